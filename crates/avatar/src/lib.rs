@@ -1,0 +1,1 @@
+//! The avatar service (work in progress).
