@@ -1,1 +1,27 @@
-//! The avatar service (work in progress).
+//! The avatar service: an HTTP/1.1 server that answers with a 302 to a random image, and SVG
+//! foxes in any colour.
+//!
+//! This crate owns the whole service: settings ([`config`]), content ([`site`], [`svg`],
+//! [`images`]), the protocol ([`request`], [`responder`]) and the event loops ([`server`]).
+//! It depends on no other crate of the workspace, and nothing here touches a file or a socket
+//! except [`images`], [`site`] (at start) and [`server`].
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod config;
+pub mod date;
+pub mod etag;
+pub mod harness;
+pub mod images;
+pub mod metrics;
+pub mod request;
+pub mod responder;
+pub mod rng;
+pub mod server;
+pub mod site;
+pub mod svg;
+
+pub use config::{Config, ConfigError, Limits};
+pub use server::{Server, ShutdownHandle};
+pub use site::Site;

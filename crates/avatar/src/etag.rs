@@ -1,0 +1,78 @@
+//! Entity tags: hashing content into a tag, and matching `If-None-Match`.
+
+/// Hashes `bytes` with 64-bit FNV-1a; stable across runs and builds, so ETags survive restarts.
+pub fn fnv1a64(bytes: &[u8]) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        hash ^= u64::from(b);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    hash
+}
+
+/// Formats `hash` as 16 lowercase hex digits.
+pub fn hex16(hash: u64) -> [u8; 16] {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut out = [0u8; 16];
+    for (i, slot) in out.iter_mut().enumerate() {
+        *slot = HEX[((hash >> (60 - 4 * i)) & 0xf) as usize];
+    }
+    out
+}
+
+/// Whether an `If-None-Match` field value matches `etag` (with its quotes), by weak comparison.
+///
+/// RFC 9110 §13.1.2: `*` matches any current representation, and `W/` prefixes are ignored.
+pub fn if_none_match(field: &[u8], etag: &[u8]) -> bool {
+    field.split(|&b| b == b',').any(|member| {
+        let member = trim(member);
+        let member = member.strip_prefix(b"W/").unwrap_or(member);
+        member == b"*" || member == etag
+    })
+}
+
+fn trim(mut s: &[u8]) -> &[u8] {
+    while let [b' ' | b'\t', rest @ ..] = s {
+        s = rest;
+    }
+    while let [rest @ .., b' ' | b'\t'] = s {
+        s = rest;
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fnv_matches_reference_vectors() {
+        assert_eq!(fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(&hex16(0x0123_4567_89ab_cdef), b"0123456789abcdef");
+    }
+
+    #[test]
+    fn if_none_match_table() {
+        let tag = b"\"ff8800-abc\"";
+        let cases: &[(&[u8], bool)] = &[
+            (b"\"ff8800-abc\"", true),
+            (b"W/\"ff8800-abc\"", true),
+            (b"*", true),
+            (b"\"x\", \"ff8800-abc\"", true),
+            (b"\"x\" ,\t W/\"ff8800-abc\" ", true),
+            (b"\"ff8800-ab\"", false),
+            (b"ff8800-abc", false),
+            (b"", false),
+            (b"\"x\",\"y\"", false),
+        ];
+        for &(field, want) in cases {
+            assert_eq!(
+                if_none_match(field, tag),
+                want,
+                "{:?}",
+                String::from_utf8_lossy(field)
+            );
+        }
+    }
+}

@@ -1,0 +1,124 @@
+//! A deterministic driver for the responder, shared by the fuzz target and the tests.
+//!
+//! It feeds bytes the way a worker does (appending to what is left over, answering, keeping the
+//! rest), with a fixed seed and a fixed date, so the output depends on the bytes alone.
+
+use std::sync::Arc;
+
+use crate::config::Config;
+use crate::metrics::Metrics;
+use crate::responder::{ConnState, Next, Responder};
+use crate::rng::Rng;
+use crate::site::Site;
+
+/// The fixed date of every harness response: Tue, 14 Nov 2023 22:13:20 GMT.
+pub const FIXED_UNIX_SECS: u64 = 1_700_000_000;
+
+/// What a connection looked like after the input was fed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Transcript {
+    /// Everything the server sent.
+    pub output: Vec<u8>,
+    /// Whether the server closed (or half-closed) the connection.
+    pub closed: bool,
+    /// Bytes still held as a partial head.
+    pub pending: usize,
+}
+
+/// A responder over the default site, reset for every run.
+#[derive(Debug)]
+pub struct Harness {
+    site: Arc<Site>,
+    out_limit: usize,
+}
+
+impl Default for Harness {
+    fn default() -> Self {
+        Harness::new()
+    }
+}
+
+impl Harness {
+    /// A harness over the default settings.
+    pub fn new() -> Self {
+        Harness::with_config(&Config::default())
+    }
+
+    /// A harness over `config`'s site.
+    pub fn with_config(config: &Config) -> Self {
+        Harness {
+            site: Arc::new(Site::from_config(config).expect("valid harness config")),
+            out_limit: 64 * 1024,
+        }
+    }
+
+    /// Makes the responder stop every `out_limit` bytes of output, as a worker does.
+    pub fn set_out_limit(&mut self, out_limit: usize) {
+        self.out_limit = out_limit.max(1);
+    }
+
+    /// Feeds `chunks` in order, as separate reads, and returns what was sent.
+    pub fn run<'a>(&self, chunks: impl IntoIterator<Item = &'a [u8]>) -> Transcript {
+        let metrics = Arc::new(Metrics::new(1));
+        let mut responder = Responder::new(
+            Arc::clone(&self.site),
+            metrics,
+            0,
+            Rng::from_seed(42),
+            FIXED_UNIX_SECS,
+        );
+        let mut state = ConnState::default();
+        let mut pending: Vec<u8> = Vec::new();
+        let mut output = Vec::new();
+        let mut batch = Vec::new();
+        for chunk in chunks {
+            pending.extend_from_slice(chunk);
+            loop {
+                let outcome =
+                    responder.respond(&mut state, &pending, &mut batch, self.out_limit, None);
+                assert!(outcome.consumed <= pending.len(), "consumed past the input");
+                pending.drain(..outcome.consumed);
+                output.append(&mut batch);
+                match outcome.next {
+                    Next::OutputFull => continue,
+                    Next::NeedInput => break,
+                    Next::Close | Next::Linger => {
+                        return Transcript {
+                            output,
+                            closed: true,
+                            pending: 0,
+                        };
+                    }
+                }
+            }
+        }
+        Transcript {
+            output,
+            closed: false,
+            pending: pending.len(),
+        }
+    }
+
+    /// Feeds `data` whole and split at `cut`, and checks the invariants; returns the whole run.
+    ///
+    /// Panics if the two runs differ, a response does not start with a status line, or a
+    /// held partial head exceeds the head limit.
+    pub fn check(&self, data: &[u8], cut: usize) -> Transcript {
+        let whole = self.run([data]);
+        let cut = cut.min(data.len());
+        let split = self.run([&data[..cut], &data[cut..]]);
+        assert_eq!(whole, split, "splitting at {cut} changed the result");
+        assert!(
+            whole.pending <= self.site.limits().max_head_bytes,
+            "held {} bytes",
+            whole.pending
+        );
+        if !whole.output.is_empty() {
+            assert!(
+                whole.output.starts_with(b"HTTP/1.1 "),
+                "output does not start with a status line"
+            );
+        }
+        whole
+    }
+}

@@ -1,0 +1,370 @@
+//! Request and connection counters, kept per worker without locks, rendered as Prometheus text.
+
+use std::io::Write;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
+/// What a request was routed to, for the `route` label.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Route {
+    /// Any other path: a 302 to a random image.
+    Redirect,
+    /// `/random.svg`: a 302 to a random colour.
+    RandomSvg,
+    /// `/<rrggbb>.svg`.
+    Svg,
+    /// `/images/<file>` with `--images-dir`.
+    Image,
+    /// `/healthz`.
+    Healthz,
+    /// `/metrics`.
+    Metrics,
+    /// A path that has no resource (a bad `.svg` name, a missing image).
+    NotFound,
+    /// The request was rejected before routing (method, framing, limits).
+    Rejected,
+}
+
+impl Route {
+    const ALL: [Route; 8] = [
+        Route::Redirect,
+        Route::RandomSvg,
+        Route::Svg,
+        Route::Image,
+        Route::Healthz,
+        Route::Metrics,
+        Route::NotFound,
+        Route::Rejected,
+    ];
+
+    fn label(self) -> &'static str {
+        match self {
+            Route::Redirect => "redirect",
+            Route::RandomSvg => "random_svg",
+            Route::Svg => "svg",
+            Route::Image => "image",
+            Route::Healthz => "healthz",
+            Route::Metrics => "metrics",
+            Route::NotFound => "not_found",
+            Route::Rejected => "rejected",
+        }
+    }
+}
+
+/// Every status code the server sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// 200.
+    Ok = 0,
+    /// 302.
+    Found,
+    /// 304.
+    NotModified,
+    /// 400.
+    BadRequest,
+    /// 404.
+    NotFound,
+    /// 405.
+    MethodNotAllowed,
+    /// 413.
+    PayloadTooLarge,
+    /// 414.
+    UriTooLong,
+    /// 431.
+    HeaderFieldsTooLarge,
+}
+
+impl Status {
+    const ALL: [Status; 9] = [
+        Status::Ok,
+        Status::Found,
+        Status::NotModified,
+        Status::BadRequest,
+        Status::NotFound,
+        Status::MethodNotAllowed,
+        Status::PayloadTooLarge,
+        Status::UriTooLong,
+        Status::HeaderFieldsTooLarge,
+    ];
+
+    /// The numeric code.
+    pub fn code(self) -> u16 {
+        match self {
+            Status::Ok => 200,
+            Status::Found => 302,
+            Status::NotModified => 304,
+            Status::BadRequest => 400,
+            Status::NotFound => 404,
+            Status::MethodNotAllowed => 405,
+            Status::PayloadTooLarge => 413,
+            Status::UriTooLong => 414,
+            Status::HeaderFieldsTooLarge => 431,
+        }
+    }
+
+    /// The status line, `HTTP/1.1 <code> <reason>` without CRLF.
+    pub fn line(self) -> &'static str {
+        match self {
+            Status::Ok => "HTTP/1.1 200 OK",
+            Status::Found => "HTTP/1.1 302 Found",
+            Status::NotModified => "HTTP/1.1 304 Not Modified",
+            Status::BadRequest => "HTTP/1.1 400 Bad Request",
+            Status::NotFound => "HTTP/1.1 404 Not Found",
+            Status::MethodNotAllowed => "HTTP/1.1 405 Method Not Allowed",
+            Status::PayloadTooLarge => "HTTP/1.1 413 Content Too Large",
+            Status::UriTooLong => "HTTP/1.1 414 URI Too Long",
+            Status::HeaderFieldsTooLarge => "HTTP/1.1 431 Request Header Fields Too Large",
+        }
+    }
+}
+
+/// Why a request could not be parsed or was refused before routing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParseError {
+    /// The request line or a header line is not HTTP/1.x syntax.
+    Malformed,
+    /// The head exceeded the head limit (8 KiB), or had too many fields.
+    HeadTooLarge,
+    /// The request target exceeded its limit.
+    TargetTooLong,
+    /// Both `Content-Length` and `Transfer-Encoding` were sent (a smuggling attempt).
+    Smuggling,
+    /// `Content-Length` was not a number, or several disagreed.
+    BadContentLength,
+    /// An HTTP/1.1 request without exactly one `Host`.
+    BadHost,
+    /// A body longer than the drain limit.
+    BodyTooLarge,
+}
+
+impl ParseError {
+    const ALL: [ParseError; 7] = [
+        ParseError::Malformed,
+        ParseError::HeadTooLarge,
+        ParseError::TargetTooLong,
+        ParseError::Smuggling,
+        ParseError::BadContentLength,
+        ParseError::BadHost,
+        ParseError::BodyTooLarge,
+    ];
+
+    fn label(self) -> &'static str {
+        match self {
+            ParseError::Malformed => "malformed",
+            ParseError::HeadTooLarge => "head_too_large",
+            ParseError::TargetTooLong => "target_too_long",
+            ParseError::Smuggling => "smuggling",
+            ParseError::BadContentLength => "bad_content_length",
+            ParseError::BadHost => "bad_host",
+            ParseError::BodyTooLarge => "body_too_large",
+        }
+    }
+
+    /// The status the client is told.
+    pub fn status(self) -> Status {
+        match self {
+            ParseError::HeadTooLarge => Status::HeaderFieldsTooLarge,
+            ParseError::TargetTooLong => Status::UriTooLong,
+            ParseError::BodyTooLarge => Status::PayloadTooLarge,
+            _ => Status::BadRequest,
+        }
+    }
+}
+
+/// Why a connection was closed by a timer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Timeout {
+    /// A request head took longer than the head timeout (slowloris).
+    Head,
+    /// A keep-alive connection sat idle, or a peer stopped reading.
+    Idle,
+}
+
+const ROUTES: usize = Route::ALL.len();
+const STATUSES: usize = Status::ALL.len();
+const PARSE_ERRORS: usize = ParseError::ALL.len();
+
+/// One worker's counters; only that worker writes them, anyone may read them.
+#[derive(Debug, Default)]
+#[repr(align(128))]
+pub struct WorkerMetrics {
+    requests: [[AtomicU64; STATUSES]; ROUTES],
+    parse_errors: [AtomicU64; PARSE_ERRORS],
+    timeouts: [AtomicU64; 2],
+    accepted: AtomicU64,
+    rejected: AtomicU64,
+    open: AtomicU64,
+}
+
+/// Adds one; a plain load and store, since each counter has a single writer.
+#[inline]
+fn bump(counter: &AtomicU64) {
+    counter.store(counter.load(Relaxed).wrapping_add(1), Relaxed);
+}
+
+impl WorkerMetrics {
+    /// Counts an answered request.
+    #[inline]
+    pub fn request(&self, route: Route, status: Status) {
+        bump(&self.requests[route as usize][status as usize]);
+    }
+
+    /// Counts a request that failed to parse or broke a limit.
+    pub fn parse_error(&self, kind: ParseError) {
+        bump(&self.parse_errors[kind as usize]);
+    }
+
+    /// Counts a connection closed by a timer.
+    pub fn timeout(&self, kind: Timeout) {
+        bump(&self.timeouts[kind as usize]);
+    }
+
+    /// Counts an accepted connection.
+    pub fn accepted(&self) {
+        bump(&self.accepted);
+    }
+
+    /// Counts a connection closed at once because `--max-connections` was reached.
+    pub fn rejected(&self) {
+        bump(&self.rejected);
+    }
+
+    /// Sets this worker's open-connection gauge.
+    pub fn set_open(&self, open: usize) {
+        self.open.store(open as u64, Relaxed);
+    }
+}
+
+/// The counters of all workers.
+#[derive(Debug)]
+pub struct Metrics {
+    workers: Box<[WorkerMetrics]>,
+}
+
+impl Metrics {
+    /// Creates zeroed counters for `workers` workers.
+    pub fn new(workers: usize) -> Self {
+        Metrics {
+            workers: (0..workers).map(|_| WorkerMetrics::default()).collect(),
+        }
+    }
+
+    /// The counters of worker `index`.
+    pub fn worker(&self, index: usize) -> &WorkerMetrics {
+        &self.workers[index]
+    }
+
+    fn sum(&self, f: impl Fn(&WorkerMetrics) -> &AtomicU64) -> u64 {
+        self.workers.iter().map(|w| f(w).load(Relaxed)).sum()
+    }
+
+    /// Total requests answered with `status` on `route`, over all workers.
+    pub fn requests(&self, route: Route, status: Status) -> u64 {
+        self.sum(|w| &w.requests[route as usize][status as usize])
+    }
+
+    /// Appends the Prometheus text exposition (format 0.0.4) to `out`.
+    pub fn render(&self, out: &mut Vec<u8>) {
+        // Writing into a Vec cannot fail.
+        let _ = self.render_inner(out);
+    }
+
+    fn render_inner(&self, out: &mut Vec<u8>) -> std::io::Result<()> {
+        writeln!(
+            out,
+            "# HELP avatar_requests_total Requests answered, by route and status."
+        )?;
+        writeln!(out, "# TYPE avatar_requests_total counter")?;
+        for route in Route::ALL {
+            for status in Status::ALL {
+                let n = self.requests(route, status);
+                // The main series always appear, so dashboards see a zero rather than nothing.
+                let always = matches!(
+                    (route, status),
+                    (Route::Redirect, Status::Found) | (Route::Svg, Status::Ok)
+                );
+                if n > 0 || always {
+                    writeln!(
+                        out,
+                        "avatar_requests_total{{route=\"{}\",status=\"{}\"}} {n}",
+                        route.label(),
+                        status.code()
+                    )?;
+                }
+            }
+        }
+        writeln!(
+            out,
+            "# HELP avatar_parse_errors_total Requests refused by the parser or a limit, by kind."
+        )?;
+        writeln!(out, "# TYPE avatar_parse_errors_total counter")?;
+        for kind in ParseError::ALL {
+            let n = self.sum(|w| &w.parse_errors[kind as usize]);
+            writeln!(
+                out,
+                "avatar_parse_errors_total{{kind=\"{}\"}} {n}",
+                kind.label()
+            )?;
+        }
+        writeln!(
+            out,
+            "# HELP avatar_timeouts_total Connections closed by a timer, by kind."
+        )?;
+        writeln!(out, "# TYPE avatar_timeouts_total counter")?;
+        for (kind, label) in [(Timeout::Head, "head"), (Timeout::Idle, "idle")] {
+            let n = self.sum(|w| &w.timeouts[kind as usize]);
+            writeln!(out, "avatar_timeouts_total{{kind=\"{label}\"}} {n}")?;
+        }
+        let gauges: [(&str, &str, &str, u64); 3] = [
+            (
+                "avatar_connections_open",
+                "gauge",
+                "Connections open now.",
+                self.sum(|w| &w.open),
+            ),
+            (
+                "avatar_connections_accepted_total",
+                "counter",
+                "Connections accepted.",
+                self.sum(|w| &w.accepted),
+            ),
+            (
+                "avatar_connections_rejected_total",
+                "counter",
+                "Connections closed at once because --max-connections was reached.",
+                self.sum(|w| &w.rejected),
+            ),
+        ];
+        for (name, kind, help, value) in gauges {
+            writeln!(out, "# HELP {name} {help}")?;
+            writeln!(out, "# TYPE {name} {kind}")?;
+            writeln!(out, "{name} {value}")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn render_sums_workers_and_lists_series() {
+        let m = Metrics::new(2);
+        m.worker(0).request(Route::Redirect, Status::Found);
+        m.worker(1).request(Route::Redirect, Status::Found);
+        m.worker(1).parse_error(ParseError::Smuggling);
+        m.worker(0).set_open(3);
+        m.worker(1).set_open(4);
+        let mut out = Vec::new();
+        m.render(&mut out);
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.contains("avatar_requests_total{route=\"redirect\",status=\"302\"} 2\n"),
+            "{text}"
+        );
+        assert!(text.contains("avatar_requests_total{route=\"svg\",status=\"200\"} 0\n"));
+        assert!(text.contains("avatar_parse_errors_total{kind=\"smuggling\"} 1\n"));
+        assert!(text.contains("avatar_connections_open 7\n"));
+        assert!(!text.contains("status=\"431\""));
+    }
+}

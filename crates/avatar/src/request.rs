@@ -1,0 +1,271 @@
+//! Request heads: httparse for the syntax, then the framing and limit rules this server enforces.
+
+use crate::config::Limits;
+use crate::metrics::ParseError;
+
+/// Request fields beyond this count get a 431.
+pub const MAX_HEADERS: usize = 64;
+
+/// The request method, as far as routing cares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    /// `GET`.
+    Get,
+    /// `HEAD`: headers as for GET, no body.
+    Head,
+    /// Anything else: 405.
+    Other,
+}
+
+/// A complete, valid request head.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request<'a> {
+    /// Bytes of the head, including the empty line.
+    pub head_len: usize,
+    /// The method.
+    pub method: Method,
+    /// The method as sent, for the access log.
+    pub method_raw: &'a [u8],
+    /// The target as sent.
+    pub target: &'a [u8],
+    /// The path: the target without scheme, authority and query.
+    pub path: &'a [u8],
+    /// Minor version: 0 for HTTP/1.0, 1 for HTTP/1.1.
+    pub minor_version: u8,
+    /// Whether the client wants the connection kept open after this response.
+    pub keep_alive: bool,
+    /// The `Content-Length`, or 0.
+    pub content_length: u64,
+    /// Whether a `Transfer-Encoding` was sent (the body length is then unknown to us).
+    pub transfer_encoding: bool,
+    /// The `If-None-Match` value, if any.
+    pub if_none_match: Option<&'a [u8]>,
+}
+
+/// The result of parsing the start of a buffer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Parsed<'a> {
+    /// The head is not complete yet and within limits: read more.
+    Partial,
+    /// A head was parsed.
+    Complete(Request<'a>),
+    /// The head breaks the syntax or a limit.
+    Error(ParseError),
+}
+
+/// Parses one request head at the start of `buf`.
+pub fn parse<'a>(buf: &'a [u8], limits: &Limits) -> Parsed<'a> {
+    let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
+    let mut req = httparse::Request::new(&mut headers);
+    let head_len = match req.parse(buf) {
+        Ok(httparse::Status::Complete(n)) => n,
+        Ok(httparse::Status::Partial) => return partial(buf, limits),
+        Err(httparse::Error::TooManyHeaders) => return Parsed::Error(ParseError::HeadTooLarge),
+        Err(_) => return Parsed::Error(ParseError::Malformed),
+    };
+    if head_len > limits.max_head_bytes {
+        return Parsed::Error(ParseError::HeadTooLarge);
+    }
+    let (Some(method_raw), Some(target), Some(minor_version)) = (req.method, req.path, req.version)
+    else {
+        return Parsed::Error(ParseError::Malformed);
+    };
+    if target.len() > limits.max_target_bytes {
+        return Parsed::Error(ParseError::TargetTooLong);
+    }
+    let Some(path) = path_of(target.as_bytes()) else {
+        return Parsed::Error(ParseError::Malformed);
+    };
+    let method = match method_raw {
+        "GET" => Method::Get,
+        "HEAD" => Method::Head,
+        _ => Method::Other,
+    };
+
+    let mut hosts = 0u32;
+    let mut content_length: Option<u64> = None;
+    let mut transfer_encoding = false;
+    let mut conn_close = false;
+    let mut conn_keep_alive = false;
+    let mut if_none_match = None;
+    for h in req.headers.iter() {
+        let name = h.name.as_bytes();
+        // Dispatch on length first: most fields are none of these.
+        match name.len() {
+            4 if name.eq_ignore_ascii_case(b"host") => hosts += 1,
+            10 if name.eq_ignore_ascii_case(b"connection") => {
+                for token in h.value.split(|&b| b == b',') {
+                    let token = token.trim_ascii();
+                    conn_close |= token.eq_ignore_ascii_case(b"close");
+                    conn_keep_alive |= token.eq_ignore_ascii_case(b"keep-alive");
+                }
+            }
+            13 if name.eq_ignore_ascii_case(b"if-none-match") => if_none_match = Some(h.value),
+            14 if name.eq_ignore_ascii_case(b"content-length") => {
+                let Some(n) = parse_content_length(h.value) else {
+                    return Parsed::Error(ParseError::BadContentLength);
+                };
+                if content_length.is_some_and(|prev| prev != n) {
+                    return Parsed::Error(ParseError::BadContentLength);
+                }
+                content_length = Some(n);
+            }
+            17 if name.eq_ignore_ascii_case(b"transfer-encoding") => transfer_encoding = true,
+            _ => {}
+        }
+    }
+    if content_length.is_some() && transfer_encoding {
+        return Parsed::Error(ParseError::Smuggling);
+    }
+    if hosts > 1 || (minor_version == 1 && hosts == 0) {
+        return Parsed::Error(ParseError::BadHost);
+    }
+    let keep_alive = if minor_version == 1 {
+        !conn_close
+    } else {
+        conn_keep_alive && !conn_close
+    };
+    Parsed::Complete(Request {
+        head_len,
+        method,
+        method_raw: method_raw.as_bytes(),
+        target: target.as_bytes(),
+        path,
+        minor_version,
+        keep_alive,
+        content_length: content_length.unwrap_or(0),
+        transfer_encoding,
+        if_none_match,
+    })
+}
+
+/// Decides whether an incomplete head may still become valid.
+fn partial<'a>(buf: &[u8], limits: &Limits) -> Parsed<'a> {
+    let line_done = buf.contains(&b'\n');
+    if !line_done && buf.len() > limits.max_target_bytes + 32 {
+        // Still inside the request line, and already longer than any allowed target.
+        return Parsed::Error(ParseError::TargetTooLong);
+    }
+    if buf.len() > limits.max_head_bytes {
+        return Parsed::Error(ParseError::HeadTooLarge);
+    }
+    Parsed::Partial
+}
+
+/// The path of an origin-form or absolute-form target, without its query.
+fn path_of(target: &[u8]) -> Option<&[u8]> {
+    let path = if target.first() == Some(&b'/') {
+        target
+    } else {
+        let rest = strip_prefix_ignore_case(target, b"http://")
+            .or_else(|| strip_prefix_ignore_case(target, b"https://"))?;
+        match rest.iter().position(|&b| matches!(b, b'/' | b'?')) {
+            Some(i) if rest[i] == b'/' => &rest[i..],
+            _ => b"/",
+        }
+    };
+    let end = path.iter().position(|&b| b == b'?').unwrap_or(path.len());
+    Some(&path[..end])
+}
+
+fn strip_prefix_ignore_case<'a>(s: &'a [u8], prefix: &[u8]) -> Option<&'a [u8]> {
+    (s.len() >= prefix.len() && s[..prefix.len()].eq_ignore_ascii_case(prefix))
+        .then(|| &s[prefix.len()..])
+}
+
+/// Parses a `Content-Length` value: 1 to 18 digits, nothing else.
+fn parse_content_length(value: &[u8]) -> Option<u64> {
+    let value = value.trim_ascii();
+    if value.is_empty() || value.len() > 18 || !value.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(
+        value
+            .iter()
+            .fold(0u64, |n, &d| n * 10 + u64::from(d - b'0')),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn limits() -> Limits {
+        Limits::default()
+    }
+
+    #[test]
+    fn parses_a_typical_get() {
+        let buf = b"GET /x?y=1 HTTP/1.1\r\nHost: a\r\nIf-None-Match: \"t\"\r\n\r\nGET";
+        let Parsed::Complete(req) = parse(buf, &limits()) else {
+            panic!()
+        };
+        assert_eq!(req.head_len, buf.len() - 3);
+        assert_eq!(req.method, Method::Get);
+        assert_eq!(req.path, b"/x");
+        assert_eq!(req.target, b"/x?y=1");
+        assert!(req.keep_alive);
+        assert_eq!(req.if_none_match, Some(&b"\"t\""[..]));
+    }
+
+    #[test]
+    fn keep_alive_rules() {
+        let cases: &[(&[u8], bool)] = &[
+            (b"GET / HTTP/1.1\r\nHost: a\r\n\r\n", true),
+            (
+                b"GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n",
+                false,
+            ),
+            (
+                b"GET / HTTP/1.1\r\nHost: a\r\nConnection: Upgrade, CLOSE\r\n\r\n",
+                false,
+            ),
+            (b"GET / HTTP/1.0\r\n\r\n", false),
+            (b"GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n", true),
+        ];
+        for &(buf, want) in cases {
+            let Parsed::Complete(req) = parse(buf, &limits()) else {
+                panic!()
+            };
+            assert_eq!(req.keep_alive, want, "{:?}", String::from_utf8_lossy(buf));
+        }
+    }
+
+    #[test]
+    fn absolute_form_targets() {
+        for (target, path) in [
+            ("http://a.example/x.svg?q", "/x.svg"),
+            ("HTTPS://a.example", "/"),
+            ("http://a.example?q", "/"),
+        ] {
+            assert_eq!(
+                path_of(target.as_bytes()),
+                Some(path.as_bytes()),
+                "{target}"
+            );
+        }
+        assert_eq!(path_of(b"*"), None);
+        assert_eq!(path_of(b"x"), None);
+    }
+
+    #[test]
+    fn content_length_values() {
+        assert_eq!(parse_content_length(b"0"), Some(0));
+        assert_eq!(parse_content_length(b" 12 "), Some(12));
+        for bad in [
+            &b""[..],
+            b"-1",
+            b"+1",
+            b"1,1",
+            b"0x10",
+            b"9999999999999999999",
+        ] {
+            assert_eq!(
+                parse_content_length(bad),
+                None,
+                "{:?}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+    }
+}

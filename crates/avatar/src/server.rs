@@ -1,0 +1,708 @@
+//! The event loops: one thread per worker, each with its own `SO_REUSEPORT` listener and epoll
+//! instance (through mio), owning its connections.
+//!
+//! Per readiness a connection gets one `read` into the worker's shared buffer (a short read
+//! means the socket is drained, since registration is edge-triggered), every complete request
+//! in it is answered into the worker's output buffer, and that buffer goes out in one `write`.
+//! A connection is registered once, for both directions, so a request costs no `epoll_ctl`.
+//! Bytes are kept per connection only when a head is split or the peer reads slowly.
+
+use std::io::{self, Read, Write};
+use std::net::{Shutdown, SocketAddr};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use mio::net::{TcpListener, TcpStream};
+use mio::{Events, Interest, Poll, Token, Waker};
+use socket2::{Domain, Protocol, Socket, Type};
+
+use crate::config::{Config, ConfigError};
+use crate::date;
+use crate::metrics::{Metrics, Timeout};
+use crate::responder::{ConnState, Next, Responder};
+use crate::rng::Rng;
+use crate::site::Site;
+
+const LISTENER: Token = Token(0);
+const WAKER: Token = Token(1);
+const FIRST_CONN: usize = 2;
+
+/// Output collected before it is written mid-batch.
+const OUT_LIMIT: usize = 64 * 1024;
+/// How long a closing connection's unread input is drained, so the peer sees our last response
+/// rather than a reset.
+const LINGER_SECS: u32 = 2;
+/// Worker stack: the loop needs a few KiB; this leaves a wide margin and little address space.
+const WORKER_STACK_BYTES: usize = 256 * 1024;
+
+/// Why the server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// A setting or file was refused.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// The listen address could not be bound.
+    #[error("cannot listen on {addr}: {source} (is another server using the port? is the address on this machine?)")]
+    Bind {
+        /// The address.
+        addr: SocketAddr,
+        /// The OS error.
+        source: io::Error,
+    },
+    /// The event loop could not be set up.
+    #[error("cannot set up the event loop: {0}")]
+    Poll(io::Error),
+}
+
+#[derive(Debug)]
+struct Shared {
+    shutdown: AtomicBool,
+    wakers: Vec<Waker>,
+    open: AtomicUsize,
+}
+
+/// Asks a running server to stop: stop accepting, finish in-flight responses, then return.
+#[derive(Debug, Clone)]
+pub struct ShutdownHandle(Arc<Shared>);
+
+impl ShutdownHandle {
+    /// Starts the graceful shutdown; returns at once.
+    pub fn shutdown(&self) {
+        self.0.shutdown.store(true, Ordering::SeqCst);
+        for waker in &self.0.wakers {
+            // A failed wake only delays shutdown to the next one-second tick.
+            let _ = waker.wake();
+        }
+    }
+}
+
+/// A bound server, ready to [`run`](Server::run).
+#[derive(Debug)]
+pub struct Server {
+    config: Config,
+    site: Arc<Site>,
+    metrics: Arc<Metrics>,
+    shared: Arc<Shared>,
+    workers: Vec<(Poll, std::net::TcpListener)>,
+    local_addr: SocketAddr,
+}
+
+impl Server {
+    /// Loads the content and binds one listener per worker (all on the same port).
+    pub fn bind(config: Config) -> Result<Server, StartError> {
+        let site = Arc::new(Site::from_config(&config)?);
+        let metrics = Arc::new(Metrics::new(config.workers));
+        let mut addr = config.listen;
+        let mut workers = Vec::with_capacity(config.workers);
+        let mut wakers = Vec::with_capacity(config.workers);
+        for _ in 0..config.workers {
+            let listener =
+                bind_listener(addr).map_err(|source| StartError::Bind { addr, source })?;
+            // With port 0, the first bind picks the port and the others join it.
+            addr = listener.local_addr().map_err(StartError::Poll)?;
+            let poll = Poll::new().map_err(StartError::Poll)?;
+            wakers.push(Waker::new(poll.registry(), WAKER).map_err(StartError::Poll)?);
+            workers.push((poll, listener));
+        }
+        Ok(Server {
+            config,
+            site,
+            metrics,
+            shared: Arc::new(Shared {
+                shutdown: AtomicBool::new(false),
+                wakers,
+                open: AtomicUsize::new(0),
+            }),
+            workers,
+            local_addr: addr,
+        })
+    }
+
+    /// The address the listeners are bound to (with the real port when 0 was asked).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// The counters, shared with the workers.
+    pub fn metrics(&self) -> Arc<Metrics> {
+        Arc::clone(&self.metrics)
+    }
+
+    /// A handle that stops the server from another thread or a signal handler thread.
+    pub fn shutdown_handle(&self) -> ShutdownHandle {
+        ShutdownHandle(Arc::clone(&self.shared))
+    }
+
+    /// Runs the workers until a shutdown completes.
+    pub fn run(self) -> io::Result<()> {
+        let start_unix = date::unix_now_secs();
+        let mut threads = Vec::with_capacity(self.workers.len());
+        for (index, (poll, listener)) in self.workers.into_iter().enumerate() {
+            let mut responder = Responder::new(
+                Arc::clone(&self.site),
+                Arc::clone(&self.metrics),
+                index,
+                Rng::from_entropy(index as u64),
+                start_unix,
+            );
+            if self.config.access_log {
+                responder.enable_access_log();
+            }
+            let worker = Worker::new(
+                index,
+                poll,
+                listener,
+                responder,
+                &self.config,
+                &self.shared,
+                &self.metrics,
+            )?;
+            let thread = std::thread::Builder::new()
+                .name(format!("avatar-worker-{index}"))
+                .stack_size(WORKER_STACK_BYTES)
+                .spawn(move || worker.run())?;
+            threads.push(thread);
+        }
+        let mut result = Ok(());
+        for thread in threads {
+            match thread.join() {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => result = Err(e),
+                Err(_) => result = Err(io::Error::other("a worker panicked")),
+            }
+        }
+        result
+    }
+}
+
+fn bind_listener(addr: SocketAddr) -> io::Result<std::net::TcpListener> {
+    let socket = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
+    socket.set_reuse_address(true)?;
+    socket.set_reuse_port(true)?;
+    socket.set_nonblocking(true)?;
+    socket.bind(&addr.into())?;
+    socket.listen(4096)?;
+    Ok(socket.into())
+}
+
+/// One connection; kept small, since there may be many thousands.
+#[derive(Debug)]
+struct Conn {
+    stream: TcpStream,
+    peer: SocketAddr,
+    state: ConnState,
+    /// Unprocessed input: a split head, or requests held back while output is pending.
+    input: Vec<u8>,
+    /// Output the socket has not taken yet.
+    output: Vec<u8>,
+    /// Worker-clock second at which the timer closes the connection.
+    deadline_s: u32,
+    /// A partial head is waiting (its deadline is the head timeout).
+    in_head: bool,
+    /// Close (lingering) once `output` is written.
+    close_after_write: bool,
+    /// Half-closed by us; reading and discarding until the peer closes.
+    lingering: bool,
+}
+
+enum Slot {
+    Full(Box<Conn>),
+    Free(usize),
+}
+
+/// Connections indexed by token, with a free list so tokens are reused.
+struct Slab {
+    slots: Vec<Slot>,
+    free: usize,
+    len: usize,
+}
+
+impl Slab {
+    fn new() -> Self {
+        Slab {
+            slots: Vec::new(),
+            free: usize::MAX,
+            len: 0,
+        }
+    }
+
+    fn insert(&mut self, conn: Box<Conn>) -> usize {
+        self.len += 1;
+        if self.free != usize::MAX {
+            let index = self.free;
+            let Slot::Free(next) = self.slots[index] else {
+                unreachable!("free list points at a full slot")
+            };
+            self.free = next;
+            self.slots[index] = Slot::Full(conn);
+            index
+        } else {
+            self.slots.push(Slot::Full(conn));
+            self.slots.len() - 1
+        }
+    }
+
+    fn get_mut(&mut self, index: usize) -> Option<&mut Conn> {
+        match self.slots.get_mut(index) {
+            Some(Slot::Full(conn)) => Some(conn),
+            _ => None,
+        }
+    }
+
+    fn remove(&mut self, index: usize) -> Option<Box<Conn>> {
+        match self.slots.get(index) {
+            Some(Slot::Full(_)) => {
+                let slot = std::mem::replace(&mut self.slots[index], Slot::Free(self.free));
+                self.free = index;
+                self.len -= 1;
+                match slot {
+                    Slot::Full(conn) => Some(conn),
+                    Slot::Free(_) => None,
+                }
+            }
+            _ => None,
+        }
+    }
+}
+
+/// What the loop does with a connection after driving it.
+#[derive(Debug, PartialEq, Eq)]
+enum Action {
+    Keep,
+    Close,
+}
+
+struct Timers {
+    head_s: u32,
+    idle_s: u32,
+}
+
+struct Worker {
+    index: usize,
+    poll: Poll,
+    listener: Option<TcpListener>,
+    conns: Slab,
+    responder: Responder,
+    rbuf: Vec<u8>,
+    wbuf: Vec<u8>,
+    shared: Arc<Shared>,
+    metrics: Arc<Metrics>,
+    max_connections: usize,
+    timers: Timers,
+    shutdown_timeout: Duration,
+    start: Instant,
+    now_s: u32,
+    accept_paused: bool,
+    shutdown_deadline: Option<Instant>,
+}
+
+fn secs_u32(d: Duration) -> u32 {
+    u32::try_from(d.as_secs()).unwrap_or(u32::MAX / 2)
+}
+
+impl Worker {
+    fn new(
+        index: usize,
+        poll: Poll,
+        listener: std::net::TcpListener,
+        responder: Responder,
+        config: &Config,
+        shared: &Arc<Shared>,
+        metrics: &Arc<Metrics>,
+    ) -> io::Result<Self> {
+        let mut listener = TcpListener::from_std(listener);
+        poll.registry()
+            .register(&mut listener, LISTENER, Interest::READABLE)?;
+        let rbuf_len = (32 * 1024).max(2 * config.limits.max_head_bytes);
+        Ok(Worker {
+            index,
+            poll,
+            listener: Some(listener),
+            conns: Slab::new(),
+            responder,
+            rbuf: vec![0; rbuf_len],
+            wbuf: Vec::with_capacity(OUT_LIMIT),
+            shared: Arc::clone(shared),
+            metrics: Arc::clone(metrics),
+            max_connections: config.max_connections,
+            timers: Timers {
+                head_s: secs_u32(config.head_timeout),
+                idle_s: secs_u32(config.idle_timeout),
+            },
+            shutdown_timeout: config.shutdown_timeout,
+            start: Instant::now(),
+            now_s: 0,
+            accept_paused: false,
+            shutdown_deadline: None,
+        })
+    }
+
+    fn run(mut self) -> io::Result<()> {
+        let mut events = Events::with_capacity(1024);
+        loop {
+            let elapsed = self.start.elapsed();
+            // Wake at the next whole second of the worker clock, for the Date and the timers.
+            let timeout =
+                Duration::from_secs(1) - Duration::from_nanos(u64::from(elapsed.subsec_nanos()));
+            if let Err(e) = self
+                .poll
+                .poll(&mut events, Some(timeout + Duration::from_millis(1)))
+            {
+                if e.kind() != io::ErrorKind::Interrupted {
+                    return Err(e);
+                }
+            }
+            let now_s = secs_u32(self.start.elapsed());
+            if now_s != self.now_s {
+                self.now_s = now_s;
+                self.tick();
+            }
+            for event in events.iter() {
+                match event.token() {
+                    LISTENER => self.accept_all(),
+                    WAKER => {}
+                    Token(t) => self.drive(t - FIRST_CONN),
+                }
+            }
+            self.flush_access_log();
+            if self.shared.shutdown.load(Ordering::Relaxed) {
+                let deadline = match self.shutdown_deadline {
+                    Some(d) => d,
+                    None => self.begin_shutdown(),
+                };
+                if self.conns.len == 0 || Instant::now() >= deadline {
+                    self.metrics.worker(self.index).set_open(0);
+                    return Ok(());
+                }
+            }
+        }
+    }
+
+    /// Once per second: refresh the Date, close timed-out connections, retry a paused accept.
+    fn tick(&mut self) {
+        self.responder.set_date(date::unix_now_secs());
+        let now = self.now_s;
+        for index in 0..self.conns.slots.len() {
+            let Slot::Full(conn) = &self.conns.slots[index] else {
+                continue;
+            };
+            if conn.deadline_s <= now {
+                if !conn.lingering {
+                    let kind = if conn.in_head {
+                        Timeout::Head
+                    } else {
+                        Timeout::Idle
+                    };
+                    self.metrics.worker(self.index).timeout(kind);
+                }
+                self.close(index);
+            }
+        }
+        if self.accept_paused {
+            self.accept_paused = false;
+            self.accept_all();
+        }
+        self.metrics.worker(self.index).set_open(self.conns.len);
+    }
+
+    fn begin_shutdown(&mut self) -> Instant {
+        let deadline = Instant::now() + self.shutdown_timeout;
+        self.shutdown_deadline = Some(deadline);
+        if let Some(mut listener) = self.listener.take() {
+            let _ = self.poll.registry().deregister(&mut listener);
+        }
+        self.responder.set_closing();
+        for index in 0..self.conns.slots.len() {
+            let Slot::Full(conn) = &self.conns.slots[index] else {
+                continue;
+            };
+            let idle =
+                conn.input.is_empty() && conn.output.is_empty() && conn.state.body_remaining == 0;
+            if idle || conn.lingering {
+                self.close(index);
+            }
+        }
+        deadline
+    }
+
+    fn accept_all(&mut self) {
+        loop {
+            let Some(listener) = &self.listener else {
+                return;
+            };
+            match listener.accept() {
+                Ok((stream, peer)) => self.admit(stream, peer),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == io::ErrorKind::ConnectionAborted => {}
+                Err(_) => {
+                    // Out of descriptors or memory: the pending connections stay queued,
+                    // and the next tick tries again (edge-triggered, so no new event comes).
+                    self.accept_paused = true;
+                    return;
+                }
+            }
+        }
+    }
+
+    fn admit(&mut self, stream: TcpStream, peer: SocketAddr) {
+        let metrics = self.metrics.worker(self.index);
+        if self.shared.open.fetch_add(1, Ordering::Relaxed) >= self.max_connections {
+            self.shared.open.fetch_sub(1, Ordering::Relaxed);
+            metrics.rejected();
+            return; // Dropping the stream closes it with a FIN.
+        }
+        metrics.accepted();
+        let _ = stream.set_nodelay(true);
+        let conn = Box::new(Conn {
+            stream,
+            peer,
+            state: ConnState::default(),
+            input: Vec::new(),
+            output: Vec::new(),
+            deadline_s: self.now_s.saturating_add(self.timers.head_s),
+            in_head: true,
+            close_after_write: false,
+            lingering: false,
+        });
+        let index = self.conns.insert(conn);
+        let conn = self.conns.get_mut(index).expect("just inserted");
+        let token = Token(index + FIRST_CONN);
+        if self
+            .poll
+            .registry()
+            .register(
+                &mut conn.stream,
+                token,
+                Interest::READABLE | Interest::WRITABLE,
+            )
+            .is_err()
+        {
+            self.close(index);
+        }
+    }
+
+    fn close(&mut self, index: usize) {
+        if self.conns.remove(index).is_some() {
+            self.shared.open.fetch_sub(1, Ordering::Relaxed);
+        }
+    }
+
+    fn drive(&mut self, index: usize) {
+        let shutting_down = self.shutdown_deadline.is_some();
+        let Some(conn) = self.conns.get_mut(index) else {
+            return;
+        };
+        let action = if conn.lingering {
+            linger(conn, &mut self.rbuf)
+        } else {
+            let mut io = ConnIo {
+                rbuf: &mut self.rbuf,
+                wbuf: &mut self.wbuf,
+                responder: &mut self.responder,
+                timers: &self.timers,
+                now_s: self.now_s,
+                shutting_down,
+            };
+            io.drive(conn)
+        };
+        if action == Action::Close {
+            self.close(index);
+        }
+        if self.wbuf.capacity() > 4 * OUT_LIMIT {
+            self.wbuf = Vec::with_capacity(OUT_LIMIT);
+        }
+    }
+
+    fn flush_access_log(&mut self) {
+        if let Some(log) = self.responder.access_log() {
+            if !log.is_empty() {
+                // The log is opt-in; stdout's lock is taken once per loop turn, not per request.
+                let _ = io::stdout().lock().write_all(log);
+                log.clear();
+            }
+        }
+    }
+}
+
+/// The borrowed worker state one connection needs while it is driven.
+struct ConnIo<'a> {
+    rbuf: &'a mut [u8],
+    wbuf: &'a mut Vec<u8>,
+    responder: &'a mut Responder,
+    timers: &'a Timers,
+    now_s: u32,
+    shutting_down: bool,
+}
+
+impl ConnIo<'_> {
+    fn drive(&mut self, conn: &mut Conn) -> Action {
+        if !conn.output.is_empty() {
+            match write_nb(&mut conn.stream, &conn.output) {
+                Ok(n) => {
+                    conn.output.drain(..n);
+                }
+                Err(_) => return Action::Close,
+            }
+            conn.deadline_s = self.now_s.saturating_add(self.timers.idle_s);
+            if !conn.output.is_empty() {
+                return Action::Keep;
+            }
+            conn.output = Vec::new();
+            if conn.close_after_write {
+                return start_linger(conn, self.rbuf, self.now_s);
+            }
+        }
+        loop {
+            let carried = conn.input.len();
+            self.rbuf[..carried].copy_from_slice(&conn.input);
+            conn.input.clear();
+            if conn.input.capacity() > 4096 {
+                conn.input = Vec::new();
+            }
+            let mut more = false;
+            let mut eof = false;
+            let total = if carried < self.rbuf.len() {
+                match conn.stream.read(&mut self.rbuf[carried..]) {
+                    Ok(0) => {
+                        eof = true;
+                        carried
+                    }
+                    Ok(n) => {
+                        more = carried + n == self.rbuf.len();
+                        carried + n
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                        if carried == 0 {
+                            return Action::Keep;
+                        }
+                        carried
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {
+                        more = true;
+                        carried
+                    }
+                    Err(_) => return Action::Close,
+                }
+            } else {
+                more = true;
+                carried
+            };
+
+            let mut pos = 0;
+            let next = loop {
+                let outcome = self.responder.respond(
+                    &mut conn.state,
+                    &self.rbuf[pos..total],
+                    self.wbuf,
+                    OUT_LIMIT,
+                    Some(conn.peer),
+                );
+                pos += outcome.consumed;
+                if outcome.next != Next::OutputFull {
+                    break outcome.next;
+                }
+                // A long pipelined batch: send what we have before answering the rest.
+                match write_nb(&mut conn.stream, self.wbuf) {
+                    Ok(n) if n == self.wbuf.len() => self.wbuf.clear(),
+                    Ok(n) => {
+                        conn.output.extend_from_slice(&self.wbuf[n..]);
+                        conn.input.extend_from_slice(&self.rbuf[pos..total]);
+                        self.wbuf.clear();
+                        conn.deadline_s = self.now_s.saturating_add(self.timers.idle_s);
+                        return Action::Keep;
+                    }
+                    Err(_) => {
+                        self.wbuf.clear();
+                        return Action::Close;
+                    }
+                }
+            };
+            let closing = next != Next::NeedInput;
+            if !closing && pos < total {
+                conn.input.extend_from_slice(&self.rbuf[pos..total]);
+            }
+
+            if !self.wbuf.is_empty() {
+                let written = write_nb(&mut conn.stream, self.wbuf);
+                let Ok(n) = written else {
+                    self.wbuf.clear();
+                    return Action::Close;
+                };
+                if n < self.wbuf.len() {
+                    conn.output.extend_from_slice(&self.wbuf[n..]);
+                    self.wbuf.clear();
+                    conn.close_after_write = closing || eof;
+                    conn.deadline_s = self.now_s.saturating_add(self.timers.idle_s);
+                    return Action::Keep;
+                }
+                self.wbuf.clear();
+            }
+            if next == Next::Close {
+                return Action::Close;
+            }
+            if next == Next::Linger {
+                return start_linger(conn, self.rbuf, self.now_s);
+            }
+            if eof {
+                return Action::Close;
+            }
+            if conn.input.is_empty() {
+                conn.in_head = false;
+                conn.deadline_s = self.now_s.saturating_add(self.timers.idle_s);
+                if self.shutting_down && conn.state.body_remaining == 0 {
+                    return Action::Close;
+                }
+            } else if pos > 0 || !conn.in_head {
+                // A new head has started: it gets the whole head timeout, and no more.
+                conn.in_head = true;
+                conn.deadline_s = self.now_s.saturating_add(self.timers.head_s);
+            }
+            if !more {
+                return Action::Keep;
+            }
+        }
+    }
+}
+
+/// Half-closes after the last response and discards input until the peer closes.
+fn start_linger(conn: &mut Conn, rbuf: &mut [u8], now_s: u32) -> Action {
+    if conn.stream.shutdown(Shutdown::Write).is_err() {
+        return Action::Close;
+    }
+    conn.lingering = true;
+    conn.in_head = false;
+    conn.input = Vec::new();
+    conn.deadline_s = now_s.saturating_add(LINGER_SECS);
+    linger(conn, rbuf)
+}
+
+fn linger(conn: &mut Conn, rbuf: &mut [u8]) -> Action {
+    // Bounded per event; the linger deadline bounds the total.
+    for _ in 0..16 {
+        match conn.stream.read(rbuf) {
+            Ok(0) => return Action::Close,
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Action::Keep,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => return Action::Close,
+        }
+    }
+    Action::Keep
+}
+
+/// Writes as much of `buf` as the socket takes now.
+fn write_nb(stream: &mut TcpStream, buf: &[u8]) -> io::Result<usize> {
+    let mut done = 0;
+    while done < buf.len() {
+        match stream.write(&buf[done..]) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(n) => done += n,
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(done)
+}
