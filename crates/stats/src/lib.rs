@@ -1,1 +1,313 @@
-//! stats
+//! Latency recording for foxbench: HDR histograms, merging, summaries and serialization.
+//!
+//! This crate owns how samples are kept and summarised. It does no I/O and knows nothing
+//! about HTTP or sockets: the load engine records durations into a [`Latency`] per worker
+//! and merges them, and the reports read [`Summary`] values. Every sample lands in a
+//! fixed-size histogram, so memory stays constant however long a run is.
+#![forbid(unsafe_code)]
+
+use std::time::Duration;
+
+use base64::Engine as _;
+use hdrhistogram::serialization::{Deserializer, Serializer, V2Serializer};
+use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
+
+/// The largest value a histogram tracks: one hour, in nanoseconds. Larger values saturate.
+pub const HIGHEST_NS: u64 = 3_600_000_000_000;
+
+/// Significant decimal digits kept: values are exact to within 0.1%.
+pub const SIGFIG: u8 = 3;
+
+/// The percentiles every summary reports, as in wrk's and ab's tables.
+pub const PERCENTILES: [f64; 9] = [50.0, 66.0, 75.0, 80.0, 90.0, 95.0, 99.0, 99.9, 99.99];
+
+/// Errors from decoding a serialized histogram.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The text was not valid base64.
+    #[error("histogram is not valid base64: {0}")]
+    Base64(#[from] base64::DecodeError),
+    /// The bytes were not an HdrHistogram V2 encoding.
+    #[error("histogram is not a valid HdrHistogram V2 encoding: {0}")]
+    Decode(String),
+    /// Two histograms could not be merged.
+    #[error("histograms cannot be merged: {0}")]
+    Merge(String),
+}
+
+/// A histogram of durations in nanoseconds, 1 ns to one hour, at 3 significant digits.
+#[derive(Clone, Debug)]
+pub struct Latency {
+    hist: Histogram<u64>,
+}
+
+impl Default for Latency {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl PartialEq for Latency {
+    fn eq(&self, other: &Self) -> bool {
+        self.hist == other.hist
+    }
+}
+
+impl Latency {
+    /// An empty histogram.
+    pub fn new() -> Self {
+        let hist = Histogram::new_with_bounds(1, HIGHEST_NS, SIGFIG)
+            .expect("constant histogram bounds are valid");
+        Self { hist }
+    }
+
+    /// Records one duration given in nanoseconds; values beyond one hour saturate.
+    #[inline]
+    pub fn record_ns(&mut self, ns: u64) {
+        self.hist.saturating_record(ns.max(1));
+    }
+
+    /// Records one duration.
+    #[inline]
+    pub fn record(&mut self, d: Duration) {
+        self.record_ns(u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));
+    }
+
+    /// Adds every sample of `other` into this histogram.
+    pub fn merge(&mut self, other: &Latency) -> Result<(), Error> {
+        self.hist
+            .add(&other.hist)
+            .map_err(|e| Error::Merge(format!("{e:?}")))
+    }
+
+    /// Number of samples recorded.
+    pub fn len(&self) -> u64 {
+        self.hist.len()
+    }
+
+    /// True when nothing has been recorded.
+    pub fn is_empty(&self) -> bool {
+        self.hist.is_empty()
+    }
+
+    /// Forgets every sample, keeping the allocation.
+    pub fn clear(&mut self) {
+        self.hist.reset();
+    }
+
+    /// The value at percentile `p` (0..=100), in nanoseconds; 0 when empty.
+    pub fn percentile_ns(&self, p: f64) -> u64 {
+        if self.hist.is_empty() {
+            return 0;
+        }
+        self.hist.value_at_percentile(p)
+    }
+
+    /// The smallest value that is equivalent to `ns` at this histogram's precision.
+    pub fn lowest_equivalent(&self, ns: u64) -> u64 {
+        self.hist.lowest_equivalent(ns)
+    }
+
+    /// The largest value that is equivalent to `ns` at this histogram's precision.
+    pub fn highest_equivalent(&self, ns: u64) -> u64 {
+        self.hist.highest_equivalent(ns)
+    }
+
+    /// Mean, spread, extremes and the standard percentiles.
+    pub fn summary(&self) -> Summary {
+        if self.hist.is_empty() {
+            return Summary::default();
+        }
+        let us = |ns: u64| ns as f64 / 1_000.0;
+        Summary {
+            count: self.hist.len(),
+            mean_us: self.hist.mean() / 1_000.0,
+            stdev_us: self.hist.stdev() / 1_000.0,
+            min_us: us(self.hist.min()),
+            max_us: us(self.hist.max()),
+            percentiles: PERCENTILES
+                .iter()
+                .map(|&p| Percentile {
+                    percentile: p,
+                    value_us: us(self.hist.value_at_percentile(p)),
+                })
+                .collect(),
+        }
+    }
+
+    /// Share of samples in each of `bars` equal-width buckets between min and max.
+    ///
+    /// Used for the text histogram in reports. Returns (upper bound µs, count) pairs.
+    pub fn buckets(&self, bars: usize) -> Vec<(f64, u64)> {
+        if self.hist.is_empty() || bars == 0 {
+            return Vec::new();
+        }
+        let lo = self.hist.min();
+        let hi = self.hist.max().max(lo + 1);
+        let width = (hi - lo).div_ceil(bars as u64).max(1);
+        let mut out = Vec::with_capacity(bars);
+        let mut below = 0u64;
+        for i in 1..=bars as u64 {
+            let upper = lo.saturating_add(width * i).min(hi);
+            let upto = self.hist.count_between(0, upper);
+            out.push((upper as f64 / 1_000.0, upto - below));
+            below = upto;
+            if upper >= hi {
+                break;
+            }
+        }
+        out
+    }
+
+    /// The histogram in HdrHistogram's V2 encoding, base64: any HdrHistogram tool reads it.
+    pub fn to_base64(&self) -> String {
+        let mut bytes = Vec::new();
+        V2Serializer::new()
+            .serialize(&self.hist, &mut bytes)
+            .expect("serializing into a Vec cannot fail");
+        base64::engine::general_purpose::STANDARD.encode(bytes)
+    }
+
+    /// Reads a histogram written by [`Latency::to_base64`].
+    pub fn from_base64(text: &str) -> Result<Self, Error> {
+        let bytes = base64::engine::general_purpose::STANDARD.decode(text.trim())?;
+        let decoded: Histogram<u64> = Deserializer::new()
+            .deserialize(&mut bytes.as_slice())
+            .map_err(|e| Error::Decode(format!("{e:?}")))?;
+        let mut out = Self::new();
+        out.hist
+            .add(&decoded)
+            .map_err(|e| Error::Decode(format!("{e:?}")))?;
+        Ok(out)
+    }
+}
+
+/// One percentile of a distribution.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Percentile {
+    /// The percentile, 0..=100.
+    pub percentile: f64,
+    /// The value at that percentile, in microseconds.
+    pub value_us: f64,
+}
+
+/// The figures reports print about a distribution; all durations in microseconds.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// Number of samples.
+    pub count: u64,
+    /// Arithmetic mean.
+    pub mean_us: f64,
+    /// Standard deviation.
+    pub stdev_us: f64,
+    /// Smallest sample.
+    pub min_us: f64,
+    /// Largest sample.
+    pub max_us: f64,
+    /// The values at [`PERCENTILES`].
+    pub percentiles: Vec<Percentile>,
+}
+
+impl Summary {
+    /// The value at percentile `p` if it is one of the reported ones.
+    pub fn at(&self, p: f64) -> Option<f64> {
+        self.percentiles
+            .iter()
+            .find(|x| (x.percentile - p).abs() < 1e-9)
+            .map(|x| x.value_us)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The exact value at percentile `p` of sorted samples, by HdrHistogram's rank rule.
+    fn exact_percentile(sorted: &[u64], p: f64) -> u64 {
+        let rank = ((p / 100.0) * sorted.len() as f64).ceil().max(1.0) as usize;
+        sorted[rank.min(sorted.len()) - 1]
+    }
+
+    #[test]
+    fn empty_summary_is_zero() {
+        let h = Latency::new();
+        assert!(h.is_empty());
+        assert_eq!(h.summary(), Summary::default());
+        assert_eq!(h.percentile_ns(99.0), 0);
+        assert!(h.buckets(10).is_empty());
+    }
+
+    #[test]
+    fn saturates_instead_of_failing() {
+        let mut h = Latency::new();
+        h.record_ns(u64::MAX);
+        h.record_ns(0);
+        assert_eq!(h.len(), 2);
+        assert!(h.summary().max_us >= (HIGHEST_NS as f64 / 1000.0) * 0.999);
+    }
+
+    #[test]
+    fn base64_round_trip() {
+        let mut h = Latency::new();
+        for v in [1_000, 20_000, 20_001, 3_000_000, 7] {
+            h.record_ns(v);
+        }
+        let back = Latency::from_base64(&h.to_base64()).unwrap();
+        assert_eq!(back, h);
+        assert!(Latency::from_base64("not base64!").is_err());
+        assert!(Latency::from_base64("AAAA").is_err());
+    }
+
+    #[test]
+    fn buckets_cover_every_sample() {
+        let mut h = Latency::new();
+        for v in 1..=1000u64 {
+            h.record_ns(v * 1000);
+        }
+        let b = h.buckets(10);
+        assert_eq!(b.iter().map(|x| x.1).sum::<u64>(), 1000);
+        assert!(b.len() <= 10);
+    }
+
+    proptest! {
+        #[test]
+        fn merged_equals_one_histogram_fed_everything(
+            parts in proptest::collection::vec(proptest::collection::vec(1u64..50_000_000_000, 0..200), 1..6)
+        ) {
+            let mut all = Latency::new();
+            let mut merged = Latency::new();
+            for part in &parts {
+                let mut h = Latency::new();
+                for &v in part {
+                    h.record_ns(v);
+                    all.record_ns(v);
+                }
+                merged.merge(&h).unwrap();
+            }
+            prop_assert_eq!(merged.len(), all.len());
+            prop_assert_eq!(merged.summary(), all.summary());
+            prop_assert!(merged == all);
+        }
+
+        #[test]
+        fn percentiles_match_exact_reference_within_precision(
+            mut values in proptest::collection::vec(1u64..100_000_000_000, 1..500)
+        ) {
+            let mut h = Latency::new();
+            for &v in &values {
+                h.record_ns(v);
+            }
+            values.sort_unstable();
+            for p in PERCENTILES.iter().copied().chain([100.0]) {
+                let exact = exact_percentile(&values, p);
+                let got = h.percentile_ns(p);
+                // HdrHistogram reports the highest value equivalent to the exact sample.
+                prop_assert_eq!(got, h.highest_equivalent(exact), "p{} exact {}", p, exact);
+            }
+            let mean = values.iter().map(|&v| v as f64).sum::<f64>() / values.len() as f64;
+            prop_assert!((h.summary().mean_us * 1000.0 - mean).abs() <= mean * 0.002 + 1.0);
+        }
+    }
+}
