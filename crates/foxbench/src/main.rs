@@ -1,1 +1,80 @@
-fn main() {}
+//! The `foxbench` command: parses flags and wires the crates together; nothing else.
+#![forbid(unsafe_code)]
+
+mod load_cmd;
+
+use std::io::Write as _;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// HTTP load generator and server shootout harness.
+#[derive(Parser, Debug)]
+#[command(name = "foxbench", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Load an HTTP/1.1 server and report throughput, latency and errors.
+    Load(Box<load_cmd::LoadArgs>),
+}
+
+/// Exit codes, as in the house style.
+pub mod exit {
+    /// The run completed but failed a threshold or verification.
+    pub const FAILED: u8 = 1;
+    /// Usage or setup error.
+    pub const USAGE: u8 = 2;
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion)
+                || matches!(
+                    e.kind(),
+                    ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+                )
+            {
+                let _ = e.print();
+                return ExitCode::SUCCESS;
+            }
+            // One line: what was wrong, and where to look.
+            let text = e.to_string();
+            let first = text
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("invalid arguments");
+            let first = first.trim_start_matches("error: ");
+            eprintln!("foxbench: {first} (see foxbench --help)");
+            return ExitCode::from(exit::USAGE);
+        }
+    };
+    let result = match cli.command {
+        Command::Load(args) => load_cmd::run(*args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            // A closed stdout (foxbench load | head) is not an error.
+            if e.chain()
+                .filter_map(|c| c.downcast_ref::<std::io::Error>())
+                .any(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            {
+                return ExitCode::SUCCESS;
+            }
+            let mut msg = format!("{e}");
+            for cause in e.chain().skip(1) {
+                msg.push_str(": ");
+                msg.push_str(&cause.to_string());
+            }
+            let _ = writeln!(std::io::stderr(), "foxbench: {msg}");
+            ExitCode::from(exit::USAGE)
+        }
+    }
+}

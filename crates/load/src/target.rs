@@ -1,0 +1,302 @@
+//! The target of a run: its URL, the address it resolves to, and the request sent to it.
+
+use std::net::{SocketAddr, ToSocketAddrs};
+
+/// A URL that cannot be load-tested, with a message saying how to fix it.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum TargetError {
+    /// The URL did not parse.
+    #[error("invalid URL {url:?}: {reason}; expected e.g. http://127.0.0.1:8080/")]
+    Url {
+        /// The URL as given.
+        url: String,
+        /// What the parser said.
+        reason: String,
+    },
+    /// The scheme is not http (https is not supported yet).
+    #[error("{scheme}:// is not supported yet: foxbench load speaks plain HTTP/1.1; use an http:// URL (TLS is planned)")]
+    Scheme {
+        /// The scheme found.
+        scheme: String,
+    },
+    /// The host name did not resolve.
+    #[error("cannot resolve host {host:?}: {reason}")]
+    Resolve {
+        /// The host name.
+        host: String,
+        /// Why.
+        reason: String,
+    },
+    /// A header given with -H is not `Name: value`.
+    #[error("invalid header {0:?}: expected \"Name: value\"")]
+    Header(String),
+    /// The method is not an HTTP token.
+    #[error("invalid method {0:?}: expected a token such as GET, POST or HEAD")]
+    Method(String),
+}
+
+/// Where requests go.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// The URL as given.
+    pub url: String,
+    /// The address the host resolved to (resolved once, at start).
+    pub addr: SocketAddr,
+    /// The value of the Host header: host, plus the port when it is not 80.
+    pub host_header: String,
+    /// Path and query, at least "/".
+    pub path: String,
+}
+
+impl Target {
+    /// Parses an http:// URL and resolves its host once.
+    pub fn parse(url: &str) -> Result<Target, TargetError> {
+        let parsed = url::Url::parse(url).map_err(|e| TargetError::Url {
+            url: url.to_string(),
+            reason: e.to_string(),
+        })?;
+        match parsed.scheme() {
+            "http" => {}
+            "https" => {
+                return Err(TargetError::Scheme {
+                    scheme: "https".into(),
+                })
+            }
+            other => {
+                return Err(TargetError::Url {
+                    url: url.to_string(),
+                    reason: format!("scheme {other:?} is not http"),
+                })
+            }
+        }
+        let host = parsed.host().ok_or_else(|| TargetError::Url {
+            url: url.to_string(),
+            reason: "no host".into(),
+        })?;
+        let port = parsed.port().unwrap_or(80);
+        let addr = match host {
+            url::Host::Ipv4(ip) => SocketAddr::from((ip, port)),
+            url::Host::Ipv6(ip) => SocketAddr::from((ip, port)),
+            url::Host::Domain(name) => (name, port)
+                .to_socket_addrs()
+                .map_err(|e| TargetError::Resolve {
+                    host: name.to_string(),
+                    reason: e.to_string(),
+                })?
+                // Prefer IPv4, as curl's happy eyeballs usually ends up doing on loopback.
+                .min_by_key(|a| a.is_ipv6())
+                .ok_or_else(|| TargetError::Resolve {
+                    host: name.to_string(),
+                    reason: "no addresses".into(),
+                })?,
+        };
+        let host_str = match host {
+            url::Host::Ipv6(ip) => format!("[{ip}]"),
+            other => other.to_string(),
+        };
+        let host_header = if port == 80 {
+            host_str
+        } else {
+            format!("{host_str}:{port}")
+        };
+        let mut path = parsed.path().to_string();
+        if path.is_empty() {
+            path.push('/');
+        }
+        if let Some(q) = parsed.query() {
+            path.push('?');
+            path.push_str(q);
+        }
+        Ok(Target {
+            url: url.to_string(),
+            addr,
+            host_header,
+            path,
+        })
+    }
+}
+
+/// What to send, before it is encoded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequestSpec {
+    /// The method, e.g. GET.
+    pub method: String,
+    /// Extra headers as (name, value).
+    pub headers: Vec<(String, String)>,
+    /// The body, possibly empty.
+    pub body: Vec<u8>,
+    /// Content-Type for the body (ab's -T).
+    pub content_type: Option<String>,
+}
+
+impl Default for RequestSpec {
+    fn default() -> Self {
+        Self {
+            method: "GET".into(),
+            headers: Vec::new(),
+            body: Vec::new(),
+            content_type: None,
+        }
+    }
+}
+
+/// Parses a `Name: value` header argument.
+pub fn parse_header(arg: &str) -> Result<(String, String), TargetError> {
+    let (name, value) = arg
+        .split_once(':')
+        .ok_or_else(|| TargetError::Header(arg.to_string()))?;
+    let name = name.trim();
+    if name.is_empty() || !name.bytes().all(is_tchar) || value.contains(['\r', '\n']) {
+        return Err(TargetError::Header(arg.to_string()));
+    }
+    Ok((name.to_string(), value.trim().to_string()))
+}
+
+fn is_tchar(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
+}
+
+impl RequestSpec {
+    /// True for HEAD, whose responses carry no body.
+    pub fn is_head(&self) -> bool {
+        self.method.eq_ignore_ascii_case("HEAD")
+    }
+
+    /// Encodes the request once, as sent on the wire.
+    ///
+    /// With `close`, the request asks the server to close the connection afterwards.
+    /// Headers given by the user replace the defaults of the same name.
+    pub fn encode(&self, target: &Target, close: bool) -> Result<Vec<u8>, TargetError> {
+        if self.method.is_empty() || !self.method.bytes().all(is_tchar) {
+            return Err(TargetError::Method(self.method.clone()));
+        }
+        let has = |n: &str| self.headers.iter().any(|(k, _)| k.eq_ignore_ascii_case(n));
+        let mut out = Vec::with_capacity(128 + self.body.len());
+        out.extend_from_slice(self.method.as_bytes());
+        out.push(b' ');
+        out.extend_from_slice(target.path.as_bytes());
+        out.extend_from_slice(b" HTTP/1.1\r\n");
+        let mut push = |k: &str, v: &str| {
+            out.extend_from_slice(k.as_bytes());
+            out.extend_from_slice(b": ");
+            out.extend_from_slice(v.as_bytes());
+            out.extend_from_slice(b"\r\n");
+        };
+        if !has("host") {
+            push("Host", &target.host_header);
+        }
+        if !has("user-agent") {
+            push(
+                "User-Agent",
+                concat!("foxbench/", env!("CARGO_PKG_VERSION")),
+            );
+        }
+        if !has("accept") {
+            push("Accept", "*/*");
+        }
+        if close && !has("connection") {
+            push("Connection", "close");
+        }
+        if let Some(ct) = &self.content_type {
+            if !has("content-type") {
+                push("Content-Type", ct);
+            }
+        }
+        if (!self.body.is_empty() || !matches!(self.method.as_str(), "GET" | "HEAD"))
+            && !has("content-length")
+        {
+            push("Content-Length", &self.body.len().to_string());
+        }
+        for (k, v) in &self.headers {
+            push(k, v);
+        }
+        out.extend_from_slice(b"\r\n");
+        out.extend_from_slice(&self.body);
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_urls() {
+        let t = Target::parse("http://127.0.0.1:8080/a/b?x=1").unwrap();
+        assert_eq!(t.addr, "127.0.0.1:8080".parse().unwrap());
+        assert_eq!(t.host_header, "127.0.0.1:8080");
+        assert_eq!(t.path, "/a/b?x=1");
+        let t = Target::parse("http://[::1]:9000").unwrap();
+        assert_eq!(t.addr, "[::1]:9000".parse().unwrap());
+        assert_eq!(t.host_header, "[::1]:9000");
+        assert_eq!(t.path, "/");
+        let t = Target::parse("http://localhost/").unwrap();
+        assert_eq!(t.addr.port(), 80);
+        assert!(t.addr.ip().is_loopback());
+        assert_eq!(t.host_header, "localhost");
+    }
+
+    #[test]
+    fn rejects_bad_urls() {
+        assert!(matches!(
+            Target::parse("https://127.0.0.1/"),
+            Err(TargetError::Scheme { .. })
+        ));
+        for bad in [
+            "",
+            "127.0.0.1:80",
+            "ftp://x/",
+            "http://",
+            "http://[::1",
+            "http://a b/",
+            "http://h:99999/",
+        ] {
+            let e = Target::parse(bad).unwrap_err();
+            assert!(!e.to_string().contains('\n'), "{e}");
+        }
+        assert!(matches!(
+            Target::parse("http://no-such-host.invalid/"),
+            Err(TargetError::Resolve { .. })
+        ));
+    }
+
+    #[test]
+    fn encodes_once_with_defaults_and_overrides() {
+        let t = Target::parse("http://127.0.0.1:81/p").unwrap();
+        let spec = RequestSpec {
+            method: "POST".into(),
+            headers: vec![
+                parse_header("X-A: 1").unwrap(),
+                parse_header("user-agent: me").unwrap(),
+            ],
+            body: b"hi".to_vec(),
+            content_type: Some("text/plain".into()),
+        };
+        let raw = String::from_utf8(spec.encode(&t, true).unwrap()).unwrap();
+        assert!(
+            raw.starts_with("POST /p HTTP/1.1\r\nHost: 127.0.0.1:81\r\n"),
+            "{raw}"
+        );
+        assert!(raw.contains("Connection: close\r\n"));
+        assert!(raw.contains("Content-Type: text/plain\r\n"));
+        assert!(raw.contains("Content-Length: 2\r\n"));
+        assert!(raw.contains("user-agent: me\r\n"));
+        assert!(!raw.contains("User-Agent: foxbench"));
+        assert!(raw.ends_with("\r\n\r\nhi"));
+        let get = RequestSpec::default().encode(&t, false).unwrap();
+        assert!(!String::from_utf8(get).unwrap().contains("Content-Length"));
+    }
+
+    #[test]
+    fn rejects_bad_headers_and_methods() {
+        for bad in ["NoColon", ": v", "Bad Name: v", "X: a\r\nInjected: 1"] {
+            assert!(parse_header(bad).is_err(), "{bad}");
+        }
+        let t = Target::parse("http://127.0.0.1/").unwrap();
+        let spec = RequestSpec {
+            method: "GE T".into(),
+            ..RequestSpec::default()
+        };
+        assert!(spec.encode(&t, false).is_err());
+    }
+}

@@ -1,0 +1,556 @@
+//! Result data and its renderings: what `foxbench load` prints and writes as JSON.
+//!
+//! This crate owns the shape of results ([`LoadReport`], whose JSON schema is committed
+//! at `schemas/load.schema.json`) and how they read as text. It renders from result data
+//! only: it runs nothing and measures nothing, and depends on no internal crate but
+//! `stats`.
+#![forbid(unsafe_code)]
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+pub use stats::{Percentile, Summary};
+
+/// The schema identifier written into every load result.
+pub const LOAD_SCHEMA: &str = "foxbench.load/1";
+
+/// The client CPU share above which a run is called client-bound.
+pub const SATURATED_PERCENT: f64 = 90.0;
+
+/// One `foxbench load` run, as written by `--json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LoadReport {
+    /// Always [`LOAD_SCHEMA`].
+    pub schema: String,
+    /// The tool that produced it.
+    pub tool: Tool,
+    /// What was loaded.
+    pub target: TargetInfo,
+    /// How it was loaded.
+    pub config: LoadConfig,
+    /// Wall time of the run, seconds.
+    pub elapsed_s: f64,
+    /// True when the run was stopped early (Ctrl-C).
+    pub interrupted: bool,
+    /// Every request issued and its outcome.
+    pub requests: Requests,
+    /// Requests that failed with an error, by kind.
+    pub errors: Errors,
+    /// Complete responses by status code.
+    pub status: BTreeMap<String, u64>,
+    /// Rates and bytes.
+    pub throughput: Throughput,
+    /// Request latency.
+    pub latency: Distribution,
+    /// Connection establishment time; absent when no connection was opened.
+    pub connect: Option<Distribution>,
+    /// Connection counters.
+    pub connections: Connections,
+    /// What the load generator itself cost.
+    pub client: Client,
+}
+
+/// Name and version of the tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Tool {
+    /// "foxbench".
+    pub name: String,
+    /// Its version.
+    pub version: String,
+}
+
+/// The target URL and the address it resolved to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TargetInfo {
+    /// The URL as given.
+    pub url: String,
+    /// The socket address used.
+    pub address: String,
+    /// The request method.
+    pub method: String,
+}
+
+/// The load shape.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LoadConfig {
+    /// "closed" or "open".
+    pub model: String,
+    /// Open model: the arrival rate, requests per second.
+    pub rate_per_sec: Option<f64>,
+    /// Connections.
+    pub connections: u64,
+    /// Worker threads.
+    pub threads: u64,
+    /// Requests in flight per connection.
+    pub pipeline: u64,
+    /// Whether connections were reused.
+    pub keepalive: bool,
+    /// `-n`, if the run stopped after a number of requests.
+    pub requests: Option<u64>,
+    /// `-d` in seconds, if the run stopped after a duration.
+    pub duration_s: Option<f64>,
+    /// Response timeout, seconds.
+    pub timeout_s: f64,
+    /// Connect timeout, seconds.
+    pub connect_timeout_s: f64,
+}
+
+/// Outcomes. Always `sent = ok + failed_status + errors + in_flight`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Requests {
+    /// Requests issued.
+    pub sent: u64,
+    /// Complete responses with a status that is not a failure.
+    pub ok: u64,
+    /// Complete responses with a failure status.
+    pub failed_status: u64,
+    /// `ok + failed_status`.
+    pub completed: u64,
+    /// Requests that ended in an error (sum of `errors`' kinds).
+    pub errors: u64,
+    /// Requests unanswered when the run stopped.
+    pub in_flight: u64,
+    /// Open model: requests that fell due but were never sent (no free connection).
+    pub unsent: u64,
+}
+
+/// Errors by kind; the `connect_*` fields break `connect` down.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Errors {
+    /// Connection could not be established.
+    pub connect: u64,
+    /// Of `connect`: refused.
+    pub connect_refused: u64,
+    /// Of `connect`: EADDRNOTAVAIL, ephemeral ports exhausted.
+    pub connect_ports_exhausted: u64,
+    /// Of `connect`: not established within the connect timeout.
+    pub connect_timeout: u64,
+    /// Writing the request failed.
+    pub write: u64,
+    /// Reset, or EOF before the response was complete.
+    pub read: u64,
+    /// Malformed response.
+    pub parse: u64,
+    /// No complete response within the timeout.
+    pub timeout: u64,
+}
+
+/// Rates and traffic.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Throughput {
+    /// Complete responses per second of wall time.
+    pub requests_per_sec: f64,
+    /// Bytes read.
+    pub bytes_read: u64,
+    /// Bytes written.
+    pub bytes_written: u64,
+    /// Bytes read per second.
+    pub read_bytes_per_sec: f64,
+}
+
+/// A latency distribution: its summary and the full histogram.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Distribution {
+    /// Mean, stdev, extremes, percentiles (µs).
+    #[serde(flatten)]
+    pub summary: Summary,
+    /// The HdrHistogram (V2 encoding, base64, values in ns).
+    pub hdr_base64: String,
+    /// A coarse histogram for display: (upper bound µs, count).
+    pub buckets: Vec<(f64, u64)>,
+}
+
+/// Connection counters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Connections {
+    /// Connections established.
+    pub opened: u64,
+    /// Connections opened to replace a closed one.
+    pub reconnects: u64,
+    /// Idle connections closed by the server.
+    pub closed_by_server: u64,
+}
+
+/// The load generator's own cost.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Client {
+    /// CPUs it could use (threads).
+    pub cpus: u64,
+    /// User CPU seconds.
+    pub cpu_user_s: f64,
+    /// System CPU seconds.
+    pub cpu_sys_s: f64,
+    /// Share of its CPUs used over the run, percent.
+    pub cpu_percent: f64,
+    /// CPU microseconds per completed request.
+    pub cpu_us_per_request: Option<f64>,
+    /// Peak resident memory, bytes.
+    pub max_rss_bytes: u64,
+    /// True when `cpu_percent` ≥ [`SATURATED_PERCENT`]: the result may be client-bound.
+    pub saturated: bool,
+}
+
+fn ms(us: f64) -> String {
+    format!("{:.3}", us / 1000.0)
+}
+
+/// A duration in µs, with a unit that keeps 3-4 significant digits.
+pub fn human_us(us: f64) -> String {
+    if us < 1000.0 {
+        format!("{us:.1}µs")
+    } else if us < 1_000_000.0 {
+        format!("{:.2}ms", us / 1000.0)
+    } else {
+        format!("{:.2}s", us / 1_000_000.0)
+    }
+}
+
+fn human_bytes(b: f64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = b;
+    let mut u = 0;
+    while v >= 1024.0 && u < UNITS.len() - 1 {
+        v /= 1024.0;
+        u += 1;
+    }
+    format!("{v:.1} {}", UNITS[u])
+}
+
+impl LoadReport {
+    /// The one-line warning printed when the client was saturated.
+    pub fn saturation_warning(&self) -> Option<String> {
+        self.client.saturated.then(|| {
+            format!(
+                "foxbench used {:.0}% of its CPUs: the result may be limited by the load generator, not the server",
+                self.client.cpu_percent
+            )
+        })
+    }
+
+    /// The human report, with the figures ab and wrk users look for.
+    pub fn to_text(&self) -> String {
+        let mut o = String::new();
+        let c = &self.config;
+        let r = &self.requests;
+        let _ = writeln!(
+            o,
+            "foxbench load {} {}",
+            self.target.method, self.target.url
+        );
+        let stop = match (c.requests, c.duration_s) {
+            (Some(n), _) => format!("{n} requests"),
+            (None, Some(d)) => format!("{d}s"),
+            _ => String::new(),
+        };
+        let model = match c.rate_per_sec {
+            Some(rate) => format!("open model at {rate} req/s"),
+            None => "closed model".into(),
+        };
+        let _ = writeln!(
+            o,
+            "  {model}, {}, {} connections, {} threads, pipeline {}, {stop}{}",
+            if c.keepalive {
+                "keep-alive"
+            } else {
+                "new connection per request"
+            },
+            c.connections,
+            c.threads,
+            c.pipeline,
+            if self.interrupted {
+                " (interrupted)"
+            } else {
+                ""
+            }
+        );
+        let _ = writeln!(o);
+        let _ = writeln!(o, "Server address:         {}", self.target.address);
+        let _ = writeln!(o, "Time taken for tests:   {:.3} seconds", self.elapsed_s);
+        let _ = writeln!(o, "Complete requests:      {}", r.completed);
+        let _ = writeln!(o, "Failed requests:        {}", r.failed_status + r.errors);
+        if r.failed_status > 0 {
+            let _ = writeln!(o, "Non-2xx/3xx responses:  {}", r.failed_status);
+        }
+        let _ = writeln!(
+            o,
+            "Requests:               {} sent = {} ok + {} failed status + {} errors + {} in flight",
+            r.sent, r.ok, r.failed_status, r.errors, r.in_flight
+        );
+        if r.unsent > 0 {
+            let _ = writeln!(
+                o,
+                "Unsent:                 {} requests fell due but found every connection busy",
+                r.unsent
+            );
+        }
+        let t = &self.throughput;
+        let _ = writeln!(
+            o,
+            "Requests per second:    {:.2} [#/sec] (mean)",
+            t.requests_per_sec
+        );
+        let l = &self.latency.summary;
+        if l.count > 0 {
+            let _ = writeln!(o, "Time per request:       {} [ms] (mean)", ms(l.mean_us));
+            if t.requests_per_sec > 0.0 {
+                let _ = writeln!(
+                    o,
+                    "Time per request:       {:.3} [ms] (mean, across all concurrent requests)",
+                    1000.0 / t.requests_per_sec
+                );
+            }
+        }
+        let _ = writeln!(
+            o,
+            "Transfer rate:          {:.2} [Kbytes/sec] received ({} read, {} written)",
+            t.read_bytes_per_sec / 1024.0,
+            human_bytes(t.bytes_read as f64),
+            human_bytes(t.bytes_written as f64)
+        );
+        let _ = writeln!(o);
+        if l.count > 0 {
+            let _ = writeln!(
+                o,
+                "Latency   {:>10} {:>10} {:>10} {:>10}",
+                "mean", "stdev", "min", "max"
+            );
+            let _ = writeln!(
+                o,
+                "          {:>10} {:>10} {:>10} {:>10}",
+                human_us(l.mean_us),
+                human_us(l.stdev_us),
+                human_us(l.min_us),
+                human_us(l.max_us)
+            );
+            let _ = writeln!(o);
+            let _ = writeln!(
+                o,
+                "Percentage of the requests served within a certain time (ms)"
+            );
+            for p in &l.percentiles {
+                let _ = writeln!(
+                    o,
+                    "  {:>6}%  {:>10}",
+                    trim_pct(p.percentile),
+                    ms(p.value_us)
+                );
+            }
+            let _ = writeln!(o, "    100%  {:>10} (longest request)", ms(l.max_us));
+            let _ = writeln!(o);
+            let total: u64 = self.latency.buckets.iter().map(|b| b.1).sum();
+            if total > 0 {
+                let _ = writeln!(o, "Latency histogram");
+                let peak = self
+                    .latency
+                    .buckets
+                    .iter()
+                    .map(|b| b.1)
+                    .max()
+                    .unwrap_or(1)
+                    .max(1);
+                for (upper, n) in &self.latency.buckets {
+                    let bar = "■".repeat(((*n as f64 / peak as f64) * 40.0).round() as usize);
+                    let _ = writeln!(o, "  ≤{:>10} {:>10} |{bar}", human_us(*upper), n);
+                }
+                let _ = writeln!(o);
+            }
+        }
+        if let Some(cd) = &self.connect {
+            if cd.summary.count > 0 && (!c.keepalive || self.connections.reconnects > 0) {
+                let s = &cd.summary;
+                let _ = writeln!(
+                    o,
+                    "Connect time: {} connections, mean {}, p50 {}, p99 {}, max {}",
+                    s.count,
+                    human_us(s.mean_us),
+                    human_us(s.at(50.0).unwrap_or(0.0)),
+                    human_us(s.at(99.0).unwrap_or(0.0)),
+                    human_us(s.max_us)
+                );
+            }
+        }
+        let codes: Vec<String> = self
+            .status
+            .iter()
+            .map(|(k, v)| format!("{k}: {v}"))
+            .collect();
+        let _ = writeln!(
+            o,
+            "Status codes:  {}",
+            if codes.is_empty() {
+                "none".into()
+            } else {
+                codes.join(", ")
+            }
+        );
+        let e = &self.errors;
+        let _ = writeln!(
+            o,
+            "Errors:        connect {} (refused {}, ports exhausted {}, timeout {}), write {}, read {}, parse {}, timeout {}",
+            e.connect, e.connect_refused, e.connect_ports_exhausted, e.connect_timeout, e.write, e.read, e.parse, e.timeout
+        );
+        if e.connect_ports_exhausted > 0 {
+            let _ = writeln!(
+                o,
+                "               EADDRNOTAVAIL: the client ran out of ephemeral ports (see net.ipv4.ip_local_port_range); not a server failure"
+            );
+        }
+        let cn = &self.connections;
+        let _ = writeln!(
+            o,
+            "Connections:   {} opened, {} reconnects, {} closed idle by the server",
+            cn.opened, cn.reconnects, cn.closed_by_server
+        );
+        let cl = &self.client;
+        let _ = writeln!(
+            o,
+            "foxbench CPU:  {:.2}s user, {:.2}s sys, {:.0}% of {} CPU{}{}, max RSS {}",
+            cl.cpu_user_s,
+            cl.cpu_sys_s,
+            cl.cpu_percent,
+            cl.cpus,
+            if cl.cpus == 1 { "" } else { "s" },
+            cl.cpu_us_per_request
+                .map(|v| format!(", {v:.2}µs per request"))
+                .unwrap_or_default(),
+            human_bytes(cl.max_rss_bytes as f64)
+        );
+        if let Some(w) = self.saturation_warning() {
+            let _ = writeln!(o, "warning: {w}");
+        }
+        o
+    }
+}
+
+fn trim_pct(p: f64) -> String {
+    let s = format!("{p}");
+    s.trim_end_matches(".0").to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> LoadReport {
+        LoadReport {
+            schema: LOAD_SCHEMA.into(),
+            tool: Tool {
+                name: "foxbench".into(),
+                version: "0".into(),
+            },
+            target: TargetInfo {
+                url: "http://127.0.0.1:1/".into(),
+                address: "127.0.0.1:1".into(),
+                method: "GET".into(),
+            },
+            config: LoadConfig {
+                model: "closed".into(),
+                rate_per_sec: None,
+                connections: 10,
+                threads: 1,
+                pipeline: 1,
+                keepalive: false,
+                requests: Some(10),
+                duration_s: None,
+                timeout_s: 1.0,
+                connect_timeout_s: 1.0,
+            },
+            elapsed_s: 1.0,
+            interrupted: false,
+            requests: Requests {
+                sent: 10,
+                ok: 8,
+                failed_status: 1,
+                completed: 9,
+                errors: 1,
+                in_flight: 0,
+                unsent: 0,
+            },
+            errors: Errors {
+                connect: 1,
+                connect_refused: 0,
+                connect_ports_exhausted: 1,
+                connect_timeout: 0,
+                write: 0,
+                read: 0,
+                parse: 0,
+                timeout: 0,
+            },
+            status: [("302".to_string(), 8), ("500".to_string(), 1)].into(),
+            throughput: Throughput {
+                requests_per_sec: 9.0,
+                bytes_read: 900,
+                bytes_written: 800,
+                read_bytes_per_sec: 900.0,
+            },
+            latency: Distribution {
+                summary: Summary {
+                    count: 9,
+                    mean_us: 100.0,
+                    stdev_us: 1.0,
+                    min_us: 90.0,
+                    max_us: 120.0,
+                    percentiles: vec![Percentile {
+                        percentile: 99.9,
+                        value_us: 119.0,
+                    }],
+                },
+                hdr_base64: String::new(),
+                buckets: vec![(100.0, 5), (120.0, 4)],
+            },
+            connect: None,
+            connections: Connections {
+                opened: 10,
+                reconnects: 9,
+                closed_by_server: 0,
+            },
+            client: Client {
+                cpus: 1,
+                cpu_user_s: 0.5,
+                cpu_sys_s: 0.47,
+                cpu_percent: 97.0,
+                cpu_us_per_request: Some(1.0),
+                max_rss_bytes: 4 << 20,
+                saturated: true,
+            },
+        }
+    }
+
+    #[test]
+    fn text_has_the_figures_ab_users_look_for() {
+        let t = sample().to_text();
+        for needle in [
+            "Requests per second:    9.00 [#/sec] (mean)",
+            "Time per request:       0.100 [ms] (mean)",
+            "Percentage of the requests served within a certain time (ms)",
+            "  99.9%       0.119",
+            "(longest request)",
+            "Complete requests:      9",
+            "Failed requests:        2",
+            "10 sent = 8 ok + 1 failed status + 1 errors + 0 in flight",
+            "302: 8, 500: 1",
+            "ports exhausted 1",
+            "EADDRNOTAVAIL",
+            "warning: foxbench used 97% of its CPUs: the result may be limited by the load generator, not the server",
+        ] {
+            assert!(t.contains(needle), "missing {needle:?} in\n{t}");
+        }
+    }
+
+    #[test]
+    fn json_round_trips() {
+        let r = sample();
+        let text = serde_json::to_string(&r).unwrap();
+        let back: LoadReport = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, r);
+    }
+
+    #[test]
+    fn human_units() {
+        assert_eq!(human_us(12.34), "12.3µs");
+        assert_eq!(human_us(1234.0), "1.23ms");
+        assert_eq!(human_us(2_500_000.0), "2.50s");
+        assert_eq!(human_bytes(1536.0), "1.5 KiB");
+    }
+}
