@@ -1,0 +1,580 @@
+//! Engine tests over real loopback sockets, against small well-behaved and hostile servers.
+
+mod support;
+
+use std::time::{Duration, Instant};
+
+use std::io::Write as _;
+
+use load::{Arrival, Control, Plan, RequestSpec, RunResult, Stop, Target};
+use support::{redirect_server, Server};
+
+fn plan(url: &str) -> Plan {
+    let mut p = Plan::new(Target::parse(url).unwrap());
+    p.threads = 2;
+    p.connections = 4;
+    p.timeout = Duration::from_millis(800);
+    p.connect_timeout = Duration::from_secs(2);
+    p.stop = Stop::Requests(200);
+    p
+}
+
+/// Runs a plan, checks the conservation law and that the run ended in bounded time.
+#[track_caller]
+fn run(p: &Plan) -> RunResult {
+    let control = Control::new(load::effective_threads(p));
+    let started = Instant::now();
+    let r = load::run(p, &control).expect("run starts");
+    let c = &r.counts;
+    assert!(
+        c.conserved(),
+        "sent {} != ok {} + failed {} + errors {} + in flight {}: {c:?}",
+        c.sent,
+        c.ok,
+        c.failed_status,
+        c.errors(),
+        c.in_flight
+    );
+    // Generous: these runs take milliseconds to a few timeouts; a hang takes forever.
+    let bound = Duration::from_secs(20) + p.timeout * 4;
+    assert!(
+        started.elapsed() < bound,
+        "run took {:?}",
+        started.elapsed()
+    );
+    r
+}
+
+mod accounting {
+    use super::*;
+
+    #[test]
+    fn server_counts_exactly_n_requests() {
+        for (n, conns, threads, pipeline) in [
+            (1, 1, 1, 1),
+            (7, 3, 2, 1),
+            (1000, 10, 2, 1),
+            (999, 4, 2, 16),
+            (5, 10, 3, 4),
+        ] {
+            let s = redirect_server();
+            let mut p = plan(&s.url());
+            p.stop = Stop::Requests(n);
+            p.connections = conns;
+            p.threads = threads;
+            p.pipeline = pipeline;
+            let r = run(&p);
+            assert_eq!(r.counts.sent, n);
+            assert_eq!(r.counts.ok, n, "{:?}", r.counts);
+            assert_eq!(r.counts.errors(), 0);
+            assert_eq!(r.latency.len(), n);
+            assert_eq!(r.status, vec![(302, n)]);
+            // The server thread may still be counting the last head it answered.
+            std::thread::sleep(Duration::from_millis(50));
+            assert_eq!(s.requests(), n, "n={n} c={conns} t={threads} p={pipeline}");
+        }
+    }
+
+    #[test]
+    fn duration_run_reports_in_flight_at_the_stop() {
+        let s = redirect_server();
+        let mut p = plan(&s.url());
+        p.stop = Stop::Duration(Duration::from_millis(300));
+        let r = run(&p);
+        assert!(r.counts.ok > 0);
+        assert!(r.counts.in_flight <= 4);
+        assert!(!r.interrupted);
+    }
+
+    #[test]
+    fn stop_switch_ends_the_run_early_and_keeps_results() {
+        let s = redirect_server();
+        let mut p = plan(&s.url());
+        p.stop = Stop::Duration(Duration::from_secs(60));
+        let control = Control::new(2);
+        let c2 = control.clone();
+        let stopper = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(300));
+            c2.stop();
+        });
+        let started = Instant::now();
+        let r = load::run(&p, &control).unwrap();
+        stopper.join().unwrap();
+        assert!(started.elapsed() < Duration::from_secs(20));
+        assert!(r.interrupted);
+        assert!(r.counts.ok > 0);
+        assert!(r.counts.conserved());
+    }
+
+    #[test]
+    fn failed_status_is_its_own_outcome() {
+        let s = Server::spawn(|mut c| {
+            let mut i = 0;
+            while c.next_request().is_some() {
+                i += 1;
+                let resp: &[u8] = if i.is_multiple_of(2) {
+                    b"HTTP/1.1 503 Busy\r\nContent-Length: 0\r\n\r\n"
+                } else {
+                    b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+                };
+                c.send(resp);
+            }
+        });
+        let mut p = plan(&s.url());
+        p.connections = 1;
+        p.threads = 1;
+        p.stop = Stop::Requests(10);
+        let r = run(&p);
+        assert_eq!((r.counts.ok, r.counts.failed_status), (5, 5));
+        assert_eq!(r.status, vec![(200, 5), (503, 5)]);
+        p.fail_status = load::StatusSet::none();
+        let r = run(&p);
+        assert_eq!((r.counts.ok, r.counts.failed_status), (10, 0));
+    }
+}
+
+mod connections {
+    use super::*;
+
+    #[test]
+    fn keepalive_reuses_connections() {
+        let s = redirect_server();
+        let mut p = plan(&s.url());
+        p.stop = Stop::Requests(500);
+        let r = run(&p);
+        assert_eq!(r.counts.ok, 500);
+        assert_eq!(s.accepts(), 4);
+        assert_eq!(r.counts.connections_opened, 4);
+        assert_eq!(r.counts.reconnects, 0);
+    }
+
+    #[test]
+    fn no_keepalive_really_reconnects() {
+        let s = redirect_server();
+        let mut p = plan(&s.url());
+        p.keepalive = false;
+        p.stop = Stop::Requests(300);
+        let r = run(&p);
+        assert_eq!(r.counts.ok, 300);
+        assert_eq!(s.accepts(), 300, "one connection per request");
+        assert_eq!(r.counts.connections_opened, 300);
+        assert_eq!(r.connect.len(), 300, "every connect is timed");
+        assert_eq!(s.requests(), 300);
+    }
+
+    #[test]
+    fn server_connection_close_is_followed_by_a_reconnect() {
+        let s = Server::spawn(|mut c| {
+            if c.next_request().is_some() {
+                c.send(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+            }
+        });
+        let mut p = plan(&s.url());
+        p.stop = Stop::Requests(50);
+        let r = run(&p);
+        assert_eq!(r.counts.ok, 50);
+        assert_eq!(s.accepts(), 50);
+        assert!(r.counts.reconnects >= 46);
+    }
+
+    #[test]
+    fn refused_connections_are_connect_errors() {
+        // Bind then drop, so the port is very likely closed.
+        let addr = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap();
+        let mut p = plan(&format!("http://{addr}/"));
+        p.stop = Stop::Requests(20);
+        let r = run(&p);
+        assert_eq!(r.counts.connect, 20, "{:?}", r.counts);
+        assert_eq!(r.counts.connect_refused, 20);
+        assert_eq!(r.counts.ok, 0);
+    }
+
+    #[test]
+    fn ipv6_loopback() {
+        let Ok(l) = std::net::TcpListener::bind("[::1]:0") else {
+            panic!("IPv6 loopback is not available on this machine: enable ::1 (sysctl net.ipv6.conf.lo.disable_ipv6=0)");
+        };
+        let addr = l.local_addr().unwrap();
+        std::thread::spawn(move || {
+            for s in l.incoming().flatten() {
+                std::thread::spawn(move || {
+                    let mut c = support_conn(s);
+                    while c.next_request().is_some() {
+                        c.send(support::REDIRECT);
+                    }
+                });
+            }
+        });
+        let mut p = plan(&format!("http://[{}]:{}/", addr.ip(), addr.port()));
+        p.stop = Stop::Requests(100);
+        let r = run(&p);
+        assert_eq!(r.counts.ok, 100);
+    }
+
+    fn support_conn(stream: std::net::TcpStream) -> support::Conn {
+        // Reuse the Conn helpers for a listener the test made itself.
+        let s = Server::spawn(|_| {});
+        let counters = s.counters.clone();
+        support::Conn::from_parts(stream, counters)
+    }
+}
+
+mod bodies {
+    use super::*;
+
+    fn serve(resp: &'static [u8]) -> Server {
+        Server::spawn(move |mut c| {
+            while c.next_request().is_some() {
+                if !c.send(resp) {
+                    return;
+                }
+            }
+        })
+    }
+
+    #[test]
+    fn content_length_body() {
+        let s = serve(b"HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\nhello world");
+        let r = run(&plan(&s.url()));
+        assert_eq!(r.counts.ok, 200);
+        assert_eq!(s.accepts(), 4);
+    }
+
+    #[test]
+    fn chunked_with_trailers() {
+        let s = serve(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n6\r\n world\r\n0\r\nX-Trailer: yes\r\n\r\n");
+        let r = run(&plan(&s.url()));
+        assert_eq!(r.counts.ok, 200, "{:?}", r.counts);
+        assert_eq!(s.accepts(), 4, "chunked responses keep the connection");
+    }
+
+    #[test]
+    fn close_delimited_http10() {
+        let s = Server::spawn(|mut c| {
+            if c.next_request().is_some() {
+                c.send(b"HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nuntil the end");
+            }
+        });
+        let r = run(&plan(&s.url()));
+        assert_eq!(r.counts.ok, 200, "{:?}", r.counts);
+        assert_eq!(s.accepts(), 200);
+        assert_eq!(r.counts.read, 0);
+    }
+
+    #[test]
+    fn head_responses_have_no_body() {
+        let s = Server::spawn(|mut c| {
+            while let Some(req) = c.next_request() {
+                assert!(req.is_head());
+                c.send(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n");
+            }
+        });
+        let mut p = plan(&s.url());
+        p.request = RequestSpec {
+            method: "HEAD".into(),
+            ..RequestSpec::default()
+        };
+        let r = run(&p);
+        assert_eq!(r.counts.ok, 200, "{:?}", r.counts);
+        assert_eq!(r.counts.timeout, 0);
+    }
+
+    #[test]
+    fn interim_100_continue_is_skipped() {
+        let s = serve(b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 204 No Content\r\n\r\n");
+        let r = run(&plan(&s.url()));
+        assert_eq!(r.counts.ok, 200);
+        assert_eq!(r.status, vec![(204, 200)]);
+    }
+
+    #[test]
+    fn pipelined_responses_in_one_write() {
+        // The server answers a whole batch of pipelined requests in one write.
+        let s = Server::spawn(|mut c| {
+            let mut pending = Vec::new();
+            while c.next_request().is_some() {
+                pending.extend_from_slice(support::REDIRECT);
+                if c.buffered_heads() == 0 {
+                    if !c.send(&pending) {
+                        return;
+                    }
+                    pending.clear();
+                }
+            }
+        });
+        let mut p = plan(&s.url());
+        p.pipeline = 16;
+        p.connections = 2;
+        p.stop = Stop::Requests(3200);
+        let r = run(&p);
+        assert_eq!(r.counts.ok, 3200);
+        assert_eq!(s.accepts(), 2);
+        assert!(
+            r.counts.max_batch > 1,
+            "requests were pipelined: {:?}",
+            r.counts
+        );
+    }
+}
+
+mod hostile {
+    use super::*;
+
+    #[test]
+    fn reset_mid_body_is_a_read_error() {
+        let s = Server::spawn(|mut c| {
+            if c.next_request().is_some() {
+                c.send(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npartial");
+                std::thread::sleep(Duration::from_millis(20));
+                c.reset();
+            }
+        });
+        let mut p = plan(&s.url());
+        p.stop = Stop::Requests(20);
+        let r = run(&p);
+        assert_eq!(r.counts.read, 20, "{:?}", r.counts);
+        assert_eq!(r.counts.ok, 0);
+    }
+
+    #[test]
+    fn garbage_status_line_is_a_parse_error() {
+        let s = Server::spawn(|mut c| {
+            while c.next_request().is_some() {
+                c.send(b"HTTP/1.1 OK 200 whatever\r\n\r\n");
+            }
+        });
+        let mut p = plan(&s.url());
+        p.stop = Stop::Requests(20);
+        let r = run(&p);
+        assert_eq!(r.counts.parse, 20, "{:?}", r.counts);
+    }
+
+    #[test]
+    fn binary_garbage_is_a_parse_error() {
+        let s = Server::spawn(|mut c| {
+            while c.next_request().is_some() {
+                c.send(&[0u8, 255, 13, 10, 13, 10, 1, 2, 3]);
+            }
+        });
+        let mut p = plan(&s.url());
+        p.stop = Stop::Requests(20);
+        assert_eq!(run(&p).counts.parse, 20);
+    }
+
+    #[test]
+    fn longer_body_than_content_length_is_a_parse_error() {
+        // The extra bytes would be read as the next response.
+        let s = Server::spawn(|mut c| {
+            while c.next_request().is_some() {
+                c.send(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokEXTRA");
+            }
+        });
+        let mut p = plan(&s.url());
+        p.connections = 1;
+        p.threads = 1;
+        p.stop = Stop::Requests(10);
+        let r = run(&p);
+        // Each connection: one response completes, then the stray bytes are garbage.
+        assert!(r.counts.parse >= 1, "{:?}", r.counts);
+        assert_eq!(
+            r.counts.ok + r.counts.parse + r.counts.read,
+            10,
+            "{:?}",
+            r.counts
+        );
+    }
+
+    #[test]
+    fn shorter_body_than_content_length_times_out() {
+        let s = Server::spawn(|mut c| {
+            if c.next_request().is_some() {
+                c.send(b"HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\nshort");
+                c.hold();
+            }
+        });
+        let mut p = plan(&s.url());
+        p.stop = Stop::Requests(8);
+        p.timeout = Duration::from_millis(300);
+        let r = run(&p);
+        assert_eq!(r.counts.timeout, 8, "{:?}", r.counts);
+    }
+
+    #[test]
+    fn byte_at_a_time_trickle_still_parses() {
+        let s = Server::spawn(|mut c| {
+            while c.next_request().is_some() {
+                let resp = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nX-Long: abcdefghijklmnop\r\n\r\n3\r\nabc\r\n0\r\n\r\n";
+                for b in resp.iter() {
+                    if !c.send(std::slice::from_ref(b)) {
+                        return;
+                    }
+                    let _ = c.stream.flush();
+                    std::thread::sleep(Duration::from_micros(200));
+                }
+            }
+        });
+        let mut p = plan(&s.url());
+        p.stop = Stop::Requests(12);
+        p.timeout = Duration::from_secs(5);
+        let r = run(&p);
+        assert_eq!(r.counts.ok, 12, "{:?}", r.counts);
+    }
+
+    #[test]
+    fn stall_past_the_timeout_is_a_timeout() {
+        let s = Server::spawn(|mut c| {
+            if c.next_request().is_some() {
+                c.send(b"HTTP/1.1 200 OK\r\n"); // half a head, then nothing
+                c.hold();
+            }
+        });
+        let mut p = plan(&s.url());
+        p.stop = Stop::Requests(4);
+        p.timeout = Duration::from_millis(300);
+        let r = run(&p);
+        assert_eq!(r.counts.timeout, 4, "{:?}", r.counts);
+    }
+
+    #[test]
+    fn silence_is_a_timeout_even_without_a_byte() {
+        let s = Server::spawn(|c| c.hold());
+        let mut p = plan(&s.url());
+        p.stop = Stop::Requests(4);
+        p.timeout = Duration::from_millis(300);
+        let r = run(&p);
+        assert_eq!(r.counts.timeout, 4, "{:?}", r.counts);
+        assert_eq!(r.counts.ok, 0);
+    }
+
+    #[test]
+    fn silence_in_a_duration_run_ends_on_time() {
+        let s = Server::spawn(|c| c.hold());
+        let mut p = plan(&s.url());
+        p.stop = Stop::Duration(Duration::from_millis(500));
+        p.timeout = Duration::from_secs(30);
+        let started = Instant::now();
+        let r = run(&p);
+        assert!(started.elapsed() < Duration::from_secs(10));
+        assert_eq!(r.counts.in_flight, r.counts.sent);
+        assert_eq!(r.counts.sent, 4);
+    }
+
+    #[test]
+    fn close_after_k_requests() {
+        // Answers 3 requests per connection, then closes without saying so.
+        let s = Server::spawn(|mut c| {
+            for _ in 0..3 {
+                if c.next_request().is_none() {
+                    return;
+                }
+                c.send(support::REDIRECT);
+            }
+        });
+        let mut p = plan(&s.url());
+        p.stop = Stop::Requests(300);
+        let r = run(&p);
+        // With one request in flight per connection, the close is seen while idle (a
+        // reconnect) or races the next request (a read error); nothing is lost.
+        assert_eq!(
+            r.counts.ok + r.counts.read + r.counts.write,
+            300,
+            "{:?}",
+            r.counts
+        );
+        assert!(r.counts.ok >= 150, "{:?}", r.counts);
+        assert!(s.accepts() >= 300 / 3 / 2);
+        // Pipelined: requests beyond the third on a connection are lost as read errors.
+        p.pipeline = 8;
+        let r = run(&p);
+        assert!(r.counts.read > 0, "{:?}", r.counts);
+        assert_eq!(
+            r.counts.ok + r.counts.read + r.counts.write,
+            300,
+            "{:?}",
+            r.counts
+        );
+    }
+
+    #[test]
+    fn unsolicited_bytes_are_a_parse_error_not_a_crash() {
+        let s = Server::spawn(|mut c| {
+            c.send(support::REDIRECT); // before any request
+            while c.next_request().is_some() {
+                c.send(support::REDIRECT);
+            }
+        });
+        let mut p = plan(&s.url());
+        p.stop = Stop::Requests(20);
+        let r = run(&p);
+        assert_eq!(r.counts.ok + r.counts.parse, 20, "{:?}", r.counts);
+    }
+}
+
+mod open_model {
+    use super::*;
+
+    #[test]
+    fn rate_is_held_and_latency_is_timed_from_the_schedule() {
+        let s = redirect_server();
+        let mut p = plan(&s.url());
+        p.arrival = Arrival::Open {
+            rate_per_sec: 2000.0,
+        };
+        p.stop = Stop::Duration(Duration::from_millis(1000));
+        let r = run(&p);
+        let done = r.counts.ok as f64;
+        // Loose bounds: the machine may be loaded; an open model must not race ahead.
+        assert!(done <= 2000.0 * 1.05 + 10.0, "{done} > rate");
+        assert!(done >= 500.0, "{done} far below rate");
+    }
+
+    #[test]
+    fn stalled_server_shows_in_latency_not_in_fewer_samples() {
+        // Every 50th response is delayed 200 ms. A closed loop would hide the other
+        // requests that should have been sent meanwhile; the open model times them.
+        let s = Server::spawn(|mut c| {
+            let mut i = 0u64;
+            while c.next_request().is_some() {
+                i += 1;
+                if i.is_multiple_of(50) {
+                    std::thread::sleep(Duration::from_millis(200));
+                }
+                c.send(support::REDIRECT);
+            }
+        });
+        let mut p = plan(&s.url());
+        p.connections = 1;
+        p.threads = 1;
+        p.arrival = Arrival::Open {
+            rate_per_sec: 500.0,
+        };
+        p.stop = Stop::Requests(300);
+        p.timeout = Duration::from_secs(5);
+        let r = run(&p);
+        assert_eq!(r.counts.ok, 300, "{:?}", r.counts);
+        // Requests due during a stall wait for it: far more than 1 in 50 are slow.
+        let slow = r.latency.len() as f64 * (1.0 - 0.9);
+        assert!(
+            r.latency.percentile_ns(90.0) > 20_000_000,
+            "p90 {} ns, {slow}",
+            r.latency.percentile_ns(90.0)
+        );
+    }
+
+    #[test]
+    fn no_keepalive_open_model() {
+        let s = redirect_server();
+        let mut p = plan(&s.url());
+        p.keepalive = false;
+        p.arrival = Arrival::Open {
+            rate_per_sec: 1000.0,
+        };
+        p.stop = Stop::Requests(100);
+        let r = run(&p);
+        assert_eq!(r.counts.ok, 100, "{:?}", r.counts);
+        assert_eq!(s.accepts(), 100);
+    }
+}
