@@ -109,7 +109,7 @@ mod accounting {
     #[test]
     fn failed_status_is_its_own_outcome() {
         let s = Server::spawn(|mut c| {
-            let mut i = 0;
+            let mut i = 0u32;
             while c.next_request().is_some() {
                 i += 1;
                 let resp: &[u8] = if i.is_multiple_of(2) {
