@@ -63,15 +63,17 @@ pub fn parse<'a>(buf: &'a [u8], limits: &Limits) -> Parsed<'a> {
         Err(httparse::Error::TooManyHeaders) => return Parsed::Error(ParseError::HeadTooLarge),
         Err(_) => return Parsed::Error(ParseError::Malformed),
     };
-    if head_len > limits.max_head_bytes {
-        return Parsed::Error(ParseError::HeadTooLarge);
-    }
     let (Some(method_raw), Some(target), Some(minor_version)) = (req.method, req.path, req.version)
     else {
         return Parsed::Error(ParseError::Malformed);
     };
+    // The target first: a head that is too big because of its target gets 414, as it would
+    // had it arrived in pieces.
     if target.len() > limits.max_target_bytes {
         return Parsed::Error(ParseError::TargetTooLong);
+    }
+    if head_len > limits.max_head_bytes {
+        return Parsed::Error(ParseError::HeadTooLarge);
     }
     let Some(path) = path_of(target.as_bytes()) else {
         return Parsed::Error(ParseError::Malformed);

@@ -467,6 +467,7 @@ impl Worker {
             lingering: false,
         });
         let index = self.conns.insert(conn);
+        metrics.set_open(self.conns.len);
         let conn = self.conns.get_mut(index).expect("just inserted");
         let token = Token(index + FIRST_CONN);
         if self
@@ -486,6 +487,7 @@ impl Worker {
     fn close(&mut self, index: usize) {
         if self.conns.remove(index).is_some() {
             self.shared.open.fetch_sub(1, Ordering::Relaxed);
+            self.metrics.worker(self.index).set_open(self.conns.len);
         }
     }
 

@@ -1,0 +1,207 @@
+//! Timeouts, the connection limit, graceful shutdown, and the image directory.
+
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use crate::common::{roundtrip, write_png, Avatar, Reader, TempDir};
+
+#[test]
+fn sigterm_stops_gracefully_and_finishes_in_flight_requests() {
+    for signal in ["TERM", "INT"] {
+        let mut server = Avatar::start(&[]);
+        let mut idle = server.connect();
+        roundtrip(&mut idle, b"GET / HTTP/1.1\r\nHost: t\r\n\r\n");
+        let mut busy = server.connect();
+        busy.write_all(b"GET /ff8800.svg HTTP/1.1\r\nHo").unwrap();
+        std::thread::sleep(Duration::from_millis(200));
+        server.signal(signal);
+        std::thread::sleep(Duration::from_millis(200));
+        // The idle connection is closed; the half-sent request still gets its answer, with a close.
+        assert!(
+            Reader::new().closed(&mut idle),
+            "idle connection left open after SIG{signal}"
+        );
+        busy.write_all(b"st: t\r\n\r\n").unwrap();
+        let mut reader = Reader::new();
+        let resp = reader.read(&mut busy, false);
+        assert_eq!(resp.status, 200);
+        assert_eq!(resp.header("connection"), Some("close"));
+        let status = server
+            .wait_exit(Duration::from_secs(15))
+            .expect("exit after SIGTERM");
+        assert!(status.success(), "{status:?}");
+        assert!(server.stderr.lock().unwrap().contains("avatar: stopped"));
+        // No longer accepting.
+        assert!(std::net::TcpStream::connect(server.addr).is_err());
+    }
+}
+
+#[test]
+fn shutdown_is_bounded_by_the_shutdown_timeout() {
+    let mut server = Avatar::start(&["--shutdown-timeout", "1", "--head-timeout", "60"]);
+    let mut slow = server.connect();
+    slow.write_all(b"GET / HTTP/1.1\r\n").unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    let start = Instant::now();
+    server.signal("TERM");
+    server
+        .wait_exit(Duration::from_secs(15))
+        .expect("exit within the shutdown timeout");
+    assert!(start.elapsed() < Duration::from_secs(10));
+}
+
+#[test]
+fn slowloris_head_times_out() {
+    let server = Avatar::start(&["--head-timeout", "1"]);
+    let mut s = server.connect();
+    let start = Instant::now();
+    // Trickle a head, one byte every 300 ms: the total, not each gap, is bounded.
+    let mut closed = false;
+    for &b in b"GET / HTTP/1.1\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" {
+        if s.write_all(&[b]).is_err() {
+            closed = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(300));
+        if start.elapsed() > Duration::from_secs(8) {
+            break;
+        }
+    }
+    assert!(
+        closed || Reader::new().closed(&mut s),
+        "slow head not cut off"
+    );
+    assert!(start.elapsed() < Duration::from_secs(9));
+    assert!(server.metric("avatar_timeouts_total{kind=\"head\"}") >= 1);
+}
+
+#[test]
+fn idle_keep_alive_times_out() {
+    let server = Avatar::start(&["--idle-timeout", "1"]);
+    let mut s = server.connect();
+    assert_eq!(
+        roundtrip(&mut s, b"GET / HTTP/1.1\r\nHost: t\r\n\r\n").status,
+        302
+    );
+    let start = Instant::now();
+    assert!(Reader::new().closed(&mut s), "idle connection not closed");
+    assert!(start.elapsed() < Duration::from_secs(9));
+    assert!(server.metric("avatar_timeouts_total{kind=\"idle\"}") >= 1);
+}
+
+#[test]
+fn connections_past_the_limit_are_closed_and_counted() {
+    let server = Avatar::start(&["--max-connections", "2", "--workers", "1"]);
+    let mut held: Vec<_> = (0..2).map(|_| server.connect()).collect();
+    for s in &mut held {
+        assert_eq!(
+            roundtrip(s, b"GET / HTTP/1.1\r\nHost: t\r\n\r\n").status,
+            302
+        );
+    }
+    let mut extra = server.connect();
+    let _ = extra.write_all(b"GET / HTTP/1.1\r\nHost: t\r\n\r\n");
+    let mut reader = Reader::new();
+    assert!(
+        reader.closed(&mut extra),
+        "connection past the limit was served"
+    );
+    assert!(reader.buf.is_empty());
+    // Free a slot for the metrics request.
+    drop(held.pop());
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(server.metric("avatar_connections_rejected_total"), 1);
+    // The held connection still works.
+    assert_eq!(
+        roundtrip(&mut held[0], b"GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n").status,
+        200
+    );
+}
+
+#[test]
+fn metrics_count_routes_and_parse_errors() {
+    let server = Avatar::start(&["--workers", "1"]);
+    let mut s = server.connect();
+    for _ in 0..3 {
+        roundtrip(&mut s, b"GET / HTTP/1.1\r\nHost: t\r\n\r\n");
+    }
+    roundtrip(
+        &mut server.connect(),
+        b"GET / HTTP/1.1\r\nHost: t\r\nContent-Length: 1\r\nTransfer-Encoding: chunked\r\n\r\n",
+    );
+    assert_eq!(
+        server.metric("avatar_requests_total{route=\"redirect\",status=\"302\"}"),
+        3
+    );
+    assert_eq!(
+        server.metric("avatar_parse_errors_total{kind=\"smuggling\"}"),
+        1
+    );
+    assert!(server.metric("avatar_connections_open") >= 2);
+}
+
+#[test]
+fn images_dir_serves_files_and_nothing_outside() {
+    let root = TempDir::new("images");
+    let dir = root.path().join("images");
+    std::fs::create_dir(&dir).unwrap();
+    for n in 1..=3 {
+        write_png(&dir.join(format!("Renard-{n}.png")), [n * 60, 0, 0]);
+    }
+    std::fs::write(root.path().join("secret.txt"), b"secret").unwrap();
+    let server = Avatar::start(&["--images", "3", "--images-dir", dir.to_str().unwrap()]);
+    let mut s = server.connect();
+    let resp = roundtrip(&mut s, b"GET / HTTP/1.1\r\nHost: t\r\n\r\n");
+    let loc = resp.header("location").unwrap().to_owned();
+    assert!(loc.starts_with("/images/Renard-"), "{loc}");
+    let resp = roundtrip(
+        &mut s,
+        format!("GET {loc} HTTP/1.1\r\nHost: t\r\n\r\n").as_bytes(),
+    );
+    assert_eq!(resp.status, 200);
+    assert_eq!(resp.header("content-type"), Some("image/png"));
+    assert_eq!(
+        resp.header("cache-control"),
+        Some("public, max-age=31536000, immutable")
+    );
+    assert!(resp.body.starts_with(b"\x89PNG"));
+    let etag = resp.header("etag").unwrap().to_owned();
+    let resp = roundtrip(
+        &mut s,
+        format!("GET {loc} HTTP/1.1\r\nHost: t\r\nIf-None-Match: {etag}\r\n\r\n").as_bytes(),
+    );
+    assert_eq!(resp.status, 304);
+    for path in [
+        "/images/../secret.txt",
+        "/images/%2e%2e/secret.txt",
+        "/images/..%2fsecret.txt",
+        "/images/",
+        "/images/Renard-9.png",
+        "/images//etc/passwd",
+    ] {
+        let resp = roundtrip(
+            &mut s,
+            format!("GET {path} HTTP/1.1\r\nHost: t\r\n\r\n").as_bytes(),
+        );
+        assert_eq!(resp.status, 404, "{path}");
+        assert!(!resp.body.windows(6).any(|w| w == b"secret"), "{path}");
+    }
+}
+
+#[test]
+fn images_dir_missing_a_located_file_is_a_setup_error() {
+    let dir = TempDir::new("images-missing");
+    write_png(&dir.path().join("Renard-1.png"), [1, 2, 3]);
+    let out = std::process::Command::new(crate::common::BIN)
+        .args([
+            "--images",
+            "2",
+            "--images-dir",
+            dir.path().to_str().unwrap(),
+            "--check",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("has no Renard-2.png"));
+}
