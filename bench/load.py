@@ -670,6 +670,7 @@ def setup_md(args, tools, results, argv, nofile):
         "",
         f"- Date: {datetime.datetime.now().astimezone().isoformat(timespec='seconds')}",
         f"- Command: `{' '.join(argv)}`",
+        f"- Commit: {sh('git -C ' + ROOT + ' rev-parse --short HEAD') or 'n/a'}",
         f"- CPU: {cpu}; nproc {os.cpu_count()}; kernel {platform.release()}",
         f"- Pinning: client `taskset -c {CLIENT_CPU}`, server `taskset -c {SERVER_CPU}` "
         f"(nginx master and worker both inherit CPU {SERVER_CPU})",
@@ -745,6 +746,7 @@ def main():
     def on_term(signum, frame):
         raise KeyboardInterrupt
     signal.signal(signal.SIGTERM, on_term)
+    signal.signal(signal.SIGINT, on_term)  # also when started with SIGINT ignored (a background job)
 
     raise_nofile()
     nofile = sh("ulimit -n")

@@ -102,6 +102,30 @@ EOF
 if [[ $? -eq 0 ]]; then ok "3 pipelined requests in one write get 3 responses, split head gets 1"; else fail "pipelining" "got $out responses"; fi
 
 out="$(py <<'EOF'
+import socket, sys, threading, time
+port, total = int(sys.argv[1]), 100000
+s = socket.create_connection(("127.0.0.1", port), timeout=10)
+# Pipeline far more than the socket buffers hold and read late: the server
+# must park its output on EAGAIN and resume reading once it drains.
+sender = threading.Thread(target=s.sendall, args=(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n" * total,))
+sender.start()
+time.sleep(0.5)
+got, tail = 0, b""
+while got < total:
+    d = s.recv(1 << 20)
+    if not d:
+        break
+    d = tail + d
+    got += d.count(b"\r\n\r\n")
+    tail = d[d.rfind(b"\r\n\r\n") + 4:]
+sender.join()
+print(got)
+sys.exit(0 if got == total else 1)
+EOF
+)"
+if [[ $? -eq 0 ]]; then ok "100000 pipelined requests to a slow reader all answered"; else fail "slow reader" "got $out responses"; fi
+
+out="$(py <<'EOF'
 import socket, sys
 port = int(sys.argv[1])
 s = socket.create_connection(("127.0.0.1", port), timeout=5)
