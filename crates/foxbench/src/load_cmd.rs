@@ -302,7 +302,7 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
                 .context("cannot write JSON to stdout")?;
             writeln!(out).context("cannot write JSON to stdout")?;
             if !args.quiet {
-                eprint!("{text}");
+                let _ = std::io::stderr().write_all(text.as_bytes());
             }
         }
         Some(path) => {
@@ -310,7 +310,10 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
             std::fs::write(path, json + "\n")
                 .with_context(|| format!("cannot write --json {path}"))?;
             if !args.quiet {
-                print!("{text}");
+                std::io::stdout()
+                    .lock()
+                    .write_all(text.as_bytes())
+                    .context("cannot write report")?;
             }
         }
         None => {
@@ -323,7 +326,7 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
     }
     if args.quiet {
         if let Some(w) = report.saturation_warning() {
-            eprintln!("foxbench: warning: {w}");
+            let _ = writeln!(std::io::stderr(), "foxbench: warning: {w}");
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -51,7 +51,7 @@ fn main() -> ExitCode {
                 .find(|l| !l.trim().is_empty())
                 .unwrap_or("invalid arguments");
             let first = first.trim_start_matches("error: ");
-            eprintln!("foxbench: {first} (see foxbench --help)");
+            let _ = writeln!(std::io::stderr(), "foxbench: {first} (see foxbench --help)");
             return ExitCode::from(exit::USAGE);
         }
     };

@@ -500,13 +500,15 @@ impl Worker {
             Ok(None) => {}
         }
         match stream.peer_addr() {
-            Ok(_) => self.established(idx, now),
+            Ok(_) => self.established(idx),
             Err(e) if e.kind() == io::ErrorKind::NotConnected => {}
             Err(e) => self.fail(idx, Failure::Connect(e.kind(), e.raw_os_error()), now),
         }
     }
 
-    fn established(&mut self, idx: usize, now: u64) {
+    fn established(&mut self, idx: usize) {
+        // A fresh clock read: the caller's `now` may be from before the connect started.
+        let now = now_ns(self.cfg.epoch);
         let slot = &mut self.slots[idx];
         slot.phase = Phase::Open;
         slot.failures = 0;
@@ -541,7 +543,7 @@ impl Worker {
             match stream.write(&self.cfg.batch[total - slot.unwritten..]) {
                 Ok(n) => {
                     if connecting {
-                        self.established(idx, now);
+                        self.established(idx);
                     }
                     let slot = &mut self.slots[idx];
                     slot.unwritten -= n;

@@ -159,6 +159,13 @@ mod connections {
         assert_eq!(s.accepts(), 300, "one connection per request");
         assert_eq!(r.counts.connections_opened, 300);
         assert_eq!(r.connect.len(), 300, "every connect is timed");
+        // Regression: connects were timed from a stale clock reading, as ~1 ns.
+        // A loopback connect is a syscall and a handshake: never under half a microsecond.
+        assert!(
+            r.connect.summary().min_us > 0.5,
+            "{:?}",
+            r.connect.summary()
+        );
         assert_eq!(s.requests(), 300);
     }
 

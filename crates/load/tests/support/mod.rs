@@ -144,6 +144,19 @@ impl Conn {
         }
     }
 
+    /// Takes the next `n` body bytes after a head (fewer at EOF).
+    pub fn take_body(&mut self, n: usize) -> Vec<u8> {
+        while self.buf.len() < n {
+            let mut tmp = [0u8; 4096];
+            match self.stream.read(&mut tmp) {
+                Ok(0) | Err(_) => break,
+                Ok(k) => self.buf.extend_from_slice(&tmp[..k]),
+            }
+        }
+        let n = n.min(self.buf.len());
+        self.buf.drain(..n).collect()
+    }
+
     /// Writes bytes, ignoring errors (the client may have gone).
     pub fn send(&mut self, bytes: &[u8]) -> bool {
         self.stream.write_all(bytes).is_ok()
