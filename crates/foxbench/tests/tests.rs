@@ -310,7 +310,7 @@ mod signals {
         let dir = std::env::temp_dir().join(format!("foxbench-sig-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let file = dir.join("r.json");
-        let mut child = foxbench()
+        let child = foxbench()
             .args([
                 "load",
                 "-d",
