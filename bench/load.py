@@ -238,6 +238,7 @@ class Oha(Tool):
             elif re.search(r"-j, --json", h):
                 self.json_flag = ["-j"]
             self.has_no_tui = "--no-tui" in h
+            self.has_worker_threads = "--worker-threads" in h
         return self.path
 
     def version(self):
@@ -250,6 +251,8 @@ class Oha(Tool):
         cmd = [self.path, "-z", f"{seconds}s", "-c", str(sc["c"]), "--redirect", "0"]
         if self.has_no_tui:
             cmd.append("--no-tui")
+        if self.has_worker_threads:
+            cmd += ["--worker-threads", "1"]  # its default is the number of cores, not the affinity mask
         if self.json_flag:
             cmd += self.json_flag
         if not sc["keepalive"]:
@@ -267,8 +270,11 @@ class Oha(Tool):
             s = j.get("summary", {})
             total = s.get("total")
             errors = {k: v for k, v in (j.get("errorDistribution") or {}).items()}
+            # Requests cut off by -z are not failures; wrk and hey drop them silently.
+            aborted = errors.pop("aborted due to deadline", 0)
             rps = completed / total if total else s.get("requestsPerSec")
-            return dict(completed=completed, rps=rps, errors=errors)
+            return dict(completed=completed, rps=rps, errors=errors,
+                        detail=dict(aborted_at_deadline=aborted))
         codes = re.findall(r"\[(\d{3})\]\s+(\d+) responses", out)
         completed = sum(int(n) for _, n in codes) if codes else None
         total = num(r"^\s*Total:\s*([\d.]+) secs", out)
@@ -276,7 +282,7 @@ class Oha(Tool):
         errors = {}
         e = re.search(r"Error distribution:\n((?:\s*\[\d+\].*\n?)*)", out)
         if e:
-            n = sum(int(x) for x in re.findall(r"^\s*\[(\d+)\]", e.group(1), re.M))
+            n = sum(int(x) for x in re.findall(r"^\s*\[(\d+)\] (?!aborted due to deadline)", e.group(1), re.M))
             if n:
                 errors["error"] = n
         return dict(completed=completed, rps=rps, errors=errors)
@@ -674,8 +680,8 @@ def setup_md(args, tools, results, argv, nofile):
         f"- CPU: {cpu}; nproc {os.cpu_count()}; kernel {platform.release()}",
         f"- Pinning: client `taskset -c {CLIENT_CPU}`, server `taskset -c {SERVER_CPU}` "
         f"(nginx master and worker both inherit CPU {SERVER_CPU})",
-        f"- Each tool runs with one thread: wrk -t1, h2load -t1 --h1, hey -cpus 1, oha on one "
-        f"CPU (its runtime sizes itself to the affinity mask), foxbench -t 1; ab is single-threaded",
+        f"- Each tool runs with one thread: wrk -t1, h2load -t1 --h1, hey -cpus 1, "
+        f"oha --worker-threads 1, foxbench -t 1; ab is single-threaded",
         f"- net.core.somaxconn = {read('/proc/sys/net/core/somaxconn')}",
         f"- net.ipv4.ip_local_port_range = {read('/proc/sys/net/ipv4/ip_local_port_range')}",
         f"- net.ipv4.tcp_tw_reuse = {read('/proc/sys/net/ipv4/tcp_tw_reuse')}",
