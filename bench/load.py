@@ -29,6 +29,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 CLK_TCK = os.sysconf("SC_CLK_TCK")
+LOADAVG_START = "n/a"
 CLIENT_CPU = "0"
 SERVER_CPU = "1"
 AVATAR_PREFIX = b"https://avatar.example/Renard-"
@@ -322,7 +323,11 @@ class Foxbench(Tool):
         except ValueError:
             return dict(completed=None, rps=None, errors={})
         req = j.get("requests", {})
-        errors = {k: v for k, v in (j.get("errors") or {}).items() if v}
+        # The contract's kinds; finer sub-kinds (connect_refused, ...) go to detail so
+        # nothing is counted twice.
+        all_errors = j.get("errors") or {}
+        errors = {k: all_errors[k] for k in ("connect", "write", "read", "parse", "timeout")
+                  if all_errors.get(k)}
         if req.get("failed_status"):
             errors["status"] = req["failed_status"]
         completed = req.get("completed")
@@ -331,7 +336,8 @@ class Foxbench(Tool):
         rps = (j.get("throughput") or {}).get("requests_per_sec")
         return dict(completed=completed, rps=rps, errors=errors,
                     detail=dict(sent=req.get("sent"), in_flight=req.get("in_flight"),
-                                elapsed_s=j.get("elapsed_s")))
+                                elapsed_s=j.get("elapsed_s"),
+                                error_kinds={k: v for k, v in all_errors.items() if v}))
 
 
 TOOLS = {t.name: t for t in (Wrk(), Ab(), H2load(), Oha(), Hey(), Foxbench())}
@@ -686,6 +692,8 @@ def setup_md(args, tools, results, argv, nofile):
         f"- net.ipv4.ip_local_port_range = {read('/proc/sys/net/ipv4/ip_local_port_range')}",
         f"- net.ipv4.tcp_tw_reuse = {read('/proc/sys/net/ipv4/tcp_tw_reuse')}",
         f"- ulimit -n for tools and servers: {nofile}",
+        f"- Load average (1/5/15 min) at start: {LOADAVG_START}; at end: {read('/proc/loadavg')} "
+        f"(the machine is shared: other jobs may have run during the benchmark)",
         f"- Repeats {args.repeats}, ~{args.seconds} s per run, tools alternated A B C A B C; "
         f"ab and h2load use -n sized from an unrecorded calibration run (which is also their warm-up)",
         "",
@@ -756,6 +764,8 @@ def main():
 
     raise_nofile()
     nofile = sh("ulimit -n")
+    global LOADAVG_START
+    LOADAVG_START = read("/proc/loadavg")
     tmp = tempfile.mkdtemp(prefix="foxbench-load-")
     results = {}
     try:
