@@ -682,7 +682,9 @@ def setup_md(args, tools, results, argv, nofile):
         "",
         f"- Date: {datetime.datetime.now().astimezone().isoformat(timespec='seconds')}",
         f"- Command: `{' '.join(argv)}`",
-        f"- Commit: {sh('git -C ' + ROOT + ' rev-parse --short HEAD') or 'n/a'}",
+        f"- Commit: {sh('git -C ' + ROOT + ' rev-parse --short HEAD') or 'n/a'}; files changed "
+        f"but not committed under crates/ and targets/: "
+        f"{sh('git -C ' + ROOT + ' status --porcelain crates targets | wc -l') or 'n/a'}",
         f"- CPU: {cpu}; nproc {os.cpu_count()}; kernel {platform.release()}",
         f"- Pinning: client `taskset -c {CLIENT_CPU}`, server `taskset -c {SERVER_CPU}` "
         f"(nginx master and worker both inherit CPU {SERVER_CPU})",
