@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-pub use response::{parse_head, Chunked, Framing, Head, ParseError, MAX_HEAD};
+pub use response::{parse_head, Chunked, Framer, Framing, Head, ParseError, Step, MAX_HEAD};
 pub use stats::Latency;
 pub use target::{parse_header, RequestSpec, Target, TargetError};
 

@@ -153,6 +153,158 @@ fn last_token(v: &[u8]) -> &[u8] {
     trim(v.rsplit(|&b| b == b',').next().unwrap_or(v))
 }
 
+/// Where a [`Framer`] is in the response stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// Waiting for a response head.
+    Head,
+    /// Counting down a Content-Length body.
+    Length { left: u64, status: u16, close: bool },
+    /// Inside a chunked body.
+    Chunked {
+        dec: Chunked,
+        status: u16,
+        close: bool,
+    },
+    /// Reading until the server closes.
+    UntilClose { status: u16 },
+}
+
+/// What [`Framer::next`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// A response ended after `used` bytes of the input.
+    Complete {
+        /// Its status code.
+        status: u16,
+        /// The server will close the connection after it.
+        close: bool,
+        /// Bytes of the input consumed up to its end.
+        used: usize,
+    },
+    /// The input ran out inside a body: all of it was consumed.
+    Body,
+    /// The input ran out inside a head. Only `used` bytes (skipped 1xx heads) were
+    /// consumed: the caller must present the rest again, followed by more.
+    PartialHead {
+        /// Bytes consumed before the partial head.
+        used: usize,
+    },
+}
+
+/// Finds where responses end in a byte stream without storing their bodies.
+///
+/// One per connection. Heads are parsed by httparse; bodies are counted through
+/// (Content-Length), decoded incrementally (chunked) or run to the close (HTTP/1.0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Framer {
+    state: State,
+}
+
+impl Default for Framer {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Framer {
+    /// A framer at the start of a response.
+    pub fn new() -> Self {
+        Self { state: State::Head }
+    }
+
+    /// True between responses (nothing of the next one seen yet).
+    pub fn between_responses(&self) -> bool {
+        self.state == State::Head
+    }
+
+    /// Consumes `data` up to the end of the next response, or all of it.
+    ///
+    /// Interim (1xx) responses are skipped. `head_request` means the request was HEAD, so
+    /// the response has no body whatever its headers say.
+    pub fn next(&mut self, data: &[u8], head_request: bool) -> Result<Step, ParseError> {
+        let mut i = 0;
+        loop {
+            match &mut self.state {
+                State::Head => {
+                    let Some(h) = parse_head(&data[i..], head_request)? else {
+                        return Ok(Step::PartialHead { used: i });
+                    };
+                    i += h.len;
+                    if h.interim {
+                        continue;
+                    }
+                    self.state = match h.framing {
+                        Framing::Empty => {
+                            return Ok(Step::Complete {
+                                status: h.status,
+                                close: h.close,
+                                used: i,
+                            })
+                        }
+                        Framing::Length(left) => State::Length {
+                            left,
+                            status: h.status,
+                            close: h.close,
+                        },
+                        Framing::Chunked => State::Chunked {
+                            dec: Chunked::new(),
+                            status: h.status,
+                            close: h.close,
+                        },
+                        Framing::UntilClose => State::UntilClose { status: h.status },
+                    };
+                }
+                State::Length {
+                    left,
+                    status,
+                    close,
+                } => {
+                    let take = (data.len() - i).min(usize::try_from(*left).unwrap_or(usize::MAX));
+                    i += take;
+                    *left -= take as u64;
+                    if *left > 0 {
+                        return Ok(Step::Body);
+                    }
+                    let done = Step::Complete {
+                        status: *status,
+                        close: *close,
+                        used: i,
+                    };
+                    self.state = State::Head;
+                    return Ok(done);
+                }
+                State::Chunked { dec, status, close } => {
+                    let (n, end) = dec.feed(&data[i..])?;
+                    i += n;
+                    if !end {
+                        return Ok(Step::Body);
+                    }
+                    let done = Step::Complete {
+                        status: *status,
+                        close: *close,
+                        used: i,
+                    };
+                    self.state = State::Head;
+                    return Ok(done);
+                }
+                State::UntilClose { .. } => return Ok(Step::Body),
+            }
+        }
+    }
+
+    /// The connection reached EOF: returns the status of a close-delimited response that
+    /// this completes, if one was in progress. The framer is reset either way.
+    pub fn eof(&mut self) -> Option<u16> {
+        let status = match self.state {
+            State::UntilClose { status } => Some(status),
+            _ => None,
+        };
+        self.state = State::Head;
+        status
+    }
+}
+
 /// Where the chunked decoder is inside a body.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum ChunkState {
@@ -539,6 +691,121 @@ mod tests {
                 .as_slice(),
             4 + 255 + 7,
         );
+    }
+
+    /// Drives a framer over `stream` delivered in pieces cut at `cuts`, the way the worker
+    /// does: a partial head is kept and presented again with the next piece.
+    fn frame_all(
+        stream: &[u8],
+        cuts: &[usize],
+        head_request: bool,
+    ) -> Result<Vec<u16>, ParseError> {
+        let mut f = Framer::new();
+        let mut out = Vec::new();
+        let mut pending: Vec<u8> = Vec::new();
+        let mut bounds: Vec<usize> = cuts.iter().map(|&c| c.min(stream.len())).collect();
+        bounds.push(stream.len());
+        bounds.sort_unstable();
+        let mut prev = 0;
+        for b in bounds {
+            pending.extend_from_slice(&stream[prev..b]);
+            prev = b;
+            let mut i = 0;
+            while i < pending.len() {
+                match f.next(&pending[i..], head_request)? {
+                    Step::Complete { status, used, .. } => {
+                        assert!(used > 0 && i + used <= pending.len());
+                        out.push(status);
+                        i += used;
+                    }
+                    Step::Body => i = pending.len(),
+                    Step::PartialHead { used } => {
+                        i += used;
+                        break;
+                    }
+                }
+            }
+            pending.drain(..i);
+        }
+        if let Some(status) = f.eof() {
+            out.push(status);
+        }
+        Ok(out)
+    }
+
+    fn response_strategy() -> impl proptest::strategy::Strategy<Value = (Vec<u8>, u16)> {
+        use proptest::prelude::*;
+        prop_oneof![
+            // 204 and 304 never have a body; they get their own arm.
+            (
+                (200u16..600).prop_filter("no body", |s| *s != 204 && *s != 304),
+                proptest::collection::vec(any::<u8>(), 0..300)
+            )
+                .prop_map(|(st, body)| {
+                    let mut r =
+                        format!("HTTP/1.1 {st} X\r\nContent-Length: {}\r\n\r\n", body.len())
+                            .into_bytes();
+                    r.extend_from_slice(&body);
+                    (r, st)
+                }),
+            (proptest::collection::vec(1usize..70, 0..5), any::<bool>()).prop_map(
+                |(chunks, trailer)| {
+                    let mut r = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec();
+                    for n in chunks {
+                        r.extend_from_slice(format!("{n:x};e=1\r\n").as_bytes());
+                        r.extend(std::iter::repeat_n(b'z', n));
+                        r.extend_from_slice(b"\r\n");
+                    }
+                    r.extend_from_slice(b"0\r\n");
+                    if trailer {
+                        r.extend_from_slice(b"T: v\r\n");
+                    }
+                    r.extend_from_slice(b"\r\n");
+                    (r, 200)
+                }
+            ),
+            Just((
+                b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 204 No Content\r\n\r\n".to_vec(),
+                204
+            )),
+            Just((
+                b"HTTP/1.1 304 Not Modified\r\nContent-Length: 99\r\n\r\n".to_vec(),
+                304
+            )),
+        ]
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn framer_finds_every_response_wherever_reads_split(
+            responses in proptest::collection::vec(response_strategy(), 1..8),
+            cuts in proptest::collection::vec(0usize..4000, 0..12),
+            close_delimited_last in proptest::bool::ANY,
+        ) {
+            let mut stream = Vec::new();
+            let mut want = Vec::new();
+            for (bytes, status) in &responses {
+                stream.extend_from_slice(bytes);
+                want.push(*status);
+            }
+            if close_delimited_last {
+                stream.extend_from_slice(b"HTTP/1.0 203 Fine\r\n\r\nto the end");
+                want.push(203);
+            }
+            proptest::prop_assert_eq!(frame_all(&stream, &cuts, false).unwrap(), want);
+        }
+
+        #[test]
+        fn framer_never_panics_on_garbage(
+            bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..600),
+            cuts in proptest::collection::vec(0usize..600, 0..6),
+            head in proptest::bool::ANY,
+        ) {
+            let _ = frame_all(&bytes, &cuts, head);
+            let mut with_head = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec();
+            with_head.extend_from_slice(&bytes);
+            let _ = frame_all(&with_head, &cuts, head);
+        }
     }
 
     #[test]

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use mio::net::TcpStream;
 use mio::{Events, Interest, Poll, Token};
 
-use crate::response::{parse_head, Chunked, Framing, ParseError};
+use crate::response::{Framer, ParseError, Step};
 use crate::{Control, Counts, LoadError, StatusSet};
 use stats::Latency;
 
@@ -93,22 +93,6 @@ enum Phase {
     Open,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Body {
-    /// Waiting for a response head.
-    Head,
-    /// Counting down a Content-Length body.
-    Length { left: u64, status: u16, close: bool },
-    /// Inside a chunked body.
-    Chunked {
-        dec: Chunked,
-        status: u16,
-        close: bool,
-    },
-    /// Reading until the server closes.
-    UntilClose { status: u16 },
-}
-
 struct Slot {
     stream: Option<TcpStream>,
     generation: u32,
@@ -123,7 +107,7 @@ struct Slot {
     unwritten: usize,
     /// Since when the oldest request in flight has been waiting (for the timeout).
     wait_since_ns: u64,
-    body: Body,
+    framer: Framer,
     /// Start of a response head split across reads.
     leftover: Vec<u8>,
     /// Connections this slot has opened.
@@ -217,7 +201,7 @@ pub(crate) fn run(cfg: Config) -> Result<WorkerResult, LoadError> {
             inflight: VecDeque::with_capacity(cfg.pipeline),
             unwritten: 0,
             wait_since_ns: 0,
-            body: Body::Head,
+            framer: Framer::new(),
             leftover: Vec::new(),
             opened: 0,
             listed: false,
@@ -416,7 +400,7 @@ impl Worker {
         let slot = &mut self.slots[idx];
         slot.generation = slot.generation.wrapping_add(1);
         slot.since_ns = now;
-        slot.body = Body::Head;
+        slot.framer = Framer::new();
         slot.leftover.clear();
         let mut stream = match TcpStream::connect(self.cfg.addr) {
             Ok(s) => s,
@@ -642,11 +626,10 @@ impl Worker {
 
     fn eof(&mut self, idx: usize, now: u64) {
         let slot = &mut self.slots[idx];
-        if let Body::UntilClose { status } = slot.body {
+        if let Some(status) = slot.framer.eof() {
             if let Some(start) = slot.inflight.pop_front() {
                 self.rec.response(status, start, now);
             }
-            slot.body = Body::Head;
             self.close_and_replace(idx, Failure::Read, now);
         } else if slot.inflight.is_empty() {
             self.rec.counts.closed_by_server += 1;
@@ -697,7 +680,7 @@ impl Worker {
         slot.stream = None; // close(2) also removes the socket from the epoll set
         slot.phase = Phase::Closed;
         slot.unwritten = 0;
-        slot.body = Body::Head;
+        slot.framer = Framer::new();
         slot.leftover.clear();
         slot.generation = slot.generation.wrapping_add(1);
         // Back off only on repeated connect failures: 0, 1, 2, 4 ... 64 ms.
@@ -848,82 +831,35 @@ fn feed_slice(
 ) -> Result<Flow, ParseError> {
     let mut i = 0;
     while i < data.len() {
-        let done: Option<(u16, bool)> = match &mut slot.body {
-            Body::Head => {
-                if slot.inflight.is_empty() {
-                    // Bytes nobody asked for (a body longer than its Content-Length, or
-                    // a response sent early). Like wrk, they are read as the start of the
-                    // next response, which then fails to parse: the error is charged to
-                    // a request, and the conservation law holds.
-                    if slot.leftover.len() + data.len() - i > crate::MAX_HEAD {
-                        return Err(ParseError::HeadTooLarge);
-                    }
-                    slot.leftover.extend_from_slice(&data[i..]);
-                    return Ok(Flow::Continue);
-                }
-                match parse_head(&data[i..], head_request)? {
-                    None => {
-                        slot.leftover.extend_from_slice(&data[i..]);
-                        return Ok(Flow::Continue);
-                    }
-                    Some(h) => {
-                        i += h.len;
-                        if h.interim {
-                            continue;
-                        }
-                        match h.framing {
-                            Framing::Empty => Some((h.status, h.close)),
-                            Framing::Length(left) => {
-                                slot.body = Body::Length {
-                                    left,
-                                    status: h.status,
-                                    close: h.close,
-                                };
-                                None
-                            }
-                            Framing::Chunked => {
-                                slot.body = Body::Chunked {
-                                    dec: Chunked::new(),
-                                    status: h.status,
-                                    close: h.close,
-                                };
-                                None
-                            }
-                            Framing::UntilClose => {
-                                slot.body = Body::UntilClose { status: h.status };
-                                None
-                            }
-                        }
-                    }
-                }
+        if slot.inflight.is_empty() && slot.framer.between_responses() {
+            // Bytes nobody asked for (a body longer than its Content-Length, or a
+            // response sent early). Like wrk, they are read as the start of the next
+            // response, which then fails to parse: the error is charged to a request,
+            // and the conservation law holds.
+            if slot.leftover.len() + data.len() - i > crate::MAX_HEAD {
+                return Err(ParseError::HeadTooLarge);
             }
-            Body::Length {
-                left,
+            slot.leftover.extend_from_slice(&data[i..]);
+            return Ok(Flow::Continue);
+        }
+        match slot.framer.next(&data[i..], head_request)? {
+            Step::Complete {
                 status,
                 close,
+                used,
             } => {
-                let take = (data.len() - i).min(usize::try_from(*left).unwrap_or(usize::MAX));
-                i += take;
-                *left -= take as u64;
-                (*left == 0).then_some((*status, *close))
+                i += used;
+                let start = slot.inflight.pop_front().unwrap_or(now);
+                rec.response(status, start, now);
+                slot.wait_since_ns = now;
+                if close || !keepalive {
+                    return Ok(Flow::Close);
+                }
             }
-            Body::Chunked { dec, status, close } => {
-                let (n, end) = dec.feed(&data[i..])?;
-                i += n;
-                end.then_some((*status, *close))
-            }
-            Body::UntilClose { .. } => {
-                i = data.len();
-                None
-            }
-        };
-        if let Some((status, close)) = done {
-            slot.body = Body::Head;
-            let start = slot.inflight.pop_front().unwrap_or(now);
-            rec.response(status, start, now);
-            slot.wait_since_ns = now;
-            if close || !keepalive {
-                return Ok(Flow::Close);
+            Step::Body => return Ok(Flow::Continue),
+            Step::PartialHead { used } => {
+                slot.leftover.extend_from_slice(&data[i + used..]);
+                return Ok(Flow::Continue);
             }
         }
     }
