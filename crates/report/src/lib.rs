@@ -249,14 +249,16 @@ impl LoadReport {
         };
         let _ = writeln!(
             o,
-            "  {model}, {}, {} connections, {} threads, pipeline {}, {stop}{}",
+            "  {model}, {}, {} connection{}, {} thread{}, pipeline {}, {stop}{}",
             if c.keepalive {
                 "keep-alive"
             } else {
                 "new connection per request"
             },
             c.connections,
+            if c.connections == 1 { "" } else { "s" },
             c.threads,
+            if c.threads == 1 { "" } else { "s" },
             c.pipeline,
             if self.interrupted {
                 " (interrupted)"

@@ -136,26 +136,33 @@ impl Latency {
         }
     }
 
-    /// Share of samples in each of `bars` equal-width buckets between min and max.
-    ///
-    /// Used for the text histogram in reports. Returns (upper bound µs, count) pairs.
+    /// Sample counts in `bars` buckets between min and max, spaced logarithmically so a
+    /// long tail stays readable. Returns (upper bound µs, count) pairs; counts sum to len.
     pub fn buckets(&self, bars: usize) -> Vec<(f64, u64)> {
         if self.hist.is_empty() || bars == 0 {
             return Vec::new();
         }
-        let lo = self.hist.min();
-        let hi = self.hist.max().max(lo + 1);
-        let width = (hi - lo).div_ceil(bars as u64).max(1);
+        let lo = self.hist.min().max(1) as f64;
+        let hi = self.hist.max().max(self.hist.min() + 1) as f64;
+        let ratio = (hi / lo).powf(1.0 / bars as f64);
         let mut out = Vec::with_capacity(bars);
         let mut below = 0u64;
-        for i in 1..=bars as u64 {
-            let upper = lo.saturating_add(width * i).min(hi);
+        for i in 1..=bars {
+            let upper = if i == bars {
+                self.hist.max()
+            } else {
+                (lo * ratio.powi(i as i32)) as u64
+            };
             let upto = self.hist.count_between(0, upper);
-            out.push((upper as f64 / 1_000.0, upto - below));
-            below = upto;
-            if upper >= hi {
-                break;
+            if upto > below || i == bars {
+                out.push((upper as f64 / 1_000.0, upto - below));
             }
+            below = upto;
+        }
+        // Values equivalent to max at the histogram's precision may sit above it.
+        let rest = self.hist.len() - below;
+        if let Some(last) = out.last_mut() {
+            last.1 += rest;
         }
         out
     }
@@ -269,6 +276,19 @@ mod tests {
         let b = h.buckets(10);
         assert_eq!(b.iter().map(|x| x.1).sum::<u64>(), 1000);
         assert!(b.len() <= 10);
+        assert!(
+            b.windows(2).all(|w| w[0].0 < w[1].0),
+            "ascending bounds: {b:?}"
+        );
+        // Log spacing: a long tail does not swallow the body of the distribution.
+        let mut tail = Latency::new();
+        for _ in 0..10_000 {
+            tail.record_ns(50_000);
+        }
+        tail.record_ns(50_000_000);
+        let b = tail.buckets(20);
+        assert_eq!(b.iter().map(|x| x.1).sum::<u64>(), 10_001);
+        assert!(b.first().unwrap().0 < 100.0, "{b:?}");
     }
 
     proptest! {
