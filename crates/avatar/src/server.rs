@@ -542,12 +542,15 @@ impl ConnIo<'_> {
     fn drive(&mut self, conn: &mut Conn) -> Action {
         if !conn.output.is_empty() {
             match write_nb(&mut conn.stream, &conn.output) {
+                // Only progress extends the deadline: a peer that never reads but sends a
+                // byte now and then wakes us with nothing written, and must still time out.
+                Ok(0) => {}
                 Ok(n) => {
                     conn.output.drain(..n);
+                    conn.deadline_s = self.now_s.saturating_add(self.timers.idle_s);
                 }
                 Err(_) => return Action::Close,
             }
-            conn.deadline_s = self.now_s.saturating_add(self.timers.idle_s);
             if !conn.output.is_empty() {
                 return Action::Keep;
             }
@@ -612,7 +615,11 @@ impl ConnIo<'_> {
                         conn.output.extend_from_slice(&self.wbuf[n..]);
                         conn.input.extend_from_slice(&self.rbuf[pos..total]);
                         self.wbuf.clear();
-                        conn.deadline_s = self.now_s.saturating_add(self.timers.idle_s);
+                        // Waiting for the peer to read is idle time, not a head in progress.
+                        conn.in_head = false;
+                        if n > 0 {
+                            conn.deadline_s = self.now_s.saturating_add(self.timers.idle_s);
+                        }
                         return Action::Keep;
                     }
                     Err(_) => {
@@ -636,7 +643,10 @@ impl ConnIo<'_> {
                     conn.output.extend_from_slice(&self.wbuf[n..]);
                     self.wbuf.clear();
                     conn.close_after_write = closing || eof;
-                    conn.deadline_s = self.now_s.saturating_add(self.timers.idle_s);
+                    conn.in_head = false;
+                    if n > 0 {
+                        conn.deadline_s = self.now_s.saturating_add(self.timers.idle_s);
+                    }
                     return Action::Keep;
                 }
                 self.wbuf.clear();

@@ -311,3 +311,22 @@ pub fn write_png(path: &Path, rgb: [u8; 3]) {
     let data: Vec<u8> = (0..16).flat_map(|_| rgb).collect();
     w.write_image_data(&data).unwrap();
 }
+
+/// Connects with a receive buffer of about `rcvbuf_bytes`, set before the handshake so the
+/// window really is that small.
+#[track_caller]
+pub fn connect_with_rcvbuf(addr: SocketAddr, rcvbuf_bytes: usize) -> TcpStream {
+    let socket = socket2::Socket::new(
+        socket2::Domain::for_address(addr),
+        socket2::Type::STREAM,
+        Some(socket2::Protocol::TCP),
+    )
+    .unwrap();
+    socket.set_recv_buffer_size(rcvbuf_bytes).unwrap();
+    socket.connect_timeout(&addr.into(), IO_TIMEOUT).unwrap();
+    let s: TcpStream = socket.into();
+    s.set_read_timeout(Some(IO_TIMEOUT)).unwrap();
+    s.set_write_timeout(Some(IO_TIMEOUT)).unwrap();
+    s.set_nodelay(true).unwrap();
+    s
+}

@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-use crate::common::{roundtrip, write_png, Avatar, Reader, TempDir};
+use crate::common::{connect_with_rcvbuf, roundtrip, write_png, Avatar, Reader, TempDir};
 
 #[test]
 fn sigterm_stops_gracefully_and_finishes_in_flight_requests() {
@@ -204,4 +204,42 @@ fn images_dir_missing_a_located_file_is_a_setup_error() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("has no Renard-2.png"));
+}
+
+#[test]
+fn review_1_non_reader_sending_bytes_still_times_out() {
+    // A 16 MiB file is far more than the loopback socket buffers hold, so output stays pending.
+    let dir = TempDir::new("nonreader");
+    std::fs::write(dir.path().join("big.bin"), vec![7u8; 16 << 20]).unwrap();
+    let location = "https://avatar.example/{n}.png";
+    let server = Avatar::start(&[
+        "--idle-timeout",
+        "3",
+        "--images-dir",
+        dir.path().to_str().unwrap(),
+        "--images",
+        "1",
+        "--location",
+        location,
+    ]);
+    let mut s = connect_with_rcvbuf(server.addr, 4096);
+    s.write_all(b"GET /images/big.bin HTTP/1.1\r\nHost: t\r\n\r\n")
+        .unwrap();
+    let start = Instant::now();
+    // Never read; send a byte a second, each one a wake-up with nothing written.
+    let mut closed = false;
+    while start.elapsed() < Duration::from_secs(25) {
+        std::thread::sleep(Duration::from_secs(1));
+        if s.write_all(b"\n").is_err() {
+            closed = true;
+            break;
+        }
+    }
+    assert!(closed, "a peer that never reads kept its connection");
+    assert!(
+        start.elapsed() < Duration::from_secs(15),
+        "closed only after {:?}",
+        start.elapsed()
+    );
+    assert!(server.metric("avatar_timeouts_total{kind=\"idle\"}") >= 1);
 }
