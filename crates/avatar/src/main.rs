@@ -52,7 +52,7 @@ struct Cli {
     #[arg(long, value_name = "N", default_value_t = 100_000)]
     max_connections: u64,
 
-    /// Seconds allowed to send a request head (slowloris guard).
+    /// Seconds allowed to send a request head, and then its body (slowloris guard).
     #[arg(long, value_name = "SECS", default_value_t = 10)]
     head_timeout: u64,
 

@@ -177,6 +177,8 @@ pub enum Timeout {
     Head,
     /// A keep-alive connection sat idle, or a peer stopped reading.
     Idle,
+    /// A request body took longer than the head timeout after its head.
+    Body,
 }
 
 const ROUTES: usize = Route::ALL.len();
@@ -189,7 +191,7 @@ const PARSE_ERRORS: usize = ParseError::ALL.len();
 pub struct WorkerMetrics {
     requests: [[AtomicU64; STATUSES]; ROUTES],
     parse_errors: [AtomicU64; PARSE_ERRORS],
-    timeouts: [AtomicU64; 2],
+    timeouts: [AtomicU64; 3],
     accepted: AtomicU64,
     rejected: AtomicU64,
     open: AtomicU64,
@@ -310,7 +312,11 @@ impl Metrics {
             "# HELP avatar_timeouts_total Connections closed by a timer, by kind."
         )?;
         writeln!(out, "# TYPE avatar_timeouts_total counter")?;
-        for (kind, label) in [(Timeout::Head, "head"), (Timeout::Idle, "idle")] {
+        for (kind, label) in [
+            (Timeout::Head, "head"),
+            (Timeout::Idle, "idle"),
+            (Timeout::Body, "body"),
+        ] {
             let n = self.sum(|w| &w.timeouts[kind as usize]);
             writeln!(out, "avatar_timeouts_total{{kind=\"{label}\"}} {n}")?;
         }

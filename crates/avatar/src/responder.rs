@@ -23,6 +23,9 @@ use crate::svg;
 pub struct ConnState {
     /// Bytes of a request body still to be read and thrown away.
     pub body_remaining: u64,
+    /// A head with a body completed since the caller last cleared this; the caller starts the
+    /// body's deadline then, so a trickled body cannot extend it.
+    pub body_started: bool,
 }
 
 /// What the connection should do after [`Responder::respond`].
@@ -309,6 +312,7 @@ impl Responder {
             return true;
         }
         conn.body_remaining = req.content_length;
+        conn.body_started |= req.content_length > 0;
         let head_only = req.method == Method::Head;
         let (route, status, body_len) = if req.method == Method::Other {
             self.error(Status::MethodNotAllowed, close, keep_alive_10, out);

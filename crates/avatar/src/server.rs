@@ -200,6 +200,8 @@ struct Conn {
     deadline_s: u32,
     /// A partial head is waiting (its deadline is the head timeout).
     in_head: bool,
+    /// A request body is being drained (its deadline is one head timeout from its head).
+    in_body: bool,
     /// Close (lingering) once `output` is written.
     close_after_write: bool,
     /// Half-closed by us; reading and discarding until the peer closes.
@@ -391,6 +393,8 @@ impl Worker {
                 if !conn.lingering {
                     let kind = if conn.in_head {
                         Timeout::Head
+                    } else if conn.in_body {
+                        Timeout::Body
                     } else {
                         Timeout::Idle
                     };
@@ -463,6 +467,7 @@ impl Worker {
             output: Vec::new(),
             deadline_s: self.now_s.saturating_add(self.timers.head_s),
             in_head: true,
+            in_body: false,
             close_after_write: false,
             lingering: false,
         });
@@ -660,7 +665,17 @@ impl ConnIo<'_> {
             if eof {
                 return Action::Close;
             }
-            if conn.input.is_empty() {
+            if conn.state.body_remaining > 0 {
+                // The body's deadline is fixed when its head completes: bytes trickled into
+                // it (which leave no input behind) must not extend it.
+                if std::mem::take(&mut conn.state.body_started) {
+                    conn.in_head = false;
+                    conn.in_body = true;
+                    conn.deadline_s = self.now_s.saturating_add(self.timers.head_s);
+                }
+            } else if conn.input.is_empty() {
+                conn.state.body_started = false;
+                conn.in_body = false;
                 conn.in_head = false;
                 conn.deadline_s = self.now_s.saturating_add(self.timers.idle_s);
                 if self.shutting_down && conn.state.body_remaining == 0 {
@@ -668,6 +683,8 @@ impl ConnIo<'_> {
                 }
             } else if pos > 0 || !conn.in_head {
                 // A new head has started: it gets the whole head timeout, and no more.
+                conn.state.body_started = false;
+                conn.in_body = false;
                 conn.in_head = true;
                 conn.deadline_s = self.now_s.saturating_add(self.timers.head_s);
             }

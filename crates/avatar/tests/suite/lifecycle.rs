@@ -243,3 +243,47 @@ fn review_1_non_reader_sending_bytes_still_times_out() {
     );
     assert!(server.metric("avatar_timeouts_total{kind=\"idle\"}") >= 1);
 }
+
+#[test]
+fn review_2_trickled_body_is_cut_off() {
+    let server = Avatar::start(&["--head-timeout", "3", "--idle-timeout", "3"]);
+    let mut s = server.connect();
+    s.write_all(b"GET / HTTP/1.1\r\nHost: t\r\nContent-Length: 65536\r\n\r\n")
+        .unwrap();
+    let mut reader = Reader::new();
+    assert_eq!(reader.read(&mut s, false).status, 302);
+    // One body byte every 0.8 s: each one used to reset the idle deadline.
+    s.set_read_timeout(Some(Duration::from_millis(800)))
+        .unwrap();
+    let start = Instant::now();
+    let mut closed = false;
+    while start.elapsed() < Duration::from_secs(25) {
+        if s.write_all(b"x").is_err() || reader.closed(&mut s) {
+            closed = true;
+            break;
+        }
+    }
+    assert!(closed, "a trickled body kept its connection");
+    assert!(
+        start.elapsed() < Duration::from_secs(15),
+        "closed only after {:?}",
+        start.elapsed()
+    );
+    assert!(server.metric("avatar_timeouts_total{kind=\"body\"}") >= 1);
+}
+
+#[test]
+fn review_2_pipelined_bodies_each_get_their_own_deadline() {
+    // A fast client sending many requests with bodies is not cut off by the first body's deadline.
+    let server = Avatar::start(&["--head-timeout", "2", "--idle-timeout", "2"]);
+    let mut s = server.connect();
+    let mut reader = Reader::new();
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(5) {
+        s.write_all(b"GET /healthz HTTP/1.1\r\nHost: t\r\nContent-Length: 4\r\n\r\nab")
+            .unwrap();
+        assert_eq!(reader.read(&mut s, false).status, 200);
+        std::thread::sleep(Duration::from_millis(300));
+        s.write_all(b"cd").unwrap();
+    }
+}
