@@ -2,7 +2,8 @@
 //! instance (through mio), owning its connections.
 //!
 //! Per readiness a connection gets one `read` into the worker's shared buffer (a short read
-//! means the socket is drained, since registration is edge-triggered), every complete request
+//! means the socket is drained, since registration is edge-triggered; after the peer's FIN we
+//! read on to EOF, since a FIN that came with the data raises no new edge), every complete request
 //! in it is answered into the worker's output buffer, and that buffer goes out in one `write`.
 //! A connection is registered once, for both directions, so a request costs no `epoll_ctl`.
 //! Bytes are kept per connection only when a head is split or the peer reads slowly.
@@ -206,6 +207,8 @@ struct Conn {
     close_after_write: bool,
     /// Half-closed by us; reading and discarding until the peer closes.
     lingering: bool,
+    /// The peer has half-closed (or the socket has an error): read on to EOF.
+    peer_closed: bool,
 }
 
 enum Slot {
@@ -364,7 +367,10 @@ impl Worker {
                 match event.token() {
                     LISTENER => self.accept_all(),
                     WAKER => {}
-                    Token(t) => self.drive(t - FIRST_CONN),
+                    // A FIN that came with the data raises no new edge: pass it on.
+                    Token(t) => {
+                        self.drive(t - FIRST_CONN, event.is_read_closed() || event.is_error())
+                    }
                 }
             }
             self.flush_access_log();
@@ -470,6 +476,7 @@ impl Worker {
             in_body: false,
             close_after_write: false,
             lingering: false,
+            peer_closed: false,
         });
         let index = self.conns.insert(conn);
         metrics.set_open(self.conns.len);
@@ -496,11 +503,12 @@ impl Worker {
         }
     }
 
-    fn drive(&mut self, index: usize) {
+    fn drive(&mut self, index: usize, peer_closed: bool) {
         let shutting_down = self.shutdown_deadline.is_some();
         let Some(conn) = self.conns.get_mut(index) else {
             return;
         };
+        conn.peer_closed |= peer_closed;
         let action = if conn.lingering {
             linger(conn, &mut self.rbuf)
         } else {
@@ -580,7 +588,9 @@ impl ConnIo<'_> {
                         carried
                     }
                     Ok(n) => {
-                        more = carried + n == self.rbuf.len();
+                        // A short read means drained, unless the peer closed: then the EOF
+                        // is still to be read, and no new event will say so.
+                        more = carried + n == self.rbuf.len() || conn.peer_closed;
                         carried + n
                     }
                     Err(e) if e.kind() == io::ErrorKind::WouldBlock => {

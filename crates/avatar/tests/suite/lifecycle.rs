@@ -287,3 +287,24 @@ fn review_2_pipelined_bodies_each_get_their_own_deadline() {
         s.write_all(b"cd").unwrap();
     }
 }
+
+#[test]
+fn review_3_half_closed_client_is_answered_and_closed_promptly() {
+    let server = Avatar::start(&["--idle-timeout", "30"]);
+    for round in 0..20 {
+        let mut s = server.connect();
+        // The request and the FIN together: the FIN raises no edge of its own.
+        s.write_all(b"GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
+            .unwrap();
+        s.shutdown(std::net::Shutdown::Write).unwrap();
+        let start = Instant::now();
+        let mut reader = Reader::new();
+        assert_eq!(reader.read(&mut s, false).status, 200, "round {round}");
+        assert!(reader.closed(&mut s), "round {round}: not closed");
+        assert!(
+            start.elapsed() < Duration::from_secs(8),
+            "round {round}: closed only after {:?} (idle timeout 30 s)",
+            start.elapsed()
+        );
+    }
+}
