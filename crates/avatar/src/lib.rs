@@ -2,13 +2,15 @@
 //! foxes in any colour.
 //!
 //! This crate owns the whole service: settings ([`config`]), content ([`site`], [`svg`],
-//! [`images`]), the protocol ([`request`], [`responder`]) and the event loops ([`server`]).
-//! It depends on no other crate of the workspace, and nothing here touches a file or a socket
-//! except [`images`], [`site`] (at start) and [`server`].
+//! [`images`]), the protocol ([`request`], [`responder`]), the event loops ([`server`]) and the
+//! access log's writer ([`access_log`]). It depends on no other crate of the workspace, and
+//! nothing here touches a file or a socket except [`images`], [`site`] (at start), [`server`]
+//! and [`access_log`] (stdout).
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod access_log;
 pub mod config;
 pub mod date;
 pub mod etag;

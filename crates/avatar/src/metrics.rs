@@ -195,6 +195,7 @@ pub struct WorkerMetrics {
     accepted: AtomicU64,
     rejected: AtomicU64,
     open: AtomicU64,
+    log_dropped: AtomicU64,
 }
 
 /// Adds one; a plain load and store, since each counter has a single writer.
@@ -228,6 +229,12 @@ impl WorkerMetrics {
     /// Counts a connection closed at once because `--max-connections` was reached.
     pub fn rejected(&self) {
         bump(&self.rejected);
+    }
+
+    /// Counts access log lines dropped because the log writer fell behind.
+    pub fn log_dropped(&self, lines: u64) {
+        let c = &self.log_dropped;
+        c.store(c.load(Relaxed).wrapping_add(lines), Relaxed);
     }
 
     /// Sets this worker's open-connection gauge.
@@ -320,7 +327,7 @@ impl Metrics {
             let n = self.sum(|w| &w.timeouts[kind as usize]);
             writeln!(out, "avatar_timeouts_total{{kind=\"{label}\"}} {n}")?;
         }
-        let gauges: [(&str, &str, &str, u64); 3] = [
+        let gauges: [(&str, &str, &str, u64); 4] = [
             (
                 "avatar_connections_open",
                 "gauge",
@@ -338,6 +345,12 @@ impl Metrics {
                 "counter",
                 "Connections closed at once because --max-connections was reached.",
                 self.sum(|w| &w.rejected),
+            ),
+            (
+                "avatar_access_log_dropped_total",
+                "counter",
+                "Access log lines dropped because stdout did not keep up.",
+                self.sum(|w| &w.log_dropped),
             ),
         ];
         for (name, kind, help, value) in gauges {

@@ -18,6 +18,7 @@ use mio::net::{TcpListener, TcpStream};
 use mio::{Events, Interest, Poll, Token, Waker};
 use socket2::{Domain, Protocol, Socket, Type};
 
+use crate::access_log::{AccessLog, LogSender};
 use crate::config::{Config, ConfigError};
 use crate::date;
 use crate::metrics::{Metrics, Timeout};
@@ -34,6 +35,8 @@ const OUT_LIMIT: usize = 64 * 1024;
 /// How long a closing connection's unread input is drained, so the peer sees our last response
 /// rather than a reset.
 const LINGER_SECS: u32 = 2;
+/// How long a stopping server waits for the access log's queued lines to be written.
+const LOG_FLUSH_LIMIT: Duration = Duration::from_secs(1);
 /// Worker stack: the loop needs a few KiB; this leaves a wide margin and little address space.
 const WORKER_STACK_BYTES: usize = 256 * 1024;
 
@@ -138,6 +141,11 @@ impl Server {
     /// Runs the workers until a shutdown completes.
     pub fn run(self) -> io::Result<()> {
         let start_unix = date::unix_now_secs();
+        let access_log = if self.config.access_log {
+            Some(AccessLog::start()?)
+        } else {
+            None
+        };
         let mut threads = Vec::with_capacity(self.workers.len());
         for (index, (poll, listener)) in self.workers.into_iter().enumerate() {
             let mut responder = Responder::new(
@@ -150,7 +158,7 @@ impl Server {
             if self.config.access_log {
                 responder.enable_access_log();
             }
-            let worker = Worker::new(
+            let mut worker = Worker::new(
                 index,
                 poll,
                 listener,
@@ -159,6 +167,7 @@ impl Server {
                 &self.shared,
                 &self.metrics,
             )?;
+            worker.log = access_log.as_ref().map(AccessLog::sender);
             let thread = std::thread::Builder::new()
                 .name(format!("avatar-worker-{index}"))
                 .stack_size(WORKER_STACK_BYTES)
@@ -172,6 +181,10 @@ impl Server {
                 Ok(Err(e)) => result = Err(e),
                 Err(_) => result = Err(io::Error::other("a worker panicked")),
             }
+        }
+        if let Some(log) = access_log {
+            // Stdout may be stuck for good; the shutdown stays bounded.
+            log.close(LOG_FLUSH_LIMIT);
         }
         result
     }
@@ -289,6 +302,7 @@ struct Worker {
     listener: Option<TcpListener>,
     conns: Slab,
     responder: Responder,
+    log: Option<LogSender>,
     rbuf: Vec<u8>,
     wbuf: Vec<u8>,
     shared: Arc<Shared>,
@@ -326,6 +340,7 @@ impl Worker {
             listener: Some(listener),
             conns: Slab::new(),
             responder,
+            log: None,
             rbuf: vec![0; rbuf_len],
             wbuf: Vec::with_capacity(OUT_LIMIT),
             shared: Arc::clone(shared),
@@ -531,13 +546,19 @@ impl Worker {
     }
 
     fn flush_access_log(&mut self) {
-        if let Some(log) = self.responder.access_log() {
-            if !log.is_empty() {
-                // The log is opt-in; stdout's lock is taken once per loop turn, not per request.
-                let _ = io::stdout().lock().write_all(log);
-                log.clear();
-            }
+        let (Some(lines), Some(sender)) = (self.responder.access_log(), &self.log) else {
+            return;
+        };
+        if lines.is_empty() {
+            return;
         }
+        // The log is opt-in; its queue's lock is taken once per loop turn, not per request,
+        // and never waits for stdout.
+        if !sender.send(lines) {
+            let dropped = lines.iter().filter(|&&b| b == b'\n').count();
+            self.metrics.worker(self.index).log_dropped(dropped as u64);
+        }
+        lines.clear();
     }
 }
 

@@ -41,10 +41,16 @@ impl Avatar {
     /// Starts the binary with exactly `args`.
     #[track_caller]
     pub fn spawn(args: &[&str]) -> Avatar {
+        Avatar::spawn_with_stdout(args, Stdio::null())
+    }
+
+    /// Starts the binary with exactly `args` and `stdout` (a pipe stays in `child.stdout`).
+    #[track_caller]
+    pub fn spawn_with_stdout(args: &[&str], stdout: Stdio) -> Avatar {
         let mut child = Command::new(BIN)
             .args(args)
             .stdin(Stdio::null())
-            .stdout(Stdio::null())
+            .stdout(stdout)
             .stderr(Stdio::piped())
             .spawn()
             .expect("start the avatar binary");

@@ -308,3 +308,42 @@ fn review_3_half_closed_client_is_answered_and_closed_promptly() {
         );
     }
 }
+
+#[test]
+fn review_4_access_log_to_a_stuck_stdout_does_not_block_the_loop() {
+    // Stdout is a pipe nobody reads: it fills after ~64 KiB of lines.
+    let mut server = Avatar::spawn_with_stdout(
+        &["--listen", "127.0.0.1:0", "--workers", "1", "--access-log"],
+        std::process::Stdio::piped(),
+    );
+    assert!(server.child.stdout.is_some());
+    const REQUESTS: usize = 30_000;
+    let mut s = server.connect();
+    let mut w = s.try_clone().unwrap();
+    let writer = std::thread::spawn(move || {
+        let batch = b"GET / HTTP/1.1\r\nHost: t\r\n\r\n".repeat(1000);
+        for _ in 0..REQUESTS / 1000 {
+            if w.write_all(&batch).is_err() {
+                return;
+            }
+        }
+    });
+    let mut reader = Reader::new();
+    for i in 0..REQUESTS {
+        assert_eq!(reader.read(&mut s, false).status, 302, "response {i}");
+    }
+    writer.join().unwrap();
+    let mut fresh = server.connect();
+    fresh
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    assert_eq!(
+        roundtrip(&mut fresh, b"GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n").status,
+        200
+    );
+    assert!(server.metric("avatar_access_log_dropped_total") > 0);
+    server.signal("TERM");
+    server
+        .wait_exit(Duration::from_secs(15))
+        .expect("exit after SIGTERM with stdout stuck");
+}
