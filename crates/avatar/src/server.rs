@@ -98,13 +98,16 @@ impl Server {
         let site = Arc::new(Site::from_config(&config)?);
         let metrics = Arc::new(Metrics::new(config.workers));
         let mut addr = config.listen;
+        // SO_REUSEPORT would let a second server join a running one's port and take half its
+        // traffic. A probe bound without it fails with EADDRINUSE instead; with port 0 it
+        // picks the port the workers then share.
+        // The probe is closed on return, before the workers bind.
+        addr = bind_probe(addr).map_err(|source| StartError::Bind { addr, source })?;
         let mut workers = Vec::with_capacity(config.workers);
         let mut wakers = Vec::with_capacity(config.workers);
         for _ in 0..config.workers {
             let listener =
                 bind_listener(addr).map_err(|source| StartError::Bind { addr, source })?;
-            // With port 0, the first bind picks the port and the others join it.
-            addr = listener.local_addr().map_err(StartError::Poll)?;
             let poll = Poll::new().map_err(StartError::Poll)?;
             wakers.push(Waker::new(poll.registry(), WAKER).map_err(StartError::Poll)?);
             workers.push((poll, listener));
@@ -188,6 +191,19 @@ impl Server {
         }
         result
     }
+}
+
+/// Binds (without listening) a socket that shares the port with nobody.
+fn bind_probe(addr: SocketAddr) -> io::Result<SocketAddr> {
+    let socket = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
+    // SO_REUSEADDR only allows a restart over TIME_WAIT connections; on Linux it never lets two
+    // sockets bind a port one of them listens on.
+    socket.set_reuse_address(true)?;
+    socket.bind(&addr.into())?;
+    socket
+        .local_addr()?
+        .as_socket()
+        .ok_or_else(|| io::Error::other("the probe socket has no IP address"))
 }
 
 fn bind_listener(addr: SocketAddr) -> io::Result<std::net::TcpListener> {

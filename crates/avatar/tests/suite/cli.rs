@@ -1,8 +1,10 @@
 //! The command line: the post's positional form, flags, and one-line errors with exit code 2.
 
-use std::process::Command;
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
-use crate::common::{roundtrip, Avatar, BIN};
+use crate::common::{roundtrip, Avatar, ChildGuard, BIN};
 
 #[track_caller]
 fn fails_with(args: &[&str], message: &str) {
@@ -136,4 +138,54 @@ fn check_flag_validates_without_listening() {
         .unwrap();
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("configuration ok: 21 images"));
+}
+
+#[test]
+fn review_5_second_instance_on_the_same_port_fails() {
+    let first = Avatar::start(&[]);
+    let addr = first.addr.to_string();
+    // Before the fix the second one ran: it must not outlive the test.
+    let mut second = ChildGuard(
+        Command::new(BIN)
+            .args(["--listen", &addr, "--workers", "2"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = second.0.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(15),
+            "a second instance started on {addr}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(2));
+    let mut stderr = String::new();
+    second
+        .0
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert_eq!(stderr.lines().count(), 1, "not one line: {stderr}");
+    assert!(
+        stderr.contains(&format!("cannot listen on {addr}"))
+            && stderr.contains("is another server using the port?"),
+        "{stderr}"
+    );
+    // The first one still serves.
+    assert_eq!(
+        roundtrip(
+            &mut first.connect(),
+            b"GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n"
+        )
+        .status,
+        200
+    );
 }
