@@ -143,10 +143,27 @@ pub fn parse<'a>(buf: &'a [u8], limits: &Limits) -> Parsed<'a> {
 
 /// Decides whether an incomplete head may still become valid.
 fn partial<'a>(buf: &[u8], limits: &Limits) -> Parsed<'a> {
-    let line_done = buf.contains(&b'\n');
-    if !line_done && buf.len() > limits.max_target_bytes + 32 {
-        // Still inside the request line, and already longer than any allowed target.
-        return Parsed::Error(ParseError::TargetTooLong);
+    // httparse skips empty lines before the request line; so do we.
+    let start = buf
+        .iter()
+        .position(|&b| b != b'\r' && b != b'\n')
+        .unwrap_or(buf.len());
+    let line = &buf[start..];
+    match line.iter().position(|&b| b == b'\n') {
+        None if line.len() > limits.max_target_bytes + 32 => {
+            // Still inside the request line, and already longer than any allowed target.
+            return Parsed::Error(ParseError::TargetTooLong);
+        }
+        Some(end) => {
+            // The line is complete: judge the target first, as parse() does for a whole head,
+            // so a long target gets 414 however the head was split.
+            let mut words = line[..end].split(|&b| b == b' ');
+            let target_len = words.nth(1).map_or(0, <[u8]>::len);
+            if target_len > limits.max_target_bytes {
+                return Parsed::Error(ParseError::TargetTooLong);
+            }
+        }
+        None => {}
     }
     if buf.len() > limits.max_head_bytes {
         return Parsed::Error(ParseError::HeadTooLarge);

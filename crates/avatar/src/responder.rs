@@ -265,7 +265,7 @@ impl Responder {
                 Parsed::Error(kind) => {
                     self.metrics.worker(self.worker).parse_error(kind);
                     let status = kind.status();
-                    self.error(status, true, false, out);
+                    self.error(status, true, false, false, out);
                     self.log(peer, None, status, error_body(status).len());
                     return Outcome {
                         consumed: input.len(),
@@ -306,7 +306,8 @@ impl Responder {
             self.metrics
                 .worker(self.worker)
                 .parse_error(ParseError::BodyTooLarge);
-            self.error(Status::PayloadTooLarge, true, false, out);
+            let head_only = req.method == Method::Head;
+            self.error(Status::PayloadTooLarge, true, false, head_only, out);
             self.log(peer, Some(req), Status::PayloadTooLarge, 0);
             conn.body_remaining = req.content_length;
             return true;
@@ -315,7 +316,7 @@ impl Responder {
         conn.body_started |= req.content_length > 0;
         let head_only = req.method == Method::Head;
         let (route, status, body_len) = if req.method == Method::Other {
-            self.error(Status::MethodNotAllowed, close, keep_alive_10, out);
+            self.error(Status::MethodNotAllowed, close, keep_alive_10, false, out);
             (
                 Route::Rejected,
                 Status::MethodNotAllowed,
@@ -344,6 +345,34 @@ impl Responder {
         out: &mut Vec<u8>,
     ) -> (Route, Status, usize) {
         let path = req.path;
+        // /images/ first: its files may end in .svg.
+        if let Some(images) = &self.site.images {
+            if let Some(name) = path.strip_prefix(b"/images/") {
+                let Some(file) = images.get(name) else {
+                    return self.not_found(close, keep_alive_10, head_only, out);
+                };
+                let fresh = req
+                    .if_none_match
+                    .is_some_and(|f| etag::if_none_match(f, &file.etag));
+                if fresh {
+                    self.put_head(Head::NotModified, out);
+                    out.extend_from_slice(&file.etag);
+                    out.extend_from_slice(b"\r\n");
+                    put_tail(close, keep_alive_10, out);
+                    return (Route::Image, Status::NotModified, 0);
+                }
+                self.put_head(Head::ImageOk, out);
+                out.extend_from_slice(file.content_type.as_bytes());
+                let _ = write!(out, "\r\nContent-Length: {}\r\nETag: ", file.body.len());
+                out.extend_from_slice(&file.etag);
+                out.extend_from_slice(b"\r\n");
+                put_tail(close, keep_alive_10, out);
+                if !head_only {
+                    out.extend_from_slice(&file.body);
+                }
+                return (Route::Image, Status::Ok, file.body.len());
+            }
+        }
         if let Some(color) = svg::color_from_path(path) {
             let tag = self.site.svg.etag(&color);
             let fresh = req
@@ -377,33 +406,6 @@ impl Responder {
                 return (Route::RandomSvg, Status::Found, 0);
             }
             return self.not_found(close, keep_alive_10, head_only, out);
-        }
-        if let Some(images) = &self.site.images {
-            if let Some(name) = path.strip_prefix(b"/images/") {
-                let Some(file) = images.get(name) else {
-                    return self.not_found(close, keep_alive_10, head_only, out);
-                };
-                let fresh = req
-                    .if_none_match
-                    .is_some_and(|f| etag::if_none_match(f, &file.etag));
-                if fresh {
-                    self.put_head(Head::NotModified, out);
-                    out.extend_from_slice(&file.etag);
-                    out.extend_from_slice(b"\r\n");
-                    put_tail(close, keep_alive_10, out);
-                    return (Route::Image, Status::NotModified, 0);
-                }
-                self.put_head(Head::ImageOk, out);
-                out.extend_from_slice(file.content_type.as_bytes());
-                let _ = write!(out, "\r\nContent-Length: {}\r\nETag: ", file.body.len());
-                out.extend_from_slice(&file.etag);
-                out.extend_from_slice(b"\r\n");
-                put_tail(close, keep_alive_10, out);
-                if !head_only {
-                    out.extend_from_slice(&file.body);
-                }
-                return (Route::Image, Status::Ok, file.body.len());
-            }
         }
         match path {
             b"/healthz" => {
@@ -457,8 +459,15 @@ impl Responder {
         (Route::NotFound, Status::NotFound, body.len())
     }
 
-    /// Writes an error response with its body.
-    fn error(&mut self, status: Status, close: bool, keep_alive_10: bool, out: &mut Vec<u8>) {
+    /// Writes an error response, with its body unless the request was a HEAD.
+    fn error(
+        &mut self,
+        status: Status,
+        close: bool,
+        keep_alive_10: bool,
+        head_only: bool,
+        out: &mut Vec<u8>,
+    ) {
         let head = match status {
             Status::BadRequest => Head::BadRequest,
             Status::MethodNotAllowed => Head::MethodNotAllowed,
@@ -474,7 +483,9 @@ impl Responder {
         }
         self.put_head(head, out);
         put_tail(close, keep_alive_10, out);
-        out.extend_from_slice(error_body(status).as_bytes());
+        if !head_only {
+            out.extend_from_slice(error_body(status).as_bytes());
+        }
     }
 
     fn put_head(&self, head: Head, out: &mut Vec<u8>) {

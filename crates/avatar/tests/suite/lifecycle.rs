@@ -347,3 +347,32 @@ fn review_4_access_log_to_a_stuck_stdout_does_not_block_the_loop() {
         .wait_exit(Duration::from_secs(15))
         .expect("exit after SIGTERM with stdout stuck");
 }
+
+#[test]
+fn review_7_images_dir_serves_svg_files() {
+    let dir = TempDir::new("images-svg");
+    std::fs::write(dir.path().join("x.svg"), b"<svg/>").unwrap();
+    std::fs::write(dir.path().join("ff8800.svg"), b"<svg id='file'/>").unwrap();
+    let server = Avatar::start(&[
+        "--images-dir",
+        dir.path().to_str().unwrap(),
+        "--location",
+        "https://avatar.example/{n}.png",
+    ]);
+    let mut s = server.connect();
+    for (path, body) in [
+        ("/images/x.svg", &b"<svg/>"[..]),
+        ("/images/ff8800.svg", b"<svg id='file'/>"),
+    ] {
+        let resp = roundtrip(
+            &mut s,
+            format!("GET {path} HTTP/1.1\r\nHost: t\r\n\r\n").as_bytes(),
+        );
+        assert_eq!(resp.status, 200, "{path}");
+        assert_eq!(
+            resp.header("content-type"),
+            Some("image/svg+xml; charset=utf-8")
+        );
+        assert_eq!(resp.body, body, "{path}");
+    }
+}

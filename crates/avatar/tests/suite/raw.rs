@@ -230,3 +230,57 @@ fn split_heads_over_loopback() {
         assert_eq!(reader.read(&mut s, false).status, 200, "cut at {cut}");
     }
 }
+
+/// A 5000-byte target and a 3500-byte field: over both the target and the head limit.
+fn long_target_and_big_head() -> Vec<u8> {
+    format!(
+        "GET /{} HTTP/1.1\r\nHost: t\r\nX-Big: {}\r\n\r\n",
+        "a".repeat(5000),
+        "b".repeat(3500)
+    )
+    .into_bytes()
+}
+
+#[test]
+fn review_9_long_target_gets_414_at_every_split_point() {
+    let harness = Harness::new();
+    let input = long_target_and_big_head();
+    let whole = harness.run([&input[..]]);
+    assert_eq!(parse_response(&whole.output, false).unwrap().0.status, 414);
+    for cut in 0..=input.len() {
+        let split = harness.run([&input[..cut], &input[cut..]]);
+        let (resp, _) = parse_response(&split.output, false).unwrap();
+        assert_eq!(resp.status, 414, "cut at {cut}");
+    }
+}
+
+#[test]
+fn review_9_long_target_gets_414_over_loopback_however_split() {
+    let server = Avatar::start(&[]);
+    let input = long_target_and_big_head();
+    for cut in (0..input.len())
+        .step_by(700)
+        .chain([5030, 5040, 8190, 8200])
+    {
+        let mut s = server.connect();
+        s.write_all(&input[..cut]).unwrap();
+        std::thread::sleep(Duration::from_millis(20));
+        // The server may already have answered and half-closed: the rest may be refused.
+        let _ = s.write_all(&input[cut..]);
+        let resp = Reader::new().read(&mut s, false);
+        assert_eq!(resp.status, 414, "cut at {cut}");
+    }
+}
+
+#[test]
+fn review_8_head_gets_no_body_with_a_413() {
+    let harness = Harness::new();
+    let req = "/ HTTP/1.1\r\nHost: t\r\nContent-Length: 70000\r\n\r\n";
+    let get = harness.run([format!("GET {req}").as_bytes()]).output;
+    let head = harness.run([format!("HEAD {req}").as_bytes()]).output;
+    let (g, _) = parse_response(&get, false).unwrap();
+    let (h, hlen) = parse_response(&head, true).unwrap();
+    assert_eq!(h.status, 413);
+    assert_eq!(g.headers, h.headers, "HEAD must keep GET's Content-Length");
+    assert_eq!(hlen, head.len(), "HEAD got a body with its 413");
+}
