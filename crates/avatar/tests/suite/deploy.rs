@@ -349,3 +349,28 @@ fn systemd_unit_parses() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn review_12_systemd_memory_max_holds_max_connections() {
+    let unit = deploy_file("systemd/avatar.service");
+    let memory_max = unit
+        .lines()
+        .find_map(|l| l.strip_prefix("MemoryMax="))
+        .expect("MemoryMax= line");
+    let mib: u64 = memory_max
+        .strip_suffix('M')
+        .expect("MemoryMax in M")
+        .parse()
+        .unwrap();
+    let words = exec_start();
+    let at = words
+        .iter()
+        .position(|w| w == "--max-connections")
+        .expect("--max-connections in ExecStart");
+    let connections: u64 = words[at + 1].parse().unwrap();
+    // At least 8 KiB a connection: kernel socket memory is charged to the cgroup.
+    assert!(
+        mib << 20 >= connections * 8 * 1024,
+        "MemoryMax={memory_max} cannot hold --max-connections {connections}"
+    );
+}
