@@ -21,6 +21,16 @@ fn sigterm_stops_gracefully_and_finishes_in_flight_requests() {
             Reader::new().closed(&mut idle),
             "idle connection left open after SIG{signal}"
         );
+        // Review 13: during the drain (the half-sent request keeps the server up), no new
+        // connection is accepted.
+        assert!(
+            server.child.try_wait().unwrap().is_none(),
+            "exited before the in-flight request finished"
+        );
+        assert!(
+            std::net::TcpStream::connect(server.addr).is_err(),
+            "still accepting during the drain after SIG{signal}"
+        );
         busy.write_all(b"st: t\r\n\r\n").unwrap();
         let mut reader = Reader::new();
         let resp = reader.read(&mut busy, false);

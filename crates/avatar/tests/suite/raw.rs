@@ -284,3 +284,39 @@ fn review_8_head_gets_no_body_with_a_413() {
     assert_eq!(g.headers, h.headers, "HEAD must keep GET's Content-Length");
     assert_eq!(hlen, head.len(), "HEAD got a body with its 413");
 }
+
+#[test]
+fn review_13_pipelined_batch_larger_than_the_output_limit_to_a_slow_reader() {
+    // 200 SVGs are ~250 KiB of responses: several output-limit batches, held while the
+    // client reads slowly through a small window.
+    let server = Avatar::start(&[]);
+    let mut s = crate::common::connect_with_rcvbuf(server.addr, 4096);
+    let colors: Vec<String> = (0..200u32).map(|i| format!("{:06x}", i * 83_000)).collect();
+    let batch: Vec<u8> = colors
+        .iter()
+        .flat_map(|c| format!("GET /{c}.svg HTTP/1.1\r\nHost: t\r\n\r\n").into_bytes())
+        .collect();
+    s.write_all(&batch).unwrap();
+    let mut reader = Reader::new();
+    let mut total = 0;
+    let mut chunk = [0u8; 1024];
+    let mut answered = 0;
+    while answered < colors.len() {
+        std::thread::sleep(Duration::from_millis(1));
+        let n = std::io::Read::read(&mut s, &mut chunk).expect("read");
+        assert!(n > 0, "closed after {answered} responses");
+        total += n;
+        reader.buf.extend_from_slice(&chunk[..n]);
+        while let Some((resp, used)) = parse_response(&reader.buf, false) {
+            reader.buf.drain(..used);
+            assert_eq!(resp.status, 200, "response {answered}");
+            let want = format!("#{}", colors[answered]);
+            assert!(
+                String::from_utf8_lossy(&resp.body).contains(&want),
+                "response {answered} is not {want}"
+            );
+            answered += 1;
+        }
+    }
+    assert!(total > 64 * 1024, "only {total} bytes of responses");
+}
