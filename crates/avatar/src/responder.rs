@@ -26,6 +26,8 @@ pub struct ConnState {
     /// A head with a body completed since the caller last cleared this; the caller starts the
     /// body's deadline then, so a trickled body cannot extend it.
     pub body_started: bool,
+    /// Bytes of the held partial head already parsed (see [`request::parse_resumed`]).
+    pub head_scanned: usize,
 }
 
 /// What the connection should do after [`Responder::respond`].
@@ -255,7 +257,14 @@ impl Responder {
                     next: Next::OutputFull,
                 };
             }
-            match request::parse(&input[pos..], &self.site.limits) {
+            let head = &input[pos..];
+            let parsed = request::parse_resumed(head, conn.head_scanned, &self.site.limits);
+            conn.head_scanned = if matches!(parsed, Parsed::Partial) {
+                head.len()
+            } else {
+                0
+            };
+            match parsed {
                 Parsed::Partial => {
                     return Outcome {
                         consumed: pos,
