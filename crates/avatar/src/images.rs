@@ -36,6 +36,9 @@ pub struct ImageFile {
     pub etag: [u8; 18],
     /// The bytes.
     pub body: Box<[u8]>,
+    /// The response fields that depend on the file (`Content-Type`, `Content-Length`, `ETag`),
+    /// each ending in CRLF, built once at load.
+    pub fields: Box<[u8]>,
 }
 
 /// The files of one directory, sorted by name.
@@ -73,11 +76,20 @@ impl ImageDir {
             }
             let mut tag = [b'"'; 18];
             tag[1..17].copy_from_slice(&etag::hex16(etag::fnv1a64(&body)));
+            let content_type = content_type(&name);
+            let mut fields = format!(
+                "Content-Type: {content_type}\r\nContent-Length: {}\r\nETag: ",
+                body.len()
+            )
+            .into_bytes();
+            fields.extend_from_slice(&tag);
+            fields.extend_from_slice(b"\r\n");
             files.push(ImageFile {
-                content_type: content_type(&name),
+                content_type,
                 name: name.into(),
                 etag: tag,
                 body: body.into(),
+                fields: fields.into(),
             });
         }
         files.sort_by(|a, b| a.name.cmp(&b.name));
@@ -162,6 +174,13 @@ mod tests {
         let file = images.get(b"Renard-1.png").unwrap();
         assert_eq!(&*file.body, b"\x89PNG one");
         assert_eq!(file.content_type, "image/png");
+        // Review 10: the image head fields are built once here, not per request.
+        let fields = String::from_utf8(file.fields.to_vec()).unwrap();
+        assert!(
+            fields.starts_with("Content-Type: image/png\r\nContent-Length: 8\r\nETag: \"")
+                && fields.ends_with("\"\r\n"),
+            "{fields:?}"
+        );
         assert!(images.get(b".secret").is_none());
         assert!(images.get(b"sub").is_none());
     }

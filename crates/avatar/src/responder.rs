@@ -144,7 +144,7 @@ impl Responder {
         add(
             Head::ImageOk,
             Status::Ok,
-            &format!("{IMMUTABLE}X-Content-Type-Options: nosniff\r\nContent-Type: "),
+            &format!("{IMMUTABLE}X-Content-Type-Options: nosniff\r\n"),
         );
         add(
             Head::Healthz,
@@ -371,10 +371,7 @@ impl Responder {
                     return (Route::Image, Status::NotModified, 0);
                 }
                 self.put_head(Head::ImageOk, out);
-                out.extend_from_slice(file.content_type.as_bytes());
-                let _ = write!(out, "\r\nContent-Length: {}\r\nETag: ", file.body.len());
-                out.extend_from_slice(&file.etag);
-                out.extend_from_slice(b"\r\n");
+                out.extend_from_slice(&file.fields);
                 put_tail(close, keep_alive_10, out);
                 if !head_only {
                     out.extend_from_slice(&file.body);
