@@ -155,19 +155,37 @@ def verify(server, path="/"):
         raise RuntimeError(f"{server.name}: GET {path} gave {r.status}")
 
 
-def wrk_run(server, path, duration):
+FOXBENCH = os.path.join(ROOT, "target", "release", "foxbench")
+
+
+def client_command(client, url, duration):
+    """The load command: foxbench load (the default), or wrk as the issue's stand-in."""
+    if client == "wrk":
+        return ["taskset", "-c", CLIENT_CPU, "wrk", "-t1", "-c10", f"-d{duration}s", url]
+    return ["taskset", "-c", CLIENT_CPU, FOXBENCH, "load", "-q", "--json", "-", "-t", "1",
+            "-c", "10", "-d", f"{duration}s", url]
+
+
+def wrk_run(server, path, duration, client="foxbench"):
     url = f"http://127.0.0.1:{server.port}{path}"
     before = server.cpu_ticks()
     ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.time()
-    out = sh(["taskset", "-c", CLIENT_CPU, "wrk", "-t1", "-c10", f"-d{duration}s", url])
+    out = sh(client_command(client, url, duration))
     after = server.cpu_ticks()
     ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     wall = time.time() - t0
     client_s = (ru1.ru_utime + ru1.ru_stime) - (ru0.ru_utime + ru0.ru_stime)
-    requests = int(re.search(r"(\d+) requests in", out).group(1))
-    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
-    errors = re.search(r"Non-2xx or 3xx responses: (\d+)|Socket errors: (.*)", out)
+    if client == "wrk":
+        requests = int(re.search(r"(\d+) requests in", out).group(1))
+        rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+        errors = re.search(r"Non-2xx or 3xx responses: (\d+)|Socket errors: (.*)", out)
+    else:
+        result = json.loads(out)
+        requests = result["requests"]["completed"]
+        rps = result["throughput"]["requests_per_sec"]
+        bad = result["requests"]["errors"] + result["requests"]["failed_status"]
+        errors = re.search(r".+", f"{bad} failed: {result['errors']}") if bad else None
     tck = os.sysconf("SC_CLK_TCK")
     cpu_us = (after - before) / tck * 1e6
     return {"path": path, "requests": requests, "rps": rps, "server_cpu_s": cpu_us / 1e6,
