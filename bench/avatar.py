@@ -63,7 +63,7 @@ def build():
     static_dir = os.path.join(ROOT, "target", "avatar-static")
     subprocess.run(["cargo", "build", "--release", "-p", "avatar", "--target", STATIC_TARGET,
                     "--target-dir", static_dir], check=True, cwd=ROOT, env=env)
-    subprocess.run(["cargo", "build", "--release", "-p", "avatar"], check=True, cwd=ROOT)
+    subprocess.run(["cargo", "build", "--release", "-p", "avatar", "-p", "foxbench"], check=True, cwd=ROOT)
     subprocess.run(["make", "-C", os.path.join(ROOT, "targets", "c-epoll")], check=True)
     return {
         "avatar": os.path.join(static_dir, STATIC_TARGET, "release", "avatar"),
@@ -293,18 +293,19 @@ def summarize(samples, names):
     return rows
 
 
-def markdown(rows, env, reps, duration):
-    out = [f"Pinned: server on CPU {SERVER_CPU}, wrk on CPU {CLIENT_CPU}; `wrk -t1 -c10 -d{duration}s`, "
+def markdown(rows, env, reps, duration, client="foxbench"):
+    load = "wrk -t1 -c10 -d{0}s" if client == "wrk" else "foxbench load -t 1 -c 10 -d {0}s"
+    out = [f"Pinned: server on CPU {SERVER_CPU}, {client} on CPU {CLIENT_CPU}; `{load.format(duration)}`, "
            f"keep-alive, no pipelining; {reps} alternating rounds, medians. {env['cpu_model']}, {env['nproc']} CPUs, "
            f"Linux {env['kernel']}.", "",
-           "| server | server CPU µs/req (302) | req/s (302) | wrk CPU µs/req, busy | idle RSS | RSS, 10k conns | server CPU µs/req (SVG) |",
+           f"| server | server CPU µs/req (302) | req/s (302) | {client} CPU µs/req, busy | idle RSS | RSS, 10k conns | server CPU µs/req (SVG) |",
            "|---|---|---|---|---|---|---|"]
     for name, r in rows.items():
         svg = f"{r['cpu_us_svg']:.2f}" if r["cpu_us_svg"] == r["cpu_us_svg"] else "–"
         out.append(f"| {name} | {r['cpu_us_302']:.2f} | {r['rps_302']:,.0f} | "
                    f"{r['client_us_302']:.2f}, {100 * r['client_share_302']:.0f}% | {r['idle_rss_kib'] / 1024:.2f} MiB "
                    f"| {r['rss_10k_kib'] / 1024:.1f} MiB ({r['answered_10k']} answered) | {svg} |")
-    out += ["", "wrk at about 100% of its CPU means the client, not the server, set the req/s; "
+    out += ["", f"{client} at about 100% of its CPU means the client, not the server, set the req/s; "
             "server CPU per request is the figure compared."]
     a = rows.get("avatar")
     if a:
@@ -334,8 +335,10 @@ def main():
     p.add_argument("--servers", default="avatar,nginx,c-epoll,avatar-dynamic")
     p.add_argument("--out", help="directory for SETUP.md, raw.json, summary.md")
     p.add_argument("--no-build", action="store_true")
+    p.add_argument("--client", choices=["foxbench", "wrk"], default="foxbench",
+                   help="the load generator (default foxbench load; wrk was the stand-in before it)")
     args = p.parse_args()
-    for tool in ("wrk", "nginx", "taskset"):
+    for tool in ([args.client] if args.client == "wrk" else []) + ["nginx", "taskset"]:
         if shutil.which(tool) is None:
             sys.exit(f"bench/avatar.py: `{tool}` is missing (Debian: wrk, nginx-light, util-linux)")
     raise_fd_limit()
@@ -355,10 +358,10 @@ def main():
                 verify(server)
                 time.sleep(0.3)
                 sample = {"server": name, "rep": rep, "idle_rss_kib": server.rss_kib()}
-                sample["r302"] = wrk_run(server, "/", args.duration)
+                sample["r302"] = wrk_run(server, "/", args.duration, args.client)
                 if name.startswith("avatar"):
                     verify(server, "/ff8800.svg")
-                    sample["rsvg"] = wrk_run(server, "/ff8800.svg", args.duration)
+                    sample["rsvg"] = wrk_run(server, "/ff8800.svg", args.duration, args.client)
                 sample["conns"] = rss_with_connections(server)
                 samples.append(sample)
                 print(f"rep {rep} {name}: {sample['r302']['cpu_us_per_req']:.2f} µs/req, "
@@ -373,14 +376,15 @@ def main():
         "avatar-dynamic": f"taskset -c {SERVER_CPU} target/release/avatar PORT 21 --workers 1 (cargo build --release)",
         "nginx": f"taskset -c {SERVER_CPU} nginx (master_process off, worker_processes 1, return 302, access_log off)",
         "c-epoll": f"taskset -c {SERVER_CPU} targets/c-epoll/server PORT 21",
-        "load": f"taskset -c {CLIENT_CPU} wrk -t1 -c{10} -d{args.duration}s http://127.0.0.1:PORT/ (and /ff8800.svg)",
+        "load": " ".join(client_command(args.client, "http://127.0.0.1:PORT/", args.duration))
+                + " (and /ff8800.svg)",
         "10k": f"bench/avatar.py opener: {CONNS_10K} connections in batches of 500, one GET each, kept open; "
                f"VmRSS read 1 s after; RLIMIT_NOFILE {FD_LIMIT} for client and server",
         "script": "python3 bench/avatar.py " + " ".join(sys.argv[1:]),
     }
     env = environment(commands)
     rows = summarize(samples, names)
-    table = markdown(rows, env, args.reps, args.duration)
+    table = markdown(rows, env, args.reps, args.duration, args.client)
     print(table)
     if args.out:
         os.makedirs(args.out, exist_ok=True)
@@ -396,7 +400,7 @@ def main():
             f.write("\n## Commands\n\n")
             for k, v in commands.items():
                 f.write(f"- {k}: `{v}`\n")
-            f.write(f"\nPinning: every server process under `taskset -c {SERVER_CPU}`, wrk and the 10k opener "
+            f.write(f"\nPinning: every server process under `taskset -c {SERVER_CPU}`, the load generator and the 10k opener "
                     f"on CPU {CLIENT_CPU}. Keep-alive, "
                     "no pipelining. Servers alternate in each round.\n")
 
