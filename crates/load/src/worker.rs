@@ -47,6 +47,12 @@ impl Budget {
         }
     }
 
+    /// Requests not yet claimed by any worker.
+    fn remaining(&self) -> u64 {
+        self.total
+            .saturating_sub(self.claimed.load(Ordering::Relaxed))
+    }
+
     fn claim(&self, want: u64) -> u64 {
         let want = want.max(self.chunk);
         let before = self.claimed.fetch_add(want, Ordering::Relaxed);
@@ -330,8 +336,12 @@ impl Worker {
         }
         if self.cfg.arrival.is_some() {
             let now = now_ns(self.cfg.epoch);
-            let due = self.due_by(now);
-            self.rec.counts.unsent += due.saturating_sub(self.issued);
+            let mut unsent = self.due_by(now).saturating_sub(self.issued);
+            if let Some(budget) = &self.cfg.budget {
+                // Under -n, only requests the budget still held were ever going to be sent.
+                unsent = unsent.min(self.credit + budget.remaining());
+            }
+            self.rec.counts.unsent += unsent;
         }
         self.publish();
     }

@@ -572,6 +572,29 @@ mod open_model {
     }
 
     #[test]
+    fn open_model_with_n_reports_nothing_unsent_beyond_the_budget() {
+        // Regression: `unsent` counted every request the schedule made due by the end,
+        // even those past -n, so a slow server showed hundreds of phantom unsent requests.
+        let s = Server::spawn(|mut c| {
+            while c.next_request().is_some() {
+                std::thread::sleep(Duration::from_millis(40));
+                c.send(support::REDIRECT);
+            }
+        });
+        let mut p = plan(&s.url());
+        p.connections = 2;
+        p.threads = 1;
+        p.arrival = Arrival::Open {
+            rate_per_sec: 1000.0,
+        };
+        p.stop = Stop::Requests(20);
+        p.timeout = Duration::from_secs(5);
+        let r = run(&p);
+        assert_eq!(r.counts.ok, 20, "{:?}", r.counts);
+        assert_eq!(r.counts.unsent, 0, "{:?}", r.counts);
+    }
+
+    #[test]
     fn no_keepalive_open_model() {
         let s = redirect_server();
         let mut p = plan(&s.url());
