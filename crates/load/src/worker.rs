@@ -269,7 +269,7 @@ impl Worker {
             if let Some(end) = self.cfg.end {
                 wait = wait.min((end.as_nanos() as u64).saturating_sub(now));
             }
-            if open_model && self.cfg.arrival.is_some() && !self.free.is_empty() {
+            if open_model && !self.free.is_empty() {
                 wait = wait.min(self.next_due_ns().saturating_sub(now));
             }
             match self
