@@ -5,6 +5,10 @@
 //! that is ready at once. Sockets are registered once for read and write readiness
 //! (edge-triggered), so there is no `epoll_ctl` per request. Timeouts are found by a scan
 //! every [`TICK`], not by per-request timers.
+//!
+//! Evidence: `strace -c -f foxbench load -n 20000 -c 10 -t 1` against targets/c-epoll counts
+//! 20,000 `sendto`, 20,000 `recvfrom` and ~2,000 `epoll_wait`; `bench/load.py` (runs in
+//! bench/runs/) measures the client CPU per request against wrk, ab, h2load, oha and hey.
 
 use std::collections::VecDeque;
 use std::io::{self, Read, Write};
