@@ -194,6 +194,11 @@ fn now_ns(epoch: Instant) -> u64 {
     u64::try_from(epoch.elapsed().as_nanos()).unwrap_or(u64::MAX)
 }
 
+/// Open model: when the `k`-th request of a worker falls due, in ns from the start.
+fn due_ns(k: u64, interval_ns: f64) -> u64 {
+    (k as f64 * interval_ns) as u64
+}
+
 fn token(idx: usize, generation: u32) -> Token {
     Token((idx & 0xffff_ffff) | ((generation as usize) << 32))
 }
@@ -381,13 +386,13 @@ impl Worker {
         if n == 0 {
             return;
         }
-        self.assign(idx, n, now, now);
+        self.assign(idx, n, now);
         self.connect(idx, now);
     }
 
-    /// Issues `n` requests on a slot; their latency clock starts at `start_ns` (+ interval
-    /// for each later one in the open model).
-    fn assign(&mut self, idx: usize, n: u64, start_ns: u64, now: u64) {
+    /// Issues `n` requests on a slot. Their latency clock starts `now` in the closed
+    /// model, and at each one's due time in the open model.
+    fn assign(&mut self, idx: usize, n: u64, now: u64) {
         let open = self.cfg.arrival.is_some();
         let (issued, interval_ns) = (self.issued, self.interval_ns);
         let slot = &mut self.slots[idx];
@@ -396,9 +401,9 @@ impl Worker {
         }
         for i in 0..n {
             let t = if open {
-                ((issued + i) as f64 * interval_ns) as u64
+                due_ns(issued + i, interval_ns)
             } else {
-                start_ns
+                now
             };
             slot.inflight.push_back(t);
         }
@@ -633,7 +638,7 @@ impl Worker {
         let n = self.take(room as u64);
         if n > 0 {
             let t = now_ns(self.cfg.epoch);
-            self.assign(idx, n, t, t);
+            self.assign(idx, n, t);
             self.flush(idx, t);
         }
     }
@@ -730,12 +735,8 @@ impl Worker {
             let slot = &self.slots[idx];
             match slot.phase {
                 Phase::Connecting if now.saturating_sub(slot.since_ns) >= connect_timeout => {
-                    if slot.inflight.is_empty() {
-                        self.slots[idx].failures += 1;
-                        self.close_and_replace(idx, Failure::ConnectTimeout, now);
-                    } else {
-                        self.fail(idx, Failure::ConnectTimeout, now);
-                    }
+                    // With nothing in flight this only counts the failure and retries.
+                    self.fail(idx, Failure::ConnectTimeout, now);
                 }
                 Phase::Open
                     if !slot.inflight.is_empty()
@@ -761,12 +762,8 @@ impl Worker {
         }
     }
 
-    fn intended_ns(&self, k: u64) -> u64 {
-        (k as f64 * self.interval_ns) as u64
-    }
-
     fn next_due_ns(&self) -> u64 {
-        self.intended_ns(self.issued)
+        due_ns(self.issued, self.interval_ns)
     }
 
     /// Requests due by `now` in the open model (due times are k * interval from start).
@@ -796,8 +793,7 @@ impl Worker {
             if n == 0 {
                 break;
             }
-            let start = self.intended_ns(self.issued);
-            self.assign(idx, n, start, now);
+            self.assign(idx, n, now);
             if self.slots[idx].phase == Phase::Closed {
                 self.connect(idx, now);
             } else {
