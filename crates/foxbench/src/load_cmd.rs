@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use load::{Arrival, Control, Plan, RequestSpec, RunResult, StatusSet, Stop, Target};
+use load::{parse_duration, Arrival, Control, Plan, RequestSpec, RunResult, StatusSet, Stop, Target};
 use report::LoadReport;
 
 /// Flags of `foxbench load`. ab's and wrk's spellings are accepted where they agree.
@@ -107,34 +107,6 @@ pub struct LoadArgs {
     /// Print the latency distribution (always printed; accepted for wrk compatibility).
     #[arg(long = "latency", hide = true)]
     pub latency: bool,
-}
-
-/// Parses durations such as `10s`, `500ms`, `2m`, `1h`, `1.5s`; a bare number is seconds.
-pub fn parse_duration(text: &str) -> std::result::Result<Duration, String> {
-    let t = text.trim();
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let value: f64 = num
-        .parse()
-        .map_err(|_| format!("invalid duration {text:?}: expected e.g. 10s, 500ms, 2m"))?;
-    let secs = match unit.trim() {
-        "" | "s" | "sec" => value,
-        "ms" => value / 1e3,
-        "us" | "µs" => value / 1e6,
-        "m" | "min" => value * 60.0,
-        "h" => value * 3600.0,
-        other => {
-            return Err(format!(
-                "invalid duration unit {other:?} in {text:?}: use ms, s, m or h"
-            ))
-        }
-    };
-    if !secs.is_finite() || secs <= 0.0 || secs > 1e9 {
-        return Err(format!("invalid duration {text:?}: must be positive"));
-    }
-    Ok(Duration::from_secs_f64(secs))
 }
 
 fn build_plan(args: &LoadArgs) -> Result<Plan> {
@@ -495,19 +467,3 @@ fn build_report(
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn durations() {
-        assert_eq!(parse_duration("10s").unwrap(), Duration::from_secs(10));
-        assert_eq!(parse_duration("10").unwrap(), Duration::from_secs(10));
-        assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
-        assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
-        assert_eq!(parse_duration("1.5s").unwrap(), Duration::from_millis(1500));
-        for bad in ["", "s", "0", "-1s", "10x", "1e999", "ms10"] {
-            assert!(parse_duration(bad).is_err(), "{bad}");
-        }
-    }
-}

@@ -2,6 +2,7 @@
 #![forbid(unsafe_code)]
 
 mod load_cmd;
+mod shootout_cmd;
 
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -20,6 +21,13 @@ struct Cli {
 enum Command {
     /// Load an HTTP/1.1 server and report throughput, latency and errors.
     Load(Box<load_cmd::LoadArgs>),
+    /// Build, start, verify and load every target of a suite, probing each server; write
+    /// results.json, summary.md and report.html.
+    Shootout(shootout_cmd::ShootoutArgs),
+    /// Regenerate summary.md and report.html from a results.json.
+    Report(shootout_cmd::ReportArgs),
+    /// Print the ratios between two shootout runs (b/a), for regression checks.
+    Compare(shootout_cmd::CompareArgs),
 }
 
 /// Exit codes, as in the house style.
@@ -57,6 +65,9 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Load(args) => load_cmd::run(*args),
+        Command::Shootout(args) => shootout_cmd::run(args),
+        Command::Report(args) => shootout_cmd::report(args),
+        Command::Compare(args) => shootout_cmd::compare_cmd(args),
     };
     match result {
         Ok(code) => code,

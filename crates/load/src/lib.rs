@@ -429,6 +429,34 @@ pub fn run(plan: &Plan, control: &Arc<Control>) -> Result<RunResult, LoadError> 
     })
 }
 
+/// Parses durations such as `10s`, `500ms`, `2m`, `1h`, `1.5s`; a bare number is seconds.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let t = text.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let value: f64 = num
+        .parse()
+        .map_err(|_| format!("invalid duration {text:?}: expected e.g. 10s, 500ms, 2m"))?;
+    let secs = match unit.trim() {
+        "" | "s" | "sec" => value,
+        "ms" => value / 1e3,
+        "us" | "µs" => value / 1e6,
+        "m" | "min" => value * 60.0,
+        "h" => value * 3600.0,
+        other => {
+            return Err(format!(
+                "invalid duration unit {other:?} in {text:?}: use ms, s, m or h"
+            ))
+        }
+    };
+    if !secs.is_finite() || secs <= 0.0 || secs > 1e9 {
+        return Err(format!("invalid duration {text:?}: must be positive"));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
 /// The number of worker threads a plan really uses: never more than its connections.
 pub fn effective_threads(plan: &Plan) -> usize {
     plan.threads.clamp(1, plan.connections.max(1))
@@ -456,4 +484,21 @@ fn validate(plan: &Plan) -> Result<(), LoadError> {
         return bad("--timeout and --connect-timeout must be longer than 0");
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("10s").unwrap(), Duration::from_secs(10));
+        assert_eq!(parse_duration("10").unwrap(), Duration::from_secs(10));
+        assert_eq!(parse_duration("250ms").unwrap(), Duration::from_millis(250));
+        assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
+        assert_eq!(parse_duration("1.5s").unwrap(), Duration::from_millis(1500));
+        for bad in ["", "s", "0", "-1s", "10x", "1e999", "ms10"] {
+            assert!(parse_duration(bad).is_err(), "{bad}");
+        }
+    }
 }

@@ -10,6 +10,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
+
+pub mod shootout;
 pub use stats::{Percentile, Summary};
 
 /// The schema identifier written into every load result.
@@ -19,7 +21,7 @@ pub const LOAD_SCHEMA: &str = "foxbench.load/1";
 pub const SATURATED_PERCENT: f64 = 90.0;
 
 /// One `foxbench load` run, as written by `--json`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LoadReport {
     /// Always [`LOAD_SCHEMA`].
     pub schema: String,
@@ -52,7 +54,7 @@ pub struct LoadReport {
 }
 
 /// Name and version of the tool.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Tool {
     /// "foxbench".
     pub name: String,
@@ -61,7 +63,7 @@ pub struct Tool {
 }
 
 /// The target URL and the address it resolved to.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TargetInfo {
     /// The URL as given.
     pub url: String,
@@ -72,7 +74,7 @@ pub struct TargetInfo {
 }
 
 /// The load shape.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LoadConfig {
     /// "closed" or "open".
     pub model: String,
@@ -97,7 +99,7 @@ pub struct LoadConfig {
 }
 
 /// Outcomes. Always `sent = ok + failed_status + errors + in_flight`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Requests {
     /// Requests issued.
     pub sent: u64,
@@ -116,7 +118,7 @@ pub struct Requests {
 }
 
 /// Errors by kind; the `connect_*` fields break `connect` down.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Errors {
     /// Connection could not be established.
     pub connect: u64,
@@ -137,7 +139,7 @@ pub struct Errors {
 }
 
 /// Rates and traffic.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Throughput {
     /// Complete responses per second of wall time.
     pub requests_per_sec: f64,
@@ -150,7 +152,7 @@ pub struct Throughput {
 }
 
 /// A latency distribution: its summary and the full histogram.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Distribution {
     /// Mean, stdev, extremes, percentiles (µs).
     #[serde(flatten)]
@@ -162,7 +164,7 @@ pub struct Distribution {
 }
 
 /// Connection counters.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Connections {
     /// Connections established.
     pub opened: u64,
@@ -173,7 +175,7 @@ pub struct Connections {
 }
 
 /// The load generator's own cost.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Client {
     /// CPUs it could use (threads).
     pub cpus: u64,

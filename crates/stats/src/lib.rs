@@ -192,6 +192,7 @@ impl Latency {
 
 /// One percentile of a distribution.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Percentile {
     /// The percentile, 0..=100.
     pub percentile: f64,
@@ -201,6 +202,7 @@ pub struct Percentile {
 
 /// The figures reports print about a distribution; all durations in microseconds.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Summary {
     /// Number of samples.
     pub count: u64,

@@ -1,0 +1,308 @@
+//! `foxbench shootout`, `foxbench report` and `foxbench compare`: flags and files only; the
+//! work is in the `shootout` and `report` crates.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use report::shootout::{compare, to_html, to_markdown, Outcome, ShootoutResults};
+use shootout::runner::{self, Observer, Options};
+use shootout::suite::{parse_cpus, Suite, DEFAULT_SUITE};
+
+/// Flags of `foxbench shootout`.
+#[derive(Args, Debug)]
+pub struct ShootoutArgs {
+    /// A suite file (TOML); without one, the built-in avatar challenge runs.
+    pub suite: Option<PathBuf>,
+
+    /// The short version of the plan, for CI (about 2 minutes for the default suite).
+    #[arg(long)]
+    pub quick: bool,
+
+    /// Only these targets (comma-separated names).
+    #[arg(long, value_delimiter = ',')]
+    pub only: Vec<String>,
+
+    /// Where results.json, summary.md, report.html and logs/ go
+    /// [default: shootout-results/<UTC date and time>].
+    #[arg(long, short = 'o')]
+    pub out: Option<PathBuf>,
+
+    /// The directory target paths are relative to [default: the nearest directory above
+    /// the current one that has targets/, else the suite file's directory].
+    #[arg(long)]
+    pub root: Option<PathBuf>,
+
+    /// The build cache [default: <root>/target/shootout-cache].
+    #[arg(long)]
+    pub cache: Option<PathBuf>,
+
+    /// CPUs for foxbench, e.g. 0 or 0-1 (overrides the suite's plan.client_cpus).
+    #[arg(long, value_parser = cpu_list)]
+    pub client_cpus: Option<Vec<usize>>,
+
+    /// CPUs for the targets, e.g. 1 or 2-3 (overrides the suite's plan.server_cpus).
+    #[arg(long, value_parser = cpu_list)]
+    pub server_cpus: Option<Vec<usize>>,
+
+    /// Print the suite's targets and plan, then exit without running anything.
+    #[arg(long)]
+    pub list: bool,
+}
+
+fn cpu_list(s: &str) -> std::result::Result<Vec<usize>, String> {
+    match parse_cpus(s)? {
+        Some(v) if !v.is_empty() => Ok(v),
+        _ => Err(format!("{s:?}: give CPU numbers, e.g. 0 or 2-3")),
+    }
+}
+
+/// Flags of `foxbench report`.
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// A results.json written by `foxbench shootout`.
+    pub results: PathBuf,
+    /// Where summary.md and report.html go [default: next to results.json].
+    #[arg(long, short = 'o')]
+    pub out: Option<PathBuf>,
+}
+
+/// Flags of `foxbench compare`.
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    /// The baseline results.json.
+    pub a: PathBuf,
+    /// The results.json to compare with it.
+    pub b: PathBuf,
+    /// Exit with status 1 when any cell's req/s ratio b/a is below this (e.g. 0.9).
+    #[arg(long)]
+    pub fail_below: Option<f64>,
+}
+
+fn find_root(suite: Option<&Path>) -> PathBuf {
+    if let Ok(cwd) = std::env::current_dir() {
+        for dir in cwd.ancestors() {
+            if dir.join("targets").is_dir() {
+                return dir.to_path_buf();
+            }
+        }
+    }
+    if let Some(p) = suite.and_then(|s| s.parent()) {
+        if !p.as_os_str().is_empty() {
+            return p.to_path_buf();
+        }
+    }
+    std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."))
+}
+
+/// A UTC timestamp for directory names: 2026-11-22T20-31-05Z.
+fn stamp() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}T{:02}-{:02}-{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+}
+
+/// Writes a file whole or not at all: a crash mid-write never leaves half a results.json.
+fn write_atomic(path: &Path, data: &[u8]) -> Result<()> {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, data).with_context(|| format!("cannot write {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
+}
+
+/// Writes results.json, summary.md and report.html into `dir`.
+pub fn write_reports(dir: &Path, r: &ShootoutResults) -> Result<()> {
+    let json = serde_json::to_vec_pretty(r).context("cannot serialize the results")?;
+    write_atomic(&dir.join("results.json"), &json)?;
+    write_atomic(&dir.join("summary.md"), to_markdown(r).as_bytes())?;
+    write_atomic(&dir.join("report.html"), to_html(r).as_bytes())?;
+    Ok(())
+}
+
+struct Cli {
+    out: PathBuf,
+    failed_save: bool,
+}
+
+impl Observer for Cli {
+    fn line(&mut self, text: &str) {
+        let _ = writeln!(std::io::stderr(), "{text}");
+    }
+    fn save(&mut self, results: &ShootoutResults) {
+        if let Err(e) = write_reports(&self.out, results) {
+            if !self.failed_save {
+                let _ = writeln!(std::io::stderr(), "foxbench: {e:#}");
+            }
+            self.failed_save = true;
+        }
+    }
+}
+
+/// Raises the soft open-files limit to the hard one: 5,000 connections need 5,000 fds on
+/// each side, and the targets inherit the raised limit.
+fn raise_fd_limit() {
+    use nix::sys::resource::{getrlimit, setrlimit, Resource};
+    if let Ok((soft, hard)) = getrlimit(Resource::RLIMIT_NOFILE) {
+        if soft < hard {
+            let _ = setrlimit(Resource::RLIMIT_NOFILE, hard, hard);
+        }
+    }
+}
+
+/// `foxbench shootout`.
+pub fn run(args: ShootoutArgs) -> Result<ExitCode> {
+    let (text, source) = match &args.suite {
+        Some(p) => (
+            std::fs::read_to_string(p).with_context(|| format!("cannot read suite file {}", p.display()))?,
+            p.display().to_string(),
+        ),
+        None => (DEFAULT_SUITE.to_string(), "built-in".to_string()),
+    };
+    let mut suite = Suite::parse(&text, &source)?;
+    if args.quick {
+        suite.make_quick();
+    }
+    if !args.only.is_empty() {
+        suite.select(&args.only)?;
+    }
+    if let Some(c) = args.client_cpus {
+        suite.plan.client_cpus = Some(c);
+    }
+    if let Some(c) = args.server_cpus {
+        suite.plan.server_cpus = Some(c);
+    }
+    let allowed = shootout::process::allowed_cpus();
+    for (flag, cpus) in [("client", &suite.plan.client_cpus), ("server", &suite.plan.server_cpus)] {
+        if let Some(c) = cpus {
+            if let Some(bad) = c.iter().find(|c| !allowed.contains(c)) {
+                bail!("{flag} CPU {bad} is not available (this process may use {allowed:?}): fix --{flag}-cpus or plan.{flag}_cpus");
+            }
+        }
+    }
+    let root = args.root.clone().unwrap_or_else(|| find_root(args.suite.as_deref()));
+    if args.list {
+        let (c, s) = runner::assign_cpus(&suite);
+        println!("suite {:?} ({source}), root {}", suite.name, root.display());
+        println!("client CPUs {c:?}, server CPUs {s:?}");
+        for l in &suite.plan.levels {
+            println!("level {:<8} {:>6} connections{}", l.name, l.connections, l.requests.map(|n| format!(", {n} requests")).unwrap_or_default());
+        }
+        for t in &suite.targets {
+            let missing: Vec<&str> = t.requires.iter().filter(|r| shootout::cache::which(r).is_none()).map(|s| s.as_str()).collect();
+            println!(
+                "target {:<22} {:<8} {}",
+                t.name,
+                t.language,
+                if missing.is_empty() { "ready".to_string() } else { format!("skipped: {} missing (install {})", missing.join(", "), t.install.as_deref().unwrap_or("it")) }
+            );
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let out = args.out.clone().unwrap_or_else(|| PathBuf::from("shootout-results").join(stamp()));
+    std::fs::create_dir_all(&out).with_context(|| format!("cannot create output directory {}", out.display()))?;
+    let cache = args.cache.clone().unwrap_or_else(|| root.join("target").join("shootout-cache"));
+    std::fs::create_dir_all(&cache).with_context(|| format!("cannot create build cache {}", cache.display()))?;
+    let cache = cache.canonicalize().unwrap_or(cache);
+    let root = root.canonicalize().unwrap_or(root);
+
+    raise_fd_limit();
+    shootout::process::become_subreaper();
+    let interrupt = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM, signal_hook::consts::SIGHUP] {
+        signal_hook::flag::register(sig, interrupt.clone()).context("cannot install the signal handler")?;
+    }
+    let opts = Options {
+        root,
+        cache,
+        out: out.clone(),
+        interrupt: interrupt.clone(),
+        command: std::env::args().collect::<Vec<_>>().join(" "),
+        source,
+        text,
+        quick: args.quick,
+    };
+    let mut cli = Cli { out: out.clone(), failed_save: false };
+    let results = runner::run(&suite, &opts, &mut cli);
+    write_reports(&out, &results)?;
+    let md = to_markdown(&results);
+    // The posts' tables on stdout; where the files are on stderr.
+    let tables: String = md.split("### Targets").next().unwrap_or(&md).to_string();
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(tables.as_bytes())?;
+    stdout.flush()?;
+    eprintln!(
+        "wrote {0}/results.json, {0}/summary.md and {0}/report.html ({1:.0} s)",
+        out.display(),
+        results.elapsed_s
+    );
+    if results.interrupted {
+        return Ok(ExitCode::from(130));
+    }
+    let failed = results
+        .targets
+        .iter()
+        .any(|t| matches!(t.outcome, Outcome::BuildFailed | Outcome::StartFailed | Outcome::VerifyFailed | Outcome::Crashed));
+    Ok(if failed { ExitCode::from(crate::exit::FAILED) } else { ExitCode::SUCCESS })
+}
+
+fn read_results(path: &Path) -> Result<ShootoutResults> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    ShootoutResults::from_json(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+}
+
+/// `foxbench report`.
+pub fn report(args: ReportArgs) -> Result<ExitCode> {
+    let r = read_results(&args.results)?;
+    let dir = args
+        .out
+        .clone()
+        .unwrap_or_else(|| args.results.parent().map(Path::to_path_buf).unwrap_or_default());
+    let dir = if dir.as_os_str().is_empty() { PathBuf::from(".") } else { dir };
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    write_atomic(&dir.join("summary.md"), to_markdown(&r).as_bytes())?;
+    write_atomic(&dir.join("report.html"), to_html(&r).as_bytes())?;
+    eprintln!("wrote {0}/summary.md and {0}/report.html", dir.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `foxbench compare`.
+pub fn compare_cmd(args: CompareArgs) -> Result<ExitCode> {
+    let a = read_results(&args.a)?;
+    let b = read_results(&args.b)?;
+    if let Some(t) = args.fail_below {
+        if !(t.is_finite() && t > 0.0) {
+            bail!("--fail-below {t}: give a positive ratio such as 0.9");
+        }
+    }
+    let c = compare(&a, &b);
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(c.text.as_bytes())?;
+    stdout.flush()?;
+    if c.cells == 0 {
+        return Ok(ExitCode::from(crate::exit::FAILED));
+    }
+    if let (Some(t), Some((worst, at))) = (args.fail_below, &c.worst_rps) {
+        if *worst < t {
+            eprintln!("foxbench: req/s ratio {worst:.2}× at {at} is below --fail-below {t}");
+            return Ok(ExitCode::from(crate::exit::FAILED));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

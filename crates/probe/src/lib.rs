@@ -1,0 +1,239 @@
+//! Samples a process tree from `/proc`: CPU, RSS and PSS, threads, context switches, fds.
+//!
+//! This crate owns reading `/proc` (through the `procfs` crate) and nothing else: it does
+//! not start, signal or wait for processes. A *tree* is a root pid and every process whose
+//! parent chain leads to it, found afresh at each sample, so workers that a server forks
+//! (php-fpm children, nginx workers) are counted.
+//!
+//! Two kinds of sample, by cost:
+//! - [`sample`] reads one `stat`, one `smaps_rollup` and one fd directory per process.
+//!   It is cheap enough for a time series (a few per second) during a measurement.
+//! - [`threads`] reads one `stat` and one `status` per *thread*: context switches and the
+//!   busiest thread's CPU. A server with a thread per connection has thousands, so it is
+//!   taken only at the edges of a measured window, never during it.
+#![forbid(unsafe_code)]
+
+use std::collections::{BTreeMap, HashMap};
+use std::time::Duration;
+
+use procfs::process::Process;
+
+/// Why a sample could not be taken.
+#[derive(Debug, thiserror::Error)]
+pub enum ProbeError {
+    /// The root process no longer exists.
+    #[error("process {0} has exited")]
+    Gone(i32),
+    /// `/proc` could not be read.
+    #[error("cannot read /proc: {0}")]
+    Proc(String),
+}
+
+/// One reading of a process tree. CPU figures are cumulative since each process started.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Sample {
+    /// Processes in the tree.
+    pub processes: u32,
+    /// Threads in the tree.
+    pub threads: u32,
+    /// User CPU of the tree, including children it has reaped.
+    pub cpu_user_ns: u64,
+    /// System CPU of the tree, including children it has reaped.
+    pub cpu_sys_ns: u64,
+    /// Resident set, summed over the processes (shared pages counted in each).
+    pub rss_bytes: u64,
+    /// Proportional set size, summed: shared pages divided among their sharers.
+    pub pss_bytes: u64,
+    /// Open file descriptors, summed.
+    pub fds: u32,
+}
+
+impl Sample {
+    /// User plus system CPU.
+    pub fn cpu_ns(&self) -> u64 {
+        self.cpu_user_ns + self.cpu_sys_ns
+    }
+}
+
+/// Per-thread counters of a tree, for a measured window's edges.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Threads {
+    /// Voluntary context switches (the thread waited), summed over live threads.
+    pub voluntary_ctxt: u64,
+    /// Involuntary context switches (the thread was preempted), summed over live threads.
+    pub involuntary_ctxt: u64,
+    /// CPU (user + system) of each live thread, by thread id.
+    pub cpu_ns: BTreeMap<i32, u64>,
+}
+
+impl Threads {
+    /// The largest CPU increase of any one thread between `earlier` and `self`.
+    pub fn busiest_since(&self, earlier: &Threads) -> u64 {
+        self.cpu_ns
+            .iter()
+            .map(|(tid, &ns)| ns.saturating_sub(earlier.cpu_ns.get(tid).copied().unwrap_or(0)))
+            .max()
+            .unwrap_or(0)
+    }
+}
+
+fn ticks_to_ns(ticks: u64) -> u64 {
+    let hz = procfs::ticks_per_second().max(1);
+    ticks.saturating_mul(1_000_000_000) / hz
+}
+
+/// The root and all its descendants, root first. Fails when the root is gone.
+pub fn tree(root: i32) -> Result<Vec<i32>, ProbeError> {
+    let mut children: HashMap<i32, Vec<i32>> = HashMap::new();
+    let all = procfs::process::all_processes().map_err(|e| ProbeError::Proc(e.to_string()))?;
+    let mut root_seen = false;
+    for p in all.flatten() {
+        // A process that exits between the listing and the read is simply not in the tree.
+        if let Ok(stat) = p.stat() {
+            if stat.pid == root {
+                // A zombie root has exited: its tree is gone even though the pid remains.
+                root_seen = stat.state != 'Z';
+            }
+            children.entry(stat.ppid).or_default().push(stat.pid);
+        }
+    }
+    if !root_seen {
+        return Err(ProbeError::Gone(root));
+    }
+    let mut out = vec![root];
+    let mut i = 0;
+    while i < out.len() {
+        if let Some(kids) = children.get(&out[i]) {
+            out.extend(kids.iter().copied().filter(|k| *k != root));
+        }
+        i += 1;
+    }
+    Ok(out)
+}
+
+/// Samples the tree rooted at `root`.
+pub fn sample(root: i32) -> Result<Sample, ProbeError> {
+    let page = procfs::page_size();
+    let mut s = Sample::default();
+    for pid in tree(root)? {
+        let Ok(p) = Process::new(pid) else { continue };
+        let Ok(stat) = p.stat() else { continue };
+        if stat.state == 'Z' {
+            continue;
+        }
+        s.processes += 1;
+        s.threads += u32::try_from(stat.num_threads.max(0)).unwrap_or(u32::MAX);
+        let reaped_user = u64::try_from(stat.cutime.max(0)).unwrap_or(0);
+        let reaped_sys = u64::try_from(stat.cstime.max(0)).unwrap_or(0);
+        s.cpu_user_ns += ticks_to_ns(stat.utime + reaped_user);
+        s.cpu_sys_ns += ticks_to_ns(stat.stime + reaped_sys);
+        s.rss_bytes += stat.rss * page;
+        if let Ok(r) = p.smaps_rollup() {
+            let pss: u64 = r
+                .memory_map_rollup
+                .iter()
+                .filter_map(|m| m.extension.map.get("Pss").copied())
+                .sum();
+            s.pss_bytes += pss;
+        }
+        if let Ok(n) = p.fd_count() {
+            s.fds += u32::try_from(n).unwrap_or(u32::MAX);
+        }
+    }
+    if s.processes == 0 {
+        return Err(ProbeError::Gone(root));
+    }
+    Ok(s)
+}
+
+/// Reads every thread of the tree rooted at `root`: context switches and CPU per thread.
+pub fn threads(root: i32) -> Result<Threads, ProbeError> {
+    let mut t = Threads::default();
+    for pid in tree(root)? {
+        let Ok(p) = Process::new(pid) else { continue };
+        let Ok(tasks) = p.tasks() else { continue };
+        for task in tasks.flatten() {
+            if let Ok(status) = task.status() {
+                t.voluntary_ctxt += status.voluntary_ctxt_switches.unwrap_or(0);
+                t.involuntary_ctxt += status.nonvoluntary_ctxt_switches.unwrap_or(0);
+            }
+            if let Ok(stat) = task.stat() {
+                t.cpu_ns.insert(task.tid, ticks_to_ns(stat.utime + stat.stime));
+            }
+        }
+    }
+    Ok(t)
+}
+
+/// CPU used so far by this process (all its threads): user and system.
+pub fn own_cpu() -> (Duration, Duration) {
+    match Process::myself().and_then(|p| p.stat()) {
+        Ok(stat) => (
+            Duration::from_nanos(ticks_to_ns(stat.utime)),
+            Duration::from_nanos(ticks_to_ns(stat.stime)),
+        ),
+        Err(_) => (Duration::ZERO, Duration::ZERO),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::process::{Command, Stdio};
+
+    #[test]
+    fn samples_a_tree_with_a_child_and_sees_it_burn_cpu() {
+        // sh forks a busy child; the tree must hold both and its CPU must grow.
+        let mut sh = Command::new("sh")
+            .args(["-c", "while :; do :; done & wait"])
+            .stdin(Stdio::null())
+            .spawn()
+            .unwrap();
+        let root = sh.id() as i32;
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        let first = loop {
+            let s = sample(root).unwrap();
+            if s.processes == 2 || std::time::Instant::now() > deadline {
+                break s;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        assert_eq!(first.processes, 2, "sh and its busy child: {first:?}");
+        assert!(first.threads >= 2);
+        assert!(first.rss_bytes > 0 && first.pss_bytes > 0 && first.fds > 0, "{first:?}");
+        let t0 = threads(root).unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        let second = sample(root).unwrap();
+        let t1 = threads(root).unwrap();
+        assert!(second.cpu_ns() > first.cpu_ns(), "{first:?} then {second:?}");
+        assert!(t1.busiest_since(&t0) > 0);
+        assert!(t1.voluntary_ctxt + t1.involuntary_ctxt > 0);
+        let tree_pids = tree(root).unwrap();
+        nix_kill_tree(&tree_pids);
+        let _ = sh.wait();
+        assert!(matches!(sample(root), Err(ProbeError::Gone(_))));
+    }
+
+    fn nix_kill_tree(pids: &[i32]) {
+        for pid in pids.iter().rev() {
+            let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+        }
+    }
+
+    #[test]
+    fn a_missing_root_is_gone() {
+        assert!(matches!(sample(i32::MAX - 7), Err(ProbeError::Gone(_))));
+    }
+
+    #[test]
+    fn own_cpu_grows() {
+        let (u0, s0) = own_cpu();
+        let mut x = 0u64;
+        let end = std::time::Instant::now() + Duration::from_millis(200);
+        while std::time::Instant::now() < end {
+            x = x.wrapping_add(std::hint::black_box(1));
+        }
+        let (u1, s1) = own_cpu();
+        assert!(u1 + s1 > u0 + s0, "{x}");
+    }
+}

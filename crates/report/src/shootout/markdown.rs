@@ -1,0 +1,323 @@
+//! The Markdown summary: the tables the blog posts printed, from [`ShootoutResults`].
+
+use std::fmt::Write as _;
+
+use super::{Bottleneck, Cell, CellStatus, Outcome, ShootoutResults, TargetResult};
+use crate::human_us;
+
+/// Formats a byte count with a binary unit.
+pub fn bytes(n: u64) -> String {
+    let n = n as f64;
+    if n >= 1024.0 * 1024.0 * 1024.0 {
+        format!("{:.2} GiB", n / (1024.0 * 1024.0 * 1024.0))
+    } else if n >= 1024.0 * 1024.0 {
+        format!("{:.1} MiB", n / (1024.0 * 1024.0))
+    } else if n >= 1024.0 {
+        format!("{:.1} KiB", n / 1024.0)
+    } else {
+        format!("{n:.0} B")
+    }
+}
+
+/// Formats a rate with k/M suffixes.
+pub fn rate(r: f64) -> String {
+    if r >= 1e6 {
+        format!("{:.2}M", r / 1e6)
+    } else if r >= 1e3 {
+        format!("{:.1}k", r / 1e3)
+    } else {
+        format!("{r:.0}")
+    }
+}
+
+/// The short mark a table cell carries for its diagnosis.
+pub fn mark(b: Bottleneck) -> &'static str {
+    match b {
+        Bottleneck::ClientBound => " ᶜ",
+        Bottleneck::ServerCpuBound => "",
+        Bottleneck::ServerThreadBound => " ᵗ",
+        Bottleneck::Neither => " ⁿ",
+        Bottleneck::Errors => " ᵉ",
+    }
+}
+
+/// Rows in ranking order: measured targets by their req/s in the column most of them
+/// share (so rows compare like with like), best first; targets without that column follow,
+/// by their first measured column.
+pub(crate) fn ranking(r: &ShootoutResults) -> Vec<&TargetResult> {
+    let cols = r.columns();
+    let mut ranked: Vec<&TargetResult> = r.ranked().collect();
+    let rps = |t: &TargetResult, s: &str, l: &str| t.cell(s, l)?.summary.as_ref().map(|x| x.rps_median);
+    let lead = cols
+        .iter()
+        .max_by_key(|(s, l, _)| ranked.iter().filter(|t| rps(t, s, l).is_some()).count());
+    let first = |t: &TargetResult| cols.iter().find_map(|(s, l, _)| rps(t, s, l)).unwrap_or(0.0);
+    ranked.sort_by(|a, b| {
+        let la = lead.and_then(|(s, l, _)| rps(a, s, l));
+        let lb = lead.and_then(|(s, l, _)| rps(b, s, l));
+        match (la, lb) {
+            (Some(x), Some(y)) => y.total_cmp(&x),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => first(b).total_cmp(&first(a)),
+        }
+    });
+    ranked
+}
+
+fn cell_text(c: Option<&Cell>, f: impl Fn(&super::CellSummary) -> Option<String>) -> String {
+    let Some(c) = c else { return "–".into() };
+    match (&c.summary, c.status) {
+        (Some(s), _) => match f(s) {
+            Some(text) => {
+                let m = c.diagnosis.as_ref().map(|d| mark(d.bottleneck)).unwrap_or("");
+                format!("{text}{m}")
+            }
+            None => "–".into(),
+        },
+        (None, CellStatus::Excluded) => "excluded".into(),
+        (None, CellStatus::Failed) => "failed".into(),
+        (None, CellStatus::Interrupted) => "interrupted".into(),
+        (None, CellStatus::Measured) => "–".into(),
+    }
+}
+
+fn table<F>(out: &mut String, r: &ShootoutResults, rows: &[&TargetResult], title: &str, f: F)
+where
+    F: Fn(&super::CellSummary) -> Option<String>,
+{
+    let cols = r.columns();
+    let _ = writeln!(out, "### {title}\n");
+    let _ = write!(out, "| target |");
+    for (s, l, _) in &cols {
+        let _ = write!(out, " {} |", column_name(r, s, l));
+    }
+    let _ = write!(out, "\n|---|");
+    for _ in &cols {
+        let _ = write!(out, "---:|");
+    }
+    out.push('\n');
+    for t in rows {
+        let _ = write!(out, "| {} |", t.name);
+        for (s, l, _) in &cols {
+            let _ = write!(out, " {} |", cell_text(t.cell(s, l), &f));
+        }
+        out.push('\n');
+    }
+    out.push('\n');
+}
+
+/// A column heading: the level, and the scenario when the suite has several.
+pub(crate) fn column_name(r: &ShootoutResults, scenario: &str, level: &str) -> String {
+    let cols = r.columns();
+    let scenarios: std::collections::BTreeSet<&str> = cols.iter().map(|(s, _, _)| s.as_str()).collect();
+    if scenarios.len() > 1 {
+        format!("{scenario} {level}")
+    } else {
+        level.to_string()
+    }
+}
+
+/// Renders the whole summary.
+pub fn to_markdown(r: &ShootoutResults) -> String {
+    let mut out = String::new();
+    let p = &r.protocol;
+    let _ = writeln!(out, "# foxbench shootout: {}\n", r.suite.name);
+    if r.interrupted {
+        out.push_str("**Interrupted**: the run was stopped early; what was measured is below.\n\n");
+    }
+    let _ = writeln!(
+        out,
+        "{} · {} CPUs · Linux {} · load pinned to CPU {} ({} thread{}), servers to CPU {} · {}{}\n",
+        p.cpu_model,
+        p.nproc,
+        p.kernel,
+        cpus(&p.client_cpus),
+        p.client_threads,
+        if p.client_threads == 1 { "" } else { "s" },
+        cpus(&p.server_cpus),
+        if r.suite.quick { "quick mode · " } else { "" },
+        format_args!(
+            "{} repeat{} per level, median shown, run took {:.0} s",
+            p.plan.repeats,
+            if p.plan.repeats == 1 { "" } else { "s" },
+            r.elapsed_s
+        ),
+    );
+    let rows = ranking(r);
+    if rows.is_empty() {
+        out.push_str("No target was measured.\n\n");
+    } else {
+        table(&mut out, r, &rows, "Requests per second (median of repeats)", |s| {
+            Some(rate(s.rps_median))
+        });
+        table(&mut out, r, &rows, "p99 latency", |s| {
+            s.latency.at(99.0).map(human_us)
+        });
+        table(&mut out, r, &rows, "Server CPU per request", |s| {
+            s.server_cpu_us_per_request.map(|us| format!("{us:.1} µs"))
+        });
+        table(&mut out, r, &rows, "Peak RSS of the server's process tree", |s| {
+            Some(bytes(s.rss_peak_bytes))
+        });
+        out.push_str(
+            "Marks: ᶜ client-bound (foxbench's CPU was saturated: the server may be faster), \
+             ᵗ one server thread saturated, ⁿ neither side's CPU saturated (contention, a pool or a lock), \
+             ᵉ errors. Unmarked cells were server-CPU-bound.\n\n",
+        );
+    }
+
+    out.push_str("### Targets\n\n");
+    out.push_str("| target | language | outcome | artifact | build | startup | idle RSS | peak RSS | CPU/req (median) |\n");
+    out.push_str("|---|---|---|---:|---|---:|---:|---:|---:|\n");
+    for t in &r.targets {
+        let build = t.build.as_ref().map(|b| {
+            if b.cached {
+                "cached".to_string()
+            } else {
+                format!("{:.1} s", b.seconds)
+            }
+        });
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            t.name,
+            t.language,
+            t.outcome.as_str(),
+            t.build.as_ref().and_then(|b| b.artifact_bytes).map(bytes).unwrap_or_else(|| "–".into()),
+            build.unwrap_or_else(|| "–".into()),
+            t.startup_ms.map(|ms| format!("{ms:.0} ms")).unwrap_or_else(|| "–".into()),
+            t.idle.map(|i| bytes(i.rss_bytes)).unwrap_or_else(|| "–".into()),
+            t.rss_peak_bytes().map(bytes).unwrap_or_else(|| "–".into()),
+            t.cpu_us_per_request_median().map(|us| format!("{us:.1} µs")).unwrap_or_else(|| "–".into()),
+        );
+    }
+    out.push('\n');
+
+    let problems: Vec<&TargetResult> = r
+        .targets
+        .iter()
+        .filter(|t| t.outcome != Outcome::Measured || t.message.is_some())
+        .collect();
+    if !problems.is_empty() {
+        out.push_str("### Skipped and failed\n\n");
+        for t in problems {
+            let _ = writeln!(
+                out,
+                "- **{}** ({}): {}",
+                t.name,
+                t.outcome.as_str(),
+                t.message.as_deref().unwrap_or("no message")
+            );
+        }
+        out.push('\n');
+    }
+
+    out.push_str("### Verification\n\n");
+    for t in &r.targets {
+        for v in &t.verify {
+            let failed: Vec<String> = v
+                .checks
+                .iter()
+                .filter(|c| !c.passed)
+                .map(|c| match &c.detail {
+                    Some(d) => format!("{}: {d}", c.name),
+                    None => c.name.clone(),
+                })
+                .collect();
+            let images = match (v.images_seen, v.images_expected) {
+                (Some(s), Some(e)) => format!(", {s}/{e} images"),
+                _ => String::new(),
+            };
+            let ka = match v.keepalive {
+                Some(true) => ", keeps connections alive",
+                Some(false) => ", closes connections",
+                None => "",
+            };
+            let _ = writeln!(
+                out,
+                "- {} / {}: {}{images}{ka}{}",
+                t.name,
+                v.scenario,
+                if v.passed { "passed" } else { "**failed**" },
+                if failed.is_empty() { String::new() } else { format!(" ({})", failed.join("; ")) }
+            );
+        }
+    }
+    out.push('\n');
+
+    out.push_str("### Diagnosis per cell\n\n");
+    out.push_str("| target | cell | req/s (min–max) | warm-up | bottleneck | why |\n|---|---|---:|---:|---|---|\n");
+    for t in &r.targets {
+        for c in &t.cells {
+            let spread = c
+                .summary
+                .as_ref()
+                .map(|s| format!("{} ({}–{})", rate(s.rps_median), rate(s.rps_min), rate(s.rps_max)))
+                .unwrap_or_else(|| "–".into());
+            let (b, why) = match (&c.diagnosis, &c.message) {
+                (Some(d), _) => (d.bottleneck.as_str().to_string(), d.detail.clone()),
+                (None, Some(m)) => (format!("{:?}", c.status).to_lowercase(), m.clone()),
+                (None, None) => ("–".into(), String::new()),
+            };
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {:.1} s | {} | {} |",
+                t.name,
+                column_name(r, &c.scenario, &c.level),
+                spread,
+                c.warmup_s,
+                b,
+                why.replace('|', "\\|")
+            );
+        }
+    }
+    out.push('\n');
+
+    out.push_str("### Protocol\n\n");
+    let _ = writeln!(out, "- command: `{}`", p.command);
+    let _ = writeln!(out, "- suite: {} ({})", r.suite.name, r.suite.source);
+    let _ = writeln!(out, "- foxbench {}", p.foxbench_version);
+    let _ = writeln!(out, "- CPU: {} · nproc {} · memory {}", p.cpu_model, p.nproc, bytes(p.mem_total_bytes));
+    let _ = writeln!(out, "- kernel: {}", p.kernel);
+    let _ = writeln!(out, "- ulimit -n: {} (hard {})", p.ulimit_nofile.0, p.ulimit_nofile.1);
+    for (k, v) in &p.sysctl {
+        let _ = writeln!(out, "- {k} = {v}");
+    }
+    for l in &p.plan.levels {
+        let what = match (l.duration_s, l.requests) {
+            (_, Some(n)) => format!(
+                "{n} requests{}",
+                l.max_duration_s.map(|s| format!(" (capped at {s} s)")).unwrap_or_default()
+            ),
+            (Some(d), None) => format!("{d} s"),
+            (None, None) => String::new(),
+        };
+        let ka = match l.keepalive {
+            Some(false) => ", no keep-alive",
+            Some(true) => ", keep-alive",
+            None => "",
+        };
+        let _ = writeln!(
+            out,
+            "- level {}: {} connections, {what}{ka}, {} repeat{}",
+            l.name,
+            l.connections,
+            l.repeats,
+            if l.repeats == 1 { "" } else { "s" }
+        );
+    }
+    let _ = writeln!(
+        out,
+        "- warm-up: up to {} s per level in {} s slices, until throughput is steady",
+        p.plan.warmup_max_s, p.plan.warmup_slice_s
+    );
+    for (tool, v) in &p.toolchains {
+        let _ = writeln!(out, "- {tool}: {v}");
+    }
+    out
+}
+
+fn cpus(v: &[usize]) -> String {
+    v.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(",")
+}

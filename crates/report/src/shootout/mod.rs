@@ -1,0 +1,531 @@
+//! The results of `foxbench shootout`: their shape (`results.json`, schema
+//! `schemas/shootout.schema.json`) and their renderings (Markdown, HTML with SVG charts, and
+//! the ratios of `foxbench compare`).
+//!
+//! Everything here is plain data written by the shootout runner; the renderings read
+//! nothing else, so `foxbench report results.json` reproduces them exactly.
+
+mod chart;
+mod compare;
+mod html;
+mod markdown;
+
+use std::collections::BTreeMap;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+pub use compare::compare;
+pub use html::to_html;
+pub use markdown::to_markdown;
+
+/// The schema identifier written into every `results.json`.
+pub const SHOOTOUT_SCHEMA: &str = "foxbench.shootout/1";
+
+/// A whole shootout run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ShootoutResults {
+    /// Always [`SHOOTOUT_SCHEMA`].
+    pub schema: String,
+    /// Which suite ran.
+    pub suite: SuiteInfo,
+    /// How it was measured: the machine, its settings, the tools and the exact commands.
+    pub protocol: Protocol,
+    /// One entry per target of the suite, in suite order, including skipped ones.
+    pub targets: Vec<TargetResult>,
+    /// True when the run was stopped early (Ctrl-C); what was measured is kept.
+    pub interrupted: bool,
+    /// Wall time of the whole run, seconds.
+    pub elapsed_s: f64,
+}
+
+/// The suite that ran.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SuiteInfo {
+    /// The suite's name.
+    pub name: String,
+    /// The file it came from, or `built-in`.
+    pub source: String,
+    /// True with `--quick`.
+    pub quick: bool,
+    /// The suite file's full text, so the run can be repeated.
+    pub text: String,
+}
+
+/// The conditions of the measurement.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Protocol {
+    /// When the run started, seconds since the Unix epoch.
+    pub started_unix_s: u64,
+    /// foxbench's version.
+    pub foxbench_version: String,
+    /// `/proc/cpuinfo` model name.
+    pub cpu_model: String,
+    /// `uname -r`.
+    pub kernel: String,
+    /// CPUs online.
+    pub nproc: u64,
+    /// MemTotal, bytes.
+    pub mem_total_bytes: u64,
+    /// Kernel settings that change results (`net.core.somaxconn`, ...), as read.
+    pub sysctl: BTreeMap<String, String>,
+    /// RLIMIT_NOFILE (soft, hard) that foxbench and its targets ran with.
+    pub ulimit_nofile: (u64, u64),
+    /// CPUs the load generator was pinned to.
+    pub client_cpus: Vec<usize>,
+    /// CPUs the targets were pinned to.
+    pub server_cpus: Vec<usize>,
+    /// Load generator threads.
+    pub client_threads: u64,
+    /// Each toolchain's version line, by command.
+    pub toolchains: BTreeMap<String, String>,
+    /// The command line that ran the shootout.
+    pub command: String,
+    /// The plan as resolved (after `--quick`).
+    pub plan: PlanInfo,
+}
+
+/// The measurement plan as it ran.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PlanInfo {
+    /// The levels, in order.
+    pub levels: Vec<LevelInfo>,
+    /// Repeats of each level.
+    pub repeats: u32,
+    /// Longest warm-up of a level, seconds (it ends early once throughput is steady).
+    pub warmup_max_s: f64,
+    /// Warm-up slice, seconds: throughput is compared slice to slice.
+    pub warmup_slice_s: f64,
+    /// Probe sampling interval, seconds.
+    pub sample_interval_s: f64,
+    /// Request timeout, seconds.
+    pub timeout_s: f64,
+    /// Grace between SIGTERM and SIGKILL when stopping a target, seconds.
+    pub stop_grace_s: f64,
+}
+
+/// One level of the plan: how many connections, and for how long.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct LevelInfo {
+    /// Name, such as `c100` or `ab`.
+    pub name: String,
+    /// Concurrent connections.
+    pub connections: u64,
+    /// Measured seconds per repeat, for a timed level.
+    pub duration_s: Option<f64>,
+    /// Requests per repeat, for a counted level (ab's `-n`).
+    pub requests: Option<u64>,
+    /// Longest a counted level may run, seconds; it is marked capped if it hits this.
+    pub max_duration_s: Option<f64>,
+    /// Keep-alive override (`false` for the ab-style level); `None` uses the scenario's.
+    pub keepalive: Option<bool>,
+    /// Repeats of this level.
+    pub repeats: u32,
+}
+
+/// What happened to one target.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TargetResult {
+    /// The target's name.
+    pub name: String,
+    /// Its language.
+    pub language: String,
+    /// Where it ended: see [`Outcome`].
+    pub outcome: Outcome,
+    /// Why it was skipped or failed, in one line.
+    pub message: Option<String>,
+    /// The build.
+    pub build: Option<BuildInfo>,
+    /// The start command as run (placeholders filled in).
+    pub start_command: Option<String>,
+    /// From spawn to the first good response, milliseconds.
+    pub startup_ms: Option<f64>,
+    /// The tree's memory and threads once ready, before any load.
+    pub idle: Option<ProbePoint>,
+    /// One verification per scenario.
+    pub verify: Vec<Verification>,
+    /// One cell per scenario and level.
+    pub cells: Vec<Cell>,
+    /// The last lines the target printed (stdout and stderr), when it failed.
+    pub log_tail: Option<String>,
+}
+
+/// Where a target's run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Outcome {
+    /// A required tool is missing.
+    Skipped,
+    /// The build command failed.
+    BuildFailed,
+    /// It did not start, or did not become ready in time.
+    StartFailed,
+    /// It answered wrongly; it took no load and is not ranked.
+    VerifyFailed,
+    /// It was measured (some cells may still have failed).
+    Measured,
+    /// It exited while being measured.
+    Crashed,
+    /// The run was interrupted before or while it ran.
+    Interrupted,
+}
+
+impl Outcome {
+    /// The kebab-case name used in JSON and reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Skipped => "skipped",
+            Outcome::BuildFailed => "build-failed",
+            Outcome::StartFailed => "start-failed",
+            Outcome::VerifyFailed => "verify-failed",
+            Outcome::Measured => "measured",
+            Outcome::Crashed => "crashed",
+            Outcome::Interrupted => "interrupted",
+        }
+    }
+}
+
+/// The build step.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct BuildInfo {
+    /// The command as run.
+    pub command: String,
+    /// Content hash of the target's inputs and build command: the cache key.
+    pub key: String,
+    /// True when a cached build with this key was reused.
+    pub cached: bool,
+    /// Build time, seconds (0 when cached).
+    pub seconds: f64,
+    /// Size of the artifact (binary, class directory or source), bytes.
+    pub artifact_bytes: Option<u64>,
+    /// What the artifact is.
+    pub artifact: Option<String>,
+}
+
+/// The outcome of verifying a target for one scenario.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Verification {
+    /// The scenario.
+    pub scenario: String,
+    /// True when every required check passed.
+    pub passed: bool,
+    /// Each check in order.
+    pub checks: Vec<Check>,
+    /// Distinct images seen, when the scenario expects all N.
+    pub images_seen: Option<u64>,
+    /// N, when the scenario expects all N.
+    pub images_expected: Option<u64>,
+    /// Whether the target kept a connection open across requests; `None` if not checked.
+    pub keepalive: Option<bool>,
+}
+
+/// One verification check.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Check {
+    /// What was checked.
+    pub name: String,
+    /// Whether it passed.
+    pub passed: bool,
+    /// What was seen, when it failed (or a note).
+    pub detail: Option<String>,
+}
+
+/// One scenario at one level for one target.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Cell {
+    /// The scenario.
+    pub scenario: String,
+    /// The level's name.
+    pub level: String,
+    /// Concurrent connections.
+    pub connections: u64,
+    /// Keep-alive as run.
+    pub keepalive: bool,
+    /// Requests pipelined per connection.
+    pub pipeline: u64,
+    /// Where the cell ended.
+    pub status: CellStatus,
+    /// Why it was excluded or failed, in one line.
+    pub message: Option<String>,
+    /// Warm-up time spent before measuring, seconds.
+    pub warmup_s: f64,
+    /// Throughput of each warm-up slice, req/s.
+    pub warmup_rps: Vec<f64>,
+    /// Each measured repeat.
+    pub repeats: Vec<Repeat>,
+    /// The repeats combined (medians, spread, merged latency).
+    pub summary: Option<CellSummary>,
+    /// What limited the result.
+    pub diagnosis: Option<Diagnosis>,
+}
+
+/// Where a cell ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum CellStatus {
+    /// Measured.
+    Measured,
+    /// Not run: verification showed it does not apply (e.g. no keep-alive).
+    Excluded,
+    /// The target crashed or the load could not run.
+    Failed,
+    /// Ctrl-C arrived during it; repeats measured so far are kept.
+    Interrupted,
+}
+
+/// One measured repeat.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Repeat {
+    /// Wall time of the load, seconds.
+    pub elapsed_s: f64,
+    /// True when a counted level hit its time cap.
+    pub capped: bool,
+    /// Request accounting.
+    pub requests: crate::Requests,
+    /// Errors by kind.
+    pub errors: crate::Errors,
+    /// Responses by status code.
+    pub status: BTreeMap<String, u64>,
+    /// Connections opened, reopened and closed by the server.
+    pub connections: crate::Connections,
+    /// Completed responses per second.
+    pub rps: f64,
+    /// Latency percentiles of this repeat, µs.
+    pub latency: stats::Summary,
+    /// This repeat's latency histogram (HdrHistogram V2, base64, ns).
+    pub hdr_base64: String,
+    /// The server tree over the repeat.
+    pub server: ServerWindow,
+    /// The load generator's own CPU over the repeat.
+    pub client: ClientWindow,
+    /// Probe samples taken during the repeat.
+    pub series: Vec<ProbePoint>,
+}
+
+/// The server's process tree over one measured window.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ServerWindow {
+    /// User CPU, seconds.
+    pub cpu_user_s: f64,
+    /// System CPU, seconds.
+    pub cpu_sys_s: f64,
+    /// CPU share of the server's CPUs, percent.
+    pub cpu_percent: f64,
+    /// The busiest thread's share of one CPU, percent.
+    pub busiest_thread_percent: f64,
+    /// CPU µs per completed response.
+    pub cpu_us_per_request: Option<f64>,
+    /// Peak RSS of the tree, bytes.
+    pub rss_peak_bytes: u64,
+    /// Mean RSS of the tree, bytes.
+    pub rss_mean_bytes: u64,
+    /// Peak PSS of the tree, bytes.
+    pub pss_peak_bytes: u64,
+    /// Mean PSS of the tree, bytes.
+    pub pss_mean_bytes: u64,
+    /// Peak thread count.
+    pub threads_peak: u64,
+    /// Peak process count.
+    pub processes_peak: u64,
+    /// Peak open fds.
+    pub fds_peak: u64,
+    /// Voluntary context switches per second.
+    pub voluntary_ctxt_per_s: f64,
+    /// Involuntary context switches per second.
+    pub involuntary_ctxt_per_s: f64,
+}
+
+/// The load generator over one measured window.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ClientWindow {
+    /// User CPU, seconds.
+    pub cpu_user_s: f64,
+    /// System CPU, seconds.
+    pub cpu_sys_s: f64,
+    /// CPU share of the client's CPUs, percent.
+    pub cpu_percent: f64,
+    /// CPU µs per completed response.
+    pub cpu_us_per_request: Option<f64>,
+}
+
+/// One probe sample of the server tree.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ProbePoint {
+    /// Seconds since the window started.
+    pub t_s: f64,
+    /// CPU share of the server's CPUs since the previous sample, percent.
+    pub cpu_percent: f64,
+    /// RSS, bytes.
+    pub rss_bytes: u64,
+    /// PSS, bytes.
+    pub pss_bytes: u64,
+    /// Threads.
+    pub threads: u64,
+    /// Processes.
+    pub processes: u64,
+    /// Open fds.
+    pub fds: u64,
+}
+
+/// The repeats of a cell combined.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CellSummary {
+    /// Median req/s over the repeats.
+    pub rps_median: f64,
+    /// Lowest req/s of a repeat.
+    pub rps_min: f64,
+    /// Highest req/s of a repeat.
+    pub rps_max: f64,
+    /// Latency of all repeats merged, µs.
+    pub latency: stats::Summary,
+    /// The merged histogram (HdrHistogram V2, base64, ns).
+    pub hdr_base64: String,
+    /// Latency at log-spaced percentiles, for the spectrum chart: (percentile, µs).
+    pub spectrum: Vec<(f64, f64)>,
+    /// Median server CPU µs per request.
+    pub server_cpu_us_per_request: Option<f64>,
+    /// Median client CPU µs per request.
+    pub client_cpu_us_per_request: Option<f64>,
+    /// Median server CPU share, percent.
+    pub server_cpu_percent: f64,
+    /// Median busiest-thread share, percent.
+    pub busiest_thread_percent: f64,
+    /// Median client CPU share, percent.
+    pub client_cpu_percent: f64,
+    /// Peak RSS over all repeats, bytes.
+    pub rss_peak_bytes: u64,
+    /// Mean RSS over all repeats, bytes.
+    pub rss_mean_bytes: u64,
+    /// Peak PSS over all repeats, bytes.
+    pub pss_peak_bytes: u64,
+    /// Peak threads.
+    pub threads_peak: u64,
+    /// Peak open fds.
+    pub fds_peak: u64,
+    /// Requests that ended in an error, all repeats.
+    pub errors: u64,
+    /// Responses with a failing status, all repeats.
+    pub failed_status: u64,
+    /// Requests issued, all repeats.
+    pub sent: u64,
+}
+
+/// What limited a cell.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Diagnosis {
+    /// The verdict.
+    pub bottleneck: Bottleneck,
+    /// The figures behind it, in one line.
+    pub detail: String,
+}
+
+/// The verdicts of [`Diagnosis`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum Bottleneck {
+    /// foxbench's CPUs were saturated: the server may be faster than shown.
+    ClientBound,
+    /// The server's CPUs were saturated.
+    ServerCpuBound,
+    /// One server thread was saturated while other CPU was free.
+    ServerThreadBound,
+    /// Neither side's CPU was saturated while requests waited: contention, a pool or lock.
+    Neither,
+    /// Requests failed: ports, fds, timeouts or resets.
+    Errors,
+}
+
+impl Bottleneck {
+    /// The kebab-case name used in JSON and reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Bottleneck::ClientBound => "client-bound",
+            Bottleneck::ServerCpuBound => "server-CPU-bound",
+            Bottleneck::ServerThreadBound => "server-thread-bound",
+            Bottleneck::Neither => "neither",
+            Bottleneck::Errors => "errors",
+        }
+    }
+}
+
+impl ShootoutResults {
+    /// Reads a `results.json`, checking the schema identifier.
+    pub fn from_json(text: &str) -> Result<Self, String> {
+        let v: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+        match v.get("schema").and_then(|s| s.as_str()) {
+            Some(SHOOTOUT_SCHEMA) => {}
+            Some(other) => {
+                return Err(format!(
+                    "schema is {other:?}, expected {SHOOTOUT_SCHEMA:?}: is this a foxbench shootout results.json?"
+                ))
+            }
+            None => {
+                return Err(format!(
+                    "no \"schema\" field: expected a foxbench shootout results.json ({SHOOTOUT_SCHEMA})"
+                ))
+            }
+        }
+        serde_json::from_value(v).map_err(|e| format!("does not match {SHOOTOUT_SCHEMA}: {e}"))
+    }
+
+    /// The JSON schema of `results.json`, as committed at `schemas/shootout.schema.json`.
+    pub fn json_schema() -> String {
+        let schema = schemars::schema_for!(ShootoutResults);
+        serde_json::to_string_pretty(&schema).expect("schema serializes") + "\n"
+    }
+
+    /// Targets that passed verification and were measured, for rankings.
+    pub fn ranked(&self) -> impl Iterator<Item = &TargetResult> {
+        self.targets
+            .iter()
+            .filter(|t| matches!(t.outcome, Outcome::Measured | Outcome::Crashed | Outcome::Interrupted))
+            .filter(|t| t.cells.iter().any(|c| c.summary.is_some()))
+    }
+
+    /// The distinct (scenario, level) columns, in run order.
+    pub fn columns(&self) -> Vec<(String, String, u64)> {
+        let mut cols: Vec<(String, String, u64)> = Vec::new();
+        for t in &self.targets {
+            for c in &t.cells {
+                if !cols.iter().any(|(s, l, _)| *s == c.scenario && *l == c.level) {
+                    cols.push((c.scenario.clone(), c.level.clone(), c.connections));
+                }
+            }
+        }
+        cols
+    }
+}
+
+impl TargetResult {
+    /// The cell for a scenario and level.
+    pub fn cell(&self, scenario: &str, level: &str) -> Option<&Cell> {
+        self.cells.iter().find(|c| c.scenario == scenario && c.level == level)
+    }
+
+    /// Peak RSS over every measured cell.
+    pub fn rss_peak_bytes(&self) -> Option<u64> {
+        self.cells.iter().filter_map(|c| c.summary.as_ref()).map(|s| s.rss_peak_bytes).max()
+    }
+
+    /// The lowest server CPU µs per request over measured cells that were not client-bound
+    /// would flatter nobody; this is the median over all measured cells instead.
+    pub fn cpu_us_per_request_median(&self) -> Option<f64> {
+        let mut v: Vec<f64> = self
+            .cells
+            .iter()
+            .filter_map(|c| c.summary.as_ref()?.server_cpu_us_per_request)
+            .collect();
+        median(&mut v)
+    }
+}
+
+/// The median of `v` (sorted in place); `None` when empty.
+pub fn median(v: &mut [f64]) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(|a, b| a.total_cmp(b));
+    let n = v.len();
+    Some(if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 })
+}

@@ -1,0 +1,216 @@
+//! Builds, cached by content: the key hashes the build command, the environment, the tools
+//! it needs, and every file of the target's directory and declared inputs.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use sha2::{Digest, Sha256};
+
+use crate::process;
+
+/// Directories never hashed: build output and version control.
+const SKIP_DIRS: [&str; 5] = [".git", "target", "node_modules", "__pycache__", ".foxbench"];
+
+/// Adds every file under `path` (sorted, names and contents) to the hash.
+fn hash_tree(h: &mut Sha256, root: &Path, path: &Path) -> io::Result<()> {
+    let meta = fs::symlink_metadata(path)?;
+    let rel = path.strip_prefix(root).unwrap_or(path).to_string_lossy().into_owned();
+    if meta.is_dir() {
+        let mut entries: Vec<PathBuf> = fs::read_dir(path)?.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        entries.sort();
+        for e in entries {
+            let name = e.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            if e.is_dir() && SKIP_DIRS.contains(&name.as_str()) {
+                continue;
+            }
+            hash_tree(h, root, &e)?;
+        }
+    } else if meta.is_file() {
+        h.update(rel.as_bytes());
+        h.update([0]);
+        h.update(fs::read(path)?);
+        h.update([0]);
+    } else if meta.file_type().is_symlink() {
+        h.update(rel.as_bytes());
+        h.update(fs::read_link(path)?.to_string_lossy().as_bytes());
+    }
+    Ok(())
+}
+
+/// The cache key of a build.
+pub fn key(command: &str, env: &[(String, String)], tools: &[PathBuf], root: &Path, dirs: &[PathBuf]) -> io::Result<String> {
+    let mut h = Sha256::new();
+    h.update(command.as_bytes());
+    for (k, v) in env {
+        h.update(format!("\0{k}={v}").as_bytes());
+    }
+    for t in tools {
+        h.update(t.to_string_lossy().as_bytes());
+        if let Ok(m) = fs::metadata(t) {
+            // A new toolchain (same path, new file) makes a new build.
+            h.update(m.len().to_le_bytes());
+            if let Ok(modified) = m.modified() {
+                h.update(format!("{modified:?}").as_bytes());
+            }
+        }
+    }
+    for d in dirs {
+        hash_tree(&mut h, root, d)?;
+    }
+    Ok(h.finalize().iter().take(12).map(|b| format!("{b:02x}")).collect())
+}
+
+/// Why a build failed.
+#[derive(Debug)]
+pub enum BuildError {
+    /// The command exited with an error.
+    Failed(String),
+    /// It took longer than allowed.
+    TimedOut(Duration),
+    /// Ctrl-C.
+    Interrupted,
+    /// It could not be run at all.
+    Io(io::Error),
+}
+
+/// Runs `command` in `dir` into `out` unless `out` already holds a finished build.
+/// Returns whether the cache was used, and the time taken.
+pub fn build(
+    command: &str,
+    dir: &Path,
+    out: &Path,
+    env: &[(String, String)],
+    log: &Path,
+    limit: Duration,
+    interrupt: &AtomicBool,
+) -> Result<(bool, Duration), BuildError> {
+    let stamp = out.join(".foxbench-built");
+    if stamp.exists() {
+        return Ok((true, Duration::ZERO));
+    }
+    // A half-finished build from an interrupted run is thrown away.
+    let _ = fs::remove_dir_all(out);
+    fs::create_dir_all(out).map_err(BuildError::Io)?;
+    let _ = fs::remove_file(log);
+    let started = Instant::now();
+    let mut p = process::spawn(command, process::Shell::Script, dir, env, &process::allowed_cpus(), log).map_err(BuildError::Io)?;
+    loop {
+        if let Some(status) = p.exited() {
+            // Anything the build left running (a compile server) is stopped with it.
+            p.stop(Duration::from_secs(2));
+            if status.success() {
+                fs::write(&stamp, command).map_err(BuildError::Io)?;
+                return Ok((false, started.elapsed()));
+            }
+            let last = process::tail(log, 1);
+            return Err(BuildError::Failed(format!(
+                "build failed ({status}){}",
+                if last.is_empty() { String::new() } else { format!(": {}", last.chars().take(200).collect::<String>()) }
+            )));
+        }
+        if interrupt.load(Ordering::Relaxed) {
+            p.stop(Duration::from_secs(2));
+            return Err(BuildError::Interrupted);
+        }
+        if started.elapsed() > limit {
+            p.stop(Duration::from_secs(2));
+            return Err(BuildError::TimedOut(limit));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The size of a file, or of every file under a directory.
+pub fn size(path: &Path) -> Option<u64> {
+    let meta = fs::symlink_metadata(path).ok()?;
+    if meta.is_file() {
+        return Some(meta.len());
+    }
+    if !meta.is_dir() {
+        return None;
+    }
+    let mut total = 0;
+    for e in fs::read_dir(path).ok()?.flatten() {
+        let name = e.file_name();
+        if name == ".foxbench-built" {
+            continue;
+        }
+        total += size(&e.path()).unwrap_or(0);
+    }
+    Some(total)
+}
+
+/// Finds a command on PATH.
+pub fn which(cmd: &str) -> Option<PathBuf> {
+    if cmd.contains('/') {
+        let p = PathBuf::from(cmd);
+        return is_executable(&p).then_some(p);
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).map(|d| d.join(cmd)).find(|p| is_executable(p))
+}
+
+fn is_executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    fs::metadata(p).map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0).unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tmp(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("foxbench-cache-{}-{name}", std::process::id()));
+        let _ = fs::remove_dir_all(&d);
+        fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    #[test]
+    fn the_key_follows_content_and_the_build_is_reused() {
+        let src = tmp("src");
+        fs::write(src.join("a.txt"), "one").unwrap();
+        let k1 = key("cp a.txt {out}", &[], &[], &src, &[src.clone()]).unwrap();
+        assert_eq!(k1, key("cp a.txt {out}", &[], &[], &src, &[src.clone()]).unwrap());
+        fs::write(src.join("a.txt"), "two").unwrap();
+        let k2 = key("cp a.txt {out}", &[], &[], &src, &[src.clone()]).unwrap();
+        assert_ne!(k1, k2);
+        assert_ne!(k2, key("cp -v a.txt {out}", &[], &[], &src, &[src.clone()]).unwrap());
+
+        let out = tmp("out").join(&k2);
+        let log = tmp("log").join("build.log");
+        let stop = AtomicBool::new(false);
+        let cmd = format!("cp a.txt {}/", out.display());
+        let (cached, _) = build(&cmd, &src, &out, &[], &log, Duration::from_secs(30), &stop).unwrap();
+        assert!(!cached);
+        assert_eq!(fs::read_to_string(out.join("a.txt")).unwrap(), "two");
+        assert_eq!(size(&out), Some(3));
+        let (cached, _) = build(&cmd, &src, &out, &[], &log, Duration::from_secs(30), &stop).unwrap();
+        assert!(cached);
+    }
+
+    #[test]
+    fn a_failing_build_reports_its_last_line_and_is_not_cached() {
+        let src = tmp("fail");
+        let out = src.join("out");
+        let log = src.join("log");
+        let stop = AtomicBool::new(false);
+        let e = build("echo 'error: no such thing' >&2; exit 3", &src, &out, &[], &log, Duration::from_secs(30), &stop).unwrap_err();
+        match e {
+            BuildError::Failed(m) => assert!(m.contains("exit status: 3") && m.contains("no such thing"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+        assert!(!out.join(".foxbench-built").exists());
+        let e = build("sleep 30", &src, &out, &[], &log, Duration::from_millis(200), &stop).unwrap_err();
+        assert!(matches!(e, BuildError::TimedOut(_)));
+    }
+
+    #[test]
+    fn which_finds_sh_and_not_nonsense() {
+        assert!(which("sh").is_some());
+        assert!(which("no-such-tool-foxbench").is_none());
+    }
+}

@@ -1,0 +1,14 @@
+//! foxbench shootout: suite files, the target lifecycle (build, start, verify, stop) and
+//! the run matrix, with the server probed throughout.
+//!
+//! This crate owns running targets and measuring them; it formats nothing beyond progress
+//! lines (reports are `report::shootout`), and it parses no command line.
+#![forbid(unsafe_code)]
+
+pub mod cache;
+pub mod diagnosis;
+pub mod process;
+pub mod protocol;
+pub mod runner;
+pub mod suite;
+pub mod verify;

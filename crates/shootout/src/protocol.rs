@@ -1,0 +1,111 @@
+//! The conditions of a run, read off the machine: CPU, kernel, limits, kernel settings and
+//! tool versions. Everything a reader needs to repeat or doubt the numbers.
+
+use std::collections::BTreeMap;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+/// Kernel settings that change results, by sysctl name.
+pub const SYSCTLS: [&str; 6] = [
+    "net.core.somaxconn",
+    "net.ipv4.ip_local_port_range",
+    "net.ipv4.tcp_tw_reuse",
+    "net.ipv4.tcp_max_syn_backlog",
+    "net.ipv4.tcp_fin_timeout",
+    "fs.file-max",
+];
+
+/// The CPU model name.
+pub fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown".into())
+}
+
+/// `uname -r`.
+pub fn kernel() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/osrelease").map(|s| s.trim().to_string()).unwrap_or_else(|_| "unknown".into())
+}
+
+/// MemTotal in bytes.
+pub fn mem_total_bytes() -> u64 {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|t| {
+            let l = t.lines().find(|l| l.starts_with("MemTotal:"))?;
+            l.split_whitespace().nth(1)?.parse::<u64>().ok()
+        })
+        .map(|kib| kib * 1024)
+        .unwrap_or(0)
+}
+
+/// The values of [`SYSCTLS`], as read from `/proc/sys`.
+pub fn sysctls() -> BTreeMap<String, String> {
+    SYSCTLS
+        .iter()
+        .map(|name| {
+            let path = format!("/proc/sys/{}", name.replace('.', "/"));
+            let v = std::fs::read_to_string(path)
+                .map(|s| s.split_whitespace().collect::<Vec<_>>().join(" "))
+                .unwrap_or_else(|_| "unreadable".into());
+            (name.to_string(), v)
+        })
+        .collect()
+}
+
+/// The version line of a tool, asked the way that tool answers.
+pub fn tool_version(tool: &str) -> Option<String> {
+    let args: &[&str] = match tool {
+        "java" | "javac" => &["-version"],
+        "go" => &["version"],
+        "nginx" => &["-v"],
+        "erl" => &["-noshell", "-eval", "io:format(\"Erlang/OTP ~s, ERTS ~s~n\", [erlang:system_info(otp_release), erlang:system_info(version)]), halt()."],
+        "erlc" => return None,
+        _ => &["--version"],
+    };
+    let mut child = Command::new(tool)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .ok()?;
+    // A tool that hangs on --version must not hang the run.
+    let end = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if std::time::Instant::now() < end => std::thread::sleep(Duration::from_millis(10)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    }
+    let out = child.wait_with_output().ok()?;
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    text.lines().map(str::trim).find(|l| !l.is_empty()).map(|l| l.chars().take(160).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_machine() {
+        assert_ne!(cpu_model(), "");
+        assert!(kernel().chars().next().unwrap().is_ascii_digit(), "{}", kernel());
+        assert!(mem_total_bytes() > 1 << 20);
+        let s = sysctls();
+        assert!(s["net.core.somaxconn"].parse::<u64>().is_ok(), "{s:?}");
+        assert!(tool_version("sh").is_none() || tool_version("cc").is_some());
+        assert!(tool_version("no-such-tool-foxbench").is_none());
+    }
+}
