@@ -11,7 +11,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use load::{parse_duration, Arrival, Control, Plan, RequestSpec, RunResult, StatusSet, Stop, Target};
+use load::{
+    parse_duration, Arrival, Control, Plan, RequestSpec, RunResult, StatusSet, Stop, Target,
+};
 use report::LoadReport;
 
 /// Flags of `foxbench load`. ab's and wrk's spellings are accepted where they agree.
@@ -466,4 +468,3 @@ fn build_report(
         },
     }
 }
-

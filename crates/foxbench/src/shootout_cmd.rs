@@ -116,7 +116,12 @@ fn stamp() -> String {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}T{:02}-{:02}-{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}-{:02}-{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
 }
 
 /// Writes a file whole or not at all: a crash mid-write never leaves half a results.json.
@@ -170,7 +175,8 @@ fn raise_fd_limit() {
 pub fn run(args: ShootoutArgs) -> Result<ExitCode> {
     let (text, source) = match &args.suite {
         Some(p) => (
-            std::fs::read_to_string(p).with_context(|| format!("cannot read suite file {}", p.display()))?,
+            std::fs::read_to_string(p)
+                .with_context(|| format!("cannot read suite file {}", p.display()))?,
             p.display().to_string(),
         ),
         None => (DEFAULT_SUITE.to_string(), "built-in".to_string()),
@@ -189,44 +195,83 @@ pub fn run(args: ShootoutArgs) -> Result<ExitCode> {
         suite.plan.server_cpus = Some(c);
     }
     let allowed = shootout::process::allowed_cpus();
-    for (flag, cpus) in [("client", &suite.plan.client_cpus), ("server", &suite.plan.server_cpus)] {
+    for (flag, cpus) in [
+        ("client", &suite.plan.client_cpus),
+        ("server", &suite.plan.server_cpus),
+    ] {
         if let Some(c) = cpus {
             if let Some(bad) = c.iter().find(|c| !allowed.contains(c)) {
                 bail!("{flag} CPU {bad} is not available (this process may use {allowed:?}): fix --{flag}-cpus or plan.{flag}_cpus");
             }
         }
     }
-    let root = args.root.clone().unwrap_or_else(|| find_root(args.suite.as_deref()));
+    let root = args
+        .root
+        .clone()
+        .unwrap_or_else(|| find_root(args.suite.as_deref()));
     if args.list {
         let (c, s) = runner::assign_cpus(&suite);
         println!("suite {:?} ({source}), root {}", suite.name, root.display());
         println!("client CPUs {c:?}, server CPUs {s:?}");
         for l in &suite.plan.levels {
-            println!("level {:<8} {:>6} connections{}", l.name, l.connections, l.requests.map(|n| format!(", {n} requests")).unwrap_or_default());
+            println!(
+                "level {:<8} {:>6} connections{}",
+                l.name,
+                l.connections,
+                l.requests
+                    .map(|n| format!(", {n} requests"))
+                    .unwrap_or_default()
+            );
         }
         for t in &suite.targets {
-            let missing: Vec<&str> = t.requires.iter().filter(|r| shootout::cache::which(r).is_none()).map(|s| s.as_str()).collect();
+            let missing: Vec<&str> = t
+                .requires
+                .iter()
+                .filter(|r| shootout::cache::which(r).is_none())
+                .map(|s| s.as_str())
+                .collect();
             println!(
                 "target {:<22} {:<8} {}",
                 t.name,
                 t.language,
-                if missing.is_empty() { "ready".to_string() } else { format!("skipped: {} missing (install {})", missing.join(", "), t.install.as_deref().unwrap_or("it")) }
+                if missing.is_empty() {
+                    "ready".to_string()
+                } else {
+                    format!(
+                        "skipped: {} missing (install {})",
+                        missing.join(", "),
+                        t.install.as_deref().unwrap_or("it")
+                    )
+                }
             );
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let out = args.out.clone().unwrap_or_else(|| PathBuf::from("shootout-results").join(stamp()));
-    std::fs::create_dir_all(&out).with_context(|| format!("cannot create output directory {}", out.display()))?;
-    let cache = args.cache.clone().unwrap_or_else(|| root.join("target").join("shootout-cache"));
-    std::fs::create_dir_all(&cache).with_context(|| format!("cannot create build cache {}", cache.display()))?;
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("shootout-results").join(stamp()));
+    std::fs::create_dir_all(&out)
+        .with_context(|| format!("cannot create output directory {}", out.display()))?;
+    let cache = args
+        .cache
+        .clone()
+        .unwrap_or_else(|| root.join("target").join("shootout-cache"));
+    std::fs::create_dir_all(&cache)
+        .with_context(|| format!("cannot create build cache {}", cache.display()))?;
     let cache = cache.canonicalize().unwrap_or(cache);
     let root = root.canonicalize().unwrap_or(root);
 
     raise_fd_limit();
     shootout::process::become_subreaper();
     let interrupt = Arc::new(AtomicBool::new(false));
-    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM, signal_hook::consts::SIGHUP] {
-        signal_hook::flag::register(sig, interrupt.clone()).context("cannot install the signal handler")?;
+    for sig in [
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGHUP,
+    ] {
+        signal_hook::flag::register(sig, interrupt.clone())
+            .context("cannot install the signal handler")?;
     }
     let opts = Options {
         root,
@@ -238,7 +283,10 @@ pub fn run(args: ShootoutArgs) -> Result<ExitCode> {
         text,
         quick: args.quick,
     };
-    let mut cli = Cli { out: out.clone(), failed_save: false };
+    let mut cli = Cli {
+        out: out.clone(),
+        failed_save: false,
+    };
     let results = runner::run(&suite, &opts, &mut cli);
     write_reports(&out, &results)?;
     let md = to_markdown(&results);
@@ -255,26 +303,39 @@ pub fn run(args: ShootoutArgs) -> Result<ExitCode> {
     if results.interrupted {
         return Ok(ExitCode::from(130));
     }
-    let failed = results
-        .targets
-        .iter()
-        .any(|t| matches!(t.outcome, Outcome::BuildFailed | Outcome::StartFailed | Outcome::VerifyFailed | Outcome::Crashed));
-    Ok(if failed { ExitCode::from(crate::exit::FAILED) } else { ExitCode::SUCCESS })
+    let failed = results.targets.iter().any(|t| {
+        matches!(
+            t.outcome,
+            Outcome::BuildFailed | Outcome::StartFailed | Outcome::VerifyFailed | Outcome::Crashed
+        )
+    });
+    Ok(if failed {
+        ExitCode::from(crate::exit::FAILED)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn read_results(path: &Path) -> Result<ShootoutResults> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     ShootoutResults::from_json(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
 }
 
 /// `foxbench report`.
 pub fn report(args: ReportArgs) -> Result<ExitCode> {
     let r = read_results(&args.results)?;
-    let dir = args
-        .out
-        .clone()
-        .unwrap_or_else(|| args.results.parent().map(Path::to_path_buf).unwrap_or_default());
-    let dir = if dir.as_os_str().is_empty() { PathBuf::from(".") } else { dir };
+    let dir = args.out.clone().unwrap_or_else(|| {
+        args.results
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default()
+    });
+    let dir = if dir.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        dir
+    };
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     write_atomic(&dir.join("summary.md"), to_markdown(&r).as_bytes())?;
     write_atomic(&dir.join("report.html"), to_html(&r).as_bytes())?;

@@ -3,6 +3,8 @@
 #[path = "../../load/tests/support/mod.rs"]
 mod support;
 
+mod shootout;
+
 use std::io::Read as _;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};

@@ -127,14 +127,20 @@ pub fn sample(root: i32) -> Result<Sample, ProbeError> {
         let reaped_sys = u64::try_from(stat.cstime.max(0)).unwrap_or(0);
         s.cpu_user_ns += ticks_to_ns(stat.utime + reaped_user);
         s.cpu_sys_ns += ticks_to_ns(stat.stime + reaped_sys);
-        s.rss_bytes += stat.rss * page;
-        if let Ok(r) = p.smaps_rollup() {
-            let pss: u64 = r
-                .memory_map_rollup
-                .iter()
-                .filter_map(|m| m.extension.map.get("Pss").copied())
-                .sum();
-            s.pss_bytes += pss;
+        // RSS and PSS both from smaps_rollup, which is exact and consistent (PSS ≤ RSS);
+        // stat's RSS comes from per-thread counters that may lag by a few pages.
+        match p.smaps_rollup() {
+            Ok(r) => {
+                let field = |name: &str| -> u64 {
+                    r.memory_map_rollup
+                        .iter()
+                        .filter_map(|m| m.extension.map.get(name).copied())
+                        .sum()
+                };
+                s.rss_bytes += field("Rss");
+                s.pss_bytes += field("Pss");
+            }
+            Err(_) => s.rss_bytes += stat.rss * page,
         }
         if let Ok(n) = p.fd_count() {
             s.fds += u32::try_from(n).unwrap_or(u32::MAX);
@@ -158,7 +164,8 @@ pub fn threads(root: i32) -> Result<Threads, ProbeError> {
                 t.involuntary_ctxt += status.nonvoluntary_ctxt_switches.unwrap_or(0);
             }
             if let Ok(stat) = task.stat() {
-                t.cpu_ns.insert(task.tid, ticks_to_ns(stat.utime + stat.stime));
+                t.cpu_ns
+                    .insert(task.tid, ticks_to_ns(stat.utime + stat.stime));
             }
         }
     }
@@ -200,12 +207,18 @@ mod tests {
         };
         assert_eq!(first.processes, 2, "sh and its busy child: {first:?}");
         assert!(first.threads >= 2);
-        assert!(first.rss_bytes > 0 && first.pss_bytes > 0 && first.fds > 0, "{first:?}");
+        assert!(
+            first.rss_bytes > 0 && first.pss_bytes > 0 && first.fds > 0,
+            "{first:?}"
+        );
         let t0 = threads(root).unwrap();
         std::thread::sleep(Duration::from_millis(300));
         let second = sample(root).unwrap();
         let t1 = threads(root).unwrap();
-        assert!(second.cpu_ns() > first.cpu_ns(), "{first:?} then {second:?}");
+        assert!(
+            second.cpu_ns() > first.cpu_ns(),
+            "{first:?} then {second:?}"
+        );
         assert!(t1.busiest_since(&t0) > 0);
         assert!(t1.voluntary_ctxt + t1.involuntary_ctxt > 0);
         let tree_pids = tree(root).unwrap();

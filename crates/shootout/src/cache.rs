@@ -17,12 +17,21 @@ const SKIP_DIRS: [&str; 5] = [".git", "target", "node_modules", "__pycache__", "
 /// Adds every file under `path` (sorted, names and contents) to the hash.
 fn hash_tree(h: &mut Sha256, root: &Path, path: &Path) -> io::Result<()> {
     let meta = fs::symlink_metadata(path)?;
-    let rel = path.strip_prefix(root).unwrap_or(path).to_string_lossy().into_owned();
+    let rel = path
+        .strip_prefix(root)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .into_owned();
     if meta.is_dir() {
-        let mut entries: Vec<PathBuf> = fs::read_dir(path)?.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        let mut entries: Vec<PathBuf> = fs::read_dir(path)?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
         entries.sort();
         for e in entries {
-            let name = e.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            let name = e
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
             if e.is_dir() && SKIP_DIRS.contains(&name.as_str()) {
                 continue;
             }
@@ -41,7 +50,13 @@ fn hash_tree(h: &mut Sha256, root: &Path, path: &Path) -> io::Result<()> {
 }
 
 /// The cache key of a build.
-pub fn key(command: &str, env: &[(String, String)], tools: &[PathBuf], root: &Path, dirs: &[PathBuf]) -> io::Result<String> {
+pub fn key(
+    command: &str,
+    env: &[(String, String)],
+    tools: &[PathBuf],
+    root: &Path,
+    dirs: &[PathBuf],
+) -> io::Result<String> {
     let mut h = Sha256::new();
     h.update(command.as_bytes());
     for (k, v) in env {
@@ -60,7 +75,11 @@ pub fn key(command: &str, env: &[(String, String)], tools: &[PathBuf], root: &Pa
     for d in dirs {
         hash_tree(&mut h, root, d)?;
     }
-    Ok(h.finalize().iter().take(12).map(|b| format!("{b:02x}")).collect())
+    Ok(h.finalize()
+        .iter()
+        .take(12)
+        .map(|b| format!("{b:02x}"))
+        .collect())
 }
 
 /// Why a build failed.
@@ -96,7 +115,15 @@ pub fn build(
     fs::create_dir_all(out).map_err(BuildError::Io)?;
     let _ = fs::remove_file(log);
     let started = Instant::now();
-    let mut p = process::spawn(command, process::Shell::Script, dir, env, &process::allowed_cpus(), log).map_err(BuildError::Io)?;
+    let mut p = process::spawn(
+        command,
+        process::Shell::Script,
+        dir,
+        env,
+        &process::allowed_cpus(),
+        log,
+    )
+    .map_err(BuildError::Io)?;
     loop {
         if let Some(status) = p.exited() {
             // Anything the build left running (a compile server) is stopped with it.
@@ -108,7 +135,11 @@ pub fn build(
             let last = process::tail(log, 1);
             return Err(BuildError::Failed(format!(
                 "build failed ({status}){}",
-                if last.is_empty() { String::new() } else { format!(": {}", last.chars().take(200).collect::<String>()) }
+                if last.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", last.chars().take(200).collect::<String>())
+                }
             )));
         }
         if interrupt.load(Ordering::Relaxed) {
@@ -143,19 +174,63 @@ pub fn size(path: &Path) -> Option<u64> {
     Some(total)
 }
 
-/// Finds a command on PATH.
+/// Where toolchains install themselves off the usual PATH: Go's tarball, rustup, `go
+/// install`, and the sbin directories a non-login root shell may lack (nginx, php-fpm).
+pub fn extra_dirs() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = ["/usr/local/go/bin", "/usr/sbin", "/sbin", "/usr/local/sbin"]
+        .iter()
+        .map(PathBuf::from)
+        .collect();
+    if let Some(home) = std::env::var_os("HOME") {
+        let home = PathBuf::from(home);
+        v.push(home.join(".cargo/bin"));
+        v.push(home.join("go/bin"));
+    }
+    v
+}
+
+/// Finds a command on PATH, then in [`extra_dirs`].
 pub fn which(cmd: &str) -> Option<PathBuf> {
     if cmd.contains('/') {
         let p = PathBuf::from(cmd);
         return is_executable(&p).then_some(p);
     }
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path).map(|d| d.join(cmd)).find(|p| is_executable(p))
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .chain(extra_dirs())
+        .map(|d| d.join(cmd))
+        .find(|p| is_executable(p))
+}
+
+/// PATH with the directories of `tools` appended where they are not on it already, so a
+/// target's build finds the toolchain that [`which`] found.
+pub fn path_with(tools: &[PathBuf]) -> Option<String> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let mut dirs: Vec<PathBuf> = std::env::split_paths(&path).collect();
+    let before = dirs.len();
+    for t in tools {
+        if let Some(d) = t.parent() {
+            if !dirs.iter().any(|x| x == d) {
+                dirs.push(d.to_path_buf());
+            }
+        }
+    }
+    if dirs.len() == before {
+        return None;
+    }
+    Some(
+        std::env::join_paths(dirs)
+            .ok()?
+            .to_string_lossy()
+            .into_owned(),
+    )
 }
 
 fn is_executable(p: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
-    fs::metadata(p).map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0).unwrap_or(false)
+    fs::metadata(p)
+        .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        .unwrap_or(false)
 }
 
 #[cfg(test)]
@@ -173,22 +248,37 @@ mod tests {
     fn the_key_follows_content_and_the_build_is_reused() {
         let src = tmp("src");
         fs::write(src.join("a.txt"), "one").unwrap();
-        let k1 = key("cp a.txt {out}", &[], &[], &src, &[src.clone()]).unwrap();
-        assert_eq!(k1, key("cp a.txt {out}", &[], &[], &src, &[src.clone()]).unwrap());
+        let k1 = key("cp a.txt {out}", &[], &[], &src, std::slice::from_ref(&src)).unwrap();
+        assert_eq!(
+            k1,
+            key("cp a.txt {out}", &[], &[], &src, std::slice::from_ref(&src)).unwrap()
+        );
         fs::write(src.join("a.txt"), "two").unwrap();
-        let k2 = key("cp a.txt {out}", &[], &[], &src, &[src.clone()]).unwrap();
+        let k2 = key("cp a.txt {out}", &[], &[], &src, std::slice::from_ref(&src)).unwrap();
         assert_ne!(k1, k2);
-        assert_ne!(k2, key("cp -v a.txt {out}", &[], &[], &src, &[src.clone()]).unwrap());
+        assert_ne!(
+            k2,
+            key(
+                "cp -v a.txt {out}",
+                &[],
+                &[],
+                &src,
+                std::slice::from_ref(&src)
+            )
+            .unwrap()
+        );
 
         let out = tmp("out").join(&k2);
         let log = tmp("log").join("build.log");
         let stop = AtomicBool::new(false);
         let cmd = format!("cp a.txt {}/", out.display());
-        let (cached, _) = build(&cmd, &src, &out, &[], &log, Duration::from_secs(30), &stop).unwrap();
+        let (cached, _) =
+            build(&cmd, &src, &out, &[], &log, Duration::from_secs(30), &stop).unwrap();
         assert!(!cached);
         assert_eq!(fs::read_to_string(out.join("a.txt")).unwrap(), "two");
         assert_eq!(size(&out), Some(3));
-        let (cached, _) = build(&cmd, &src, &out, &[], &log, Duration::from_secs(30), &stop).unwrap();
+        let (cached, _) =
+            build(&cmd, &src, &out, &[], &log, Duration::from_secs(30), &stop).unwrap();
         assert!(cached);
     }
 
@@ -198,13 +288,34 @@ mod tests {
         let out = src.join("out");
         let log = src.join("log");
         let stop = AtomicBool::new(false);
-        let e = build("echo 'error: no such thing' >&2; exit 3", &src, &out, &[], &log, Duration::from_secs(30), &stop).unwrap_err();
+        let e = build(
+            "echo 'error: no such thing' >&2; exit 3",
+            &src,
+            &out,
+            &[],
+            &log,
+            Duration::from_secs(30),
+            &stop,
+        )
+        .unwrap_err();
         match e {
-            BuildError::Failed(m) => assert!(m.contains("exit status: 3") && m.contains("no such thing"), "{m}"),
+            BuildError::Failed(m) => assert!(
+                m.contains("exit status: 3") && m.contains("no such thing"),
+                "{m}"
+            ),
             other => panic!("{other:?}"),
         }
         assert!(!out.join(".foxbench-built").exists());
-        let e = build("sleep 30", &src, &out, &[], &log, Duration::from_millis(200), &stop).unwrap_err();
+        let e = build(
+            "sleep 30",
+            &src,
+            &out,
+            &[],
+            &log,
+            Duration::from_millis(200),
+            &stop,
+        )
+        .unwrap_err();
         assert!(matches!(e, BuildError::TimedOut(_)));
     }
 

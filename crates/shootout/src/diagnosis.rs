@@ -37,6 +37,8 @@ pub struct Figures {
     pub failed_status: u64,
     /// p99 latency, µs.
     pub p99_us: Option<f64>,
+    /// Complete responses.
+    pub completed: u64,
 }
 
 /// More than this share of requests failing makes a cell error-bound.
@@ -52,6 +54,15 @@ pub fn diagnose(f: &Figures) -> Diagnosis {
         if f.server_cpus == 1 { "" } else { "s" },
         f.busiest_thread_percent
     );
+    if f.sent > 0 && f.completed == 0 {
+        return Diagnosis {
+            bottleneck: Bottleneck::Errors,
+            detail: format!(
+                "no response completed in the window ({} requests sent, {} failed): the server did not keep up with accepting and answering; {cpus}",
+                f.sent, f.errors
+            ),
+        };
+    }
     let failed = f.errors + f.failed_status;
     if f.sent > 0 && failed as f64 > ERROR_SHARE * f.sent as f64 {
         let kinds = [
@@ -64,7 +75,11 @@ pub fn diagnose(f: &Figures) -> Diagnosis {
             (f.parse, "malformed responses"),
             (f.failed_status, "responses with a failing status"),
         ];
-        let (n, what) = kinds.iter().max_by_key(|(n, _)| *n).copied().unwrap_or((0, ""));
+        let (n, what) = kinds
+            .iter()
+            .max_by_key(|(n, _)| *n)
+            .copied()
+            .unwrap_or((0, ""));
         return Diagnosis {
             bottleneck: Bottleneck::Errors,
             detail: format!(
@@ -76,11 +91,16 @@ pub fn diagnose(f: &Figures) -> Diagnosis {
     if f.client_cpu_percent >= SATURATED_PERCENT {
         return Diagnosis {
             bottleneck: Bottleneck::ClientBound,
-            detail: format!("{cpus}: foxbench could not send faster, the server may be faster than this"),
+            detail: format!(
+                "{cpus}: foxbench could not send faster, the server may be faster than this"
+            ),
         };
     }
     if f.server_cpu_percent >= SATURATED_PERCENT {
-        return Diagnosis { bottleneck: Bottleneck::ServerCpuBound, detail: cpus };
+        return Diagnosis {
+            bottleneck: Bottleneck::ServerCpuBound,
+            detail: cpus,
+        };
     }
     if f.busiest_thread_percent >= SATURATED_PERCENT {
         return Diagnosis {
@@ -102,7 +122,15 @@ mod tests {
     use super::*;
 
     fn f(client: f64, server: f64, thread: f64) -> Figures {
-        Figures { client_cpu_percent: client, server_cpu_percent: server, busiest_thread_percent: thread, server_cpus: 1, sent: 1000, ..Default::default() }
+        Figures {
+            client_cpu_percent: client,
+            server_cpu_percent: server,
+            busiest_thread_percent: thread,
+            server_cpus: 1,
+            sent: 1000,
+            completed: 990,
+            ..Default::default()
+        }
     }
 
     #[test]
@@ -110,10 +138,38 @@ mod tests {
         let table = [
             (f(99.0, 60.0, 60.0), Bottleneck::ClientBound),
             (f(50.0, 97.0, 97.0), Bottleneck::ServerCpuBound),
-            (Figures { server_cpus: 2, ..f(40.0, 50.0, 99.0) }, Bottleneck::ServerThreadBound),
+            (
+                Figures {
+                    server_cpus: 2,
+                    ..f(40.0, 50.0, 99.0)
+                },
+                Bottleneck::ServerThreadBound,
+            ),
             (f(20.0, 15.0, 15.0), Bottleneck::Neither),
-            (Figures { errors: 50, timeouts: 50, ..f(99.0, 99.0, 99.0) }, Bottleneck::Errors),
-            (Figures { errors: 5, timeouts: 5, ..f(20.0, 97.0, 97.0) }, Bottleneck::ServerCpuBound),
+            (
+                Figures {
+                    errors: 50,
+                    timeouts: 50,
+                    ..f(99.0, 99.0, 99.0)
+                },
+                Bottleneck::Errors,
+            ),
+            (
+                Figures {
+                    errors: 5,
+                    timeouts: 5,
+                    ..f(20.0, 97.0, 97.0)
+                },
+                Bottleneck::ServerCpuBound,
+            ),
+            // Nothing answered in the window (5,000 connections to a slow accepter).
+            (
+                Figures {
+                    completed: 0,
+                    ..f(30.0, 40.0, 40.0)
+                },
+                Bottleneck::Errors,
+            ),
         ];
         for (fig, want) in table {
             assert_eq!(diagnose(&fig).bottleneck, want, "{fig:?}");
@@ -122,9 +178,22 @@ mod tests {
 
     #[test]
     fn errors_name_their_main_kind() {
-        let d = diagnose(&Figures { errors: 300, ports_exhausted: 290, connect_timeouts: 10, ..f(50.0, 50.0, 50.0) });
-        assert!(d.detail.contains("30.0% of requests failed") && d.detail.contains("ephemeral ports"), "{}", d.detail);
+        let d = diagnose(&Figures {
+            errors: 300,
+            ports_exhausted: 290,
+            connect_timeouts: 10,
+            ..f(50.0, 50.0, 50.0)
+        });
+        assert!(
+            d.detail.contains("30.0% of requests failed") && d.detail.contains("ephemeral ports"),
+            "{}",
+            d.detail
+        );
         let d = diagnose(&f(20.0, 15.0, 15.0));
-        assert!(d.detail.contains("client CPU 20%") && d.detail.contains("server CPU 15%"), "{}", d.detail);
+        assert!(
+            d.detail.contains("client CPU 20%") && d.detail.contains("server CPU 15%"),
+            "{}",
+            d.detail
+        );
     }
 }

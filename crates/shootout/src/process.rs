@@ -49,8 +49,13 @@ pub struct StopReport {
 /// The CPUs this thread may run on.
 pub fn allowed_cpus() -> Vec<usize> {
     match sched_getaffinity(Pid::from_raw(0)) {
-        Ok(set) => (0..CpuSet::count()).filter(|&c| set.is_set(c).unwrap_or(false)).collect(),
-        Err(_) => (0..std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)).collect(),
+        Ok(set) => (0..CpuSet::count())
+            .filter(|&c| set.is_set(c).unwrap_or(false))
+            .collect(),
+        Err(_) => (0..std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1))
+            .collect(),
     }
 }
 
@@ -77,10 +82,21 @@ pub enum Shell {
 
 /// Starts the command with `sh -c` in `dir`, in a new process group, pinned to `cpus`,
 /// with stdout and stderr appended to `log`.
-pub fn spawn(command: &str, shell: Shell, dir: &Path, env: &[(String, String)], cpus: &[usize], log: &Path) -> io::Result<Spawned> {
+pub fn spawn(
+    command: &str,
+    shell: Shell,
+    dir: &Path,
+    env: &[(String, String)],
+    cpus: &[usize],
+    log: &Path,
+) -> io::Result<Spawned> {
     let out = File::options().create(true).append(true).open(log)?;
     let err = out.try_clone()?;
-    let mark = format!("{}-{}", std::process::id(), SERIAL.fetch_add(1, Ordering::Relaxed));
+    let mark = format!(
+        "{}-{}",
+        std::process::id(),
+        SERIAL.fetch_add(1, Ordering::Relaxed)
+    );
     let mut cmd = Command::new("sh");
     cmd.arg("-c")
         .arg(match shell {
@@ -101,7 +117,13 @@ pub fn spawn(command: &str, shell: Shell, dir: &Path, env: &[(String, String)], 
     let spawned = cmd.spawn();
     pin_current_thread(&before)?;
     let child = spawned?;
-    Ok(Spawned { pid: child.id() as i32, child, mark, status: None, stopped: false })
+    Ok(Spawned {
+        pid: child.id() as i32,
+        child,
+        mark,
+        status: None,
+        stopped: false,
+    })
 }
 
 impl Spawned {
@@ -117,7 +139,9 @@ impl Spawned {
     pub fn members(&self) -> Vec<i32> {
         let mut out = Vec::new();
         let needle = format!("{MARK_VAR}={}", self.mark);
-        let Ok(all) = procfs::process::all_processes() else { return out };
+        let Ok(all) = procfs::process::all_processes() else {
+            return out;
+        };
         let tree = probe::tree(self.pid).unwrap_or_default();
         for p in all.flatten() {
             let Ok(stat) = p.stat() else { continue };
@@ -126,7 +150,11 @@ impl Spawned {
             }
             let marked = p
                 .environ()
-                .map(|e| e.iter().any(|(k, v)| format!("{}={}", k.to_string_lossy(), v.to_string_lossy()) == needle))
+                .map(|e| {
+                    e.iter().any(|(k, v)| {
+                        format!("{}={}", k.to_string_lossy(), v.to_string_lossy()) == needle
+                    })
+                })
                 .unwrap_or(false);
             if stat.pgrp == self.pid || tree.contains(&stat.pid) || marked {
                 out.push(stat.pid);
@@ -196,7 +224,10 @@ impl Spawned {
             if p == self.pid {
                 continue;
             }
-            let ours = procfs::process::Process::new(p).and_then(|p| p.stat()).map(|s| s.ppid == me).unwrap_or(false);
+            let ours = procfs::process::Process::new(p)
+                .and_then(|p| p.stat())
+                .map(|s| s.ppid == me)
+                .unwrap_or(false);
             if ours {
                 let _ = waitpid(Pid::from_raw(p), Some(WaitPidFlag::WNOHANG));
             }
@@ -230,13 +261,20 @@ mod tests {
     use super::*;
 
     fn log() -> std::path::PathBuf {
-        let p = std::env::temp_dir().join(format!("foxbench-proc-{}-{}.log", std::process::id(), SERIAL.fetch_add(1, Ordering::Relaxed)));
+        let p = std::env::temp_dir().join(format!(
+            "foxbench-proc-{}-{}.log",
+            std::process::id(),
+            SERIAL.fetch_add(1, Ordering::Relaxed)
+        ));
         let _ = std::fs::remove_file(&p);
         p
     }
 
     fn alive(pid: i32) -> bool {
-        procfs::process::Process::new(pid).and_then(|p| p.stat()).map(|s| s.state != 'Z').unwrap_or(false)
+        procfs::process::Process::new(pid)
+            .and_then(|p| p.stat())
+            .map(|s| s.state != 'Z')
+            .unwrap_or(false)
     }
 
     #[test]
@@ -252,7 +290,10 @@ mod tests {
         let members = s.members();
         assert!(members.len() >= 3, "root, daemon and sleep: {members:?}");
         let r = s.stop(Duration::from_millis(300));
-        assert!(r.killed, "SIGTERM was ignored, so SIGKILL was needed: {r:?}");
+        assert!(
+            r.killed,
+            "SIGTERM was ignored, so SIGKILL was needed: {r:?}"
+        );
         assert_eq!(r.survivors, 0);
         assert!(r.leftovers >= 2, "{r:?}");
         std::thread::sleep(Duration::from_millis(100));
@@ -267,10 +308,21 @@ mod tests {
         let l = log();
         let cpus = allowed_cpus();
         let one = vec![*cpus.last().unwrap()];
-        let mut s = spawn("sleep 600", Shell::Exec, Path::new("/"), &[("X".into(), "1".into())], &one, &l).unwrap();
+        let mut s = spawn(
+            "sleep 600",
+            Shell::Exec,
+            Path::new("/"),
+            &[("X".into(), "1".into())],
+            &one,
+            &l,
+        )
+        .unwrap();
         let p = procfs::process::Process::new(s.pid).unwrap();
         let status = p.status().unwrap();
-        assert_eq!(status.cpus_allowed_list.unwrap(), vec![(one[0] as u32, one[0] as u32)]);
+        assert_eq!(
+            status.cpus_allowed_list.unwrap(),
+            vec![(one[0] as u32, one[0] as u32)]
+        );
         // The spawning thread got its own mask back.
         assert_eq!(allowed_cpus(), cpus);
         let r = s.stop(Duration::from_secs(5));

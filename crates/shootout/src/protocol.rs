@@ -28,9 +28,24 @@ pub fn cpu_model() -> String {
         .unwrap_or_else(|| "unknown".into())
 }
 
+/// CPUs online on the machine (not just those this thread may use).
+pub fn nproc() -> u64 {
+    std::fs::read_to_string("/sys/devices/system/cpu/online")
+        .ok()
+        .and_then(|t| crate::suite::parse_cpus(&t).ok().flatten())
+        .map(|v| v.len() as u64)
+        .unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map(|n| n.get() as u64)
+                .unwrap_or(1)
+        })
+}
+
 /// `uname -r`.
 pub fn kernel() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/osrelease").map(|s| s.trim().to_string()).unwrap_or_else(|_| "unknown".into())
+    std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "unknown".into())
 }
 
 /// MemTotal in bytes.
@@ -69,7 +84,7 @@ pub fn tool_version(tool: &str) -> Option<String> {
         "erlc" => return None,
         _ => &["--version"],
     };
-    let mut child = Command::new(tool)
+    let mut child = Command::new(crate::cache::which(tool)?)
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -81,7 +96,9 @@ pub fn tool_version(tool: &str) -> Option<String> {
     loop {
         match child.try_wait() {
             Ok(Some(_)) => break,
-            Ok(None) if std::time::Instant::now() < end => std::thread::sleep(Duration::from_millis(10)),
+            Ok(None) if std::time::Instant::now() < end => {
+                std::thread::sleep(Duration::from_millis(10))
+            }
             _ => {
                 let _ = child.kill();
                 let _ = child.wait();
@@ -90,19 +107,35 @@ pub fn tool_version(tool: &str) -> Option<String> {
         }
     }
     let out = child.wait_with_output().ok()?;
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    text.lines().map(str::trim).find(|l| !l.is_empty()).map(|l| l.chars().take(160).collect())
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .map(|l| l.chars().take(160).collect())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn process_cpus() -> u64 {
+        crate::process::allowed_cpus().len() as u64
+    }
+
     #[test]
     fn reads_the_machine() {
         assert_ne!(cpu_model(), "");
-        assert!(kernel().chars().next().unwrap().is_ascii_digit(), "{}", kernel());
+        assert!(
+            kernel().chars().next().unwrap().is_ascii_digit(),
+            "{}",
+            kernel()
+        );
         assert!(mem_total_bytes() > 1 << 20);
+        assert!(nproc() >= process_cpus(), "nproc counts every online CPU");
         let s = sysctls();
         assert!(s["net.core.somaxconn"].parse::<u64>().is_ok(), "{s:?}");
         assert!(tool_version("sh").is_none() || tool_version("cc").is_some());

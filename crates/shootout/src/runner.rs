@@ -10,8 +10,9 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use load::{Arrival, Control, Plan as LoadPlan, RequestSpec, RunResult, StatusSet, Stop, Target};
 use report::shootout::{
-    BuildInfo, Cell, CellStatus, CellSummary, ClientWindow, LevelInfo, Outcome, PlanInfo, ProbePoint, Protocol, Repeat,
-    ServerWindow, ShootoutResults, SuiteInfo, TargetResult, Verification, SHOOTOUT_SCHEMA,
+    BuildInfo, Cell, CellStatus, CellSummary, ClientWindow, LevelInfo, Outcome, PlanInfo,
+    ProbePoint, Protocol, Repeat, ServerWindow, ShootoutResults, SuiteInfo, TargetResult,
+    Verification, SHOOTOUT_SCHEMA,
 };
 use stats::Latency;
 
@@ -55,10 +56,18 @@ pub fn assign_cpus(suite: &Suite) -> (Vec<usize>, Vec<usize>) {
     let allowed = process::allowed_cpus();
     let half = allowed.len() / 2;
     let client = suite.plan.client_cpus.clone().unwrap_or_else(|| {
-        if allowed.len() >= 2 { allowed[..half].to_vec() } else { allowed.clone() }
+        if allowed.len() >= 2 {
+            allowed[..half].to_vec()
+        } else {
+            allowed.clone()
+        }
     });
     let server = suite.plan.server_cpus.clone().unwrap_or_else(|| {
-        if allowed.len() >= 2 { allowed[half..].to_vec() } else { allowed.clone() }
+        if allowed.len() >= 2 {
+            allowed[half..].to_vec()
+        } else {
+            allowed.clone()
+        }
     });
     (client, server)
 }
@@ -92,10 +101,16 @@ pub fn run(suite: &Suite, opts: &Options, obs: &mut dyn Observer) -> ShootoutRes
     }
     // foxbench's own threads (load workers, the sampler) inherit this.
     if let Err(e) = process::pin_current_thread(&client_cpus) {
-        obs.line(&format!("note: cannot pin foxbench to CPUs {client_cpus:?}: {e}"));
+        obs.line(&format!(
+            "note: cannot pin foxbench to CPUs {client_cpus:?}: {e}"
+        ));
     }
     let client_threads = client_cpus.len().max(1);
-    let mut tools: Vec<String> = suite.targets.iter().flat_map(|t| t.requires.clone()).collect();
+    let mut tools: Vec<String> = suite
+        .targets
+        .iter()
+        .flat_map(|t| t.requires.clone())
+        .collect();
     tools.sort();
     tools.dedup();
     let toolchains = tools
@@ -103,16 +118,25 @@ pub fn run(suite: &Suite, opts: &Options, obs: &mut dyn Observer) -> ShootoutRes
         .filter(|t| cache::which(t).is_some())
         .filter_map(|t| Some((t.clone(), crate::protocol::tool_version(t)?)))
         .collect();
-    let nofile = nix::sys::resource::getrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE).unwrap_or((0, 0));
+    let nofile = nix::sys::resource::getrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE)
+        .unwrap_or((0, 0));
     let mut results = ShootoutResults {
         schema: SHOOTOUT_SCHEMA.into(),
-        suite: SuiteInfo { name: suite.name.clone(), source: opts.source.clone(), quick: opts.quick, text: opts.text.clone() },
+        suite: SuiteInfo {
+            name: suite.name.clone(),
+            source: opts.source.clone(),
+            quick: opts.quick,
+            text: opts.text.clone(),
+        },
         protocol: Protocol {
-            started_unix_s: SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0),
+            started_unix_s: SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or(0),
             foxbench_version: env!("CARGO_PKG_VERSION").into(),
             cpu_model: crate::protocol::cpu_model(),
             kernel: crate::protocol::kernel(),
-            nproc: std::thread::available_parallelism().map(|n| n.get() as u64).unwrap_or(1).max(process::allowed_cpus().len() as u64),
+            nproc: crate::protocol::nproc(),
             mem_total_bytes: crate::protocol::mem_total_bytes(),
             sysctl: crate::protocol::sysctls(),
             ulimit_nofile: (nofile.0, nofile.1),
@@ -122,7 +146,12 @@ pub fn run(suite: &Suite, opts: &Options, obs: &mut dyn Observer) -> ShootoutRes
             toolchains,
             command: opts.command.clone(),
             plan: PlanInfo {
-                levels: suite.plan.levels.iter().map(|l| level_info(l, &suite.plan)).collect(),
+                levels: suite
+                    .plan
+                    .levels
+                    .iter()
+                    .map(|l| level_info(l, &suite.plan))
+                    .collect(),
                 repeats: suite.plan.repeats,
                 warmup_max_s: secs(suite.plan.warmup),
                 warmup_slice_s: secs(suite.plan.warmup_slice),
@@ -136,17 +165,29 @@ pub fn run(suite: &Suite, opts: &Options, obs: &mut dyn Observer) -> ShootoutRes
         elapsed_s: 0.0,
     };
     let _ = std::fs::create_dir_all(opts.out.join("logs"));
-    let ctx = Ctx { suite, opts, server_cpus, client_threads };
+    let ctx = Ctx {
+        suite,
+        opts,
+        server_cpus,
+        client_threads,
+    };
     for spec in &suite.targets {
         let r = if opts.interrupt.load(Ordering::Relaxed) {
-            TargetResult { message: Some("the run was interrupted before this target".into()), ..empty(spec, Outcome::Interrupted) }
+            TargetResult {
+                message: Some("the run was interrupted before this target".into()),
+                ..empty(spec, Outcome::Interrupted)
+            }
         } else {
             obs.line(&format!("{} ({})", spec.name, spec.language));
             ctx.target(spec, obs)
         };
         match r.outcome {
             Outcome::Measured => {}
-            _ => obs.line(&format!("  {}: {}", r.outcome.as_str(), r.message.as_deref().unwrap_or(""))),
+            _ => obs.line(&format!(
+                "  {}: {}",
+                r.outcome.as_str(),
+                r.message.as_deref().unwrap_or("")
+            )),
         }
         results.targets.push(r);
         results.interrupted = opts.interrupt.load(Ordering::Relaxed);
@@ -194,11 +235,15 @@ impl Ctx<'_> {
     fn target(&self, spec: &TargetSpec, obs: &mut dyn Observer) -> TargetResult {
         let mut r = empty(spec, Outcome::Skipped);
         // 0. Tools.
-        let missing: Vec<&String> = spec.requires.iter().filter(|t| cache::which(t).is_none()).collect();
+        let missing: Vec<&String> = spec
+            .requires
+            .iter()
+            .filter(|t| cache::which(t).is_none())
+            .collect();
         if !missing.is_empty() {
             let names: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
             r.message = Some(format!(
-                "skipped: {} not found on PATH; install {}",
+                "{} not found on PATH; install {}",
                 names.join(", "),
                 spec.install.as_deref().unwrap_or("it")
             ));
@@ -207,14 +252,30 @@ impl Ctx<'_> {
         let dir = self.opts.root.join(&spec.dir);
         if !dir.is_dir() {
             r.outcome = Outcome::StartFailed;
-            r.message = Some(format!("directory {} not found: run from the foxbench checkout or pass --root", dir.display()));
+            r.message = Some(format!(
+                "directory {} not found: run from the foxbench checkout or pass --root",
+                dir.display()
+            ));
             return r;
         }
         let dir_s = dir.to_string_lossy().into_owned();
-        let env: Vec<(String, String)> = spec.env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        let tools: Vec<PathBuf> = spec
+            .requires
+            .iter()
+            .filter_map(|t| cache::which(t))
+            .collect();
+        let mut env: Vec<(String, String)> = spec
+            .env
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        if let Some(path) = cache::path_with(&tools) {
+            if !spec.env.contains_key("PATH") {
+                env.push(("PATH".into(), path));
+            }
+        }
         let logs = self.opts.out.join("logs");
         // 1. Build, cached by content.
-        let tools: Vec<PathBuf> = spec.requires.iter().filter_map(|t| cache::which(t)).collect();
         let mut inputs = vec![dir.clone()];
         inputs.extend(spec.inputs.iter().map(|i| self.opts.root.join(i)));
         let build_cmd = spec.build.clone().unwrap_or_else(|| "true".into());
@@ -222,7 +283,9 @@ impl Ctx<'_> {
             Ok(k) => k,
             Err(e) => {
                 r.outcome = Outcome::BuildFailed;
-                r.message = Some(format!("cannot read the target's files for the build cache: {e}"));
+                r.message = Some(format!(
+                    "cannot read the target's files for the build cache: {e}"
+                ));
                 return r;
             }
         };
@@ -240,18 +303,42 @@ impl Ctx<'_> {
             artifact_bytes: None,
             artifact: artifact.clone(),
         };
-        match cache::build(&build_filled, &dir, &out, &env, &build_log, self.suite.plan.build_timeout, &self.opts.interrupt) {
+        match cache::build(
+            &build_filled,
+            &dir,
+            &out,
+            &env,
+            &build_log,
+            self.suite.plan.build_timeout,
+            &self.opts.interrupt,
+        ) {
             Ok((cached, took)) => {
                 info.cached = cached;
                 info.seconds = secs(took);
-                obs.line(&format!("  build: {}", if cached { "cached".to_string() } else { format!("{:.1} s", secs(took)) }));
+                if spec.build.is_some() {
+                    obs.line(&format!(
+                        "  build: {}",
+                        if cached {
+                            "cached".to_string()
+                        } else {
+                            format!("{:.1} s", secs(took))
+                        }
+                    ));
+                }
             }
             Err(e) => {
                 r.build = Some(info);
-                r.outcome = if matches!(e, BuildError::Interrupted) { Outcome::Interrupted } else { Outcome::BuildFailed };
+                r.outcome = if matches!(e, BuildError::Interrupted) {
+                    Outcome::Interrupted
+                } else {
+                    Outcome::BuildFailed
+                };
                 r.message = Some(match e {
                     BuildError::Failed(m) => format!("{m} (log: {})", build_log.display()),
-                    BuildError::TimedOut(d) => format!("build took longer than {d:?}: raise plan.build_timeout (log: {})", build_log.display()),
+                    BuildError::TimedOut(d) => format!(
+                        "build took longer than {d:?}: raise plan.build_timeout (log: {})",
+                        build_log.display()
+                    ),
                     BuildError::Interrupted => "interrupted during the build".into(),
                     BuildError::Io(e) => format!("cannot run the build: {e}"),
                 });
@@ -261,7 +348,11 @@ impl Ctx<'_> {
         }
         info.artifact_bytes = artifact.as_ref().and_then(|a| {
             let p = Path::new(a);
-            cache::size(&if p.is_absolute() { p.to_path_buf() } else { dir.join(p) })
+            cache::size(&if p.is_absolute() {
+                p.to_path_buf()
+            } else {
+                dir.join(p)
+            })
         });
         r.build = Some(info);
         // 2. Start, in its own process group, pinned.
@@ -277,13 +368,26 @@ impl Ctx<'_> {
         let images_s = self.suite.images.to_string();
         let start = fill(
             &spec.start,
-            &[("port", &port_s), ("images", &images_s), ("template", &self.suite.template), ("out", &out_s), ("dir", &dir_s)],
+            &[
+                ("port", &port_s),
+                ("images", &images_s),
+                ("template", &self.suite.template),
+                ("out", &out_s),
+                ("dir", &dir_s),
+            ],
         );
         r.start_command = Some(start.clone());
         let log = logs.join(format!("{}.log", spec.name));
         let _ = std::fs::remove_file(&log);
         let spawned_at = Instant::now();
-        let mut server = match process::spawn(&start, process::Shell::Exec, &dir, &env, &self.server_cpus, &log) {
+        let mut server = match process::spawn(
+            &start,
+            process::Shell::Exec,
+            &dir,
+            &env,
+            &self.server_cpus,
+            &log,
+        ) {
             Ok(s) => s,
             Err(e) => {
                 r.outcome = Outcome::StartFailed;
@@ -296,11 +400,18 @@ impl Ctx<'_> {
         match self.wait_ready(&mut server, addr, spec) {
             Ok(()) => {
                 r.startup_ms = Some(spawned_at.elapsed().as_secs_f64() * 1e3);
-                obs.line(&format!("  ready in {:.0} ms on port {port}", spawned_at.elapsed().as_secs_f64() * 1e3));
+                obs.line(&format!(
+                    "  ready in {:.0} ms on port {port}",
+                    spawned_at.elapsed().as_secs_f64() * 1e3
+                ));
             }
             Err(m) => {
                 let stop = server.stop(self.suite.plan.stop_grace);
-                r.outcome = if self.interrupted() { Outcome::Interrupted } else { Outcome::StartFailed };
+                r.outcome = if self.interrupted() {
+                    Outcome::Interrupted
+                } else {
+                    Outcome::StartFailed
+                };
                 r.message = Some(format!("{m}{}", stop_note(&stop)));
                 r.log_tail = Some(process::tail(&log, 20));
                 return r;
@@ -315,9 +426,20 @@ impl Ctx<'_> {
                 "  verify {}: {}",
                 s.name,
                 if v.passed {
-                    "ok".to_string()
+                    match v.keepalive {
+                        Some(false) => {
+                            "ok, but it closes every connection: keep-alive levels excluded"
+                                .to_string()
+                        }
+                        _ => "ok".to_string(),
+                    }
                 } else {
-                    v.checks.iter().filter(|c| !c.passed).map(|c| format!("{}: {}", c.name, c.detail.as_deref().unwrap_or("failed"))).collect::<Vec<_>>().join("; ")
+                    v.checks
+                        .iter()
+                        .filter(|c| !c.passed)
+                        .map(|c| format!("{}: {}", c.name, c.detail.as_deref().unwrap_or("failed")))
+                        .collect::<Vec<_>>()
+                        .join("; ")
                 }
             ));
             verified.push((s.clone(), v));
@@ -325,14 +447,20 @@ impl Ctx<'_> {
         r.verify = verified.iter().map(|(_, v)| v.clone()).collect();
         // A scenario whose answers are wrong is not loaded; one that only fails keep-alive
         // still runs its levels without keep-alive.
-        let answers_ok = |v: &Verification| v.checks.iter().all(|c| c.passed || c.name == "keep-alive");
+        let answers_ok =
+            |v: &Verification| v.checks.iter().all(|c| c.passed || c.name == "keep-alive");
         if verified.iter().all(|(_, v)| !answers_ok(v)) {
             let stop = server.stop(self.suite.plan.stop_grace);
             r.outcome = Outcome::VerifyFailed;
-            let first = verified.iter().flat_map(|(_, v)| v.checks.iter()).find(|c| !c.passed);
+            let first = verified
+                .iter()
+                .flat_map(|(_, v)| v.checks.iter())
+                .find(|c| !c.passed);
             r.message = Some(format!(
                 "verification failed: {}{}",
-                first.map(|c| format!("{}: {}", c.name, c.detail.as_deref().unwrap_or(""))).unwrap_or_default(),
+                first
+                    .map(|c| format!("{}: {}", c.name, c.detail.as_deref().unwrap_or("")))
+                    .unwrap_or_default(),
                 stop_note(&stop)
             ));
             r.log_tail = Some(process::tail(&log, 20));
@@ -374,13 +502,25 @@ impl Ctx<'_> {
                     r.cells.push(cell);
                     continue;
                 }
-                self.measure(&mut server, addr, s, level, keepalive, warmup_max, &mut cell, obs);
+                self.measure(
+                    &mut server,
+                    addr,
+                    s,
+                    level,
+                    keepalive,
+                    warmup_max,
+                    &mut cell,
+                    obs,
+                );
                 let failed = cell.status == CellStatus::Failed;
                 r.cells.push(cell);
                 if failed {
                     if let Some(status) = server.exited() {
                         r.outcome = Outcome::Crashed;
-                        r.message = Some(format!("the target exited ({status}) during level {}", level.name));
+                        r.message = Some(format!(
+                            "the target exited ({status}) during level {}",
+                            level.name
+                        ));
                         r.log_tail = Some(process::tail(&log, 20));
                         break 'scenarios;
                     }
@@ -395,7 +535,7 @@ impl Ctx<'_> {
         let stop = server.stop(self.suite.plan.stop_grace);
         let note = stop_note(&stop);
         if !note.is_empty() {
-            obs.line(&format!("  stop:{note}"));
+            obs.line(&format!("  stop: {}", note.trim_start_matches("; ")));
             r.message = Some(match r.message.take() {
                 Some(m) => format!("{m}{note}"),
                 None => note.trim_start_matches("; ").to_string(),
@@ -404,15 +544,28 @@ impl Ctx<'_> {
         r
     }
 
-    fn wait_ready(&self, server: &mut Spawned, addr: SocketAddr, spec: &TargetSpec) -> Result<(), String> {
+    fn wait_ready(
+        &self,
+        server: &mut Spawned,
+        addr: SocketAddr,
+        spec: &TargetSpec,
+    ) -> Result<(), String> {
         let end = Instant::now() + spec.ready_timeout;
-        let log = self.opts.out.join("logs").join(format!("{}.log", spec.name));
+        let log = self
+            .opts
+            .out
+            .join("logs")
+            .join(format!("{}.log", spec.name));
         loop {
             if let Some(status) = server.exited() {
                 let last = process::tail(&log, 1);
                 return Err(format!(
                     "exited ({status}) before it was ready{}",
-                    if last.is_empty() { String::new() } else { format!(": {}", last.chars().take(200).collect::<String>()) }
+                    if last.is_empty() {
+                        String::new()
+                    } else {
+                        format!(": {}", last.chars().take(200).collect::<String>())
+                    }
                 ));
             }
             if self.interrupted() {
@@ -442,12 +595,22 @@ impl Ctx<'_> {
         }
     }
 
-    fn load_plan(&self, addr: SocketAddr, s: &Scenario, connections: usize, keepalive: bool, stop: Stop) -> LoadPlan {
+    fn load_plan(
+        &self,
+        addr: SocketAddr,
+        s: &Scenario,
+        connections: usize,
+        keepalive: bool,
+        stop: Stop,
+    ) -> LoadPlan {
         let url = format!("http://{addr}{}", s.path);
         let target = Target::parse(&url).expect("a loopback URL with a checked path parses");
         LoadPlan {
             target,
-            request: RequestSpec { method: s.method.clone(), ..RequestSpec::default() },
+            request: RequestSpec {
+                method: s.method.clone(),
+                ..RequestSpec::default()
+            },
             connections,
             threads: self.client_threads.min(connections),
             arrival: Arrival::Closed,
@@ -531,7 +694,11 @@ impl Ctx<'_> {
             let t0 = probe::threads(server.pid).unwrap_or_default();
             let s0 = probe::sample(server.pid).ok();
             let c0 = probe::own_cpu();
-            let cap = if level.requests.is_some() { level.max_duration } else { Duration::ZERO };
+            let cap = if level.requests.is_some() {
+                level.max_duration
+            } else {
+                Duration::ZERO
+            };
             let outcome = self.run_load(&lp, server.pid, plan.sample_interval, cap);
             let c1 = probe::own_cpu();
             let s1 = probe::sample(server.pid).ok();
@@ -560,18 +727,43 @@ impl Ctx<'_> {
                     ServerWindow {
                         cpu_user_s: user,
                         cpu_sys_s: sys,
-                        cpu_percent: 100.0 * (user + sys) / elapsed / self.server_cpus.len().max(1) as f64,
-                        busiest_thread_percent: 100.0 * t1.busiest_since(&t0) as f64 / 1e9 / elapsed,
+                        cpu_percent: 100.0 * (user + sys)
+                            / elapsed
+                            / self.server_cpus.len().max(1) as f64,
+                        busiest_thread_percent: 100.0 * t1.busiest_since(&t0) as f64
+                            / 1e9
+                            / elapsed,
                         cpu_us_per_request: per_req(user + sys),
                         rss_peak_bytes: rss.iter().copied().max().unwrap_or(0),
                         rss_mean_bytes: mean(&rss),
                         pss_peak_bytes: pss.iter().copied().max().unwrap_or(0),
                         pss_mean_bytes: mean(&pss),
-                        threads_peak: series.iter().map(|p| p.threads).chain([u64::from(a.threads), u64::from(b.threads)]).max().unwrap_or(0),
-                        processes_peak: series.iter().map(|p| p.processes).chain([u64::from(a.processes), u64::from(b.processes)]).max().unwrap_or(0),
-                        fds_peak: series.iter().map(|p| p.fds).chain([u64::from(a.fds), u64::from(b.fds)]).max().unwrap_or(0),
-                        voluntary_ctxt_per_s: t1.voluntary_ctxt.saturating_sub(t0.voluntary_ctxt) as f64 / elapsed,
-                        involuntary_ctxt_per_s: t1.involuntary_ctxt.saturating_sub(t0.involuntary_ctxt) as f64 / elapsed,
+                        threads_peak: series
+                            .iter()
+                            .map(|p| p.threads)
+                            .chain([u64::from(a.threads), u64::from(b.threads)])
+                            .max()
+                            .unwrap_or(0),
+                        processes_peak: series
+                            .iter()
+                            .map(|p| p.processes)
+                            .chain([u64::from(a.processes), u64::from(b.processes)])
+                            .max()
+                            .unwrap_or(0),
+                        fds_peak: series
+                            .iter()
+                            .map(|p| p.fds)
+                            .chain([u64::from(a.fds), u64::from(b.fds)])
+                            .max()
+                            .unwrap_or(0),
+                        voluntary_ctxt_per_s: t1.voluntary_ctxt.saturating_sub(t0.voluntary_ctxt)
+                            as f64
+                            / elapsed,
+                        involuntary_ctxt_per_s: t1
+                            .involuntary_ctxt
+                            .saturating_sub(t0.involuntary_ctxt)
+                            as f64
+                            / elapsed,
                     }
                 }
                 _ => {
@@ -580,15 +772,22 @@ impl Ctx<'_> {
                         Some(st) => format!("the target exited ({st}) during the level"),
                         None => "the target's process could not be probed".into(),
                     });
-                    cell.repeats.push(repeat(&res, capped, zero_server(), client_window(c0, c1, elapsed, self.client_threads, per_req), series));
+                    cell.repeats.push(repeat(
+                        &res,
+                        capped,
+                        zero_server(),
+                        client_window(c0, c1, elapsed, self.client_threads, per_req),
+                        series,
+                    ));
                     return;
                 }
             };
             let client_w = client_window(c0, c1, elapsed, self.client_threads, per_req);
-            cell.repeats.push(repeat(&res, capped, server_w, client_w, series));
-            if crashed.is_some() {
+            cell.repeats
+                .push(repeat(&res, capped, server_w, client_w, series));
+            if let Some(status) = crashed {
                 cell.status = CellStatus::Failed;
-                cell.message = Some(format!("the target exited ({}) during the level", crashed.expect("checked")));
+                cell.message = Some(format!("the target exited ({status}) during the level"));
                 return;
             }
         }
@@ -604,8 +803,15 @@ impl Ctx<'_> {
                 s.name,
                 level.name,
                 summary.rps_median,
-                summary.latency.at(99.0).map(report::human_us).unwrap_or_default(),
-                summary.server_cpu_us_per_request.map(|u| format!("{u:.1} µs/req")).unwrap_or_default(),
+                summary
+                    .latency
+                    .at(99.0)
+                    .map(report::human_us)
+                    .unwrap_or_default(),
+                summary
+                    .server_cpu_us_per_request
+                    .map(|u| format!("{u:.1} µs/req"))
+                    .unwrap_or_default(),
                 d.bottleneck.as_str()
             ));
             cell.summary = Some(summary);
@@ -617,7 +823,13 @@ impl Ctx<'_> {
 
     /// Runs one load while a sampler thread probes the server every `interval` (0 = no
     /// samples), stops the load on Ctrl-C, when the server dies, or after `cap` (0 = none).
-    fn run_load(&self, plan: &LoadPlan, root: i32, interval: Duration, cap: Duration) -> Result<(RunResult, Vec<ProbePoint>, bool), String> {
+    fn run_load(
+        &self,
+        plan: &LoadPlan,
+        root: i32,
+        interval: Duration,
+        cap: Duration,
+    ) -> Result<(RunResult, Vec<ProbePoint>, bool), String> {
         let control = Control::new(load::effective_threads(plan));
         let done = Arc::new(AtomicBool::new(false));
         let interrupt = self.opts.interrupt.clone();
@@ -647,7 +859,12 @@ impl Ctx<'_> {
                                 Ok(s) => {
                                     let ts = t.as_secs_f64();
                                     let cpu = match last {
-                                        Some((t0, c0)) if ts > t0 => 100.0 * (s.cpu_ns().saturating_sub(c0)) as f64 / 1e9 / (ts - t0) / servers,
+                                        Some((t0, c0)) if ts > t0 => {
+                                            100.0 * (s.cpu_ns().saturating_sub(c0)) as f64
+                                                / 1e9
+                                                / (ts - t0)
+                                                / servers
+                                        }
                                         _ => 0.0,
                                     };
                                     last = Some((ts, s.cpu_ns()));
@@ -677,15 +894,27 @@ impl Ctx<'_> {
 fn stop_note(s: &process::StopReport) -> String {
     let mut parts = Vec::new();
     if s.killed {
-        parts.push("it ignored SIGTERM and was killed".to_string());
+        parts.push("SIGTERM was ignored, so SIGKILL was sent".to_string());
     }
     if s.leftovers > 0 {
-        parts.push(format!("{} process{} of its own stopped with it", s.leftovers, if s.leftovers == 1 { "" } else { "es" }));
+        parts.push(format!(
+            "{} process{} of its own stopped with it",
+            s.leftovers,
+            if s.leftovers == 1 { "" } else { "es" }
+        ));
     }
     if s.survivors > 0 {
-        parts.push(format!("{} process{} survived SIGKILL", s.survivors, if s.survivors == 1 { "" } else { "es" }));
+        parts.push(format!(
+            "{} process{} survived SIGKILL",
+            s.survivors,
+            if s.survivors == 1 { "" } else { "es" }
+        ));
     }
-    if parts.is_empty() { String::new() } else { format!("; {}", parts.join(", ")) }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!("; {}", parts.join(", "))
+    }
 }
 
 fn point(t_s: f64, cpu_percent: f64, s: &probe::Sample) -> ProbePoint {
@@ -736,7 +965,13 @@ fn client_window(
     }
 }
 
-fn repeat(res: &RunResult, capped: bool, server: ServerWindow, client: ClientWindow, series: Vec<ProbePoint>) -> Repeat {
+fn repeat(
+    res: &RunResult,
+    capped: bool,
+    server: ServerWindow,
+    client: ClientWindow,
+    series: Vec<ProbePoint>,
+) -> Repeat {
     let c = &res.counts;
     let elapsed = secs(res.elapsed).max(1e-9);
     Repeat {
@@ -761,8 +996,16 @@ fn repeat(res: &RunResult, capped: bool, server: ServerWindow, client: ClientWin
             parse: c.parse,
             timeout: c.timeout,
         },
-        status: res.status.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
-        connections: report::Connections { opened: c.connections_opened, reconnects: c.reconnects, closed_by_server: c.closed_by_server },
+        status: res
+            .status
+            .iter()
+            .map(|(k, v)| (k.to_string(), *v))
+            .collect(),
+        connections: report::Connections {
+            opened: c.connections_opened,
+            reconnects: c.reconnects,
+            closed_by_server: c.closed_by_server,
+        },
         rps: c.completed() as f64 / elapsed,
         latency: res.latency.summary(),
         hdr_base64: res.latency.to_base64(),
@@ -800,17 +1043,33 @@ fn summarize(reps: &[Repeat]) -> CellSummary {
         spectrum: if merged.is_empty() {
             Vec::new()
         } else {
-            spectrum_points().into_iter().map(|p| (p, merged.percentile_ns(p) as f64 / 1e3)).collect()
+            spectrum_points()
+                .into_iter()
+                .map(|p| (p, merged.percentile_ns(p) as f64 / 1e3))
+                .collect()
         },
         server_cpu_us_per_request: med(&|r| r.server.cpu_us_per_request),
         client_cpu_us_per_request: med(&|r| r.client.cpu_us_per_request),
         server_cpu_percent: med(&|r| Some(r.server.cpu_percent)).unwrap_or(0.0),
         busiest_thread_percent: med(&|r| Some(r.server.busiest_thread_percent)).unwrap_or(0.0),
         client_cpu_percent: med(&|r| Some(r.client.cpu_percent)).unwrap_or(0.0),
-        rss_peak_bytes: reps.iter().map(|r| r.server.rss_peak_bytes).max().unwrap_or(0),
-        rss_mean_bytes: reps.iter().map(|r| r.server.rss_mean_bytes).sum::<u64>() / reps.len().max(1) as u64,
-        pss_peak_bytes: reps.iter().map(|r| r.server.pss_peak_bytes).max().unwrap_or(0),
-        threads_peak: reps.iter().map(|r| r.server.threads_peak).max().unwrap_or(0),
+        rss_peak_bytes: reps
+            .iter()
+            .map(|r| r.server.rss_peak_bytes)
+            .max()
+            .unwrap_or(0),
+        rss_mean_bytes: reps.iter().map(|r| r.server.rss_mean_bytes).sum::<u64>()
+            / reps.len().max(1) as u64,
+        pss_peak_bytes: reps
+            .iter()
+            .map(|r| r.server.pss_peak_bytes)
+            .max()
+            .unwrap_or(0),
+        threads_peak: reps
+            .iter()
+            .map(|r| r.server.threads_peak)
+            .max()
+            .unwrap_or(0),
         fds_peak: reps.iter().map(|r| r.server.fds_peak).max().unwrap_or(0),
         errors: reps.iter().map(|r| r.requests.errors).sum(),
         failed_status: reps.iter().map(|r| r.requests.failed_status).sum(),
@@ -830,11 +1089,17 @@ fn figures(reps: &[Repeat], s: &CellSummary, server_cpus: usize) -> Figures {
         ports_exhausted: sum(&|r| r.errors.connect_ports_exhausted),
         refused: sum(&|r| r.errors.connect_refused),
         connect_timeouts: sum(&|r| r.errors.connect_timeout),
-        connect_other: sum(&|r| r.errors.connect - r.errors.connect_refused - r.errors.connect_ports_exhausted - r.errors.connect_timeout),
+        connect_other: sum(&|r| {
+            r.errors.connect
+                - r.errors.connect_refused
+                - r.errors.connect_ports_exhausted
+                - r.errors.connect_timeout
+        }),
         timeouts: sum(&|r| r.errors.timeout),
         resets: sum(&|r| r.errors.read + r.errors.write),
         parse: sum(&|r| r.errors.parse),
         failed_status: s.failed_status,
         p99_us: s.latency.at(99.0),
+        completed: reps.iter().map(|r| r.requests.completed).sum(),
     }
 }

@@ -270,7 +270,9 @@ struct Dur(Duration);
 impl<'de> Deserialize<'de> for Dur {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let text = String::deserialize(d)?;
-        load::parse_duration(&text).map(Dur).map_err(de::Error::custom)
+        load::parse_duration(&text)
+            .map(Dur)
+            .map_err(de::Error::custom)
     }
 }
 
@@ -281,9 +283,12 @@ struct Pattern(Regex);
 impl<'de> Deserialize<'de> for Pattern {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let text = String::deserialize(d)?;
-        Regex::new(&text)
-            .map(Pattern)
-            .map_err(|e| de::Error::custom(format!("invalid pattern {text:?}: {}", one_line(&e.to_string()))))
+        Regex::new(&text).map(Pattern).map_err(|e| {
+            de::Error::custom(format!(
+                "invalid pattern {text:?}: {}",
+                one_line(&e.to_string())
+            ))
+        })
     }
 }
 
@@ -305,7 +310,10 @@ impl<'de> Deserialize<'de> for Command {
             let after = &rest[i + 1..];
             let Some(j) = after.find('}') else { break };
             let name = &after[..j];
-            if name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !name.is_empty() && !PLACEHOLDERS.contains(&name) {
+            if name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && !name.is_empty()
+                && !PLACEHOLDERS.contains(&name)
+            {
                 return Err(de::Error::custom(format!(
                     "unknown placeholder {{{name}}} in {text:?}: use {}",
                     PLACEHOLDERS.map(|p| format!("{{{p}}}")).join(", ")
@@ -334,7 +342,8 @@ pub fn parse_cpus(text: &str) -> Result<Option<Vec<usize>>, String> {
     if t.eq_ignore_ascii_case("auto") {
         return Ok(None);
     }
-    let bad = || format!("invalid CPU list {text:?}: expected e.g. \"0\", \"0-1\", \"0,2\" or \"auto\"");
+    let bad =
+        || format!("invalid CPU list {text:?}: expected e.g. \"0\", \"0-1\", \"0,2\" or \"auto\"");
     let mut out = Vec::new();
     for part in t.split(',') {
         let part = part.trim();
@@ -393,12 +402,20 @@ impl<'de> Deserialize<'de> for Level {
                         other => {
                             return Err(de::Error::unknown_field(
                                 other,
-                                &["name", "connections", "requests", "max_duration", "keepalive", "repeats"],
+                                &[
+                                    "name",
+                                    "connections",
+                                    "requests",
+                                    "max_duration",
+                                    "keepalive",
+                                    "repeats",
+                                ],
                             ))
                         }
                     }
                 }
-                let connections = connections.ok_or_else(|| de::Error::missing_field("connections"))?;
+                let connections =
+                    connections.ok_or_else(|| de::Error::missing_field("connections"))?;
                 if connections == 0 {
                     return Err(de::Error::custom("connections must be at least 1"));
                 }
@@ -428,7 +445,11 @@ fn one_line(s: &str) -> String {
 
 /// The line (1-based) of a byte offset.
 fn line_of(text: &str, offset: usize) -> usize {
-    text[..offset.min(text.len())].bytes().filter(|&b| b == b'\n').count() + 1
+    text[..offset.min(text.len())]
+        .bytes()
+        .filter(|&b| b == b'\n')
+        .count()
+        + 1
 }
 
 /// The line of `key` in the nth `[[table]]` (or of the table's header, when the key is
@@ -468,36 +489,71 @@ impl Suite {
             let path = e.path().to_string();
             let inner = e.into_inner();
             let line = inner.span().map(|s| line_of(text, s.start)).unwrap_or(1);
-            let key = if path == "." { String::new() } else { format!(" key `{}`:", path.replace("scenario[", "scenario[").replace("target[", "target[")) };
-            SuiteError(format!("{source}:{line}:{key} {}", one_line(inner.message())))
+            let key = if path == "." {
+                String::new()
+            } else {
+                format!(" key `{path}`:")
+            };
+            SuiteError(format!(
+                "{source}:{line}:{key} {}",
+                one_line(inner.message())
+            ))
         })?;
         Self::validate(raw, text, source)
     }
 
     fn validate(raw: RawSuite, text: &str, source: &str) -> Result<Suite, SuiteError> {
-        let err = |line: usize, key: &str, msg: String| SuiteError(format!("{source}:{line}: key `{key}`: {msg}"));
+        let err = |line: usize, key: &str, msg: String| {
+            SuiteError(format!("{source}:{line}: key `{key}`: {msg}"))
+        };
         if raw.images == 0 || raw.images > 65535 {
-            return Err(err(1, "images", format!("{} images: use 1 to 65535", raw.images)));
+            return Err(err(
+                1,
+                "images",
+                format!("{} images: use 1 to 65535", raw.images),
+            ));
         }
         if !raw.template.contains("{n}") {
-            return Err(err(1, "template", format!("{:?} has no {{n}} for the image number", raw.template)));
+            return Err(err(
+                1,
+                "template",
+                format!("{:?} has no {{n}} for the image number", raw.template),
+            ));
         }
         let p = raw.plan;
         let plan = Plan {
-            levels: p.levels.unwrap_or_else(|| [10, 100, 1000, 5000].iter().map(|&c| timed_level(c)).collect()),
+            levels: p.levels.unwrap_or_else(|| {
+                [10, 100, 1000, 5000]
+                    .iter()
+                    .map(|&c| timed_level(c))
+                    .collect()
+            }),
             duration: p.duration.map(|d| d.0).unwrap_or(Duration::from_secs(2)),
             repeats: p.repeats.unwrap_or(3),
             warmup: p.warmup.map(|d| d.0).unwrap_or(Duration::from_secs(3)),
-            warmup_slice: p.warmup_slice.map(|d| d.0).unwrap_or(Duration::from_millis(500)),
+            warmup_slice: p
+                .warmup_slice
+                .map(|d| d.0)
+                .unwrap_or(Duration::from_millis(500)),
             timeout: p.timeout.map(|d| d.0).unwrap_or(Duration::from_secs(5)),
-            sample_interval: p.sample_interval.map(|d| d.0).unwrap_or(Duration::from_millis(250)),
+            sample_interval: p
+                .sample_interval
+                .map(|d| d.0)
+                .unwrap_or(Duration::from_millis(250)),
             stop_grace: p.stop_grace.map(|d| d.0).unwrap_or(Duration::from_secs(2)),
             client_cpus: p.client_cpus.and_then(|c| c.0),
             server_cpus: p.server_cpus.and_then(|c| c.0),
-            build_timeout: p.build_timeout.map(|d| d.0).unwrap_or(Duration::from_secs(600)),
+            build_timeout: p
+                .build_timeout
+                .map(|d| d.0)
+                .unwrap_or(Duration::from_secs(600)),
         };
         if plan.levels.is_empty() {
-            return Err(err(1, "plan.levels", "no levels: give at least one, e.g. [10, 100]".into()));
+            return Err(err(
+                1,
+                "plan.levels",
+                "no levels: give at least one, e.g. [10, 100]".into(),
+            ));
         }
         if plan.repeats == 0 {
             return Err(err(1, "plan.repeats", "must be at least 1".into()));
@@ -519,24 +575,50 @@ impl Suite {
             let at = |k: &str| line_of_key(text, "[[scenario]]", i, k);
             let key = |k: &str| format!("scenario[{i}].{k}");
             if scenarios.iter().any(|o: &Scenario| o.name == s.name) {
-                return Err(err(at("name"), &key("name"), format!("scenario {:?} is defined twice", s.name)));
+                return Err(err(
+                    at("name"),
+                    &key("name"),
+                    format!("scenario {:?} is defined twice", s.name),
+                ));
             }
             if s.pipeline == 0 || s.pipeline > 1024 {
-                return Err(err(at("pipeline"), &key("pipeline"), format!("{}: use 1 to 1024", s.pipeline)));
+                return Err(err(
+                    at("pipeline"),
+                    &key("pipeline"),
+                    format!("{}: use 1 to 1024", s.pipeline),
+                ));
             }
             if !s.path.starts_with('/') {
-                return Err(err(at("path"), &key("path"), format!("{:?} must start with /", s.path)));
+                return Err(err(
+                    at("path"),
+                    &key("path"),
+                    format!("{:?} must start with /", s.path),
+                ));
             }
             if s.method.is_empty() || !s.method.bytes().all(|b| b.is_ascii_uppercase()) {
-                return Err(err(at("method"), &key("method"), format!("{:?} is not an HTTP method like GET", s.method)));
+                return Err(err(
+                    at("method"),
+                    &key("method"),
+                    format!("{:?} is not an HTTP method like GET", s.method),
+                ));
             }
             if !(100..=599).contains(&s.expect.status) {
-                return Err(err(at("status"), &key("expect.status"), format!("{} is not an HTTP status", s.expect.status)));
+                return Err(err(
+                    at("status"),
+                    &key("expect.status"),
+                    format!("{} is not an HTTP status", s.expect.status),
+                ));
             }
-            let headers: Vec<(String, Regex)> =
-                s.expect.headers.into_iter().map(|(k, v)| (k, v.0)).collect();
+            let headers: Vec<(String, Regex)> = s
+                .expect
+                .headers
+                .into_iter()
+                .map(|(k, v)| (k, v.0))
+                .collect();
             if s.expect.all_images {
-                let loc = headers.iter().find(|(k, _)| k.eq_ignore_ascii_case("location"));
+                let loc = headers
+                    .iter()
+                    .find(|(k, _)| k.eq_ignore_ascii_case("location"));
                 match loc {
                     Some((_, re)) if re.captures_len() > 1 => {}
                     _ => {
@@ -565,22 +647,56 @@ impl Suite {
         for (i, t) in raw.targets.into_iter().enumerate() {
             let at = |k: &str| line_of_key(text, "[[target]]", i, k);
             let key = |k: &str| format!("target[{i}].{k}");
-            if t.name.is_empty() || !t.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.') {
-                return Err(err(at("name"), &key("name"), format!("{:?}: use letters, digits, '-', '_' or '.'", t.name)));
+            if t.name.is_empty()
+                || !t
+                    .name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.')
+            {
+                return Err(err(
+                    at("name"),
+                    &key("name"),
+                    format!("{:?}: use letters, digits, '-', '_' or '.'", t.name),
+                ));
             }
             if targets.iter().any(|o| o.name == t.name) {
-                return Err(err(at("name"), &key("name"), format!("target {:?} is defined twice", t.name)));
+                return Err(err(
+                    at("name"),
+                    &key("name"),
+                    format!("target {:?} is defined twice", t.name),
+                ));
             }
             if !t.start.0.contains("{port}") {
-                return Err(err(at("start"), &key("start"), format!("{:?} has no {{port}}: the target must listen where foxbench says", t.start.0)));
+                return Err(err(
+                    at("start"),
+                    &key("start"),
+                    format!(
+                        "{:?} has no {{port}}: the target must listen where foxbench says",
+                        t.start.0
+                    ),
+                ));
             }
             if let Some(b) = &t.build {
                 if b.0.contains("{port}") {
-                    return Err(err(at("build"), &key("build"), "{port} is only known at start".into()));
+                    return Err(err(
+                        at("build"),
+                        &key("build"),
+                        "{port} is only known at start".into(),
+                    ));
                 }
             }
-            if t.dir.is_empty() || std::path::Path::new(&t.dir).is_absolute() || t.dir.split('/').any(|c| c == "..") {
-                return Err(err(at("dir"), &key("dir"), format!("{:?}: give a path inside the suite's root, like targets/{}", t.dir, t.name)));
+            if t.dir.is_empty()
+                || std::path::Path::new(&t.dir).is_absolute()
+                || t.dir.split('/').any(|c| c == "..")
+            {
+                return Err(err(
+                    at("dir"),
+                    &key("dir"),
+                    format!(
+                        "{:?}: give a path inside the suite's root, like targets/{}",
+                        t.dir, t.name
+                    ),
+                ));
             }
             targets.push(TargetSpec {
                 name: t.name,
@@ -593,7 +709,10 @@ impl Suite {
                 env: t.env,
                 artifact: t.artifact.map(|c| c.0),
                 ready: t.ready,
-                ready_timeout: t.ready_timeout.map(|d| d.0).unwrap_or(Duration::from_secs(30)),
+                ready_timeout: t
+                    .ready_timeout
+                    .map(|d| d.0)
+                    .unwrap_or(Duration::from_secs(30)),
                 inputs: t.inputs,
                 warmup: t.warmup.map(|d| d.0),
             });
@@ -632,7 +751,11 @@ impl Suite {
         for n in names {
             if !self.targets.iter().any(|t| &t.name == n) {
                 let all: Vec<&str> = self.targets.iter().map(|t| t.name.as_str()).collect();
-                return Err(SuiteError(format!("no target named {n:?} in suite {:?}: it has {}", self.name, all.join(", "))));
+                return Err(SuiteError(format!(
+                    "no target named {n:?} in suite {:?}: it has {}",
+                    self.name,
+                    all.join(", ")
+                )));
             }
         }
         self.targets.retain(|t| names.contains(&t.name));
@@ -700,7 +823,11 @@ start = "{out}/server {port} {images}"
     fn the_default_suite_parses() {
         let s = Suite::parse(DEFAULT_SUITE, "built-in").unwrap();
         assert!(s.targets.iter().any(|t| t.name == "avatar"));
-        assert!(s.plan.levels.iter().any(|l| l.name == "ab" && l.requests == Some(100_000) && l.keepalive == Some(false)));
+        assert!(s
+            .plan
+            .levels
+            .iter()
+            .any(|l| l.name == "ab" && l.requests == Some(100_000) && l.keepalive == Some(false)));
     }
 
     #[test]
@@ -719,17 +846,69 @@ start = "{out}/server {port} {images}"
     #[test]
     fn bad_suites_name_the_line_and_key() {
         let cases: &[(&str, &str, &[&str])] = &[
-            ("duration = \"1s\"", "duration = \"1x\"", &["s.toml:7:", "plan.duration", "invalid duration unit"]),
-            ("build = \"cc", "biuld = \"cc", &["s.toml:20:", "target[0]", "unknown field `biuld`"]),
-            ("status = 302", "status = \"302\"", &["s.toml:12:", "scenario[0].expect.status"]),
-            ("(\\d+)\\.png$'", "(\\d+\\.png$'", &["s.toml:13:", "scenario[0].expect.headers.Location", "invalid pattern"]),
-            ("{out}/server {port} {images}", "{out}/server {prot} {images}", &["s.toml:21:", "target[0].start", "unknown placeholder {prot}"]),
-            ("{out}/server {port} {images}", "{out}/server {images}", &["s.toml:21:", "target[0].start", "no {port}"]),
-            ("connections = 10, requests", "connections = 0, requests", &["s.toml:6:", "plan.levels", "at least 1"]),
-            ("name = \"redirect\"", "name = \"redirect\"\npipeline = 0", &["s.toml:11:", "scenario[0].pipeline"]),
-            ("all_images = true", "all_images = true\n[scenario.expect.x]", &["s.toml:", "scenario[0].expect"]),
-            ("dir = \"targets/c-epoll\"", "dir = \"../etc\"", &["s.toml:19:", "target[0].dir"]),
-            ("images = 5", "images = 5\nimages = 6", &["s.toml:4:", "duplicate key"]),
+            (
+                "duration = \"1s\"",
+                "duration = \"1x\"",
+                &["s.toml:7:", "plan.duration", "invalid duration unit"],
+            ),
+            (
+                "build = \"cc",
+                "biuld = \"cc",
+                &["s.toml:20:", "target[0]", "unknown field `biuld`"],
+            ),
+            (
+                "status = 302",
+                "status = \"302\"",
+                &["s.toml:12:", "scenario[0].expect.status"],
+            ),
+            (
+                "(\\d+)\\.png$'",
+                "(\\d+\\.png$'",
+                &[
+                    "s.toml:13:",
+                    "scenario[0].expect.headers.Location",
+                    "invalid pattern",
+                ],
+            ),
+            (
+                "{out}/server {port} {images}",
+                "{out}/server {prot} {images}",
+                &[
+                    "s.toml:21:",
+                    "target[0].start",
+                    "unknown placeholder {prot}",
+                ],
+            ),
+            (
+                "{out}/server {port} {images}",
+                "{out}/server {images}",
+                &["s.toml:21:", "target[0].start", "no {port}"],
+            ),
+            (
+                "connections = 10, requests",
+                "connections = 0, requests",
+                &["s.toml:6:", "plan.levels", "at least 1"],
+            ),
+            (
+                "name = \"redirect\"",
+                "name = \"redirect\"\npipeline = 0",
+                &["s.toml:11:", "scenario[0].pipeline"],
+            ),
+            (
+                "all_images = true",
+                "all_images = true\n[scenario.expect.x]",
+                &["s.toml:", "scenario[0].expect"],
+            ),
+            (
+                "dir = \"targets/c-epoll\"",
+                "dir = \"../etc\"",
+                &["s.toml:19:", "target[0].dir"],
+            ),
+            (
+                "images = 5",
+                "images = 5\nimages = 6",
+                &["s.toml:4:", "duplicate key"],
+            ),
         ];
         for (from, to, want) in cases {
             assert!(GOOD.contains(from), "{from}");
@@ -746,7 +925,10 @@ start = "{out}/server {port} {images}"
     fn all_images_needs_a_capturing_location_pattern() {
         let text = GOOD.replace(r"(\d+)", r"\d+");
         let e = Suite::parse(&text, "s.toml").unwrap_err().0;
-        assert!(e.contains("scenario[0].expect.all_images") && e.contains("s.toml:14:"), "{e}");
+        assert!(
+            e.contains("scenario[0].expect.all_images") && e.contains("s.toml:14:"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -2,8 +2,8 @@
 
 use std::fmt::Write as _;
 
-use super::ShootoutResults;
 use super::markdown::{column_name, rate};
+use super::ShootoutResults;
 
 /// Ratios of run `b` to run `a`, cell by cell, for cells measured in both.
 #[derive(Debug, Clone, PartialEq)]
@@ -31,10 +31,16 @@ pub fn compare(a: &ShootoutResults, b: &ShootoutResults) -> Comparison {
         _ => "–".to_string(),
     };
     for tb in &b.targets {
-        let Some(ta) = a.targets.iter().find(|t| t.name == tb.name) else { continue };
+        let Some(ta) = a.targets.iter().find(|t| t.name == tb.name) else {
+            continue;
+        };
         for cb in &tb.cells {
-            let Some(ca) = ta.cell(&cb.scenario, &cb.level) else { continue };
-            let (Some(sa), Some(sb)) = (&ca.summary, &cb.summary) else { continue };
+            let Some(ca) = ta.cell(&cb.scenario, &cb.level) else {
+                continue;
+            };
+            let (Some(sa), Some(sb)) = (&ca.summary, &cb.summary) else {
+                continue;
+            };
             cells += 1;
             let p99 = |s: &super::CellSummary| s.latency.at(99.0);
             let name = column_name(b, &cb.scenario, &cb.level);
@@ -54,14 +60,24 @@ pub fn compare(a: &ShootoutResults, b: &ShootoutResults) -> Comparison {
                 ratio(Some(sa.rps_median), Some(sb.rps_median)),
                 ratio(p99(sa), p99(sb)),
                 ratio(sa.server_cpu_us_per_request, sb.server_cpu_us_per_request),
-                ratio(Some(sa.rss_peak_bytes as f64), Some(sb.rss_peak_bytes as f64)),
+                ratio(
+                    Some(sa.rss_peak_bytes as f64),
+                    Some(sb.rss_peak_bytes as f64)
+                ),
             );
         }
     }
     if cells == 0 {
         text.push_str("no cell was measured in both runs: compare runs of the same suite\n");
     } else if let Some((r, at)) = &worst {
-        let _ = writeln!(text, "\n{cells} cells in both runs; lowest req/s ratio b/a: {r:.2}× ({at})");
+        let _ = writeln!(
+            text,
+            "\n{cells} cells in both runs; lowest req/s ratio b/a: {r:.2}× ({at})"
+        );
     }
-    Comparison { text, cells, worst_rps: worst }
+    Comparison {
+        text,
+        cells,
+        worst_rps: worst,
+    }
 }

@@ -47,11 +47,16 @@ pub fn mark(b: Bottleneck) -> &'static str {
 pub(crate) fn ranking(r: &ShootoutResults) -> Vec<&TargetResult> {
     let cols = r.columns();
     let mut ranked: Vec<&TargetResult> = r.ranked().collect();
-    let rps = |t: &TargetResult, s: &str, l: &str| t.cell(s, l)?.summary.as_ref().map(|x| x.rps_median);
+    let rps =
+        |t: &TargetResult, s: &str, l: &str| t.cell(s, l)?.summary.as_ref().map(|x| x.rps_median);
     let lead = cols
         .iter()
         .max_by_key(|(s, l, _)| ranked.iter().filter(|t| rps(t, s, l).is_some()).count());
-    let first = |t: &TargetResult| cols.iter().find_map(|(s, l, _)| rps(t, s, l)).unwrap_or(0.0);
+    let first = |t: &TargetResult| {
+        cols.iter()
+            .find_map(|(s, l, _)| rps(t, s, l))
+            .unwrap_or(0.0)
+    };
     ranked.sort_by(|a, b| {
         let la = lead.and_then(|(s, l, _)| rps(a, s, l));
         let lb = lead.and_then(|(s, l, _)| rps(b, s, l));
@@ -70,7 +75,11 @@ fn cell_text(c: Option<&Cell>, f: impl Fn(&super::CellSummary) -> Option<String>
     match (&c.summary, c.status) {
         (Some(s), _) => match f(s) {
             Some(text) => {
-                let m = c.diagnosis.as_ref().map(|d| mark(d.bottleneck)).unwrap_or("");
+                let m = c
+                    .diagnosis
+                    .as_ref()
+                    .map(|d| mark(d.bottleneck))
+                    .unwrap_or("");
                 format!("{text}{m}")
             }
             None => "–".into(),
@@ -110,7 +119,8 @@ where
 /// A column heading: the level, and the scenario when the suite has several.
 pub(crate) fn column_name(r: &ShootoutResults, scenario: &str, level: &str) -> String {
     let cols = r.columns();
-    let scenarios: std::collections::BTreeSet<&str> = cols.iter().map(|(s, _, _)| s.as_str()).collect();
+    let scenarios: std::collections::BTreeSet<&str> =
+        cols.iter().map(|(s, _, _)| s.as_str()).collect();
     if scenarios.len() > 1 {
         format!("{scenario} {level}")
     } else {
@@ -148,18 +158,26 @@ pub fn to_markdown(r: &ShootoutResults) -> String {
     if rows.is_empty() {
         out.push_str("No target was measured.\n\n");
     } else {
-        table(&mut out, r, &rows, "Requests per second (median of repeats)", |s| {
-            Some(rate(s.rps_median))
-        });
+        table(
+            &mut out,
+            r,
+            &rows,
+            "Requests per second (median of repeats)",
+            |s| Some(rate(s.rps_median)),
+        );
         table(&mut out, r, &rows, "p99 latency", |s| {
             s.latency.at(99.0).map(human_us)
         });
         table(&mut out, r, &rows, "Server CPU per request", |s| {
             s.server_cpu_us_per_request.map(|us| format!("{us:.1} µs"))
         });
-        table(&mut out, r, &rows, "Peak RSS of the server's process tree", |s| {
-            Some(bytes(s.rss_peak_bytes))
-        });
+        table(
+            &mut out,
+            r,
+            &rows,
+            "Peak RSS of the server's process tree",
+            |s| Some(bytes(s.rss_peak_bytes)),
+        );
         out.push_str(
             "Marks: ᶜ client-bound (foxbench's CPU was saturated: the server may be faster), \
              ᵗ one server thread saturated, ⁿ neither side's CPU saturated (contention, a pool or a lock), \
@@ -168,7 +186,7 @@ pub fn to_markdown(r: &ShootoutResults) -> String {
     }
 
     out.push_str("### Targets\n\n");
-    out.push_str("| target | language | outcome | artifact | build | startup | idle RSS | peak RSS | CPU/req (median) |\n");
+    out.push_str("| target | language | outcome | artifact | build | startup | idle RSS | peak RSS | CPU/req (keep-alive median) |\n");
     out.push_str("|---|---|---|---:|---|---:|---:|---:|---:|\n");
     for t in &r.targets {
         let build = t.build.as_ref().map(|b| {
@@ -184,12 +202,22 @@ pub fn to_markdown(r: &ShootoutResults) -> String {
             t.name,
             t.language,
             t.outcome.as_str(),
-            t.build.as_ref().and_then(|b| b.artifact_bytes).map(bytes).unwrap_or_else(|| "–".into()),
+            t.build
+                .as_ref()
+                .and_then(|b| b.artifact_bytes)
+                .map(bytes)
+                .unwrap_or_else(|| "–".into()),
             build.unwrap_or_else(|| "–".into()),
-            t.startup_ms.map(|ms| format!("{ms:.0} ms")).unwrap_or_else(|| "–".into()),
-            t.idle.map(|i| bytes(i.rss_bytes)).unwrap_or_else(|| "–".into()),
+            t.startup_ms
+                .map(|ms| format!("{ms:.0} ms"))
+                .unwrap_or_else(|| "–".into()),
+            t.idle
+                .map(|i| bytes(i.rss_bytes))
+                .unwrap_or_else(|| "–".into()),
             t.rss_peak_bytes().map(bytes).unwrap_or_else(|| "–".into()),
-            t.cpu_us_per_request_median().map(|us| format!("{us:.1} µs")).unwrap_or_else(|| "–".into()),
+            t.cpu_us_per_request_median()
+                .map(|us| format!("{us:.1} µs"))
+                .unwrap_or_else(|| "–".into()),
         );
     }
     out.push('\n');
@@ -240,7 +268,11 @@ pub fn to_markdown(r: &ShootoutResults) -> String {
                 t.name,
                 v.scenario,
                 if v.passed { "passed" } else { "**failed**" },
-                if failed.is_empty() { String::new() } else { format!(" ({})", failed.join("; ")) }
+                if failed.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", failed.join("; "))
+                }
             );
         }
     }
@@ -253,7 +285,14 @@ pub fn to_markdown(r: &ShootoutResults) -> String {
             let spread = c
                 .summary
                 .as_ref()
-                .map(|s| format!("{} ({}–{})", rate(s.rps_median), rate(s.rps_min), rate(s.rps_max)))
+                .map(|s| {
+                    format!(
+                        "{} ({}–{})",
+                        rate(s.rps_median),
+                        rate(s.rps_min),
+                        rate(s.rps_max)
+                    )
+                })
                 .unwrap_or_else(|| "–".into());
             let (b, why) = match (&c.diagnosis, &c.message) {
                 (Some(d), _) => (d.bottleneck.as_str().to_string(), d.detail.clone()),
@@ -278,9 +317,19 @@ pub fn to_markdown(r: &ShootoutResults) -> String {
     let _ = writeln!(out, "- command: `{}`", p.command);
     let _ = writeln!(out, "- suite: {} ({})", r.suite.name, r.suite.source);
     let _ = writeln!(out, "- foxbench {}", p.foxbench_version);
-    let _ = writeln!(out, "- CPU: {} · nproc {} · memory {}", p.cpu_model, p.nproc, bytes(p.mem_total_bytes));
+    let _ = writeln!(
+        out,
+        "- CPU: {} · nproc {} · memory {}",
+        p.cpu_model,
+        p.nproc,
+        bytes(p.mem_total_bytes)
+    );
     let _ = writeln!(out, "- kernel: {}", p.kernel);
-    let _ = writeln!(out, "- ulimit -n: {} (hard {})", p.ulimit_nofile.0, p.ulimit_nofile.1);
+    let _ = writeln!(
+        out,
+        "- ulimit -n: {} (hard {})",
+        p.ulimit_nofile.0, p.ulimit_nofile.1
+    );
     for (k, v) in &p.sysctl {
         let _ = writeln!(out, "- {k} = {v}");
     }
@@ -288,7 +337,9 @@ pub fn to_markdown(r: &ShootoutResults) -> String {
         let what = match (l.duration_s, l.requests) {
             (_, Some(n)) => format!(
                 "{n} requests{}",
-                l.max_duration_s.map(|s| format!(" (capped at {s} s)")).unwrap_or_default()
+                l.max_duration_s
+                    .map(|s| format!(" (capped at {s} s)"))
+                    .unwrap_or_default()
             ),
             (Some(d), None) => format!("{d} s"),
             (None, None) => String::new(),
@@ -318,6 +369,10 @@ pub fn to_markdown(r: &ShootoutResults) -> String {
     out
 }
 
-fn cpus(v: &[usize]) -> String {
-    v.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(",")
+/// A CPU list as `0,1`.
+pub(crate) fn cpus(v: &[usize]) -> String {
+    v.iter()
+        .map(|c| c.to_string())
+        .collect::<Vec<_>>()
+        .join(",")
 }

@@ -479,7 +479,12 @@ impl ShootoutResults {
     pub fn ranked(&self) -> impl Iterator<Item = &TargetResult> {
         self.targets
             .iter()
-            .filter(|t| matches!(t.outcome, Outcome::Measured | Outcome::Crashed | Outcome::Interrupted))
+            .filter(|t| {
+                matches!(
+                    t.outcome,
+                    Outcome::Measured | Outcome::Crashed | Outcome::Interrupted
+                )
+            })
             .filter(|t| t.cells.iter().any(|c| c.summary.is_some()))
     }
 
@@ -488,7 +493,10 @@ impl ShootoutResults {
         let mut cols: Vec<(String, String, u64)> = Vec::new();
         for t in &self.targets {
             for c in &t.cells {
-                if !cols.iter().any(|(s, l, _)| *s == c.scenario && *l == c.level) {
+                if !cols
+                    .iter()
+                    .any(|(s, l, _)| *s == c.scenario && *l == c.level)
+                {
                     cols.push((c.scenario.clone(), c.level.clone(), c.connections));
                 }
             }
@@ -500,20 +508,29 @@ impl ShootoutResults {
 impl TargetResult {
     /// The cell for a scenario and level.
     pub fn cell(&self, scenario: &str, level: &str) -> Option<&Cell> {
-        self.cells.iter().find(|c| c.scenario == scenario && c.level == level)
+        self.cells
+            .iter()
+            .find(|c| c.scenario == scenario && c.level == level)
     }
 
     /// Peak RSS over every measured cell.
     pub fn rss_peak_bytes(&self) -> Option<u64> {
-        self.cells.iter().filter_map(|c| c.summary.as_ref()).map(|s| s.rss_peak_bytes).max()
+        self.cells
+            .iter()
+            .filter_map(|c| c.summary.as_ref())
+            .map(|s| s.rss_peak_bytes)
+            .max()
     }
 
-    /// The lowest server CPU µs per request over measured cells that were not client-bound
-    /// would flatter nobody; this is the median over all measured cells instead.
+    /// Server CPU µs per request: the median over the target's measured keep-alive cells.
+    /// Cells without keep-alive (a connection per request, about 5× the cost) are left out,
+    /// so that every target's figure is for the same kind of request; a target measured only
+    /// without keep-alive has none (its figure is in the per-level table).
     pub fn cpu_us_per_request_median(&self) -> Option<f64> {
         let mut v: Vec<f64> = self
             .cells
             .iter()
+            .filter(|c| c.keepalive)
             .filter_map(|c| c.summary.as_ref()?.server_cpu_us_per_request)
             .collect();
         median(&mut v)
@@ -527,5 +544,46 @@ pub fn median(v: &mut [f64]) -> Option<f64> {
     }
     v.sort_by(|a, b| a.total_cmp(b));
     let n = v.len();
-    Some(if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 })
+    Some(if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The committed schema is the one the types generate. To update it after changing
+    /// the types: `FOXBENCH_WRITE_SCHEMA=1 cargo test -p foxbench-report schema`.
+    #[test]
+    fn the_committed_schema_matches_the_types() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../schemas/shootout.schema.json"
+        );
+        let generated = ShootoutResults::json_schema();
+        if std::env::var_os("FOXBENCH_WRITE_SCHEMA").is_some() {
+            std::fs::write(path, &generated).unwrap();
+        }
+        let committed = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(committed == generated, "schemas/shootout.schema.json is stale: run FOXBENCH_WRITE_SCHEMA=1 cargo test -p foxbench-report schema");
+    }
+
+    #[test]
+    fn from_json_names_the_wrong_schema() {
+        let e = ShootoutResults::from_json("{\"schema\": \"foxbench.load/1\"}").unwrap_err();
+        assert!(e.contains("foxbench.shootout/1"), "{e}");
+        assert!(ShootoutResults::from_json("nope")
+            .unwrap_err()
+            .contains("not JSON"));
+    }
+
+    #[test]
+    fn median_of_odd_even_and_empty() {
+        assert_eq!(median(&mut [3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(&mut [4.0, 1.0, 2.0, 3.0]), Some(2.5));
+        assert_eq!(median(&mut []), None);
+    }
 }

@@ -1,0 +1,434 @@
+//! `foxbench shootout`, `report` and `compare` end to end: real targets built and started
+//! by the binary, targets written to misbehave, and the process table checked afterwards.
+
+use super::*;
+use std::path::{Path, PathBuf};
+
+fn faulty_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/faulty")
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("foxbench-shootout-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn shootout_schema() -> jsonschema::Validator {
+    let text = include_str!("../../../../schemas/shootout.schema.json");
+    let schema: Value = serde_json::from_str(text).expect("schema is JSON");
+    jsonschema::validator_for(&schema).expect("schema compiles")
+}
+
+/// Reads results.json, validates it against the committed schema, and checks that every
+/// repeat accounts for each request exactly once.
+#[track_caller]
+fn results(dir: &Path) -> Value {
+    let text = std::fs::read(dir.join("results.json")).expect("results.json written");
+    let v: Value = serde_json::from_slice(&text).unwrap();
+    let errors: Vec<String> = shootout_schema()
+        .iter_errors(&v)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .take(5)
+        .collect();
+    assert!(errors.is_empty(), "schema violations: {errors:#?}");
+    for t in v["targets"].as_array().unwrap() {
+        for c in t["cells"].as_array().unwrap() {
+            for r in c["repeats"].as_array().unwrap() {
+                let q = &r["requests"];
+                let n = |k: &str| q[k].as_u64().unwrap();
+                assert_eq!(
+                    n("sent"),
+                    n("ok") + n("failed_status") + n("errors") + n("in_flight"),
+                    "{q}"
+                );
+            }
+        }
+    }
+    v
+}
+
+fn target<'a>(v: &'a Value, name: &str) -> &'a Value {
+    v["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("no target {name}"))
+}
+
+/// Live processes still carrying the mark of the foxbench run `pid`: every process a
+/// target starts inherits it (FOXBENCH_TARGET=<foxbench pid>-<n>), daemons included.
+fn leftovers(pid: u32) -> Vec<String> {
+    let mark = format!("FOXBENCH_TARGET={pid}-");
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(p) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let env = std::fs::read(format!("/proc/{p}/environ")).unwrap_or_default();
+        if env
+            .split(|&b| b == 0)
+            .any(|kv| kv.starts_with(mark.as_bytes()))
+        {
+            let cmd = std::fs::read(format!("/proc/{p}/cmdline")).unwrap_or_default();
+            let stat = std::fs::read_to_string(format!("/proc/{p}/stat")).unwrap_or_default();
+            out.push(format!(
+                "{p}: {} ({})",
+                String::from_utf8_lossy(&cmd).replace('\0', " "),
+                stat.rsplit(')').next().unwrap_or("").trim()
+            ));
+        }
+    }
+    out
+}
+
+#[test]
+fn misbehaving_targets_are_reported_and_none_survives() {
+    let out = tmp("faulty");
+    let child = foxbench()
+        .args([
+            "shootout",
+            "suite.toml",
+            "--root",
+            ".",
+            "--out",
+            out.to_str().unwrap(),
+            "--cache",
+        ])
+        .arg(out.join("cache"))
+        .current_dir(faulty_dir())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "failures are exit 1: {err}");
+    let left = leftovers(pid);
+    assert!(left.is_empty(), "processes left behind: {left:#?}");
+
+    let v = results(&out);
+    let outcome = |n: &str| target(&v, n)["outcome"].as_str().unwrap().to_string();
+    let message = |n: &str| target(&v, n)["message"].as_str().unwrap_or("").to_string();
+    assert_eq!(outcome("good"), "measured", "{err}");
+    assert_eq!(outcome("fails-to-build"), "build-failed");
+    assert!(
+        message("fails-to-build").contains("expected declaration"),
+        "{}",
+        message("fails-to-build")
+    );
+    assert_eq!(outcome("never-ready"), "start-failed");
+    assert!(
+        message("never-ready").contains("not ready after"),
+        "{}",
+        message("never-ready")
+    );
+    assert_eq!(outcome("answers-wrongly"), "verify-failed");
+    assert!(
+        message("answers-wrongly").contains("http://wrong.example/"),
+        "{}",
+        message("answers-wrongly")
+    );
+    assert!(
+        target(&v, "answers-wrongly")["cells"]
+            .as_array()
+            .unwrap()
+            .is_empty(),
+        "a wrong target takes no load"
+    );
+    assert_eq!(outcome("crashes"), "crashed");
+    assert!(
+        message("crashes").contains("exit status: 3"),
+        "{}",
+        message("crashes")
+    );
+    assert_eq!(outcome("ignores-sigterm"), "measured");
+    assert!(
+        message("ignores-sigterm").contains("SIGKILL"),
+        "{}",
+        message("ignores-sigterm")
+    );
+    assert_eq!(outcome("forks-a-daemon"), "measured");
+    assert!(
+        message("forks-a-daemon").contains("1 process of its own"),
+        "{}",
+        message("forks-a-daemon")
+    );
+    assert_eq!(outcome("missing-toolchain"), "skipped");
+    assert!(
+        message("missing-toolchain").contains("install gfortran-foxbench"),
+        "{}",
+        message("missing-toolchain")
+    );
+    // The skip is one line of progress, and never fatal: later targets ran.
+    assert_eq!(
+        err.lines()
+            .filter(|l| l.contains("gfortran-foxbench"))
+            .count(),
+        1,
+        "{err}"
+    );
+
+    // The good target's cell is complete: repeats, probe series, diagnosis.
+    let cell = &target(&v, "good")["cells"][0];
+    assert_eq!(cell["status"], "measured");
+    assert_eq!(cell["repeats"].as_array().unwrap().len(), 2);
+    assert!(cell["summary"]["rps_median"].as_f64().unwrap() > 0.0);
+    assert!(
+        cell["summary"]["server_cpu_us_per_request"]
+            .as_f64()
+            .unwrap()
+            > 0.0
+    );
+    assert!(cell["summary"]["rss_peak_bytes"].as_u64().unwrap() > 1 << 20);
+    assert!(cell["diagnosis"]["bottleneck"].is_string());
+    assert!(!cell["repeats"][0]["series"].as_array().unwrap().is_empty());
+    assert!(target(&v, "good")["startup_ms"].as_f64().unwrap() > 0.0);
+    assert_eq!(target(&v, "good")["verify"][0]["images_seen"], 3);
+
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(
+        md.contains("| good |") && md.contains("build-failed"),
+        "{md}"
+    );
+    assert!(std::fs::read_to_string(out.join("report.html"))
+        .unwrap()
+        .contains("forks-a-daemon"));
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn ctrl_c_keeps_what_was_measured_and_leaves_nothing() {
+    let out = tmp("ctrlc");
+    let suite = out.join("suite.toml");
+    let text = std::fs::read_to_string(faulty_dir().join("suite.toml")).unwrap();
+    // Only the good target, with long levels.
+    let head = text
+        .split("[[target]]")
+        .next()
+        .unwrap()
+        .replace("duration = \"400ms\"", "duration = \"30s\"");
+    std::fs::write(&suite, format!("{head}[[target]]\nname = \"good\"\nlanguage = \"Python\"\ndir = \".\"\nstart = \"python3 fox.py {{port}} {{images}} ignore-term\"\n")).unwrap();
+    let mut child = foxbench()
+        .args(["shootout", suite.to_str().unwrap(), "--root"])
+        .arg(faulty_dir())
+        .args(["--out", out.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    // Wait until a repeat is under way.
+    let end = Instant::now() + Duration::from_secs(60);
+    let logs = out.join("logs/good.log");
+    while Instant::now() < end
+        && !std::fs::read_to_string(&logs)
+            .unwrap_or_default()
+            .contains("listening")
+    {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(2500));
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(pid as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    let stopped = Instant::now();
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert!(
+        stopped.elapsed() < Duration::from_secs(15),
+        "stopped promptly"
+    );
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert!(leftovers(pid).is_empty(), "{:?}", leftovers(pid));
+    let v = results(&out);
+    assert_eq!(v["interrupted"], true);
+    let t = target(&v, "good");
+    assert_eq!(t["outcome"], "interrupted", "{stderr}");
+    let cell = &t["cells"][0];
+    assert_eq!(cell["status"], "interrupted");
+    let reps = cell["repeats"].as_array().unwrap();
+    assert_eq!(reps.len(), 1, "the interrupted repeat is kept");
+    assert!(reps[0]["requests"]["ok"].as_u64().unwrap() > 0);
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+#[test]
+fn a_bad_suite_file_names_the_line_and_key() {
+    let out = tmp("badsuite");
+    let suite = out.join("bad.toml");
+    let text = std::fs::read_to_string(faulty_dir().join("suite.toml")).unwrap();
+    std::fs::write(
+        &suite,
+        text.replacen("duration = \"400ms\"", "duration = \"four\"", 1),
+    )
+    .unwrap();
+    let s = suite.to_str().unwrap().to_string();
+    usage_error(
+        &["shootout", &s],
+        "bad.toml:7: key `plan.duration`: invalid duration",
+    );
+    std::fs::write(
+        &suite,
+        text.replacen("start = \"python3", "strat = \"python3", 1),
+    )
+    .unwrap();
+    usage_error(
+        &["shootout", &s],
+        "key `target[0].strat`: unknown field `strat`",
+    );
+    std::fs::write(&suite, "name = \"x\"\n[[target]\n").unwrap();
+    usage_error(&["shootout", &s], "bad.toml:2:");
+    usage_error(
+        &["shootout", "/nonexistent/suite.toml"],
+        "cannot read suite file /nonexistent/suite.toml",
+    );
+    usage_error(&["shootout", "--only", "nope"], "no target named \"nope\"");
+    usage_error(&["shootout", "--client-cpus", "x"], "--client-cpus");
+    usage_error(
+        &["report", "/nonexistent.json"],
+        "cannot read /nonexistent.json",
+    );
+    std::fs::write(out.join("load.json"), "{\"schema\": \"foxbench.load/1\"}").unwrap();
+    usage_error(
+        &["report", out.join("load.json").to_str().unwrap()],
+        "expected \"foxbench.shootout/1\"",
+    );
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+/// The CI's end-to-end run: avatar, the C floor and a JIT runtime (Node), in quick mode,
+/// with the built-in suite; then `report` and `compare` on what it wrote.
+#[test]
+fn quick_default_suite_avatar_c_and_node() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let out = tmp("quick");
+    let o = foxbench()
+        .args([
+            "shootout",
+            "--quick",
+            "--only",
+            "avatar,c-epoll,node-http",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .current_dir(&root)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    let v = results(&out);
+    assert_eq!(v["suite"]["source"], "built-in");
+    assert_eq!(v["suite"]["quick"], true);
+    let p = &v["protocol"];
+    assert!(p["sysctl"]["net.core.somaxconn"].is_string() && p["cpu_model"].is_string());
+    assert!(
+        p["toolchains"]["node"].as_str().unwrap().starts_with('v'),
+        "{}",
+        p["toolchains"]
+    );
+    for name in ["avatar", "c-epoll", "node-http"] {
+        let t = target(&v, name);
+        assert_eq!(t["outcome"], "measured", "{name}: {err}");
+        assert_eq!(t["verify"][0]["passed"], true, "{name}");
+        assert_eq!(t["verify"][0]["images_seen"], 21, "{name}");
+        assert_eq!(t["verify"][0]["keepalive"], true, "{name}");
+        for c in t["cells"].as_array().unwrap() {
+            assert_eq!(c["status"], "measured", "{name} {}", c["level"]);
+            assert!(c["diagnosis"]["bottleneck"].is_string());
+        }
+    }
+    assert!(
+        target(&v, "avatar")["build"]["artifact_bytes"]
+            .as_u64()
+            .unwrap()
+            > 100_000
+    );
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains("Requests per second") && stdout.contains("| node-http |"),
+        "{stdout}"
+    );
+
+    // `report` regenerates the same Markdown from results.json.
+    let again = tmp("quick-report");
+    let r = run(&[
+        "report",
+        out.join("results.json").to_str().unwrap(),
+        "--out",
+        again.to_str().unwrap(),
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert_eq!(
+        std::fs::read_to_string(again.join("summary.md")).unwrap(),
+        std::fs::read_to_string(out.join("summary.md")).unwrap()
+    );
+    // `compare` of a run with itself: every ratio is 1.00×, and the threshold passes.
+    let j = out.join("results.json");
+    let c = run(&[
+        "compare",
+        j.to_str().unwrap(),
+        j.to_str().unwrap(),
+        "--fail-below",
+        "0.99",
+    ]);
+    let text = String::from_utf8_lossy(&c.stdout);
+    assert!(c.status.success(), "{text}");
+    assert!(
+        text.contains("1.00×") && text.contains("lowest req/s ratio b/a: 1.00×"),
+        "{text}"
+    );
+    std::fs::remove_dir_all(&out).unwrap();
+    std::fs::remove_dir_all(&again).unwrap();
+}
+
+#[test]
+fn compare_fails_below_the_threshold() {
+    // Two real runs of the good fixture target; the second result is scaled down by hand
+    // to stand for a regression (the only edited figure), and compare must catch it.
+    let out = tmp("compare");
+    let o = foxbench()
+        .args([
+            "shootout",
+            "suite.toml",
+            "--root",
+            ".",
+            "--only",
+            "good",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .current_dir(faulty_dir())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut v = results(&out);
+    let cell = &mut v["targets"][0]["cells"][0]["summary"]["rps_median"];
+    let rps = cell.as_f64().unwrap();
+    *cell = serde_json::json!(rps / 2.0);
+    let b = out.join("b.json");
+    std::fs::write(&b, serde_json::to_vec(&v).unwrap()).unwrap();
+    let a = out.join("results.json");
+    let c = run(&[
+        "compare",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--fail-below",
+        "0.9",
+    ]);
+    assert_eq!(c.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&c.stdout).contains("0.50×"));
+    assert!(String::from_utf8_lossy(&c.stderr).contains("below --fail-below 0.9"));
+    std::fs::remove_dir_all(&out).unwrap();
+}
