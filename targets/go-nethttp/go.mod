@@ -1,0 +1,3 @@
+module foxbench/targets/go-nethttp
+
+go 1.22

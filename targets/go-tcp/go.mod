@@ -1,0 +1,3 @@
+module foxbench/targets/go-tcp
+
+go 1.22
