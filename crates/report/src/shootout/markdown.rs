@@ -41,25 +41,47 @@ pub fn mark(b: Bottleneck) -> &'static str {
     }
 }
 
-/// Rows in ranking order: measured targets by their req/s in the column most of them
-/// share (so rows compare like with like), best first; targets without that column follow,
-/// by their first measured column.
+/// The column rows are ranked by: among keep-alive columns (the same kind of request for
+/// every target) the one most targets were measured in, the earliest on a tie; without
+/// keep-alive columns, the column most targets were measured in.
+pub(crate) fn lead_column(r: &ShootoutResults) -> Option<(String, String)> {
+    let cols = r.columns();
+    let measured = |s: &str, l: &str| {
+        r.ranked()
+            .filter(|t| t.cell(s, l).is_some_and(|c| c.summary.is_some()))
+            .count()
+    };
+    let keepalive = |s: &str, l: &str| {
+        r.targets
+            .iter()
+            .any(|t| t.cell(s, l).is_some_and(|c| c.keepalive))
+    };
+    let mut best: Option<((bool, usize), &(String, String, u64))> = None;
+    for c in &cols {
+        let key = (keepalive(&c.0, &c.1), measured(&c.0, &c.1));
+        if key.1 > 0 && best.as_ref().is_none_or(|(k, _)| key > *k) {
+            best = Some((key, c));
+        }
+    }
+    best.map(|(_, (s, l, _))| (s.clone(), l.clone()))
+}
+
+/// Rows in ranking order: measured targets by their req/s in the [`lead_column`], best
+/// first; targets without that column follow, by their first measured column.
 pub(crate) fn ranking(r: &ShootoutResults) -> Vec<&TargetResult> {
     let cols = r.columns();
     let mut ranked: Vec<&TargetResult> = r.ranked().collect();
     let rps =
         |t: &TargetResult, s: &str, l: &str| t.cell(s, l)?.summary.as_ref().map(|x| x.rps_median);
-    let lead = cols
-        .iter()
-        .max_by_key(|(s, l, _)| ranked.iter().filter(|t| rps(t, s, l).is_some()).count());
+    let lead = lead_column(r);
     let first = |t: &TargetResult| {
         cols.iter()
             .find_map(|(s, l, _)| rps(t, s, l))
             .unwrap_or(0.0)
     };
     ranked.sort_by(|a, b| {
-        let la = lead.and_then(|(s, l, _)| rps(a, s, l));
-        let lb = lead.and_then(|(s, l, _)| rps(b, s, l));
+        let la = lead.as_ref().and_then(|(s, l)| rps(a, s, l));
+        let lb = lead.as_ref().and_then(|(s, l)| rps(b, s, l));
         match (la, lb) {
             (Some(x), Some(y)) => y.total_cmp(&x),
             (Some(_), None) => std::cmp::Ordering::Less,
@@ -178,6 +200,13 @@ pub fn to_markdown(r: &ShootoutResults) -> String {
             "Peak RSS of the server's process tree",
             |s| Some(bytes(s.rss_peak_bytes)),
         );
+        if let Some((s, l)) = lead_column(r) {
+            let _ = writeln!(
+                out,
+                "Rows are ranked by req/s at {}.\n",
+                column_name(r, &s, &l)
+            );
+        }
         out.push_str(
             "Marks: ᶜ client-bound (foxbench's CPU was saturated: the server may be faster), \
              ᵗ one server thread saturated, ⁿ neither side's CPU saturated (contention, a pool or a lock), \
