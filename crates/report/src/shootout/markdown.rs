@@ -56,14 +56,16 @@ pub(crate) fn lead_column(r: &ShootoutResults) -> Option<(String, String)> {
             .iter()
             .any(|t| t.cell(s, l).is_some_and(|c| c.keepalive))
     };
-    let mut best: Option<((bool, usize), &(String, String, u64))> = None;
-    for c in &cols {
-        let key = (keepalive(&c.0, &c.1), measured(&c.0, &c.1));
-        if key.1 > 0 && best.as_ref().is_none_or(|(k, _)| key > *k) {
-            best = Some((key, c));
+    let mut best = None;
+    let mut best_key = (false, 0);
+    for (s, l, _) in &cols {
+        let key = (keepalive(s, l), measured(s, l));
+        if key.1 > 0 && (best.is_none() || key > best_key) {
+            best_key = key;
+            best = Some((s.clone(), l.clone()));
         }
     }
-    best.map(|(_, (s, l, _))| (s.clone(), l.clone()))
+    best
 }
 
 /// Rows in ranking order: measured targets by their req/s in the [`lead_column`], best
