@@ -591,7 +591,16 @@ impl Ctx<'_> {
             if ok {
                 return Ok(());
             }
-            std::thread::sleep(Duration::from_millis(20));
+            // Fine polling at first: startup time is a reported figure (most targets are
+            // ready within tens of milliseconds), coarser later to stay cheap.
+            let waited = end.saturating_duration_since(Instant::now());
+            std::thread::sleep(
+                if spec.ready_timeout.saturating_sub(waited) < Duration::from_millis(500) {
+                    Duration::from_millis(2)
+                } else {
+                    Duration::from_millis(20)
+                },
+            );
         }
     }
 
