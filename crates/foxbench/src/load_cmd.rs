@@ -419,25 +419,8 @@ fn build_report(
         },
         elapsed_s: elapsed,
         interrupted: r.interrupted,
-        requests: report::Requests {
-            sent: c.sent,
-            ok: c.ok,
-            failed_status: c.failed_status,
-            completed,
-            errors: c.errors(),
-            in_flight: c.in_flight,
-            unsent: c.unsent,
-        },
-        errors: report::Errors {
-            connect: c.connect,
-            connect_refused: c.connect_refused,
-            connect_ports_exhausted: c.connect_ports_exhausted,
-            connect_timeout: c.connect_timeout,
-            write: c.write,
-            read: c.read,
-            parse: c.parse,
-            timeout: c.timeout,
-        },
+        requests: shootout::counts::requests(c),
+        errors: shootout::counts::errors(c),
         status: r
             .status
             .iter()
@@ -451,11 +434,7 @@ fn build_report(
         },
         latency: dist(&r.latency),
         connect: (!r.connect.is_empty()).then(|| dist(&r.connect)),
-        connections: report::Connections {
-            opened: c.connections_opened,
-            reconnects: c.reconnects,
-            closed_by_server: c.closed_by_server,
-        },
+        connections: shootout::counts::connections(c),
         client: report::Client {
             cpus: threads as u64,
             cpu_user_s: cpu_user,

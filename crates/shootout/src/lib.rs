@@ -6,6 +6,7 @@
 #![forbid(unsafe_code)]
 
 pub mod cache;
+pub mod counts;
 pub mod diagnosis;
 pub mod process;
 pub mod protocol;

@@ -986,35 +986,14 @@ fn repeat(
     Repeat {
         elapsed_s: secs(res.elapsed),
         capped,
-        requests: report::Requests {
-            sent: c.sent,
-            ok: c.ok,
-            failed_status: c.failed_status,
-            completed: c.completed(),
-            errors: c.errors(),
-            in_flight: c.in_flight,
-            unsent: c.unsent,
-        },
-        errors: report::Errors {
-            connect: c.connect,
-            connect_refused: c.connect_refused,
-            connect_ports_exhausted: c.connect_ports_exhausted,
-            connect_timeout: c.connect_timeout,
-            write: c.write,
-            read: c.read,
-            parse: c.parse,
-            timeout: c.timeout,
-        },
+        requests: crate::counts::requests(c),
+        errors: crate::counts::errors(c),
         status: res
             .status
             .iter()
             .map(|(k, v)| (k.to_string(), *v))
             .collect(),
-        connections: report::Connections {
-            opened: c.connections_opened,
-            reconnects: c.reconnects,
-            closed_by_server: c.closed_by_server,
-        },
+        connections: crate::counts::connections(c),
         rps: c.completed() as f64 / elapsed,
         latency: res.latency.summary(),
         hdr_base64: res.latency.to_base64(),
