@@ -1078,10 +1078,11 @@ fn figures(reps: &[Repeat], s: &CellSummary, server_cpus: usize) -> Figures {
         refused: sum(&|r| r.errors.connect_refused),
         connect_timeouts: sum(&|r| r.errors.connect_timeout),
         connect_other: sum(&|r| {
-            r.errors.connect
-                - r.errors.connect_refused
-                - r.errors.connect_ports_exhausted
-                - r.errors.connect_timeout
+            r.errors
+                .connect
+                .saturating_sub(r.errors.connect_refused)
+                .saturating_sub(r.errors.connect_ports_exhausted)
+                .saturating_sub(r.errors.connect_timeout)
         }),
         timeouts: sum(&|r| r.errors.timeout),
         resets: sum(&|r| r.errors.read + r.errors.write),
