@@ -92,6 +92,7 @@ fn level_info(l: &Level, plan: &crate::suite::Plan) -> LevelInfo {
 /// result and the run goes on.
 pub fn run(suite: &Suite, opts: &Options, obs: &mut dyn Observer) -> ShootoutResults {
     let started = Instant::now();
+    let all_cpus = process::allowed_cpus();
     let (client_cpus, server_cpus) = assign_cpus(suite);
     let overlap = client_cpus.iter().any(|c| server_cpus.contains(c));
     if overlap {
@@ -166,6 +167,8 @@ pub fn run(suite: &Suite, opts: &Options, obs: &mut dyn Observer) -> ShootoutRes
     };
     let _ = std::fs::create_dir_all(opts.out.join("logs"));
     let ctx = Ctx {
+        all_cpus,
+        client_cpus: client_cpus.clone(),
         suite,
         opts,
         server_cpus,
@@ -216,6 +219,10 @@ fn empty(spec: &TargetSpec, outcome: Outcome) -> TargetResult {
 }
 
 struct Ctx<'a> {
+    /// Every CPU foxbench could use when it started (builds run on them).
+    all_cpus: Vec<usize>,
+    /// The load generator's CPUs.
+    client_cpus: Vec<usize>,
     suite: &'a Suite,
     opts: &'a Options,
     server_cpus: Vec<usize>,
@@ -303,7 +310,10 @@ impl Ctx<'_> {
             artifact_bytes: None,
             artifact: artifact.clone(),
         };
-        match cache::build(
+        // Builds may use every CPU (foxbench's own thread is pinned to the client CPUs by
+        // now, and a build inherits the mask of the thread that starts it).
+        let _ = process::pin_current_thread(&self.all_cpus);
+        let built = cache::build(
             &build_filled,
             &dir,
             &out,
@@ -311,7 +321,9 @@ impl Ctx<'_> {
             &build_log,
             self.suite.plan.build_timeout,
             &self.opts.interrupt,
-        ) {
+        );
+        let _ = process::pin_current_thread(&self.client_cpus);
+        match built {
             Ok((cached, took)) => {
                 info.cached = cached;
                 info.seconds = secs(took);

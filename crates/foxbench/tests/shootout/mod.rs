@@ -189,6 +189,29 @@ fn misbehaving_targets_are_reported_and_none_survives() {
     assert!(target(&v, "good")["startup_ms"].as_f64().unwrap() > 0.0);
     assert_eq!(target(&v, "good")["verify"][0]["images_seen"], 3);
 
+    // Builds run on every CPU; the target runs on the server CPUs only (the second half,
+    // or the same CPU on a one-CPU machine).
+    let ours = std::fs::read_to_string("/proc/self/status").unwrap();
+    let ours = ours
+        .lines()
+        .find(|l| l.starts_with("Cpus_allowed_list"))
+        .unwrap()
+        .to_string();
+    let build_log = std::fs::read_to_string(out.join("logs/good.build.log")).unwrap();
+    assert_eq!(build_log.trim(), ours.trim(), "a build may use every CPU");
+    let server = &v["protocol"]["server_cpus"];
+    let start_log = std::fs::read_to_string(out.join("logs/good.log")).unwrap();
+    let listed: Vec<String> = server
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.to_string())
+        .collect();
+    assert!(
+        start_log.contains(&format!("CPUs [{}]", listed.join(", "))),
+        "{start_log} vs {server}"
+    );
+
     let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
     assert!(
         md.contains("| good |") && md.contains("build-failed"),

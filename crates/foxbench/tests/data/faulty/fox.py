@@ -65,5 +65,5 @@ if mode == "forker":
             time.sleep(1)
 
 server = Server(("127.0.0.1", port), Handler)
-print("listening on 127.0.0.1:%d" % port, flush=True)
+print("listening on 127.0.0.1:%d, CPUs %s" % (port, sorted(os.sched_getaffinity(0))), flush=True)
 server.serve_forever()
