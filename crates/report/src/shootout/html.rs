@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 
 use super::chart::{self, esc, Axis, Bar, BarChart, LineChart, Point, Scale, Series};
-use super::markdown::{bytes, column_name, cpus, mark, ranking, rate};
+use super::markdown::{build_text, bytes, column_name, cpus, mark, ranking, rate, spread};
 use super::{
     Bottleneck, Cell, CellStatus, CellSummary, LevelInfo, Outcome, ShootoutResults, TargetResult,
 };
@@ -443,17 +443,7 @@ fn targets_table(out: &mut String, r: &ShootoutResults) {
             .as_ref()
             .and_then(|b| b.artifact.clone())
             .unwrap_or_default();
-        let build = t
-            .build
-            .as_ref()
-            .map(|b| {
-                if b.cached {
-                    "cached".to_string()
-                } else {
-                    format!("{:.1} s", b.seconds)
-                }
-            })
-            .unwrap_or_else(dash);
+        let build = t.build.as_ref().map(build_text).unwrap_or_else(dash);
         let build_tip = t
             .build
             .as_ref()
@@ -604,18 +594,7 @@ fn diagnosis(out: &mut String, r: &ShootoutResults) {
     for t in &r.targets {
         for c in &t.cells {
             any = true;
-            let spread = c
-                .summary
-                .as_ref()
-                .map(|s| {
-                    format!(
-                        "{} ({}–{})",
-                        rate(s.rps_median),
-                        rate(s.rps_min),
-                        rate(s.rps_max)
-                    )
-                })
-                .unwrap_or_else(|| "–".into());
+            let spread = spread(c);
             let errors = c
                 .summary
                 .as_ref()
@@ -631,10 +610,7 @@ fn diagnosis(out: &mut String, r: &ShootoutResults) {
             let (b, why) = match (&c.diagnosis, &c.message) {
                 (Some(d), _) => (bottleneck_badge(d.bottleneck), d.detail.clone()),
                 (None, Some(m)) => (
-                    format!(
-                        "<span class=\"badge\">{}</span>",
-                        format!("{:?}", c.status).to_lowercase()
-                    ),
+                    format!("<span class=\"badge\">{}</span>", c.status.as_str()),
                     m.clone(),
                 ),
                 (None, None) => ("–".into(), String::new()),

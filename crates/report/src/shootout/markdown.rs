@@ -19,6 +19,30 @@ pub fn bytes(n: u64) -> String {
     }
 }
 
+/// How a build went: `cached`, or its time.
+pub(crate) fn build_text(b: &super::BuildInfo) -> String {
+    if b.cached {
+        "cached".to_string()
+    } else {
+        format!("{:.1} s", b.seconds)
+    }
+}
+
+/// A cell's median req/s with the slowest and fastest repeat, or `–`.
+pub(crate) fn spread(c: &Cell) -> String {
+    c.summary
+        .as_ref()
+        .map(|s| {
+            format!(
+                "{} ({}–{})",
+                rate(s.rps_median),
+                rate(s.rps_min),
+                rate(s.rps_max)
+            )
+        })
+        .unwrap_or_else(|| "–".into())
+}
+
 /// Formats a rate with k/M suffixes.
 pub fn rate(r: f64) -> String {
     if r >= 1e6 {
@@ -220,13 +244,7 @@ pub fn to_markdown(r: &ShootoutResults) -> String {
     out.push_str("| target | language | outcome | artifact | build | startup | idle RSS | peak RSS | CPU/req (keep-alive median) |\n");
     out.push_str("|---|---|---|---:|---|---:|---:|---:|---:|\n");
     for t in &r.targets {
-        let build = t.build.as_ref().map(|b| {
-            if b.cached {
-                "cached".to_string()
-            } else {
-                format!("{:.1} s", b.seconds)
-            }
-        });
+        let build = t.build.as_ref().map(build_text);
         let _ = writeln!(
             out,
             "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
@@ -313,21 +331,10 @@ pub fn to_markdown(r: &ShootoutResults) -> String {
     out.push_str("| target | cell | req/s (min–max) | warm-up | bottleneck | why |\n|---|---|---:|---:|---|---|\n");
     for t in &r.targets {
         for c in &t.cells {
-            let spread = c
-                .summary
-                .as_ref()
-                .map(|s| {
-                    format!(
-                        "{} ({}–{})",
-                        rate(s.rps_median),
-                        rate(s.rps_min),
-                        rate(s.rps_max)
-                    )
-                })
-                .unwrap_or_else(|| "–".into());
+            let spread = spread(c);
             let (b, why) = match (&c.diagnosis, &c.message) {
                 (Some(d), _) => (d.bottleneck.as_str().to_string(), d.detail.clone()),
-                (None, Some(m)) => (format!("{:?}", c.status).to_lowercase(), m.clone()),
+                (None, Some(m)) => (c.status.as_str().to_string(), m.clone()),
                 (None, None) => ("–".into(), String::new()),
             };
             let _ = writeln!(

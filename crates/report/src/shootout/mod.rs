@@ -170,6 +170,18 @@ pub enum Outcome {
     Interrupted,
 }
 
+impl CellStatus {
+    /// The kebab-case name used in JSON and reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CellStatus::Measured => "measured",
+            CellStatus::Excluded => "excluded",
+            CellStatus::Failed => "failed",
+            CellStatus::Interrupted => "interrupted",
+        }
+    }
+}
+
 impl Outcome {
     /// The kebab-case name used in JSON and reports.
     pub fn as_str(self) -> &'static str {
