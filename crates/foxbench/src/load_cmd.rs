@@ -1,18 +1,17 @@
 //! `foxbench load`: flags in ab's and wrk's language, wired to the engine and the report.
 
-use std::collections::BTreeMap;
 use std::io::Write as _;
-use std::net::TcpStream;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, Context, Result};
 use clap::Args;
 use load::{
-    parse_duration, Arrival, Control, Plan, RequestSpec, RunResult, StatusSet, Stop, Target,
+    parse_duration, Arrival, Control, Plan, PlanError, RequestSpec, RunResult, Selection,
+    StatusSet, Stop, Target,
 };
 use report::LoadReport;
 
@@ -22,8 +21,29 @@ use report::LoadReport;
     after_help = "Examples:\n  foxbench load -c 100 -d 10s http://127.0.0.1:8080/\n  foxbench load -n 100000 -c 10 http://127.0.0.1:6666/     (the ab protocol)\n  foxbench load --rate 20000 -c 200 -d 30s http://[::1]:8080/   (open model)"
 )]
 pub struct LoadArgs {
-    /// The http:// URL to load (IPv4, [IPv6] or a host name resolved once).
-    pub url: String,
+    /// The http:// URL to load (IPv4, [IPv6] or a host name resolved once). Its path may
+    /// hold random parts filled per request: `/{hex:6}.svg`, `/doc/{int:1-10000}`. With
+    /// --urls, paths in the file resolve against it.
+    #[arg(required_unless_present = "urls")]
+    pub url: Option<String>,
+
+    /// A request list: one request per line, `[METHOD] URL [@bodyfile]`, or plain URLs,
+    /// all to one host and port; `#` starts a comment.
+    #[arg(long = "urls", value_name = "FILE")]
+    pub urls: Option<PathBuf>,
+
+    /// How each request picks its line of --urls: round-robin or random.
+    #[arg(long = "select", value_enum, default_value = "round-robin")]
+    pub select: SelectArg,
+
+    /// Seed of the random parts and of random selection, to reproduce a run's requests
+    /// (default: a fresh seed, shown in the report).
+    #[arg(long = "seed")]
+    pub seed: Option<u64>,
+
+    /// The length of the intervals of the per-second series (JSON `intervals`, progress p99).
+    #[arg(long = "interval", value_parser = parse_duration, default_value = "1s")]
+    pub interval: Duration,
 
     /// Concurrent connections.
     #[arg(short = 'c', long = "connections", default_value_t = 10)]
@@ -111,8 +131,17 @@ pub struct LoadArgs {
     pub latency: bool,
 }
 
-fn build_plan(args: &LoadArgs) -> Result<Plan> {
-    let target = Target::parse(&args.url)?;
+/// `--select`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SelectArg {
+    /// In the file's order.
+    RoundRobin,
+    /// Uniformly at random.
+    Random,
+}
+
+/// The request every line of --urls (or the URL) starts from: method, headers, body.
+fn default_request(args: &LoadArgs) -> Result<RequestSpec> {
     let mut spec = RequestSpec::default();
     let mut default_method = "GET";
     if let Some(b) = &args.body {
@@ -138,19 +167,67 @@ fn build_plan(args: &LoadArgs) -> Result<Plan> {
     for h in &args.headers {
         spec.headers.push(load::parse_header(h)?);
     }
+    Ok(spec)
+}
+
+/// The flag that sets what a [`PlanError`] is about.
+fn flag_of(e: &PlanError) -> &'static str {
+    match e {
+        PlanError::Connections => "--connections",
+        PlanError::Threads => "--threads",
+        PlanError::Pipeline | PlanError::PipelineWithoutKeepalive => "--pipeline",
+        PlanError::Rate(_) => "--rate",
+        PlanError::Requests => "--requests",
+        PlanError::Duration => "--duration",
+        PlanError::Timeout => "--timeout",
+        PlanError::ConnectTimeout => "--connect-timeout",
+        PlanError::Interval => "--interval",
+        PlanError::NoRequests => "--urls",
+    }
+}
+
+/// A seed for a run that was given none: different per run, and reported so that the run
+/// can be repeated with --seed.
+fn fresh_seed() -> u64 {
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    (t.as_nanos() as u64) ^ (u64::from(std::process::id()) << 32)
+}
+
+/// Turns the flags into a plan and checks it whole, before any network I/O.
+fn build_plan(args: &LoadArgs) -> Result<Plan> {
+    let spec = default_request(args)?;
+    let base = args.url.as_deref().map(Target::parse).transpose()?;
+    let (target, requests) = match &args.urls {
+        Some(path) => load::load_urls(path, base.as_ref(), &spec)?,
+        None => {
+            let target = base.expect("clap requires a URL without --urls");
+            let spec = RequestSpec {
+                path: target.path.clone(),
+                ..spec
+            };
+            (target, vec![spec])
+        }
+    };
     let threads = match args.threads {
-        Some(0) => bail!("--threads must be at least 1"),
         Some(t) => t,
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
     let mut plan = Plan::new(target);
-    plan.request = spec;
+    plan.requests = requests;
+    plan.selection = match args.select {
+        SelectArg::RoundRobin => Selection::RoundRobin,
+        SelectArg::Random => Selection::Random,
+    };
+    plan.seed = args.seed.unwrap_or_else(fresh_seed);
     plan.connections = args.connections;
     plan.threads = threads;
     plan.pipeline = args.pipeline;
     plan.keepalive = !args.no_keepalive;
     plan.timeout = args.timeout;
     plan.connect_timeout = args.connect_timeout;
+    plan.interval = args.interval;
     plan.arrival = match args.rate {
         Some(r) => Arrival::Open { rate_per_sec: r },
         None => Arrival::Closed,
@@ -161,81 +238,23 @@ fn build_plan(args: &LoadArgs) -> Result<Plan> {
         (None, None) => Stop::Duration(Duration::from_secs(10)),
     };
     if let Some(fs) = &args.fail_status {
-        plan.fail_status = StatusSet::parse(fs).map_err(anyhow::Error::msg)?;
+        plan.fail_status = StatusSet::parse(fs).map_err(|e| anyhow!("--fail-status: {e}"))?;
     }
-    if args.no_keepalive && args.pipeline > 1 {
-        bail!("--pipeline needs keep-alive: drop --no-keepalive or --pipeline");
+    plan.validate()
+        .map_err(|e| anyhow!("{}: {e}", flag_of(&e)))?;
+    // Encode once here too, so a bad method or template fails before anything starts.
+    for r in &plan.requests {
+        r.encode(&plan.target, !plan.keepalive)?;
     }
-    // Encode once here too, so a bad method fails before anything starts.
-    plan.request.encode(&plan.target, !plan.keepalive)?;
     Ok(plan)
-}
-
-/// Raises the open-file limit to what `connections` needs, up to the hard limit.
-fn ensure_fd_limit(connections: usize) -> Result<()> {
-    use nix::sys::resource::{getrlimit, setrlimit, Resource};
-    let need = connections as u64 + 64;
-    let (soft, hard) = getrlimit(Resource::RLIMIT_NOFILE).context("cannot read RLIMIT_NOFILE")?;
-    if soft >= need {
-        return Ok(());
-    }
-    if hard < need {
-        bail!(
-            "-c {connections} needs {need} open files but the hard limit is {hard}: raise it (ulimit -Hn, or LimitNOFILE= in systemd) or use fewer connections"
-        );
-    }
-    setrlimit(Resource::RLIMIT_NOFILE, hard, hard).context("cannot raise RLIMIT_NOFILE")?;
-    Ok(())
-}
-
-/// One blocking connect before the run, so a dead target is one clear error, not a
-/// report full of connect failures.
-fn preflight(plan: &Plan) -> Result<()> {
-    let addr = plan.target.addr;
-    match TcpStream::connect_timeout(&addr, plan.connect_timeout) {
-        Ok(_) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {
-            bail!("connection refused by {addr}: is the server running?")
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::TimedOut => bail!(
-            "cannot connect to {addr}: no answer within {:?} (--connect-timeout)",
-            plan.connect_timeout
-        ),
-        Err(e) => bail!("cannot connect to {addr}: {e}"),
-    }
-}
-
-struct Usage {
-    user_s: f64,
-    sys_s: f64,
-    max_rss_bytes: u64,
-}
-
-fn usage() -> Usage {
-    use nix::sys::resource::{getrusage, UsageWho};
-    match getrusage(UsageWho::RUSAGE_SELF) {
-        Ok(u) => {
-            let tv = |t: nix::sys::time::TimeVal| t.tv_sec() as f64 + t.tv_usec() as f64 / 1e6;
-            Usage {
-                user_s: tv(u.user_time()),
-                sys_s: tv(u.system_time()),
-                max_rss_bytes: u.max_rss().max(0) as u64 * 1024,
-            }
-        }
-        Err(_) => Usage {
-            user_s: 0.0,
-            sys_s: 0.0,
-            max_rss_bytes: 0,
-        },
-    }
 }
 
 /// Runs `foxbench load`.
 pub fn run(args: LoadArgs) -> Result<ExitCode> {
     let plan = build_plan(&args)?;
-    ensure_fd_limit(plan.connections)?;
-    preflight(&plan)?;
-    let threads = load::effective_threads(&plan);
+    load::raise_fd_limit(plan.connections)?;
+    load::preflight(&plan)?;
+    let threads = plan.effective_threads();
     let control = Control::new(threads);
 
     // First Ctrl-C (or SIGTERM): stop and report. Second: exit at once.
@@ -247,27 +266,34 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
             .context("cannot install signal handler")?;
     }
 
+    // The last complete interval's p99 in ns, for the progress line.
+    let live_p99_ns = Arc::new(AtomicU64::new(0));
     let show_progress = !args.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr());
     let watcher = {
         let control = control.clone();
         let interrupted = interrupted.clone();
+        let live_p99_ns = live_p99_ns.clone();
         let stop = plan.stop;
         std::thread::Builder::new()
             .name("foxbench-progress".into())
-            .spawn(move || watch(&control, &interrupted, stop, show_progress))
+            .spawn(move || watch(&control, &interrupted, &live_p99_ns, stop, show_progress))
             .context("cannot start progress thread")?
     };
 
-    let before = usage();
+    let before = probe::own_usage();
     let started = Instant::now();
-    let result = load::run(&plan, &control);
+    let mut intervals = Vec::new();
+    let result = load::run_with_intervals(&plan, &control, &mut |iv| {
+        live_p99_ns.store(iv.latency.percentile_ns(99.0), Ordering::Relaxed);
+        intervals.push(report::IntervalRow::from(iv));
+    });
     let wall = started.elapsed();
-    let after = usage();
+    let used = probe::own_usage().since(&before);
     control.stop(); // ends the watcher
     let _ = watcher.join();
     let result = result?;
 
-    let report = build_report(&plan, threads, &result, &before, &after, wall);
+    let report = build_report(&plan, threads, &result, intervals, &used, wall);
     let text = report.to_text();
     match args.json.as_deref() {
         Some("-") => {
@@ -307,7 +333,13 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
 }
 
 /// Polls for signals and draws the progress bar until the run ends.
-fn watch(control: &Control, interrupted: &AtomicBool, stop: Stop, show: bool) {
+fn watch(
+    control: &Control,
+    interrupted: &AtomicBool,
+    live_p99_ns: &AtomicU64,
+    stop: Stop,
+    show: bool,
+) {
     let bar = show.then(|| {
         let (len, template) = match stop {
             Stop::Requests(n) => (
@@ -347,9 +379,17 @@ fn watch(control: &Control, interrupted: &AtomicBool, stop: Stop, show: bool) {
                 Stop::Requests(_) => b.set_position(s.completed + s.errors),
                 Stop::Duration(_) => b.set_position(start.elapsed().as_millis() as u64),
             }
+            let p99 = live_p99_ns.load(Ordering::Relaxed);
             b.set_message(format!(
-                "{} requests, {:.0} req/s, {} errors",
-                s.completed, rate, s.errors
+                "{} requests, {:.0} req/s, p99 {}, {} errors",
+                s.completed,
+                rate,
+                if p99 == 0 {
+                    "-".to_string()
+                } else {
+                    report::human_us(p99 as f64 / 1e3)
+                },
+                s.errors
             ));
         }
     }
@@ -358,92 +398,76 @@ fn watch(control: &Control, interrupted: &AtomicBool, stop: Stop, show: bool) {
     }
 }
 
+/// The plan in the report's terms, and the report: wiring only.
 fn build_report(
     plan: &Plan,
     threads: usize,
     r: &RunResult,
-    before: &Usage,
-    after: &Usage,
+    intervals: Vec<report::IntervalRow>,
+    used: &probe::OwnUsage,
     wall: Duration,
 ) -> LoadReport {
-    let c = &r.counts;
-    let elapsed = r.elapsed.as_secs_f64().max(1e-9);
-    let cpu_user = (after.user_s - before.user_s).max(0.0);
-    let cpu_sys = (after.sys_s - before.sys_s).max(0.0);
-    let cpu_percent =
-        100.0 * (cpu_user + cpu_sys) / (wall.as_secs_f64().max(1e-9) * threads as f64);
-    let completed = c.completed();
-    let dist = |h: &stats::Latency| report::Distribution {
-        summary: h.summary(),
-        hdr_base64: h.to_base64(),
-        buckets: h.buckets(20),
+    let target = report::TargetInfo {
+        url: plan.target.url.clone(),
+        address: plan.target.addr.to_string(),
+        method: plan.requests[0].method.clone(),
     };
-    LoadReport {
-        schema: report::LOAD_SCHEMA.into(),
-        tool: report::Tool {
-            name: "foxbench".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
+    let config = report::LoadConfig {
+        model: match plan.arrival {
+            Arrival::Closed => report::Model::Closed,
+            Arrival::Open { .. } => report::Model::Open,
         },
-        target: report::TargetInfo {
-            url: plan.target.url.clone(),
-            address: plan.target.addr.to_string(),
-            method: plan.request.method.clone(),
+        rate_per_sec: match plan.arrival {
+            Arrival::Closed => None,
+            Arrival::Open { rate_per_sec } => Some(rate_per_sec),
         },
-        config: report::LoadConfig {
-            model: match plan.arrival {
-                Arrival::Closed => "closed".into(),
-                Arrival::Open { .. } => "open".into(),
-            },
-            rate_per_sec: match plan.arrival {
-                Arrival::Closed => None,
-                Arrival::Open { rate_per_sec } => Some(rate_per_sec),
-            },
-            connections: plan.connections as u64,
-            threads: threads as u64,
-            pipeline: if plan.keepalive {
-                plan.pipeline as u64
-            } else {
-                1
-            },
-            keepalive: plan.keepalive,
-            requests: match plan.stop {
-                Stop::Requests(n) => Some(n),
-                Stop::Duration(_) => None,
-            },
-            duration_s: match plan.stop {
-                Stop::Requests(_) => None,
-                Stop::Duration(d) => Some(d.as_secs_f64()),
-            },
-            timeout_s: plan.timeout.as_secs_f64(),
-            connect_timeout_s: plan.connect_timeout.as_secs_f64(),
+        connections: plan.connections as u64,
+        threads: threads as u64,
+        pipeline: plan.pipeline as u64,
+        keepalive: plan.keepalive,
+        requests: match plan.stop {
+            Stop::Requests(n) => Some(n),
+            Stop::Duration(_) => None,
         },
-        elapsed_s: elapsed,
+        duration_s: match plan.stop {
+            Stop::Requests(_) => None,
+            Stop::Duration(d) => Some(d.as_secs_f64()),
+        },
+        timeout_s: plan.timeout.as_secs_f64(),
+        connect_timeout_s: plan.connect_timeout.as_secs_f64(),
+        selection: match plan.selection {
+            Selection::RoundRobin => report::Selection::RoundRobin,
+            Selection::Random => report::Selection::Random,
+        },
+        seed: plan.seed,
+        interval_s: plan.interval.as_secs_f64(),
+    };
+    let table = plan
+        .requests
+        .iter()
+        .zip(&r.shapes)
+        .map(|(spec, n)| report::RequestShape {
+            method: spec.method.clone(),
+            path: spec.path.clone(),
+            sent: n.sent,
+            completed: n.completed,
+        })
+        .collect();
+    let measured = report::Measured {
+        counts: &r.counts,
+        latency: &r.latency,
+        connect: &r.connect,
+        status: &r.status,
+        elapsed: r.elapsed,
         interrupted: r.interrupted,
-        requests: shootout::counts::requests(c),
-        errors: shootout::counts::errors(c),
-        status: r
-            .status
-            .iter()
-            .map(|(code, n)| (code.to_string(), *n))
-            .collect::<BTreeMap<_, _>>(),
-        throughput: report::Throughput {
-            requests_per_sec: completed as f64 / elapsed,
-            bytes_read: c.bytes_read,
-            bytes_written: c.bytes_written,
-            read_bytes_per_sec: c.bytes_read as f64 / elapsed,
-        },
-        latency: dist(&r.latency),
-        connect: (!r.connect.is_empty()).then(|| dist(&r.connect)),
-        connections: shootout::counts::connections(c),
-        client: report::Client {
-            cpus: threads as u64,
-            cpu_user_s: cpu_user,
-            cpu_sys_s: cpu_sys,
-            cpu_percent,
-            cpu_us_per_request: (completed > 0)
-                .then(|| (cpu_user + cpu_sys) * 1e6 / completed as f64),
-            max_rss_bytes: after.max_rss_bytes,
-            saturated: cpu_percent >= report::SATURATED_PERCENT,
-        },
-    }
+    };
+    let client = report::Client::measure(
+        threads as u64,
+        used.user.as_secs_f64(),
+        used.sys.as_secs_f64(),
+        wall.as_secs_f64(),
+        r.counts.completed(),
+        used.max_rss_bytes,
+    );
+    LoadReport::new(target, config, measured, table, intervals, client)
 }

@@ -1,6 +1,12 @@
-//! The target of a run: its URL, the address it resolves to, and the request sent to it.
+//! The target of a run: its URL, the address it resolves to, and the requests sent to it.
 
 use std::net::{SocketAddr, ToSocketAddrs};
+
+use crate::template::{Template, TemplateError};
+
+/// Stands in for a `{...}` random part while the URL parser runs: unreserved characters
+/// only, so it passes through path and query untouched.
+const MARK: &str = "~fxb";
 
 /// A URL that cannot be load-tested, with a message saying how to fix it.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -33,6 +39,17 @@ pub enum TargetError {
     /// The method is not an HTTP token.
     #[error("invalid method {0:?}: expected a token such as GET, POST or HEAD")]
     Method(String),
+    /// A random part of the URL is malformed.
+    #[error("invalid URL template: {0}")]
+    Template(#[from] TemplateError),
+    /// A random part stands outside the path and query.
+    #[error(
+        "invalid URL {url:?}: random parts such as {{hex:6}} may only stand in the path and query"
+    )]
+    TemplatePlace {
+        /// The URL as given.
+        url: String,
+    },
 }
 
 /// Where requests go.
@@ -44,14 +61,59 @@ pub struct Target {
     pub addr: SocketAddr,
     /// The value of the Host header: host, plus the port when it is not 80.
     pub host_header: String,
-    /// Path and query, at least "/".
+    /// Path and query, at least "/", with any random parts (`{hex:6}`) as written.
     pub path: String,
 }
 
+/// Replaces each `{...}` of `url` with a marker; returns the marked URL and the parts.
+fn protect(url: &str) -> Result<(String, Vec<String>), TargetError> {
+    if url.contains(MARK) {
+        return Err(TargetError::Url {
+            url: url.to_string(),
+            reason: format!("it contains {MARK:?}, which foxbench reserves"),
+        });
+    }
+    // Validates the template syntax, with the column of any mistake.
+    Template::parse(url)?;
+    let mut marked = String::with_capacity(url.len());
+    let mut parts = Vec::new();
+    let mut rest = url;
+    while let Some(open) = rest.find('{') {
+        if rest[open..].starts_with("{{") {
+            marked.push_str(&rest[..open + 2]);
+            rest = &rest[open + 2..];
+            continue;
+        }
+        let close = open + rest[open..].find('}').expect("validated above");
+        marked.push_str(&rest[..open]);
+        marked.push_str(&format!("{MARK}{}~", parts.len()));
+        parts.push(rest[open..=close].to_string());
+        rest = &rest[close + 1..];
+    }
+    marked.push_str(rest);
+    Ok((marked, parts))
+}
+
 impl Target {
-    /// Parses an http:// URL and resolves its host once.
+    /// Parses an http:// URL and resolves its host once. Random parts such as `{hex:6}`
+    /// may stand in the path and query; they stay in [`Target::path`] as written.
     pub fn parse(url: &str) -> Result<Target, TargetError> {
-        let parsed = url::Url::parse(url).map_err(|e| TargetError::Url {
+        let (marked, parts) = protect(url)?;
+        let mut target = Self::parse_plain(url, &marked)?;
+        for (i, part) in parts.iter().enumerate().rev() {
+            let mark = format!("{MARK}{i}~");
+            if !target.path.contains(&mark) {
+                return Err(TargetError::TemplatePlace {
+                    url: url.to_string(),
+                });
+            }
+            target.path = target.path.replacen(&mark, part, 1);
+        }
+        Ok(target)
+    }
+
+    fn parse_plain(url: &str, marked: &str) -> Result<Target, TargetError> {
+        let parsed = url::Url::parse(marked).map_err(|e| TargetError::Url {
             url: url.to_string(),
             reason: e.to_string(),
         })?;
@@ -73,6 +135,11 @@ impl Target {
             url: url.to_string(),
             reason: "no host".into(),
         })?;
+        if matches!(host, url::Host::Domain(name) if name.contains(MARK)) {
+            return Err(TargetError::TemplatePlace {
+                url: url.to_string(),
+            });
+        }
         let port = parsed.port().unwrap_or(80);
         let addr = match host {
             url::Host::Ipv4(ip) => SocketAddr::from((ip, port)),
@@ -116,11 +183,13 @@ impl Target {
     }
 }
 
-/// What to send, before it is encoded.
+/// One request to send, before it is encoded.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RequestSpec {
     /// The method, e.g. GET.
     pub method: String,
+    /// Path and query, possibly with random parts such as `{hex:6}` (see [`Template`]).
+    pub path: String,
     /// Extra headers as (name, value).
     pub headers: Vec<(String, String)>,
     /// The body, possibly empty.
@@ -133,6 +202,7 @@ impl Default for RequestSpec {
     fn default() -> Self {
         Self {
             method: "GET".into(),
+            path: "/".into(),
             headers: Vec::new(),
             body: Vec::new(),
             content_type: None,
@@ -162,19 +232,42 @@ impl RequestSpec {
         self.method.eq_ignore_ascii_case("HEAD")
     }
 
-    /// Encodes the request once, as sent on the wire.
+    /// A GET of the target's own path.
+    pub fn get(target: &Target) -> Self {
+        Self {
+            path: target.path.clone(),
+            ..Self::default()
+        }
+    }
+
+    /// Encodes the request once, as sent on the wire: literal bytes, and the random parts
+    /// of its path as holes filled per request.
     ///
     /// With `close`, the request asks the server to close the connection afterwards.
     /// Headers given by the user replace the defaults of the same name.
-    pub fn encode(&self, target: &Target, close: bool) -> Result<Vec<u8>, TargetError> {
+    pub fn encode(&self, target: &Target, close: bool) -> Result<Template, TargetError> {
         if self.method.is_empty() || !self.method.bytes().all(is_tchar) {
             return Err(TargetError::Method(self.method.clone()));
         }
+        if !self.path.starts_with('/')
+            || self
+                .path
+                .bytes()
+                .any(|b| b.is_ascii_whitespace() || b.is_ascii_control())
+        {
+            return Err(TargetError::Url {
+                url: self.path.clone(),
+                reason:
+                    "a request path must start with '/' and hold no spaces or control characters"
+                        .into(),
+            });
+        }
+        let path = Template::parse(&self.path)?;
         let has = |n: &str| self.headers.iter().any(|(k, _)| k.eq_ignore_ascii_case(n));
+        let mut template = Template::literal(self.method.as_bytes());
+        template.push_literal(b" ");
+        template.append(path);
         let mut out = Vec::with_capacity(128 + self.body.len());
-        out.extend_from_slice(self.method.as_bytes());
-        out.push(b' ');
-        out.extend_from_slice(target.path.as_bytes());
         out.extend_from_slice(b" HTTP/1.1\r\n");
         let mut push = |k: &str, v: &str| {
             out.extend_from_slice(k.as_bytes());
@@ -212,13 +305,23 @@ impl RequestSpec {
         }
         out.extend_from_slice(b"\r\n");
         out.extend_from_slice(&self.body);
-        Ok(out)
+        template.push_literal(&out);
+        Ok(template)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::template::Rng;
+
+    fn wire(spec: &RequestSpec, t: &Target, close: bool) -> Vec<u8> {
+        let mut out = Vec::new();
+        spec.encode(t, close)
+            .unwrap()
+            .fill(&mut Rng::new(0, 0), &mut out);
+        out
+    }
 
     #[test]
     fn parses_urls() {
@@ -265,6 +368,7 @@ mod tests {
         let t = Target::parse("http://127.0.0.1:81/p").unwrap();
         let spec = RequestSpec {
             method: "POST".into(),
+            path: t.path.clone(),
             headers: vec![
                 parse_header("X-A: 1").unwrap(),
                 parse_header("user-agent: me").unwrap(),
@@ -272,7 +376,7 @@ mod tests {
             body: b"hi".to_vec(),
             content_type: Some("text/plain".into()),
         };
-        let raw = String::from_utf8(spec.encode(&t, true).unwrap()).unwrap();
+        let raw = String::from_utf8(wire(&spec, &t, true)).unwrap();
         assert!(
             raw.starts_with("POST /p HTTP/1.1\r\nHost: 127.0.0.1:81\r\n"),
             "{raw}"
@@ -283,7 +387,7 @@ mod tests {
         assert!(raw.contains("user-agent: me\r\n"));
         assert!(!raw.contains("User-Agent: foxbench"));
         assert!(raw.ends_with("\r\n\r\nhi"));
-        let get = RequestSpec::default().encode(&t, false).unwrap();
+        let get = wire(&RequestSpec::get(&t), &t, false);
         assert!(!String::from_utf8(get).unwrap().contains("Content-Length"));
     }
 
@@ -298,5 +402,56 @@ mod tests {
             ..RequestSpec::default()
         };
         assert!(spec.encode(&t, false).is_err());
+    }
+
+    #[test]
+    fn urls_with_random_parts_keep_them_in_the_path() {
+        let t = Target::parse("http://127.0.0.1:6666/{hex:6}.svg?n={int:1-21}&x={{y}}").unwrap();
+        assert_eq!(t.path, "/{hex:6}.svg?n={int:1-21}&x={{y}}");
+        assert_eq!(t.host_header, "127.0.0.1:6666");
+        let raw = String::from_utf8(wire(&RequestSpec::get(&t), &t, false)).unwrap();
+        let line = raw.lines().next().unwrap();
+        let re = regex_lite(line);
+        assert!(re, "{line}");
+        for (bad, want) in [
+            ("http://{hex:4}.example/", "path and query"),
+            ("http://127.0.0.1/#{hex:4}", "path and query"),
+            ("http://127.0.0.1/{hex:99}", "column 18"),
+            ("http://127.0.0.1/{nope}", "column 18"),
+            ("http://127.0.0.1/~fxb0~", "reserves"),
+        ] {
+            let e = Target::parse(bad).unwrap_err().to_string();
+            assert!(e.contains(want), "{bad}: {e}");
+            assert!(!e.contains('\n'));
+        }
+    }
+
+    /// `GET /<6 hex>.svg?n=<1..21>&x={y} HTTP/1.1`, checked by hand (no regex dependency).
+    fn regex_lite(line: &str) -> bool {
+        let Some(rest) = line.strip_prefix("GET /") else {
+            return false;
+        };
+        let (hex, rest) = rest.split_at(6);
+        let Some(rest) = rest.strip_prefix(".svg?n=") else {
+            return false;
+        };
+        let Some((n, rest)) = rest.split_once('&') else {
+            return false;
+        };
+        hex.bytes().all(|b| b.is_ascii_hexdigit())
+            && n.parse::<u32>().is_ok_and(|n| (1..=21).contains(&n))
+            && rest == "x={y} HTTP/1.1"
+    }
+
+    #[test]
+    fn rejects_bad_request_paths() {
+        let t = Target::parse("http://127.0.0.1/").unwrap();
+        for path in ["", "noslash", "/a b", "/a\r\nX: y"] {
+            let spec = RequestSpec {
+                path: path.into(),
+                ..RequestSpec::default()
+            };
+            assert!(spec.encode(&t, false).is_err(), "{path:?}");
+        }
     }
 }

@@ -6,21 +6,28 @@
 //! (edge-triggered), so there is no `epoll_ctl` per request. Timeouts are found by a scan
 //! every [`TICK`], not by per-request timers.
 //!
+//! The loop does not know the load model: a connection with room asks the [`Schedule`]
+//! for work. Nor does it know the byte stream: it talks to a [`Transport`]. Requests come
+//! from the [`RequestTable`], encoded into the connection's own output buffer.
+//!
 //! Evidence: `strace -c -f foxbench load -n 20000 -c 10 -t 1` against targets/c-epoll counts
 //! 20,000 `sendto`, 20,000 `recvfrom` and ~2,000 `epoll_wait`; `bench/load.py` (runs in
 //! bench/runs/) measures the client CPU per request against wrk, ab, h2load, oha and hey.
 
 use std::collections::VecDeque;
-use std::io::{self, Read, Write};
+use std::io;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mio::net::TcpStream;
-use mio::{Events, Interest, Poll, Token};
+use mio::{Events, Poll, Token};
 
+use crate::interval::Rotor;
 use crate::response::{Framer, ParseError, Step};
+use crate::schedule::{Grant, Schedule};
+use crate::table::{Picker, RequestTable, Shape};
+use crate::transport::{Read, Transport};
 use crate::{Control, Counts, LoadError, StatusSet};
 use stats::Latency;
 
@@ -30,55 +37,17 @@ const TICK: Duration = Duration::from_millis(10);
 /// Size of the worker's read buffer, shared by all its connections.
 const READ_BUF: usize = 64 * 1024;
 
-/// Shared request budget for `-n`: workers claim requests in chunks, not one by one,
-/// so there is no atomic operation per request.
-#[derive(Debug)]
-pub(crate) struct Budget {
-    total: u64,
-    claimed: AtomicU64,
-    chunk: u64,
-}
-
-impl Budget {
-    pub(crate) fn new(total: u64, threads: usize) -> Self {
-        // Small chunks near the end keep workers balanced; large ones keep claims rare.
-        // Chunks of at most 1/64 of a worker's share (and 256) keep the workers balanced at
-        // the end; anything larger than one keeps claims rare.
-        Self {
-            total,
-            claimed: AtomicU64::new(0),
-            chunk: (total / (threads as u64 * 64).max(1)).clamp(1, 256),
-        }
-    }
-
-    /// Requests not yet claimed by any worker.
-    fn remaining(&self) -> u64 {
-        self.total
-            .saturating_sub(self.claimed.load(Ordering::Relaxed))
-    }
-
-    fn claim(&self, want: u64) -> u64 {
-        let want = want.max(self.chunk);
-        let before = self.claimed.fetch_add(want, Ordering::Relaxed);
-        self.total.saturating_sub(before).min(want)
-    }
-}
-
 pub(crate) struct Config {
     pub id: usize,
     pub addr: SocketAddr,
-    /// The encoded request repeated `pipeline` times.
-    pub batch: Arc<[u8]>,
-    pub request_len: usize,
+    pub table: Arc<RequestTable>,
+    pub seed: u64,
     pub connections: usize,
     pub pipeline: usize,
+    /// Reuse connections: connect eagerly and keep them. Otherwise a connection is opened
+    /// for each request, when the request is granted.
     pub keepalive: bool,
-    pub head_request: bool,
-    /// Open model: this worker's requests per second.
-    pub arrival: Option<f64>,
-    /// Duration stop, from `epoch`.
-    pub end: Option<Duration>,
-    pub budget: Option<Arc<Budget>>,
+    pub schedule: Schedule,
     pub timeout: Duration,
     pub connect_timeout: Duration,
     pub fail_status: StatusSet,
@@ -88,9 +57,10 @@ pub(crate) struct Config {
 
 pub(crate) struct WorkerResult {
     pub counts: Counts,
-    pub latency: Latency,
     pub connect: Latency,
     pub status: Vec<u64>,
+    /// Per request shape: (sent, completed).
+    pub shapes: Vec<(u64, u64)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -103,18 +73,29 @@ enum Phase {
     Open,
 }
 
+/// A request issued and not yet answered.
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    /// When its latency clock started (ns from the start of the run).
+    start_ns: u64,
+    /// Its row in the request table.
+    shape: u32,
+}
+
 struct Slot {
-    stream: Option<TcpStream>,
+    conn: Option<Transport>,
     generation: u32,
     phase: Phase,
     /// When the current connect started.
     since_ns: u64,
     retry_at_ns: u64,
     failures: u32,
-    /// Start times of the requests issued and not yet answered, oldest first.
-    inflight: VecDeque<u64>,
-    /// Bytes of issued requests not yet written (always a suffix of the batch).
-    unwritten: usize,
+    /// The requests issued and not yet answered, oldest first.
+    inflight: VecDeque<Pending>,
+    /// Encoded requests; `out[out_pos..]` is issued but not yet written. Its capacity is
+    /// reserved up front, so encoding a request does not allocate.
+    out: Vec<u8>,
+    out_pos: usize,
     /// Since when the oldest request in flight has been waiting (for the timeout).
     wait_since_ns: u64,
     framer: Framer,
@@ -122,8 +103,14 @@ struct Slot {
     leftover: Vec<u8>,
     /// Connections this slot has opened.
     opened: u64,
-    /// On the open model's free list.
+    /// On the free list: waiting for a request to fall due.
     listed: bool,
+}
+
+impl Slot {
+    fn unwritten(&self) -> bool {
+        self.out_pos < self.out.len()
+    }
 }
 
 /// What an event says about the read side of a socket.
@@ -145,17 +132,22 @@ enum Flow {
 /// Counters, histograms and status counts of one worker.
 struct Recorder {
     counts: Counts,
-    latency: Latency,
+    /// The current interval's latency, handed off at each boundary.
+    rotor: Rotor,
     connect: Latency,
     status: Vec<u64>,
+    shapes: Vec<(u64, u64)>,
     fail_status: StatusSet,
 }
 
 impl Recorder {
     #[inline]
-    fn response(&mut self, status: u16, start_ns: u64, now_ns: u64) {
-        self.latency.record_ns(now_ns.saturating_sub(start_ns));
+    fn response(&mut self, status: u16, req: Pending, now: u64) {
+        self.rotor
+            .latency
+            .record_ns(now.saturating_sub(req.start_ns));
         self.status[usize::from(status.min(999))] += 1;
+        self.shapes[req.shape as usize].1 += 1;
         if self.fail_status.contains(status) {
             self.counts.failed_status += 1;
         } else {
@@ -174,47 +166,46 @@ enum Failure {
     Timeout,
 }
 
+impl Failure {
+    fn connect(e: &io::Error) -> Self {
+        Failure::Connect(e.kind(), e.raw_os_error())
+    }
+}
+
 struct Worker {
     cfg: Config,
     poll: Poll,
     slots: Vec<Slot>,
     rec: Recorder,
+    picker: Picker,
     rbuf: Vec<u8>,
-    /// Requests this worker may still issue under `-n` without claiming more.
-    credit: u64,
-    budget_done: bool,
-    /// Open model: requests issued so far by this worker (due index).
-    issued: u64,
-    interval_ns: f64,
+    /// Connections with room, waiting for a request to fall due.
     free: Vec<usize>,
-    stopping: bool,
 }
 
 fn now_ns(epoch: Instant) -> u64 {
     u64::try_from(epoch.elapsed().as_nanos()).unwrap_or(u64::MAX)
 }
 
-/// Open model: when the `k`-th request of a worker falls due, in ns from the start.
-fn due_ns(k: u64, interval_ns: f64) -> u64 {
-    (k as f64 * interval_ns) as u64
-}
-
 fn token(idx: usize, generation: u32) -> Token {
     Token((idx & 0xffff_ffff) | ((generation as usize) << 32))
 }
 
-pub(crate) fn run(cfg: Config) -> Result<WorkerResult, LoadError> {
+pub(crate) fn run(cfg: Config, rotor: Rotor) -> Result<WorkerResult, LoadError> {
     let poll = Poll::new().map_err(LoadError::Poll)?;
+    // Room for a full pipeline and a partly written request before it: no growth later.
+    let out_capacity = (cfg.pipeline + 1) * cfg.table.max_len;
     let slots = (0..cfg.connections)
         .map(|_| Slot {
-            stream: None,
+            conn: None,
             generation: 0,
             phase: Phase::Closed,
             since_ns: 0,
             retry_at_ns: 0,
             failures: 0,
             inflight: VecDeque::with_capacity(cfg.pipeline),
-            unwritten: 0,
+            out: Vec::with_capacity(out_capacity),
+            out_pos: 0,
             wait_since_ns: 0,
             framer: Framer::new(),
             leftover: Vec::new(),
@@ -222,64 +213,56 @@ pub(crate) fn run(cfg: Config) -> Result<WorkerResult, LoadError> {
             listed: false,
         })
         .collect();
-    let interval_ns = cfg.arrival.map_or(0.0, |r| 1e9 / r);
+    let shapes = cfg.table.shapes.len();
     let mut w = Worker {
         rec: Recorder {
             counts: Counts::default(),
-            latency: Latency::new(),
+            rotor,
             connect: Latency::new(),
             status: vec![0; 1000],
+            shapes: vec![(0, 0); shapes],
             fail_status: cfg.fail_status.clone(),
         },
+        picker: Picker::new(cfg.seed, cfg.id, shapes),
         poll,
         slots,
         rbuf: vec![0; READ_BUF],
-        credit: 0,
-        budget_done: false,
-        issued: 0,
-        interval_ns,
         free: Vec::with_capacity(cfg.connections),
-        stopping: false,
         cfg,
     };
     w.event_loop();
     Ok(WorkerResult {
         counts: w.rec.counts,
-        latency: w.rec.latency,
         connect: w.rec.connect,
         status: w.rec.status,
+        shapes: w.rec.shapes,
     })
 }
 
 impl Worker {
     fn event_loop(&mut self) {
         let mut events = Events::with_capacity(self.slots.len().clamp(16, 1024));
-        let open_model = self.cfg.arrival.is_some();
         let now = now_ns(self.cfg.epoch);
         for idx in 0..self.slots.len() {
-            if open_model && !self.cfg.keepalive {
-                self.list_free(idx);
-            } else {
-                self.start_slot(idx, now);
-            }
+            self.open_slot(idx, now);
         }
         let mut next_tick = now + TICK.as_nanos() as u64;
         loop {
             let now = now_ns(self.cfg.epoch);
-            if self.cfg.control.stopped()
-                || self.cfg.end.is_some_and(|e| now >= e.as_nanos() as u64)
-            {
-                self.stopping = true;
+            if self.cfg.control.stopped() {
+                self.cfg.schedule.stop();
             }
-            if self.stopping || self.finished() {
+            if self.cfg.schedule.ended(now) || self.finished() {
                 break;
             }
             let mut wait = next_tick.saturating_sub(now);
-            if let Some(end) = self.cfg.end {
-                wait = wait.min((end.as_nanos() as u64).saturating_sub(now));
+            if let Some(end) = self.cfg.schedule.end_ns() {
+                wait = wait.min(end.saturating_sub(now));
             }
-            if open_model && !self.free.is_empty() {
-                wait = wait.min(self.next_due_ns().saturating_sub(now));
+            if !self.free.is_empty() {
+                if let Some(due) = self.cfg.schedule.next_due_ns() {
+                    wait = wait.min(due.saturating_sub(now));
+                }
             }
             match self
                 .poll
@@ -290,13 +273,14 @@ impl Worker {
                 Err(_) => break,
             }
             let now = now_ns(self.cfg.epoch);
+            self.rec.rotor.rotate(now, &self.rec.counts);
             for ev in events.iter() {
                 let idx = ev.token().0 & 0xffff_ffff;
                 let generation = (ev.token().0 >> 32) as u32;
                 let Some(slot) = self.slots.get(idx) else {
                     continue;
                 };
-                if slot.generation != generation || slot.stream.is_none() {
+                if slot.generation != generation || slot.conn.is_none() {
                     continue; // a stale event for a socket closed earlier in this batch
                 }
                 let read = if ev.is_read_closed() || ev.is_error() {
@@ -308,9 +292,7 @@ impl Worker {
                 };
                 self.on_event(idx, read, ev.is_writable(), ev.is_error(), now);
             }
-            if open_model {
-                self.dispatch_open(now);
-            }
+            self.dispatch(now);
             if now >= next_tick {
                 self.tick(now);
                 next_tick = now + TICK.as_nanos() as u64;
@@ -322,10 +304,7 @@ impl Worker {
 
     /// True when `-n` is used up and every request has its outcome.
     fn finished(&self) -> bool {
-        self.cfg.budget.is_some()
-            && self.budget_done
-            && self.credit == 0
-            && self.slots.iter().all(|s| s.inflight.is_empty())
+        self.cfg.schedule.exhausted() && self.slots.iter().all(|s| s.inflight.is_empty())
     }
 
     fn publish(&self) {
@@ -336,83 +315,86 @@ impl Worker {
         p.errors.store(c.errors(), Ordering::Relaxed);
     }
 
-    /// Counts everything still unanswered as in flight and closes every socket.
+    /// Counts everything still unanswered as in flight, closes every socket and hands off
+    /// the last interval.
     fn finish(&mut self) {
         for slot in &mut self.slots {
             self.rec.counts.in_flight += slot.inflight.len() as u64;
             slot.inflight.clear();
-            slot.stream = None;
+            slot.conn = None;
         }
-        if self.cfg.arrival.is_some() {
-            let now = now_ns(self.cfg.epoch);
-            let mut unsent = self.due_by(now).saturating_sub(self.issued);
-            if let Some(budget) = &self.cfg.budget {
-                // Under -n, only requests the budget still held were ever going to be sent.
-                unsent = unsent.min(self.credit + budget.remaining());
-            }
-            self.rec.counts.unsent += unsent;
-        }
+        let now = now_ns(self.cfg.epoch);
+        self.rec.counts.unsent += self.cfg.schedule.unsent(now);
         self.publish();
+        self.rec.rotor.finish(&self.rec.counts);
     }
 
-    /// Takes up to `want` requests from the `-n` budget (always `want` without one).
-    fn take(&mut self, want: u64) -> u64 {
-        if self.stopping {
-            return 0;
-        }
-        let Some(budget) = &self.cfg.budget else {
-            return want;
-        };
-        if self.credit < want && !self.budget_done {
-            let got = budget.claim(want - self.credit);
-            if got == 0 {
-                self.budget_done = true;
-            }
-            self.credit += got;
-        }
-        let n = want.min(self.credit);
-        self.credit -= n;
-        n
-    }
-
-    /// Closed model: opens a connection and assigns it its first requests.
-    /// Open model with keep-alive: opens a connection with nothing assigned.
-    fn start_slot(&mut self, idx: usize, now: u64) {
-        if self.cfg.arrival.is_some() {
+    /// (Re)opens a slot: it asks for work first, and connects with what it gets, so that a
+    /// connect that fails is charged to the requests that waited for it. A kept-alive slot
+    /// told to wait (the open model) connects at once, ready for the due instant; a slot
+    /// that will get no more work stays closed.
+    fn open_slot(&mut self, idx: usize, now: u64) {
+        if self.offer(idx, now) == Grant::Later
+            && self.cfg.keepalive
+            && self.slots[idx].phase == Phase::Closed
+        {
             self.connect(idx, now);
-            return;
         }
-        let n = self.take(self.cfg.pipeline as u64);
-        if n == 0 {
-            return;
-        }
-        self.assign(idx, n, now);
-        self.connect(idx, now);
     }
 
-    /// Issues `n` requests on a slot. Their latency clock starts `now` in the closed
-    /// model, and at each one's due time in the open model.
-    fn assign(&mut self, idx: usize, n: u64, now: u64) {
-        let open = self.cfg.arrival.is_some();
-        let (issued, interval_ns) = (self.issued, self.interval_ns);
-        let slot = &mut self.slots[idx];
+    /// Offers the slot's room to the schedule and issues what it grants.
+    fn offer(&mut self, idx: usize, now: u64) -> Grant {
+        let room = (self.cfg.pipeline - self.slots[idx].inflight.len()) as u64;
+        let grant = self.cfg.schedule.grant(room, now);
+        match grant {
+            Grant::Now { n, first } => {
+                self.assign(idx, n, first, now);
+                if self.slots[idx].phase == Phase::Closed {
+                    self.connect(idx, now);
+                } else {
+                    self.flush(idx, now);
+                }
+                let slot = &self.slots[idx];
+                if slot.phase == Phase::Open && slot.inflight.len() < self.cfg.pipeline {
+                    self.list_free(idx);
+                }
+            }
+            Grant::Later => self.list_free(idx),
+            Grant::Never => {}
+        }
+        grant
+    }
+
+    /// Issues `n` requests on a slot, the schedule's sequence numbers `first..first + n`:
+    /// each picks its shape and is encoded into the slot's output buffer.
+    fn assign(&mut self, idx: usize, n: u64, first: u64, now: u64) {
+        let Worker {
+            cfg,
+            slots,
+            rec,
+            picker,
+            ..
+        } = self;
+        let slot = &mut slots[idx];
         if slot.inflight.is_empty() {
             slot.wait_since_ns = now;
         }
-        for i in 0..n {
-            let t = if open {
-                due_ns(issued + i, interval_ns)
-            } else {
-                now
-            };
-            slot.inflight.push_back(t);
+        if slot.out_pos > 0 {
+            // Keep the unwritten tail at the front, within the reserved capacity.
+            slot.out.drain(..slot.out_pos);
+            slot.out_pos = 0;
         }
-        if self.cfg.arrival.is_some() {
-            self.issued += n;
+        for seq in first..first + n {
+            let shape = picker.pick(&cfg.table);
+            picker.encode(&cfg.table, shape, &mut slot.out);
+            slot.inflight.push_back(Pending {
+                start_ns: cfg.schedule.start_ns(seq, now),
+                shape: shape as u32,
+            });
+            rec.shapes[shape].0 += 1;
         }
-        slot.unwritten += n as usize * self.cfg.request_len;
-        self.rec.counts.sent += n;
-        self.rec.counts.max_batch = self.rec.counts.max_batch.max(n);
+        rec.counts.sent += n;
+        rec.counts.max_batch = rec.counts.max_batch.max(n);
     }
 
     fn connect(&mut self, idx: usize, now: u64) {
@@ -421,27 +403,19 @@ impl Worker {
         slot.since_ns = now;
         slot.framer = Framer::new();
         slot.leftover.clear();
-        let mut stream = match TcpStream::connect(self.cfg.addr) {
-            Ok(s) => s,
+        let conn = match Transport::connect(
+            self.cfg.addr,
+            self.poll.registry(),
+            token(idx, slot.generation),
+            self.cfg.keepalive,
+        ) {
+            Ok(c) => c,
             Err(e) => {
-                let f = Failure::Connect(e.kind(), e.raw_os_error());
-                self.fail(idx, f, now);
+                self.fail(idx, Failure::connect(&e), now);
                 return;
             }
         };
-        if let Err(e) = self.poll.registry().register(
-            &mut stream,
-            token(idx, slot.generation),
-            Interest::READABLE | Interest::WRITABLE,
-        ) {
-            let f = Failure::Connect(e.kind(), e.raw_os_error());
-            self.fail(idx, f, now);
-            return;
-        }
-        if self.cfg.keepalive {
-            let _ = stream.set_nodelay(true);
-        }
-        slot.stream = Some(stream);
+        slot.conn = Some(conn);
         slot.phase = Phase::Connecting;
         slot.opened += 1;
         if slot.opened > 1 {
@@ -449,7 +423,7 @@ impl Worker {
         }
         // On loopback the handshake has usually finished by now: write at once rather
         // than spend an epoll_wait on the writable edge.
-        if slot.unwritten > 0 {
+        if slot.unwritten() {
             self.flush(idx, now);
         }
     }
@@ -460,10 +434,10 @@ impl Worker {
         // rest of this event belongs to the old socket and must not touch the new one.
         let same = |w: &Worker| w.slots[idx].generation == generation;
         if self.slots[idx].phase == Phase::Connecting {
-            if self.slots[idx].unwritten > 0 {
+            if self.slots[idx].unwritten() {
                 self.flush(idx, now);
             } else {
-                self.check_connected(idx, now);
+                self.poll_connect(idx, now);
             }
             if !same(self) {
                 return;
@@ -471,15 +445,21 @@ impl Worker {
             if self.slots[idx].phase != Phase::Open {
                 if error {
                     let e = self.slots[idx]
-                        .stream
+                        .conn
                         .as_ref()
-                        .and_then(|s| s.take_error().ok().flatten())
+                        .and_then(Transport::connect_error)
                         .unwrap_or_else(|| io::Error::from(io::ErrorKind::ConnectionRefused));
-                    self.fail(idx, Failure::Connect(e.kind(), e.raw_os_error()), now);
+                    self.fail(idx, Failure::connect(&e), now);
                 }
                 return;
             }
-        } else if writable && self.slots[idx].unwritten > 0 {
+            if self.cfg.keepalive && self.slots[idx].inflight.len() < self.cfg.pipeline {
+                let _ = self.offer(idx, now);
+                if !same(self) {
+                    return;
+                }
+            }
+        } else if writable && self.slots[idx].unwritten() {
             self.flush(idx, now);
             if !same(self) {
                 return;
@@ -490,22 +470,15 @@ impl Worker {
         }
     }
 
-    /// Confirms a connection with nothing to write yet (open model warm-up).
-    fn check_connected(&mut self, idx: usize, now: u64) {
-        let Some(stream) = self.slots[idx].stream.as_ref() else {
+    /// Makes progress on a connection with nothing to write yet.
+    fn poll_connect(&mut self, idx: usize, now: u64) {
+        let Some(conn) = self.slots[idx].conn.as_mut() else {
             return;
         };
-        match stream.take_error() {
-            Ok(Some(e)) | Err(e) => {
-                self.fail(idx, Failure::Connect(e.kind(), e.raw_os_error()), now);
-                return;
-            }
-            Ok(None) => {}
-        }
-        match stream.peer_addr() {
-            Ok(_) => self.established(idx),
-            Err(e) if e.kind() == io::ErrorKind::NotConnected => {}
-            Err(e) => self.fail(idx, Failure::Connect(e.kind(), e.raw_os_error()), now),
+        match conn.poll_connect() {
+            Ok(true) => self.established(idx),
+            Ok(false) => {}
+            Err(e) => self.fail(idx, Failure::connect(&e), now),
         }
     }
 
@@ -519,49 +492,46 @@ impl Worker {
             .connect
             .record_ns(now.saturating_sub(slot.since_ns));
         self.rec.counts.connections_opened += 1;
-        if self.cfg.keepalive && self.cfg.arrival.is_none() {
-            // Kept-alive latency is timed from the write; the connect is timed apart.
-            for t in slot.inflight.iter_mut() {
-                *t = now;
-            }
-            slot.wait_since_ns = now;
-        }
-        if self.cfg.arrival.is_some() && slot.inflight.len() < self.cfg.pipeline {
-            self.list_free(idx);
-        }
     }
 
     /// Writes whatever issued requests are not written yet.
     fn flush(&mut self, idx: usize, now: u64) {
-        let total = self.cfg.batch.len();
         loop {
             let slot = &mut self.slots[idx];
-            if slot.unwritten == 0 {
+            if !slot.unwritten() {
                 return;
             }
-            let Some(stream) = slot.stream.as_mut() else {
+            let Some(conn) = slot.conn.as_mut() else {
                 return;
             };
             let connecting = slot.phase == Phase::Connecting;
-            match stream.write(&self.cfg.batch[total - slot.unwritten..]) {
+            match conn.write(&slot.out[slot.out_pos..]) {
                 Ok(n) => {
-                    if connecting {
+                    slot.out_pos += n;
+                    let done = !slot.unwritten();
+                    if done {
+                        slot.out.clear();
+                        slot.out_pos = 0;
+                    }
+                    self.rec.counts.bytes_written += n as u64;
+                    if connecting
+                        && self.slots[idx]
+                            .conn
+                            .as_ref()
+                            .is_some_and(Transport::is_established)
+                    {
                         self.established(idx);
                     }
-                    let slot = &mut self.slots[idx];
-                    slot.unwritten -= n;
-                    self.rec.counts.bytes_written += n as u64;
-                    if slot.unwritten > 0 {
+                    if !done {
                         // A short write means the socket buffer is full: wait for the edge.
                         return;
                     }
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) if connecting && e.kind() == io::ErrorKind::NotConnected => return,
                 Err(e) => {
                     let f = if connecting {
-                        Failure::Connect(e.kind(), e.raw_os_error())
+                        Failure::connect(&e)
                     } else {
                         Failure::Write
                     };
@@ -572,26 +542,26 @@ impl Worker {
         }
     }
 
-    /// Reads what the socket holds. `peer_closed` (EPOLLRDHUP/HUP) means a FIN or reset
+    /// Reads what the connection holds. `peer_closed` (EPOLLRDHUP/HUP) means a FIN or reset
     /// is queued behind the data: then read on to the EOF, since no new edge will come.
     fn read(&mut self, idx: usize, peer_closed: bool, now: u64) {
         loop {
-            let Some(stream) = self.slots[idx].stream.as_mut() else {
+            let Some(conn) = self.slots[idx].conn.as_mut() else {
                 return;
             };
-            match stream.read(&mut self.rbuf) {
-                Ok(0) => {
+            match conn.read(&mut self.rbuf) {
+                Ok(Read::Eof) => {
                     self.eof(idx, now);
                     return;
                 }
-                Ok(n) => {
+                Ok(Read::Data { n, drained }) => {
                     self.rec.counts.bytes_read += n as u64;
                     let flow = feed(
                         &mut self.slots[idx],
                         &mut self.rec,
+                        &self.cfg.table.shapes,
                         &self.rbuf[..n],
                         now,
-                        self.cfg.head_request,
                         self.cfg.keepalive,
                     );
                     match flow {
@@ -605,10 +575,8 @@ impl Worker {
                             return;
                         }
                     }
-                    if n < self.rbuf.len() && !peer_closed {
-                        // Edge-triggered: a short read drained the socket, and any later
-                        // data raises a new edge, so a read that would return EAGAIN is
-                        // skipped.
+                    if drained && !peer_closed {
+                        // No read is spent on EAGAIN: the transport says nothing is left.
                         break;
                     }
                 }
@@ -620,34 +588,17 @@ impl Worker {
                 }
             }
         }
-        self.refill(idx);
-    }
-
-    /// Closed model: tops the connection's pipeline back up, in one write.
-    fn refill(&mut self, idx: usize) {
-        if self.cfg.arrival.is_some() {
-            if self.slots[idx].inflight.len() < self.cfg.pipeline {
-                self.list_free(idx);
-            }
-            return;
-        }
-        let room = self.cfg.pipeline - self.slots[idx].inflight.len();
-        if room == 0 || !self.cfg.keepalive {
-            return;
-        }
-        let n = self.take(room as u64);
-        if n > 0 {
-            let t = now_ns(self.cfg.epoch);
-            self.assign(idx, n, t);
-            self.flush(idx, t);
+        // Responses freed room: refill it at once, in one write, timed from now.
+        if self.cfg.keepalive && self.slots[idx].inflight.len() < self.cfg.pipeline {
+            let _ = self.offer(idx, now_ns(self.cfg.epoch));
         }
     }
 
     fn eof(&mut self, idx: usize, now: u64) {
         let slot = &mut self.slots[idx];
         if let Some(status) = slot.framer.eof() {
-            if let Some(start) = slot.inflight.pop_front() {
-                self.rec.response(status, start, now);
+            if let Some(req) = slot.inflight.pop_front() {
+                self.rec.response(status, req, now);
             }
             self.close_and_replace(idx, Failure::Read, now);
         } else if slot.inflight.is_empty() {
@@ -696,9 +647,10 @@ impl Worker {
             return;
         }
         let slot = &mut self.slots[idx];
-        slot.stream = None; // close(2) also removes the socket from the epoll set
+        slot.conn = None; // close(2) also removes the socket from the epoll set
         slot.phase = Phase::Closed;
-        slot.unwritten = 0;
+        slot.out.clear();
+        slot.out_pos = 0;
         slot.framer = Framer::new();
         slot.leftover.clear();
         slot.generation = slot.generation.wrapping_add(1);
@@ -708,23 +660,11 @@ impl Worker {
             f => 1u64 << (f - 2).min(6),
         };
         slot.retry_at_ns = now + backoff_ms * 1_000_000;
-        if self.stopping {
+        if self.cfg.schedule.ended(now) {
             return;
         }
         if backoff_ms == 0 {
-            self.reopen(idx, now);
-        }
-    }
-
-    fn reopen(&mut self, idx: usize, now: u64) {
-        if self.cfg.arrival.is_some() {
-            if self.cfg.keepalive {
-                self.connect(idx, now);
-            } else {
-                self.list_free(idx);
-            }
-        } else {
-            self.start_slot(idx, now);
+            self.open_slot(idx, now);
         }
     }
 
@@ -744,10 +684,8 @@ impl Worker {
                 {
                     self.fail(idx, Failure::Timeout, now);
                 }
-                Phase::Closed
-                    if slot.stream.is_none() && !slot.listed && slot.retry_at_ns <= now =>
-                {
-                    self.reopen(idx, now);
+                Phase::Closed if slot.conn.is_none() && !slot.listed && slot.retry_at_ns <= now => {
+                    self.open_slot(idx, now);
                 }
                 _ => {}
             }
@@ -762,47 +700,26 @@ impl Worker {
         }
     }
 
-    fn next_due_ns(&self) -> u64 {
-        due_ns(self.issued, self.interval_ns)
-    }
-
-    /// Requests due by `now` in the open model (due times are k * interval from start).
-    fn due_by(&self, now: u64) -> u64 {
-        (now as f64 / self.interval_ns).floor() as u64 + 1
-    }
-
-    /// Open model: hands the requests that are due to connections with room.
-    fn dispatch_open(&mut self, now: u64) {
-        let due = self.due_by(now);
-        while self.issued < due {
+    /// Offers the listed connections' room while requests are due.
+    fn dispatch(&mut self, now: u64) {
+        while self
+            .cfg
+            .schedule
+            .next_due_ns()
+            .is_some_and(|due| due <= now)
+        {
             let Some(idx) = self.free.pop() else { break };
             self.slots[idx].listed = false;
             let slot = &self.slots[idx];
             let ready = match slot.phase {
                 Phase::Open => slot.inflight.len() < self.cfg.pipeline,
-                Phase::Closed => {
-                    !self.cfg.keepalive && slot.stream.is_none() && slot.retry_at_ns <= now
-                }
+                // A slot waiting out a connect backoff is reopened by the tick.
+                Phase::Closed => slot.conn.is_none() && slot.retry_at_ns <= now,
+                // Listed again once established.
                 Phase::Connecting => false,
             };
-            if !ready {
-                continue;
-            }
-            let room = (self.cfg.pipeline - slot.inflight.len()) as u64;
-            let n = self.take(room.min(due - self.issued));
-            if n == 0 {
-                break;
-            }
-            self.assign(idx, n, now);
-            if self.slots[idx].phase == Phase::Closed {
-                self.connect(idx, now);
-            } else {
-                self.flush(idx, now);
-                if self.slots[idx].inflight.len() < self.cfg.pipeline
-                    && self.slots[idx].phase == Phase::Open
-                {
-                    self.list_free(idx);
-                }
+            if ready {
+                let _ = self.offer(idx, now);
             }
         }
     }
@@ -812,18 +729,18 @@ impl Worker {
 fn feed(
     slot: &mut Slot,
     rec: &mut Recorder,
+    shapes: &[Shape],
     data: &[u8],
     now: u64,
-    head_request: bool,
     keepalive: bool,
 ) -> Result<Flow, ParseError> {
     if slot.leftover.is_empty() {
-        return feed_slice(slot, rec, data, now, head_request, keepalive);
+        return feed_slice(slot, rec, shapes, data, now, keepalive);
     }
     // Rare path: a head was split across reads; parse it from the joined bytes.
     let mut joined = std::mem::take(&mut slot.leftover);
     joined.extend_from_slice(data);
-    let flow = feed_slice(slot, rec, &joined, now, head_request, keepalive);
+    let flow = feed_slice(slot, rec, shapes, &joined, now, keepalive);
     if slot.leftover.is_empty() {
         joined.clear();
         slot.leftover = joined; // keep the capacity for next time
@@ -834,9 +751,9 @@ fn feed(
 fn feed_slice(
     slot: &mut Slot,
     rec: &mut Recorder,
+    shapes: &[Shape],
     data: &[u8],
     now: u64,
-    head_request: bool,
     keepalive: bool,
 ) -> Result<Flow, ParseError> {
     let mut i = 0;
@@ -852,15 +769,23 @@ fn feed_slice(
             slot.leftover.extend_from_slice(&data[i..]);
             return Ok(Flow::Continue);
         }
-        match slot.framer.next(&data[i..], head_request)? {
+        // The response framing follows the request it answers (HEAD has no body).
+        let head = slot
+            .inflight
+            .front()
+            .is_some_and(|r| shapes[r.shape as usize].head);
+        match slot.framer.next(&data[i..], head)? {
             Step::Complete {
                 status,
                 close,
                 used,
             } => {
                 i += used;
-                let start = slot.inflight.pop_front().unwrap_or(now);
-                rec.response(status, start, now);
+                let req = slot.inflight.pop_front().unwrap_or(Pending {
+                    start_ns: now,
+                    shape: 0,
+                });
+                rec.response(status, req, now);
                 slot.wait_since_ns = now;
                 if close || !keepalive {
                     return Ok(Flow::Close);

@@ -22,7 +22,7 @@ fn plan(url: &str) -> Plan {
 /// Runs a plan, checks the conservation law and that the run ended in bounded time.
 #[track_caller]
 fn run(p: &Plan) -> RunResult {
-    let control = Control::new(load::effective_threads(p));
+    let control = Control::new(p.effective_threads());
     let started = Instant::now();
     let r = load::run(p, &control).expect("run starts");
     let c = &r.counts;
@@ -280,10 +280,10 @@ mod bodies {
             }
         });
         let mut p = plan(&s.url());
-        p.request = RequestSpec {
+        p.requests = vec![RequestSpec {
             method: "HEAD".into(),
-            ..RequestSpec::default()
-        };
+            ..RequestSpec::get(&p.target)
+        }];
         let r = run(&p);
         assert_eq!(r.counts.ok, 200, "{:?}", r.counts);
         assert_eq!(r.counts.timeout, 0);

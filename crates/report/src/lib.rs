@@ -51,6 +51,102 @@ pub struct LoadReport {
     pub connections: Connections,
     /// What the load generator itself cost.
     pub client: Client,
+    /// The request table: every request shape and what it carried, in table order.
+    #[serde(default)]
+    pub request_table: Vec<RequestShape>,
+    /// What completed in each interval of the run (`config.interval_s`), in order.
+    #[serde(default)]
+    pub intervals: Vec<IntervalRow>,
+}
+
+/// The load model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Model {
+    /// Each connection sends its next request when a response frees it.
+    Closed,
+    /// Requests are due at a fixed rate, answered or not.
+    Open,
+}
+
+/// How each request picked its shape from the request table.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum Selection {
+    /// In table order.
+    #[default]
+    RoundRobin,
+    /// Uniformly at random, from the seeded generator.
+    Random,
+}
+
+/// One row of the request table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct RequestShape {
+    /// Its method.
+    pub method: String,
+    /// Its path and query, random parts (`{hex:6}`) as written.
+    pub path: String,
+    /// Requests of this shape issued.
+    pub sent: u64,
+    /// Of those, complete responses (any status).
+    pub completed: u64,
+}
+
+/// What completed in one interval of a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct IntervalRow {
+    /// When it began, seconds from the start of the run.
+    pub start_s: f64,
+    /// Its length, seconds (the last one may be shorter).
+    pub duration_s: f64,
+    /// Complete responses in it, any status.
+    pub requests: u64,
+    /// Requests that ended in an error in it.
+    pub errors: u64,
+    /// Complete responses per second.
+    pub requests_per_sec: f64,
+    /// Median latency of the responses in it, µs (0 when there were none).
+    pub p50_us: f64,
+    /// 99th percentile, µs.
+    pub p99_us: f64,
+    /// Longest, µs.
+    pub max_us: f64,
+}
+
+impl From<&stats::Interval> for IntervalRow {
+    fn from(iv: &stats::Interval) -> Self {
+        let us = |ns: u64| ns as f64 / 1e3;
+        Self {
+            start_s: iv.start.as_secs_f64(),
+            duration_s: iv.duration.as_secs_f64(),
+            requests: iv.counts.completed(),
+            errors: iv.counts.errors(),
+            requests_per_sec: iv.rate_per_sec(),
+            p50_us: us(iv.latency.percentile_ns(50.0)),
+            p99_us: us(iv.latency.percentile_ns(99.0)),
+            max_us: us(iv.latency.percentile_ns(100.0)),
+        }
+    }
+}
+
+/// What one run measured, in the engine's terms: the input of [`LoadReport::new`].
+#[derive(Debug, Clone, Copy)]
+pub struct Measured<'a> {
+    /// Outcome counters.
+    pub counts: &'a stats::Counts,
+    /// Request latency.
+    pub latency: &'a stats::Latency,
+    /// Connect time.
+    pub connect: &'a stats::Latency,
+    /// Responses by status code.
+    pub status: &'a [(u16, u64)],
+    /// Wall time of the run.
+    pub elapsed: std::time::Duration,
+    /// Stopped early.
+    pub interrupted: bool,
 }
 
 /// Name and version of the tool.
@@ -76,8 +172,8 @@ pub struct TargetInfo {
 /// The load shape.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LoadConfig {
-    /// "closed" or "open".
-    pub model: String,
+    /// The load model.
+    pub model: Model,
     /// Open model: the arrival rate, requests per second.
     pub rate_per_sec: Option<f64>,
     /// Connections.
@@ -96,6 +192,19 @@ pub struct LoadConfig {
     pub timeout_s: f64,
     /// Connect timeout, seconds.
     pub connect_timeout_s: f64,
+    /// How requests picked their shape from the request table.
+    #[serde(default)]
+    pub selection: Selection,
+    /// The seed of URL templates' random parts and of random selection (`--seed`).
+    #[serde(default)]
+    pub seed: u64,
+    /// The length of each entry of `intervals`, seconds.
+    #[serde(default = "one_second")]
+    pub interval_s: f64,
+}
+
+fn one_second() -> f64 {
+    1.0
 }
 
 /// Outcomes. Always `sent = ok + failed_status + errors + in_flight`.
@@ -191,6 +300,121 @@ pub struct Client {
     pub max_rss_bytes: u64,
     /// True when `cpu_percent` ≥ [`SATURATED_PERCENT`]: the result may be client-bound.
     pub saturated: bool,
+}
+
+impl From<&stats::Counts> for Requests {
+    fn from(c: &stats::Counts) -> Self {
+        Self {
+            sent: c.sent,
+            ok: c.ok,
+            failed_status: c.failed_status,
+            completed: c.completed(),
+            errors: c.errors(),
+            in_flight: c.in_flight,
+            unsent: c.unsent,
+        }
+    }
+}
+
+impl From<&stats::Counts> for Errors {
+    fn from(c: &stats::Counts) -> Self {
+        Self {
+            connect: c.connect,
+            connect_refused: c.connect_refused,
+            connect_ports_exhausted: c.connect_ports_exhausted,
+            connect_timeout: c.connect_timeout,
+            write: c.write,
+            read: c.read,
+            parse: c.parse,
+            timeout: c.timeout,
+        }
+    }
+}
+
+impl From<&stats::Counts> for Connections {
+    fn from(c: &stats::Counts) -> Self {
+        Self {
+            opened: c.connections_opened,
+            reconnects: c.reconnects,
+            closed_by_server: c.closed_by_server,
+        }
+    }
+}
+
+impl Client {
+    /// The client's cost over a run: `cpu_user_s` and `cpu_sys_s` spent by `cpus` worker
+    /// threads in `wall_s`, for `completed` responses. Holds the one rule that calls a
+    /// client saturated ([`SATURATED_PERCENT`]), for `foxbench load` and the shootout.
+    pub fn measure(
+        cpus: u64,
+        cpu_user_s: f64,
+        cpu_sys_s: f64,
+        wall_s: f64,
+        completed: u64,
+        max_rss_bytes: u64,
+    ) -> Client {
+        let cpu = cpu_user_s + cpu_sys_s;
+        let cpu_percent = 100.0 * cpu / (wall_s.max(1e-9) * cpus.max(1) as f64);
+        Client {
+            cpus,
+            cpu_user_s,
+            cpu_sys_s,
+            cpu_percent,
+            cpu_us_per_request: (completed > 0).then(|| cpu * 1e6 / completed as f64),
+            max_rss_bytes,
+            saturated: cpu_percent >= SATURATED_PERCENT,
+        }
+    }
+}
+
+impl LoadReport {
+    /// Builds the report of one run from what the engine measured and what it cost.
+    pub fn new(
+        target: TargetInfo,
+        config: LoadConfig,
+        run: Measured<'_>,
+        request_table: Vec<RequestShape>,
+        intervals: Vec<IntervalRow>,
+        client: Client,
+    ) -> LoadReport {
+        let c = run.counts;
+        let elapsed_s = run.elapsed.as_secs_f64().max(1e-9);
+        let dist = |h: &stats::Latency| Distribution {
+            summary: h.summary(),
+            hdr_base64: h.to_base64(),
+            buckets: h.buckets(20),
+        };
+        LoadReport {
+            schema: LOAD_SCHEMA.into(),
+            tool: Tool {
+                name: "foxbench".into(),
+                version: env!("CARGO_PKG_VERSION").into(),
+            },
+            target,
+            config,
+            elapsed_s,
+            interrupted: run.interrupted,
+            requests: c.into(),
+            errors: c.into(),
+            status: run
+                .status
+                .iter()
+                .map(|(code, n)| (code.to_string(), *n))
+                .collect(),
+            throughput: Throughput {
+                requests_per_sec: c.completed() as f64 / elapsed_s,
+                bytes_read: c.bytes_read,
+                bytes_written: c.bytes_written,
+                read_bytes_per_sec: c.bytes_read as f64 / elapsed_s,
+            },
+            latency: dist(run.latency),
+            connect: (!run.connect.is_empty()).then(|| dist(run.connect)),
+            connections: c.into(),
+            client,
+            request_table,
+            intervals,
+        }
+    }
 }
 
 fn ms(us: f64) -> String {
@@ -374,6 +598,30 @@ impl LoadReport {
                 );
             }
         }
+        let table = &self.request_table;
+        if table.len() > 1 || table.iter().any(|r| r.path.contains('{')) {
+            let _ = writeln!(
+                o,
+                "Request table: {} shape{}, {} selection, seed {}",
+                table.len(),
+                if table.len() == 1 { "" } else { "s" },
+                match c.selection {
+                    Selection::RoundRobin => "round-robin",
+                    Selection::Random => "random",
+                },
+                c.seed
+            );
+            for r in table {
+                let _ = writeln!(
+                    o,
+                    "  {:>10} sent {:>10} completed  {} {}",
+                    r.sent, r.completed, r.method, r.path
+                );
+            }
+        }
+        if let Some(line) = self.interval_line() {
+            let _ = writeln!(o, "{line}");
+        }
         let codes: Vec<String> = self
             .status
             .iter()
@@ -427,6 +675,38 @@ impl LoadReport {
     }
 }
 
+impl LoadReport {
+    /// One line on the interval series: the spread of per-interval p99 and the worst
+    /// interval, which is where a stall shows. None for runs of fewer than two intervals.
+    pub fn interval_line(&self) -> Option<String> {
+        let live: Vec<&IntervalRow> = self.intervals.iter().filter(|i| i.requests > 0).collect();
+        if self.intervals.len() < 2 || live.is_empty() {
+            return None;
+        }
+        let mut p99: Vec<f64> = live.iter().map(|i| i.p99_us).collect();
+        p99.sort_by(f64::total_cmp);
+        let worst = live
+            .iter()
+            .max_by(|a, b| a.p99_us.total_cmp(&b.p99_us))
+            .expect("not empty");
+        let idle = self.intervals.len() - live.len();
+        Some(format!(
+            "Intervals:     {} of {}s; p99 per interval min {}, median {}, max {} (at {:.0}s){}",
+            self.intervals.len(),
+            self.config.interval_s,
+            human_us(p99[0]),
+            human_us(p99[p99.len() / 2]),
+            human_us(worst.p99_us),
+            worst.start_s,
+            if idle > 0 {
+                format!("; {idle} with no response")
+            } else {
+                String::new()
+            }
+        ))
+    }
+}
+
 fn trim_pct(p: f64) -> String {
     let s = format!("{p}");
     s.trim_end_matches(".0").to_string()
@@ -449,7 +729,7 @@ mod tests {
                 method: "GET".into(),
             },
             config: LoadConfig {
-                model: "closed".into(),
+                model: Model::Closed,
                 rate_per_sec: None,
                 connections: 10,
                 threads: 1,
@@ -459,6 +739,9 @@ mod tests {
                 duration_s: None,
                 timeout_s: 1.0,
                 connect_timeout_s: 1.0,
+                selection: Selection::Random,
+                seed: 7,
+                interval_s: 1.0,
             },
             elapsed_s: 1.0,
             interrupted: false,
@@ -518,6 +801,33 @@ mod tests {
                 max_rss_bytes: 4 << 20,
                 saturated: true,
             },
+            request_table: vec![
+                RequestShape {
+                    method: "GET".into(),
+                    path: "/{hex:6}.svg".into(),
+                    sent: 6,
+                    completed: 5,
+                },
+                RequestShape {
+                    method: "GET".into(),
+                    path: "/".into(),
+                    sent: 4,
+                    completed: 4,
+                },
+            ],
+            intervals: [(0.0, 300.0), (1.0, 0.0), (2.0, 1_200_000.0), (3.0, 250.0)]
+                .iter()
+                .map(|&(start_s, p99_us)| IntervalRow {
+                    start_s,
+                    duration_s: 1.0,
+                    requests: u64::from(p99_us > 0.0) * 3,
+                    errors: 0,
+                    requests_per_sec: 3.0,
+                    p50_us: p99_us / 2.0,
+                    p99_us,
+                    max_us: p99_us,
+                })
+                .collect(),
         }
     }
 
@@ -537,6 +847,9 @@ mod tests {
             "ports exhausted 1",
             "EADDRNOTAVAIL",
             "warning: foxbench used 97% of its CPUs: the result may be limited by the load generator, not the server",
+            "Request table: 2 shapes, random selection, seed 7",
+            "         6 sent          5 completed  GET /{hex:6}.svg",
+            "Intervals:     4 of 1s; p99 per interval min 250.0µs, median 300.0µs, max 1.20s (at 2s); 1 with no response",
         ] {
             assert!(t.contains(needle), "missing {needle:?} in\n{t}");
         }
@@ -548,6 +861,32 @@ mod tests {
         let text = serde_json::to_string(&r).unwrap();
         let back: LoadReport = serde_json::from_str(&text).unwrap();
         assert_eq!(back, r);
+    }
+
+    #[test]
+    fn client_measure_holds_the_saturation_rule() {
+        let c = Client::measure(2, 0.9, 0.9, 2.0, 1000, 0);
+        assert!((c.cpu_percent - 45.0).abs() < 1e-9);
+        assert_eq!(c.cpu_us_per_request, Some(1800.0));
+        assert!(!c.saturated);
+        let c = Client::measure(1, 0.5, 0.4, 1.0, 0, 0);
+        assert!(c.saturated, "90% of one CPU is the threshold");
+        assert_eq!(c.cpu_us_per_request, None);
+    }
+
+    #[test]
+    fn old_results_without_the_table_or_intervals_still_load() {
+        let mut v: serde_json::Value = serde_json::to_value(sample()).unwrap();
+        let o = v.as_object_mut().unwrap();
+        o.remove("request_table");
+        o.remove("intervals");
+        for k in ["selection", "seed", "interval_s"] {
+            o["config"].as_object_mut().unwrap().remove(k);
+        }
+        let r: LoadReport = serde_json::from_value(v).unwrap();
+        assert!(r.intervals.is_empty() && r.request_table.is_empty());
+        assert_eq!(r.config.interval_s, 1.0);
+        assert_eq!(r.interval_line(), None);
     }
 
     #[test]

@@ -6,7 +6,6 @@
 #![forbid(unsafe_code)]
 
 pub mod cache;
-pub mod counts;
 pub mod diagnosis;
 pub mod process;
 pub mod protocol;

@@ -626,12 +626,12 @@ impl Ctx<'_> {
     ) -> LoadPlan {
         let url = format!("http://{addr}{}", s.path);
         let target = Target::parse(&url).expect("a loopback URL with a checked path parses");
+        let requests = vec![RequestSpec {
+            method: s.method.clone(),
+            ..RequestSpec::get(&target)
+        }];
         LoadPlan {
-            target,
-            request: RequestSpec {
-                method: s.method.clone(),
-                ..RequestSpec::default()
-            },
+            requests,
             connections,
             threads: self.client_threads.min(connections),
             arrival: Arrival::Closed,
@@ -651,6 +651,7 @@ impl Ctx<'_> {
                 }
                 set
             },
+            ..LoadPlan::new(target)
         }
     }
 
@@ -714,14 +715,14 @@ impl Ctx<'_> {
             let lp = self.load_plan(addr, s, level.connections, keepalive, stop);
             let t0 = probe::threads(server.pid).unwrap_or_default();
             let s0 = probe::sample(server.pid).ok();
-            let c0 = probe::own_cpu();
+            let c0 = probe::own_usage();
             let cap = if level.requests.is_some() {
                 level.max_duration
             } else {
                 Duration::ZERO
             };
             let outcome = self.run_load(&lp, server.pid, plan.sample_interval, cap);
-            let c1 = probe::own_cpu();
+            let c1 = probe::own_usage();
             let s1 = probe::sample(server.pid).ok();
             let t1 = probe::threads(server.pid).unwrap_or_default();
             let (res, series, capped) = match outcome {
@@ -797,13 +798,13 @@ impl Ctx<'_> {
                         &res,
                         capped,
                         zero_server(),
-                        client_window(c0, c1, elapsed, self.client_threads, per_req),
+                        client_window(&c1.since(&c0), elapsed, self.client_threads, completed),
                         series,
                     ));
                     return;
                 }
             };
-            let client_w = client_window(c0, c1, elapsed, self.client_threads, per_req);
+            let client_w = client_window(&c1.since(&c0), elapsed, self.client_threads, completed);
             cell.repeats
                 .push(repeat(&res, capped, server_w, client_w, series));
             if let Some(status) = crashed {
@@ -851,7 +852,7 @@ impl Ctx<'_> {
         interval: Duration,
         cap: Duration,
     ) -> Result<(RunResult, Vec<ProbePoint>, bool), String> {
-        let control = Control::new(load::effective_threads(plan));
+        let control = Control::new(plan.effective_threads());
         let done = Arc::new(AtomicBool::new(false));
         let interrupt = self.opts.interrupt.clone();
         let capped = Arc::new(AtomicBool::new(false));
@@ -970,19 +971,24 @@ fn zero_server() -> ServerWindow {
 }
 
 fn client_window(
-    c0: (Duration, Duration),
-    c1: (Duration, Duration),
+    used: &probe::OwnUsage,
     elapsed: f64,
-    threads: usize,
-    per_req: impl Fn(f64) -> Option<f64>,
+    cpus: usize,
+    completed: u64,
 ) -> ClientWindow {
-    let user = secs(c1.0.saturating_sub(c0.0));
-    let sys = secs(c1.1.saturating_sub(c0.1));
+    let c = report::Client::measure(
+        cpus as u64,
+        secs(used.user),
+        secs(used.sys),
+        elapsed,
+        completed,
+        used.max_rss_bytes,
+    );
     ClientWindow {
-        cpu_user_s: user,
-        cpu_sys_s: sys,
-        cpu_percent: 100.0 * (user + sys) / elapsed / threads.max(1) as f64,
-        cpu_us_per_request: per_req(user + sys),
+        cpu_user_s: c.cpu_user_s,
+        cpu_sys_s: c.cpu_sys_s,
+        cpu_percent: c.cpu_percent,
+        cpu_us_per_request: c.cpu_us_per_request,
     }
 }
 
@@ -998,14 +1004,14 @@ fn repeat(
     Repeat {
         elapsed_s: secs(res.elapsed),
         capped,
-        requests: crate::counts::requests(c),
-        errors: crate::counts::errors(c),
+        requests: c.into(),
+        errors: c.into(),
         status: res
             .status
             .iter()
             .map(|(k, v)| (k.to_string(), *v))
             .collect(),
-        connections: crate::counts::connections(c),
+        connections: c.into(),
         rps: c.completed() as f64 / elapsed,
         latency: res.latency.summary(),
         hdr_base64: res.latency.to_base64(),

@@ -1,12 +1,18 @@
 //! Latency recording for foxbench: HDR histograms, merging, summaries and serialization.
 //!
-//! This crate owns how samples are kept and summarised. It does no I/O and knows nothing
-//! about HTTP or sockets: the load engine records durations into a [`Latency`] per worker
-//! and merges them, and the reports read [`Summary`] values. Every sample lands in a
+//! This crate owns how samples are kept and summarised, and the outcome counters of a run
+//! ([`Counts`]). It does no I/O and knows nothing about HTTP or sockets: the load engine
+//! records durations into a [`Latency`] per worker and merges them, and the reports read
+//! [`Summary`] values and [`Counts`]. Every sample lands in a
 //! fixed-size histogram, so memory stays constant however long a run is.
 #![forbid(unsafe_code)]
 
 use std::time::Duration;
+
+mod counts;
+mod interval;
+pub use counts::Counts;
+pub use interval::Interval;
 
 use base64::Engine as _;
 use hdrhistogram::serialization::{Deserializer, Serializer, V2Serializer};

@@ -1,0 +1,62 @@
+//! Shared between the caller and the workers: the stop switch and live progress.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// Live counters of one worker, published once per event-loop turn.
+#[derive(Debug, Default)]
+#[repr(align(128))]
+pub(crate) struct Progress {
+    pub(crate) sent: AtomicU64,
+    pub(crate) completed: AtomicU64,
+    pub(crate) errors: AtomicU64,
+}
+
+/// Shared between the caller and the workers: the stop switch and live progress.
+#[derive(Debug)]
+pub struct Control {
+    stop: AtomicBool,
+    pub(crate) progress: Vec<Progress>,
+}
+
+/// A consistent-enough view of progress for a live display.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Snapshot {
+    /// Requests issued.
+    pub sent: u64,
+    /// Responses completed.
+    pub completed: u64,
+    /// Requests failed with an error.
+    pub errors: u64,
+}
+
+impl Control {
+    /// A control block for `threads` workers.
+    pub fn new(threads: usize) -> Arc<Self> {
+        Arc::new(Self {
+            stop: AtomicBool::new(false),
+            progress: (0..threads).map(|_| Progress::default()).collect(),
+        })
+    }
+
+    /// Asks every worker to stop; they finish their current turn and report.
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
+    /// True once [`Control::stop`] was called.
+    pub fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// Sums the workers' live counters.
+    pub fn snapshot(&self) -> Snapshot {
+        let mut s = Snapshot::default();
+        for p in &self.progress {
+            s.sent += p.sent.load(Ordering::Relaxed);
+            s.completed += p.completed.load(Ordering::Relaxed);
+            s.errors += p.errors.load(Ordering::Relaxed);
+        }
+        s
+    }
+}

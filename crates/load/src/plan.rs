@@ -1,0 +1,290 @@
+//! What a run is asked to do: the [`Plan`], its load model and stop, and the checks that
+//! turn a bad plan into a [`PlanError`] before any network I/O.
+
+use std::time::Duration;
+
+use crate::table::Selection;
+use crate::{RequestSpec, Target};
+
+/// When requests are sent.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Arrival {
+    /// Each connection sends its next request as soon as a response frees a slot.
+    Closed,
+    /// Requests are due at a fixed rate, whether or not earlier ones were answered.
+    /// Latency is timed from when each request was due (coordinated-omission correct).
+    Open {
+        /// Requests per second across all threads.
+        rate_per_sec: f64,
+    },
+}
+
+/// When the run ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// After exactly this many requests have been issued and answered (or failed).
+    Requests(u64),
+    /// After this long; requests still unanswered then are counted as in flight.
+    Duration(Duration),
+}
+
+/// Which status codes count as failures.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatusSet {
+    bits: [u64; 16],
+}
+
+impl StatusSet {
+    /// The default: any status outside 200..=399 is a failure.
+    pub fn outside_2xx_3xx() -> Self {
+        let mut s = Self { bits: [0; 16] };
+        for code in (0..200).chain(400..1000) {
+            s.insert(code);
+        }
+        s
+    }
+
+    /// No status is a failure.
+    pub fn none() -> Self {
+        Self { bits: [0; 16] }
+    }
+
+    /// Marks `code` (0..=999) as a failure.
+    pub fn insert(&mut self, code: u16) {
+        if code < 1000 {
+            self.bits[usize::from(code / 64)] |= 1 << (code % 64);
+        }
+    }
+
+    /// True when `code` counts as a failure.
+    #[inline]
+    pub fn contains(&self, code: u16) -> bool {
+        code >= 1000 || self.bits[usize::from(code / 64)] & (1 << (code % 64)) != 0
+    }
+
+    /// Parses a list such as `400-599,302` or `none`.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let mut s = Self::none();
+        if text.trim().eq_ignore_ascii_case("none") {
+            return Ok(s);
+        }
+        for part in text.split(',') {
+            let part = part.trim();
+            let (lo, hi) = match part.split_once('-') {
+                Some((a, b)) => (a.trim(), b.trim()),
+                None => (part, part),
+            };
+            let parse = |v: &str| -> Result<u16, String> {
+                match v.parse::<u16>() {
+                    Ok(n) if (100..=999).contains(&n) => Ok(n),
+                    _ => Err(format!(
+                        "invalid status {v:?} in {text:?}: expected codes 100-999 like \"400-599,302\" or \"none\""
+                    )),
+                }
+            };
+            let (lo, hi) = (parse(lo)?, parse(hi)?);
+            if lo > hi {
+                return Err(format!("invalid status range {part:?}: {lo} > {hi}"));
+            }
+            for c in lo..=hi {
+                s.insert(c);
+            }
+        }
+        Ok(s)
+    }
+}
+
+/// Everything that describes one load run.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// Where requests go: the address to connect to and the Host header.
+    pub target: Target,
+    /// The request table: one or more request shapes, each encoded once.
+    pub requests: Vec<RequestSpec>,
+    /// How each request picks its shape.
+    pub selection: Selection,
+    /// Seeds the random parts of URL templates and random selection (`--seed`).
+    pub seed: u64,
+    /// Connections, spread evenly over the threads.
+    pub connections: usize,
+    /// Worker threads, each with its own event loop.
+    pub threads: usize,
+    /// The load model.
+    pub arrival: Arrival,
+    /// When to stop.
+    pub stop: Stop,
+    /// Requests in flight per connection (1 = no pipelining).
+    pub pipeline: usize,
+    /// Reuse connections (HTTP/1.1 keep-alive); otherwise one connection per request.
+    pub keepalive: bool,
+    /// A request with no complete response after this long fails as a timeout.
+    pub timeout: Duration,
+    /// A connection not established after this long fails as a connect error.
+    pub connect_timeout: Duration,
+    /// Which statuses count as failed.
+    pub fail_status: StatusSet,
+    /// The length of the intervals handed to the caller during the run.
+    pub interval: Duration,
+}
+
+/// The most requests in flight per connection.
+pub const MAX_PIPELINE: usize = 1024;
+
+/// A plan that cannot run, by the setting at fault. The CLI names its flag.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PlanError {
+    /// No connection.
+    #[error("connections must be at least 1")]
+    Connections,
+    /// No worker thread.
+    #[error("threads must be at least 1")]
+    Threads,
+    /// Pipeline depth out of range.
+    #[error("pipeline must be between 1 and {MAX_PIPELINE}")]
+    Pipeline,
+    /// Pipelining asked for without keep-alive.
+    #[error("pipelining needs keep-alive: a new connection per request carries one request")]
+    PipelineWithoutKeepalive,
+    /// The open model's rate is not a positive number.
+    #[error("rate must be a positive number of requests per second, not {0}")]
+    Rate(f64),
+    /// `-n 0`.
+    #[error("requests must be at least 1")]
+    Requests,
+    /// A zero duration.
+    #[error("duration must be longer than 0")]
+    Duration,
+    /// A zero response timeout.
+    #[error("timeout must be longer than 0")]
+    Timeout,
+    /// A zero connect timeout.
+    #[error("connect timeout must be longer than 0")]
+    ConnectTimeout,
+    /// A zero interval.
+    #[error("interval must be longer than 0")]
+    Interval,
+    /// An empty request table.
+    #[error("no request to send: give a URL, or a --urls file with at least one line")]
+    NoRequests,
+}
+
+impl Plan {
+    /// A closed-model keep-alive plan with the defaults of `foxbench load`: a GET of the
+    /// target's URL.
+    pub fn new(target: Target) -> Self {
+        Self {
+            requests: vec![RequestSpec::get(&target)],
+            target,
+            selection: Selection::RoundRobin,
+            seed: 0,
+            connections: 10,
+            threads: 1,
+            arrival: Arrival::Closed,
+            stop: Stop::Duration(Duration::from_secs(10)),
+            pipeline: 1,
+            keepalive: true,
+            timeout: Duration::from_secs(10),
+            connect_timeout: Duration::from_secs(5),
+            fail_status: StatusSet::outside_2xx_3xx(),
+            interval: Duration::from_secs(1),
+        }
+    }
+
+    /// Checks the plan's settings, without touching the network or encoding requests.
+    pub fn validate(&self) -> Result<(), PlanError> {
+        if self.connections == 0 {
+            return Err(PlanError::Connections);
+        }
+        if self.threads == 0 {
+            return Err(PlanError::Threads);
+        }
+        if self.pipeline == 0 || self.pipeline > MAX_PIPELINE {
+            return Err(PlanError::Pipeline);
+        }
+        if !self.keepalive && self.pipeline > 1 {
+            return Err(PlanError::PipelineWithoutKeepalive);
+        }
+        if let Arrival::Open { rate_per_sec } = self.arrival {
+            if !(rate_per_sec.is_finite() && rate_per_sec > 0.0) {
+                return Err(PlanError::Rate(rate_per_sec));
+            }
+        }
+        match self.stop {
+            Stop::Requests(0) => return Err(PlanError::Requests),
+            Stop::Duration(d) if d.is_zero() => return Err(PlanError::Duration),
+            _ => {}
+        }
+        if self.timeout.is_zero() {
+            return Err(PlanError::Timeout);
+        }
+        if self.connect_timeout.is_zero() {
+            return Err(PlanError::ConnectTimeout);
+        }
+        if self.interval.is_zero() {
+            return Err(PlanError::Interval);
+        }
+        if self.requests.is_empty() {
+            return Err(PlanError::NoRequests);
+        }
+        Ok(())
+    }
+
+    /// The number of worker threads the plan really uses: never more than its connections.
+    pub fn effective_threads(&self) -> usize {
+        self.threads.clamp(1, self.connections.max(1))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_bad_setting_is_its_own_error() {
+        let ok = Plan::new(Target::parse("http://127.0.0.1:1/").unwrap());
+        assert_eq!(ok.validate(), Ok(()));
+        let cases: [(fn(&mut Plan), PlanError); 11] = [
+            (|p| p.connections = 0, PlanError::Connections),
+            (|p| p.threads = 0, PlanError::Threads),
+            (|p| p.pipeline = 0, PlanError::Pipeline),
+            (|p| p.pipeline = MAX_PIPELINE + 1, PlanError::Pipeline),
+            (
+                |p| {
+                    p.keepalive = false;
+                    p.pipeline = 2
+                },
+                PlanError::PipelineWithoutKeepalive,
+            ),
+            (
+                |p| p.arrival = Arrival::Open { rate_per_sec: 0.0 },
+                PlanError::Rate(0.0),
+            ),
+            (|p| p.stop = Stop::Requests(0), PlanError::Requests),
+            (
+                |p| p.stop = Stop::Duration(Duration::ZERO),
+                PlanError::Duration,
+            ),
+            (|p| p.timeout = Duration::ZERO, PlanError::Timeout),
+            (|p| p.interval = Duration::ZERO, PlanError::Interval),
+            (|p| p.requests.clear(), PlanError::NoRequests),
+        ];
+        for (spoil, want) in cases {
+            let mut p = ok.clone();
+            spoil(&mut p);
+            assert_eq!(p.validate(), Err(want));
+        }
+        let mut p = ok.clone();
+        p.arrival = Arrival::Open {
+            rate_per_sec: f64::NAN,
+        };
+        assert!(matches!(p.validate(), Err(PlanError::Rate(_))));
+    }
+
+    #[test]
+    fn threads_never_outnumber_connections() {
+        let mut p = Plan::new(Target::parse("http://127.0.0.1:1/").unwrap());
+        p.threads = 8;
+        p.connections = 3;
+        assert_eq!(p.effective_threads(), 3);
+    }
+}

@@ -1,0 +1,399 @@
+//! When requests fall due, and how a connection with room gets work.
+//!
+//! The worker never asks which load model is running: it offers a connection's room to
+//! its [`Schedule`] and gets a [`Grant`]. The closed model grants at once, up to the room
+//! (and the `-n` budget); the open model grants what has fallen due by now and times each
+//! request from its due instant. A rate ramp is another due-time function here, not new
+//! branches in the worker.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::{Arrival, Stop};
+
+/// Shared request budget for `-n`: workers claim requests in chunks, not one by one,
+/// so there is no atomic operation per request.
+#[derive(Debug)]
+pub(crate) struct Budget {
+    total: u64,
+    claimed: AtomicU64,
+    chunk: u64,
+}
+
+impl Budget {
+    pub(crate) fn new(total: u64, threads: usize) -> Self {
+        // Chunks of at most 1/64 of a worker's share (and 256) keep the workers balanced at
+        // the end; anything larger than one keeps claims rare.
+        Self {
+            total,
+            claimed: AtomicU64::new(0),
+            chunk: (total / (threads as u64 * 64).max(1)).clamp(1, 256),
+        }
+    }
+
+    /// Requests not yet claimed by any worker.
+    fn remaining(&self) -> u64 {
+        self.total
+            .saturating_sub(self.claimed.load(Ordering::Relaxed))
+    }
+
+    fn claim(&self, want: u64) -> u64 {
+        let want = want.max(self.chunk);
+        let before = self.claimed.fetch_add(want, Ordering::Relaxed);
+        self.total.saturating_sub(before).min(want)
+    }
+}
+
+/// The open model's due instants: request `j` of the whole run (all workers) is due at
+/// `j * interval_ns` after the start, and worker `w` of `T` sends requests `w, w+T, w+2T...`.
+/// The phase offset `w` spreads the workers' arrivals evenly instead of firing `T` requests
+/// at each instant.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Rate {
+    interval_ns: f64,
+    phase: u64,
+    stride: u64,
+}
+
+impl Rate {
+    /// When this worker's `k`-th request falls due, in ns from the start.
+    fn due_ns(&self, k: u64) -> u64 {
+        ((k * self.stride + self.phase) as f64 * self.interval_ns) as u64
+    }
+
+    /// How many of this worker's requests are due by `now_ns`: the first `k` with
+    /// `due_ns(k) > now_ns`. Consistent with `due_ns` at every boundary.
+    fn due_by(&self, now_ns: u64) -> u64 {
+        let j = (now_ns as f64 / self.interval_ns) as u64;
+        let mut k = if j < self.phase {
+            0
+        } else {
+            (j - self.phase) / self.stride + 1
+        };
+        // Float rounding can put the estimate one off either way; settle it exactly.
+        while k > 0 && self.due_ns(k - 1) > now_ns {
+            k -= 1;
+        }
+        while self.due_ns(k) <= now_ns {
+            k += 1;
+        }
+        k
+    }
+}
+
+/// What a connection with room gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Grant {
+    /// `n` requests, this worker's sequence numbers `first..first + n`.
+    Now { n: u64, first: u64 },
+    /// Nothing is due yet: offer again at [`Schedule::next_due_ns`].
+    Later,
+    /// Nothing more will be sent.
+    Never,
+}
+
+/// One worker's view of when requests are due and when the run ends.
+#[derive(Debug)]
+pub(crate) struct Schedule {
+    /// `None`: the closed model, where a request is due as soon as there is room.
+    rate: Option<Rate>,
+    budget: Option<Arc<Budget>>,
+    /// Requests claimed from the budget and not yet granted.
+    credit: u64,
+    budget_done: bool,
+    end_ns: Option<u64>,
+    stopping: bool,
+    /// Requests granted so far (this worker's next sequence number).
+    issued: u64,
+}
+
+impl Schedule {
+    /// Worker `worker`'s schedule among `threads`.
+    pub fn new(
+        arrival: Arrival,
+        stop: Stop,
+        budget: Option<Arc<Budget>>,
+        worker: usize,
+        threads: usize,
+    ) -> Self {
+        let rate = match arrival {
+            Arrival::Closed => None,
+            Arrival::Open { rate_per_sec } => Some(Rate {
+                interval_ns: 1e9 / rate_per_sec,
+                phase: worker as u64,
+                stride: threads.max(1) as u64,
+            }),
+        };
+        Self {
+            rate,
+            budget,
+            credit: 0,
+            budget_done: false,
+            end_ns: match stop {
+                Stop::Duration(d) => Some(u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)),
+                Stop::Requests(_) => None,
+            },
+            stopping: false,
+            issued: 0,
+        }
+    }
+
+    /// Offers `room` requests' worth of a connection at `now_ns`.
+    #[inline]
+    pub fn grant(&mut self, room: u64, now_ns: u64) -> Grant {
+        if self.stopping || room == 0 {
+            return Grant::Never;
+        }
+        let want = match &self.rate {
+            None => room,
+            Some(rate) => {
+                let due = rate.due_by(now_ns);
+                if due <= self.issued {
+                    return if self.exhausted() {
+                        Grant::Never
+                    } else {
+                        Grant::Later
+                    };
+                }
+                room.min(due - self.issued)
+            }
+        };
+        let n = self.take(want);
+        if n == 0 {
+            return Grant::Never;
+        }
+        let first = self.issued;
+        self.issued += n;
+        Grant::Now { n, first }
+    }
+
+    /// When request `seq` of this worker started, for its latency: when it was due in the
+    /// open model, `now_ns` (when it was granted) in the closed model.
+    #[inline]
+    pub fn start_ns(&self, seq: u64, now_ns: u64) -> u64 {
+        self.rate.as_ref().map_or(now_ns, |r| r.due_ns(seq))
+    }
+
+    /// When the next request falls due, if requests wait for an instant.
+    pub fn next_due_ns(&self) -> Option<u64> {
+        self.rate.as_ref().map(|r| r.due_ns(self.issued))
+    }
+
+    /// When a timed run ends, in ns from the start.
+    pub fn end_ns(&self) -> Option<u64> {
+        self.end_ns
+    }
+
+    /// True once the run should stop issuing: stopped, or past its end.
+    pub fn ended(&mut self, now_ns: u64) -> bool {
+        if self.end_ns.is_some_and(|e| now_ns >= e) {
+            self.stopping = true;
+        }
+        self.stopping
+    }
+
+    /// Stops granting.
+    pub fn stop(&mut self) {
+        self.stopping = true;
+    }
+
+    /// True when the `-n` budget is spent: nothing more will be granted.
+    pub fn exhausted(&self) -> bool {
+        self.budget.is_some() && self.budget_done && self.credit == 0
+    }
+
+    /// Requests that fell due by `now_ns` and were never granted (open model only).
+    pub fn unsent(&self, now_ns: u64) -> u64 {
+        let Some(rate) = &self.rate else {
+            return 0;
+        };
+        let mut unsent = rate.due_by(now_ns).saturating_sub(self.issued);
+        if let Some(budget) = &self.budget {
+            // Under -n, only requests the budget still held were ever going to be sent.
+            unsent = unsent.min(self.credit + budget.remaining());
+        }
+        unsent
+    }
+
+    /// Takes up to `want` requests from the `-n` budget (always `want` without one).
+    fn take(&mut self, want: u64) -> u64 {
+        let Some(budget) = &self.budget else {
+            return want;
+        };
+        if self.credit < want && !self.budget_done {
+            let got = budget.claim(want - self.credit);
+            if got == 0 {
+                self.budget_done = true;
+            }
+            self.credit += got;
+        }
+        let n = want.min(self.credit);
+        self.credit -= n;
+        n
+    }
+}
+
+/// The time a duration takes in whole nanoseconds, saturating.
+pub(crate) fn ns(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn open(rate: f64, worker: usize, threads: usize) -> Schedule {
+        Schedule::new(
+            Arrival::Open { rate_per_sec: rate },
+            Stop::Duration(Duration::from_secs(10)),
+            None,
+            worker,
+            threads,
+        )
+    }
+
+    /// Every worker's due instants, in the order they were granted, one request at a time.
+    fn granted_instants(rate: f64, threads: usize, per_worker: u64) -> Vec<u64> {
+        let mut all = Vec::new();
+        for w in 0..threads {
+            let mut s = open(rate, w, threads);
+            let mut now = 0;
+            while all.len() < (w + 1) * per_worker as usize {
+                match s.grant(1, now) {
+                    Grant::Now { n, first } => {
+                        assert_eq!(n, 1);
+                        let due = s.start_ns(first, now);
+                        assert!(due <= now, "granted before it was due");
+                        all.push(due);
+                    }
+                    Grant::Later => now = s.next_due_ns().unwrap(),
+                    Grant::Never => panic!("an open schedule without -n never ends early"),
+                }
+            }
+        }
+        all.sort_unstable();
+        all
+    }
+
+    #[test]
+    fn open_model_spreads_every_worker_evenly() {
+        for (rate, threads) in [
+            (1000.0, 1),
+            (1000.0, 2),
+            (20_000.0, 3),
+            (999_999.0, 4),
+            (7.0, 5),
+        ] {
+            let interval = 1e9 / rate;
+            let due = granted_instants(rate, threads, 200);
+            // The whole run's arrivals: exactly j * interval, with no duplicates.
+            for (j, &t) in due.iter().enumerate() {
+                let exact = (j as f64 * interval) as u64;
+                assert!(
+                    t.abs_diff(exact) <= 1,
+                    "rate {rate} x{threads}: #{j} at {t}, not {exact}"
+                );
+            }
+            assert!(
+                due.windows(2).all(|w| w[1] > w[0]),
+                "rate {rate} x{threads}: two requests due at one instant"
+            );
+        }
+    }
+
+    #[test]
+    fn due_by_agrees_with_due_ns_at_every_boundary() {
+        for (interval_ns, phase, stride) in [(1e9 / 3.0, 0, 1), (333.3, 2, 3), (1e6, 1, 2)] {
+            let r = Rate {
+                interval_ns,
+                phase,
+                stride,
+            };
+            for k in 0..500 {
+                let t = r.due_ns(k);
+                assert_eq!(r.due_by(t), k + 1, "at its own instant, #{k} is due");
+                if t > 0 {
+                    assert!(r.due_by(t - 1) <= k, "a ns earlier, #{k} is not");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn open_model_grants_only_what_is_due_and_counts_the_rest_unsent() {
+        let mut s = open(1000.0, 0, 1);
+        assert_eq!(s.grant(4, 0), Grant::Now { n: 1, first: 0 });
+        assert_eq!(s.grant(4, 999_999), Grant::Later);
+        assert_eq!(s.next_due_ns(), Some(1_000_000));
+        assert_eq!(s.grant(4, 3_000_000), Grant::Now { n: 3, first: 1 });
+        assert_eq!(s.start_ns(3, 3_000_000), 3_000_000);
+        assert_eq!(s.unsent(9_500_000), 6, "due by 9.5 ms: 10; granted: 4");
+        s.stop();
+        assert_eq!(s.grant(4, 10_000_000), Grant::Never);
+    }
+
+    #[test]
+    fn closed_model_refills_on_each_response() {
+        let budget = Arc::new(Budget::new(5, 1));
+        let mut s = Schedule::new(Arrival::Closed, Stop::Requests(5), Some(budget), 0, 1);
+        assert_eq!(s.next_due_ns(), None, "nothing waits for an instant");
+        assert_eq!(s.grant(2, 10), Grant::Now { n: 2, first: 0 });
+        assert_eq!(s.start_ns(0, 10), 10, "timed from when it was granted");
+        // Each response frees one slot, and the slot is refilled at once.
+        assert_eq!(s.grant(1, 20), Grant::Now { n: 1, first: 2 });
+        assert_eq!(s.grant(1, 30), Grant::Now { n: 1, first: 3 });
+        assert_eq!(s.grant(3, 40), Grant::Now { n: 1, first: 4 });
+        assert!(
+            !s.exhausted(),
+            "the budget's end is only seen at the next claim"
+        );
+        assert_eq!(s.grant(1, 50), Grant::Never);
+        assert!(s.exhausted());
+        assert_eq!(s.unsent(50), 0);
+    }
+
+    #[test]
+    fn a_timed_run_ends_at_its_end() {
+        let mut s = Schedule::new(
+            Arrival::Closed,
+            Stop::Duration(Duration::from_millis(5)),
+            None,
+            0,
+            1,
+        );
+        assert!(!s.ended(4_999_999));
+        assert_eq!(s.grant(1, 0), Grant::Now { n: 1, first: 0 });
+        assert!(s.ended(5_000_000));
+        assert_eq!(s.grant(1, 5_000_000), Grant::Never);
+        assert!(!s.exhausted(), "not spent: stopped");
+    }
+
+    #[test]
+    fn budget_claims_are_shared_exactly() {
+        let budget = Arc::new(Budget::new(1000, 3));
+        let mut workers: Vec<Schedule> = (0..3)
+            .map(|w| {
+                Schedule::new(
+                    Arrival::Closed,
+                    Stop::Requests(1000),
+                    Some(budget.clone()),
+                    w,
+                    3,
+                )
+            })
+            .collect();
+        let mut total = 0;
+        let mut live = true;
+        while live {
+            live = false;
+            for s in &mut workers {
+                if let Grant::Now { n, .. } = s.grant(7, 0) {
+                    total += n;
+                    live = true;
+                }
+            }
+        }
+        assert_eq!(total, 1000);
+    }
+}

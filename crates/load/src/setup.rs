@@ -1,0 +1,119 @@
+//! What a run needs from the machine before it starts: enough open files, and a target
+//! that answers a first connect.
+
+use std::net::TcpStream;
+use std::time::Duration;
+
+use crate::Plan;
+
+/// Why a run cannot start on this machine or against this target.
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    /// Nothing listens at the target's address.
+    #[error("connection refused by {addr}: is the server running?")]
+    Refused {
+        /// The target's address.
+        addr: std::net::SocketAddr,
+    },
+    /// The first connect got no answer.
+    #[error("cannot connect to {addr}: no answer within {timeout:?} (--connect-timeout)")]
+    ConnectTimeout {
+        /// The target's address.
+        addr: std::net::SocketAddr,
+        /// The connect timeout.
+        timeout: Duration,
+    },
+    /// The first connect failed otherwise.
+    #[error("cannot connect to {addr}: {reason}")]
+    Connect {
+        /// The target's address.
+        addr: std::net::SocketAddr,
+        /// The operating system's reason.
+        reason: std::io::Error,
+    },
+    /// The hard open-files limit is below what the run needs.
+    #[error("{connections} connections need {need} open files but the hard limit is {hard}: raise it (ulimit -Hn, or LimitNOFILE= in systemd) or use fewer connections")]
+    FdLimit {
+        /// Connections asked for.
+        connections: usize,
+        /// Open files needed.
+        need: u64,
+        /// The hard limit.
+        hard: u64,
+    },
+    /// The limit could not be read or raised.
+    #[error("cannot raise the open-files limit (RLIMIT_NOFILE): {0}")]
+    Rlimit(nix::Error),
+}
+
+/// Raises the soft open-files limit to the hard one when `connections` need more than the
+/// soft limit allows (one file per connection, and a margin for the rest). Fails when even
+/// the hard limit is too low. Processes started afterwards inherit the raised limit.
+pub fn raise_fd_limit(connections: usize) -> Result<(), SetupError> {
+    use nix::sys::resource::{getrlimit, setrlimit, Resource};
+    let need = connections as u64 + 64;
+    let (soft, hard) = getrlimit(Resource::RLIMIT_NOFILE).map_err(SetupError::Rlimit)?;
+    if soft >= need {
+        return Ok(());
+    }
+    if hard < need {
+        return Err(SetupError::FdLimit {
+            connections,
+            need,
+            hard,
+        });
+    }
+    setrlimit(Resource::RLIMIT_NOFILE, hard, hard).map_err(SetupError::Rlimit)
+}
+
+/// One blocking connect before the run, so that a dead target is one clear error, not a
+/// report full of connect failures.
+pub fn preflight(plan: &Plan) -> Result<(), SetupError> {
+    let addr = plan.target.addr;
+    match TcpStream::connect_timeout(&addr, plan.connect_timeout) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {
+            Err(SetupError::Refused { addr })
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::TimedOut => Err(SetupError::ConnectTimeout {
+            addr,
+            timeout: plan.connect_timeout,
+        }),
+        Err(reason) => Err(SetupError::Connect { addr, reason }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Target;
+
+    #[test]
+    fn preflight_names_a_dead_port() {
+        let port = {
+            let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            l.local_addr().unwrap().port()
+        };
+        let plan = Plan::new(Target::parse(&format!("http://127.0.0.1:{port}/")).unwrap());
+        let e = preflight(&plan).unwrap_err().to_string();
+        assert!(
+            e.contains("connection refused") && e.contains("is the server running"),
+            "{e}"
+        );
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let plan =
+            Plan::new(Target::parse(&format!("http://{}/", l.local_addr().unwrap())).unwrap());
+        preflight(&plan).unwrap();
+    }
+
+    #[test]
+    fn fd_limit_refuses_what_the_hard_limit_cannot_give() {
+        use nix::sys::resource::{getrlimit, Resource};
+        let (_, hard) = getrlimit(Resource::RLIMIT_NOFILE).unwrap();
+        raise_fd_limit(100).unwrap();
+        if hard < u64::from(u32::MAX) {
+            let e = raise_fd_limit(hard as usize).unwrap_err().to_string();
+            assert!(e.contains("hard limit"), "{e}");
+        }
+    }
+}

@@ -1,0 +1,156 @@
+//! The request table: every request shape of a run, encoded once, and how each request
+//! picks one.
+
+use crate::template::{Rng, Template};
+use crate::{RequestSpec, Target, TargetError};
+
+/// How each request picks its shape from the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Selection {
+    /// In table order, each worker starting at its own offset.
+    #[default]
+    RoundRobin,
+    /// Uniformly at random, from the run's seeded generator.
+    Random,
+}
+
+impl Selection {
+    /// The name used by `--select` and the JSON.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Selection::RoundRobin => "round-robin",
+            Selection::Random => "random",
+        }
+    }
+}
+
+/// One request shape, encoded once.
+#[derive(Debug, Clone)]
+pub(crate) struct Shape {
+    pub template: Template,
+    /// HEAD: its responses carry no body, whatever their headers say.
+    pub head: bool,
+}
+
+/// Every request shape of a run, and the rule that picks one per request.
+#[derive(Debug, Clone)]
+pub(crate) struct RequestTable {
+    pub shapes: Vec<Shape>,
+    pub selection: Selection,
+    /// The most bytes one encoded request can take.
+    pub max_len: usize,
+}
+
+impl RequestTable {
+    /// Encodes every request for `target`; `close` asks the server to close after each.
+    pub fn new(
+        target: &Target,
+        requests: &[RequestSpec],
+        selection: Selection,
+        close: bool,
+    ) -> Result<Self, TargetError> {
+        let shapes = requests
+            .iter()
+            .map(|r| {
+                Ok(Shape {
+                    template: r.encode(target, close)?,
+                    head: r.is_head(),
+                })
+            })
+            .collect::<Result<Vec<_>, TargetError>>()?;
+        let max_len = shapes
+            .iter()
+            .map(|s| s.template.max_len())
+            .max()
+            .unwrap_or(0);
+        Ok(Self {
+            shapes,
+            selection,
+            max_len,
+        })
+    }
+}
+
+/// A worker's cursor into the table: picks shapes and fills their random parts.
+#[derive(Debug)]
+pub(crate) struct Picker {
+    rng: Rng,
+    next: usize,
+}
+
+impl Picker {
+    pub fn new(seed: u64, worker: usize, shapes: usize) -> Self {
+        Self {
+            rng: Rng::new(seed, worker),
+            // Workers start at different rows so that short runs still spread the table.
+            next: worker % shapes.max(1),
+        }
+    }
+
+    /// Picks the next shape's index.
+    #[inline]
+    pub fn pick(&mut self, table: &RequestTable) -> usize {
+        let n = table.shapes.len();
+        if n == 1 {
+            return 0;
+        }
+        match table.selection {
+            Selection::RoundRobin => {
+                let i = self.next;
+                self.next = if i + 1 == n { 0 } else { i + 1 };
+                i
+            }
+            Selection::Random => self.rng.below_inclusive(n as u64 - 1) as usize,
+        }
+    }
+
+    /// Appends request `shape` to `out`, its random parts filled.
+    #[inline]
+    pub fn encode(&mut self, table: &RequestTable, shape: usize, out: &mut Vec<u8>) {
+        table.shapes[shape].template.fill(&mut self.rng, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(paths: &[&str], selection: Selection) -> RequestTable {
+        let t = Target::parse("http://127.0.0.1:1/").unwrap();
+        let reqs: Vec<RequestSpec> = paths
+            .iter()
+            .map(|p| RequestSpec {
+                path: p.to_string(),
+                method: if p.starts_with("/h") { "HEAD" } else { "GET" }.into(),
+                ..RequestSpec::default()
+            })
+            .collect();
+        RequestTable::new(&t, &reqs, selection, false).unwrap()
+    }
+
+    #[test]
+    fn round_robin_cycles_from_the_worker_offset() {
+        let t = table(&["/a", "/b", "/head"], Selection::RoundRobin);
+        assert!(t.shapes[2].head && !t.shapes[0].head);
+        let mut p = Picker::new(1, 1, 3);
+        let got: Vec<usize> = (0..6).map(|_| p.pick(&t)).collect();
+        assert_eq!(got, [1, 2, 0, 1, 2, 0]);
+        assert_eq!(t.max_len, t.shapes[2].template.max_len());
+    }
+
+    #[test]
+    fn random_selection_is_reproducible_and_covers_the_table() {
+        let t = table(&["/a", "/b", "/c", "/d"], Selection::Random);
+        let run = |seed| {
+            let mut p = Picker::new(seed, 0, 4);
+            (0..400).map(|_| p.pick(&t)).collect::<Vec<_>>()
+        };
+        let a = run(9);
+        assert_eq!(a, run(9));
+        assert_ne!(a, run(10));
+        for shape in 0..4 {
+            let n = a.iter().filter(|&&i| i == shape).count();
+            assert!((50..150).contains(&n), "shape {shape}: {n} of 400");
+        }
+    }
+}

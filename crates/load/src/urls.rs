@@ -1,0 +1,317 @@
+//! `--urls FILE`: a request list, one request per line.
+//!
+//! ```text
+//! # comments and blank lines are skipped
+//! http://127.0.0.1:6666/               a plain URL: the default method
+//! GET /{hex:6}.svg                     a path: relative to the URL argument
+//! POST http://127.0.0.1:6666/form @body.json
+//! ```
+//!
+//! Every line must reach the same host and port (a first version: one connection pool).
+//! A `@file` body is read relative to the list's own directory.
+
+use std::path::{Path, PathBuf};
+
+use crate::{RequestSpec, Target};
+
+/// The longest request list accepted, in lines.
+pub const MAX_LINES: usize = 1_000_000;
+
+/// One request line, as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UrlLine {
+    /// 1-based line number.
+    pub line: usize,
+    /// The method, if the line gave one.
+    pub method: Option<String>,
+    /// An absolute http:// URL, or a path starting with `/`.
+    pub url: String,
+    /// The body file after `@`, if any.
+    pub body_file: Option<String>,
+}
+
+/// A request list that cannot be used, with the line at fault.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum UrlsError {
+    /// A line is malformed.
+    #[error("{file}:{line}: {problem}")]
+    Line {
+        /// The file's name.
+        file: String,
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong and how to fix it.
+        problem: String,
+    },
+    /// The file cannot be read.
+    #[error("cannot read --urls {path}: {reason}")]
+    Read {
+        /// The path given.
+        path: String,
+        /// The operating system's reason.
+        reason: String,
+    },
+    /// The file holds no request.
+    #[error("{file}: no request in the file: write one URL per line, e.g. \"GET http://127.0.0.1:8080/\"")]
+    Empty {
+        /// The file's name.
+        file: String,
+    },
+    /// The file has too many lines.
+    #[error("{file}: more than {MAX_LINES} requests: use URL templates such as /{{int:1-1000000}} instead")]
+    TooLong {
+        /// The file's name.
+        file: String,
+    },
+}
+
+fn is_url(token: &str) -> bool {
+    token.starts_with('/') || token.contains("://")
+}
+
+/// Parses a request list; `source` names it in errors. Nothing is resolved or read.
+pub fn parse_urls(text: &str, source: &str) -> Result<Vec<UrlLine>, UrlsError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut out = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        let err = |problem: String| UrlsError::Line {
+            file: source.to_string(),
+            line,
+            problem,
+        };
+        let trimmed = raw.trim();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        if out.len() == MAX_LINES {
+            return Err(UrlsError::TooLong {
+                file: source.to_string(),
+            });
+        }
+        let tokens: Vec<&str> = trimmed.split_whitespace().collect();
+        let (method, rest) = if is_url(tokens[0]) {
+            (None, &tokens[..])
+        } else {
+            (Some(tokens[0]), &tokens[1..])
+        };
+        let Some((url, rest)) = rest.split_first() else {
+            return Err(err(format!(
+                "{:?} has no URL: write \"METHOD URL [@bodyfile]\" or a URL alone",
+                tokens[0]
+            )));
+        };
+        if !is_url(url) {
+            return Err(err(format!(
+                "{url:?} is not a URL: write an http:// URL or a path starting with '/'"
+            )));
+        }
+        let body_file = match rest {
+            [] => None,
+            [body] => match body.strip_prefix('@') {
+                Some(f) if !f.is_empty() => Some(f.to_string()),
+                _ => {
+                    return Err(err(format!(
+                        "{body:?} after the URL: a body is given as @FILE"
+                    )))
+                }
+            },
+            more => {
+                return Err(err(format!(
+                    "{} words after the URL: write \"METHOD URL [@bodyfile]\"",
+                    more.len()
+                )))
+            }
+        };
+        out.push(UrlLine {
+            line,
+            method: method.map(str::to_string),
+            url: url.to_string(),
+            body_file,
+        });
+    }
+    if out.is_empty() {
+        return Err(UrlsError::Empty {
+            file: source.to_string(),
+        });
+    }
+    Ok(out)
+}
+
+/// Reads a request list and turns it into requests.
+///
+/// `base` is the URL argument, if one was given: paths resolve against it and absolute
+/// URLs must share its host and port. `defaults` gives the method, headers and body of a
+/// line that names none. Returns the target every line reaches and the requests.
+pub fn load_urls(
+    path: &Path,
+    base: Option<&Target>,
+    defaults: &RequestSpec,
+) -> Result<(Target, Vec<RequestSpec>), UrlsError> {
+    let source = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| UrlsError::Read {
+        path: source.clone(),
+        reason: e.to_string(),
+    })?;
+    let dir = path.parent().map_or_else(PathBuf::new, Path::to_path_buf);
+    let mut target = base.cloned();
+    let mut requests = Vec::new();
+    for l in parse_urls(&text, &source)? {
+        let err = |problem: String| UrlsError::Line {
+            file: source.clone(),
+            line: l.line,
+            problem,
+        };
+        let path = if l.url.starts_with('/') {
+            if target.is_none() {
+                return Err(err(format!(
+                    "{} is a path, and there is no URL to resolve it against: give the URL argument too, or write absolute URLs",
+                    l.url
+                )));
+            }
+            l.url.clone()
+        } else {
+            let t = Target::parse(&l.url).map_err(|e| err(e.to_string()))?;
+            match &target {
+                Some(first) if (first.addr, &first.host_header) != (t.addr, &t.host_header) => {
+                    return Err(err(format!(
+                        "{} is not {}: every request of a list goes to one host and port",
+                        t.host_header, first.host_header
+                    )))
+                }
+                Some(_) => {}
+                None => target = Some(t.clone()),
+            }
+            t.path
+        };
+        let mut spec = RequestSpec {
+            path,
+            ..defaults.clone()
+        };
+        if let Some(m) = &l.method {
+            spec.method = m.clone();
+        }
+        if let Some(f) = &l.body_file {
+            let p = dir.join(f);
+            spec.body = std::fs::read(&p)
+                .map_err(|e| err(format!("cannot read the body file {}: {e}", p.display())))?;
+        }
+        let t = target.as_ref().expect("set by an absolute URL or the base");
+        // Encoding checks the method and the path's random parts, naming the line.
+        spec.encode(t, false).map_err(|e| err(e.to_string()))?;
+        requests.push(spec);
+    }
+    let target = target.expect("parse_urls returns at least one line");
+    Ok((target, requests))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_every_line_form() {
+        let text =
+            "\u{feff}# list\n\nhttp://h/a\n  GET /b  \nPOST http://h/c @body.json\r\n/d @x\n";
+        let got = parse_urls(text, "u.txt").unwrap();
+        let want = [
+            (3, None, "http://h/a", None),
+            (4, Some("GET"), "/b", None),
+            (5, Some("POST"), "http://h/c", Some("body.json")),
+            (6, None, "/d", Some("x")),
+        ];
+        assert_eq!(got.len(), want.len());
+        for (g, (line, method, url, body)) in got.iter().zip(want) {
+            assert_eq!(g.line, line);
+            assert_eq!(g.method.as_deref(), method);
+            assert_eq!(g.url, url);
+            assert_eq!(g.body_file.as_deref(), body);
+        }
+    }
+
+    #[test]
+    fn bad_lines_name_the_line() {
+        for (text, line, what) in [
+            ("GET\n", 1, "has no URL"),
+            ("/a\nGET nourl\n", 2, "is not a URL"),
+            ("GET /a body.json\n", 1, "@FILE"),
+            ("GET /a @\n", 1, "@FILE"),
+            ("GET /a @b extra\n", 1, "2 words"),
+        ] {
+            let e = parse_urls(text, "u.txt").unwrap_err();
+            let UrlsError::Line { line: l, .. } = &e else {
+                panic!("{e}")
+            };
+            assert_eq!(*l, line, "{text:?}");
+            let msg = e.to_string();
+            assert!(msg.starts_with(&format!("u.txt:{line}: ")), "{msg}");
+            assert!(msg.contains(what), "{msg}");
+            assert!(!msg.contains('\n'));
+        }
+        assert!(matches!(
+            parse_urls("# only comments\n\n", "u.txt"),
+            Err(UrlsError::Empty { .. })
+        ));
+    }
+
+    fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    #[test]
+    fn loads_resolves_and_reads_bodies() {
+        let dir = std::env::temp_dir().join(format!("foxbench-urls-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        write(&dir, "b.json", "{\"a\":1}");
+        let list = write(
+            &dir,
+            "u.txt",
+            "http://127.0.0.1:9/x\nPOST /y @b.json\nHEAD http://127.0.0.1:9/{hex:4}\n",
+        );
+        let defaults = RequestSpec::default();
+        let (t, reqs) = load_urls(&list, None, &defaults).unwrap();
+        assert_eq!(t.host_header, "127.0.0.1:9");
+        assert_eq!(reqs.len(), 3);
+        assert_eq!(
+            (reqs[0].method.as_str(), reqs[0].path.as_str()),
+            ("GET", "/x")
+        );
+        assert_eq!(reqs[1].body, b"{\"a\":1}");
+        assert_eq!(
+            (reqs[2].method.as_str(), reqs[2].path.as_str()),
+            ("HEAD", "/{hex:4}")
+        );
+
+        for (text, want) in [
+            ("/x\n", "u2.txt:1: /x is a path"),
+            (
+                "http://127.0.0.1:9/\nhttp://127.0.0.1:10/\n",
+                "u2.txt:2: 127.0.0.1:10 is not 127.0.0.1:9",
+            ),
+            (
+                "GET http://127.0.0.1:9/{hex:0}\n",
+                "u2.txt:1: invalid URL template",
+            ),
+            ("G@T http://127.0.0.1:9/\n", "u2.txt:1: invalid method"),
+            (
+                "POST http://127.0.0.1:9/ @missing.json\n",
+                "u2.txt:1: cannot read the body file",
+            ),
+            ("ftp://127.0.0.1/\n", "u2.txt:1: invalid URL"),
+        ] {
+            let list = write(&dir, "u2.txt", text);
+            let e = load_urls(&list, None, &defaults).unwrap_err().to_string();
+            assert!(e.contains(want), "{text:?}: {e}");
+            assert!(!e.contains('\n'));
+        }
+        let base = Target::parse("http://127.0.0.1:9/").unwrap();
+        let list = write(&dir, "u3.txt", "/a\n/b\n");
+        let (_, reqs) = load_urls(&list, Some(&base), &defaults).unwrap();
+        assert_eq!(reqs[1].path, "/b");
+        let e = load_urls(&dir.join("none.txt"), None, &defaults).unwrap_err();
+        assert!(e.to_string().starts_with("cannot read --urls"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,185 @@
+//! Outcome and traffic counters of a run: every request issued ends in exactly one outcome.
+
+/// Outcome and traffic counters. Merged by adding ([`Counts::merge`]).
+///
+/// The conservation law `sent = ok + failed_status + errors() + in_flight` holds for every
+/// run, of every worker and of any merge of them ([`Counts::conserved`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Requests issued: written, or assigned to a connection that was being opened.
+    pub sent: u64,
+    /// Complete responses whose status is not a failure.
+    pub ok: u64,
+    /// Complete responses whose status is a failure (see `--fail-status`).
+    pub failed_status: u64,
+    /// Requests lost because their connection could not be established.
+    pub connect: u64,
+    /// Of `connect`: refused by the peer (ECONNREFUSED).
+    pub connect_refused: u64,
+    /// Of `connect`: no local address or port free (EADDRNOTAVAIL: ephemeral ports exhausted).
+    pub connect_ports_exhausted: u64,
+    /// Of `connect`: not established within the connect timeout.
+    pub connect_timeout: u64,
+    /// Requests lost because writing them failed.
+    pub write: u64,
+    /// Requests lost to a reset, or to EOF before their response was complete.
+    pub read: u64,
+    /// Requests whose response was malformed.
+    pub parse: u64,
+    /// Requests with no complete response within the timeout.
+    pub timeout: u64,
+    /// Requests still unanswered when the run stopped.
+    pub in_flight: u64,
+    /// Open model: requests that fell due but found no free connection before the stop.
+    pub unsent: u64,
+    /// Bytes read from sockets.
+    pub bytes_read: u64,
+    /// Bytes written to sockets.
+    pub bytes_written: u64,
+    /// TCP connections established.
+    pub connections_opened: u64,
+    /// Connections opened to replace one that closed (not counting the first per slot).
+    pub reconnects: u64,
+    /// Idle connections the server closed.
+    pub closed_by_server: u64,
+    /// Requests in the largest single write.
+    pub max_batch: u64,
+}
+
+impl Counts {
+    /// Requests that ended in an error of any kind.
+    pub fn errors(&self) -> u64 {
+        self.connect + self.write + self.read + self.parse + self.timeout
+    }
+
+    /// Complete responses, whatever their status.
+    pub fn completed(&self) -> u64 {
+        self.ok + self.failed_status
+    }
+
+    /// True when every issued request has exactly one outcome.
+    pub fn conserved(&self) -> bool {
+        self.sent == self.completed() + self.errors() + self.in_flight
+    }
+
+    /// Adds `other` into `self`: sums, except `max_batch`, which is the larger of the two.
+    pub fn merge(&mut self, other: &Counts) {
+        // Destructured so that a new field cannot be forgotten here.
+        let Counts {
+            sent,
+            ok,
+            failed_status,
+            connect,
+            connect_refused,
+            connect_ports_exhausted,
+            connect_timeout,
+            write,
+            read,
+            parse,
+            timeout,
+            in_flight,
+            unsent,
+            bytes_read,
+            bytes_written,
+            connections_opened,
+            reconnects,
+            closed_by_server,
+            max_batch,
+        } = *other;
+        self.sent += sent;
+        self.ok += ok;
+        self.failed_status += failed_status;
+        self.connect += connect;
+        self.connect_refused += connect_refused;
+        self.connect_ports_exhausted += connect_ports_exhausted;
+        self.connect_timeout += connect_timeout;
+        self.write += write;
+        self.read += read;
+        self.parse += parse;
+        self.timeout += timeout;
+        self.in_flight += in_flight;
+        self.unsent += unsent;
+        self.bytes_read += bytes_read;
+        self.bytes_written += bytes_written;
+        self.connections_opened += connections_opened;
+        self.reconnects += reconnects;
+        self.closed_by_server += closed_by_server;
+        self.max_batch = self.max_batch.max(max_batch);
+    }
+
+    /// What happened between `earlier` and `self` (two readings of the same counters).
+    /// `max_batch` is the later reading's.
+    pub fn since(&self, earlier: &Counts) -> Counts {
+        let d = |a: u64, b: u64| a.saturating_sub(b);
+        Counts {
+            sent: d(self.sent, earlier.sent),
+            ok: d(self.ok, earlier.ok),
+            failed_status: d(self.failed_status, earlier.failed_status),
+            connect: d(self.connect, earlier.connect),
+            connect_refused: d(self.connect_refused, earlier.connect_refused),
+            connect_ports_exhausted: d(
+                self.connect_ports_exhausted,
+                earlier.connect_ports_exhausted,
+            ),
+            connect_timeout: d(self.connect_timeout, earlier.connect_timeout),
+            write: d(self.write, earlier.write),
+            read: d(self.read, earlier.read),
+            parse: d(self.parse, earlier.parse),
+            timeout: d(self.timeout, earlier.timeout),
+            in_flight: d(self.in_flight, earlier.in_flight),
+            unsent: d(self.unsent, earlier.unsent),
+            bytes_read: d(self.bytes_read, earlier.bytes_read),
+            bytes_written: d(self.bytes_written, earlier.bytes_written),
+            connections_opened: d(self.connections_opened, earlier.connections_opened),
+            reconnects: d(self.reconnects, earlier.reconnects),
+            closed_by_server: d(self.closed_by_server, earlier.closed_by_server),
+            max_batch: self.max_batch,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(k: u64) -> Counts {
+        Counts {
+            sent: 10 * k,
+            ok: 5 * k,
+            failed_status: k,
+            connect: k,
+            connect_refused: k,
+            write: k,
+            read: k,
+            timeout: k,
+            in_flight: 0,
+            bytes_read: 100 * k,
+            max_batch: k,
+            ..Counts::default()
+        }
+    }
+
+    #[test]
+    fn merge_adds_and_keeps_the_law() {
+        let (a, b) = (sample(1), sample(3));
+        assert!(a.conserved() && b.conserved());
+        let mut m = a;
+        m.merge(&b);
+        assert_eq!(m.sent, 40);
+        assert_eq!(m.completed(), 24);
+        assert_eq!(m.errors(), 16);
+        assert_eq!(m.bytes_read, 400);
+        assert_eq!(m.max_batch, 3, "the largest batch, not a sum");
+        assert!(m.conserved());
+    }
+
+    #[test]
+    fn since_undoes_merge() {
+        let (a, b) = (sample(2), sample(5));
+        let mut m = a;
+        m.merge(&b);
+        let d = m.since(&a);
+        assert_eq!(Counts { max_batch: 5, ..d }, b);
+        assert_eq!(a.since(&m).sent, 0, "saturates instead of wrapping");
+    }
+}
