@@ -12,6 +12,7 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 
 pub mod shootout;
+pub mod time;
 pub use stats::{Percentile, Summary};
 
 /// The schema identifier written into every load result.

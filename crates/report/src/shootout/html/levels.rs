@@ -1,0 +1,89 @@
+//! The plan's levels as the report reads them: found by name, told in a few words, and
+//! whether one belongs on the concurrency axis.
+
+use super::numbers::short;
+use crate::shootout::{LevelInfo, ShootoutResults};
+
+/// A level in a few words: `c100 (100 conns, 10 s)`.
+pub(super) fn level_text(l: &LevelInfo) -> String {
+    let what = match (l.duration_s, l.requests) {
+        (_, Some(n)) => format!("{n} requests"),
+        (Some(d), None) => format!("{} s", short(d)),
+        (None, None) => String::new(),
+    };
+    let ka = if l.keepalive == Some(false) {
+        ", no keep-alive"
+    } else {
+        ""
+    };
+    format!(
+        "{} ({} conn{}, {what}{ka})",
+        l.name,
+        l.connections,
+        if l.connections == 1 { "" } else { "s" }
+    )
+}
+
+/// The plan's level of that name.
+pub(super) fn level<'a>(r: &'a ShootoutResults, name: &str) -> Option<&'a LevelInfo> {
+    r.protocol.plan.levels.iter().find(|l| l.name == name)
+}
+
+/// Whether a column is a timed keep-alive level (the ones on the concurrency axis).
+pub(super) fn timed_keepalive(r: &ShootoutResults, scenario: &str, name: &str) -> bool {
+    let cell_keepalive = r
+        .targets
+        .iter()
+        .filter_map(|t| t.cell(scenario, name))
+        .all(|c| c.keepalive);
+    match level(r, name) {
+        Some(l) => {
+            l.requests.is_none()
+                && l.duration_s.is_some()
+                && l.keepalive != Some(false)
+                && cell_keepalive
+        }
+        None => cell_keepalive,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info(
+        connections: u64,
+        duration_s: Option<f64>,
+        requests: Option<u64>,
+        keepalive: Option<bool>,
+    ) -> LevelInfo {
+        LevelInfo {
+            name: "l".into(),
+            connections,
+            duration_s,
+            requests,
+            max_duration_s: None,
+            keepalive,
+            repeats: 1,
+        }
+    }
+
+    #[test]
+    fn levels_in_a_few_words() {
+        for (l, want) in [
+            (info(100, Some(10.0), None, None), "l (100 conns, 10 s)"),
+            (info(1, Some(2.5), None, Some(true)), "l (1 conn, 2.5 s)"),
+            (
+                info(100, None, Some(10_000), Some(false)),
+                "l (100 conns, 10000 requests, no keep-alive)",
+            ),
+            // A count wins over a duration, as in the runner.
+            (
+                info(4, Some(5.0), Some(50), None),
+                "l (4 conns, 50 requests)",
+            ),
+        ] {
+            assert_eq!(level_text(&l), want);
+        }
+    }
+}
