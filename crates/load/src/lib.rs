@@ -43,7 +43,7 @@ pub use setup::{preflight, raise_fd_limit, SetupError};
 pub use stats::{Counts, Interval, Latency};
 pub use table::Selection;
 pub use target::{parse_header, RequestSpec, Target, TargetError};
-pub use template::{Hole, Piece, Template, TemplateError};
+pub use template::{Hole, Piece, Rng, Template, TemplateError};
 pub use urls::{load_urls, parse_urls, UrlLine, UrlsError};
 
 /// Why a run could not start.

@@ -608,3 +608,220 @@ mod open_model {
         assert_eq!(s.accepts(), 100);
     }
 }
+
+/// A server that answers every request with a 302 and records each request line.
+fn recording_server() -> (Server, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    let lines = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = lines.clone();
+    let s = Server::spawn(move |mut c| {
+        while let Some(req) = c.next_request() {
+            let line = req.head.lines().next().unwrap_or_default().to_string();
+            seen.lock().unwrap().push(line);
+            let resp: &[u8] = if req.is_head() {
+                b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n"
+            } else {
+                support::REDIRECT
+            };
+            if !c.send(resp) {
+                return;
+            }
+        }
+    });
+    (s, lines)
+}
+
+/// Pearson's chi-square against the uniform distribution, with its critical value at
+/// p = 0.001 (Wilson-Hilferty): a fair sample fails 1 run in 1000.
+#[track_caller]
+fn assert_uniform(counts: &[u64]) {
+    let k = counts.len() as f64;
+    let n: u64 = counts.iter().sum();
+    let expect = n as f64 / k;
+    let chi2: f64 = counts
+        .iter()
+        .map(|&c| (c as f64 - expect).powi(2) / expect)
+        .sum();
+    let df = k - 1.0;
+    let critical = df * (1.0 - 2.0 / (9.0 * df) + 3.09 * (2.0 / (9.0 * df)).sqrt()).powi(3);
+    assert!(
+        chi2 < critical,
+        "chi2 {chi2:.1} >= {critical:.1}: {counts:?}"
+    );
+}
+
+mod table {
+    use super::*;
+    use load::Selection;
+
+    fn specs(p: &Plan, lines: &[(&str, &str)]) -> Vec<RequestSpec> {
+        lines
+            .iter()
+            .map(|(m, path)| RequestSpec {
+                method: m.to_string(),
+                path: path.to_string(),
+                ..RequestSpec::get(&p.target)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn round_robin_sends_each_shape_in_turn_and_counts_it() {
+        let (s, lines) = recording_server();
+        let mut p = plan(&s.url());
+        p.requests = specs(&p, &[("GET", "/a"), ("GET", "/b?x=1"), ("HEAD", "/c")]);
+        p.stop = Stop::Requests(3000);
+        let r = run(&p);
+        assert_eq!(r.counts.ok, 3000, "{:?}", r.counts);
+        let lines = lines.lock().unwrap();
+        assert_eq!(lines.len(), 3000);
+        for (i, want) in ["GET /a HTTP/1.1", "GET /b?x=1 HTTP/1.1", "HEAD /c HTTP/1.1"]
+            .iter()
+            .enumerate()
+        {
+            let seen = lines.iter().filter(|l| l == want).count() as u64;
+            // Each worker cycles the table from its own offset; only the last partial
+            // cycle of each of the 2 workers can be uneven.
+            assert!(seen.abs_diff(1000) <= 2, "{want}: {seen} of 3000");
+            assert_eq!(r.shapes[i].sent, seen, "the engine's count is the server's");
+            assert_eq!(r.shapes[i].completed, seen);
+        }
+        // HEAD responses declare a body they do not carry: framed per request, no timeout.
+        assert_eq!(r.counts.timeout + r.counts.parse, 0);
+    }
+
+    #[test]
+    fn random_selection_is_uniform_and_reproducible() {
+        let paths = ["/0", "/1", "/2", "/3", "/4", "/5", "/6", "/7"];
+        let once = |seed: u64| {
+            let (s, lines) = recording_server();
+            let mut p = plan(&s.url());
+            p.connections = 1;
+            p.threads = 1;
+            p.selection = Selection::Random;
+            p.seed = seed;
+            let table: Vec<(&str, &str)> = paths.iter().map(|&x| ("GET", x)).collect();
+            p.requests = specs(&p, &table);
+            p.stop = Stop::Requests(4000);
+            let r = run(&p);
+            assert_eq!(r.counts.ok, 4000, "{:?}", r.counts);
+            let seen = lines.lock().unwrap().clone();
+            (r, seen)
+        };
+        let (r, a) = once(11);
+        let counts: Vec<u64> = r.shapes.iter().map(|s| s.sent).collect();
+        assert_eq!(counts.iter().sum::<u64>(), 4000);
+        assert_uniform(&counts);
+        assert_eq!(a, once(11).1, "the same seed sends the same sequence");
+        assert_ne!(a, once(12).1, "another seed, another sequence");
+    }
+
+    #[test]
+    fn template_parts_are_valid_uniform_and_reproducible() {
+        let once = |seed: u64| {
+            let (s, lines) = recording_server();
+            let mut p = plan(&format!("http://{}/doc/{{int:1-21}}/{{hex:6}}.svg", s.addr));
+            p.connections = 1;
+            p.threads = 1;
+            p.seed = seed;
+            p.stop = Stop::Requests(4200);
+            let r = run(&p);
+            assert_eq!(r.counts.ok, 4200, "{:?}", r.counts);
+            let seen = lines.lock().unwrap().clone();
+            seen
+        };
+        let a = once(3);
+        let mut ints = [0u64; 21];
+        let mut digits = [0u64; 16];
+        for line in &a {
+            let path = line
+                .strip_prefix("GET /doc/")
+                .and_then(|l| l.strip_suffix(".svg HTTP/1.1"))
+                .unwrap_or_else(|| panic!("{line}"));
+            let (n, hex) = path.split_once('/').unwrap_or_else(|| panic!("{line}"));
+            let n: usize = n.parse().unwrap_or_else(|_| panic!("{line}"));
+            assert!((1..=21).contains(&n), "{line}");
+            ints[n - 1] += 1;
+            assert_eq!(hex.len(), 6, "{line}");
+            for c in hex.chars() {
+                assert!(c.is_ascii_hexdigit() && !c.is_ascii_uppercase(), "{line}");
+                digits[c.to_digit(16).unwrap() as usize] += 1;
+            }
+        }
+        assert_uniform(&ints);
+        assert_uniform(&digits);
+        assert_eq!(a, once(3), "--seed reproduces every random part");
+        assert_ne!(a, once(4));
+    }
+}
+
+mod intervals {
+    use super::*;
+    use std::sync::{Arc, Mutex};
+
+    #[test]
+    fn a_stall_shows_in_the_interval_it_ends_in_and_nowhere_else() {
+        // Every connection answers at once, except that the first request the server sees
+        // 1.3 s after its first one waits until 2.3 s: a 1 s stall in a 3.6 s run.
+        let first: Arc<Mutex<Option<Instant>>> = Arc::new(Mutex::new(None));
+        let stalled = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let s = Server::spawn(move |mut c| {
+            while c.next_request().is_some() {
+                let t0 = *first.lock().unwrap().get_or_insert_with(Instant::now);
+                let since = t0.elapsed();
+                if since >= Duration::from_millis(1300)
+                    && !stalled.swap(true, std::sync::atomic::Ordering::Relaxed)
+                {
+                    std::thread::sleep(Duration::from_millis(2300) - since);
+                }
+                if !c.send(support::REDIRECT) {
+                    return;
+                }
+            }
+        });
+        let mut p = plan(&s.url());
+        p.connections = 1;
+        p.threads = 1;
+        p.timeout = Duration::from_secs(5);
+        p.stop = Stop::Duration(Duration::from_millis(3600));
+        p.interval = Duration::from_secs(1);
+        let control = Control::new(1);
+        let started = Instant::now();
+        let mut seen = Vec::new();
+        let r = load::run_with_intervals(&p, &control, &mut |iv| {
+            seen.push((iv.clone(), started.elapsed()));
+        })
+        .unwrap();
+        let run_took = started.elapsed();
+        assert!(r.counts.conserved(), "{:?}", r.counts);
+        let idx: Vec<u64> = seen.iter().map(|(iv, _)| iv.index).collect();
+        assert_eq!(
+            idx,
+            [0, 1, 2, 3],
+            "consecutive intervals, the last one partial"
+        );
+        assert!(
+            seen[0].1 < run_took - Duration::from_millis(500),
+            "interval 0 was handed over during the run, not after it: {:?} of {run_took:?}",
+            seen[0].1
+        );
+        // The stalled request completes at ~2.3 s: interval 2 carries its ~1 s latency.
+        let max_ms = |i: usize| seen[i].0.latency.percentile_ns(100.0) / 1_000_000;
+        assert!(max_ms(2) >= 700, "interval 2 max {} ms", max_ms(2));
+        for i in [0, 1, 3] {
+            assert!(
+                max_ms(i) < 300,
+                "interval {i} max {} ms: {:?}",
+                max_ms(i),
+                idx
+            );
+        }
+        // Interval 1 stalls from 1.3 s: it completes fewer responses than interval 0.
+        assert!(seen[1].0.counts.ok < seen[0].0.counts.ok);
+        // The intervals add up to the run.
+        let ok: u64 = seen.iter().map(|(iv, _)| iv.counts.ok).sum();
+        assert_eq!(ok, r.counts.ok);
+        let recorded: u64 = seen.iter().map(|(iv, _)| iv.latency.len()).sum();
+        assert_eq!(recorded, r.latency.len());
+        assert!(seen[3].0.duration < Duration::from_secs(1));
+    }
+}

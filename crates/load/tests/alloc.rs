@@ -1,0 +1,116 @@
+//! The request table adds no allocation per request: a run of 10× the requests allocates
+//! no more than a run of 1×, give or take the engine's per-run and per-interval setup.
+//!
+//! Its own test binary, because the counting allocator it installs counts every thread of
+//! the process: in the main test binary, other tests running alongside would be counted.
+//! The server here reads into a fixed buffer and writes a fixed answer, so it allocates
+//! nothing per request either.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use load::{Control, Plan, RequestSpec, Selection, Stop, Target};
+
+struct Counting;
+
+static ALLOCS: AtomicU64 = AtomicU64::new(0);
+
+// SAFETY: forwards every call to the system allocator unchanged; it only counts.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: the caller's contract is passed on as it is.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: as above.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        // SAFETY: as above.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+const REDIRECT: &[u8] =
+    b"HTTP/1.1 302 Found\r\nLocation: https://avatar.example/Renard-7.png\r\nContent-Length: 0\r\n\r\n";
+
+/// A thread per connection: counts request heads by their blank line (carrying the last 3
+/// bytes across reads) and answers each, with no allocation in the loop.
+fn serve(listener: TcpListener) {
+    for stream in listener.incoming() {
+        let Ok(s) = stream else { continue };
+        std::thread::spawn(move || answer(s));
+    }
+}
+
+fn answer(mut s: std::net::TcpStream) {
+    {
+        let mut buf = [0u8; 65536];
+        let mut tail = [0u8; 3];
+        loop {
+            let n = match s.read(&mut buf[3..]) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => n,
+            };
+            buf[..3].copy_from_slice(&tail);
+            let heads = buf[..n + 3].windows(4).filter(|w| w == b"\r\n\r\n").count();
+            tail.copy_from_slice(&buf[n..n + 3]);
+            for _ in 0..heads {
+                if s.write_all(REDIRECT).is_err() {
+                    break;
+                }
+            }
+        }
+    }
+}
+
+fn allocations(plan: &Plan) -> u64 {
+    let control = Control::new(plan.effective_threads());
+    let before = ALLOCS.load(Ordering::Relaxed);
+    let r = load::run(plan, &control).expect("run starts");
+    let after = ALLOCS.load(Ordering::Relaxed);
+    assert!(r.counts.conserved(), "{:?}", r.counts);
+    assert_eq!(r.counts.ok, r.counts.sent, "{:?}", r.counts);
+    after - before
+}
+
+#[test]
+fn templated_requests_from_a_table_allocate_nothing_per_request() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || serve(listener));
+    let target = Target::parse(&format!("http://{addr}/{{hex:6}}.svg")).unwrap();
+    let mut plan = Plan::new(target.clone());
+    plan.requests.push(RequestSpec {
+        path: "/doc/{int:1-10000}?q={hex:12}".into(),
+        ..RequestSpec::get(&target)
+    });
+    plan.requests.push(RequestSpec {
+        method: "POST".into(),
+        body: b"{\"k\":1}".to_vec(),
+        ..RequestSpec::get(&target)
+    });
+    plan.selection = Selection::Random;
+    plan.connections = 4;
+    plan.threads = 2;
+    plan.pipeline = 4;
+    // Intervals longer than any run here: their hand-off allocates a histogram each.
+    plan.interval = Duration::from_secs(600);
+    plan.stop = Stop::Requests(2_000);
+    let small = allocations(&plan);
+    plan.stop = Stop::Requests(20_000);
+    let large = allocations(&plan);
+    // 18,000 more requests; one allocation per request would add 18,000 or more.
+    assert!(
+        large <= small + 200,
+        "2,000 requests allocated {small} times, 20,000 allocated {large}"
+    );
+}
