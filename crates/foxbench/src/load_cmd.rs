@@ -170,19 +170,24 @@ fn default_request(args: &LoadArgs) -> Result<RequestSpec> {
     Ok(spec)
 }
 
-/// The flag that sets what a [`PlanError`] is about.
-fn flag_of(e: &PlanError) -> &'static str {
+/// A [`PlanError`] in the language of the flags that set it.
+fn flag_error(e: &PlanError) -> String {
     match e {
-        PlanError::Connections => "--connections",
-        PlanError::Threads => "--threads",
-        PlanError::Pipeline | PlanError::PipelineWithoutKeepalive => "--pipeline",
-        PlanError::Rate(_) => "--rate",
-        PlanError::Requests => "--requests",
-        PlanError::Duration => "--duration",
-        PlanError::Timeout => "--timeout",
-        PlanError::ConnectTimeout => "--connect-timeout",
-        PlanError::Interval => "--interval",
-        PlanError::NoRequests => "--urls",
+        PlanError::Connections => "--connections must be at least 1".into(),
+        PlanError::Threads => "--threads must be at least 1".into(),
+        PlanError::Pipeline => format!("--pipeline must be between 1 and {}", load::MAX_PIPELINE),
+        PlanError::PipelineWithoutKeepalive => {
+            "--pipeline needs keep-alive: drop --no-keepalive or --pipeline".into()
+        }
+        PlanError::Rate(r) => {
+            format!("--rate must be a positive number of requests per second, not {r}")
+        }
+        PlanError::Requests => "--requests must be at least 1".into(),
+        PlanError::Duration => "--duration must be longer than 0".into(),
+        PlanError::Timeout => "--timeout must be longer than 0".into(),
+        PlanError::ConnectTimeout => "--connect-timeout must be longer than 0".into(),
+        PlanError::Interval => "--interval must be longer than 0".into(),
+        PlanError::NoRequests => "--urls holds no request: write one URL per line".into(),
     }
 }
 
@@ -240,8 +245,7 @@ fn build_plan(args: &LoadArgs) -> Result<Plan> {
     if let Some(fs) = &args.fail_status {
         plan.fail_status = StatusSet::parse(fs).map_err(|e| anyhow!("--fail-status: {e}"))?;
     }
-    plan.validate()
-        .map_err(|e| anyhow!("{}: {e}", flag_of(&e)))?;
+    plan.validate().map_err(|e| anyhow!(flag_error(&e)))?;
     // Encode once here too, so a bad method or template fails before anything starts.
     for r in &plan.requests {
         r.encode(&plan.target, !plan.keepalive)?;
