@@ -340,7 +340,19 @@ class Foxbench(Tool):
                                 error_kinds={k: v for k, v in all_errors.items() if v}))
 
 
-TOOLS = {t.name: t for t in (Wrk(), Ab(), H2load(), Oha(), Hey(), Foxbench())}
+class FoxbenchBase(Foxbench):
+    """Another foxbench build (--foxbench-base), to compare an engine change side by side."""
+
+    name = "foxbench-base"
+    install = "build the base commit in a worktree and pass --foxbench-base PATH"
+
+    def locate(self, args):
+        if not args.foxbench_base:
+            return None
+        return Foxbench.locate(self, argparse.Namespace(foxbench=args.foxbench_base))
+
+
+TOOLS = {t.name: t for t in (Wrk(), Ab(), H2load(), Oha(), Hey(), Foxbench(), FoxbenchBase())}
 
 # ---------------------------------------------------------------- processes
 
@@ -735,6 +747,8 @@ def main():
     ap.add_argument("--servers", default="c-epoll,nginx")
     ap.add_argument("--scenarios", default=",".join(SCENARIOS))
     ap.add_argument("--foxbench", default="target/release/foxbench")
+    ap.add_argument("--foxbench-base", help="another foxbench binary, run as the tool foxbench-base"
+                    " (add it to --tools) to measure an engine change side by side")
     ap.add_argument("--out", help="directory for raw.json, summary.md and SETUP.md")
     args = ap.parse_args()
 
