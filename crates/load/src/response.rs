@@ -72,6 +72,8 @@ pub fn parse_head(buf: &[u8], head_request: bool) -> Result<Option<Head>, ParseE
     let status = resp.code.ok_or(ParseError::Head)?;
     let http10 = resp.version == Some(0);
     let mut content_length: Option<u64> = None;
+    // Transfer-Encoding is present, and whether its final coding is chunked.
+    let mut transfer_encoding = false;
     let mut chunked = false;
     let mut close = http10;
     for h in resp.headers.iter() {
@@ -83,8 +85,13 @@ pub fn parse_head(buf: &[u8], head_request: bool) -> Result<Option<Head>, ParseE
             }
             content_length = Some(n);
         } else if name.eq_ignore_ascii_case(b"transfer-encoding") {
-            // Only the last coding decides whether the body is chunked (RFC 9112 6.1).
-            chunked = last_token(h.value).eq_ignore_ascii_case(b"chunked");
+            // Only the final coding of the whole list, over repeated fields, decides
+            // whether the body is chunked (RFC 9112 6.3); empty elements do not count
+            // (RFC 9110 5.6.1).
+            transfer_encoding = true;
+            if let Some(last) = last_token(h.value) {
+                chunked = last.eq_ignore_ascii_case(b"chunked");
+            }
         } else if name.eq_ignore_ascii_case(b"connection") {
             for token in h.value.split(|&b| b == b',') {
                 let token = trim(token);
@@ -104,6 +111,10 @@ pub fn parse_head(buf: &[u8], head_request: bool) -> Result<Option<Head>, ParseE
         Framing::Empty
     } else if chunked {
         Framing::Chunked
+    } else if transfer_encoding {
+        // A coding other than chunked last: only the close ends the body, whatever
+        // Content-Length says (RFC 9112 6.3, rule 4).
+        Framing::UntilClose
     } else if let Some(n) = content_length {
         if n == 0 {
             Framing::Empty
@@ -113,11 +124,15 @@ pub fn parse_head(buf: &[u8], head_request: bool) -> Result<Option<Head>, ParseE
     } else {
         Framing::UntilClose
     };
+    // Transfer-Encoding with Content-Length may be smuggling, and in HTTP/1.0 it is faulty
+    // framing: the body is read by Transfer-Encoding, then the connection is not reused
+    // (RFC 9112 6.1 and 6.3, rule 3).
+    let suspect = transfer_encoding && (content_length.is_some() || http10);
     Ok(Some(Head {
         status,
         len,
         framing,
-        close: close || framing == Framing::UntilClose,
+        close: close || suspect || framing == Framing::UntilClose,
         interim,
     }))
 }
@@ -149,8 +164,9 @@ fn trim(v: &[u8]) -> &[u8] {
     &v[start..end]
 }
 
-fn last_token(v: &[u8]) -> &[u8] {
-    trim(v.rsplit(|&b| b == b',').next().unwrap_or(v))
+/// The last non-empty element of a comma-separated field value.
+fn last_token(v: &[u8]) -> Option<&[u8]> {
+    v.rsplit(|&b| b == b',').map(trim).find(|t| !t.is_empty())
 }
 
 /// Where a [`Framer`] is in the response stream.
@@ -517,7 +533,7 @@ mod tests {
             head = false,
             200,
             Chunked,
-            close = false
+            close = true
         );
         head!(
             b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, gzip\r\n\r\n",
@@ -627,6 +643,81 @@ mod tests {
             head = false,
             Err(ParseError::Upgrade)
         );
+    }
+
+    /// A coding after chunked makes the body run to the close, and Content-Length must not
+    /// cut it short: the Framer used to count 3 bytes and read the rest as the next head.
+    #[test]
+    fn te_chunked_not_last_reads_to_close() {
+        use Framing::*;
+        head!(
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, gzip\r\nContent-Length: 3\r\n\r\n",
+            head = false,
+            200,
+            UntilClose,
+            close = true
+        );
+        head!(
+            b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nTransfer-Encoding: gzip\r\n\r\n",
+            head = false,
+            200,
+            UntilClose,
+            close = true
+        );
+        // Repeated fields form one list: chunked then gzip is not chunked.
+        head!(
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: gzip\r\n\r\n",
+            head = false,
+            200,
+            UntilClose,
+            close = true
+        );
+        let mut f = Framer::new();
+        let stream =
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\nContent-Length: 3\r\n\r\nabcdef";
+        assert_eq!(f.next(stream, false), Ok(Step::Body));
+        assert_eq!(f.eof(), Some(200));
+    }
+
+    /// Content-Length beside Transfer-Encoding: chunked may be a smuggling attempt: the body
+    /// is read as chunked, but the connection used to be reused after it.
+    #[test]
+    fn te_with_content_length_is_not_reused() {
+        use Framing::*;
+        head!(
+            b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\nTransfer-Encoding: chunked\r\n\r\n",
+            head = false,
+            200,
+            Chunked,
+            close = true
+        );
+    }
+
+    /// An HTTP/1.0 response with Transfer-Encoding has faulty framing (RFC 9112 6.1): read it
+    /// by Transfer-Encoding, then close, even with Connection: keep-alive.
+    #[test]
+    fn te_in_http10_is_not_reused() {
+        use Framing::*;
+        head!(
+            b"HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nTransfer-Encoding: chunked\r\n\r\n",
+            head = false,
+            200,
+            Chunked,
+            close = true
+        );
+    }
+
+    /// Empty list elements do not count (RFC 9110 5.6.1): "chunked," used to read as a
+    /// final empty coding, so a chunked body was read to the close.
+    #[test]
+    fn te_empty_list_elements_are_ignored() {
+        use Framing::*;
+        for te in [&b"chunked,"[..], b"chunked , ", b" , chunked"] {
+            let mut h = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: ".to_vec();
+            h.extend_from_slice(te);
+            h.extend_from_slice(b"\r\n\r\n");
+            head!(&h, head = false, 200, Chunked, close = false);
+        }
     }
 
     #[test]

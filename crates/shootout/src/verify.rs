@@ -1,11 +1,16 @@
 //! Checks a target's answers before any load: status, headers, body, every image, and
 //! keep-alive. A blocking client over std sockets: correctness, not speed, matters here.
+//!
+//! Responses are framed by the load engine's own [`load::parse_head`] and [`load::Framer`],
+//! so a target passes verification exactly when the engine can read it: where a response
+//! ends, whether it is valid, and whether the connection may carry another request.
 
 use std::collections::BTreeSet;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
+use load::{Framer, Framing, Head, ParseError, Step};
 use report::shootout::{Check, Verification};
 
 use crate::suite::Scenario;
@@ -17,9 +22,10 @@ pub struct Response {
     pub status: u16,
     /// Headers in order, names as sent.
     pub headers: Vec<(String, String)>,
-    /// The body.
+    /// The body as sent: a chunked body keeps its chunk framing.
     pub body: Vec<u8>,
-    /// The server asked to close (or HTTP/1.0 without keep-alive).
+    /// The connection cannot carry another request, as the load engine decides it
+    /// (Connection: close, HTTP/1.0 without keep-alive, a body read to the close, ...).
     pub close: bool,
 }
 
@@ -95,86 +101,62 @@ impl Client {
         }
     }
 
-    /// Reads one response (Content-Length, chunked or close-delimited framing).
+    /// Reads one response, framed as the load engine frames it.
     pub fn read_response(&mut self, head_request: bool) -> Result<Response, String> {
         let end = Instant::now() + self.deadline;
-        loop {
-            let mut headers = [httparse::EMPTY_HEADER; 64];
-            let mut r = httparse::Response::new(&mut headers);
-            match r.parse(&self.buf) {
-                Ok(httparse::Status::Complete(len)) => {
-                    let status = r.code.unwrap_or(0);
-                    let version = r.version.unwrap_or(1);
-                    let hs: Vec<(String, String)> = r
-                        .headers
-                        .iter()
-                        .map(|h| {
-                            (
-                                h.name.to_string(),
-                                String::from_utf8_lossy(h.value).trim().to_string(),
-                            )
-                        })
-                        .collect();
-                    let get = |n: &str| {
-                        hs.iter()
-                            .find(|(k, _)| k.eq_ignore_ascii_case(n))
-                            .map(|(_, v)| v.to_ascii_lowercase())
-                    };
-                    let conn = get("connection").unwrap_or_default();
-                    let close =
-                        conn.contains("close") || (version == 0 && !conn.contains("keep-alive"));
-                    self.buf.drain(..len);
-                    if (100..200).contains(&status) {
-                        continue;
+        let head = self.final_head(head_request, end)?;
+        if let Framing::Length(n) = head.framing {
+            if n > MAX_RESPONSE as u64 {
+                return Err(format!("Content-Length {n} is over 1 MiB"));
+            }
+        }
+        let headers = fields(&self.buf[..head.len]);
+        // The framer starts at the final head (interim ones are gone) and runs to the end
+        // of this response; anything after it stays in `buf` for the next one.
+        let mut framer = Framer::new();
+        let mut framed = 0;
+        let (status, close, len) = loop {
+            match framer.next(&self.buf[framed..], head_request) {
+                Ok(Step::Complete {
+                    status,
+                    close,
+                    used,
+                }) => break (status, close, framed + used),
+                Ok(Step::Body) => framed = self.buf.len(),
+                Ok(Step::PartialHead { used }) => framed += used,
+                Err(e) => return Err(explain(e, &self.buf)),
+            }
+            if self.fill(end)? == 0 {
+                match framer.eof() {
+                    Some(status) => break (status, true, self.buf.len()),
+                    None => {
+                        return Err(format!(
+                            "connection closed inside the body, after {} bytes",
+                            self.buf.len() - head.len
+                        ))
                     }
-                    let no_body = head_request || status == 204 || status == 304;
-                    let body = if no_body {
-                        Vec::new()
-                    } else if get("transfer-encoding").is_some_and(|t| t.contains("chunked")) {
-                        let mut dec = load::Chunked::new();
-                        let mut body = Vec::new();
-                        loop {
-                            let (used, done) = dec
-                                .feed(&self.buf)
-                                .map_err(|e| format!("bad chunked body: {e:?}"))?;
-                            // The chunk framing stays in: body patterns see the raw body.
-                            body.extend_from_slice(&self.buf[..used]);
-                            self.buf.drain(..used);
-                            if done {
-                                break;
-                            }
-                            if self.fill(end)? == 0 {
-                                return Err("connection closed inside a chunked body".into());
-                            }
-                        }
-                        body
-                    } else if let Some(n) = get("content-length") {
-                        let n: usize =
-                            n.parse().map_err(|_| format!("bad Content-Length {n:?}"))?;
-                        if n > MAX_RESPONSE {
-                            return Err(format!("Content-Length {n} is over 1 MiB"));
-                        }
-                        while self.buf.len() < n {
-                            if self.fill(end)? == 0 {
-                                return Err(format!(
-                                    "connection closed after {} of {n} body bytes",
-                                    self.buf.len()
-                                ));
-                            }
-                        }
-                        self.buf.drain(..n).collect()
-                    } else {
-                        while self.fill(end)? > 0 {}
-                        std::mem::take(&mut self.buf)
-                    };
-                    return Ok(Response {
-                        status,
-                        headers: hs,
-                        body,
-                        close,
-                    });
                 }
-                Ok(httparse::Status::Partial) => {
+            }
+        };
+        let body = self.buf[head.len..len].to_vec();
+        self.buf.drain(..len);
+        Ok(Response {
+            status,
+            headers,
+            body,
+            close,
+        })
+    }
+
+    /// Reads up to the final response's head, dropping interim (1xx) heads before it.
+    fn final_head(&mut self, head_request: bool, end: Instant) -> Result<Head, String> {
+        loop {
+            match load::parse_head(&self.buf, head_request) {
+                Ok(Some(h)) if h.interim => {
+                    self.buf.drain(..h.len);
+                }
+                Ok(Some(h)) => return Ok(h),
+                Ok(None) => {
                     if self.fill(end)? == 0 {
                         return Err(if self.buf.is_empty() {
                             "connection closed without a response".into()
@@ -183,15 +165,69 @@ impl Client {
                         });
                     }
                 }
-                Err(e) => {
-                    let shown: String =
-                        String::from_utf8_lossy(&self.buf[..self.buf.len().min(40)])
-                            .escape_debug()
-                            .collect();
-                    return Err(format!("malformed response ({e}): {shown:?}"));
-                }
+                Err(e) => return Err(explain(e, &self.buf)),
             }
         }
+    }
+}
+
+/// The header fields of a head that [`load::parse_head`] accepted, names as sent.
+fn fields(head: &[u8]) -> Vec<(String, String)> {
+    head.split(|&b| b == b'\n')
+        .skip(1)
+        .filter_map(|line| {
+            let colon = line.iter().position(|&b| b == b':')?;
+            Some((
+                String::from_utf8_lossy(&line[..colon]).into_owned(),
+                String::from_utf8_lossy(&line[colon + 1..])
+                    .trim()
+                    .to_string(),
+            ))
+        })
+        .collect()
+}
+
+/// What a framing error means for the target, and what to fix.
+fn explain(e: ParseError, buf: &[u8]) -> String {
+    match e {
+        ParseError::Head => {
+            let shown: String = String::from_utf8_lossy(&buf[..buf.len().min(40)])
+                .escape_debug()
+                .collect();
+            format!("malformed response head: {shown:?} is not an HTTP/1.x status line and headers")
+        }
+        ParseError::HeadTooLarge => format!(
+            "response head over {} KiB without its blank line: is this an HTTP/1.x server?",
+            load::MAX_HEAD / 1024
+        ),
+        ParseError::ContentLength => {
+            "invalid Content-Length (not a decimal number, or sent twice with different values): send one length".into()
+        }
+        ParseError::Chunk => {
+            "malformed chunked body (a chunk size is not hexadecimal, or a chunk lacks its CRLF)".into()
+        }
+        ParseError::Upgrade => {
+            "the server switched protocols (101): a load test needs plain HTTP/1.1 answers".into()
+        }
+    }
+}
+
+/// The fields that bear on reusing the connection after `r`, as sent.
+fn reuse_fields(r: &Response) -> String {
+    let shown: Vec<String> = r
+        .headers
+        .iter()
+        .filter(|(k, _)| {
+            ["connection", "transfer-encoding", "content-length"]
+                .iter()
+                .any(|n| k.eq_ignore_ascii_case(n))
+        })
+        .map(|(k, v)| format!("{k}: {v}"))
+        .collect();
+    if shown.is_empty() {
+        "no Connection, Content-Length or Transfer-Encoding field".into()
+    } else {
+        shown.join(", ")
     }
 }
 
@@ -270,8 +306,9 @@ pub fn verify(addr: SocketAddr, s: &Scenario, images: u32, timeout: Duration) ->
                 seen.extend(image);
                 if r.close {
                     return Err(format!(
-                        "the server closed the connection after request {} (Connection: close)",
-                        i + 1
+                        "the server ends the connection after request {} ({})",
+                        i + 1,
+                        reuse_fields(&r)
                     ));
                 }
             }
@@ -497,6 +534,147 @@ mod tests {
                     .unwrap()
                     .contains("no complete response"),
             "{v:?}"
+        );
+    }
+
+    /// What a reader makes of one response on a connection.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    enum Verdict {
+        /// Complete, with this status and body length; the connection carries the next request.
+        Reuse(u16, usize),
+        /// Complete, with this status and body length; the connection must close.
+        Close(u16, usize),
+        /// Not a response the engine accepts.
+        Invalid,
+    }
+    use Verdict::*;
+
+    /// Responses the engine and verification must read alike: raw bytes as the server sends
+    /// them (then it closes), the request method, and the verdict (RFC 9112 section 6).
+    #[rustfmt::skip]
+    const ROWS: &[(&[u8], &str, Verdict)] = &[
+        // Plain framing.
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello", "GET", Reuse(200, 5)),
+        (b"HTTP/1.1 302 Found\r\nLocation: /x\r\nContent-Length: 0\r\n\r\n", "GET", Reuse(302, 0)),
+        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\nX-Trailer: t\r\n\r\n", "GET", Reuse(200, 29)),
+        (b"HTTP/1.1 204 No Content\r\n\r\n", "GET", Reuse(204, 0)),
+        (b"HTTP/1.1 304 Not Modified\r\nContent-Length: 99\r\n\r\n", "GET", Reuse(304, 0)),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n", "HEAD", Reuse(200, 0)),
+        (b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", "GET", Reuse(200, 2)),
+        (b"HTTP/1.1 200 OK\r\nConnection: keep-alive, close\r\nContent-Length: 2\r\n\r\nok", "GET", Close(200, 2)),
+        (b"HTTP/1.1 200 OK\r\n\r\nto the close", "GET", Close(200, 12)),
+        // Chunked not last: read to the close (6.3 rule 4), even beside Content-Length.
+        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, gzip\r\n\r\n3\r\nabc\r\n0\r\n\r\n", "GET", Close(200, 13)),
+        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip\r\nContent-Length: 3\r\n\r\nabcdef", "GET", Close(200, 6)),
+        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: gzip\r\n\r\nabc", "GET", Close(200, 3)),
+        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked,\r\n\r\n0\r\n\r\n", "GET", Reuse(200, 5)),
+        // Duplicate Content-Length: one value repeated is that value; two values are invalid.
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Length: 3\r\n\r\nabc", "GET", Reuse(200, 3)),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd", "GET", Invalid),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 3, 4\r\n\r\nabcd", "GET", Invalid),
+        // Content-Length with Transfer-Encoding: chunked wins, then no reuse (6.3 rule 3).
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n", "GET", Close(200, 13)),
+        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 2\r\n\r\n3\r\nabc\r\n0\r\n\r\n", "GET", Close(200, 13)),
+        // HTTP/1.0: reused only with Connection: keep-alive, and never with Transfer-Encoding.
+        (b"HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 2\r\n\r\nok", "GET", Reuse(200, 2)),
+        (b"HTTP/1.0 200 OK\r\nConnection: Keep-Alive\r\nContent-Length: 2\r\n\r\nok", "GET", Reuse(200, 2)),
+        (b"HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok", "GET", Close(200, 2)),
+        (b"HTTP/1.0 200 OK\r\n\r\nto the close", "GET", Close(200, 12)),
+        (b"HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", "GET", Close(200, 5)),
+        // Not HTTP, or not followable.
+        (b"SSH-2.0-OpenSSH\r\n\r\n", "GET", Invalid),
+        (b"HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n", "GET", Invalid),
+        (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", "GET", Invalid),
+        (b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n", "GET", Invalid),
+    ];
+
+    /// The engine's verdict: the Framer over the whole row, then the close.
+    fn framer_verdict(raw: &[u8], head_request: bool) -> Verdict {
+        // The body starts after the final head; interim heads come before it.
+        let mut at = 0;
+        let body_start = loop {
+            match load::parse_head(&raw[at..], head_request) {
+                Ok(Some(h)) if h.interim => at += h.len,
+                Ok(Some(h)) => break at + h.len,
+                Ok(None) => panic!("{:?}: the row is not a whole head", raw.escape_ascii()),
+                Err(_) => return Invalid,
+            }
+        };
+        let mut f = Framer::new();
+        match f.next(raw, head_request) {
+            Ok(Step::Complete {
+                status,
+                close,
+                used,
+            }) => {
+                let body = used - body_start;
+                if close {
+                    Close(status, body)
+                } else {
+                    Reuse(status, body)
+                }
+            }
+            Ok(Step::Body) => match f.eof() {
+                Some(status) => Close(status, raw.len() - body_start),
+                None => Invalid,
+            },
+            Ok(Step::PartialHead { .. }) => {
+                panic!("{:?}: the row is not a whole head", raw.escape_ascii())
+            }
+            Err(_) => Invalid,
+        }
+    }
+
+    #[test]
+    fn verification_frames_every_response_as_the_engine_does() {
+        let addr = serve(|s, i| {
+            if read_head(s) {
+                let _ = s.write_all(ROWS[i].0);
+            }
+        });
+        for (i, &(raw, method, want)) in ROWS.iter().enumerate() {
+            let shown = raw.escape_ascii();
+            assert_eq!(
+                framer_verdict(raw, method == "HEAD"),
+                want,
+                "row {i}, the engine: {shown}"
+            );
+            let got = match Client::connect(addr, Duration::from_secs(10))
+                .map_err(|e| e.to_string())
+                .and_then(|mut c| c.request(method, "/", false))
+            {
+                Ok(r) if r.close => Close(r.status, r.body.len()),
+                Ok(r) => Reuse(r.status, r.body.len()),
+                // A timeout would mean a reader waiting for bytes the row does not have.
+                Err(e) if e.contains("no complete response") => panic!("row {i}: {e}: {shown}"),
+                Err(_) => Invalid,
+            };
+            assert_eq!(got, want, "row {i}, verification: {shown}");
+        }
+    }
+
+    #[test]
+    fn a_server_the_engine_cannot_reuse_fails_keepalive() {
+        // Chunked beside Content-Length: each answer is read, but the connection must close.
+        let n = std::sync::atomic::AtomicU64::new(0);
+        let addr = serve(move |s, _| {
+            while read_head(s) {
+                let i = n.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % 3 + 1;
+                let r = format!("HTTP/1.1 302 Found\r\nLocation: https://avatar.example/Renard-{i}.png\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n");
+                if s.write_all(r.as_bytes()).is_err() {
+                    return;
+                }
+            }
+        });
+        let v = verify(addr, &scenario(), 3, Duration::from_secs(5));
+        assert_eq!(v.keepalive, Some(false), "{v:?}");
+        let c = v.checks.iter().find(|c| c.name == "keep-alive").unwrap();
+        assert!(
+            c.detail
+                .as_ref()
+                .unwrap()
+                .contains("Transfer-Encoding: chunked"),
+            "{c:?}"
         );
     }
 }
