@@ -190,7 +190,7 @@ mod tests {
         a.rotate(35 * ms, &ca);
         a.latency.record_ns(9 * ms);
         ca.ok += 1;
-        b.latency.record_ns(1 * ms);
+        b.latency.record_ns(ms);
         b.latency.record_ns(2 * ms);
         cb.ok += 2;
         b.rotate(31 * ms, &cb);

@@ -243,7 +243,8 @@ mod tests {
     fn each_bad_setting_is_its_own_error() {
         let ok = Plan::new(Target::parse("http://127.0.0.1:1/").unwrap());
         assert_eq!(ok.validate(), Ok(()));
-        let cases: [(fn(&mut Plan), PlanError); 11] = [
+        type Spoil = fn(&mut Plan);
+        let cases: [(Spoil, PlanError); 11] = [
             (|p| p.connections = 0, PlanError::Connections),
             (|p| p.threads = 0, PlanError::Threads),
             (|p| p.pipeline = 0, PlanError::Pipeline),
