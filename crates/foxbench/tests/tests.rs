@@ -4,6 +4,7 @@
 mod support;
 
 mod shootout;
+mod table;
 
 use std::io::Read as _;
 use std::process::{Command, Output, Stdio};
@@ -312,7 +313,7 @@ mod signals {
         let dir = std::env::temp_dir().join(format!("foxbench-sig-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let file = dir.join("r.json");
-        let child = foxbench()
+        let mut child = foxbench()
             .args([
                 "load",
                 "-d",
@@ -327,7 +328,21 @@ mod signals {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        std::thread::sleep(Duration::from_millis(700));
+        // More requests than connections: one connection has sent its second request, so
+        // (one request in flight per connection) a response was already counted as ok.
+        let end = Instant::now() + Duration::from_secs(30);
+        while s.requests() <= 4 {
+            assert!(
+                child.try_wait().unwrap().is_none(),
+                "foxbench exited before the run was under way"
+            );
+            assert!(
+                Instant::now() < end,
+                "the server saw only {} requests in 30 s: the run never got under way",
+                s.requests()
+            );
+            std::thread::sleep(Duration::from_millis(10));
+        }
         kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).unwrap();
         let started = Instant::now();
         let out = child.wait_with_output().unwrap();
@@ -408,6 +423,16 @@ mod bad_input {
             &["load", "-c", "0", &url],
             "--connections must be at least 1",
         );
+        // Flags are checked before any network I/O: a dead port does not hide them.
+        for (flag, value, needle) in [
+            ("-c", "0", "--connections must be at least 1"),
+            ("-t", "0", "--threads must be at least 1"),
+            ("-n", "0", "--requests must be at least 1"),
+            ("--interval", "0s", "invalid duration"),
+            ("--timeout", "0", "invalid duration"),
+        ] {
+            usage_error(&["load", flag, value, "http://127.0.0.1:1/"], needle);
+        }
         usage_error(&["load", "-c", "x", &url], "invalid value 'x'");
         usage_error(&["load", "-t", "0", &url], "--threads must be at least 1");
         usage_error(&["load", "-d", "ten", &url], "invalid duration");
@@ -441,7 +466,10 @@ mod bad_input {
         );
         usage_error(&["load", "--frobnicate", &url], "unexpected argument");
         usage_error(&["load"], "required");
-        usage_error(&["load", "-c", "100000000", &url], "needs");
+        usage_error(
+            &["load", "-c", "100000000", &url],
+            "100000000 connections need 100000064 open files but the hard limit is",
+        );
     }
 
     #[test]

@@ -1,9 +1,69 @@
 //! Timeouts, the connection limit, graceful shutdown, and the image directory.
 
 use std::io::Write;
+use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
-use crate::common::{connect_with_rcvbuf, roundtrip, write_png, Avatar, Reader, TempDir};
+use crate::common::{
+    connect_with_rcvbuf, roundtrip, write_png, Avatar, Reader, TempDir, IO_TIMEOUT,
+};
+
+/// Polls `done` until it holds; panics naming `what` if it does not within [`IO_TIMEOUT`].
+#[track_caller]
+fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let end = Instant::now() + IO_TIMEOUT;
+    while !done() {
+        assert!(Instant::now() < end, "{what}: not within {IO_TIMEOUT:?}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// The TCP socket from `local` to `remote` in /proc/net/tcp: its state, send queue
+/// (bytes not yet acknowledged) and receive queue (bytes not yet read by its process).
+fn tcp_socket(local: SocketAddr, remote: SocketAddr) -> Option<(u8, u64, u64)> {
+    let key = |a: SocketAddr| match a {
+        // The kernel prints the address as the native-endian view of its network bytes.
+        SocketAddr::V4(a) => format!(
+            "{:08X}:{:04X}",
+            u32::from_ne_bytes(a.ip().octets()),
+            a.port()
+        ),
+        SocketAddr::V6(_) => panic!("/proc/net/tcp lists IPv4 sockets; {a} is IPv6"),
+    };
+    let (local, remote) = (key(local), key(remote));
+    let table = std::fs::read_to_string("/proc/net/tcp").expect("read /proc/net/tcp");
+    table.lines().skip(1).find_map(|line| {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        if f.get(1) != Some(&local.as_str()) || f.get(2) != Some(&remote.as_str()) {
+            return None;
+        }
+        let state = u8::from_str_radix(f[3], 16).ok()?;
+        let (tx, rx) = f[4].split_once(':')?;
+        Some((
+            state,
+            u64::from_str_radix(tx, 16).ok()?,
+            u64::from_str_radix(rx, 16).ok()?,
+        ))
+    })
+}
+
+/// Whether avatar has read all that `client` sent: the kernel acknowledged every byte, and
+/// none is left queued on avatar's side of the connection (so it was accepted and read).
+fn avatar_has_read(client: &TcpStream) -> bool {
+    let (local, peer) = (client.local_addr().unwrap(), client.peer_addr().unwrap());
+    matches!(tcp_socket(local, peer), Some((_, 0, _)))
+        && matches!(tcp_socket(peer, local), Some((_, _, 0)))
+}
+
+/// Whether avatar has closed its side of the connection from `client` at `server`.
+fn avatar_has_closed(client: SocketAddr, server: SocketAddr) -> bool {
+    const ESTABLISHED: u8 = 0x01;
+    const CLOSE_WAIT: u8 = 0x08;
+    !matches!(
+        tcp_socket(server, client),
+        Some((ESTABLISHED | CLOSE_WAIT, _, _))
+    )
+}
 
 #[test]
 fn sigterm_stops_gracefully_and_finishes_in_flight_requests() {
@@ -13,23 +73,29 @@ fn sigterm_stops_gracefully_and_finishes_in_flight_requests() {
         roundtrip(&mut idle, b"GET / HTTP/1.1\r\nHost: t\r\n\r\n");
         let mut busy = server.connect();
         busy.write_all(b"GET /ff8800.svg HTTP/1.1\r\nHo").unwrap();
-        std::thread::sleep(Duration::from_millis(200));
+        // Until avatar holds the half-sent request, the connection is idle to it.
+        wait_until("avatar reading the half-sent request", || {
+            avatar_has_read(&busy)
+        });
         server.signal(signal);
-        std::thread::sleep(Duration::from_millis(200));
-        // The idle connection is closed; the half-sent request still gets its answer, with a close.
+        // The idle connection is closed (the read waits up to IO_TIMEOUT for it); the
+        // half-sent request still gets its answer, with a close.
         assert!(
             Reader::new().closed(&mut idle),
             "idle connection left open after SIG{signal}"
         );
         // Review 13: during the drain (the half-sent request keeps the server up), no new
-        // connection is accepted.
-        assert!(
-            server.child.try_wait().unwrap().is_none(),
-            "exited before the in-flight request finished"
-        );
-        assert!(
-            std::net::TcpStream::connect(server.addr).is_err(),
-            "still accepting during the drain after SIG{signal}"
+        // connection is accepted. Each worker closes its own listener as it sees the signal.
+        let addr = server.addr;
+        wait_until(
+            &format!("avatar refusing connections during the drain after SIG{signal}"),
+            || {
+                assert!(
+                    server.child.try_wait().unwrap().is_none(),
+                    "exited before the in-flight request finished"
+                );
+                TcpStream::connect(addr).is_err()
+            },
         );
         busy.write_all(b"st: t\r\n\r\n").unwrap();
         let mut reader = Reader::new();
@@ -40,7 +106,10 @@ fn sigterm_stops_gracefully_and_finishes_in_flight_requests() {
             .wait_exit(Duration::from_secs(15))
             .expect("exit after SIGTERM");
         assert!(status.success(), "{status:?}");
-        assert!(server.stderr.lock().unwrap().contains("avatar: stopped"));
+        // The thread copying stderr may still be reading the last lines.
+        wait_until("avatar's stderr saying \"avatar: stopped\"", || {
+            server.stderr.lock().unwrap().contains("avatar: stopped")
+        });
         // No longer accepting.
         assert!(std::net::TcpStream::connect(server.addr).is_err());
     }
@@ -51,7 +120,10 @@ fn shutdown_is_bounded_by_the_shutdown_timeout() {
     let mut server = Avatar::start(&["--shutdown-timeout", "1", "--head-timeout", "60"]);
     let mut slow = server.connect();
     slow.write_all(b"GET / HTTP/1.1\r\n").unwrap();
-    std::thread::sleep(Duration::from_millis(100));
+    // Only a request avatar holds keeps it up past the signal, until the shutdown timeout.
+    wait_until("avatar reading the half-sent request", || {
+        avatar_has_read(&slow)
+    });
     let start = Instant::now();
     server.signal("TERM");
     server
@@ -72,6 +144,8 @@ fn slowloris_head_times_out() {
             closed = true;
             break;
         }
+        // The gap is the test: each byte comes well inside the 1 s head timeout, so only
+        // a deadline on the whole head can end it.
         std::thread::sleep(Duration::from_millis(300));
         if start.elapsed() > Duration::from_secs(8) {
             break;
@@ -117,9 +191,14 @@ fn connections_past_the_limit_are_closed_and_counted() {
         "connection past the limit was served"
     );
     assert!(reader.buf.is_empty());
-    // Free a slot for the metrics request.
-    drop(held.pop());
-    std::thread::sleep(Duration::from_millis(300));
+    // Free a slot for the metrics request: once avatar has closed its side, the slot is
+    // free (one worker, so it accepts the next connection only after that).
+    let freed = held.pop().unwrap();
+    let (client, addr) = (freed.local_addr().unwrap(), freed.peer_addr().unwrap());
+    drop(freed);
+    wait_until("avatar closing the dropped connection", || {
+        avatar_has_closed(client, addr)
+    });
     assert_eq!(server.metric("avatar_connections_rejected_total"), 1);
     // The held connection still works.
     assert_eq!(
@@ -239,6 +318,8 @@ fn review_1_non_reader_sending_bytes_still_times_out() {
     // Never read; send a byte a second, each one a wake-up with nothing written.
     let mut closed = false;
     while start.elapsed() < Duration::from_secs(25) {
+        // The gap is the test: a byte a second, inside the 3 s idle timeout, must not
+        // keep a connection whose output never drains.
         std::thread::sleep(Duration::from_secs(1));
         if s.write_all(b"\n").is_err() {
             closed = true;
@@ -293,6 +374,8 @@ fn review_2_pipelined_bodies_each_get_their_own_deadline() {
         s.write_all(b"GET /healthz HTTP/1.1\r\nHost: t\r\nContent-Length: 4\r\n\r\nab")
             .unwrap();
         assert_eq!(reader.read(&mut s, false).status, 200);
+        // The gap is the test: each body ends 300 ms after its head, well inside its own
+        // deadline, while over 5 s the connection outlives the first body's.
         std::thread::sleep(Duration::from_millis(300));
         s.write_all(b"cd").unwrap();
     }

@@ -244,17 +244,49 @@ fn ctrl_c_keeps_what_was_measured_and_leaves_nothing() {
         .spawn()
         .unwrap();
     let pid = child.id();
-    // Wait until a repeat is under way.
+    // Wait until the first repeat is under way. foxbench writes nothing while a level runs,
+    // so its threads tell: every load run (the warm-up's, each repeat's) starts fresh
+    // `foxbench-w<n>` workers. A warm-up here is one 200 ms slice, ended by its own clock,
+    // and a repeat lasts 30 s, so a worker alive for 2 s belongs to the first repeat, which
+    // by then has answered requests against this keep-alive target.
     let end = Instant::now() + Duration::from_secs(60);
-    let logs = out.join("logs/good.log");
-    while Instant::now() < end
-        && !std::fs::read_to_string(&logs)
-            .unwrap_or_default()
-            .contains("listening")
-    {
-        std::thread::sleep(Duration::from_millis(50));
+    let mut first_seen: std::collections::HashMap<u32, Instant> = Default::default();
+    loop {
+        let now = Instant::now();
+        let workers: Vec<u32> = std::fs::read_dir(format!("/proc/{pid}/task"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|t| {
+                std::fs::read_to_string(t.path().join("comm"))
+                    .is_ok_and(|c| c.starts_with("foxbench-w"))
+            })
+            .filter_map(|t| t.file_name().to_str()?.parse().ok())
+            .collect();
+        first_seen.retain(|tid, _| workers.contains(tid));
+        for tid in workers {
+            first_seen.entry(tid).or_insert(now);
+        }
+        if first_seen
+            .values()
+            .any(|&seen| now - seen >= Duration::from_secs(2))
+        {
+            break;
+        }
+        let log = || std::fs::read_to_string(out.join("logs/good.log")).unwrap_or_default();
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "foxbench exited before its first repeat; target log:\n{}",
+            log()
+        );
+        assert!(
+            now < end,
+            "no load worker ran for 2 s within 60 s: the first repeat never got under way; \
+             target log:\n{}",
+            log()
+        );
+        std::thread::sleep(Duration::from_millis(20));
     }
-    std::thread::sleep(Duration::from_millis(2500));
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(pid as i32),
         nix::sys::signal::Signal::SIGINT,
