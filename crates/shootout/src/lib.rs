@@ -6,9 +6,15 @@
 #![forbid(unsafe_code)]
 
 pub mod cache;
+pub mod check;
 pub mod diagnosis;
+mod failure;
+mod lifecycle;
+mod measure;
 pub mod process;
 pub mod protocol;
 pub mod runner;
 pub mod suite;
+mod summary;
 pub mod verify;
+mod window;

@@ -1,26 +1,31 @@
-//! The run matrix: for each target, build, start, verify, then every scenario at every
-//! level, with warm-up, repeats and the probe running, then stop. Partial results are
-//! handed out after every target, so an interrupted run still leaves what it measured.
+//! The run matrix: for each target, its steps in order (set up, build, start, wait until
+//! ready, verify, every scenario at every level, stop). Partial results are handed out
+//! after every target, so an interrupted run still leaves what it measured.
+//!
+//! The steps themselves are in `lifecycle` (build, start, readiness, stop), `measure`
+//! (warm-up and repeats of one cell), `window` and `summary` (the arithmetic); how a step
+//! fails is `failure`.
 
-use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
-use load::{Arrival, Control, Plan as LoadPlan, RequestSpec, RunResult, StatusSet, Stop, Target};
 use report::shootout::{
-    BuildInfo, Cell, CellStatus, CellSummary, ClientWindow, LevelInfo, Outcome, PlanInfo,
-    ProbePoint, Protocol, Repeat, ServerWindow, ShootoutResults, SuiteInfo, TargetResult,
-    Verification, SHOOTOUT_SCHEMA,
+    Cell, CellStatus, Check, LevelInfo, Outcome, PlanInfo, Protocol, ShootoutResults, SuiteInfo,
+    TargetResult, Verification, SHOOTOUT_SCHEMA,
 };
-use stats::Latency;
 
-use crate::cache::{self, BuildError};
-use crate::diagnosis::{diagnose, Figures};
-use crate::process::{self, Spawned};
-use crate::suite::{fill, Level, Ready, Scenario, Suite, TargetSpec};
+use crate::cache;
+use crate::failure::{stop_note, TargetFailure};
+use crate::lifecycle::{self, Builder, Running, Setup};
+use crate::measure::{Meter, Task};
+use crate::process;
+use crate::suite::{Level, Suite, TargetSpec};
+use crate::summary;
 use crate::verify;
+
+pub use crate::summary::spectrum_points;
 
 /// Where and how a run happens.
 #[derive(Debug, Clone)]
@@ -72,17 +77,13 @@ pub fn assign_cpus(suite: &Suite) -> (Vec<usize>, Vec<usize>) {
     (client, server)
 }
 
-fn secs(d: Duration) -> f64 {
-    d.as_secs_f64()
-}
-
 fn level_info(l: &Level, plan: &crate::suite::Plan) -> LevelInfo {
     LevelInfo {
         name: l.name.clone(),
         connections: l.connections as u64,
-        duration_s: l.requests.is_none().then(|| secs(plan.duration)),
+        duration_s: l.requests.is_none().then_some(plan.duration.as_secs_f64()),
         requests: l.requests,
-        max_duration_s: l.requests.map(|_| secs(l.max_duration)),
+        max_duration_s: l.requests.map(|_| l.max_duration.as_secs_f64()),
         keepalive: l.keepalive,
         repeats: l.repeats.unwrap_or(plan.repeats),
     }
@@ -107,20 +108,6 @@ pub fn run(suite: &Suite, opts: &Options, obs: &mut dyn Observer) -> ShootoutRes
         ));
     }
     let client_threads = client_cpus.len().max(1);
-    let mut tools: Vec<String> = suite
-        .targets
-        .iter()
-        .flat_map(|t| t.requires.clone())
-        .collect();
-    tools.sort();
-    tools.dedup();
-    let toolchains = tools
-        .iter()
-        .filter(|t| cache::which(t).is_some())
-        .filter_map(|t| Some((t.clone(), crate::protocol::tool_version(t)?)))
-        .collect();
-    let nofile = nix::sys::resource::getrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE)
-        .unwrap_or((0, 0));
     let mut results = ShootoutResults {
         schema: SHOOTOUT_SCHEMA.into(),
         suite: SuiteInfo {
@@ -129,38 +116,7 @@ pub fn run(suite: &Suite, opts: &Options, obs: &mut dyn Observer) -> ShootoutRes
             quick: opts.quick,
             text: opts.text.clone(),
         },
-        protocol: Protocol {
-            started_unix_s: SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map(|d| d.as_secs())
-                .unwrap_or(0),
-            foxbench_version: env!("CARGO_PKG_VERSION").into(),
-            cpu_model: crate::protocol::cpu_model(),
-            kernel: crate::protocol::kernel(),
-            nproc: crate::protocol::nproc(),
-            mem_total_bytes: crate::protocol::mem_total_bytes(),
-            sysctl: crate::protocol::sysctls(),
-            ulimit_nofile: (nofile.0, nofile.1),
-            client_cpus: client_cpus.clone(),
-            server_cpus: server_cpus.clone(),
-            client_threads: client_threads as u64,
-            toolchains,
-            command: opts.command.clone(),
-            plan: PlanInfo {
-                levels: suite
-                    .plan
-                    .levels
-                    .iter()
-                    .map(|l| level_info(l, &suite.plan))
-                    .collect(),
-                repeats: suite.plan.repeats,
-                warmup_max_s: secs(suite.plan.warmup),
-                warmup_slice_s: secs(suite.plan.warmup_slice),
-                sample_interval_s: secs(suite.plan.sample_interval),
-                timeout_s: secs(suite.plan.timeout),
-                stop_grace_s: secs(suite.plan.stop_grace),
-            },
-        },
+        protocol: protocol(suite, opts, &client_cpus, &server_cpus, client_threads),
         targets: Vec::new(),
         interrupted: false,
         elapsed_s: 0.0,
@@ -168,14 +124,14 @@ pub fn run(suite: &Suite, opts: &Options, obs: &mut dyn Observer) -> ShootoutRes
     let _ = std::fs::create_dir_all(opts.out.join("logs"));
     let ctx = Ctx {
         all_cpus,
-        client_cpus: client_cpus.clone(),
+        client_cpus,
         suite,
         opts,
         server_cpus,
         client_threads,
     };
     for spec in &suite.targets {
-        let r = if opts.interrupt.load(Ordering::Relaxed) {
+        let r = if ctx.interrupted() {
             TargetResult {
                 message: Some("the run was interrupted before this target".into()),
                 ..empty(spec, Outcome::Interrupted)
@@ -193,13 +149,65 @@ pub fn run(suite: &Suite, opts: &Options, obs: &mut dyn Observer) -> ShootoutRes
             )),
         }
         results.targets.push(r);
-        results.interrupted = opts.interrupt.load(Ordering::Relaxed);
-        results.elapsed_s = secs(started.elapsed());
+        results.interrupted = ctx.interrupted();
+        results.elapsed_s = started.elapsed().as_secs_f64();
         obs.save(&results);
     }
-    results.interrupted = opts.interrupt.load(Ordering::Relaxed);
-    results.elapsed_s = secs(started.elapsed());
+    results.interrupted = ctx.interrupted();
+    results.elapsed_s = started.elapsed().as_secs_f64();
     results
+}
+
+/// The run's protocol: the machine, the CPUs on each side, the toolchains and the plan.
+fn protocol(
+    suite: &Suite,
+    opts: &Options,
+    client_cpus: &[usize],
+    server_cpus: &[usize],
+    client_threads: usize,
+) -> Protocol {
+    let mut tools: Vec<String> = suite
+        .targets
+        .iter()
+        .flat_map(|t| t.requires.clone())
+        .collect();
+    tools.sort();
+    tools.dedup();
+    let toolchains = tools
+        .iter()
+        .filter(|t| cache::which(t).is_some())
+        .filter_map(|t| Some((t.clone(), crate::protocol::tool_version(t)?)))
+        .collect();
+    let nofile = nix::sys::resource::getrlimit(nix::sys::resource::Resource::RLIMIT_NOFILE)
+        .unwrap_or((0, 0));
+    let plan = &suite.plan;
+    Protocol {
+        started_unix_s: SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0),
+        foxbench_version: env!("CARGO_PKG_VERSION").into(),
+        cpu_model: crate::protocol::cpu_model(),
+        kernel: crate::protocol::kernel(),
+        nproc: crate::protocol::nproc(),
+        mem_total_bytes: crate::protocol::mem_total_bytes(),
+        sysctl: crate::protocol::sysctls(),
+        ulimit_nofile: (nofile.0, nofile.1),
+        client_cpus: client_cpus.to_vec(),
+        server_cpus: server_cpus.to_vec(),
+        client_threads: client_threads as u64,
+        toolchains,
+        command: opts.command.clone(),
+        plan: PlanInfo {
+            levels: plan.levels.iter().map(|l| level_info(l, plan)).collect(),
+            repeats: plan.repeats,
+            warmup_max_s: plan.warmup.as_secs_f64(),
+            warmup_slice_s: plan.warmup_slice.as_secs_f64(),
+            sample_interval_s: plan.sample_interval.as_secs_f64(),
+            timeout_s: plan.timeout.as_secs_f64(),
+            stop_grace_s: plan.stop_grace.as_secs_f64(),
+        },
+    }
 }
 
 fn empty(spec: &TargetSpec, outcome: Outcome) -> TargetResult {
@@ -229,884 +237,323 @@ struct Ctx<'a> {
     client_threads: usize,
 }
 
-/// A free loopback port (the OS picks; the target binds it right after).
-fn free_port() -> std::io::Result<u16> {
-    Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
-}
-
 impl Ctx<'_> {
     fn interrupted(&self) -> bool {
         self.opts.interrupt.load(Ordering::Relaxed)
     }
 
+    /// One target, start to stop; whatever went wrong is in the result.
     fn target(&self, spec: &TargetSpec, obs: &mut dyn Observer) -> TargetResult {
         let mut r = empty(spec, Outcome::Skipped);
-        // 0. Tools.
-        let missing: Vec<&String> = spec
-            .requires
-            .iter()
-            .filter(|t| cache::which(t).is_none())
-            .collect();
-        if !missing.is_empty() {
-            let names: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
-            r.message = Some(format!(
-                "{} not found on PATH; install {}",
-                names.join(", "),
-                spec.install.as_deref().unwrap_or("it")
-            ));
-            return r;
-        }
-        let dir = self.opts.root.join(&spec.dir);
-        if !dir.is_dir() {
-            r.outcome = Outcome::StartFailed;
-            r.message = Some(format!(
-                "directory {} not found: run from the foxbench checkout or pass --root",
-                dir.display()
-            ));
-            return r;
-        }
-        let dir_s = dir.to_string_lossy().into_owned();
-        let tools: Vec<PathBuf> = spec
-            .requires
-            .iter()
-            .filter_map(|t| cache::which(t))
-            .collect();
-        let mut env: Vec<(String, String)> = spec
-            .env
-            .iter()
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
-        if let Some(path) = cache::path_with(&tools) {
-            if !spec.env.contains_key("PATH") {
-                env.push(("PATH".into(), path));
-            }
-        }
-        let logs = self.opts.out.join("logs");
-        // 1. Build, cached by content.
-        let mut inputs = vec![dir.clone()];
-        inputs.extend(spec.inputs.iter().map(|i| self.opts.root.join(i)));
-        let build_cmd = spec.build.clone().unwrap_or_else(|| "true".into());
-        let key = match cache::key(&build_cmd, &env, &tools, &self.opts.root, &inputs) {
-            Ok(k) => k,
-            Err(e) => {
-                r.outcome = Outcome::BuildFailed;
-                r.message = Some(format!(
-                    "cannot read the target's files for the build cache: {e}"
-                ));
-                return r;
-            }
-        };
-        let out = self.opts.cache.join(format!("{}-{key}", spec.name));
-        let out_s = out.to_string_lossy().into_owned();
-        let vars_build = [("out", out_s.as_str()), ("dir", dir_s.as_str())];
-        let build_filled = fill(&build_cmd, &vars_build);
-        let build_log = logs.join(format!("{}.build.log", spec.name));
-        let artifact = spec.artifact.as_ref().map(|a| fill(a, &vars_build));
-        let mut info = BuildInfo {
-            command: build_filled.clone(),
-            key: key.clone(),
-            cached: false,
-            seconds: 0.0,
-            artifact_bytes: None,
-            artifact: artifact.clone(),
-        };
-        // Builds may use every CPU (foxbench's own thread is pinned to the client CPUs by
-        // now, and a build inherits the mask of the thread that starts it).
-        let _ = process::pin_current_thread(&self.all_cpus);
-        let built = cache::build(
-            &build_filled,
-            &dir,
-            &out,
-            &env,
-            &build_log,
-            self.suite.plan.build_timeout,
-            &self.opts.interrupt,
-        );
-        let _ = process::pin_current_thread(&self.client_cpus);
-        match built {
-            Ok((cached, took)) => {
-                info.cached = cached;
-                info.seconds = secs(took);
-                if spec.build.is_some() {
-                    obs.line(&format!(
-                        "  build: {}",
-                        if cached {
-                            "cached".to_string()
-                        } else {
-                            format!("{:.1} s", secs(took))
-                        }
-                    ));
-                }
-            }
-            Err(e) => {
-                r.build = Some(info);
-                r.outcome = if matches!(e, BuildError::Interrupted) {
-                    Outcome::Interrupted
-                } else {
-                    Outcome::BuildFailed
-                };
-                r.message = Some(match e {
-                    BuildError::Failed(m) => format!("{m} (log: {})", build_log.display()),
-                    BuildError::TimedOut(d) => format!(
-                        "build took longer than {d:?}: raise plan.build_timeout (log: {})",
-                        build_log.display()
-                    ),
-                    BuildError::Interrupted => "interrupted during the build".into(),
-                    BuildError::Io(e) => format!("cannot run the build: {e}"),
-                });
-                r.log_tail = Some(process::tail(&build_log, 20));
-                return r;
-            }
-        }
-        info.artifact_bytes = artifact.as_ref().and_then(|a| {
-            let p = Path::new(a);
-            cache::size(&if p.is_absolute() {
-                p.to_path_buf()
-            } else {
-                dir.join(p)
-            })
-        });
-        r.build = Some(info);
-        // 2. Start, in its own process group, pinned.
-        let port = match free_port() {
-            Ok(p) => p,
-            Err(e) => {
-                r.outcome = Outcome::StartFailed;
-                r.message = Some(format!("no free loopback port: {e}"));
-                return r;
-            }
-        };
-        let port_s = port.to_string();
-        let images_s = self.suite.images.to_string();
-        let start = fill(
-            &spec.start,
-            &[
-                ("port", &port_s),
-                ("images", &images_s),
-                ("template", &self.suite.template),
-                ("out", &out_s),
-                ("dir", &dir_s),
-            ],
-        );
-        r.start_command = Some(start.clone());
-        let log = logs.join(format!("{}.log", spec.name));
-        let _ = std::fs::remove_file(&log);
-        let spawned_at = Instant::now();
-        let mut server = match process::spawn(
-            &start,
-            process::Shell::Exec,
-            &dir,
-            &env,
-            &self.server_cpus,
-            &log,
-        ) {
-            Ok(s) => s,
-            Err(e) => {
-                r.outcome = Outcome::StartFailed;
-                r.message = Some(format!("cannot start `{start}`: {e}"));
-                return r;
-            }
-        };
-        let addr = SocketAddr::from(([127, 0, 0, 1], port));
-        // 3. Readiness, bounded.
-        match self.wait_ready(&mut server, addr, spec) {
-            Ok(()) => {
-                r.startup_ms = Some(spawned_at.elapsed().as_secs_f64() * 1e3);
-                obs.line(&format!(
-                    "  ready in {:.0} ms on port {port}",
-                    spawned_at.elapsed().as_secs_f64() * 1e3
-                ));
-            }
-            Err(m) => {
-                let stop = server.stop(self.suite.plan.stop_grace);
-                r.outcome = if self.interrupted() {
-                    Outcome::Interrupted
-                } else {
-                    Outcome::StartFailed
-                };
-                r.message = Some(format!("{m}{}", stop_note(&stop)));
-                r.log_tail = Some(process::tail(&log, 20));
-                return r;
-            }
-        }
-        r.idle = probe::sample(server.pid).ok().map(|s| point(0.0, 0.0, &s));
-        // 4. Verify every scenario before any load.
-        let mut verified: Vec<(Scenario, Verification)> = Vec::new();
-        for s in &self.suite.scenarios {
-            let v = verify::verify(addr, s, self.suite.images, self.suite.plan.timeout);
-            obs.line(&format!(
-                "  verify {}: {}",
-                s.name,
-                if v.passed {
-                    match v.keepalive {
-                        Some(false) => {
-                            "ok, but it closes every connection: keep-alive levels excluded"
-                                .to_string()
-                        }
-                        _ => "ok".to_string(),
-                    }
-                } else {
-                    v.checks
-                        .iter()
-                        .filter(|c| !c.passed)
-                        .map(|c| format!("{}: {}", c.name, c.detail.as_deref().unwrap_or("failed")))
-                        .collect::<Vec<_>>()
-                        .join("; ")
-                }
-            ));
-            verified.push((s.clone(), v));
-        }
-        r.verify = verified.iter().map(|(_, v)| v.clone()).collect();
-        // A scenario whose answers are wrong is not loaded; one that only fails keep-alive
-        // still runs its levels without keep-alive.
-        let answers_ok =
-            |v: &Verification| v.checks.iter().all(|c| c.passed || c.name == "keep-alive");
-        if verified.iter().all(|(_, v)| !answers_ok(v)) {
-            let stop = server.stop(self.suite.plan.stop_grace);
-            r.outcome = Outcome::VerifyFailed;
-            let first = verified
-                .iter()
-                .flat_map(|(_, v)| v.checks.iter())
-                .find(|c| !c.passed);
-            r.message = Some(format!(
-                "verification failed: {}{}",
-                first
-                    .map(|c| format!("{}: {}", c.name, c.detail.as_deref().unwrap_or("")))
-                    .unwrap_or_default(),
-                stop_note(&stop)
-            ));
-            r.log_tail = Some(process::tail(&log, 20));
-            return r;
-        }
-        // 5. Levels.
-        r.outcome = Outcome::Measured;
-        let warmup_max = spec.warmup.unwrap_or(self.suite.plan.warmup);
-        'scenarios: for (s, v) in &verified {
-            for level in &self.suite.plan.levels {
-                let keepalive = level.keepalive.unwrap_or(s.keepalive);
-                let mut cell = Cell {
-                    scenario: s.name.clone(),
-                    level: level.name.clone(),
-                    connections: level.connections as u64,
-                    keepalive,
-                    pipeline: if keepalive { s.pipeline as u64 } else { 1 },
-                    status: CellStatus::Excluded,
-                    message: None,
-                    warmup_s: 0.0,
-                    warmup_rps: Vec::new(),
-                    repeats: Vec::new(),
-                    summary: None,
-                    diagnosis: None,
-                };
-                if !answers_ok(v) {
-                    cell.message = Some("verification failed: not measured".into());
-                    r.cells.push(cell);
-                    continue;
-                }
-                if keepalive && v.keepalive == Some(false) {
-                    cell.message = Some("excluded: the target closes connections after each response (verified), so keep-alive levels do not apply".into());
-                    r.cells.push(cell);
-                    continue;
-                }
-                if self.interrupted() {
-                    cell.status = CellStatus::Interrupted;
-                    cell.message = Some("interrupted before this level".into());
-                    r.cells.push(cell);
-                    continue;
-                }
-                self.measure(
-                    &mut server,
-                    addr,
-                    s,
-                    level,
-                    keepalive,
-                    warmup_max,
-                    &mut cell,
-                    obs,
-                );
-                let failed = cell.status == CellStatus::Failed;
-                r.cells.push(cell);
-                if failed {
-                    if let Some(status) = server.exited() {
-                        r.outcome = Outcome::Crashed;
-                        r.message = Some(format!(
-                            "the target exited ({status}) during level {}",
-                            level.name
-                        ));
-                        r.log_tail = Some(process::tail(&log, 20));
-                        break 'scenarios;
-                    }
-                }
-            }
-        }
-        if self.interrupted() && r.outcome == Outcome::Measured {
-            r.outcome = Outcome::Interrupted;
-            r.message = Some("interrupted: the levels measured so far are kept".into());
-        }
-        // 6. Stop: SIGTERM, then SIGKILL; nothing left behind.
-        let stop = server.stop(self.suite.plan.stop_grace);
-        let note = stop_note(&stop);
-        if !note.is_empty() {
-            obs.line(&format!("  stop: {}", note.trim_start_matches("; ")));
-            r.message = Some(match r.message.take() {
-                Some(m) => format!("{m}{note}"),
-                None => note.trim_start_matches("; ").to_string(),
-            });
+        if let Err(failure) = self.steps(spec, &mut r, obs) {
+            failure.record(&mut r, self.interrupted());
         }
         r
     }
 
-    fn wait_ready(
+    /// The target's steps in order. Each records what it learned in `r`; the first that
+    /// fails ends them, and its failure becomes the result's outcome and message.
+    fn steps(
         &self,
-        server: &mut Spawned,
-        addr: SocketAddr,
         spec: &TargetSpec,
-    ) -> Result<(), String> {
-        let end = Instant::now() + spec.ready_timeout;
-        let log = self
-            .opts
-            .out
-            .join("logs")
-            .join(format!("{}.log", spec.name));
-        loop {
-            if let Some(status) = server.exited() {
-                let last = process::tail(&log, 1);
-                return Err(format!(
-                    "exited ({status}) before it was ready{}",
-                    if last.is_empty() {
-                        String::new()
-                    } else {
-                        format!(": {}", last.chars().take(200).collect::<String>())
-                    }
-                ));
-            }
-            if self.interrupted() {
-                return Err("interrupted while waiting for readiness".into());
-            }
-            if Instant::now() >= end {
-                return Err(format!(
-                    "not ready after {:?} ({} on {addr}): raise ready_timeout if it starts slowly",
-                    spec.ready_timeout,
-                    match spec.ready {
-                        Ready::Tcp => "no TCP connection accepted",
-                        Ready::Http => "no HTTP response",
-                    }
-                ));
-            }
-            let ok = match spec.ready {
-                Ready::Tcp => TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok(),
-                Ready::Http => verify::Client::connect(addr, Duration::from_millis(500))
-                    .ok()
-                    .and_then(|mut c| c.request("GET", "/", true).ok())
-                    .is_some(),
-            };
-            if ok {
-                return Ok(());
-            }
-            // Fine polling at first: startup time is a reported figure (most targets are
-            // ready within tens of milliseconds), coarser later to stay cheap.
-            let waited = end.saturating_duration_since(Instant::now());
-            std::thread::sleep(
-                if spec.ready_timeout.saturating_sub(waited) < Duration::from_millis(500) {
-                    Duration::from_millis(2)
-                } else {
-                    Duration::from_millis(20)
-                },
-            );
+        r: &mut TargetResult,
+        obs: &mut dyn Observer,
+    ) -> Result<(), TargetFailure> {
+        let grace = self.suite.plan.stop_grace;
+        let setup = Setup::new(spec, &self.opts.root, self.opts.out.join("logs"))?;
+        let built = self.builder().build(&setup)?;
+        if spec.build.is_some() {
+            obs.line(&build_line(&built.info));
+        }
+        r.build = Some(built.info.clone());
+        let port = lifecycle::free_port()?;
+        let command = setup.start_command(&built, port, self.suite.images, &self.suite.template);
+        r.start_command = Some(command.clone());
+        let mut running = setup.spawn(command, port, &self.server_cpus)?;
+        let startup = running
+            .wait_ready(spec.ready, spec.ready_timeout, &self.opts.interrupt)
+            .map_err(|reason| TargetFailure::NotReady {
+                reason,
+                left: running.abandon(grace),
+            })?;
+        let startup_ms = startup.as_secs_f64() * 1e3;
+        r.startup_ms = Some(startup_ms);
+        obs.line(&format!("  ready in {startup_ms:.0} ms on port {port}"));
+        r.idle = running.idle();
+        r.verify = self.verify(&running, obs);
+        answers(&r.verify).map_err(|first| TargetFailure::WrongAnswers {
+            first,
+            left: running.abandon(grace),
+        })?;
+        r.outcome = Outcome::Measured;
+        let levels = self.levels(&mut running, spec, &r.verify, &mut r.cells, obs);
+        self.finish(running, levels, r, obs);
+        Ok(())
+    }
+
+    fn builder(&self) -> Builder<'_> {
+        Builder {
+            cache: &self.opts.cache,
+            timeout: self.suite.plan.build_timeout,
+            interrupt: &self.opts.interrupt,
+            build_cpus: &self.all_cpus,
+            client_cpus: &self.client_cpus,
         }
     }
 
-    fn load_plan(
+    /// Verifies every scenario before any load.
+    fn verify(&self, running: &Running, obs: &mut dyn Observer) -> Vec<Verification> {
+        let suite = self.suite;
+        suite
+            .scenarios
+            .iter()
+            .map(|s| {
+                let v = verify::verify(running.addr, s, suite.images, suite.plan.timeout);
+                obs.line(&format!("  verify {}: {}", s.name, verdict(&v)));
+                v
+            })
+            .collect()
+    }
+
+    /// Every scenario at every level, a cell each; ends early if the target crashes.
+    fn levels(
         &self,
-        addr: SocketAddr,
-        s: &Scenario,
-        connections: usize,
-        keepalive: bool,
-        stop: Stop,
-    ) -> LoadPlan {
-        let url = format!("http://{addr}{}", s.path);
-        let target = Target::parse(&url).expect("a loopback URL with a checked path parses");
-        let requests = vec![RequestSpec {
-            method: s.method.clone(),
-            ..RequestSpec::get(&target)
-        }];
-        LoadPlan {
-            requests,
-            connections,
-            threads: self.client_threads.min(connections),
-            arrival: Arrival::Closed,
-            stop,
-            pipeline: if keepalive { s.pipeline } else { 1 },
-            keepalive,
-            timeout: self.suite.plan.timeout,
-            connect_timeout: self.suite.plan.timeout,
-            // Correctness was verified; during load any status counts, and the wrong ones
-            // are reported as failed-status by the scenario's status below.
-            fail_status: {
-                let mut set = StatusSet::none();
-                for c in 100..1000 {
-                    if c != s.status {
-                        set.insert(c);
+        running: &mut Running,
+        spec: &TargetSpec,
+        verified: &[Verification],
+        cells: &mut Vec<Cell>,
+        obs: &mut dyn Observer,
+    ) -> Result<(), TargetFailure> {
+        let warmup_max = spec.warmup.unwrap_or(self.suite.plan.warmup);
+        let meter = Meter {
+            plan: &self.suite.plan,
+            client_threads: self.client_threads,
+            server_cpus: self.server_cpus.len(),
+            interrupt: &self.opts.interrupt,
+        };
+        for (s, v) in self.suite.scenarios.iter().zip(verified) {
+            for level in &self.suite.plan.levels {
+                let task = Task::new(s, level, warmup_max);
+                let mut cell = task.cell();
+                if let Some((status, why)) = excluded(v, task.keepalive, self.interrupted()) {
+                    cell.status = status;
+                    cell.message = Some(why.into());
+                    cells.push(cell);
+                    continue;
+                }
+                match meter.measure(running, &task, &mut cell) {
+                    Ok(()) => {
+                        summary::conclude(&mut cell, meter.server_cpus);
+                        if let Some(line) = cell_line(&cell) {
+                            obs.line(&line);
+                        }
+                    }
+                    Err(failure) => {
+                        cell.status = CellStatus::Failed;
+                        cell.message = Some(failure.to_string());
                     }
                 }
-                set
-            },
-            ..LoadPlan::new(target)
+                let failed = cell.status == CellStatus::Failed;
+                cells.push(cell);
+                if let Some(status) = failed.then(|| running.exited()).flatten() {
+                    return Err(TargetFailure::Crashed {
+                        status,
+                        level: level.name.clone(),
+                        log_tail: running.log_tail(),
+                    });
+                }
+            }
         }
+        Ok(())
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn measure(
+    /// Records how the levels ended, then stops the target: SIGTERM, then SIGKILL; nothing
+    /// left behind.
+    fn finish(
         &self,
-        server: &mut Spawned,
-        addr: SocketAddr,
-        s: &Scenario,
-        level: &Level,
-        keepalive: bool,
-        warmup_max: Duration,
-        cell: &mut Cell,
+        mut running: Running,
+        levels: Result<(), TargetFailure>,
+        r: &mut TargetResult,
         obs: &mut dyn Observer,
     ) {
-        let plan = &self.suite.plan;
-        // Warm-up: slices until two agree within 10%, or the maximum is spent.
-        let warm_start = Instant::now();
-        let slice = plan.warmup_slice;
-        while !warmup_max.is_zero() && warm_start.elapsed() + slice <= warmup_max + slice / 2 {
-            let lp = self.load_plan(addr, s, level.connections, keepalive, Stop::Duration(slice));
-            match self.run_load(&lp, server.pid, Duration::ZERO, level.max_duration) {
-                Ok((res, _, _)) => {
-                    let rps = res.counts.completed() as f64 / secs(res.elapsed).max(1e-9);
-                    cell.warmup_rps.push(rps);
-                }
-                Err(m) => {
-                    cell.status = CellStatus::Failed;
-                    cell.message = Some(m);
-                    return;
-                }
+        match levels {
+            Err(crash) => crash.record(r, self.interrupted()),
+            Ok(()) if self.interrupted() => {
+                r.outcome = Outcome::Interrupted;
+                r.message = Some("interrupted: the levels measured so far are kept".into());
             }
-            if server.exited().is_some() {
-                cell.status = CellStatus::Failed;
-                cell.message = Some("the target exited during warm-up".into());
-                return;
-            }
-            if self.interrupted() {
-                break;
-            }
-            let n = cell.warmup_rps.len();
-            if n >= 2 {
-                let (a, b) = (cell.warmup_rps[n - 2], cell.warmup_rps[n - 1]);
-                if a > 0.0 && (b - a).abs() <= 0.1 * a {
-                    break;
-                }
-            }
+            Ok(()) => {}
         }
-        cell.warmup_s = secs(warm_start.elapsed());
-        let repeats = level.repeats.unwrap_or(plan.repeats);
-        for _ in 0..repeats {
-            if self.interrupted() {
-                cell.status = CellStatus::Interrupted;
-                cell.message = Some("interrupted: repeats measured so far are kept".into());
-                break;
-            }
-            let stop = match level.requests {
-                Some(n) => Stop::Requests(n),
-                None => Stop::Duration(plan.duration),
-            };
-            let lp = self.load_plan(addr, s, level.connections, keepalive, stop);
-            let t0 = probe::threads(server.pid).unwrap_or_default();
-            let s0 = probe::sample(server.pid).ok();
-            let c0 = probe::own_usage();
-            let cap = if level.requests.is_some() {
-                level.max_duration
-            } else {
-                Duration::ZERO
-            };
-            let outcome = self.run_load(&lp, server.pid, plan.sample_interval, cap);
-            let c1 = probe::own_usage();
-            let s1 = probe::sample(server.pid).ok();
-            let t1 = probe::threads(server.pid).unwrap_or_default();
-            let (res, series, capped) = match outcome {
-                Ok(x) => x,
-                Err(m) => {
-                    cell.status = CellStatus::Failed;
-                    cell.message = Some(m);
-                    return;
-                }
-            };
-            let crashed = server.exited();
-            let elapsed = secs(res.elapsed).max(1e-9);
-            let completed = res.counts.completed();
-            let per_req = |cpu_s: f64| (completed > 0).then(|| cpu_s * 1e6 / completed as f64);
-            let server_w = match (s0, s1) {
-                (Some(a), Some(b)) => {
-                    let user = b.cpu_user_ns.saturating_sub(a.cpu_user_ns) as f64 / 1e9;
-                    let sys = b.cpu_sys_ns.saturating_sub(a.cpu_sys_ns) as f64 / 1e9;
-                    let mut rss: Vec<u64> = series.iter().map(|p| p.rss_bytes).collect();
-                    rss.extend([a.rss_bytes, b.rss_bytes]);
-                    let mut pss: Vec<u64> = series.iter().map(|p| p.pss_bytes).collect();
-                    pss.extend([a.pss_bytes, b.pss_bytes]);
-                    let mean = |v: &[u64]| v.iter().sum::<u64>() / v.len().max(1) as u64;
-                    ServerWindow {
-                        cpu_user_s: user,
-                        cpu_sys_s: sys,
-                        cpu_percent: 100.0 * (user + sys)
-                            / elapsed
-                            / self.server_cpus.len().max(1) as f64,
-                        busiest_thread_percent: 100.0 * t1.busiest_since(&t0) as f64
-                            / 1e9
-                            / elapsed,
-                        cpu_us_per_request: per_req(user + sys),
-                        rss_peak_bytes: rss.iter().copied().max().unwrap_or(0),
-                        rss_mean_bytes: mean(&rss),
-                        pss_peak_bytes: pss.iter().copied().max().unwrap_or(0),
-                        pss_mean_bytes: mean(&pss),
-                        threads_peak: series
-                            .iter()
-                            .map(|p| p.threads)
-                            .chain([u64::from(a.threads), u64::from(b.threads)])
-                            .max()
-                            .unwrap_or(0),
-                        processes_peak: series
-                            .iter()
-                            .map(|p| p.processes)
-                            .chain([u64::from(a.processes), u64::from(b.processes)])
-                            .max()
-                            .unwrap_or(0),
-                        fds_peak: series
-                            .iter()
-                            .map(|p| p.fds)
-                            .chain([u64::from(a.fds), u64::from(b.fds)])
-                            .max()
-                            .unwrap_or(0),
-                        voluntary_ctxt_per_s: t1.voluntary_ctxt.saturating_sub(t0.voluntary_ctxt)
-                            as f64
-                            / elapsed,
-                        involuntary_ctxt_per_s: t1
-                            .involuntary_ctxt
-                            .saturating_sub(t0.involuntary_ctxt)
-                            as f64
-                            / elapsed,
-                    }
-                }
-                _ => {
-                    cell.status = CellStatus::Failed;
-                    cell.message = Some(match crashed {
-                        Some(st) => format!("the target exited ({st}) during the level"),
-                        None => "the target's process could not be probed".into(),
-                    });
-                    cell.repeats.push(repeat(
-                        &res,
-                        capped,
-                        zero_server(),
-                        client_window(&c1.since(&c0), elapsed, self.client_threads, completed),
-                        series,
-                    ));
-                    return;
-                }
-            };
-            let client_w = client_window(&c1.since(&c0), elapsed, self.client_threads, completed);
-            cell.repeats
-                .push(repeat(&res, capped, server_w, client_w, series));
-            if let Some(status) = crashed {
-                cell.status = CellStatus::Failed;
-                cell.message = Some(format!("the target exited ({status}) during the level"));
-                return;
-            }
-        }
-        if !cell.repeats.is_empty() {
-            if cell.status == CellStatus::Excluded {
-                cell.status = CellStatus::Measured;
-            }
-            let summary = summarize(&cell.repeats);
-            let f = figures(&cell.repeats, &summary, self.server_cpus.len());
-            let d = diagnose(&f);
-            obs.line(&format!(
-                "  {} {:>6}: {:>9.0} req/s  p99 {:>9}  server {:>6}  {}",
-                s.name,
-                level.name,
-                summary.rps_median,
-                summary
-                    .latency
-                    .at(99.0)
-                    .map(report::human_us)
-                    .unwrap_or_default(),
-                summary
-                    .server_cpu_us_per_request
-                    .map(|u| format!("{u:.1} µs/req"))
-                    .unwrap_or_default(),
-                d.bottleneck.as_str()
-            ));
-            cell.summary = Some(summary);
-            cell.diagnosis = Some(d);
-        } else if cell.status == CellStatus::Excluded {
-            cell.status = CellStatus::Interrupted;
+        let note = stop_note(&running.stop(self.suite.plan.stop_grace));
+        if !note.is_empty() {
+            let bare = note.trim_start_matches("; ");
+            obs.line(&format!("  stop: {bare}"));
+            r.message = Some(match r.message.take() {
+                Some(m) => format!("{m}{note}"),
+                None => bare.to_string(),
+            });
         }
     }
-
-    /// Runs one load while a sampler thread probes the server every `interval` (0 = no
-    /// samples), stops the load on Ctrl-C, when the server dies, or after `cap` (0 = none).
-    fn run_load(
-        &self,
-        plan: &LoadPlan,
-        root: i32,
-        interval: Duration,
-        cap: Duration,
-    ) -> Result<(RunResult, Vec<ProbePoint>, bool), String> {
-        let control = Control::new(plan.effective_threads());
-        let done = Arc::new(AtomicBool::new(false));
-        let interrupt = self.opts.interrupt.clone();
-        let capped = Arc::new(AtomicBool::new(false));
-        let servers = self.server_cpus.len().max(1) as f64;
-        let sampler = {
-            let (control, done, capped) = (control.clone(), done.clone(), capped.clone());
-            std::thread::Builder::new()
-                .name("foxbench-probe".into())
-                .spawn(move || {
-                    let start = Instant::now();
-                    let mut series = Vec::new();
-                    let mut next = Duration::ZERO;
-                    let mut last: Option<(f64, u64)> = None;
-                    while !done.load(Ordering::Relaxed) {
-                        let t = start.elapsed();
-                        if interrupt.load(Ordering::Relaxed) {
-                            control.stop();
-                        }
-                        if !cap.is_zero() && t >= cap {
-                            capped.store(true, Ordering::Relaxed);
-                            control.stop();
-                        }
-                        if !interval.is_zero() && t >= next {
-                            next += interval;
-                            match probe::sample(root) {
-                                Ok(s) => {
-                                    let ts = t.as_secs_f64();
-                                    let cpu = match last {
-                                        Some((t0, c0)) if ts > t0 => {
-                                            100.0 * (s.cpu_ns().saturating_sub(c0)) as f64
-                                                / 1e9
-                                                / (ts - t0)
-                                                / servers
-                                        }
-                                        _ => 0.0,
-                                    };
-                                    last = Some((ts, s.cpu_ns()));
-                                    series.push(point(ts, cpu, &s));
-                                }
-                                // The server died: stop loading a dead port.
-                                Err(probe::ProbeError::Gone(_)) => control.stop(),
-                                Err(_) => {}
-                            }
-                        } else if interval.is_zero() && probe::tree(root).is_err() {
-                            control.stop();
-                        }
-                        std::thread::sleep(Duration::from_millis(20));
-                    }
-                    series
-                })
-                .map_err(|e| format!("cannot start the probe thread: {e}"))?
-        };
-        let res = load::run(plan, &control);
-        done.store(true, Ordering::Relaxed);
-        let series = sampler.join().unwrap_or_default();
-        let res = res.map_err(|e| format!("the load could not run: {e}"))?;
-        Ok((res, series, capped.load(Ordering::Relaxed)))
-    }
 }
 
-fn stop_note(s: &process::StopReport) -> String {
-    let mut parts = Vec::new();
-    if s.killed {
-        parts.push("SIGTERM was ignored, so SIGKILL was sent".to_string());
-    }
-    if s.leftovers > 0 {
-        parts.push(format!(
-            "{} process{} of its own stopped with it",
-            s.leftovers,
-            if s.leftovers == 1 { "" } else { "es" }
-        ));
-    }
-    if s.survivors > 0 {
-        parts.push(format!(
-            "{} process{} survived SIGKILL",
-            s.survivors,
-            if s.survivors == 1 { "" } else { "es" }
-        ));
-    }
-    if parts.is_empty() {
-        String::new()
-    } else {
-        format!("; {}", parts.join(", "))
-    }
-}
-
-fn point(t_s: f64, cpu_percent: f64, s: &probe::Sample) -> ProbePoint {
-    ProbePoint {
-        t_s,
-        cpu_percent,
-        rss_bytes: s.rss_bytes,
-        pss_bytes: s.pss_bytes,
-        threads: u64::from(s.threads),
-        processes: u64::from(s.processes),
-        fds: u64::from(s.fds),
-    }
-}
-
-fn zero_server() -> ServerWindow {
-    ServerWindow {
-        cpu_user_s: 0.0,
-        cpu_sys_s: 0.0,
-        cpu_percent: 0.0,
-        busiest_thread_percent: 0.0,
-        cpu_us_per_request: None,
-        rss_peak_bytes: 0,
-        rss_mean_bytes: 0,
-        pss_peak_bytes: 0,
-        pss_mean_bytes: 0,
-        threads_peak: 0,
-        processes_peak: 0,
-        fds_peak: 0,
-        voluntary_ctxt_per_s: 0.0,
-        involuntary_ctxt_per_s: 0.0,
-    }
-}
-
-fn client_window(
-    used: &probe::OwnUsage,
-    elapsed: f64,
-    cpus: usize,
-    completed: u64,
-) -> ClientWindow {
-    let c = report::Client::measure(
-        cpus as u64,
-        secs(used.user),
-        secs(used.sys),
-        elapsed,
-        completed,
-        used.max_rss_bytes,
-    );
-    ClientWindow {
-        cpu_user_s: c.cpu_user_s,
-        cpu_sys_s: c.cpu_sys_s,
-        cpu_percent: c.cpu_percent,
-        cpu_us_per_request: c.cpu_us_per_request,
-    }
-}
-
-fn repeat(
-    res: &RunResult,
-    capped: bool,
-    server: ServerWindow,
-    client: ClientWindow,
-    series: Vec<ProbePoint>,
-) -> Repeat {
-    let c = &res.counts;
-    let elapsed = secs(res.elapsed).max(1e-9);
-    Repeat {
-        elapsed_s: secs(res.elapsed),
-        capped,
-        requests: c.into(),
-        errors: c.into(),
-        status: res
-            .status
-            .iter()
-            .map(|(k, v)| (k.to_string(), *v))
-            .collect(),
-        connections: c.into(),
-        rps: c.completed() as f64 / elapsed,
-        latency: res.latency.summary(),
-        hdr_base64: res.latency.to_base64(),
-        server,
-        client,
-        series,
-    }
-}
-
-/// The percentiles the spectrum chart plots: 0, 50, 75, 87.5, ... towards 100, then 100.
-pub fn spectrum_points() -> Vec<f64> {
-    let mut v: Vec<f64> = (0..=17).map(|k| 100.0 * (1.0 - 0.5f64.powi(k))).collect();
-    v.push(100.0);
-    v
-}
-
-fn summarize(reps: &[Repeat]) -> CellSummary {
-    let med = |f: &dyn Fn(&Repeat) -> Option<f64>| {
-        let mut v: Vec<f64> = reps.iter().filter_map(f).collect();
-        report::shootout::median(&mut v)
-    };
-    let mut merged = Latency::new();
-    for r in reps {
-        if let Ok(h) = Latency::from_base64(&r.hdr_base64) {
-            let _ = merged.merge(&h);
-        }
-    }
-    let rps: Vec<f64> = reps.iter().map(|r| r.rps).collect();
-    CellSummary {
-        rps_median: med(&|r| Some(r.rps)).unwrap_or(0.0),
-        rps_min: rps.iter().copied().fold(f64::INFINITY, f64::min),
-        rps_max: rps.iter().copied().fold(0.0, f64::max),
-        latency: merged.summary(),
-        hdr_base64: merged.to_base64(),
-        spectrum: if merged.is_empty() {
-            Vec::new()
+fn build_line(info: &report::shootout::BuildInfo) -> String {
+    format!(
+        "  build: {}",
+        if info.cached {
+            "cached".to_string()
         } else {
-            spectrum_points()
-                .into_iter()
-                .map(|p| (p, merged.percentile_ns(p) as f64 / 1e3))
-                .collect()
-        },
-        server_cpu_us_per_request: med(&|r| r.server.cpu_us_per_request),
-        client_cpu_us_per_request: med(&|r| r.client.cpu_us_per_request),
-        server_cpu_percent: med(&|r| Some(r.server.cpu_percent)).unwrap_or(0.0),
-        busiest_thread_percent: med(&|r| Some(r.server.busiest_thread_percent)).unwrap_or(0.0),
-        client_cpu_percent: med(&|r| Some(r.client.cpu_percent)).unwrap_or(0.0),
-        rss_peak_bytes: reps
+            format!("{:.1} s", info.seconds)
+        }
+    )
+}
+
+/// One scenario's verification in a few words: ok, or the checks that failed.
+fn verdict(v: &Verification) -> String {
+    if v.passed {
+        match v.keepalive {
+            Some(false) => {
+                "ok, but it closes every connection: keep-alive levels excluded".to_string()
+            }
+            _ => "ok".to_string(),
+        }
+    } else {
+        v.checks
             .iter()
-            .map(|r| r.server.rss_peak_bytes)
-            .max()
-            .unwrap_or(0),
-        rss_mean_bytes: reps.iter().map(|r| r.server.rss_mean_bytes).sum::<u64>()
-            / reps.len().max(1) as u64,
-        pss_peak_bytes: reps
-            .iter()
-            .map(|r| r.server.pss_peak_bytes)
-            .max()
-            .unwrap_or(0),
-        threads_peak: reps
-            .iter()
-            .map(|r| r.server.threads_peak)
-            .max()
-            .unwrap_or(0),
-        fds_peak: reps.iter().map(|r| r.server.fds_peak).max().unwrap_or(0),
-        errors: reps.iter().map(|r| r.requests.errors).sum(),
-        failed_status: reps.iter().map(|r| r.requests.failed_status).sum(),
-        sent: reps.iter().map(|r| r.requests.sent).sum(),
+            .filter(|c| !c.passed)
+            .map(|c| format!("{}: {}", c.name, c.detail.as_deref().unwrap_or("failed")))
+            .collect::<Vec<_>>()
+            .join("; ")
     }
 }
 
-fn figures(reps: &[Repeat], s: &CellSummary, server_cpus: usize) -> Figures {
-    let sum = |f: &dyn Fn(&Repeat) -> u64| reps.iter().map(f).sum::<u64>();
-    Figures {
-        client_cpu_percent: s.client_cpu_percent,
-        server_cpu_percent: s.server_cpu_percent,
-        busiest_thread_percent: s.busiest_thread_percent,
-        server_cpus,
-        sent: s.sent,
-        errors: s.errors,
-        ports_exhausted: sum(&|r| r.errors.connect_ports_exhausted),
-        refused: sum(&|r| r.errors.connect_refused),
-        connect_timeouts: sum(&|r| r.errors.connect_timeout),
-        connect_other: sum(&|r| {
-            r.errors
-                .connect
-                .saturating_sub(r.errors.connect_refused)
-                .saturating_sub(r.errors.connect_ports_exhausted)
-                .saturating_sub(r.errors.connect_timeout)
-        }),
-        timeouts: sum(&|r| r.errors.timeout),
-        resets: sum(&|r| r.errors.read + r.errors.write),
-        parse: sum(&|r| r.errors.parse),
-        failed_status: s.failed_status,
-        p99_us: s.latency.at(99.0),
-        completed: reps.iter().map(|r| r.requests.completed).sum(),
+/// Fails, with the first failed check, when no scenario was answered correctly. A scenario
+/// whose answers are wrong is not loaded; one that only fails keep-alive still runs its
+/// levels without keep-alive (`Verification::passed` already leaves keep-alive out).
+fn answers(verified: &[Verification]) -> Result<(), Option<Check>> {
+    if verified.iter().any(|v| v.passed) {
+        return Ok(());
+    }
+    Err(verified
+        .iter()
+        .flat_map(|v| v.checks.iter())
+        .find(|c| !c.passed)
+        .cloned())
+}
+
+/// Why a cell is not measured, if it is not: its status and message.
+fn excluded(
+    v: &Verification,
+    keepalive: bool,
+    interrupted: bool,
+) -> Option<(CellStatus, &'static str)> {
+    if !v.passed {
+        Some((CellStatus::Excluded, "verification failed: not measured"))
+    } else if keepalive && v.keepalive == Some(false) {
+        Some((CellStatus::Excluded, "excluded: the target closes connections after each response (verified), so keep-alive levels do not apply"))
+    } else if interrupted {
+        Some((CellStatus::Interrupted, "interrupted before this level"))
+    } else {
+        None
+    }
+}
+
+/// A measured cell's progress line: throughput, p99, server CPU per request, bottleneck.
+fn cell_line(cell: &Cell) -> Option<String> {
+    let (summary, d) = (cell.summary.as_ref()?, cell.diagnosis.as_ref()?);
+    Some(format!(
+        "  {} {:>6}: {:>9.0} req/s  p99 {:>9}  server {:>6}  {}",
+        cell.scenario,
+        cell.level,
+        summary.rps_median,
+        summary
+            .latency
+            .at(99.0)
+            .map(report::human_us)
+            .unwrap_or_default(),
+        summary
+            .server_cpu_us_per_request
+            .map(|u| format!("{u:.1} µs/req"))
+            .unwrap_or_default(),
+        d.bottleneck.as_str()
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(name: &str, passed: bool) -> Check {
+        Check {
+            name: name.into(),
+            passed,
+            detail: (!passed).then(|| format!("{name} broke")),
+        }
+    }
+
+    fn verification(passed: bool, keepalive: Option<bool>, checks: Vec<Check>) -> Verification {
+        Verification {
+            scenario: "s".into(),
+            passed,
+            checks,
+            images_seen: None,
+            images_expected: None,
+            keepalive,
+        }
+    }
+
+    #[test]
+    fn verdicts() {
+        let cases = [
+            (verification(true, Some(true), vec![]), "ok"),
+            (
+                verification(true, Some(false), vec![check("keep-alive", false)]),
+                "ok, but it closes every connection: keep-alive levels excluded",
+            ),
+            (
+                verification(
+                    false,
+                    None,
+                    vec![check("response", false), check("all images", false)],
+                ),
+                "response: response broke; all images: all images broke",
+            ),
+        ];
+        for (v, want) in cases {
+            assert_eq!(verdict(&v), want);
+        }
+    }
+
+    #[test]
+    fn a_target_is_loaded_when_any_scenario_is_answered_right() {
+        let right = verification(true, Some(false), vec![check("keep-alive", false)]);
+        let wrong = verification(false, None, vec![check("response", false)]);
+        assert_eq!(answers(&[wrong.clone(), right]), Ok(()));
+        assert_eq!(
+            answers(&[wrong.clone(), wrong]),
+            Err(Some(check("response", false)))
+        );
+        assert_eq!(answers(&[]), Err(None));
+    }
+
+    #[test]
+    fn cells_are_excluded_for_wrong_answers_closed_connections_or_ctrl_c() {
+        let right = verification(true, Some(true), vec![]);
+        let closes = verification(true, Some(false), vec![]);
+        let wrong = verification(false, Some(true), vec![]);
+        let cases = [
+            // (verification, level keep-alive, interrupted) → status
+            ((&right, true, false), None),
+            ((&wrong, false, true), Some(CellStatus::Excluded)),
+            ((&closes, true, true), Some(CellStatus::Excluded)),
+            ((&closes, false, false), None),
+            ((&right, true, true), Some(CellStatus::Interrupted)),
+        ];
+        for ((v, keepalive, interrupted), want) in cases {
+            assert_eq!(
+                excluded(v, keepalive, interrupted).map(|(s, _)| s),
+                want,
+                "{v:?} {keepalive} {interrupted}"
+            );
+        }
     }
 }

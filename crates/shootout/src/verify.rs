@@ -11,8 +11,9 @@ use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
 use load::{Framer, Framing, Head, ParseError, Step};
-use report::shootout::{Check, Verification};
+use report::shootout::Verification;
 
+use crate::check::{CheckKind, Checks};
 use crate::suite::Scenario;
 
 /// One parsed response.
@@ -231,16 +232,6 @@ fn reuse_fields(r: &Response) -> String {
     }
 }
 
-fn check(checks: &mut Vec<Check>, name: &str, result: Result<(), String>) -> bool {
-    let passed = result.is_ok();
-    checks.push(Check {
-        name: name.into(),
-        passed,
-        detail: result.err(),
-    });
-    passed
-}
-
 /// Checks one response against the scenario; returns the image number when Location
 /// carries one.
 fn judge(s: &Scenario, r: &Response) -> Result<Option<u64>, String> {
@@ -271,7 +262,7 @@ fn judge(s: &Scenario, r: &Response) -> Result<Option<u64>, String> {
 
 /// Verifies a target at `addr` for one scenario. `images` is N.
 pub fn verify(addr: SocketAddr, s: &Scenario, images: u32, timeout: Duration) -> Verification {
-    let mut checks = Vec::new();
+    let mut checks = Checks::default();
     let mut seen = BTreeSet::new();
     let mut keepalive = None;
     // 1. One request on its own connection, with Connection: close.
@@ -279,14 +270,13 @@ pub fn verify(addr: SocketAddr, s: &Scenario, images: u32, timeout: Duration) ->
         .map_err(|e| format!("cannot connect: {e}"))
         .and_then(|mut c| c.request(&s.method, &s.path, true));
     let ok = match &first {
-        Ok(r) => check(
-            &mut checks,
-            "response",
+        Ok(r) => checks.record(
+            CheckKind::Response,
             judge(s, r).map(|i| {
                 seen.extend(i);
             }),
         ),
-        Err(e) => check(&mut checks, "response", Err(e.clone())),
+        Err(e) => checks.record(CheckKind::Response, Err(e.clone())),
     };
     if ok {
         // 2. Keep-alive: several requests on one connection, each answered, none closing it.
@@ -316,7 +306,7 @@ pub fn verify(addr: SocketAddr, s: &Scenario, images: u32, timeout: Duration) ->
         })();
         keepalive = Some(ka.is_ok());
         let required = s.keepalive;
-        let passed = check(&mut checks, "keep-alive", ka);
+        let passed = checks.record(CheckKind::KeepAlive, ka);
         if !passed && !required {
             // Not needed by this scenario: recorded, not failed.
             if let Some(c) = checks.last_mut() {
@@ -383,16 +373,16 @@ pub fn verify(addr: SocketAddr, s: &Scenario, images: u32, timeout: Duration) ->
             } else {
                 Ok(())
             };
-            check(&mut checks, "all images", res);
+            checks.record(CheckKind::AllImages, res);
         }
     }
     // Keep-alive is reported on its own (`keepalive`): a target that closes connections
     // answers correctly, and only the keep-alive levels are excluded.
-    let passed = checks.iter().all(|c| c.passed || c.name == "keep-alive");
+    let passed = checks.answers_ok();
     Verification {
         scenario: s.name.clone(),
         passed,
-        checks,
+        checks: checks.into_report(),
         images_seen: s.all_images.then_some(seen.len() as u64),
         images_expected: s.all_images.then_some(u64::from(images)),
         keepalive,

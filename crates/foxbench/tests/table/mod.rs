@@ -11,8 +11,11 @@ use std::time::{Duration, Instant};
 use super::support::Server;
 use super::{result, run, usage_error};
 
+/// Each request a server saw: its request line and its body.
+type Seen = Arc<Mutex<Vec<(String, Vec<u8>)>>>;
+
 /// Answers every request (reading a Content-Length body) and records its line and body.
-fn recording_server() -> (Server, Arc<Mutex<Vec<(String, Vec<u8>)>>>) {
+fn recording_server() -> (Server, Seen) {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let log = seen.clone();
     let s = Server::spawn(move |mut c| {
@@ -320,6 +323,7 @@ fn svg_template_against_avatar_gets_the_colour_each_request_asked_for() {
     assert_eq!(a["requests"]["ok"], 600, "{}", a["requests"]);
     assert_eq!(a["status"]["200"], 600, "{}", a["status"]);
     assert_eq!(a["config"]["seed"], 99);
+    assert_eq!(b["status"]["200"], 600, "{}", b["status"]);
     // Every response is one SVG of the same size: the bytes read are exactly 600 of them.
     let one = avatar.get("/0a0b0c.svg");
     assert!(

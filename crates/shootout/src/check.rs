@@ -1,0 +1,138 @@
+//! The kinds of verification check, and the one place each kind becomes the name a report
+//! shows.
+//!
+//! Reports carry a check as [`report::shootout::Check`], whose `name` is text; code here
+//! decides by [`CheckKind`], never by comparing names.
+
+use report::shootout::Check;
+
+/// What a verification check looks at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckKind {
+    /// The answer to one request on its own connection.
+    Response,
+    /// Several requests answered on one connection that stays open.
+    KeepAlive,
+    /// Every one of the N images seen.
+    AllImages,
+}
+
+impl CheckKind {
+    /// The name reports show for the check (`Check::name`).
+    pub fn name(self) -> &'static str {
+        match self {
+            CheckKind::Response => "response",
+            CheckKind::KeepAlive => "keep-alive",
+            CheckKind::AllImages => "all images",
+        }
+    }
+
+    /// Whether failing it means the answers are wrong. Keep-alive is reported apart: a
+    /// target that closes every connection answers correctly, and only its keep-alive
+    /// levels are excluded.
+    pub fn judges_answers(self) -> bool {
+        self != CheckKind::KeepAlive
+    }
+}
+
+/// The checks of one verification, in order, each with its kind.
+#[derive(Debug, Default)]
+pub struct Checks(Vec<(CheckKind, Check)>);
+
+impl Checks {
+    /// Records a check's result (the error is its detail); returns whether it passed.
+    pub fn record(&mut self, kind: CheckKind, result: Result<(), String>) -> bool {
+        let passed = result.is_ok();
+        self.0.push((
+            kind,
+            Check {
+                name: kind.name().into(),
+                passed,
+                detail: result.err(),
+            },
+        ));
+        passed
+    }
+
+    /// The check recorded last, to amend.
+    pub fn last_mut(&mut self) -> Option<&mut Check> {
+        self.0.last_mut().map(|(_, c)| c)
+    }
+
+    /// True when every check that judges the answers passed.
+    pub fn answers_ok(&self) -> bool {
+        self.0.iter().all(|(k, c)| c.passed || !k.judges_answers())
+    }
+
+    /// The checks as reports carry them.
+    pub fn into_report(self) -> Vec<Check> {
+        self.0.into_iter().map(|(_, c)| c).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The names are the report's text: JSON and Markdown readers depend on them.
+    #[test]
+    fn names_are_the_reports_text() {
+        let cases = [
+            (CheckKind::Response, "response"),
+            (CheckKind::KeepAlive, "keep-alive"),
+            (CheckKind::AllImages, "all images"),
+        ];
+        for (kind, name) in cases {
+            assert_eq!(kind.name(), name);
+        }
+    }
+
+    #[test]
+    fn only_answer_checks_decide_whether_the_answers_are_right() {
+        use CheckKind::*;
+        let cases: &[(&[(CheckKind, bool)], bool)] = &[
+            (&[], true),
+            (&[(Response, true)], true),
+            (&[(Response, false)], false),
+            (&[(Response, true), (KeepAlive, false)], true),
+            (
+                &[(Response, true), (KeepAlive, false), (AllImages, true)],
+                true,
+            ),
+            (
+                &[(Response, true), (KeepAlive, true), (AllImages, false)],
+                false,
+            ),
+        ];
+        for (checks, want) in cases {
+            let mut c = Checks::default();
+            for &(kind, passed) in *checks {
+                c.record(kind, if passed { Ok(()) } else { Err("no".into()) });
+            }
+            assert_eq!(c.answers_ok(), *want, "{checks:?}");
+        }
+    }
+
+    #[test]
+    fn the_report_keeps_order_names_and_details() {
+        let mut c = Checks::default();
+        assert!(c.record(CheckKind::Response, Ok(())));
+        assert!(!c.record(CheckKind::KeepAlive, Err("closed".into())));
+        if let Some(last) = c.last_mut() {
+            last.passed = true;
+        }
+        let want = vec![
+            Check {
+                name: "response".into(),
+                passed: true,
+                detail: None,
+            },
+            Check {
+                name: "keep-alive".into(),
+                passed: true,
+                detail: Some("closed".into()),
+            },
+        ];
+        assert_eq!(c.into_report(), want);
+    }
+}

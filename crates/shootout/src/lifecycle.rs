@@ -1,0 +1,457 @@
+//! One target's life around its measurement: tools and directory, the cached build, the
+//! start pinned to the server CPUs, readiness and the stop, each step failing with a
+//! [`TargetFailure`].
+
+use std::io;
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::ExitStatus;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use report::shootout::{BuildInfo, ProbePoint};
+
+use crate::cache;
+use crate::failure::{Abandoned, NotReady, TargetFailure};
+use crate::process::{self, Spawned, StopReport};
+use crate::suite::{fill, Ready, TargetSpec};
+use crate::verify;
+use crate::window::point;
+
+/// Lines of a log a failed target's result keeps.
+const LOG_TAIL_LINES: usize = 20;
+
+/// A target's directory, tools and environment: what its build and start need.
+#[derive(Debug)]
+pub struct Setup<'a> {
+    /// The target.
+    pub spec: &'a TargetSpec,
+    /// The directory suite paths are relative to.
+    pub root: &'a Path,
+    /// The target's directory.
+    pub dir: PathBuf,
+    /// The commands it requires, as found on PATH.
+    pub tools: Vec<PathBuf>,
+    /// Its environment for build and start: the suite's, with a PATH that has the tools.
+    pub env: Vec<(String, String)>,
+    /// Where its logs go.
+    pub logs: PathBuf,
+}
+
+impl<'a> Setup<'a> {
+    /// Finds the target's tools on PATH and its directory under `root`.
+    pub fn new(spec: &'a TargetSpec, root: &'a Path, logs: PathBuf) -> Result<Self, TargetFailure> {
+        let (found, missing): (Vec<_>, Vec<_>) = spec
+            .requires
+            .iter()
+            .map(|t| (t, cache::which(t)))
+            .partition(|(_, path)| path.is_some());
+        if !missing.is_empty() {
+            return Err(TargetFailure::MissingTools {
+                names: missing.into_iter().map(|(t, _)| t.clone()).collect(),
+                install: spec.install.clone(),
+            });
+        }
+        let dir = root.join(&spec.dir);
+        if !dir.is_dir() {
+            return Err(TargetFailure::NoDirectory(dir));
+        }
+        let tools: Vec<PathBuf> = found.into_iter().filter_map(|(_, path)| path).collect();
+        let mut env: Vec<(String, String)> = spec
+            .env
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        if let Some(path) = cache::path_with(&tools) {
+            if !spec.env.contains_key("PATH") {
+                env.push(("PATH".into(), path));
+            }
+        }
+        Ok(Setup {
+            spec,
+            root,
+            dir,
+            tools,
+            env,
+            logs,
+        })
+    }
+
+    fn log(&self, suffix: &str) -> PathBuf {
+        self.logs.join(format!("{}.{suffix}", self.spec.name))
+    }
+
+    /// The start command for a build, a port and the suite's images and template.
+    pub fn start_command(&self, built: &Built, port: u16, images: u32, template: &str) -> String {
+        let (port, images) = (port.to_string(), images.to_string());
+        let out = built.out.to_string_lossy();
+        let dir = self.dir.to_string_lossy();
+        fill(
+            &self.spec.start,
+            &[
+                ("port", &port),
+                ("images", &images),
+                ("template", template),
+                ("out", &out),
+                ("dir", &dir),
+            ],
+        )
+    }
+
+    /// Starts `command` in its own process group, pinned to `cpus`, logging to a fresh log.
+    pub fn spawn(
+        &self,
+        command: String,
+        port: u16,
+        cpus: &[usize],
+    ) -> Result<Running, TargetFailure> {
+        let log = self.log("log");
+        let _ = std::fs::remove_file(&log);
+        let spawned_at = Instant::now();
+        match process::spawn(
+            &command,
+            process::Shell::Exec,
+            &self.dir,
+            &self.env,
+            cpus,
+            &log,
+        ) {
+            Ok(server) => Ok(Running {
+                server,
+                addr: SocketAddr::from(([127, 0, 0, 1], port)),
+                log,
+                spawned_at,
+            }),
+            Err(error) => Err(TargetFailure::Spawn { command, error }),
+        }
+    }
+}
+
+/// Where builds go and what bounds them.
+#[derive(Debug, Clone, Copy)]
+pub struct Builder<'a> {
+    /// The build cache.
+    pub cache: &'a Path,
+    /// The longest a build may take.
+    pub timeout: Duration,
+    /// Ctrl-C.
+    pub interrupt: &'a AtomicBool,
+    /// Every CPU foxbench could use when it started: builds run on them.
+    pub build_cpus: &'a [usize],
+    /// The CPUs foxbench's own thread returns to after a build.
+    pub client_cpus: &'a [usize],
+}
+
+/// A finished (or cached) build.
+#[derive(Debug)]
+pub struct Built {
+    /// Its record.
+    pub info: BuildInfo,
+    /// The directory it wrote (`{out}`).
+    pub out: PathBuf,
+}
+
+impl Builder<'_> {
+    /// Builds the target into the cache, unless a build with the same key is there.
+    pub fn build(&self, setup: &Setup) -> Result<Built, TargetFailure> {
+        let spec = setup.spec;
+        let mut inputs = vec![setup.dir.clone()];
+        inputs.extend(spec.inputs.iter().map(|i| setup.root.join(i)));
+        let command = spec.build.clone().unwrap_or_else(|| "true".into());
+        let key = cache::key(&command, &setup.env, &setup.tools, setup.root, &inputs)
+            .map_err(TargetFailure::CacheKey)?;
+        let out = self.cache.join(format!("{}-{key}", spec.name));
+        let out_s = out.to_string_lossy().into_owned();
+        let dir_s = setup.dir.to_string_lossy().into_owned();
+        let vars = [("out", out_s.as_str()), ("dir", dir_s.as_str())];
+        let log = setup.log("build.log");
+        let artifact = spec.artifact.as_ref().map(|a| fill(a, &vars));
+        let mut info = BuildInfo {
+            command: fill(&command, &vars),
+            key,
+            cached: false,
+            seconds: 0.0,
+            artifact_bytes: None,
+            artifact: artifact.clone(),
+        };
+        // foxbench's own thread is pinned to the client CPUs by now, and a build inherits
+        // the mask of the thread that starts it.
+        let _ = process::pin_current_thread(self.build_cpus);
+        let built = cache::build(
+            &info.command,
+            &setup.dir,
+            &out,
+            &setup.env,
+            &log,
+            self.timeout,
+            self.interrupt,
+        );
+        let _ = process::pin_current_thread(self.client_cpus);
+        let (cached, took) = match built {
+            Ok(done) => done,
+            Err(error) => {
+                let log_tail = process::tail(&log, LOG_TAIL_LINES);
+                return Err(TargetFailure::Build {
+                    info: Box::new(info),
+                    error,
+                    log,
+                    log_tail,
+                });
+            }
+        };
+        info.cached = cached;
+        info.seconds = took.as_secs_f64();
+        info.artifact_bytes = artifact.as_ref().and_then(|a| {
+            let p = Path::new(a);
+            cache::size(&if p.is_absolute() {
+                p.to_path_buf()
+            } else {
+                setup.dir.join(p)
+            })
+        });
+        Ok(Built { info, out })
+    }
+}
+
+/// A free loopback port (the OS picks; the target binds it right after).
+pub fn free_port() -> Result<u16, TargetFailure> {
+    let port = || Ok::<_, io::Error>(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port());
+    port().map_err(TargetFailure::NoPort)
+}
+
+/// A started target.
+#[derive(Debug)]
+pub struct Running {
+    /// Its process.
+    pub server: Spawned,
+    /// Where it listens.
+    pub addr: SocketAddr,
+    /// Its log (stdout and stderr).
+    pub log: PathBuf,
+    spawned_at: Instant,
+}
+
+impl Running {
+    /// Its root process id.
+    pub fn pid(&self) -> i32 {
+        self.server.pid
+    }
+
+    /// How it exited, once it has.
+    pub fn exited(&mut self) -> Option<ExitStatus> {
+        self.server.exited()
+    }
+
+    /// Waits, at most `timeout`, until it accepts a connection (`Tcp`) or answers a request
+    /// (`Http`); returns the time since it was started.
+    pub fn wait_ready(
+        &mut self,
+        ready: Ready,
+        timeout: Duration,
+        interrupt: &AtomicBool,
+    ) -> Result<Duration, NotReady> {
+        let end = Instant::now() + timeout;
+        loop {
+            if let Some(status) = self.server.exited() {
+                return Err(NotReady::Exited {
+                    status,
+                    last_line: process::tail(&self.log, 1).chars().take(200).collect(),
+                });
+            }
+            if interrupt.load(Ordering::Relaxed) {
+                return Err(NotReady::Interrupted);
+            }
+            if Instant::now() >= end {
+                return Err(NotReady::TimedOut {
+                    after: timeout,
+                    ready,
+                    addr: self.addr,
+                });
+            }
+            let ok = match ready {
+                Ready::Tcp => {
+                    TcpStream::connect_timeout(&self.addr, Duration::from_millis(200)).is_ok()
+                }
+                Ready::Http => verify::Client::connect(self.addr, Duration::from_millis(500))
+                    .ok()
+                    .and_then(|mut c| c.request("GET", "/", true).ok())
+                    .is_some(),
+            };
+            if ok {
+                return Ok(self.spawned_at.elapsed());
+            }
+            // Fine polling at first: startup time is a reported figure (most targets are
+            // ready within tens of milliseconds), coarser later to stay cheap.
+            let left = end.saturating_duration_since(Instant::now());
+            std::thread::sleep(
+                if timeout.saturating_sub(left) < Duration::from_millis(500) {
+                    Duration::from_millis(2)
+                } else {
+                    Duration::from_millis(20)
+                },
+            );
+        }
+    }
+
+    /// Its tree once ready, before any load.
+    pub fn idle(&self) -> Option<ProbePoint> {
+        probe::sample(self.pid()).ok().map(|s| point(0.0, 0.0, &s))
+    }
+
+    /// The last lines of its log.
+    pub fn log_tail(&self) -> String {
+        process::tail(&self.log, LOG_TAIL_LINES)
+    }
+
+    /// SIGTERM, then SIGKILL after `grace`: nothing it started is left behind.
+    pub fn stop(&mut self, grace: Duration) -> StopReport {
+        self.server.stop(grace)
+    }
+
+    /// Stops it after a failed step, keeping the end of its log for the message.
+    pub fn abandon(&mut self, grace: Duration) -> Abandoned {
+        let stop = self.stop(grace);
+        Abandoned {
+            stop,
+            log_tail: self.log_tail(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::failure::stop_note;
+    use report::shootout::Outcome;
+
+    fn spec(requires: &[&str], dir: &str, start: &str) -> TargetSpec {
+        TargetSpec {
+            name: "t".into(),
+            language: "sh".into(),
+            dir: dir.into(),
+            requires: requires.iter().map(|s| s.to_string()).collect(),
+            install: Some("the nothing package".into()),
+            build: None,
+            start: start.into(),
+            env: BTreeMap::new(),
+            artifact: None,
+            ready: Ready::Tcp,
+            ready_timeout: Duration::from_secs(5),
+            inputs: Vec::new(),
+            warmup: None,
+        }
+    }
+
+    #[track_caller]
+    fn failure<T: std::fmt::Debug>(r: Result<T, TargetFailure>) -> (Outcome, String) {
+        let f = r.unwrap_err();
+        (f.outcome(false), f.to_string())
+    }
+
+    #[test]
+    fn setup_fails_on_missing_tools_then_on_a_missing_directory() {
+        let root = std::env::temp_dir();
+        let logs = root.join("logs");
+        let cases = [
+            (
+                spec(
+                    &["sh", "no-such-tool-3f9", "nor-this-one"],
+                    "nope",
+                    "x {port}",
+                ),
+                Outcome::Skipped,
+                "no-such-tool-3f9, nor-this-one not found on PATH; install the nothing package"
+                    .to_string(),
+            ),
+            (
+                spec(&["sh"], "no-such-dir-3f9", "x {port}"),
+                Outcome::StartFailed,
+                format!(
+                    "directory {} not found: run from the foxbench checkout or pass --root",
+                    root.join("no-such-dir-3f9").display()
+                ),
+            ),
+        ];
+        for (spec, outcome, message) in cases {
+            assert_eq!(
+                failure(Setup::new(&spec, &root, logs.clone())),
+                (outcome, message)
+            );
+        }
+        let mut s = spec(&["sh"], ".", "x {port}");
+        s.env.insert("GOMAXPROCS".into(), "1".into());
+        let setup = Setup::new(&s, &root, logs).unwrap();
+        assert_eq!(setup.tools, vec![cache::which("sh").unwrap()]);
+        assert_eq!(setup.env[0], ("GOMAXPROCS".to_string(), "1".to_string()));
+    }
+
+    #[test]
+    fn the_start_command_fills_every_placeholder() {
+        let root = std::env::temp_dir();
+        let s = spec(
+            &[],
+            ".",
+            "{out}/srv --port {port} -n {images} -t {template} -C {dir}",
+        );
+        let setup = Setup::new(&s, &root, root.join("logs")).unwrap();
+        let built = Built {
+            info: BuildInfo {
+                command: "true".into(),
+                key: "k".into(),
+                cached: true,
+                seconds: 0.0,
+                artifact_bytes: None,
+                artifact: None,
+            },
+            out: PathBuf::from("/cache/t-k"),
+        };
+        assert_eq!(
+            setup.start_command(&built, 8080, 21, "x-{n}"),
+            format!(
+                "/cache/t-k/srv --port 8080 -n 21 -t x-{{n}} -C {}",
+                root.join(".").display()
+            )
+        );
+    }
+
+    #[test]
+    fn a_target_that_listens_is_ready_and_one_that_exits_is_not() {
+        let root = std::env::temp_dir().join(format!("foxbench-lifecycle-{}", std::process::id()));
+        std::fs::create_dir_all(&root).unwrap();
+        let logs = root.clone();
+        let never = AtomicBool::new(false);
+
+        // A listener held open by this test: the port accepts, so a TCP target is ready.
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let s = spec(&[], ".", "sleep 30");
+        let setup = Setup::new(&s, &root, logs.clone()).unwrap();
+        let mut running = setup.spawn("sleep 30".into(), port, &[]).unwrap();
+        assert!(running
+            .wait_ready(Ready::Tcp, Duration::from_secs(5), &never)
+            .is_ok());
+        assert_eq!(stop_note(&running.stop(Duration::from_secs(2))), "");
+
+        // One that prints and exits is reported with its last line.
+        let s = spec(&[], ".", "x");
+        let setup = Setup::new(&s, &root, logs).unwrap();
+        let mut running = setup
+            .spawn(
+                "sh -c 'echo cannot bind; exit 3'".into(),
+                free_port().unwrap(),
+                &[],
+            )
+            .unwrap();
+        let e = running
+            .wait_ready(Ready::Tcp, Duration::from_secs(5), &never)
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "exited (exit status: 3) before it was ready: cannot bind"
+        );
+        drop(listener);
+        let _ = std::fs::remove_dir_all(&root);
+    }
+}

@@ -1,0 +1,362 @@
+//! Measuring one cell (a scenario at a level): warm-up until throughput is steady, then the
+//! level's repeats, with a sampler thread probing the server throughout.
+
+use std::io;
+use std::net::SocketAddr;
+use std::process::ExitStatus;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use load::{Arrival, Control, Plan as LoadPlan, RequestSpec, RunResult, StatusSet, Stop, Target};
+use report::shootout::{Cell, CellStatus, ProbePoint};
+
+use crate::lifecycle::Running;
+use crate::suite::{Level, Plan, Scenario};
+use crate::summary;
+use crate::window::{self, client_window, server_window, zero_server, Edge};
+
+/// Why a cell failed; its message is the cell's.
+#[derive(Debug, thiserror::Error)]
+pub enum CellFailure {
+    /// The sampler thread could not be started.
+    #[error("cannot start the probe thread: {0}")]
+    ProbeThread(io::Error),
+    /// The load generator refused the plan.
+    #[error("the load could not run: {0}")]
+    Load(load::LoadError),
+    /// The target exited while warming up.
+    #[error("the target exited during warm-up")]
+    ExitedInWarmUp,
+    /// The target exited during a repeat (which is kept).
+    #[error("the target exited ({0}) during the level")]
+    Exited(ExitStatus),
+    /// The target's process tree could not be read around a repeat (which is kept).
+    #[error("the target's process could not be probed")]
+    Unprobed,
+}
+
+/// A scenario at a level: what one cell loads.
+#[derive(Debug, Clone, Copy)]
+pub struct Task<'a> {
+    /// What to request.
+    pub scenario: &'a Scenario,
+    /// How hard and how long.
+    pub level: &'a Level,
+    /// The level's keep-alive, else the scenario's.
+    pub keepalive: bool,
+    /// The longest warm-up.
+    pub warmup_max: Duration,
+}
+
+impl<'a> Task<'a> {
+    /// The scenario at the level, warming up for at most `warmup_max`.
+    pub fn new(scenario: &'a Scenario, level: &'a Level, warmup_max: Duration) -> Self {
+        Task {
+            scenario,
+            level,
+            keepalive: level.keepalive.unwrap_or(scenario.keepalive),
+            warmup_max,
+        }
+    }
+
+    /// Requests pipelined per connection: the scenario's, and only with keep-alive.
+    pub fn pipeline(&self) -> usize {
+        if self.keepalive {
+            self.scenario.pipeline
+        } else {
+            1
+        }
+    }
+
+    /// The cell before it is measured: excluded until it is.
+    pub fn cell(&self) -> Cell {
+        Cell {
+            scenario: self.scenario.name.clone(),
+            level: self.level.name.clone(),
+            connections: self.level.connections as u64,
+            keepalive: self.keepalive,
+            pipeline: self.pipeline() as u64,
+            status: CellStatus::Excluded,
+            message: None,
+            warmup_s: 0.0,
+            warmup_rps: Vec::new(),
+            repeats: Vec::new(),
+            summary: None,
+            diagnosis: None,
+        }
+    }
+}
+
+/// What measuring needs from the run: the plan, the CPUs on each side, and Ctrl-C.
+#[derive(Debug, Clone, Copy)]
+pub struct Meter<'a> {
+    /// The suite's plan.
+    pub plan: &'a Plan,
+    /// Load generator threads (one per client CPU).
+    pub client_threads: usize,
+    /// CPUs the server may use.
+    pub server_cpus: usize,
+    /// Set by Ctrl-C.
+    pub interrupt: &'a Arc<AtomicBool>,
+}
+
+/// One load's result with the probe samples taken during it.
+struct Probed {
+    result: RunResult,
+    series: Vec<ProbePoint>,
+    /// A counted level hit its time cap.
+    capped: bool,
+}
+
+impl Meter<'_> {
+    fn interrupted(&self) -> bool {
+        self.interrupt.load(Ordering::Relaxed)
+    }
+
+    /// Warms the target up, then runs the level's repeats into `cell`. Ctrl-C ends it early
+    /// with the repeats so far; a failure leaves the repeats so far for the caller to mark.
+    pub fn measure(
+        &self,
+        target: &mut Running,
+        task: &Task,
+        cell: &mut Cell,
+    ) -> Result<(), CellFailure> {
+        self.warm_up(target, task, cell)?;
+        let repeats = task.level.repeats.unwrap_or(self.plan.repeats);
+        for _ in 0..repeats {
+            if self.interrupted() {
+                cell.status = CellStatus::Interrupted;
+                cell.message = Some("interrupted: repeats measured so far are kept".into());
+                break;
+            }
+            self.repeat(target, task, cell)?;
+        }
+        Ok(())
+    }
+
+    /// Slices of load until two agree within 10%, or the maximum is spent.
+    fn warm_up(
+        &self,
+        target: &mut Running,
+        task: &Task,
+        cell: &mut Cell,
+    ) -> Result<(), CellFailure> {
+        let start = Instant::now();
+        let slice = self.plan.warmup_slice;
+        let max = task.warmup_max;
+        while !max.is_zero() && start.elapsed() + slice <= max + slice / 2 {
+            let plan = self.load_plan(target.addr, task, Stop::Duration(slice));
+            let res = self
+                .run_load(&plan, target.pid(), Duration::ZERO, task.level.max_duration)?
+                .result;
+            cell.warmup_rps
+                .push(res.counts.completed() as f64 / res.elapsed.as_secs_f64().max(1e-9));
+            if target.exited().is_some() {
+                return Err(CellFailure::ExitedInWarmUp);
+            }
+            if self.interrupted() || summary::steady(&cell.warmup_rps) {
+                break;
+            }
+        }
+        cell.warmup_s = start.elapsed().as_secs_f64();
+        Ok(())
+    }
+
+    /// One measured repeat into `cell`, with the server and client windows around it.
+    fn repeat(
+        &self,
+        target: &mut Running,
+        task: &Task,
+        cell: &mut Cell,
+    ) -> Result<(), CellFailure> {
+        let (stop, cap) = match task.level.requests {
+            Some(n) => (Stop::Requests(n), task.level.max_duration),
+            None => (Stop::Duration(self.plan.duration), Duration::ZERO),
+        };
+        let plan = self.load_plan(target.addr, task, stop);
+        let pid = target.pid();
+        let t0 = probe::threads(pid).unwrap_or_default();
+        let s0 = probe::sample(pid).ok();
+        let c0 = probe::own_usage();
+        let loaded = self.run_load(&plan, pid, self.plan.sample_interval, cap);
+        let c1 = probe::own_usage();
+        let s1 = probe::sample(pid).ok();
+        let t1 = probe::threads(pid).unwrap_or_default();
+        let Probed {
+            result,
+            series,
+            capped,
+        } = loaded?;
+        let crashed = target.exited();
+        let elapsed_s = result.elapsed.as_secs_f64().max(1e-9);
+        let completed = result.counts.completed();
+        let server = s0.zip(s1).map(|(a, b)| {
+            let from = Edge {
+                sample: a,
+                threads: t0,
+            };
+            let to = Edge {
+                sample: b,
+                threads: t1,
+            };
+            server_window(&from, &to, &series, elapsed_s, completed, self.server_cpus)
+        });
+        let probed = server.is_some();
+        let client = client_window(&c1.since(&c0), elapsed_s, self.client_threads, completed);
+        cell.repeats.push(window::repeat(
+            &result,
+            capped,
+            server.unwrap_or_else(zero_server),
+            client,
+            series,
+        ));
+        match crashed {
+            Some(status) => Err(CellFailure::Exited(status)),
+            None if !probed => Err(CellFailure::Unprobed),
+            None => Ok(()),
+        }
+    }
+
+    fn load_plan(&self, addr: SocketAddr, task: &Task, stop: Stop) -> LoadPlan {
+        let s = task.scenario;
+        let connections = task.level.connections;
+        let url = format!("http://{addr}{}", s.path);
+        let target = Target::parse(&url).expect("a loopback URL with a checked path parses");
+        let requests = vec![RequestSpec {
+            method: s.method.clone(),
+            ..RequestSpec::get(&target)
+        }];
+        LoadPlan {
+            requests,
+            connections,
+            threads: self.client_threads.min(connections),
+            arrival: Arrival::Closed,
+            stop,
+            pipeline: task.pipeline(),
+            keepalive: task.keepalive,
+            timeout: self.plan.timeout,
+            connect_timeout: self.plan.timeout,
+            // Correctness was verified; during load any status counts, and the wrong ones
+            // are reported as failed-status by the scenario's status below.
+            fail_status: {
+                let mut set = StatusSet::none();
+                for c in 100..1000 {
+                    if c != s.status {
+                        set.insert(c);
+                    }
+                }
+                set
+            },
+            ..LoadPlan::new(target)
+        }
+    }
+
+    /// Runs one load while a sampler thread probes the server every `interval` (0 = no
+    /// samples), stops the load on Ctrl-C, when the server dies, or after `cap` (0 = none).
+    fn run_load(
+        &self,
+        plan: &LoadPlan,
+        root: i32,
+        interval: Duration,
+        cap: Duration,
+    ) -> Result<Probed, CellFailure> {
+        let control = Control::new(plan.effective_threads());
+        let done = Arc::new(AtomicBool::new(false));
+        let interrupt = self.interrupt.clone();
+        let capped = Arc::new(AtomicBool::new(false));
+        let servers = self.server_cpus.max(1) as f64;
+        let sampler = {
+            let (control, done, capped) = (control.clone(), done.clone(), capped.clone());
+            std::thread::Builder::new()
+                .name("foxbench-probe".into())
+                .spawn(move || {
+                    let start = Instant::now();
+                    let mut series = Vec::new();
+                    let mut next = Duration::ZERO;
+                    let mut last: Option<(f64, u64)> = None;
+                    while !done.load(Ordering::Relaxed) {
+                        let t = start.elapsed();
+                        if interrupt.load(Ordering::Relaxed) {
+                            control.stop();
+                        }
+                        if !cap.is_zero() && t >= cap {
+                            capped.store(true, Ordering::Relaxed);
+                            control.stop();
+                        }
+                        if !interval.is_zero() && t >= next {
+                            next += interval;
+                            match probe::sample(root) {
+                                Ok(s) => {
+                                    let ts = t.as_secs_f64();
+                                    let cpu = match last {
+                                        Some((t0, c0)) if ts > t0 => {
+                                            100.0 * (s.cpu_ns().saturating_sub(c0)) as f64
+                                                / 1e9
+                                                / (ts - t0)
+                                                / servers
+                                        }
+                                        _ => 0.0,
+                                    };
+                                    last = Some((ts, s.cpu_ns()));
+                                    series.push(window::point(ts, cpu, &s));
+                                }
+                                // The server died: stop loading a dead port.
+                                Err(probe::ProbeError::Gone(_)) => control.stop(),
+                                Err(_) => {}
+                            }
+                        } else if interval.is_zero() && probe::tree(root).is_err() {
+                            control.stop();
+                        }
+                        std::thread::sleep(Duration::from_millis(20));
+                    }
+                    series
+                })
+                .map_err(CellFailure::ProbeThread)?
+        };
+        let result = load::run(plan, &control);
+        done.store(true, Ordering::Relaxed);
+        let series = sampler.join().unwrap_or_default();
+        Ok(Probed {
+            result: result.map_err(CellFailure::Load)?,
+            series,
+            capped: capped.load(Ordering::Relaxed),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::suite::{Suite, DEFAULT_SUITE};
+
+    #[test]
+    fn a_task_pipelines_only_with_keepalive() {
+        let suite = Suite::parse(DEFAULT_SUITE, "built-in").unwrap();
+        let mut s = suite.scenarios[0].clone();
+        s.pipeline = 8;
+        let level = |keepalive| Level {
+            keepalive,
+            ..suite.plan.levels[0].clone()
+        };
+        let cases = [
+            // (scenario keep-alive, level's) → (keep-alive, pipeline)
+            ((true, None), (true, 8)),
+            ((true, Some(false)), (false, 1)),
+            ((false, None), (false, 1)),
+            ((false, Some(true)), (true, 8)),
+        ];
+        for ((scenario_ka, level_ka), (keepalive, pipeline)) in cases {
+            s.keepalive = scenario_ka;
+            let l = level(level_ka);
+            let task = Task::new(&s, &l, Duration::ZERO);
+            let cell = task.cell();
+            assert_eq!((task.keepalive, task.pipeline()), (keepalive, pipeline));
+            assert_eq!(
+                (cell.keepalive, cell.pipeline),
+                (keepalive, pipeline as u64)
+            );
+            assert_eq!(cell.status, CellStatus::Excluded);
+        }
+    }
+}

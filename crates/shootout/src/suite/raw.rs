@@ -1,0 +1,275 @@
+//! The suite file's tables as serde reads them, with the values checked as they are read:
+//! durations, patterns, commands, CPU lists and levels.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::time::Duration;
+
+use regex::Regex;
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::Deserialize;
+
+use super::{parse_cpus, timed_level, Level, Ready, LEVEL_MAX_DURATION, PLACEHOLDERS};
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawSuite {
+    pub(super) name: String,
+    #[serde(default = "default_images")]
+    pub(super) images: u32,
+    #[serde(default = "default_template")]
+    pub(super) template: String,
+    #[serde(default)]
+    pub(super) plan: RawPlan,
+    pub(super) quick: Option<RawQuick>,
+    #[serde(rename = "scenario")]
+    pub(super) scenarios: Vec<RawScenario>,
+    #[serde(rename = "target")]
+    pub(super) targets: Vec<RawTarget>,
+}
+
+fn default_images() -> u32 {
+    21
+}
+fn default_template() -> String {
+    "https://avatar.example/Renard-{n}.png".into()
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawPlan {
+    pub(super) levels: Option<Vec<Level>>,
+    pub(super) duration: Option<Dur>,
+    pub(super) repeats: Option<u32>,
+    pub(super) warmup: Option<Dur>,
+    pub(super) warmup_slice: Option<Dur>,
+    pub(super) timeout: Option<Dur>,
+    pub(super) sample_interval: Option<Dur>,
+    pub(super) stop_grace: Option<Dur>,
+    pub(super) client_cpus: Option<Cpus>,
+    pub(super) server_cpus: Option<Cpus>,
+    pub(super) build_timeout: Option<Dur>,
+}
+
+/// `[quick]`: what `--quick` changes.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawQuick {
+    pub(super) levels: Option<Vec<Level>>,
+    pub(super) duration: Option<Dur>,
+    pub(super) repeats: Option<u32>,
+    pub(super) warmup: Option<Dur>,
+    pub(super) warmup_slice: Option<Dur>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawScenario {
+    pub(super) name: String,
+    #[serde(default = "default_method")]
+    pub(super) method: String,
+    #[serde(default = "default_path")]
+    pub(super) path: String,
+    #[serde(default = "default_true")]
+    pub(super) keepalive: bool,
+    #[serde(default = "default_pipeline")]
+    pub(super) pipeline: usize,
+    pub(super) expect: RawExpect,
+}
+
+fn default_method() -> String {
+    "GET".into()
+}
+fn default_path() -> String {
+    "/".into()
+}
+fn default_true() -> bool {
+    true
+}
+fn default_pipeline() -> usize {
+    1
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawExpect {
+    pub(super) status: u16,
+    #[serde(default)]
+    pub(super) headers: BTreeMap<String, Pattern>,
+    pub(super) body: Option<Pattern>,
+    #[serde(default)]
+    pub(super) all_images: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawTarget {
+    pub(super) name: String,
+    pub(super) language: String,
+    pub(super) dir: String,
+    #[serde(default)]
+    pub(super) requires: Vec<String>,
+    pub(super) install: Option<String>,
+    pub(super) build: Option<Command>,
+    pub(super) start: Command,
+    #[serde(default)]
+    pub(super) env: BTreeMap<String, String>,
+    pub(super) artifact: Option<Command>,
+    #[serde(default = "default_ready")]
+    pub(super) ready: Ready,
+    pub(super) ready_timeout: Option<Dur>,
+    #[serde(default)]
+    pub(super) inputs: Vec<String>,
+    pub(super) warmup: Option<Dur>,
+}
+
+fn default_ready() -> Ready {
+    Ready::Http
+}
+
+/// A duration written as text: `2s`, `500ms`.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Dur(pub(super) Duration);
+
+impl<'de> Deserialize<'de> for Dur {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        load::parse_duration(&text)
+            .map(Dur)
+            .map_err(de::Error::custom)
+    }
+}
+
+/// A regular expression, compiled when read.
+#[derive(Debug, Clone)]
+pub(super) struct Pattern(pub(super) Regex);
+
+impl<'de> Deserialize<'de> for Pattern {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        Regex::new(&text).map(Pattern).map_err(|e| {
+            de::Error::custom(format!(
+                "invalid pattern {text:?}: {}",
+                one_line(&e.to_string())
+            ))
+        })
+    }
+}
+
+/// A command with `{placeholders}`, checked when read.
+#[derive(Debug, Clone)]
+pub(super) struct Command(pub(super) String);
+
+impl<'de> Deserialize<'de> for Command {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        if text.trim().is_empty() {
+            return Err(de::Error::custom("empty command"));
+        }
+        let mut rest = text.as_str();
+        while let Some(i) = rest.find('{') {
+            let after = &rest[i + 1..];
+            let Some(j) = after.find('}') else { break };
+            let name = &after[..j];
+            if name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && !name.is_empty()
+                && !PLACEHOLDERS.contains(&name)
+            {
+                return Err(de::Error::custom(format!(
+                    "unknown placeholder {{{name}}} in {text:?}: use {}",
+                    PLACEHOLDERS.map(|p| format!("{{{p}}}")).join(", ")
+                )));
+            }
+            rest = &after[j + 1..];
+        }
+        Ok(Command(text))
+    }
+}
+
+/// A CPU list: `"0"`, `"2-3"`, `"0,2"`, or `"auto"`.
+#[derive(Debug, Clone)]
+pub(super) struct Cpus(pub(super) Option<Vec<usize>>);
+
+impl<'de> Deserialize<'de> for Cpus {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        parse_cpus(&text).map(Cpus).map_err(de::Error::custom)
+    }
+}
+
+impl<'de> Deserialize<'de> for Level {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Level;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a number of connections, or a table like { name = \"ab\", connections = 10, requests = 100000, keepalive = false }")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Level, E> {
+                if !(1..=1_000_000).contains(&v) {
+                    return Err(E::custom(format!("{v} connections: use 1 to 1000000")));
+                }
+                Ok(timed_level(v as usize))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Level, E> {
+                self.visit_i64(i64::try_from(v).unwrap_or(i64::MAX))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Level, A::Error> {
+                let mut name = None;
+                let mut connections = None;
+                let mut requests = None;
+                let mut max_duration = None;
+                let mut keepalive = None;
+                let mut repeats = None;
+                while let Some(key) = map.next_key::<String>()? {
+                    match key.as_str() {
+                        "name" => name = Some(map.next_value::<String>()?),
+                        "connections" => connections = Some(map.next_value::<u32>()?),
+                        "requests" => requests = Some(map.next_value::<u64>()?),
+                        "max_duration" => max_duration = Some(map.next_value::<Dur>()?.0),
+                        "keepalive" => keepalive = Some(map.next_value::<bool>()?),
+                        "repeats" => repeats = Some(map.next_value::<u32>()?),
+                        other => {
+                            return Err(de::Error::unknown_field(
+                                other,
+                                &[
+                                    "name",
+                                    "connections",
+                                    "requests",
+                                    "max_duration",
+                                    "keepalive",
+                                    "repeats",
+                                ],
+                            ))
+                        }
+                    }
+                }
+                let connections =
+                    connections.ok_or_else(|| de::Error::missing_field("connections"))?;
+                if connections == 0 {
+                    return Err(de::Error::custom("connections must be at least 1"));
+                }
+                if requests == Some(0) {
+                    return Err(de::Error::custom("requests must be at least 1"));
+                }
+                if repeats == Some(0) {
+                    return Err(de::Error::custom("repeats must be at least 1"));
+                }
+                Ok(Level {
+                    name: name.unwrap_or_else(|| format!("c{connections}")),
+                    connections: connections as usize,
+                    requests,
+                    max_duration: max_duration.unwrap_or(LEVEL_MAX_DURATION),
+                    keepalive,
+                    repeats,
+                })
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A message folded onto one line (regex and TOML errors span several).
+pub(super) fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}

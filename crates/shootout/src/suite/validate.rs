@@ -1,0 +1,558 @@
+//! From the suite's text to a validated [`Suite`]: TOML to raw tables, raw tables to suite
+//! types, each mistake a [`SuiteError`] naming the file, the line and the key.
+
+use std::time::Duration;
+
+use regex::Regex;
+
+use super::raw::{one_line, RawPlan, RawQuick, RawScenario, RawSuite, RawTarget};
+use super::{timed_level, Level, Plan, PlanOverrides, Scenario, Suite, SuiteError, TargetSpec};
+
+/// The suite's text and its name in errors, for locating mistakes found after parsing.
+struct Source<'a> {
+    text: &'a str,
+    file: &'a str,
+}
+
+impl Source<'_> {
+    /// A mistake in the value of `key`, found at `line`.
+    fn key(&self, line: usize, key: &str, problem: String) -> SuiteError {
+        SuiteError::Key {
+            file: self.file.into(),
+            line,
+            key: key.into(),
+            problem,
+        }
+    }
+
+    /// The line of `key` in the nth `[[table]]`.
+    fn line(&self, header: &str, n: usize, key: &str) -> usize {
+        line_of_key(self.text, header, n, key)
+    }
+}
+
+/// Reads the TOML into the raw tables; type and shape errors name the key's path.
+pub(super) fn read(text: &str, source: &str) -> Result<RawSuite, SuiteError> {
+    let de = toml::de::Deserializer::parse(text).map_err(|e| SuiteError::Syntax {
+        file: source.into(),
+        line: e.span().map(|s| line_of(text, s.start)).unwrap_or(1),
+        message: one_line(e.message()),
+    })?;
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        let line = inner.span().map(|s| line_of(text, s.start)).unwrap_or(1);
+        let problem = one_line(inner.message());
+        if path == "." {
+            SuiteError::Document {
+                file: source.into(),
+                line,
+                problem,
+            }
+        } else {
+            SuiteError::Key {
+                file: source.into(),
+                line,
+                key: path,
+                problem,
+            }
+        }
+    })
+}
+
+/// Checks what serde cannot and fills in the defaults.
+pub(super) fn suite(raw: RawSuite, text: &str, source: &str) -> Result<Suite, SuiteError> {
+    let src = Source { text, file: source };
+    if raw.images == 0 || raw.images > 65535 {
+        return Err(src.key(
+            1,
+            "images",
+            format!("{} images: use 1 to 65535", raw.images),
+        ));
+    }
+    if !raw.template.contains("{n}") {
+        return Err(src.key(
+            1,
+            "template",
+            format!("{:?} has no {{n}} for the image number", raw.template),
+        ));
+    }
+    let plan = plan(raw.plan, &src)?;
+    let quick = raw.quick.map(|q| quick(q, &src)).transpose()?;
+    let scenarios = scenarios(raw.scenarios, &src)?;
+    let targets = targets(raw.targets, &src)?;
+    Ok(Suite {
+        name: raw.name,
+        images: raw.images,
+        template: raw.template,
+        plan,
+        quick,
+        scenarios,
+        targets,
+    })
+}
+
+fn plan(p: RawPlan, src: &Source) -> Result<Plan, SuiteError> {
+    let plan = Plan {
+        levels: p.levels.unwrap_or_else(|| {
+            [10, 100, 1000, 5000]
+                .iter()
+                .map(|&c| timed_level(c))
+                .collect()
+        }),
+        duration: p.duration.map(|d| d.0).unwrap_or(Duration::from_secs(2)),
+        repeats: p.repeats.unwrap_or(3),
+        warmup: p.warmup.map(|d| d.0).unwrap_or(Duration::from_secs(3)),
+        warmup_slice: p
+            .warmup_slice
+            .map(|d| d.0)
+            .unwrap_or(Duration::from_millis(500)),
+        timeout: p.timeout.map(|d| d.0).unwrap_or(Duration::from_secs(5)),
+        sample_interval: p
+            .sample_interval
+            .map(|d| d.0)
+            .unwrap_or(Duration::from_millis(250)),
+        stop_grace: p.stop_grace.map(|d| d.0).unwrap_or(Duration::from_secs(2)),
+        client_cpus: p.client_cpus.and_then(|c| c.0),
+        server_cpus: p.server_cpus.and_then(|c| c.0),
+        build_timeout: p
+            .build_timeout
+            .map(|d| d.0)
+            .unwrap_or(Duration::from_secs(600)),
+    };
+    if plan.levels.is_empty() {
+        return Err(src.key(
+            1,
+            "plan.levels",
+            "no levels: give at least one, e.g. [10, 100]".into(),
+        ));
+    }
+    if plan.repeats == 0 {
+        return Err(src.key(1, "plan.repeats", "must be at least 1".into()));
+    }
+    check_level_names(&plan.levels).map_err(|m| src.key(1, "plan.levels", m))?;
+    Ok(plan)
+}
+
+fn quick(q: RawQuick, src: &Source) -> Result<PlanOverrides, SuiteError> {
+    if let Some(levels) = &q.levels {
+        check_level_names(levels).map_err(|m| src.key(1, "quick.levels", m))?;
+    }
+    if q.repeats == Some(0) {
+        return Err(src.key(1, "quick.repeats", "must be at least 1".into()));
+    }
+    Ok(PlanOverrides {
+        levels: q.levels,
+        duration: q.duration.map(|d| d.0),
+        repeats: q.repeats,
+        warmup: q.warmup.map(|d| d.0),
+        warmup_slice: q.warmup_slice.map(|d| d.0),
+    })
+}
+
+fn scenarios(raw: Vec<RawScenario>, src: &Source) -> Result<Vec<Scenario>, SuiteError> {
+    if raw.is_empty() {
+        return Err(src.key(1, "scenario", "no [[scenario]]: add one".into()));
+    }
+    let mut scenarios: Vec<Scenario> = Vec::new();
+    for (i, s) in raw.into_iter().enumerate() {
+        // The line is that of the key's last part: `status` is written under [scenario.expect].
+        let err = |k: &str, problem: String| {
+            src.key(
+                src.line("[[scenario]]", i, k.rsplit('.').next().unwrap_or(k)),
+                &format!("scenario[{i}].{k}"),
+                problem,
+            )
+        };
+        if scenarios.iter().any(|o| o.name == s.name) {
+            return Err(err(
+                "name",
+                format!("scenario {:?} is defined twice", s.name),
+            ));
+        }
+        if s.pipeline == 0 || s.pipeline > 1024 {
+            return Err(err("pipeline", format!("{}: use 1 to 1024", s.pipeline)));
+        }
+        if !s.path.starts_with('/') {
+            return Err(err("path", format!("{:?} must start with /", s.path)));
+        }
+        if s.method.is_empty() || !s.method.bytes().all(|b| b.is_ascii_uppercase()) {
+            return Err(err(
+                "method",
+                format!("{:?} is not an HTTP method like GET", s.method),
+            ));
+        }
+        if !(100..=599).contains(&s.expect.status) {
+            return Err(err(
+                "expect.status",
+                format!("{} is not an HTTP status", s.expect.status),
+            ));
+        }
+        let headers: Vec<(String, Regex)> = s
+            .expect
+            .headers
+            .into_iter()
+            .map(|(k, v)| (k, v.0))
+            .collect();
+        if s.expect.all_images {
+            let loc = headers
+                .iter()
+                .find(|(k, _)| k.eq_ignore_ascii_case("location"));
+            if !matches!(loc, Some((_, re)) if re.captures_len() > 1) {
+                return Err(err("expect.all_images",
+                    "needs a Location pattern in expect.headers whose first group captures the image number, e.g. '^https://avatar\\.example/Renard-(\\d+)\\.png$'".into(),
+                ));
+            }
+        }
+        scenarios.push(Scenario {
+            name: s.name,
+            method: s.method,
+            path: s.path,
+            keepalive: s.keepalive,
+            pipeline: s.pipeline,
+            status: s.expect.status,
+            headers,
+            body: s.expect.body.map(|p| p.0),
+            all_images: s.expect.all_images,
+        });
+    }
+    Ok(scenarios)
+}
+
+fn targets(raw: Vec<RawTarget>, src: &Source) -> Result<Vec<TargetSpec>, SuiteError> {
+    if raw.is_empty() {
+        return Err(src.key(1, "target", "no [[target]]: add one".into()));
+    }
+    let mut targets: Vec<TargetSpec> = Vec::new();
+    for (i, t) in raw.into_iter().enumerate() {
+        let err = |k: &str, problem: String| {
+            src.key(
+                src.line("[[target]]", i, k),
+                &format!("target[{i}].{k}"),
+                problem,
+            )
+        };
+        if t.name.is_empty()
+            || !t
+                .name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.')
+        {
+            return Err(err(
+                "name",
+                format!("{:?}: use letters, digits, '-', '_' or '.'", t.name),
+            ));
+        }
+        if targets.iter().any(|o| o.name == t.name) {
+            return Err(err("name", format!("target {:?} is defined twice", t.name)));
+        }
+        if !t.start.0.contains("{port}") {
+            return Err(err(
+                "start",
+                format!(
+                    "{:?} has no {{port}}: the target must listen where foxbench says",
+                    t.start.0
+                ),
+            ));
+        }
+        if t.build.as_ref().is_some_and(|b| b.0.contains("{port}")) {
+            return Err(err("build", "{port} is only known at start".into()));
+        }
+        if t.dir.is_empty()
+            || std::path::Path::new(&t.dir).is_absolute()
+            || t.dir.split('/').any(|c| c == "..")
+        {
+            return Err(err(
+                "dir",
+                format!(
+                    "{:?}: give a path inside the suite's root, like targets/{}",
+                    t.dir, t.name
+                ),
+            ));
+        }
+        targets.push(TargetSpec {
+            name: t.name,
+            language: t.language,
+            dir: t.dir,
+            requires: t.requires,
+            install: t.install,
+            build: t.build.map(|c| c.0),
+            start: t.start.0,
+            env: t.env,
+            artifact: t.artifact.map(|c| c.0),
+            ready: t.ready,
+            ready_timeout: t
+                .ready_timeout
+                .map(|d| d.0)
+                .unwrap_or(Duration::from_secs(30)),
+            inputs: t.inputs,
+            warmup: t.warmup.map(|d| d.0),
+        });
+    }
+    Ok(targets)
+}
+
+fn check_level_names(levels: &[Level]) -> Result<(), String> {
+    for (i, l) in levels.iter().enumerate() {
+        if levels[..i].iter().any(|o| o.name == l.name) {
+            return Err(format!("level {:?} appears twice: give one a name", l.name));
+        }
+    }
+    Ok(())
+}
+
+/// The line (1-based) of a byte offset.
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())]
+        .bytes()
+        .filter(|&b| b == b'\n')
+        .count()
+        + 1
+}
+
+/// The line of `key` in the nth `[[table]]` (or of the table's header, when the key is
+/// not written there), for errors found after parsing.
+fn line_of_key(text: &str, header: &str, n: usize, key: &str) -> usize {
+    let mut seen = 0;
+    let mut start = None;
+    for (i, line) in text.lines().enumerate() {
+        let t = line.trim();
+        if let Some(s) = start {
+            if t.starts_with("[[") {
+                // The next array table: the key was not written in this one.
+                return s;
+            }
+            if t.split('=').next().unwrap_or("").trim() == key {
+                return i + 1;
+            }
+        }
+        if t == header {
+            if seen == n {
+                start = Some(i + 1);
+            }
+            seen += 1;
+        }
+    }
+    start.unwrap_or(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::GOOD;
+    use super::*;
+
+    /// Each bad suite gets one line naming the file, the line and the key.
+    #[test]
+    fn bad_suites_name_the_line_and_key() {
+        let cases: &[(&str, &str, &[&str])] = &[
+            (
+                "duration = \"1s\"",
+                "duration = \"1x\"",
+                &["s.toml:7:", "plan.duration", "invalid duration unit"],
+            ),
+            (
+                "build = \"cc",
+                "biuld = \"cc",
+                &["s.toml:20:", "target[0]", "unknown field `biuld`"],
+            ),
+            (
+                "status = 302",
+                "status = \"302\"",
+                &["s.toml:12:", "scenario[0].expect.status"],
+            ),
+            (
+                "(\\d+)\\.png$'",
+                "(\\d+\\.png$'",
+                &[
+                    "s.toml:13:",
+                    "scenario[0].expect.headers.Location",
+                    "invalid pattern",
+                ],
+            ),
+            (
+                "{out}/server {port} {images}",
+                "{out}/server {prot} {images}",
+                &[
+                    "s.toml:21:",
+                    "target[0].start",
+                    "unknown placeholder {prot}",
+                ],
+            ),
+            (
+                "{out}/server {port} {images}",
+                "{out}/server {images}",
+                &["s.toml:21:", "target[0].start", "no {port}"],
+            ),
+            (
+                "connections = 10, requests",
+                "connections = 0, requests",
+                &["s.toml:6:", "plan.levels", "at least 1"],
+            ),
+            (
+                "name = \"redirect\"",
+                "name = \"redirect\"\npipeline = 0",
+                &["s.toml:11:", "scenario[0].pipeline"],
+            ),
+            (
+                "all_images = true",
+                "all_images = true\n[scenario.expect.x]",
+                &["s.toml:", "scenario[0].expect"],
+            ),
+            (
+                "dir = \"targets/c-epoll\"",
+                "dir = \"../etc\"",
+                &["s.toml:19:", "target[0].dir"],
+            ),
+            (
+                "images = 5",
+                "images = 5\nimages = 6",
+                &["s.toml:4:", "duplicate key"],
+            ),
+        ];
+        for (from, to, want) in cases {
+            assert!(GOOD.contains(from), "{from}");
+            let text = GOOD.replacen(from, to, 1);
+            let e = Suite::parse(&text, "s.toml").unwrap_err().to_string();
+            assert!(!e.contains('\n'), "one line: {e}");
+            for w in *want {
+                assert!(e.contains(w), "{to:?}: want {w:?} in {e:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn all_images_needs_a_capturing_location_pattern() {
+        let text = GOOD.replace(r"(\d+)", r"\d+");
+        let e = Suite::parse(&text, "s.toml").unwrap_err().to_string();
+        assert!(
+            e.contains("scenario[0].expect.all_images") && e.contains("s.toml:14:"),
+            "{e}"
+        );
+    }
+
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    enum Kind {
+        Syntax,
+        Document,
+        Key,
+    }
+
+    fn kind(e: &SuiteError) -> Kind {
+        match e {
+            SuiteError::Syntax { .. } => Kind::Syntax,
+            SuiteError::Document { .. } => Kind::Document,
+            SuiteError::Key { .. } => Kind::Key,
+            SuiteError::UnknownTarget { .. } => panic!("not a parse error: {e}"),
+        }
+    }
+
+    /// Every kind of mistake, its variant and its whole line, as the single-string error
+    /// of before the variants wrote them.
+    #[test]
+    fn each_mistake_has_its_kind_and_exact_line() {
+        use Kind::*;
+        let cases: &[(&str, &str, Kind, &str)] = &[
+            ("name = \"t\"", "name = ", Syntax, "s.toml:2: string values must be quoted, expected literal string"),
+            ("name = \"t\"", "name = \"t\"\n[plan", Syntax, "s.toml:3: unclosed table, expected `]`"),
+            ("images = 5", "images = 5\nimages = 6", Syntax, "s.toml:4: duplicate key"),
+            ("duration = \"1s\"", "duration = \"1x\"", Key, "s.toml:7: key `plan.duration`: invalid duration unit \"x\" in \"1x\": use ms, s, m or h"),
+            ("duration = \"1s\"", "duration = 5", Key, "s.toml:7: key `plan.duration`: invalid type: integer `5`, expected a string"),
+            ("build = \"cc", "biuld = \"cc", Key, "s.toml:20: key `target[0].biuld`: unknown field `biuld`, expected one of `name`, `language`, `dir`, `requires`, `install`, `build`, `start`, `env`, `artifact`, `ready`, `ready_timeout`, `inputs`, `warmup`"),
+            ("status = 302", "status = \"302\"", Key, "s.toml:12: key `scenario[0].expect.status`: invalid type: string \"302\", expected u16"),
+            ("(\\d+)\\.png$'", "(\\d+\\.png$'", Key, "s.toml:13: key `scenario[0].expect.headers.Location`: invalid pattern \"^https://avatar\\\\.example/Renard-(\\\\d+\\\\.png$\": regex parse error: ^https://avatar\\.example/Renard-(\\d+\\.png$ ^ error: unclosed group"),
+            ("{out}/server {port} {images}", "{out}/server {prot} {images}", Key, "s.toml:21: key `target[0].start`: unknown placeholder {prot} in \"{out}/server {prot} {images}\": use {port}, {images}, {template}, {out}, {dir}"),
+            ("{out}/server {port} {images}", "{out}/server {images}", Key, "s.toml:21: key `target[0].start`: \"{out}/server {images}\" has no {port}: the target must listen where foxbench says"),
+            ("{out}/server {port} {images}", " ", Key, "s.toml:21: key `target[0].start`: empty command"),
+            ("connections = 10, requests", "connections = 0, requests", Key, "s.toml:6: key `plan.levels[1]`: connections must be at least 1"),
+            ("connections = 10, requests = 1000", "connections = 10, requests = 0", Key, "s.toml:6: key `plan.levels[1]`: requests must be at least 1"),
+            ("keepalive = false }", "keepalive = false, repeats = 0 }", Key, "s.toml:6: key `plan.levels[1]`: repeats must be at least 1"),
+            ("keepalive = false }", "keepalive = false, colour = 1 }", Key, "s.toml:6: key `plan.levels[1]`: unknown field `colour`, expected one of `name`, `connections`, `requests`, `max_duration`, `keepalive`, `repeats`"),
+            ("{ name = \"ab\", connections = 10,", "{ name = \"ab\",", Key, "s.toml:6: key `plan.levels[1]`: missing field `connections`"),
+            ("levels = [10,", "levels = [0,", Key, "s.toml:6: key `plan.levels[0]`: 0 connections: use 1 to 1000000"),
+            ("levels = [10,", "levels = [\"x\",", Key, "s.toml:6: key `plan.levels[0]`: invalid type: string \"x\", expected a number of connections, or a table like { name = \"ab\", connections = 10, requests = 100000, keepalive = false }"),
+            ("levels = [10, { name = \"ab\", connections = 10, requests = 1000, keepalive = false }]", "levels = []", Key, "s.toml:1: key `plan.levels`: no levels: give at least one, e.g. [10, 100]"),
+            ("levels = [10,", "levels = [10, 10,", Key, "s.toml:1: key `plan.levels`: level \"c10\" appears twice: give one a name"),
+            ("duration = \"1s\"", "duration = \"1s\"\nrepeats = 0", Key, "s.toml:1: key `plan.repeats`: must be at least 1"),
+            ("duration = \"1s\"", "duration = \"1s\"\nclient_cpus = \"3-1\"", Key, "s.toml:8: key `plan.client_cpus`: invalid CPU list \"3-1\": expected e.g. \"0\", \"0-1\", \"0,2\" or \"auto\""),
+            ("duration = \"1s\"", "duration = \"1s\"\nsmaple = 1", Key, "s.toml:8: key `plan.smaple`: unknown field `smaple`, expected one of `levels`, `duration`, `repeats`, `warmup`, `warmup_slice`, `timeout`, `sample_interval`, `stop_grace`, `client_cpus`, `server_cpus`, `build_timeout`"),
+            ("name = \"redirect\"", "name = \"redirect\"\npipeline = 0", Key, "s.toml:11: key `scenario[0].pipeline`: 0: use 1 to 1024"),
+            ("name = \"redirect\"", "name = \"redirect\"\npipeline = 2000", Key, "s.toml:11: key `scenario[0].pipeline`: 2000: use 1 to 1024"),
+            ("name = \"redirect\"", "name = \"redirect\"\npath = \"x\"", Key, "s.toml:11: key `scenario[0].path`: \"x\" must start with /"),
+            ("name = \"redirect\"", "name = \"redirect\"\nmethod = \"get\"", Key, "s.toml:11: key `scenario[0].method`: \"get\" is not an HTTP method like GET"),
+            ("status = 302", "status = 99", Key, "s.toml:12: key `scenario[0].expect.status`: 99 is not an HTTP status"),
+            ("all_images = true", "all_images = true\n[scenario.expect.x]", Key, "s.toml:15: key `scenario[0].expect.x`: unknown field `x`, expected one of `status`, `headers`, `body`, `all_images`"),
+            ("(\\d+)", "\\d+", Key, "s.toml:14: key `scenario[0].expect.all_images`: needs a Location pattern in expect.headers whose first group captures the image number, e.g. '^https://avatar\\.example/Renard-(\\d+)\\.png$'"),
+            ("dir = \"targets/c-epoll\"", "dir = \"../etc\"", Key, "s.toml:19: key `target[0].dir`: \"../etc\": give a path inside the suite's root, like targets/c"),
+            ("dir = \"targets/c-epoll\"", "dir = \"/etc\"", Key, "s.toml:19: key `target[0].dir`: \"/etc\": give a path inside the suite's root, like targets/c"),
+            ("dir = \"targets/c-epoll\"", "dir = \"\"", Key, "s.toml:19: key `target[0].dir`: \"\": give a path inside the suite's root, like targets/c"),
+            ("images = 5", "images = 0", Key, "s.toml:1: key `images`: 0 images: use 1 to 65535"),
+            ("images = 5", "images = 5\ntemplate = \"x\"", Key, "s.toml:1: key `template`: \"x\" has no {n} for the image number"),
+            ("images = 5", "images = 5\ncolour = 1", Key, "s.toml:4: key `colour`: unknown field `colour`, expected one of `name`, `images`, `template`, `plan`, `quick`, `scenario`, `target`"),
+            ("name = \"t\"", "nom = \"t\"", Key, "s.toml:2: key `nom`: unknown field `nom`, expected one of `name`, `images`, `template`, `plan`, `quick`, `scenario`, `target`"),
+            ("name = \"c\"", "name = \"c d\"", Key, "s.toml:17: key `target[0].name`: \"c d\": use letters, digits, '-', '_' or '.'"),
+            ("build = \"cc -o {out}/server server.c\"", "build = \"cc -o {out}/server server.c {port}\"", Key, "s.toml:20: key `target[0].build`: {port} is only known at start"),
+            ("start = \"{out}/server {port} {images}\"", "start = \"{out}/server {port} {images}\"\n[[target]]\nname = \"c\"\nlanguage = \"C\"\ndir = \"x\"\nstart = \"{port}\"", Key, "s.toml:23: key `target[1].name`: target \"c\" is defined twice"),
+            ("[[scenario]]\nname = \"redirect\"", "[[scenario]]\nname = \"redirect\"\n[scenario.expect]\nstatus = 200\n[[scenario]]\nname = \"redirect\"", Key, "s.toml:14: key `scenario[1].name`: scenario \"redirect\" is defined twice"),
+            ("start = \"{out}/server {port} {images}\"", "start = \"{out}/server {port} {images}\"\nready = \"udp\"", Key, "s.toml:22: key `target[0].ready`: unknown variant `udp`, expected `tcp` or `http`"),
+            ("start = \"{out}/server {port} {images}\"", "start = \"{out}/server {port} {images}\"\nready_timeout = \"soon\"", Key, "s.toml:22: key `target[0].ready_timeout`: invalid duration \"soon\": expected e.g. 10s, 500ms, 2m"),
+            ("[plan]", "[quick]\nrepeats = 0\n[plan]", Key, "s.toml:1: key `quick.repeats`: must be at least 1"),
+            ("[plan]", "[quick]\nlevels = [5, 5]\n[plan]", Key, "s.toml:1: key `quick.levels`: level \"c5\" appears twice: give one a name"),
+            ("[plan]", "[quick]\nsmaple = 1\n[plan]", Key, "s.toml:6: key `quick.smaple`: unknown field `smaple`, expected one of `levels`, `duration`, `repeats`, `warmup`, `warmup_slice`"),
+            ("[plan]", "scenario = []\ntarget = []\n[plan]", Syntax, "s.toml:11: duplicate key"),
+        ];
+        for (from, to, want_kind, want) in cases {
+            assert!(GOOD.contains(from), "{from}");
+            let e = Suite::parse(&GOOD.replacen(from, to, 1), "s.toml").unwrap_err();
+            assert_eq!(
+                (kind(&e), e.to_string().as_str()),
+                (*want_kind, *want),
+                "{to:?}"
+            );
+        }
+        let whole: &[(&str, Kind, &str)] = &[
+            ("", Document, "f.toml:1: missing field `name`"),
+            (
+                "name = \"x\"",
+                Document,
+                "f.toml:1: missing field `scenario`",
+            ),
+            (
+                "name = \"x\"\nscenario = []\ntarget = []",
+                Key,
+                "f.toml:1: key `scenario`: no [[scenario]]: add one",
+            ),
+            (
+                "name = \"x\"\n[[scenario]]\nname = \"s\"\n[scenario.expect]\nstatus = 200\n",
+                Document,
+                "f.toml:1: missing field `target`",
+            ),
+        ];
+        for (text, want_kind, want) in whole {
+            let e = Suite::parse(text, "f.toml").unwrap_err();
+            assert_eq!(
+                (kind(&e), e.to_string().as_str()),
+                (*want_kind, *want),
+                "{text:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn line_of_key_finds_the_nth_table_or_its_header() {
+        let text = "[[t]]\na = 1\n[[t]]\nb = 2\n";
+        let cases = [
+            ("a", 0, 2),
+            ("b", 0, 1),
+            ("b", 1, 4),
+            ("a", 1, 3),
+            ("a", 2, 1),
+        ];
+        for (key, n, line) in cases {
+            assert_eq!(
+                line_of_key(text, "[[t]]", n, key),
+                line,
+                "{key} in table {n}"
+            );
+        }
+    }
+}

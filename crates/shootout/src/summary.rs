@@ -1,0 +1,388 @@
+//! A cell's arithmetic: its repeats into the summary (medians, spread, merged latency and
+//! spectrum), the figures its diagnosis is made from, and when warm-up is done; no I/O.
+
+use report::shootout::{Cell, CellStatus, CellSummary, Repeat};
+use stats::Latency;
+
+use crate::diagnosis::{diagnose, Figures};
+
+/// Warm-up is over once the last two slices' throughputs agree within 10%.
+pub fn steady(warmup_rps: &[f64]) -> bool {
+    match warmup_rps {
+        [.., a, b] => *a > 0.0 && (b - a).abs() <= 0.1 * a,
+        _ => false,
+    }
+}
+
+/// The percentiles the spectrum chart plots: 0, 50, 75, 87.5, ... towards 100, then 100.
+pub fn spectrum_points() -> Vec<f64> {
+    let mut v: Vec<f64> = (0..=17).map(|k| 100.0 * (1.0 - 0.5f64.powi(k))).collect();
+    v.push(100.0);
+    v
+}
+
+/// A cell's summary: medians and the spread of throughput over its repeats, their merged
+/// latency, peaks and totals.
+pub fn summarize(reps: &[Repeat]) -> CellSummary {
+    let med = |f: &dyn Fn(&Repeat) -> Option<f64>| {
+        let mut v: Vec<f64> = reps.iter().filter_map(f).collect();
+        report::shootout::median(&mut v)
+    };
+    let mut merged = Latency::new();
+    for r in reps {
+        if let Ok(h) = Latency::from_base64(&r.hdr_base64) {
+            let _ = merged.merge(&h);
+        }
+    }
+    let rps: Vec<f64> = reps.iter().map(|r| r.rps).collect();
+    CellSummary {
+        rps_median: med(&|r| Some(r.rps)).unwrap_or(0.0),
+        rps_min: rps.iter().copied().fold(f64::INFINITY, f64::min),
+        rps_max: rps.iter().copied().fold(0.0, f64::max),
+        latency: merged.summary(),
+        hdr_base64: merged.to_base64(),
+        spectrum: if merged.is_empty() {
+            Vec::new()
+        } else {
+            spectrum_points()
+                .into_iter()
+                .map(|p| (p, merged.percentile_ns(p) as f64 / 1e3))
+                .collect()
+        },
+        server_cpu_us_per_request: med(&|r| r.server.cpu_us_per_request),
+        client_cpu_us_per_request: med(&|r| r.client.cpu_us_per_request),
+        server_cpu_percent: med(&|r| Some(r.server.cpu_percent)).unwrap_or(0.0),
+        busiest_thread_percent: med(&|r| Some(r.server.busiest_thread_percent)).unwrap_or(0.0),
+        client_cpu_percent: med(&|r| Some(r.client.cpu_percent)).unwrap_or(0.0),
+        rss_peak_bytes: reps
+            .iter()
+            .map(|r| r.server.rss_peak_bytes)
+            .max()
+            .unwrap_or(0),
+        rss_mean_bytes: reps.iter().map(|r| r.server.rss_mean_bytes).sum::<u64>()
+            / reps.len().max(1) as u64,
+        pss_peak_bytes: reps
+            .iter()
+            .map(|r| r.server.pss_peak_bytes)
+            .max()
+            .unwrap_or(0),
+        threads_peak: reps
+            .iter()
+            .map(|r| r.server.threads_peak)
+            .max()
+            .unwrap_or(0),
+        fds_peak: reps.iter().map(|r| r.server.fds_peak).max().unwrap_or(0),
+        errors: reps.iter().map(|r| r.requests.errors).sum(),
+        failed_status: reps.iter().map(|r| r.requests.failed_status).sum(),
+        sent: reps.iter().map(|r| r.requests.sent).sum(),
+    }
+}
+
+/// The figures a cell's diagnosis is made from.
+pub fn figures(reps: &[Repeat], s: &CellSummary, server_cpus: usize) -> Figures {
+    let sum = |f: &dyn Fn(&Repeat) -> u64| reps.iter().map(f).sum::<u64>();
+    Figures {
+        client_cpu_percent: s.client_cpu_percent,
+        server_cpu_percent: s.server_cpu_percent,
+        busiest_thread_percent: s.busiest_thread_percent,
+        server_cpus,
+        sent: s.sent,
+        errors: s.errors,
+        ports_exhausted: sum(&|r| r.errors.connect_ports_exhausted),
+        refused: sum(&|r| r.errors.connect_refused),
+        connect_timeouts: sum(&|r| r.errors.connect_timeout),
+        connect_other: sum(&|r| {
+            r.errors
+                .connect
+                .saturating_sub(r.errors.connect_refused)
+                .saturating_sub(r.errors.connect_ports_exhausted)
+                .saturating_sub(r.errors.connect_timeout)
+        }),
+        timeouts: sum(&|r| r.errors.timeout),
+        resets: sum(&|r| r.errors.read + r.errors.write),
+        parse: sum(&|r| r.errors.parse),
+        failed_status: s.failed_status,
+        p99_us: s.latency.at(99.0),
+        completed: reps.iter().map(|r| r.requests.completed).sum(),
+    }
+}
+
+/// Closes a cell whose measuring ended without failing: with repeats it is measured (unless
+/// interrupted) and gets its summary and diagnosis; without any, it was interrupted.
+pub fn conclude(cell: &mut Cell, server_cpus: usize) {
+    if cell.repeats.is_empty() {
+        if cell.status == CellStatus::Excluded {
+            cell.status = CellStatus::Interrupted;
+        }
+        return;
+    }
+    if cell.status == CellStatus::Excluded {
+        cell.status = CellStatus::Measured;
+    }
+    let summary = summarize(&cell.repeats);
+    cell.diagnosis = Some(diagnose(&figures(&cell.repeats, &summary, server_cpus)));
+    cell.summary = Some(summary);
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use report::shootout::{ClientWindow, ServerWindow};
+
+    use super::*;
+    use crate::window::zero_server;
+
+    /// A repeat with the given throughput, latencies (ns) and server figures.
+    fn rep(rps: f64, latencies_ns: &[u64], server: ServerWindow) -> Repeat {
+        let mut h = Latency::new();
+        for &ns in latencies_ns {
+            h.record_ns(ns);
+        }
+        let counts = stats::Counts::default();
+        Repeat {
+            elapsed_s: 1.0,
+            capped: false,
+            requests: (&counts).into(),
+            errors: (&counts).into(),
+            status: BTreeMap::new(),
+            connections: (&counts).into(),
+            rps,
+            latency: h.summary(),
+            hdr_base64: h.to_base64(),
+            server,
+            client: ClientWindow {
+                cpu_user_s: 0.0,
+                cpu_sys_s: 0.0,
+                cpu_percent: rps / 100.0,
+                cpu_us_per_request: Some(rps / 10.0),
+            },
+            series: Vec::new(),
+        }
+    }
+
+    fn server(cpu_percent: f64, rss_peak: u64, rss_mean: u64) -> ServerWindow {
+        ServerWindow {
+            cpu_percent,
+            busiest_thread_percent: cpu_percent / 2.0,
+            cpu_us_per_request: (cpu_percent > 0.0).then_some(cpu_percent * 10.0),
+            rss_peak_bytes: rss_peak,
+            rss_mean_bytes: rss_mean,
+            pss_peak_bytes: rss_peak / 2,
+            threads_peak: rss_peak / 1000,
+            fds_peak: rss_mean / 1000,
+            ..zero_server()
+        }
+    }
+
+    #[test]
+    fn spectrum_points_halve_the_distance_to_100() {
+        let want = [
+            0.0,
+            50.0,
+            75.0,
+            87.5,
+            93.75,
+            96.875,
+            98.4375,
+            99.21875,
+            99.609375,
+            99.8046875,
+            99.90234375,
+            99.951171875,
+            99.9755859375,
+            99.98779296875,
+            99.993896484375,
+            99.9969482421875,
+            99.99847412109375,
+            99.999_237_060_546_88,
+            100.0,
+        ];
+        assert_eq!(spectrum_points(), want);
+    }
+
+    #[test]
+    fn steady_when_the_last_two_slices_agree_within_ten_percent() {
+        let cases: &[(&[f64], bool)] = &[
+            (&[], false),
+            (&[100.0], false),
+            (&[100.0, 109.0], true),
+            (&[100.0, 91.0], true),
+            (&[100.0, 111.0], false),
+            (&[100.0, 89.0], false),
+            (&[0.0, 0.0], false),
+            (&[10.0, 100.0, 105.0], true),
+            (&[100.0, 105.0, 10.0], false),
+        ];
+        for (rps, want) in cases {
+            assert_eq!(steady(rps), *want, "{rps:?}");
+        }
+    }
+
+    /// (throughputs, server CPU %s, RSS peaks, RSS means) →
+    /// (rps median, min, max, server CPU % median, RSS peak, RSS mean).
+    #[test]
+    fn summaries_take_medians_spreads_peaks_and_means() {
+        type Case = (
+            &'static [f64],
+            &'static [f64],
+            &'static [u64],
+            &'static [u64],
+        );
+        type Want = (f64, f64, f64, f64, u64, u64);
+        let cases: &[(Case, Want)] = &[
+            (
+                (&[100.0], &[40.0], &[5000], &[4000]),
+                (100.0, 100.0, 100.0, 40.0, 5000, 4000),
+            ),
+            (
+                (
+                    &[300.0, 100.0, 200.0],
+                    &[30.0, 10.0, 20.0],
+                    &[1000, 3000, 2000],
+                    &[1000, 2000, 3000],
+                ),
+                (200.0, 100.0, 300.0, 20.0, 3000, 2000),
+            ),
+            (
+                (&[100.0, 300.0], &[10.0, 40.0], &[7000, 6000], &[1000, 2001]),
+                (200.0, 100.0, 300.0, 25.0, 7000, 1500),
+            ),
+        ];
+        for ((rps, cpu, peak, mean), want) in cases {
+            let reps: Vec<Repeat> = (0..rps.len())
+                .map(|i| rep(rps[i], &[], server(cpu[i], peak[i], mean[i])))
+                .collect();
+            let s = summarize(&reps);
+            let got = (
+                s.rps_median,
+                s.rps_min,
+                s.rps_max,
+                s.server_cpu_percent,
+                s.rss_peak_bytes,
+                s.rss_mean_bytes,
+            );
+            assert_eq!(got, *want, "{rps:?}");
+            assert_eq!(s.busiest_thread_percent, want.3 / 2.0);
+            assert_eq!(s.server_cpu_us_per_request, Some(want.3 * 10.0));
+            assert_eq!(s.client_cpu_percent, want.0 / 100.0);
+            assert_eq!(s.client_cpu_us_per_request, Some(want.0 / 10.0));
+            assert_eq!(s.pss_peak_bytes, want.4 / 2);
+            assert_eq!(s.threads_peak, want.4 / 1000);
+        }
+    }
+
+    #[test]
+    fn summaries_merge_the_repeats_latencies() {
+        let reps = [
+            rep(1.0, &[1_000], zero_server()),
+            rep(1.0, &[2_000, 2_000], zero_server()),
+        ];
+        let s = summarize(&reps);
+        let mut all = Latency::new();
+        for ns in [1_000, 2_000, 2_000] {
+            all.record_ns(ns);
+        }
+        assert_eq!(s.latency, all.summary());
+        assert_eq!(
+            (s.latency.count, s.latency.min_us, s.latency.max_us),
+            (3, 1.0, 2.0)
+        );
+        let spectrum: Vec<(f64, f64)> = spectrum_points()
+            .into_iter()
+            .map(|p| (p, if p <= 100.0 / 3.0 { 1.0 } else { 2.0 }))
+            .collect();
+        assert_eq!(s.spectrum, spectrum);
+        // Nothing recorded: no spectrum, and no server figure to take a median of.
+        let s = summarize(&[rep(5.0, &[], zero_server())]);
+        assert_eq!((s.spectrum.len(), s.server_cpu_us_per_request), (0, None));
+    }
+
+    #[test]
+    fn figures_sum_the_error_kinds() {
+        let mut counts = stats::Counts {
+            sent: 100,
+            ok: 60,
+            failed_status: 5,
+            connect: 10,
+            connect_refused: 4,
+            connect_ports_exhausted: 3,
+            connect_timeout: 1,
+            write: 2,
+            read: 3,
+            parse: 4,
+            timeout: 5,
+            ..Default::default()
+        };
+        let mut a = rep(1.0, &[1_000], zero_server());
+        (a.requests, a.errors) = ((&counts).into(), (&counts).into());
+        // Sub-kinds over their total are counted as no other failure, not as a wrap.
+        counts.connect = 2;
+        let mut b = rep(1.0, &[], zero_server());
+        (b.requests, b.errors) = ((&counts).into(), (&counts).into());
+        let reps = [a, b];
+        let f = figures(&reps, &summarize(&reps), 3);
+        let want = Figures {
+            client_cpu_percent: 0.01,
+            server_cpu_percent: 0.0,
+            busiest_thread_percent: 0.0,
+            server_cpus: 3,
+            sent: 200,
+            errors: 24 + 16,
+            ports_exhausted: 6,
+            refused: 8,
+            connect_timeouts: 2,
+            connect_other: 2,
+            timeouts: 10,
+            resets: 10,
+            parse: 8,
+            failed_status: 10,
+            p99_us: Some(1.0),
+            completed: 130,
+        };
+        assert_eq!(f, want);
+    }
+
+    #[test]
+    fn concluding_a_cell_sets_its_status_and_summary() {
+        let cases = [
+            // (status before, with a repeat) → (status after, summarized)
+            ((CellStatus::Excluded, true), (CellStatus::Measured, true)),
+            (
+                (CellStatus::Interrupted, true),
+                (CellStatus::Interrupted, true),
+            ),
+            (
+                (CellStatus::Excluded, false),
+                (CellStatus::Interrupted, false),
+            ),
+            (
+                (CellStatus::Interrupted, false),
+                (CellStatus::Interrupted, false),
+            ),
+        ];
+        for ((before, measured), (after, summarized)) in cases {
+            let mut cell = Cell {
+                scenario: "s".into(),
+                level: "c1".into(),
+                connections: 1,
+                keepalive: true,
+                pipeline: 1,
+                status: before,
+                message: None,
+                warmup_s: 0.0,
+                warmup_rps: Vec::new(),
+                repeats: Vec::new(),
+                summary: None,
+                diagnosis: None,
+            };
+            if measured {
+                cell.repeats.push(rep(10.0, &[1_000], zero_server()));
+            }
+            conclude(&mut cell, 1);
+            assert_eq!(cell.status, after, "{before:?}");
+            assert_eq!(cell.summary.is_some(), summarized);
+            assert_eq!(cell.diagnosis.is_some(), summarized);
+        }
+    }
+}

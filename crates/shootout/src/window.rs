@@ -1,0 +1,277 @@
+//! One measured window's arithmetic: probe readings at its edges into the server's and
+//! the client's figures, and a load's result with both into a repeat; no I/O.
+
+use load::RunResult;
+use report::shootout::{ClientWindow, ProbePoint, Repeat, ServerWindow};
+
+/// The server tree read at one edge of a measured window.
+#[derive(Debug, Clone)]
+pub struct Edge {
+    /// The tree's totals.
+    pub sample: probe::Sample,
+    /// Its threads' counters.
+    pub threads: probe::Threads,
+}
+
+/// One probe sample as a point of a repeat's series.
+pub fn point(t_s: f64, cpu_percent: f64, s: &probe::Sample) -> ProbePoint {
+    ProbePoint {
+        t_s,
+        cpu_percent,
+        rss_bytes: s.rss_bytes,
+        pss_bytes: s.pss_bytes,
+        threads: u64::from(s.threads),
+        processes: u64::from(s.processes),
+        fds: u64::from(s.fds),
+    }
+}
+
+/// The server's figures when it could not be probed.
+pub fn zero_server() -> ServerWindow {
+    ServerWindow {
+        cpu_user_s: 0.0,
+        cpu_sys_s: 0.0,
+        cpu_percent: 0.0,
+        busiest_thread_percent: 0.0,
+        cpu_us_per_request: None,
+        rss_peak_bytes: 0,
+        rss_mean_bytes: 0,
+        pss_peak_bytes: 0,
+        pss_mean_bytes: 0,
+        threads_peak: 0,
+        processes_peak: 0,
+        fds_peak: 0,
+        voluntary_ctxt_per_s: 0.0,
+        involuntary_ctxt_per_s: 0.0,
+    }
+}
+
+/// The server tree over a window of `elapsed_s` seconds in which `completed` responses
+/// came back: CPU from the edges, memory and counts from the edges and the series between.
+pub fn server_window(
+    from: &Edge,
+    to: &Edge,
+    series: &[ProbePoint],
+    elapsed_s: f64,
+    completed: u64,
+    server_cpus: usize,
+) -> ServerWindow {
+    let (a, b) = (&from.sample, &to.sample);
+    let user = b.cpu_user_ns.saturating_sub(a.cpu_user_ns) as f64 / 1e9;
+    let sys = b.cpu_sys_ns.saturating_sub(a.cpu_sys_ns) as f64 / 1e9;
+    let mut rss: Vec<u64> = series.iter().map(|p| p.rss_bytes).collect();
+    rss.extend([a.rss_bytes, b.rss_bytes]);
+    let mut pss: Vec<u64> = series.iter().map(|p| p.pss_bytes).collect();
+    pss.extend([a.pss_bytes, b.pss_bytes]);
+    let mean = |v: &[u64]| v.iter().sum::<u64>() / v.len().max(1) as u64;
+    let peak = |of: fn(&ProbePoint) -> u64, edges: [u32; 2]| {
+        series
+            .iter()
+            .map(of)
+            .chain(edges.map(u64::from))
+            .max()
+            .unwrap_or(0)
+    };
+    let (t0, t1) = (&from.threads, &to.threads);
+    ServerWindow {
+        cpu_user_s: user,
+        cpu_sys_s: sys,
+        cpu_percent: 100.0 * (user + sys) / elapsed_s / server_cpus.max(1) as f64,
+        busiest_thread_percent: 100.0 * t1.busiest_since(t0) as f64 / 1e9 / elapsed_s,
+        cpu_us_per_request: (completed > 0).then(|| (user + sys) * 1e6 / completed as f64),
+        rss_peak_bytes: rss.iter().copied().max().unwrap_or(0),
+        rss_mean_bytes: mean(&rss),
+        pss_peak_bytes: pss.iter().copied().max().unwrap_or(0),
+        pss_mean_bytes: mean(&pss),
+        threads_peak: peak(|p| p.threads, [a.threads, b.threads]),
+        processes_peak: peak(|p| p.processes, [a.processes, b.processes]),
+        fds_peak: peak(|p| p.fds, [a.fds, b.fds]),
+        voluntary_ctxt_per_s: t1.voluntary_ctxt.saturating_sub(t0.voluntary_ctxt) as f64
+            / elapsed_s,
+        involuntary_ctxt_per_s: t1.involuntary_ctxt.saturating_sub(t0.involuntary_ctxt) as f64
+            / elapsed_s,
+    }
+}
+
+/// foxbench's own CPU over a window, on `cpus` CPUs.
+pub fn client_window(
+    used: &probe::OwnUsage,
+    elapsed_s: f64,
+    cpus: usize,
+    completed: u64,
+) -> ClientWindow {
+    let c = report::Client::measure(
+        cpus as u64,
+        used.user.as_secs_f64(),
+        used.sys.as_secs_f64(),
+        elapsed_s,
+        completed,
+        used.max_rss_bytes,
+    );
+    ClientWindow {
+        cpu_user_s: c.cpu_user_s,
+        cpu_sys_s: c.cpu_sys_s,
+        cpu_percent: c.cpu_percent,
+        cpu_us_per_request: c.cpu_us_per_request,
+    }
+}
+
+/// One repeat's record: the load's result with the two windows and the probe series.
+pub fn repeat(
+    res: &RunResult,
+    capped: bool,
+    server: ServerWindow,
+    client: ClientWindow,
+    series: Vec<ProbePoint>,
+) -> Repeat {
+    let c = &res.counts;
+    let elapsed = res.elapsed.as_secs_f64().max(1e-9);
+    Repeat {
+        elapsed_s: res.elapsed.as_secs_f64(),
+        capped,
+        requests: c.into(),
+        errors: c.into(),
+        status: res
+            .status
+            .iter()
+            .map(|(k, v)| (k.to_string(), *v))
+            .collect(),
+        connections: c.into(),
+        rps: c.completed() as f64 / elapsed,
+        latency: res.latency.summary(),
+        hdr_base64: res.latency.to_base64(),
+        server,
+        client,
+        series,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::time::Duration;
+
+    use stats::Latency;
+
+    use super::*;
+
+    #[test]
+    fn server_windows_from_edges_and_series() {
+        let edge = |cpu_user_ns, cpu_sys_ns, rss_bytes, threads, busiest_ns, voluntary| Edge {
+            sample: probe::Sample {
+                processes: 1,
+                threads,
+                cpu_user_ns,
+                cpu_sys_ns,
+                rss_bytes,
+                pss_bytes: rss_bytes / 2,
+                fds: 10,
+            },
+            threads: probe::Threads {
+                voluntary_ctxt: voluntary,
+                involuntary_ctxt: voluntary / 10,
+                cpu_ns: BTreeMap::from([(1, busiest_ns), (2, 0)]),
+            },
+        };
+        let from = edge(1_000_000_000, 0, 1000, 2, 0, 100);
+        let to = edge(2_000_000_000, 500_000_000, 3000, 2, 1_000_000_000, 300);
+        let series = [ProbePoint {
+            t_s: 0.5,
+            cpu_percent: 25.0,
+            rss_bytes: 8000,
+            pss_bytes: 4000,
+            threads: 7,
+            processes: 3,
+            fds: 9,
+        }];
+        let w = server_window(&from, &to, &series, 2.0, 1000, 3);
+        let want = ServerWindow {
+            cpu_user_s: 1.0,
+            cpu_sys_s: 0.5,
+            cpu_percent: 25.0,
+            busiest_thread_percent: 50.0,
+            cpu_us_per_request: Some(1500.0),
+            rss_peak_bytes: 8000,
+            rss_mean_bytes: 4000,
+            pss_peak_bytes: 4000,
+            pss_mean_bytes: 2000,
+            threads_peak: 7,
+            processes_peak: 3,
+            fds_peak: 10,
+            voluntary_ctxt_per_s: 100.0,
+            involuntary_ctxt_per_s: 10.0,
+        };
+        assert_eq!(w, want);
+        let idle = server_window(&from, &from, &[], 2.0, 0, 0);
+        assert_eq!(
+            (
+                idle.cpu_percent,
+                idle.cpu_us_per_request,
+                idle.rss_mean_bytes
+            ),
+            (0.0, None, 1000)
+        );
+    }
+
+    #[test]
+    fn client_windows_share_the_client_cpus() {
+        let used = probe::OwnUsage {
+            user: Duration::from_secs(1),
+            sys: Duration::from_millis(500),
+            max_rss_bytes: 1 << 20,
+        };
+        let cases = [
+            // (elapsed s, CPUs, completed) → (CPU %, µs per request)
+            ((1.5, 1, 3), (100.0, Some(500_000.0))),
+            ((3.0, 2, 1500), (25.0, Some(1000.0))),
+            ((1.5, 4, 0), (25.0, None)),
+        ];
+        for ((elapsed, cpus, completed), (percent, per_req)) in cases {
+            let w = client_window(&used, elapsed, cpus, completed);
+            assert_eq!(
+                (
+                    w.cpu_user_s,
+                    w.cpu_sys_s,
+                    w.cpu_percent,
+                    w.cpu_us_per_request
+                ),
+                (1.0, 0.5, percent, per_req),
+                "{elapsed} s on {cpus} CPUs"
+            );
+        }
+    }
+
+    #[test]
+    fn a_repeat_counts_the_loads_responses_per_second() {
+        let mut latency = Latency::new();
+        latency.record_ns(1_000);
+        let res = RunResult {
+            counts: stats::Counts {
+                sent: 100,
+                ok: 90,
+                failed_status: 10,
+                ..Default::default()
+            },
+            latency: latency.clone(),
+            connect: Latency::new(),
+            status: vec![(200, 90), (500, 10)],
+            shapes: Vec::new(),
+            elapsed: Duration::from_secs(2),
+            interrupted: false,
+        };
+        let r = repeat(
+            &res,
+            true,
+            zero_server(),
+            client_window(&Default::default(), 2.0, 1, 100),
+            Vec::new(),
+        );
+        assert_eq!((r.elapsed_s, r.capped, r.rps), (2.0, true, 50.0));
+        assert_eq!((r.requests.completed, r.requests.failed_status), (100, 10));
+        assert_eq!(
+            r.status,
+            BTreeMap::from([("200".to_string(), 90), ("500".to_string(), 10)])
+        );
+        assert_eq!(r.hdr_base64, latency.to_base64());
+    }
+}
