@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use report::shootout::{compare, to_html, to_markdown, Outcome, ShootoutResults};
+use report::shootout::{compare, to_html, to_markdown, ShootoutResults};
 use shootout::runner::{self, Observer, Options};
 use shootout::suite::{parse_cpus, Suite, DEFAULT_SUITE};
 
@@ -148,17 +148,6 @@ impl Observer for Cli {
     }
 }
 
-/// Raises the soft open-files limit to the hard one: 5,000 connections need 5,000 fds on
-/// each side, and the targets inherit the raised limit.
-fn raise_fd_limit() {
-    use nix::sys::resource::{getrlimit, setrlimit, Resource};
-    if let Ok((soft, hard)) = getrlimit(Resource::RLIMIT_NOFILE) {
-        if soft < hard {
-            let _ = setrlimit(Resource::RLIMIT_NOFILE, hard, hard);
-        }
-    }
-}
-
 /// `foxbench shootout`.
 pub fn run(args: ShootoutArgs) -> Result<ExitCode> {
     let (text, source) = match &args.suite {
@@ -250,7 +239,17 @@ pub fn run(args: ShootoutArgs) -> Result<ExitCode> {
     let cache = cache.canonicalize().unwrap_or(cache);
     let root = root.canonicalize().unwrap_or(root);
 
-    raise_fd_limit();
+    // Both sides of the largest level need a file per connection; the targets inherit it.
+    let most = suite
+        .plan
+        .levels
+        .iter()
+        .map(|l| l.connections)
+        .max()
+        .unwrap_or(0);
+    if let Err(e) = load::raise_fd_limit(most) {
+        eprintln!("foxbench: warning: {e}");
+    }
     shootout::process::become_subreaper();
     let interrupt = Arc::new(AtomicBool::new(false));
     for sig in [
@@ -291,12 +290,7 @@ pub fn run(args: ShootoutArgs) -> Result<ExitCode> {
     if results.interrupted {
         return Ok(ExitCode::from(130));
     }
-    let failed = results.targets.iter().any(|t| {
-        matches!(
-            t.outcome,
-            Outcome::BuildFailed | Outcome::StartFailed | Outcome::VerifyFailed | Outcome::Crashed
-        )
-    });
+    let failed = results.targets.iter().any(|t| t.outcome.is_failure());
     Ok(if failed {
         ExitCode::from(crate::exit::FAILED)
     } else {

@@ -170,6 +170,17 @@ pub enum Outcome {
     Interrupted,
 }
 
+impl Outcome {
+    /// True when the target failed to build, start or verify, or crashed: a run with one
+    /// exits 1. Skipped and interrupted targets are not failures.
+    pub fn is_failure(self) -> bool {
+        matches!(
+            self,
+            Outcome::BuildFailed | Outcome::StartFailed | Outcome::VerifyFailed | Outcome::Crashed
+        )
+    }
+}
+
 impl CellStatus {
     /// The kebab-case name used in JSON and reports.
     pub fn as_str(self) -> &'static str {
@@ -590,6 +601,22 @@ mod tests {
         assert!(ShootoutResults::from_json("nope")
             .unwrap_err()
             .contains("not JSON"));
+    }
+
+    #[test]
+    fn which_outcomes_fail_a_run() {
+        use Outcome::*;
+        for (o, fails) in [
+            (Skipped, false),
+            (BuildFailed, true),
+            (StartFailed, true),
+            (VerifyFailed, true),
+            (Measured, false),
+            (Crashed, true),
+            (Interrupted, false),
+        ] {
+            assert_eq!(o.is_failure(), fails, "{o:?}");
+        }
     }
 
     #[test]
