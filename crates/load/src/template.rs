@@ -382,45 +382,4 @@ mod tests {
             assert!(rng.below_inclusive(2) <= 2);
         }
     }
-
-    /// Pearson's chi-square against the uniform distribution, with its critical value at
-    /// p = 0.001 from the Wilson-Hilferty approximation: a fair generator fails 1 in 1000.
-    fn assert_uniform(counts: &[u64]) {
-        let k = counts.len() as f64;
-        let n: u64 = counts.iter().sum();
-        let expect = n as f64 / k;
-        let chi2: f64 = counts
-            .iter()
-            .map(|&c| (c as f64 - expect).powi(2) / expect)
-            .sum();
-        let df = k - 1.0;
-        let z = 3.09; // one-sided 0.999 quantile of the standard normal
-        let critical = df * (1.0 - 2.0 / (9.0 * df) + z * (2.0 / (9.0 * df)).sqrt()).powi(3);
-        assert!(
-            chi2 < critical,
-            "chi2 {chi2:.1} >= {critical:.1}: {counts:?}"
-        );
-    }
-
-    #[test]
-    fn random_parts_are_uniform() {
-        let mut rng = Rng::new(42, 3);
-        let ints = Hole::Int { lo: 1, hi: 21 };
-        let mut counts = [0u64; 21];
-        let mut digit_counts = [0u64; 16];
-        let mut out = Vec::new();
-        for _ in 0..42_000 {
-            out.clear();
-            ints.fill(&mut rng, &mut out);
-            let v: usize = std::str::from_utf8(&out).unwrap().parse().unwrap();
-            counts[v - 1] += 1;
-            out.clear();
-            Hole::Hex(6).fill(&mut rng, &mut out);
-            for &b in &out {
-                digit_counts[(b as char).to_digit(16).unwrap() as usize] += 1;
-            }
-        }
-        assert_uniform(&counts);
-        assert_uniform(&digit_counts);
-    }
 }
