@@ -577,7 +577,7 @@ def stuck_clients(srv, count, timeout=2):
     for s in stuck:
         s.sendall(b"GET / HTTP/1.1\r\nHo")
     other = connect(srv.port, timeout)
-    other.sendall(b"GET / HTTP/1.1\r\n\r\n")
+    other.sendall(GET)
     try:
         res = "served" if b" 302 " in other.recv(4096) else "bad"
     except socket.timeout:
