@@ -170,25 +170,21 @@ fn default_request(args: &LoadArgs) -> Result<RequestSpec> {
     Ok(spec)
 }
 
-/// A [`PlanError`] in the language of the flags that set it.
+/// A [`PlanError`] in the language of the flags: the flag that sets it, then the problem.
 fn flag_error(e: &PlanError) -> String {
-    match e {
-        PlanError::Connections => "--connections must be at least 1".into(),
-        PlanError::Threads => "--threads must be at least 1".into(),
-        PlanError::Pipeline => format!("--pipeline must be between 1 and {}", load::MAX_PIPELINE),
-        PlanError::PipelineWithoutKeepalive => {
-            "--pipeline needs keep-alive: drop --no-keepalive or --pipeline".into()
-        }
-        PlanError::Rate(r) => {
-            format!("--rate must be a positive number of requests per second, not {r}")
-        }
-        PlanError::Requests => "--requests must be at least 1".into(),
-        PlanError::Duration => "--duration must be longer than 0".into(),
-        PlanError::Timeout => "--timeout must be longer than 0".into(),
-        PlanError::ConnectTimeout => "--connect-timeout must be longer than 0".into(),
-        PlanError::Interval => "--interval must be longer than 0".into(),
-        PlanError::NoRequests => "--urls holds no request: write one URL per line".into(),
-    }
+    let flag = match e {
+        PlanError::Connections => "--connections",
+        PlanError::Threads => "--threads",
+        PlanError::Pipeline | PlanError::PipelineWithoutKeepalive => "--pipeline",
+        PlanError::Rate(_) => "--rate",
+        PlanError::Requests => "--requests",
+        PlanError::Duration => "--duration",
+        PlanError::Timeout => "--timeout",
+        PlanError::ConnectTimeout => "--connect-timeout",
+        PlanError::Interval => "--interval",
+        PlanError::NoRequests => "--urls",
+    };
+    format!("{flag} {}", e.problem())
 }
 
 /// A seed for a run that was given none: different per run, and reported so that the run

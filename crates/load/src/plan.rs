@@ -130,43 +130,82 @@ pub struct Plan {
 /// The most requests in flight per connection.
 pub const MAX_PIPELINE: usize = 1024;
 
-/// A plan that cannot run, by the setting at fault. The CLI names its flag.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+/// A plan that cannot run, by the setting at fault. Its message is the setting's name and
+/// [`PlanError::problem`]; the CLI puts its flag in place of the name.
+#[derive(Debug, Clone, PartialEq)]
 pub enum PlanError {
     /// No connection.
-    #[error("connections must be at least 1")]
     Connections,
     /// No worker thread.
-    #[error("threads must be at least 1")]
     Threads,
     /// Pipeline depth out of range.
-    #[error("pipeline must be between 1 and {MAX_PIPELINE}")]
     Pipeline,
     /// Pipelining asked for without keep-alive.
-    #[error("pipelining needs keep-alive: a new connection per request carries one request")]
     PipelineWithoutKeepalive,
     /// The open model's rate is not a positive number.
-    #[error("rate must be a positive number of requests per second, not {0}")]
     Rate(f64),
     /// `-n 0`.
-    #[error("requests must be at least 1")]
     Requests,
     /// A zero duration.
-    #[error("duration must be longer than 0")]
     Duration,
     /// A zero response timeout.
-    #[error("timeout must be longer than 0")]
     Timeout,
     /// A zero connect timeout.
-    #[error("connect timeout must be longer than 0")]
     ConnectTimeout,
     /// A zero interval.
-    #[error("interval must be longer than 0")]
     Interval,
     /// An empty request table.
-    #[error("no request to send: give a URL, or a --urls file with at least one line")]
     NoRequests,
 }
+
+impl PlanError {
+    /// The setting at fault, as the plan names it.
+    pub fn setting(&self) -> &'static str {
+        match self {
+            PlanError::Connections => "connections",
+            PlanError::Threads => "threads",
+            PlanError::Pipeline | PlanError::PipelineWithoutKeepalive => "pipeline",
+            PlanError::Rate(_) => "rate",
+            PlanError::Requests => "requests",
+            PlanError::Duration => "duration",
+            PlanError::Timeout => "timeout",
+            PlanError::ConnectTimeout => "connect timeout",
+            PlanError::Interval => "interval",
+            PlanError::NoRequests => "request table",
+        }
+    }
+
+    /// What is wrong with the setting, and how to set it instead.
+    pub fn problem(&self) -> String {
+        match self {
+            PlanError::Connections | PlanError::Threads | PlanError::Requests => {
+                "must be at least 1".into()
+            }
+            PlanError::Pipeline => format!("must be between 1 and {MAX_PIPELINE}"),
+            PlanError::PipelineWithoutKeepalive => {
+                "needs keep-alive: a new connection per request carries one request".into()
+            }
+            PlanError::Rate(r) => {
+                format!("must be a positive number of requests per second, not {r}")
+            }
+            PlanError::Duration
+            | PlanError::Timeout
+            | PlanError::ConnectTimeout
+            | PlanError::Interval => "must be longer than 0".into(),
+            PlanError::NoRequests => {
+                "is empty: give a URL, or a --urls file with at least one line".into()
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for PlanError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}", self.setting(), self.problem())
+    }
+}
+
+impl std::error::Error for PlanError {}
 
 impl Plan {
     /// A closed-model keep-alive plan with the defaults of `foxbench load`: a GET of the
@@ -272,8 +311,15 @@ mod tests {
         for (spoil, want) in cases {
             let mut p = ok.clone();
             spoil(&mut p);
-            assert_eq!(p.validate(), Err(want));
+            assert_eq!(p.validate(), Err(want.clone()));
+            let text = want.to_string();
+            assert!(text.starts_with(want.setting()), "{text}");
+            assert!(!text.contains('\n'), "{text}");
         }
+        assert_eq!(
+            PlanError::Pipeline.to_string(),
+            format!("pipeline must be between 1 and {MAX_PIPELINE}")
+        );
         let mut p = ok.clone();
         p.arrival = Arrival::Open {
             rate_per_sec: f64::NAN,
