@@ -11,7 +11,7 @@ use anyhow::{anyhow, Context, Result};
 use clap::Args;
 use load::{
     parse_duration, Arrival, Control, Plan, PlanError, RequestSpec, RunResult, Selection,
-    StatusSet, Stop, Target,
+    StatusSet, Stop, Target, TlsOptions, Verify,
 };
 use report::LoadReport;
 
@@ -21,7 +21,7 @@ use report::LoadReport;
     after_help = "Examples:\n  foxbench load -c 100 -d 10s http://127.0.0.1:8080/\n  foxbench load -n 100000 -c 10 http://127.0.0.1:6666/     (the ab protocol)\n  foxbench load --rate 20000 -c 200 -d 30s http://[::1]:8080/   (open model)"
 )]
 pub struct LoadArgs {
-    /// The http:// URL to load (IPv4, [IPv6] or a host name resolved once). Its path may
+    /// The http:// or https:// URL to load (IPv4, [IPv6] or a host name resolved once). Its path may
     /// hold random parts filled per request: `/{hex:6}.svg`, `/doc/{int:1-10000}`. With
     /// --urls, paths in the file resolve against it.
     #[arg(required_unless_present = "urls")]
@@ -118,6 +118,18 @@ pub struct LoadArgs {
     #[arg(long = "fail-status")]
     pub fail_status: Option<String>,
 
+    /// https: trust the CA certificates in this PEM file instead of the system's roots.
+    #[arg(long = "cacert", value_name = "FILE", conflicts_with = "insecure")]
+    pub cacert: Option<PathBuf>,
+
+    /// https: do not verify the server's certificate (shown in the report).
+    #[arg(long = "insecure")]
+    pub insecure: bool,
+
+    /// https: resume TLS sessions on reconnect (tickets or session IDs).
+    #[arg(long = "tls-resume", value_enum, default_value = "on")]
+    pub tls_resume: OnOff,
+
     /// Write the result as JSON to FILE, or "-" for stdout (the text report then goes to stderr).
     #[arg(long = "json")]
     pub json: Option<String>,
@@ -129,6 +141,15 @@ pub struct LoadArgs {
     /// Print the latency distribution (always printed; accepted for wrk compatibility).
     #[arg(long = "latency", hide = true)]
     pub latency: bool,
+}
+
+/// A switch given as a value: `--tls-resume off`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OnOff {
+    /// Enabled.
+    On,
+    /// Disabled.
+    Off,
 }
 
 /// `--select`.
@@ -237,6 +258,14 @@ fn build_plan(args: &LoadArgs) -> Result<Plan> {
         (Some(n), _) => Stop::Requests(n),
         (None, Some(d)) => Stop::Duration(d),
         (None, None) => Stop::Duration(Duration::from_secs(10)),
+    };
+    plan.tls = TlsOptions {
+        verify: match (&args.cacert, args.insecure) {
+            (Some(path), _) => Verify::CaFile(path.clone()),
+            (None, true) => Verify::Insecure,
+            (None, false) => Verify::System,
+        },
+        resume: args.tls_resume == OnOff::On,
     };
     if let Some(fs) = &args.fail_status {
         plan.fail_status = StatusSet::parse(fs).map_err(|e| anyhow!("--fail-status: {e}"))?;
@@ -453,10 +482,23 @@ fn build_report(
             completed: n.completed,
         })
         .collect();
+    let verify = plan.tls.verify.to_string();
+    let tls = (plan.target.scheme == load::Scheme::Https).then(|| report::TlsMeasured {
+        version: r.tls.as_ref().map_or("", |t| t.version.as_str()),
+        cipher: r.tls.as_ref().map_or("", |t| t.cipher.as_str()),
+        group: r.tls.as_ref().and_then(|t| t.group.as_deref()),
+        alpn: r.tls.as_ref().and_then(|t| t.alpn.as_deref()),
+        verify: &verify,
+        insecure: plan.tls.verify == Verify::Insecure,
+        resumption: plan.tls.resume,
+        full: &r.handshake_full,
+        resumed: &r.handshake_resumed,
+    });
     let measured = report::Measured {
         counts: &r.counts,
         latency: &r.latency,
         connect: &r.connect,
+        tls,
         status: &r.status,
         elapsed: r.elapsed,
         interrupted: r.interrupted,

@@ -5,6 +5,7 @@ mod support;
 
 mod shootout;
 mod table;
+mod tls;
 
 use std::io::Read as _;
 use std::process::{Command, Output, Stdio};
@@ -48,7 +49,7 @@ fn result(json: &[u8]) -> Value {
         "{r}"
     );
     let e = &v["errors"];
-    let kinds: u64 = ["connect", "write", "read", "parse", "timeout"]
+    let kinds: u64 = ["connect", "write", "read", "parse", "timeout", "tls"]
         .iter()
         .map(|k| e[*k].as_u64().unwrap())
         .sum();
@@ -396,7 +397,6 @@ mod bad_input {
         usage_error(&["load", "ftp://127.0.0.1/"], "invalid URL");
         usage_error(&["load", "http://[::1/"], "invalid URL");
         usage_error(&["load", "http://127.0.0.1:99999/"], "invalid URL");
-        usage_error(&["load", "https://127.0.0.1/"], "not supported yet");
         usage_error(
             &["load", "http://no-such-host.invalid/"],
             "cannot resolve host",

@@ -28,6 +28,7 @@ mod setup;
 mod table;
 mod target;
 mod template;
+mod tls;
 mod transport;
 mod urls;
 mod worker;
@@ -42,8 +43,9 @@ pub use response::{parse_head, Chunked, Framer, Framing, Head, ParseError, Step,
 pub use setup::{preflight, raise_fd_limit, SetupError};
 pub use stats::{Counts, Interval, Latency};
 pub use table::Selection;
-pub use target::{parse_header, RequestSpec, Target, TargetError};
+pub use target::{parse_header, RequestSpec, Scheme, Target, TargetError};
 pub use template::{Hole, Piece, Rng, Template, TemplateError};
+pub use tls::{explain as explain_tls, Handshake, TlsError, TlsInfo, TlsOptions, Verify};
 pub use urls::{load_urls, parse_urls, UrlLine, UrlsError};
 
 /// Why a run could not start.
@@ -55,6 +57,9 @@ pub enum LoadError {
     /// A request could not be encoded.
     #[error(transparent)]
     Target(#[from] TargetError),
+    /// The TLS configuration could not be built.
+    #[error(transparent)]
+    Tls(#[from] TlsError),
     /// The control block was made for fewer workers than the plan runs.
     #[error("control made for {made} threads, the plan needs {needed}: make it with Plan::effective_threads")]
     Control {
@@ -91,8 +96,14 @@ pub struct RunResult {
     /// Request latency: from send (closed model) or due time (open model) to the last
     /// byte of the response. Without keep-alive it includes the connect.
     pub latency: Latency,
-    /// Time to establish each connection.
+    /// Time to establish each connection's TCP connect (for TLS, without the handshake).
     pub connect: Latency,
+    /// TLS: time from the TCP connect to the end of each full handshake.
+    pub handshake_full: Latency,
+    /// TLS: the same for each resumed handshake.
+    pub handshake_resumed: Latency,
+    /// TLS: what the first handshake negotiated; `None` for http:// or when none completed.
+    pub tls: Option<TlsInfo>,
     /// Responses by status code, ascending.
     pub status: Vec<(u16, u64)>,
     /// Per row of the request table, in the plan's order.
@@ -132,6 +143,10 @@ pub fn run_with_intervals(
         plan.selection,
         !plan.keepalive,
     )?);
+    let tls = match plan.target.scheme {
+        Scheme::Http => None,
+        Scheme::Https => Some(tls::Connector::new(&plan.target.host, &plan.tls)?),
+    };
     let budget = match plan.stop {
         Stop::Requests(n) => Some(Arc::new(schedule::Budget::new(n, threads))),
         Stop::Duration(_) => None,
@@ -143,6 +158,7 @@ pub fn run_with_intervals(
         let cfg = worker::Config {
             id,
             addr: plan.target.addr,
+            tls: tls.clone(),
             table: table.clone(),
             seed: plan.seed,
             connections: plan.connections / threads + usize::from(id < plan.connections % threads),
@@ -180,6 +196,9 @@ pub fn run_with_intervals(
     }
     let mut counts = Counts::default();
     let mut connect = Latency::new();
+    let mut handshake_full = Latency::new();
+    let mut handshake_resumed = Latency::new();
+    let mut tls_info = None;
     let mut status = vec![0u64; 1000];
     let mut shapes = vec![ShapeCounts::default(); plan.requests.len()];
     let mut first_err = None;
@@ -188,6 +207,13 @@ pub fn run_with_intervals(
             Ok(Ok(w)) => {
                 counts.merge(&w.counts);
                 connect.merge(&w.connect).expect("same bounds");
+                handshake_full
+                    .merge(&w.handshake_full)
+                    .expect("same bounds");
+                handshake_resumed
+                    .merge(&w.handshake_resumed)
+                    .expect("same bounds");
+                tls_info = tls_info.or(w.tls);
                 for (i, n) in w.status.iter().enumerate() {
                     status[i] += n;
                 }
@@ -209,6 +235,9 @@ pub fn run_with_intervals(
         counts,
         latency: collector.total,
         connect,
+        handshake_full,
+        handshake_resumed,
+        tls: tls_info,
         status: status
             .iter()
             .enumerate()

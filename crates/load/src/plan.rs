@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use crate::table::Selection;
-use crate::{RequestSpec, Target};
+use crate::{RequestSpec, Target, TlsOptions};
 
 /// When requests are sent.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -125,6 +125,8 @@ pub struct Plan {
     pub fail_status: StatusSet,
     /// The length of the intervals handed to the caller during the run.
     pub interval: Duration,
+    /// Certificate verification and resumption, for an https:// target.
+    pub tls: TlsOptions,
 }
 
 /// The most requests in flight per connection.
@@ -226,6 +228,7 @@ impl Plan {
             connect_timeout: Duration::from_secs(5),
             fail_status: StatusSet::outside_2xx_3xx(),
             interval: Duration::from_secs(1),
+            tls: TlsOptions::default(),
         }
     }
 

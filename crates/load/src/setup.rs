@@ -1,10 +1,13 @@
 //! What a run needs from the machine before it starts: enough open files, and a target
-//! that answers a first connect.
+//! that answers a first connect (and, for https, completes a first TLS handshake with a
+//! certificate that verifies).
 
+use std::io;
 use std::net::TcpStream;
 use std::time::Duration;
 
-use crate::Plan;
+use crate::tls::{self, Connector, TlsError};
+use crate::{Plan, Scheme};
 
 /// Why a run cannot start on this machine or against this target.
 #[derive(Debug, thiserror::Error)]
@@ -41,9 +44,56 @@ pub enum SetupError {
         /// The hard limit.
         hard: u64,
     },
+    /// The TLS configuration could not be built (a bad --cacert, no system roots).
+    #[error(transparent)]
+    TlsConfig(#[from] TlsError),
+    /// The first TLS handshake failed: a certificate that does not verify, a server that
+    /// does not speak TLS or HTTP/1.1 over it. Never counted as load errors.
+    #[error("TLS to {addr}: {message}")]
+    Tls {
+        /// The target's address.
+        addr: std::net::SocketAddr,
+        /// What went wrong and what to do, in one line.
+        message: String,
+    },
     /// The limit could not be read or raised.
     #[error("cannot raise the open-files limit (RLIMIT_NOFILE): {0}")]
     Rlimit(nix::Error),
+}
+
+/// A blocking TLS handshake on `sock`, bounded by the plan's timeout.
+fn handshake(plan: &Plan, mut sock: TcpStream) -> Result<(), SetupError> {
+    let addr = plan.target.addr;
+    let host = &plan.target.host;
+    let connector = Connector::new(host, &plan.tls)?;
+    let fail = |message: String| SetupError::Tls { addr, message };
+    let mut session = connector
+        .session()
+        .map_err(|e| fail(tls::explain(&e, host)))?;
+    let _ = sock.set_read_timeout(Some(plan.timeout));
+    let _ = sock.set_write_timeout(Some(plan.timeout));
+    while session.is_handshaking() {
+        if let Err(e) = session.complete_io(&mut sock) {
+            let message = match e.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>()) {
+                Some(tls_err) => tls::explain(tls_err, host),
+                None => match e.kind() {
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => format!(
+                        "no TLS handshake within {:?} (--timeout): is it a TLS server?",
+                        plan.timeout
+                    ),
+                    io::ErrorKind::UnexpectedEof
+                    | io::ErrorKind::ConnectionReset
+                    | io::ErrorKind::ConnectionAborted
+                    | io::ErrorKind::BrokenPipe => {
+                        "the server closed the connection during the TLS handshake: is it a TLS server? use http:// for plain HTTP".into()
+                    }
+                    _ => format!("TLS handshake failed: {e}"),
+                },
+            };
+            return Err(fail(message));
+        }
+    }
+    Ok(())
 }
 
 /// Raises the soft open-files limit to the hard one when `connections` need more than the
@@ -67,11 +117,16 @@ pub fn raise_fd_limit(connections: usize) -> Result<(), SetupError> {
 }
 
 /// One blocking connect before the run, so that a dead target is one clear error, not a
-/// report full of connect failures.
+/// report full of connect failures. For https it also completes one TLS handshake with
+/// the run's settings, so that a certificate that does not verify, or a server that does
+/// not speak TLS, stops the run with one line rather than counting as load errors.
 pub fn preflight(plan: &Plan) -> Result<(), SetupError> {
     let addr = plan.target.addr;
     match TcpStream::connect_timeout(&addr, plan.connect_timeout) {
-        Ok(_) => Ok(()),
+        Ok(sock) => match plan.target.scheme {
+            Scheme::Http => Ok(()),
+            Scheme::Https => handshake(plan, sock),
+        },
         Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {
             Err(SetupError::Refused { addr })
         }

@@ -19,12 +19,6 @@ pub enum TargetError {
         /// What the parser said.
         reason: String,
     },
-    /// The scheme is not http (https is not supported yet).
-    #[error("{scheme}:// is not supported yet: foxbench load speaks plain HTTP/1.1; use an http:// URL (TLS is planned)")]
-    Scheme {
-        /// The scheme found.
-        scheme: String,
-    },
     /// The host name did not resolve.
     #[error("cannot resolve host {host:?}: {reason}")]
     Resolve {
@@ -52,11 +46,34 @@ pub enum TargetError {
     },
 }
 
+/// How a target is spoken to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scheme {
+    /// HTTP/1.1 over TCP.
+    Http,
+    /// HTTP/1.1 over TLS.
+    Https,
+}
+
+impl Scheme {
+    /// The port a URL of this scheme means when it names none.
+    pub fn default_port(self) -> u16 {
+        match self {
+            Scheme::Http => 80,
+            Scheme::Https => 443,
+        }
+    }
+}
+
 /// Where requests go.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Target {
     /// The URL as given.
     pub url: String,
+    /// http or https.
+    pub scheme: Scheme,
+    /// The host as the URL names it, without brackets: the TLS server name.
+    pub host: String,
     /// The address the host resolved to (resolved once, at start).
     pub addr: SocketAddr,
     /// The value of the Host header: host, plus the port when it is not 80.
@@ -117,20 +134,16 @@ impl Target {
             url: url.to_string(),
             reason: e.to_string(),
         })?;
-        match parsed.scheme() {
-            "http" => {}
-            "https" => {
-                return Err(TargetError::Scheme {
-                    scheme: "https".into(),
-                })
-            }
+        let scheme = match parsed.scheme() {
+            "http" => Scheme::Http,
+            "https" => Scheme::Https,
             other => {
                 return Err(TargetError::Url {
                     url: url.to_string(),
-                    reason: format!("scheme {other:?} is not http"),
+                    reason: format!("scheme {other:?} is not http or https"),
                 })
             }
-        }
+        };
         let host = parsed.host().ok_or_else(|| TargetError::Url {
             url: url.to_string(),
             reason: "no host".into(),
@@ -140,7 +153,7 @@ impl Target {
                 url: url.to_string(),
             });
         }
-        let port = parsed.port().unwrap_or(80);
+        let port = parsed.port().unwrap_or(scheme.default_port());
         let addr = match host {
             url::Host::Ipv4(ip) => SocketAddr::from((ip, port)),
             url::Host::Ipv6(ip) => SocketAddr::from((ip, port)),
@@ -157,11 +170,15 @@ impl Target {
                     reason: "no addresses".into(),
                 })?,
         };
+        let name = match &host {
+            url::Host::Ipv6(ip) => ip.to_string(),
+            other => other.to_string(),
+        };
         let host_str = match host {
             url::Host::Ipv6(ip) => format!("[{ip}]"),
             other => other.to_string(),
         };
-        let host_header = if port == 80 {
+        let host_header = if port == scheme.default_port() {
             host_str
         } else {
             format!("{host_str}:{port}")
@@ -176,6 +193,8 @@ impl Target {
         }
         Ok(Target {
             url: url.to_string(),
+            scheme,
+            host: name,
             addr,
             host_header,
             path,
@@ -340,11 +359,30 @@ mod tests {
     }
 
     #[test]
+    fn https_urls_default_to_443_and_keep_the_server_name() {
+        let t = Target::parse("https://127.0.0.1/").unwrap();
+        assert_eq!(t.scheme, Scheme::Https);
+        assert_eq!(t.addr.port(), 443);
+        assert_eq!(t.host_header, "127.0.0.1");
+        assert_eq!(t.host, "127.0.0.1");
+        let t = Target::parse("https://localhost:8443/x").unwrap();
+        assert_eq!(t.host_header, "localhost:8443");
+        assert_eq!(t.host, "localhost");
+        let t = Target::parse("https://[::1]:8443/").unwrap();
+        assert_eq!(
+            (t.host.as_str(), t.host_header.as_str()),
+            ("::1", "[::1]:8443")
+        );
+        let t = Target::parse("http://127.0.0.1:443/").unwrap();
+        assert_eq!(t.scheme, Scheme::Http);
+        assert_eq!(
+            t.host_header, "127.0.0.1:443",
+            "443 is only default for https"
+        );
+    }
+
+    #[test]
     fn rejects_bad_urls() {
-        assert!(matches!(
-            Target::parse("https://127.0.0.1/"),
-            Err(TargetError::Scheme { .. })
-        ));
         for bad in [
             "",
             "127.0.0.1:80",

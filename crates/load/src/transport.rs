@@ -1,16 +1,26 @@
-//! A connection's byte stream, behind one type: plain TCP today, and the place where a
-//! TLS session slots in (its handshake inside "connecting", its reads not assumed drained).
+//! A connection's byte stream, behind one type: plain TCP, or TLS over TCP with its
+//! handshake inside "connecting".
 //!
 //! The worker never touches the socket itself. It asks the transport to connect, to make
 //! progress while connecting ([`Transport::poll_connect`]), to write and to read; a read
 //! says whether the stream may hold more ([`Read::drained`]), so that the edge-triggered
 //! loop skips the read that would only return `EAGAIN` where that is safe.
+//!
+//! TLS uses rustls's buffered connection, non-blocking: `read_tls`, `process_new_packets`
+//! and `write_tls`, driven by the worker's readiness edges, never `complete_io`. A request
+//! is encrypted into rustls's output queue and leaves in one `writev`; ciphertext that the
+//! socket did not take stays queued ([`Transport::pending`]) until the next writable edge.
+//! A socket read that came back short proves the socket drained, as for plain TCP, so a
+//! kept-alive TLS request costs one write and usually one read.
 
 use std::io::{self, Read as _, Write as _};
 use std::net::SocketAddr;
 
 use mio::net::TcpStream;
 use mio::{Interest, Registry, Token};
+use rustls::ClientConnection;
+
+use crate::tls::{self, Connector, Handshake, TlsInfo};
 
 /// What one read returned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,25 +40,71 @@ pub(crate) enum Transport {
         /// True once the connect is known to have completed.
         established: bool,
     },
+    /// TLS over TCP.
+    Tls(Box<TlsStream>),
+}
+
+/// A TLS session and its socket.
+#[derive(Debug)]
+pub(crate) struct TlsStream {
+    stream: TcpStream,
+    session: ClientConnection,
+    /// The TCP connect completed (a first write went through).
+    tcp_up: bool,
+}
+
+/// An error of the TLS layer (a failed handshake, an alert, a bad record), as opposed to
+/// one of the socket: the worker counts these as `tls`.
+pub(crate) fn is_tls_error(e: &io::Error) -> bool {
+    e.get_ref().is_some_and(|inner| inner.is::<rustls::Error>())
+}
+
+fn tls_error(e: rustls::Error) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, e)
+}
+
+/// Reads from the socket and notes whether the read came back short: then the socket is
+/// drained, and edge-triggered readiness will announce the next byte.
+struct ShortRead<'a> {
+    stream: &'a mut TcpStream,
+    short: bool,
+}
+
+impl io::Read for ShortRead<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.stream.read(buf)?;
+        self.short = n < buf.len();
+        Ok(n)
+    }
 }
 
 impl Transport {
     /// Starts a non-blocking connect and registers the socket with `registry` for read and
-    /// write readiness, once (edge-triggered).
+    /// write readiness, once (edge-triggered). With `tls`, the session's ClientHello goes
+    /// out as soon as the socket is writable.
     pub fn connect(
         addr: SocketAddr,
         registry: &Registry,
         token: Token,
         nodelay: bool,
+        tls: Option<&Connector>,
     ) -> io::Result<Self> {
+        let session = tls.map(Connector::session).transpose().map_err(tls_error)?;
         let mut stream = TcpStream::connect(addr)?;
         registry.register(&mut stream, token, Interest::READABLE | Interest::WRITABLE)?;
         if nodelay {
             let _ = stream.set_nodelay(true);
         }
-        Ok(Transport::Tcp {
-            stream,
-            established: false,
+        Ok(match session {
+            None => Transport::Tcp {
+                stream,
+                established: false,
+            },
+            Some(session) => Transport::Tls(Box::new(TlsStream {
+                stream,
+                session,
+                tcp_up: false,
+            })),
         })
     }
 
@@ -57,6 +113,15 @@ impl Transport {
     pub fn is_established(&self) -> bool {
         match self {
             Transport::Tcp { established, .. } => *established,
+            Transport::Tls(t) => t.tcp_up && !t.session.is_handshaking(),
+        }
+    }
+
+    /// True once the TCP connect has completed (for TLS, the handshake may go on).
+    pub fn tcp_established(&self) -> bool {
+        match self {
+            Transport::Tcp { established, .. } => *established,
+            Transport::Tls(t) => t.tcp_up,
         }
     }
 
@@ -77,6 +142,10 @@ impl Transport {
                 }
                 Ok(*established)
             }
+            Transport::Tls(t) => {
+                t.handshake()?;
+                Ok(self.is_established())
+            }
         }
     }
 
@@ -84,11 +153,12 @@ impl Transport {
     pub fn connect_error(&self) -> Option<io::Error> {
         match self {
             Transport::Tcp { stream, .. } => stream.take_error().ok().flatten(),
+            Transport::Tls(t) => t.stream.take_error().ok().flatten(),
         }
     }
 
     /// Writes what it can of `buf`. While connecting, `NotConnected` means "not yet" and is
-    /// returned as `WouldBlock`.
+    /// returned as `WouldBlock`; so does a TLS handshake still under way.
     #[inline]
     pub fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match self {
@@ -108,6 +178,16 @@ impl Transport {
                 }
                 Err(e) => Err(e),
             },
+            Transport::Tls(t) => t.write(buf),
+        }
+    }
+
+    /// True when ciphertext is queued that the socket has not taken yet.
+    #[inline]
+    pub fn pending(&self) -> bool {
+        match self {
+            Transport::Tcp { .. } => false,
+            Transport::Tls(t) => t.tcp_up && t.session.wants_write(),
         }
     }
 
@@ -124,6 +204,147 @@ impl Transport {
                     drained: n < buf.len(),
                 }),
             },
+            Transport::Tls(t) => t.read(buf),
+        }
+    }
+
+    /// The kind of the completed TLS handshake; `None` for plain TCP.
+    pub fn handshake(&self) -> Option<Handshake> {
+        match self {
+            Transport::Tcp { .. } => None,
+            Transport::Tls(t) => Some(tls::handshake_kind(&t.session)),
+        }
+    }
+
+    /// What the TLS handshake negotiated; `None` for plain TCP or before it is done.
+    pub fn tls_info(&self) -> Option<TlsInfo> {
+        match self {
+            Transport::Tcp { .. } => None,
+            Transport::Tls(t) => TlsInfo::of(&t.session),
+        }
+    }
+}
+
+impl TlsStream {
+    /// Writes queued ciphertext until the queue is empty (`Ok`) or the socket is full
+    /// (`WouldBlock`). The first write that goes through proves the TCP connect.
+    fn send(&mut self) -> io::Result<()> {
+        while self.session.wants_write() {
+            match self.session.write_tls(&mut self.stream) {
+                Ok(_) => self.tcp_up = true,
+                Err(e) if !self.tcp_up && e.kind() == io::ErrorKind::NotConnected => {
+                    return Err(io::ErrorKind::WouldBlock.into())
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads what the socket holds into the session and processes it. `Ok(true)` when the
+    /// socket came back short (drained) or closed.
+    fn receive(&mut self) -> io::Result<bool> {
+        let mut probe = ShortRead {
+            stream: &mut self.stream,
+            short: false,
+        };
+        let n = self.session.read_tls(&mut probe)?;
+        let drained = probe.short || n == 0;
+        self.session.process_new_packets().map_err(tls_error)?;
+        if n == 0 && self.session.is_handshaking() {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "the server closed the connection during the TLS handshake",
+            ));
+        }
+        Ok(drained)
+    }
+
+    /// Drives the handshake as far as the socket allows. Reads until the socket is
+    /// drained, as edge-triggered readiness requires.
+    fn handshake(&mut self) -> io::Result<()> {
+        loop {
+            match self.send() {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    if !self.tcp_up {
+                        return Ok(());
+                    }
+                }
+                Err(e) => return Err(e),
+            }
+            if !self.session.is_handshaking() {
+                return Ok(());
+            }
+            match self.receive() {
+                // A flight may have left something to send: loop to send it.
+                Ok(false) => {}
+                Ok(true) => {
+                    if self.session.wants_write() {
+                        continue;
+                    }
+                    return Ok(());
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    if self.session.wants_write() {
+                        continue;
+                    }
+                    return Ok(());
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if !self.tcp_up || self.session.is_handshaking() {
+            self.handshake()?;
+            if !self.tcp_up || self.session.is_handshaking() {
+                return Err(io::ErrorKind::WouldBlock.into());
+            }
+        }
+        // Earlier ciphertext first, so records stay in order and nothing grows unbounded.
+        self.send()?;
+        let n = self.session.writer().write(buf)?;
+        match self.send() {
+            Ok(()) => {}
+            // Queued; the worker flushes it on the next writable edge.
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+            Err(e) => return Err(e),
+        }
+        Ok(n)
+    }
+
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<Read> {
+        // Within this call: the socket is known to hold nothing more.
+        let mut drained = false;
+        loop {
+            match self.session.reader().read(buf) {
+                Ok(0) => return Ok(Read::Eof), // close_notify
+                Ok(n) => {
+                    return Ok(Read::Data {
+                        n,
+                        drained: drained && n < buf.len(),
+                    })
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    if drained {
+                        return Err(e);
+                    }
+                }
+                // A TCP close without close_notify, as many servers do.
+                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(Read::Eof),
+                Err(e) => return Err(e),
+            }
+            drained = self.receive()?;
+            if self.session.wants_write() {
+                // An alert or key update to answer; a full socket keeps it queued.
+                match self.send() {
+                    Err(e) if e.kind() != io::ErrorKind::WouldBlock => return Err(e),
+                    _ => {}
+                }
+            }
         }
     }
 }

@@ -27,7 +27,8 @@ use crate::interval::Rotor;
 use crate::response::{Framer, ParseError, Step};
 use crate::schedule::{Grant, Schedule};
 use crate::table::{Picker, RequestTable, Shape};
-use crate::transport::{Read, Transport};
+use crate::tls::{Connector, Handshake, TlsInfo};
+use crate::transport::{is_tls_error, Read, Transport};
 use crate::{Control, Counts, LoadError, StatusSet};
 use stats::Latency;
 
@@ -40,6 +41,8 @@ const READ_BUF: usize = 64 * 1024;
 pub(crate) struct Config {
     pub id: usize,
     pub addr: SocketAddr,
+    /// For https targets: the run's TLS configuration.
+    pub tls: Option<Connector>,
     pub table: Arc<RequestTable>,
     pub seed: u64,
     pub connections: usize,
@@ -58,6 +61,9 @@ pub(crate) struct Config {
 pub(crate) struct WorkerResult {
     pub counts: Counts,
     pub connect: Latency,
+    pub handshake_full: Latency,
+    pub handshake_resumed: Latency,
+    pub tls: Option<TlsInfo>,
     pub status: Vec<u64>,
     /// Per request shape: (sent, completed).
     pub shapes: Vec<(u64, u64)>,
@@ -88,6 +94,8 @@ struct Slot {
     phase: Phase,
     /// When the current connect started.
     since_ns: u64,
+    /// When its TCP connect completed, for a TLS connection still in its handshake.
+    tcp_up_ns: Option<u64>,
     retry_at_ns: u64,
     failures: u32,
     /// The requests issued and not yet answered, oldest first.
@@ -108,8 +116,9 @@ struct Slot {
 }
 
 impl Slot {
+    /// Issued requests not yet written, or TLS records not yet on the wire.
     fn unwritten(&self) -> bool {
-        self.out_pos < self.out.len()
+        self.out_pos < self.out.len() || self.conn.as_ref().is_some_and(Transport::pending)
     }
 }
 
@@ -135,6 +144,11 @@ struct Recorder {
     /// The current interval's latency, handed off at each boundary.
     rotor: Rotor,
     connect: Latency,
+    /// TLS handshake time, from the TCP connect to the handshake's end, by kind.
+    handshake_full: Latency,
+    handshake_resumed: Latency,
+    /// What the first TLS handshake negotiated.
+    tls: Option<TlsInfo>,
     status: Vec<u64>,
     shapes: Vec<(u64, u64)>,
     fail_status: StatusSet,
@@ -164,6 +178,8 @@ enum Failure {
     Read,
     Parse,
     Timeout,
+    /// A TLS handshake failed or stalled, or the TLS layer failed (an alert, a bad record).
+    Tls,
 }
 
 impl Failure {
@@ -201,6 +217,7 @@ pub(crate) fn run(cfg: Config, rotor: Rotor) -> Result<WorkerResult, LoadError> 
             generation: 0,
             phase: Phase::Closed,
             since_ns: 0,
+            tcp_up_ns: None,
             retry_at_ns: 0,
             failures: 0,
             inflight: VecDeque::with_capacity(cfg.pipeline),
@@ -219,6 +236,9 @@ pub(crate) fn run(cfg: Config, rotor: Rotor) -> Result<WorkerResult, LoadError> 
             counts: Counts::default(),
             rotor,
             connect: Latency::new(),
+            handshake_full: Latency::new(),
+            handshake_resumed: Latency::new(),
+            tls: None,
             status: vec![0; 1000],
             shapes: vec![(0, 0); shapes],
             fail_status: cfg.fail_status.clone(),
@@ -234,6 +254,9 @@ pub(crate) fn run(cfg: Config, rotor: Rotor) -> Result<WorkerResult, LoadError> 
     Ok(WorkerResult {
         counts: w.rec.counts,
         connect: w.rec.connect,
+        handshake_full: w.rec.handshake_full,
+        handshake_resumed: w.rec.handshake_resumed,
+        tls: w.rec.tls,
         status: w.rec.status,
         shapes: w.rec.shapes,
     })
@@ -401,6 +424,7 @@ impl Worker {
         let slot = &mut self.slots[idx];
         slot.generation = slot.generation.wrapping_add(1);
         slot.since_ns = now;
+        slot.tcp_up_ns = None;
         slot.framer = Framer::new();
         slot.leftover.clear();
         let conn = match Transport::connect(
@@ -408,10 +432,12 @@ impl Worker {
             self.poll.registry(),
             token(idx, slot.generation),
             self.cfg.keepalive,
+            self.cfg.tls.as_ref(),
         ) {
             Ok(c) => c,
             Err(e) => {
-                self.fail(idx, Failure::connect(&e), now);
+                let f = self.connecting_failure(idx, &e);
+                self.fail(idx, f, now);
                 return;
             }
         };
@@ -449,7 +475,8 @@ impl Worker {
                         .as_ref()
                         .and_then(Transport::connect_error)
                         .unwrap_or_else(|| io::Error::from(io::ErrorKind::ConnectionRefused));
-                    self.fail(idx, Failure::connect(&e), now);
+                    let f = self.connecting_failure(idx, &e);
+                    self.fail(idx, f, now);
                 }
                 return;
             }
@@ -475,10 +502,39 @@ impl Worker {
         let Some(conn) = self.slots[idx].conn.as_mut() else {
             return;
         };
-        match conn.poll_connect() {
+        let result = conn.poll_connect();
+        self.note_tcp_up(idx);
+        match result {
             Ok(true) => self.established(idx),
             Ok(false) => {}
-            Err(e) => self.fail(idx, Failure::connect(&e), now),
+            Err(e) => {
+                let f = self.connecting_failure(idx, &e);
+                self.fail(idx, f, now);
+            }
+        }
+    }
+
+    /// Notes when a TLS connection's TCP connect completed, which splits its setup into
+    /// connect and handshake time.
+    fn note_tcp_up(&mut self, idx: usize) {
+        let slot = &mut self.slots[idx];
+        if slot.tcp_up_ns.is_none()
+            && slot
+                .conn
+                .as_ref()
+                .is_some_and(|c| matches!(c, Transport::Tls(_)) && c.tcp_established())
+        {
+            slot.tcp_up_ns = Some(now_ns(self.cfg.epoch));
+        }
+    }
+
+    /// How a failure while connecting counts: a TLS error, or any failure once TCP is up
+    /// (the handshake failed), is `tls`; the rest are `connect`.
+    fn connecting_failure(&self, idx: usize, e: &io::Error) -> Failure {
+        if is_tls_error(e) || self.slots[idx].tcp_up_ns.is_some() {
+            Failure::Tls
+        } else {
+            Failure::connect(e)
         }
     }
 
@@ -488,10 +544,30 @@ impl Worker {
         let slot = &mut self.slots[idx];
         slot.phase = Phase::Open;
         slot.failures = 0;
+        let tcp_up = slot.tcp_up_ns.unwrap_or(now);
         self.rec
             .connect
-            .record_ns(now.saturating_sub(slot.since_ns));
+            .record_ns(tcp_up.saturating_sub(slot.since_ns));
         self.rec.counts.connections_opened += 1;
+        let Some(conn) = slot.conn.as_ref() else {
+            return;
+        };
+        if let Some(kind) = conn.handshake() {
+            let took = now.saturating_sub(tcp_up);
+            match kind {
+                Handshake::Full => {
+                    self.rec.counts.handshakes_full += 1;
+                    self.rec.handshake_full.record_ns(took);
+                }
+                Handshake::Resumed => {
+                    self.rec.counts.handshakes_resumed += 1;
+                    self.rec.handshake_resumed.record_ns(took);
+                }
+            }
+            if self.rec.tls.is_none() {
+                self.rec.tls = conn.tls_info();
+            }
+        }
     }
 
     /// Writes whatever issued requests are not written yet.
@@ -505,7 +581,12 @@ impl Worker {
                 return;
             };
             let connecting = slot.phase == Phase::Connecting;
-            match conn.write(&slot.out[slot.out_pos..]) {
+            let written = conn.write(&slot.out[slot.out_pos..]);
+            if connecting {
+                self.note_tcp_up(idx);
+            }
+            let slot = &mut self.slots[idx];
+            match written {
                 Ok(n) => {
                     slot.out_pos += n;
                     let done = !slot.unwritten();
@@ -531,7 +612,9 @@ impl Worker {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => {
                     let f = if connecting {
-                        Failure::connect(&e)
+                        self.connecting_failure(idx, &e)
+                    } else if is_tls_error(&e) {
+                        Failure::Tls
                     } else {
                         Failure::Write
                     };
@@ -582,8 +665,13 @@ impl Worker {
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(_) => {
-                    self.fail(idx, Failure::Read, now);
+                Err(e) => {
+                    let f = if is_tls_error(&e) {
+                        Failure::Tls
+                    } else {
+                        Failure::Read
+                    };
+                    self.fail(idx, f, now);
                     return;
                 }
             }
@@ -634,6 +722,10 @@ impl Worker {
             Failure::Read => c.read += n,
             Failure::Parse => c.parse += n,
             Failure::Timeout => c.timeout += n,
+            Failure::Tls => {
+                c.tls += n;
+                self.slots[idx].failures += 1;
+            }
         }
         self.slots[idx].inflight.clear();
         self.close_and_replace(idx, f, now);
@@ -674,7 +766,18 @@ impl Worker {
         for idx in 0..self.slots.len() {
             let slot = &self.slots[idx];
             match slot.phase {
-                Phase::Connecting if now.saturating_sub(slot.since_ns) >= connect_timeout => {
+                // A TLS handshake gets the response timeout once TCP is up.
+                Phase::Connecting
+                    if slot
+                        .tcp_up_ns
+                        .is_some_and(|up| now.saturating_sub(up) >= timeout) =>
+                {
+                    self.fail(idx, Failure::Tls, now);
+                }
+                Phase::Connecting
+                    if slot.tcp_up_ns.is_none()
+                        && now.saturating_sub(slot.since_ns) >= connect_timeout =>
+                {
                     // With nothing in flight this only counts the failure and retries.
                     self.fail(idx, Failure::ConnectTimeout, now);
                 }

@@ -1,6 +1,7 @@
 //! Engine tests over real loopback sockets, against small well-behaved and hostile servers.
 
 mod support;
+mod tls;
 
 use std::time::{Duration, Instant};
 

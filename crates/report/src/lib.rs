@@ -13,7 +13,9 @@ use serde::{Deserialize, Serialize};
 
 pub mod shootout;
 pub mod time;
+mod tls;
 pub use stats::{Percentile, Summary};
+pub use tls::{TlsMeasured, TlsReport};
 
 /// The schema identifier written into every load result.
 pub const LOAD_SCHEMA: &str = "foxbench.load/1";
@@ -50,6 +52,9 @@ pub struct LoadReport {
     pub connect: Option<Distribution>,
     /// Connection counters.
     pub connections: Connections,
+    /// TLS: what was negotiated and the handshakes; absent for http:// runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tls: Option<TlsReport>,
     /// What the load generator itself cost.
     pub client: Client,
     /// The request table: every request shape and what it carried, in table order.
@@ -142,6 +147,8 @@ pub struct Measured<'a> {
     pub latency: &'a stats::Latency,
     /// Connect time.
     pub connect: &'a stats::Latency,
+    /// TLS, for https:// runs.
+    pub tls: Option<TlsMeasured<'a>>,
     /// Responses by status code.
     pub status: &'a [(u16, u64)],
     /// Wall time of the run.
@@ -246,6 +253,9 @@ pub struct Errors {
     pub parse: u64,
     /// No complete response within the timeout.
     pub timeout: u64,
+    /// TLS: a failed or stalled handshake, an alert, a bad record.
+    #[serde(default)]
+    pub tls: u64,
 }
 
 /// Rates and traffic.
@@ -271,6 +281,17 @@ pub struct Distribution {
     pub hdr_base64: String,
     /// A coarse histogram for display: (upper bound µs, count).
     pub buckets: Vec<(f64, u64)>,
+}
+
+impl Distribution {
+    /// The summary, the encoded histogram and display buckets of `h`.
+    pub fn of(h: &stats::Latency) -> Self {
+        Distribution {
+            summary: h.summary(),
+            hdr_base64: h.to_base64(),
+            buckets: h.buckets(20),
+        }
+    }
 }
 
 /// Connection counters.
@@ -328,6 +349,7 @@ impl From<&stats::Counts> for Errors {
             read: c.read,
             parse: c.parse,
             timeout: c.timeout,
+            tls: c.tls,
         }
     }
 }
@@ -380,11 +402,7 @@ impl LoadReport {
     ) -> LoadReport {
         let c = run.counts;
         let elapsed_s = run.elapsed.as_secs_f64().max(1e-9);
-        let dist = |h: &stats::Latency| Distribution {
-            summary: h.summary(),
-            hdr_base64: h.to_base64(),
-            buckets: h.buckets(20),
-        };
+        let dist = Distribution::of;
         LoadReport {
             schema: LOAD_SCHEMA.into(),
             tool: Tool {
@@ -411,6 +429,7 @@ impl LoadReport {
             latency: dist(run.latency),
             connect: (!run.connect.is_empty()).then(|| dist(run.connect)),
             connections: c.into(),
+            tls: run.tls.map(|t| TlsReport::new(t, c)),
             client,
             request_table,
             intervals,
@@ -640,8 +659,9 @@ impl LoadReport {
         let e = &self.errors;
         let _ = writeln!(
             o,
-            "Errors:        connect {} (refused {}, ports exhausted {}, timeout {}), write {}, read {}, parse {}, timeout {}",
-            e.connect, e.connect_refused, e.connect_ports_exhausted, e.connect_timeout, e.write, e.read, e.parse, e.timeout
+            "Errors:        connect {} (refused {}, ports exhausted {}, timeout {}), write {}, read {}, parse {}, timeout {}{}",
+            e.connect, e.connect_refused, e.connect_ports_exhausted, e.connect_timeout, e.write, e.read, e.parse, e.timeout,
+            if self.tls.is_some() || e.tls > 0 { format!(", tls {}", e.tls) } else { String::new() }
         );
         if e.connect_ports_exhausted > 0 {
             let _ = writeln!(
@@ -655,6 +675,9 @@ impl LoadReport {
             "Connections:   {} opened, {} reconnects, {} closed idle by the server",
             cn.opened, cn.reconnects, cn.closed_by_server
         );
+        if let Some(tls) = &self.tls {
+            tls.write_text(&mut o, c.keepalive);
+        }
         let cl = &self.client;
         let _ = writeln!(
             o,
@@ -764,6 +787,7 @@ mod tests {
                 read: 0,
                 parse: 0,
                 timeout: 0,
+                tls: 0,
             },
             status: [("302".to_string(), 8), ("500".to_string(), 1)].into(),
             throughput: Throughput {
@@ -793,6 +817,7 @@ mod tests {
                 reconnects: 9,
                 closed_by_server: 0,
             },
+            tls: None,
             client: Client {
                 cpus: 1,
                 cpu_user_s: 0.5,

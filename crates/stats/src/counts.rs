@@ -28,6 +28,8 @@ pub struct Counts {
     pub parse: u64,
     /// Requests with no complete response within the timeout.
     pub timeout: u64,
+    /// Requests lost to TLS: a failed or stalled handshake, an alert, a bad record.
+    pub tls: u64,
     /// Requests still unanswered when the run stopped.
     pub in_flight: u64,
     /// Open model: requests that fell due but found no free connection before the stop.
@@ -44,12 +46,16 @@ pub struct Counts {
     pub closed_by_server: u64,
     /// Requests in the largest single write.
     pub max_batch: u64,
+    /// TLS handshakes completed in full (key exchange and certificate).
+    pub handshakes_full: u64,
+    /// TLS handshakes that resumed a session.
+    pub handshakes_resumed: u64,
 }
 
 impl Counts {
     /// Requests that ended in an error of any kind.
     pub fn errors(&self) -> u64 {
-        self.connect + self.write + self.read + self.parse + self.timeout
+        self.connect + self.write + self.read + self.parse + self.timeout + self.tls
     }
 
     /// Complete responses, whatever their status.
@@ -77,6 +83,7 @@ impl Counts {
             read,
             parse,
             timeout,
+            tls,
             in_flight,
             unsent,
             bytes_read,
@@ -85,6 +92,8 @@ impl Counts {
             reconnects,
             closed_by_server,
             max_batch,
+            handshakes_full,
+            handshakes_resumed,
         } = *other;
         self.sent += sent;
         self.ok += ok;
@@ -97,6 +106,7 @@ impl Counts {
         self.read += read;
         self.parse += parse;
         self.timeout += timeout;
+        self.tls += tls;
         self.in_flight += in_flight;
         self.unsent += unsent;
         self.bytes_read += bytes_read;
@@ -105,6 +115,8 @@ impl Counts {
         self.reconnects += reconnects;
         self.closed_by_server += closed_by_server;
         self.max_batch = self.max_batch.max(max_batch);
+        self.handshakes_full += handshakes_full;
+        self.handshakes_resumed += handshakes_resumed;
     }
 
     /// What happened between `earlier` and `self` (two readings of the same counters).
@@ -126,6 +138,7 @@ impl Counts {
             read: d(self.read, earlier.read),
             parse: d(self.parse, earlier.parse),
             timeout: d(self.timeout, earlier.timeout),
+            tls: d(self.tls, earlier.tls),
             in_flight: d(self.in_flight, earlier.in_flight),
             unsent: d(self.unsent, earlier.unsent),
             bytes_read: d(self.bytes_read, earlier.bytes_read),
@@ -134,6 +147,8 @@ impl Counts {
             reconnects: d(self.reconnects, earlier.reconnects),
             closed_by_server: d(self.closed_by_server, earlier.closed_by_server),
             max_batch: self.max_batch,
+            handshakes_full: d(self.handshakes_full, earlier.handshakes_full),
+            handshakes_resumed: d(self.handshakes_resumed, earlier.handshakes_resumed),
         }
     }
 }
@@ -144,7 +159,7 @@ mod tests {
 
     fn sample(k: u64) -> Counts {
         Counts {
-            sent: 10 * k,
+            sent: 11 * k,
             ok: 5 * k,
             failed_status: k,
             connect: k,
@@ -152,6 +167,7 @@ mod tests {
             write: k,
             read: k,
             timeout: k,
+            tls: k,
             in_flight: 0,
             bytes_read: 100 * k,
             max_batch: k,
@@ -165,9 +181,9 @@ mod tests {
         assert!(a.conserved() && b.conserved());
         let mut m = a;
         m.merge(&b);
-        assert_eq!(m.sent, 40);
+        assert_eq!(m.sent, 44);
         assert_eq!(m.completed(), 24);
-        assert_eq!(m.errors(), 16);
+        assert_eq!(m.errors(), 20);
         assert_eq!(m.bytes_read, 400);
         assert_eq!(m.max_batch, 3, "the largest batch, not a sum");
         assert!(m.conserved());

@@ -1,0 +1,110 @@
+//! `foxbench load https://`: certificate flags, the TLS section of the report and JSON, and
+//! verification failures as one-line setup errors that send no load.
+
+use super::support::tls::{tls_redirect_server, Certs};
+use super::{result, run, usage_error};
+
+#[test]
+fn self_signed_without_cacert_is_one_line_and_no_load() {
+    let certs = Certs::for_names(&["127.0.0.1"]);
+    let s = tls_redirect_server(certs.server_config());
+    let url = format!("https://127.0.0.1:{}/", s.addr.port());
+    usage_error(
+        &["load", "-n", "10", &url],
+        "certificate for 127.0.0.1 is self-signed or from an unknown authority: pass --cacert FILE or --insecure",
+    );
+    assert_eq!(s.requests(), 0, "a verification failure sends no load");
+    usage_error(
+        &["load", "-n", "10", "--cacert", "/nonexistent/ca.pem", &url],
+        "cannot read CA certificates from /nonexistent/ca.pem",
+    );
+    usage_error(
+        &["load", "--cacert", "x.pem", "--insecure", &url],
+        "cannot be used with",
+    );
+    usage_error(&["load", "--tls-resume", "maybe", &url], "--tls-resume");
+}
+
+#[test]
+fn cacert_run_reports_tls_in_text_and_json() {
+    let certs = Certs::for_names(&["localhost"]);
+    let s = tls_redirect_server(certs.server_config());
+    let url = format!("https://localhost:{}/", s.addr.port());
+    let ca = certs.ca.to_str().unwrap();
+    let out = run(&[
+        "load", "-q", "-n", "300", "-c", "3", "-t", "1", "--cacert", ca, "--json", "-", &url,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = result(&out.stdout);
+    assert_eq!(v["requests"]["ok"], 300);
+    assert_eq!(v["errors"]["tls"], 0);
+    let tls = &v["tls"];
+    assert_eq!(tls["version"], "TLSv1.3");
+    assert_eq!(tls["alpn"], "http/1.1");
+    assert_eq!(tls["insecure"], false);
+    assert_eq!(tls["resumption"], true);
+    assert_eq!(
+        tls["handshakes_full"].as_u64().unwrap() + tls["handshakes_resumed"].as_u64().unwrap(),
+        v["connections"]["opened"].as_u64().unwrap()
+    );
+    assert!(tls["handshake_full"]["hdr_base64"].is_string());
+    assert_eq!(s.requests(), 300);
+
+    // A new connection per request, no resumption: every request paid a full handshake.
+    let out = run(&[
+        "load",
+        "-n",
+        "40",
+        "-c",
+        "2",
+        "-t",
+        "1",
+        "--no-keepalive",
+        "--tls-resume",
+        "off",
+        "--cacert",
+        ca,
+        &url,
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("TLS:           TLSv1.3, TLS13_"), "{text}");
+    assert!(
+        text.contains("Handshakes:    40 full, 0 resumed; 40 of 40 requests paid a full handshake"),
+        "{text}"
+    );
+    assert!(text.contains("resumption off"), "{text}");
+    assert!(text.contains(", tls 0"), "{text}");
+}
+
+#[test]
+fn insecure_is_shown_in_the_report() {
+    let certs = Certs::for_names(&["other.example"]);
+    let s = tls_redirect_server(certs.server_config());
+    let url = format!("https://127.0.0.1:{}/", s.addr.port());
+    let out = run(&["load", "-n", "20", "-c", "2", "--insecure", &url]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("certificate verified by none (--insecure)"),
+        "{text}"
+    );
+    assert!(text.contains("warning: --insecure"), "{text}");
+    let out = run(&[
+        "load",
+        "-q",
+        "-n",
+        "20",
+        "-c",
+        "2",
+        "--insecure",
+        "--json",
+        "-",
+        &url,
+    ]);
+    assert_eq!(result(&out.stdout)["tls"]["insecure"], true);
+}

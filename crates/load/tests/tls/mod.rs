@@ -1,0 +1,255 @@
+//! TLS: against a real nginx (counts and resumption checked by the server's own log), a
+//! small rustls server, and hostile servers that are not what an https:// URL promises.
+
+use std::io::{Read, Write};
+use std::time::Duration;
+
+use load::{Plan, SetupError, Stop, Target, TlsOptions, Verify};
+
+use super::support::tls::{nginx_binary, tls_redirect_server, Certs, Nginx};
+use super::support::Server;
+use super::{plan, run};
+
+fn https_plan(url: &str, certs: &Certs) -> Plan {
+    let mut p = plan(url);
+    p.tls = TlsOptions {
+        verify: Verify::CaFile(certs.ca.clone()),
+        resume: true,
+    };
+    p
+}
+
+/// nginx, or a line saying the test is skipped (CI installs nginx-light, so it runs there).
+fn nginx(certs: &Certs, protocols: &str) -> Option<Nginx> {
+    match nginx_binary() {
+        Some(bin) => Some(Nginx::start(&bin, certs, protocols)),
+        None => {
+            eprintln!("skipped: nginx is not installed (apt-get install nginx-light)");
+            None
+        }
+    }
+}
+
+/// (protocol, reused, connection) of each access-log line.
+fn parse_log(lines: &[String]) -> Vec<(String, bool, u64)> {
+    lines
+        .iter()
+        .map(|l| {
+            let f: Vec<&str> = l.split(' ').collect();
+            (f[0].to_string(), f[1] == "r", f[2].parse().unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn keepalive_counts_match_nginx_access_log() {
+    let certs = Certs::for_names(&["localhost", "127.0.0.1"]);
+    let Some(ng) = nginx(&certs, "TLSv1.2 TLSv1.3") else {
+        return;
+    };
+    let mut p = https_plan(&format!("https://127.0.0.1:{}/", ng.addr.port()), &certs);
+    p.connections = 10;
+    p.stop = Stop::Requests(500);
+    let r = run(&p);
+    assert_eq!(r.counts.ok, 500, "{:?}", r.counts);
+    assert_eq!(r.counts.errors(), 0);
+    let log = parse_log(&ng.log_lines(500));
+    assert_eq!(log.len(), 500, "nginx logged every request, once");
+    let conns: std::collections::BTreeSet<u64> = log.iter().map(|l| l.2).collect();
+    assert_eq!(conns.len() as u64, r.counts.connections_opened);
+    assert_eq!(
+        r.counts.handshakes_full + r.counts.handshakes_resumed,
+        r.counts.connections_opened
+    );
+    let info = r.tls.expect("a handshake completed");
+    assert_eq!(info.version, "TLSv1.3");
+    assert_eq!(info.alpn.as_deref(), Some("http/1.1"));
+    assert!(info.cipher.starts_with("TLS13_"), "{info:?}");
+    assert!(info.group.is_some());
+    assert_eq!(
+        r.handshake_full.len() + r.handshake_resumed.len(),
+        r.counts.connections_opened
+    );
+}
+
+/// Without keep-alive every request opens a connection: foxbench's full and resumed
+/// handshake counts must equal what nginx logged as `$ssl_session_reused`.
+#[test]
+fn resumption_claims_match_nginx_ssl_session_reused() {
+    let certs = Certs::for_names(&["127.0.0.1"]);
+    for protocols in ["TLSv1.3", "TLSv1.2"] {
+        let Some(ng) = nginx(&certs, protocols) else {
+            return;
+        };
+        for resume in [true, false] {
+            let before = ng.log_lines(0).len();
+            let mut p = https_plan(&format!("https://127.0.0.1:{}/", ng.addr.port()), &certs);
+            p.keepalive = false;
+            p.connections = 4;
+            p.stop = Stop::Requests(200);
+            p.tls.resume = resume;
+            let r = run(&p);
+            assert_eq!(
+                r.counts.ok, 200,
+                "{protocols} resume={resume}: {:?}",
+                r.counts
+            );
+            let log = parse_log(&ng.log_lines(before + 200)[before..]);
+            assert_eq!(log.len(), 200);
+            let reused = log.iter().filter(|l| l.1).count() as u64;
+            assert_eq!(
+                (r.counts.handshakes_full, r.counts.handshakes_resumed),
+                (200 - reused, reused),
+                "{protocols} resume={resume}: foxbench's counts against nginx's"
+            );
+            let version = r.tls.as_ref().unwrap().version.clone();
+            assert_eq!(version, protocols);
+            assert!(log.iter().all(|l| l.0 == protocols));
+            if resume {
+                assert!(
+                    reused >= 150,
+                    "{protocols}: only {reused} of 200 connections resumed"
+                );
+                assert_eq!(r.handshake_resumed.len(), reused);
+            } else {
+                assert_eq!(reused, 0, "{protocols}: resumed with --tls-resume off");
+            }
+        }
+    }
+}
+
+#[test]
+fn rustls_server_keepalive_and_close() {
+    let certs = Certs::for_names(&["localhost"]);
+    let s = tls_redirect_server(certs.server_config());
+    for keepalive in [true, false] {
+        let before = s.requests();
+        let mut p = https_plan(&format!("https://localhost:{}/", s.addr.port()), &certs);
+        p.keepalive = keepalive;
+        p.stop = Stop::Requests(100);
+        let r = run(&p);
+        assert_eq!(r.counts.ok, 100, "keepalive={keepalive}: {:?}", r.counts);
+        assert_eq!(s.requests() - before, 100);
+    }
+}
+
+fn preflight_error(url: &str, verify: Verify) -> String {
+    let mut p = Plan::new(Target::parse(url).unwrap());
+    p.timeout = Duration::from_millis(500);
+    p.tls.verify = verify;
+    match load::preflight(&p) {
+        Err(e @ SetupError::Tls { .. }) => e.to_string(),
+        other => panic!("{url}: expected a TLS setup error, got {other:?}"),
+    }
+}
+
+#[test]
+fn certificate_failures_are_one_line_setup_errors() {
+    let certs = Certs::for_names(&["other.example"]);
+    let s = tls_redirect_server(certs.server_config());
+    let url = format!("https://127.0.0.1:{}/", s.addr.port());
+    let e = preflight_error(&url, Verify::System);
+    assert!(
+        e.contains("certificate for 127.0.0.1") && e.contains("--cacert FILE or --insecure"),
+        "{e}"
+    );
+    let e = preflight_error(&url, Verify::CaFile(certs.ca.clone()));
+    assert!(e.contains("not valid for 127.0.0.1"), "{e}");
+    // --insecure passes the preflight, and the run completes.
+    let mut p = plan(&url);
+    p.tls.verify = Verify::Insecure;
+    load::preflight(&p).unwrap();
+    let r = run(&p);
+    assert_eq!(r.counts.ok, 200);
+    // In a run without the preflight, a certificate that fails counts as tls errors.
+    let mut p = plan(&url);
+    p.tls.verify = Verify::CaFile(certs.ca.clone());
+    let r = run(&p);
+    assert_eq!(r.counts.ok, 0);
+    assert_eq!(r.counts.tls, r.counts.sent, "{:?}", r.counts);
+    for e in [
+        preflight_error(&url, Verify::System),
+        preflight_error(&url, Verify::CaFile(certs.ca.clone())),
+    ] {
+        assert!(!e.contains('\n'), "{e}");
+    }
+}
+
+#[test]
+fn a_bad_cacert_file_is_a_setup_error() {
+    let certs = Certs::for_names(&["127.0.0.1"]);
+    let s = tls_redirect_server(certs.server_config());
+    let url = format!("https://127.0.0.1:{}/", s.addr.port());
+    for (file, want) in [
+        (
+            certs.dir.0.join("missing.pem"),
+            "cannot read CA certificates",
+        ),
+        (certs.key.clone(), "holds no PEM certificate"),
+    ] {
+        let mut p = plan(&url);
+        p.tls.verify = Verify::CaFile(file);
+        let e = load::preflight(&p).unwrap_err().to_string();
+        assert!(e.contains(want), "{e}");
+        assert!(e.contains("--cacert"), "{e}");
+    }
+}
+
+/// A server that reads the ClientHello and then does `then` with the socket.
+fn hostile(then: fn(&mut std::net::TcpStream)) -> Server {
+    Server::spawn(move |mut conn| {
+        let mut buf = [0u8; 2048];
+        let _ = conn.stream.read(&mut buf);
+        then(&mut conn.stream);
+    })
+}
+
+/// Each server is not the TLS server the URL promises: the run ends in `tls` errors, in
+/// bounded time, with the conservation law (checked by `run`), and the preflight names it.
+#[test]
+fn hostile_tls_servers_end_in_tls_errors() {
+    type Case = (&'static str, fn(&mut std::net::TcpStream), &'static str);
+    let cases: [Case; 4] = [
+        (
+            "plaintext HTTP",
+            |s| {
+                let _ = s.write_all(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n");
+            },
+            "plain HTTP",
+        ),
+        (
+            "garbage",
+            |s| {
+                let _ = s.write_all(&[0x16, 0x03, 0x03, 0x00, 0x05, 1, 2, 3, 4, 5, 0xff, 0xee]);
+                std::thread::sleep(Duration::from_millis(300));
+            },
+            "did not answer with TLS",
+        ),
+        (
+            "close mid-handshake",
+            |_| {},
+            "closed the connection during the TLS handshake",
+        ),
+        (
+            // The stall is the behaviour under test: longer than the 500 ms handshake bound.
+            "stall",
+            |_| std::thread::sleep(Duration::from_secs(3)),
+            "no TLS handshake within",
+        ),
+    ];
+    for (name, then, want) in cases {
+        let s = hostile(then);
+        let url = format!("https://127.0.0.1:{}/", s.addr.port());
+        let e = preflight_error(&url, Verify::Insecure);
+        assert!(e.contains(want), "{name}: {e}");
+        assert!(!e.contains('\n'), "{name}: {e}");
+        let mut p = plan(&url);
+        p.tls.verify = Verify::Insecure;
+        p.timeout = Duration::from_millis(500);
+        p.stop = Stop::Requests(20);
+        let r = run(&p);
+        assert_eq!(r.counts.ok, 0, "{name}");
+        assert_eq!(r.counts.tls, 20, "{name}: {:?}", r.counts);
+        assert!(r.tls.is_none(), "{name}");
+    }
+}
