@@ -22,7 +22,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use stats::significance::{mann_whitney, smallest_p};
 
-pub use gate::{FailOn, GateError, Limit};
+pub use gate::{Bound, FailOn, GateError, Limit};
 pub use input::Run;
 
 /// The schema identifier written into `foxbench compare --json` output.
