@@ -51,7 +51,10 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
         (a, b) => (a.to_vec(), b.to_vec()),
     };
     if !(args.alpha > 0.0 && args.alpha < 1.0) {
-        bail!("--alpha {}: give a level between 0 and 1, such as 0.05", args.alpha);
+        bail!(
+            "--alpha {}: give a level between 0 and 1, such as 0.05",
+            args.alpha
+        );
     }
     let fail_on: FailOn = match &args.fail_on {
         Some(text) => text.parse()?,

@@ -258,9 +258,9 @@ fn shootout_key(target: &str, c: &crate::shootout::Cell) -> String {
 /// A load run's names: the method and path, and the shape of the load.
 fn load_names(r: &LoadReport) -> (String, String) {
     let url = &r.target.url;
-    let path = url
-        .split_once("://")
-        .map_or(url.as_str(), |(_, rest)| rest.find('/').map_or("/", |i| &rest[i..]));
+    let path = url.split_once("://").map_or(url.as_str(), |(_, rest)| {
+        rest.find('/').map_or("/", |i| &rest[i..])
+    });
     let c = &r.config;
     let mut cell = format!("c{}", c.connections);
     if let Some(rate) = c.rate_per_sec {

@@ -208,9 +208,8 @@ impl Tally {
     /// The line a CI log can grep: `3 regressions, 1 improvement, 20 unchanged`, and how
     /// many had no verdict when some had none.
     pub fn line(&self) -> String {
-        let plural = |n: usize, one: &str, many: &str| {
-            format!("{n} {}", if n == 1 { one } else { many })
-        };
+        let plural =
+            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
         let mut s = format!(
             "{}, {}, {} unchanged",
             plural(self.regressions, "regression", "regressions"),

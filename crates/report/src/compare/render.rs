@@ -93,7 +93,10 @@ fn first_difference(a: &str, b: &str) -> String {
     let i = (0..la.len().max(lb.len()))
         .find(|&i| la.get(i) != lb.get(i))
         .unwrap_or(0);
-    let at = |l: &[&str]| l.get(i).map_or("(end)".to_string(), |s| s.trim().to_string());
+    let at = |l: &[&str]| {
+        l.get(i)
+            .map_or("(end)".to_string(), |s| s.trim().to_string())
+    };
     format!("line {}: {} → {}", i + 1, at(&la), at(&lb))
 }
 

@@ -130,7 +130,10 @@ fn a_20_percent_shift_with_5_repeats_is_reported() {
     assert_eq!(row(&c, "rss").verdict, Verdict::Unchanged);
     assert_eq!(c.tally.line(), "2 regressions, 0 improvements, 2 unchanged");
     let text = c.to_text();
-    assert!(text.contains("0.80× (0.77–0.83)  worse  0.008  5+5"), "{text}");
+    assert!(
+        text.contains("0.80× (0.77–0.83)  worse  0.008  5+5"),
+        "{text}"
+    );
 
     // The same shift the other way is an improvement for req/s and p99.
     let c = run(&b, &a, &Options::default());
@@ -176,14 +179,20 @@ fn too_few_repeats_give_no_verdict_and_say_why() {
     let r = row(&c, "req/s");
     assert_eq!(r.verdict, Verdict::NoVerdict);
     assert!(
-        r.note.as_ref().unwrap().contains("smallest possible p is 0.100"),
+        r.note
+            .as_ref()
+            .unwrap()
+            .contains("smallest possible p is 0.100"),
         "{r:?}"
     );
     let opts = Options {
         alpha: 0.1,
         ..Options::default()
     };
-    assert_eq!(row(&run(&a, &b, &opts), "req/s").verdict, Verdict::Regression);
+    assert_eq!(
+        row(&run(&a, &b, &opts), "req/s").verdict,
+        Verdict::Regression
+    );
 }
 
 #[test]
@@ -256,10 +265,15 @@ fn protocol_differences_are_listed_and_hardware_leads() {
     let text = c.to_text();
     let first = text.lines().next().unwrap();
     assert!(
-        first.starts_with("warning: different hardware (cpu_model: AMD EPYC → Intel Xeon; nproc: 1 → 4)"),
+        first.starts_with(
+            "warning: different hardware (cpu_model: AMD EPYC → Intel Xeon; nproc: 1 → 4)"
+        ),
         "{first}"
     );
-    assert!(text.contains("  kernel: 6.18.44-fc-v769 → 6.19.0\n"), "{text}");
+    assert!(
+        text.contains("  kernel: 6.18.44-fc-v769 → 6.19.0\n"),
+        "{text}"
+    );
     assert!(text.contains("  suite.text: line "), "{text}");
     let e = c.same_machine_error().unwrap();
     assert!(e.contains("cpu_model: AMD EPYC → Intel Xeon"), "{e}");
@@ -272,13 +286,19 @@ fn protocol_differences_are_listed_and_hardware_leads() {
 fn files_of_one_side_are_pooled_and_their_differences_listed() {
     let a1 = shootout(&repeats(&[1.0, 1.01, 0.99], |f| f));
     let a2 = shootout(&repeats(&[1.02, 0.98], |f| f));
-    let mut b = shootout(&repeats(&NOISE_2PCT, |f| Figures { rps: f.rps * 0.5, ..f }));
+    let mut b = shootout(&repeats(&NOISE_2PCT, |f| Figures {
+        rps: f.rps * 0.5,
+        ..f
+    }));
     if let Run::Shootout(r) = &mut b {
         r.protocol.kernel = "other".into();
     }
     let c = compare(&[a1, a2], &[b.clone(), b], &Options::default()).unwrap();
     let r = row(&c, "req/s");
-    assert_eq!((r.base.as_ref().unwrap().n, r.new.as_ref().unwrap().n), (5, 10));
+    assert_eq!(
+        (r.base.as_ref().unwrap().n, r.new.as_ref().unwrap().n),
+        (5, 10)
+    );
     assert_eq!(r.verdict, Verdict::Regression);
     assert_eq!(c.protocol.len(), 1);
 }
@@ -298,14 +318,22 @@ fn fail_on_fails_only_significant_changes_beyond_the_limits() {
     assert_eq!(c.failures.len(), 1, "{:?}", c.failures);
     let f = &c.failures[0];
     assert_eq!((f.target.as_str(), f.cell.as_str()), ("avatar", "c10"));
-    assert!(f.line().starts_with("avatar c10 req/s: -20.0% (p=0.008) breaks req/s<-10%"), "{}", f.line());
+    assert!(
+        f.line()
+            .starts_with("avatar c10 req/s: -20.0% (p=0.008) breaks req/s<-10%"),
+        "{}",
+        f.line()
+    );
     assert!(run(&a, &b, &gate("req/s<-25%")).failures.is_empty());
     assert!(run(&a, &b, &gate("p99>+1%")).failures.is_empty());
     // The same 20% inside ±30% noise is not significant, so it fails nothing.
     let wide = [0.7, 0.85, 1.0, 1.15, 1.3];
     let c = run(
         &repeats(&wide, |f| f),
-        &repeats(&wide, |f| Figures { rps: f.rps * 0.8, ..f }),
+        &repeats(&wide, |f| Figures {
+            rps: f.rps * 0.8,
+            ..f
+        }),
         &gate("req/s<-10%"),
     );
     assert_eq!(row(&c, "req/s").verdict, Verdict::Unchanged);
@@ -329,7 +357,11 @@ fn fail_on_parsing() {
     ];
     for &(text, figure, bound, percent) in good {
         let l: Limit = text.parse().unwrap_or_else(|e| panic!("{text}: {e}"));
-        assert_eq!((l.figure, l.bound, l.percent), (figure, bound, percent), "{text}");
+        assert_eq!(
+            (l.figure, l.bound, l.percent),
+            (figure, bound, percent),
+            "{text}"
+        );
     }
     let all: FailOn = "req/s<-10%,p99>+20%,cpu/req>+10%".parse().unwrap();
     assert_eq!(all.limits.len(), 3);
@@ -340,7 +372,10 @@ fn fail_on_parsing() {
         ("p99>20%", "needs a sign: p99>+20% or p99>-20%"),
         ("p99>+20", "needs the unit %, e.g. p99>+20%"),
         ("p99>+20ms", "needs the unit %"),
-        ("req/s=-10%", "give a figure, < or >, and a signed percentage"),
+        (
+            "req/s=-10%",
+            "give a figure, < or >, and a signed percentage",
+        ),
         ("req/s<-x%", "is not a percentage"),
         ("req/s<-100%", "is not a percentage above -100%"),
         ("", "--fail-on is empty"),
@@ -352,12 +387,22 @@ fn fail_on_parsing() {
         assert!(!e.contains('\n'), "{e}");
     }
     // A figure this kind does not compare.
-    let e = "p50>+10%".parse::<FailOn>().unwrap().check(Kind::Shootout).unwrap_err();
+    let e = "p50>+10%"
+        .parse::<FailOn>()
+        .unwrap()
+        .check(Kind::Shootout)
+        .unwrap_err();
     assert!(
-        e.to_string().contains("p50 is not compared in shootout results; they have req/s, p99, cpu/req, rss"),
+        e.to_string().contains(
+            "p50 is not compared in shootout results; they have req/s, p99, cpu/req, rss"
+        ),
         "{e}"
     );
-    assert!("p50>+10%".parse::<FailOn>().unwrap().check(Kind::Load).is_ok());
+    assert!("p50>+10%"
+        .parse::<FailOn>()
+        .unwrap()
+        .check(Kind::Load)
+        .is_ok());
 }
 
 #[test]
@@ -368,7 +413,12 @@ fn the_committed_runs_compare_and_old_files_load() {
     );
     let bench = Run::from_json(&std::fs::read_to_string(committed).unwrap()).unwrap();
     let old = Run::Shootout(fixture());
-    for (a, b) in [(&bench, &old), (&old, &bench), (&bench, &bench), (&old, &old)] {
+    for (a, b) in [
+        (&bench, &old),
+        (&old, &bench),
+        (&bench, &bench),
+        (&old, &old),
+    ] {
         let c = compare(&[a.clone()], &[b.clone()], &Options::default()).unwrap();
         assert!(!c.rows.is_empty());
         assert!(!c.to_text().is_empty() && !c.to_markdown().is_empty());
@@ -474,14 +524,25 @@ fn load_runs_compare_on_req_s_and_latency_percentiles() {
     let names: Vec<&str> = c.rows.iter().map(|r| r.figure.as_str()).collect();
     assert_eq!(names, ["req/s", "p50", "p90", "p99", "p99.9"]);
     assert_eq!(row(&c, "req/s").verdict, Verdict::Regression);
-    assert_eq!((row(&c, "req/s").target.as_str(), row(&c, "req/s").cell.as_str()), ("GET /avatar", "c10"));
+    assert_eq!(
+        (
+            row(&c, "req/s").target.as_str(),
+            row(&c, "req/s").cell.as_str()
+        ),
+        ("GET /avatar", "c10")
+    );
     // Every latency was 100 µs then 300 µs: the same in each repeat, so the repeats tie
     // within a side and the sides are fully apart.
     assert_eq!(row(&c, "p99").verdict, Verdict::Regression);
     assert!((row(&c, "p50").ratio.unwrap() - 3.0).abs() < 0.01);
     assert!(c.protocol.is_empty() && !c.machine_recorded);
-    assert!(c.same_machine_error().unwrap().contains("load results do not record the machine"));
-    assert!(c.to_text().contains("note: load results do not record the machine"));
+    assert!(c
+        .same_machine_error()
+        .unwrap()
+        .contains("load results do not record the machine"));
+    assert!(c
+        .to_text()
+        .contains("note: load results do not record the machine"));
     let same = compare(&a, &a, &Options::default()).unwrap();
     assert!(same.rows.iter().all(|r| r.verdict == Verdict::Unchanged));
 }
@@ -489,26 +550,49 @@ fn load_runs_compare_on_req_s_and_latency_percentiles() {
 #[test]
 fn json_and_markdown() {
     let a = repeats(&NOISE_2PCT, |f| f);
-    let b = repeats(&NOISE_2PCT_SHUFFLED, |f| Figures { rps: f.rps * 0.8, ..f });
+    let b = repeats(&NOISE_2PCT_SHUFFLED, |f| Figures {
+        rps: f.rps * 0.8,
+        ..f
+    });
     let c = run(&a, &b, &Options::default());
     // serde_json may round a float's last bit, so the rest is compared exactly.
     let back: Comparison = serde_json::from_str(&c.to_json()).unwrap();
-    assert_eq!((&back.tally, &back.protocol, back.rows.len()), (&c.tally, &c.protocol, 4));
+    assert_eq!(
+        (&back.tally, &back.protocol, back.rows.len()),
+        (&c.tally, &c.protocol, 4)
+    );
     for (x, y) in back.rows.iter().zip(&c.rows) {
-        assert_eq!((&x.figure, x.verdict, &x.note), (&y.figure, y.verdict, &y.note));
+        assert_eq!(
+            (&x.figure, x.verdict, &x.note),
+            (&y.figure, y.verdict, &y.note)
+        );
         assert!((x.p.unwrap() - y.p.unwrap()).abs() < 1e-12);
     }
     let md = c.to_markdown();
-    assert!(md.contains("| req/s | base | new | change | p | n |\n|---|---:|---:|---:|---:|---:|\n"), "{md}");
-    assert!(md.contains("| avatar c10 | 10.0k ±2% | 8.0k ±2% | **0.80× (0.77–0.83)** worse | 0.008 | 5+5 |"), "{md}");
-    assert!(md.contains("**1 regression, 0 improvements, 3 unchanged** (α = 0.05)"), "{md}");
+    assert!(
+        md.contains("| req/s | base | new | change | p | n |\n|---|---:|---:|---:|---:|---:|\n"),
+        "{md}"
+    );
+    assert!(
+        md.contains(
+            "| avatar c10 | 10.0k ±2% | 8.0k ±2% | **0.80× (0.77–0.83)** worse | 0.008 | 5+5 |"
+        ),
+        "{md}"
+    );
+    assert!(
+        md.contains("**1 regression, 0 improvements, 3 unchanged** (α = 0.05)"),
+        "{md}"
+    );
 }
 
 /// The committed schema is the one the types generate. To update it after changing the
 /// types: `FOXBENCH_WRITE_SCHEMA=1 cargo test -p foxbench-report schema`.
 #[test]
 fn the_committed_compare_schema_matches_the_types() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../schemas/compare.schema.json");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../schemas/compare.schema.json"
+    );
     let generated = Comparison::json_schema();
     if std::env::var_os("FOXBENCH_WRITE_SCHEMA").is_some() {
         std::fs::write(path, &generated).unwrap();
