@@ -245,7 +245,7 @@ fn protocol_differences_are_listed_and_hardware_leads() {
     r.suite.text = r.suite.text.replacen("repeats", "repeats = 9 #", 1);
     r.protocol.started_unix_s += 1000;
     r.protocol.command = "elsewhere".into();
-    let c = compare(&[a.clone()], &[b], &Options::default()).unwrap();
+    let c = compare(std::slice::from_ref(&a), &[b], &Options::default()).unwrap();
     let fields: Vec<&str> = c.protocol.iter().map(|d| d.field.as_str()).collect();
     assert_eq!(
         fields,
@@ -278,7 +278,12 @@ fn protocol_differences_are_listed_and_hardware_leads() {
     let e = c.same_machine_error().unwrap();
     assert!(e.contains("cpu_model: AMD EPYC → Intel Xeon"), "{e}");
     // The same machine passes.
-    let same = compare(&[a.clone()], &[a], &Options::default()).unwrap();
+    let same = compare(
+        std::slice::from_ref(&a),
+        std::slice::from_ref(&a),
+        &Options::default(),
+    )
+    .unwrap();
     assert_eq!(same.same_machine_error(), None);
 }
 
@@ -419,7 +424,12 @@ fn the_committed_runs_compare_and_old_files_load() {
         (&bench, &bench),
         (&old, &old),
     ] {
-        let c = compare(&[a.clone()], &[b.clone()], &Options::default()).unwrap();
+        let c = compare(
+            std::slice::from_ref(a),
+            std::slice::from_ref(b),
+            &Options::default(),
+        )
+        .unwrap();
         assert!(!c.rows.is_empty());
         assert!(!c.to_text().is_empty() && !c.to_markdown().is_empty());
         let t = &c.tally;
@@ -433,7 +443,12 @@ fn the_committed_runs_compare_and_old_files_load() {
         alpha: 0.1,
         ..Options::default()
     };
-    let c = compare(&[bench.clone()], &[bench.clone()], &opts).unwrap();
+    let c = compare(
+        std::slice::from_ref(&bench),
+        std::slice::from_ref(&bench),
+        &opts,
+    )
+    .unwrap();
     assert_eq!((c.tally.regressions, c.tally.improvements), (0, 0));
     assert!(c.tally.unchanged > 100, "{:?}", c.tally);
     // The fixture (2 repeats, 1 CPU) against the committed run: nproc differs.
@@ -446,7 +461,7 @@ fn mixed_kinds_and_nothing_in_common_are_errors() {
     let s = shootout(&repeats(&NOISE_2PCT, |f| f));
     let l = load_run(1000.0, 100.0);
     assert_eq!(
-        compare(&[s.clone()], &[l], &Options::default()),
+        compare(std::slice::from_ref(&s), &[l], &Options::default()),
         Err(CompareError::MixedKinds)
     );
     let mut other = s.clone();
