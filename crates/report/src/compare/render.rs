@@ -232,7 +232,7 @@ impl Comparison {
     /// Markdown for a pull request: the protocol differences as a list, one table per
     /// figure, and the summary line.
     pub fn to_markdown(&self) -> String {
-        let esc = |s: &str| s.replace('|', "\\|");
+        let esc = |s: &str| s.replace('|', "\\|").replace('<', "&lt;");
         let mut o = String::new();
         for l in self.protocol_lines() {
             let _ = writeln!(o, "{}\n", esc(&l));
