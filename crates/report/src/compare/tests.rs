@@ -410,6 +410,27 @@ fn fail_on_parsing() {
         .is_ok());
 }
 
+proptest::proptest! {
+    /// Any text parses or fails with one line; a limit built from parts reads back as them.
+    #[test]
+    fn fail_on_never_panics_and_reads_back(
+        junk in "\\PC{0,40}",
+        figure in proptest::sample::select(vec!["req/s", "p99", "p99.9", "p50", "cpu/req", "rss"]),
+        below in proptest::bool::ANY,
+        percent in -99.0f64..1000.0,
+    ) {
+        match junk.parse::<FailOn>() {
+            Ok(g) => proptest::prop_assert!(g.limits.iter().all(|l| l.percent.is_finite())),
+            Err(e) => proptest::prop_assert!(!e.to_string().contains('\n')),
+        }
+        let text = format!("{figure}{}{percent:+}%", if below { '<' } else { '>' });
+        let l: Limit = text.parse().unwrap();
+        proptest::prop_assert_eq!(l.figure.name(), Figure::parse(figure).unwrap().name());
+        proptest::prop_assert_eq!(l.bound, if below { Bound::Below } else { Bound::Above });
+        proptest::prop_assert_eq!(l.percent, percent);
+    }
+}
+
 #[test]
 fn the_committed_runs_compare_and_old_files_load() {
     let committed = concat!(
