@@ -1,6 +1,7 @@
 //! The `foxbench` command: parses flags and wires the crates together; nothing else.
 #![forbid(unsafe_code)]
 
+mod compare_cmd;
 mod load_cmd;
 mod shootout_cmd;
 
@@ -26,8 +27,9 @@ enum Command {
     Shootout(shootout_cmd::ShootoutArgs),
     /// Regenerate summary.md and report.html from a results.json.
     Report(shootout_cmd::ReportArgs),
-    /// Print the ratios between two shootout runs (b/a), for regression checks.
-    Compare(shootout_cmd::CompareArgs),
+    /// Compare runs (shootout results.json or load --json files): protocol differences, and
+    /// which figures changed significantly over the repeats; a regression gate for CI.
+    Compare(compare_cmd::CompareArgs),
 }
 
 /// Exit codes, as in the house style.
@@ -67,7 +69,7 @@ fn main() -> ExitCode {
         Command::Load(args) => load_cmd::run(*args),
         Command::Shootout(args) => shootout_cmd::run(args),
         Command::Report(args) => shootout_cmd::report(args),
-        Command::Compare(args) => shootout_cmd::compare_cmd(args),
+        Command::Compare(args) => compare_cmd::run(args),
     };
     match result {
         Ok(code) => code,

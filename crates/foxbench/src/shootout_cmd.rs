@@ -1,5 +1,5 @@
-//! `foxbench shootout`, `foxbench report` and `foxbench compare`: flags and files only; the
-//! work is in the `shootout` and `report` crates.
+//! `foxbench shootout` and `foxbench report`: flags and files only; the work is in the
+//! `shootout` and `report` crates.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use report::shootout::{compare, to_html, to_markdown, ShootoutResults};
+use report::shootout::{to_html, to_markdown, ShootoutResults};
 use shootout::runner::{self, Observer, Options};
 use shootout::suite::{parse_cpus, Suite, DEFAULT_SUITE};
 
@@ -69,18 +69,6 @@ pub struct ReportArgs {
     /// Where summary.md and report.html go [default: next to results.json].
     #[arg(long, short = 'o')]
     pub out: Option<PathBuf>,
-}
-
-/// Flags of `foxbench compare`.
-#[derive(Args, Debug)]
-pub struct CompareArgs {
-    /// The baseline results.json.
-    pub a: PathBuf,
-    /// The results.json to compare with it.
-    pub b: PathBuf,
-    /// Exit with status 1 when any cell's req/s ratio b/a is below this (e.g. 0.9).
-    #[arg(long)]
-    pub fail_below: Option<f64>,
 }
 
 fn find_root(suite: Option<&Path>) -> PathBuf {
@@ -322,30 +310,5 @@ pub fn report(args: ReportArgs) -> Result<ExitCode> {
     write_atomic(&dir.join("summary.md"), to_markdown(&r).as_bytes())?;
     write_atomic(&dir.join("report.html"), to_html(&r).as_bytes())?;
     eprintln!("wrote {0}/summary.md and {0}/report.html", dir.display());
-    Ok(ExitCode::SUCCESS)
-}
-
-/// `foxbench compare`.
-pub fn compare_cmd(args: CompareArgs) -> Result<ExitCode> {
-    let a = read_results(&args.a)?;
-    let b = read_results(&args.b)?;
-    if let Some(t) = args.fail_below {
-        if !(t.is_finite() && t > 0.0) {
-            bail!("--fail-below {t}: give a positive ratio such as 0.9");
-        }
-    }
-    let c = compare(&a, &b);
-    let mut stdout = std::io::stdout().lock();
-    stdout.write_all(c.text.as_bytes())?;
-    stdout.flush()?;
-    if c.cells == 0 {
-        return Ok(ExitCode::from(crate::exit::FAILED));
-    }
-    if let (Some(t), Some((worst, at))) = (args.fail_below, &c.worst_rps) {
-        if *worst < t {
-            eprintln!("foxbench: req/s ratio {worst:.2}× at {at} is below --fail-below {t}");
-            return Ok(ExitCode::from(crate::exit::FAILED));
-        }
-    }
     Ok(ExitCode::SUCCESS)
 }

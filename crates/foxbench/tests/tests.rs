@@ -3,6 +3,7 @@
 #[path = "../../load/tests/support/mod.rs"]
 mod support;
 
+mod compare;
 mod shootout;
 mod table;
 mod tls;

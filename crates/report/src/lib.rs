@@ -1,7 +1,8 @@
 //! Result data and its renderings: what `foxbench load` prints and writes as JSON.
 //!
 //! This crate owns the shape of results ([`LoadReport`], whose JSON schema is committed
-//! at `schemas/load.schema.json`) and how they read as text. It renders from result data
+//! at `schemas/load.schema.json`) and how they read as text, and the comparison of runs
+//! ([`compare`], with its schema at `schemas/compare.schema.json`). It renders from result data
 //! only: it runs nothing and measures nothing, and depends on no internal crate but
 //! `stats`.
 #![forbid(unsafe_code)]
@@ -11,6 +12,7 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
+pub mod compare;
 pub mod shootout;
 pub mod time;
 mod tls;

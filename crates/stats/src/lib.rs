@@ -4,13 +4,15 @@
 //! ([`Counts`]). It does no I/O and knows nothing about HTTP or sockets: the load engine
 //! records durations into a [`Latency`] per worker and merges them, and the reports read
 //! [`Summary`] values and [`Counts`]. Every sample lands in a
-//! fixed-size histogram, so memory stays constant however long a run is.
+//! fixed-size histogram, so memory stays constant however long a run is. It also owns the
+//! significance test that `foxbench compare` applies to repeats ([`significance`]).
 #![forbid(unsafe_code)]
 
 use std::time::Duration;
 
 mod counts;
 mod interval;
+pub mod significance;
 pub use counts::Counts;
 pub use interval::Interval;
 

@@ -429,34 +429,39 @@ fn quick_default_suite_avatar_c_and_node() {
         std::fs::read_to_string(again.join("summary.md")).unwrap(),
         std::fs::read_to_string(out.join("summary.md")).unwrap()
     );
-    // `compare` of a run with itself: every ratio is 1.00×, and the threshold passes.
+    // `compare` of a fresh run with itself: one repeat a side gives no verdict, but it
+    // compares without error, and with the committed run too.
     let j = out.join("results.json");
-    let c = run(&[
-        "compare",
-        j.to_str().unwrap(),
-        j.to_str().unwrap(),
-        "--fail-below",
-        "0.99",
-    ]);
+    let c = run(&["compare", j.to_str().unwrap(), j.to_str().unwrap()]);
     let text = String::from_utf8_lossy(&c.stdout);
     assert!(c.status.success(), "{text}");
     assert!(
-        text.contains("1.00×") && text.contains("lowest req/s ratio b/a: 1.00×"),
+        text.starts_with("protocol: identical\n")
+            && text.contains("\n0 regressions, 0 improvements, "),
         "{text}"
     );
+    let committed = root.join("bench/runs/2026-11-22-shootout/results.json");
+    let c = run(&["compare", committed.to_str().unwrap(), j.to_str().unwrap()]);
+    assert!(c.status.success(), "{}", String::from_utf8_lossy(&c.stderr));
     std::fs::remove_dir_all(&out).unwrap();
     std::fs::remove_dir_all(&again).unwrap();
 }
 
 #[test]
-fn compare_fails_below_the_threshold() {
-    // Two real runs of the good fixture target; the second result is scaled down by hand
-    // to stand for a regression (the only edited figure), and compare must catch it.
+fn compare_catches_a_regression_in_a_fresh_run() {
+    // A real run of the good fixture target with 5 repeats; a copy with every repeat's
+    // req/s halved stands for a regression (the only edited figure), and the gate must
+    // catch it while the run compared with itself passes.
     let out = tmp("compare");
+    let suite = std::fs::read_to_string(faulty_dir().join("suite.toml"))
+        .unwrap()
+        .replace("repeats = 2", "repeats = 5");
+    assert!(suite.contains("repeats = 5"));
+    std::fs::write(out.join("suite.toml"), suite).unwrap();
     let o = foxbench()
         .args([
             "shootout",
-            "suite.toml",
+            out.join("suite.toml").to_str().unwrap(),
             "--root",
             ".",
             "--only",
@@ -469,21 +474,31 @@ fn compare_fails_below_the_threshold() {
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let mut v = results(&out);
-    let cell = &mut v["targets"][0]["cells"][0]["summary"]["rps_median"];
-    let rps = cell.as_f64().unwrap();
-    *cell = serde_json::json!(rps / 2.0);
+    for r in v["targets"][0]["cells"][0]["repeats"]
+        .as_array_mut()
+        .unwrap()
+    {
+        let rps = r["rps"].as_f64().unwrap();
+        r["rps"] = serde_json::json!(rps / 2.0);
+    }
     let b = out.join("b.json");
     std::fs::write(&b, serde_json::to_vec(&v).unwrap()).unwrap();
     let a = out.join("results.json");
-    let c = run(&[
-        "compare",
-        a.to_str().unwrap(),
-        b.to_str().unwrap(),
-        "--fail-below",
-        "0.9",
-    ]);
-    assert_eq!(c.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&c.stdout).contains("0.50×"));
-    assert!(String::from_utf8_lossy(&c.stderr).contains("below --fail-below 0.9"));
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let c = run(&["compare", "--same-machine", "--fail-on", "req/s<-10%", a, b]);
+    let err = String::from_utf8_lossy(&c.stderr);
+    assert_eq!(c.status.code(), Some(1), "{err}");
+    assert!(
+        err.starts_with("foxbench: fail-on: good c4 req/s: -50.0% (p=0.008) breaks req/s<-10%"),
+        "{err}"
+    );
+    assert!(String::from_utf8_lossy(&c.stdout).contains("\n1 regression, 0 improvements, "));
+    let c = run(&["compare", "--same-machine", "--fail-on", "req/s<-10%", a, a]);
+    assert_eq!(
+        c.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&c.stderr)
+    );
     std::fs::remove_dir_all(&out).unwrap();
 }

@@ -1,13 +1,12 @@
 //! The results of `foxbench shootout`: their shape (`results.json`, schema
-//! `schemas/shootout.schema.json`) and their renderings (Markdown, HTML with SVG charts, and
-//! the ratios of `foxbench compare`).
+//! `schemas/shootout.schema.json`) and their renderings (Markdown, HTML with SVG charts).
+//! `foxbench compare` is in [`crate::compare`].
 //!
 //! Everything here is plain data written by the shootout runner; the renderings read
 //! nothing else, so `foxbench report results.json` reproduces them exactly.
 
-mod compare;
 mod html;
-mod markdown;
+pub(crate) mod markdown;
 mod svg;
 
 use std::collections::BTreeMap;
@@ -15,7 +14,6 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-pub use compare::compare;
 pub use html::to_html;
 pub use markdown::to_markdown;
 
