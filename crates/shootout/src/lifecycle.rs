@@ -78,7 +78,7 @@ impl<'a> Setup<'a> {
     }
 
     fn log(&self, suffix: &str) -> PathBuf {
-        self.logs.join(format!("{}.{suffix}", self.spec.name))
+        self.logs.join(format!("{}.{suffix}", self.spec.file_stem()))
     }
 
     /// The start command for a build, a port and the suite's images and template.
@@ -160,7 +160,9 @@ impl Builder<'_> {
         let command = spec.build.clone().unwrap_or_else(|| "true".into());
         let key = cache::key(&command, &setup.env, &setup.tools, setup.root, &inputs)
             .map_err(TargetFailure::CacheKey)?;
-        let out = self.cache.join(format!("{}-{key}", spec.name));
+        // By the [[target]]'s name: its parameter rows share a build unless the parameters
+        // change the build command or its environment (and so the key).
+        let out = self.cache.join(format!("{}-{key}", spec.base));
         let out_s = out.to_string_lossy().into_owned();
         let dir_s = setup.dir.to_string_lossy().into_owned();
         let vars = [("out", out_s.as_str()), ("dir", dir_s.as_str())];
@@ -329,6 +331,9 @@ mod tests {
     fn spec(requires: &[&str], dir: &str, start: &str) -> TargetSpec {
         TargetSpec {
             name: "t".into(),
+            base: "t".into(),
+            params: Vec::new(),
+            levels: None,
             language: "sh".into(),
             dir: dir.into(),
             requires: requires.iter().map(|s| s.to_string()).collect(),

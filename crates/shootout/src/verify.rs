@@ -1,5 +1,9 @@
-//! Checks a target's answers before any load: status, headers, body, every image, and
+//! Checks a target's answers before any load: status, headers, body (a pattern, well-formed
+//! XML with a given root, text echoing the request's random parts), every image, and
 //! keep-alive. A blocking client over std sockets: correctness, not speed, matters here.
+//!
+//! A scenario whose path has random parts (`/{hex:6}.svg`) gets a concrete path per
+//! request, filled from a generator with a fixed seed, so a run verifies the same paths.
 //!
 //! Responses are framed by the load engine's own [`load::parse_head`] and [`load::Framer`],
 //! so a target passes verification exactly when the engine can read it: where a response
@@ -10,7 +14,9 @@ use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
-use load::{Framer, Framing, Head, ParseError, Step};
+use std::borrow::Cow;
+
+use load::{Framer, Framing, Head, ParseError, Piece, Rng, Step, Template};
 use report::shootout::Verification;
 
 use crate::check::{CheckKind, Checks};
@@ -232,9 +238,116 @@ fn reuse_fields(r: &Response) -> String {
     }
 }
 
-/// Checks one response against the scenario; returns the image number when Location
-/// carries one.
-fn judge(s: &Scenario, r: &Response) -> Result<Option<u64>, String> {
+/// The seed of the random parts of verification requests.
+const VERIFY_SEED: u64 = 0xf0c5_a7a8_db7d;
+
+/// One request of a scenario: its path, and the random parts filled into it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request {
+    /// The path as sent.
+    pub path: String,
+    /// Each random part's text, in order.
+    pub parts: Vec<String>,
+}
+
+/// Concrete requests of a scenario, from a seeded generator.
+pub struct Requests<'a> {
+    template: &'a Template,
+    rng: Rng,
+}
+
+impl<'a> Requests<'a> {
+    /// The requests of `template`, from `seed`.
+    pub fn new(template: &'a Template, seed: u64) -> Self {
+        Requests {
+            template,
+            rng: Rng::new(seed, 0),
+        }
+    }
+
+    /// The next request: each random part filled, and remembered.
+    pub fn next_request(&mut self) -> Request {
+        let mut path = Vec::new();
+        let mut parts = Vec::new();
+        for piece in &self.template.pieces {
+            match piece {
+                Piece::Literal(bytes) => path.extend_from_slice(bytes),
+                Piece::Hole(hole) => {
+                    let mut part = Vec::new();
+                    Template {
+                        pieces: vec![Piece::Hole(*hole)],
+                    }
+                    .fill(&mut self.rng, &mut part);
+                    path.extend_from_slice(&part);
+                    parts.push(String::from_utf8_lossy(&part).into_owned());
+                }
+            }
+        }
+        Request {
+            path: String::from_utf8_lossy(&path).into_owned(),
+            parts,
+        }
+    }
+}
+
+/// The body's content: a chunked body without its framing (which the framer checked).
+fn payload(r: &Response) -> Cow<'_, [u8]> {
+    let chunked = r
+        .header("transfer-encoding")
+        .and_then(|v| v.rsplit(',').next())
+        .is_some_and(|last| last.trim().eq_ignore_ascii_case("chunked"));
+    if !chunked {
+        return Cow::Borrowed(&r.body);
+    }
+    let mut out = Vec::new();
+    let mut rest = r.body.as_slice();
+    while let Some(eol) = rest.windows(2).position(|w| w == b"\r\n") {
+        let line = String::from_utf8_lossy(&rest[..eol]);
+        let size = usize::from_str_radix(line.split(';').next().unwrap_or("").trim(), 16)
+            .unwrap_or(0);
+        rest = &rest[eol + 2..];
+        if size == 0 || size > rest.len() {
+            break;
+        }
+        out.extend_from_slice(&rest[..size]);
+        rest = rest.get(size + 2..).unwrap_or_default();
+    }
+    Cow::Owned(out)
+}
+
+/// The first characters of a body, for messages.
+fn shown(body: &[u8]) -> String {
+    String::from_utf8_lossy(body).chars().take(60).collect()
+}
+
+/// Checks the body is well-formed XML whose root element is named `root`.
+fn xml_root(body: &[u8], root: &str) -> Result<(), String> {
+    let text = std::str::from_utf8(body)
+        .map_err(|e| format!("body is not UTF-8 text, so not XML: {e}"))?;
+    let doc = roxmltree::Document::parse(text)
+        .map_err(|e| format!("body is not well-formed XML: {e} (it starts {:?})", shown(body)))?;
+    let name = doc.root_element().tag_name().name();
+    if name != root {
+        return Err(format!(
+            "body's root element is <{name}>, expected <{root}>"
+        ));
+    }
+    Ok(())
+}
+
+/// Checks one response to `req` against the scenario; returns the image number when
+/// Location carries one.
+fn judge(s: &Scenario, req: &Request, r: &Response) -> Result<Option<u64>, String> {
+    judge_response(s, req, r).map_err(|e| {
+        if req.parts.is_empty() {
+            e
+        } else {
+            format!("{} {}: {e}", s.method, req.path)
+        }
+    })
+}
+
+fn judge_response(s: &Scenario, req: &Request, r: &Response) -> Result<Option<u64>, String> {
     if r.status != s.status {
         return Err(format!("status {} (expected {})", r.status, s.status));
     }
@@ -250,11 +363,30 @@ fn judge(s: &Scenario, r: &Response) -> Result<Option<u64>, String> {
             image = caps.get(1).and_then(|m| m.as_str().parse().ok());
         }
     }
+    let body = payload(r);
     if let Some(re) = &s.body {
-        let text = String::from_utf8_lossy(&r.body);
+        let text = String::from_utf8_lossy(&body);
         if !re.is_match(&text) {
-            let shown: String = text.chars().take(60).collect();
-            return Err(format!("body {shown:?} does not match {:?}", re.as_str()));
+            return Err(format!(
+                "body {:?} does not match {:?}",
+                shown(&body),
+                re.as_str()
+            ));
+        }
+    }
+    if let Some(root) = &s.xml_root {
+        xml_root(&body, root)?;
+    }
+    if let Some(echo) = &s.body_contains {
+        let want = echo.fill(&req.parts);
+        let found = body
+            .windows(want.len().max(1))
+            .any(|w| w == want.as_bytes());
+        if !found {
+            return Err(format!(
+                "body does not contain {want:?} (it starts {:?})",
+                shown(&body)
+            ));
         }
     }
     Ok(image)
@@ -265,14 +397,16 @@ pub fn verify(addr: SocketAddr, s: &Scenario, images: u32, timeout: Duration) ->
     let mut checks = Checks::default();
     let mut seen = BTreeSet::new();
     let mut keepalive = None;
+    let mut requests = Requests::new(&s.template, VERIFY_SEED);
     // 1. One request on its own connection, with Connection: close.
+    let req = requests.next_request();
     let first = Client::connect(addr, timeout)
         .map_err(|e| format!("cannot connect: {e}"))
-        .and_then(|mut c| c.request(&s.method, &s.path, true));
+        .and_then(|mut c| c.request(&s.method, &req.path, true));
     let ok = match &first {
         Ok(r) => checks.record(
             CheckKind::Response,
-            judge(s, r).map(|i| {
+            judge(s, &req, r).map(|i| {
                 seen.extend(i);
             }),
         ),
@@ -281,18 +415,25 @@ pub fn verify(addr: SocketAddr, s: &Scenario, images: u32, timeout: Duration) ->
     if ok {
         // 2. Keep-alive: several requests on one connection, each answered, none closing it.
         let probe = 20;
+        // A wrong answer here is a wrong answer, not a keep-alive failure.
+        let mut wrong = None;
         let ka = (|| -> Result<(), String> {
             let mut c =
                 Client::connect(addr, timeout).map_err(|e| format!("cannot connect: {e}"))?;
             for i in 0..probe {
-                let r = c.request(&s.method, &s.path, false).map_err(|e| {
+                let req = requests.next_request();
+                let r = c.request(&s.method, &req.path, false).map_err(|e| {
                     if i == 0 {
                         e
                     } else {
                         format!("request {} on the same connection: {e}", i + 1)
                     }
                 })?;
-                let image = judge(s, &r)?;
+                let image = judge(s, &req, &r).map_err(|e| {
+                    let e = format!("request {} on a kept-alive connection: {e}", i + 1);
+                    wrong = Some(e.clone());
+                    e
+                })?;
                 seen.extend(image);
                 if r.close {
                     return Err(format!(
@@ -304,6 +445,9 @@ pub fn verify(addr: SocketAddr, s: &Scenario, images: u32, timeout: Duration) ->
             }
             Ok(())
         })();
+        if let Some(e) = wrong {
+            checks.record(CheckKind::Response, Err(e));
+        }
         keepalive = Some(ka.is_ok());
         let required = s.keepalive;
         let passed = checks.record(CheckKind::KeepAlive, ka);
@@ -334,9 +478,10 @@ pub fn verify(addr: SocketAddr, s: &Scenario, images: u32, timeout: Duration) ->
                 }
                 let c = conn.as_mut().expect("just set");
                 sent += 1;
-                match c.request(&s.method, &s.path, false) {
+                let req = requests.next_request();
+                match c.request(&s.method, &req.path, false) {
                     Ok(r) => {
-                        match judge(s, &r) {
+                        match judge(s, &req, &r) {
                             Ok(i) => seen.extend(i),
                             Err(e) => {
                                 failure = Some(format!("response {sent}: {e}"));

@@ -158,6 +158,9 @@ mod tests {
     fn target(name: &str, outcome: Outcome) -> TargetResult {
         TargetResult {
             name: name.into(),
+            base: None,
+            params: vec![],
+            skipped_scenarios: vec![],
             language: "L".into(),
             outcome,
             message: None,
