@@ -200,6 +200,22 @@ pub fn run(args: ShootoutArgs) -> Result<ExitCode> {
                     .unwrap_or_default()
             );
         }
+        for s in &suite.scenarios {
+            println!(
+                "scenario {:<10} {} {}{}{}",
+                s.name,
+                s.method,
+                s.path,
+                s.levels
+                    .as_ref()
+                    .map(|l| format!(", levels {}", l.join(", ")))
+                    .unwrap_or_default(),
+                s.targets
+                    .as_ref()
+                    .map(|t| format!(", targets {}", t.join(", ")))
+                    .unwrap_or_default()
+            );
+        }
         for t in &suite.targets {
             let missing: Vec<&str> = t
                 .requires
@@ -208,9 +224,13 @@ pub fn run(args: ShootoutArgs) -> Result<ExitCode> {
                 .map(|s| s.as_str())
                 .collect();
             println!(
-                "target {:<22} {:<8} {}",
+                "target {:<22} {:<8} {}{}",
                 t.name,
                 t.language,
+                t.levels
+                    .as_ref()
+                    .map(|l| format!("levels {}, ", l.join(", ")))
+                    .unwrap_or_default(),
                 if missing.is_empty() {
                     "ready".to_string()
                 } else {

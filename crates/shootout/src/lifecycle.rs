@@ -78,7 +78,8 @@ impl<'a> Setup<'a> {
     }
 
     fn log(&self, suffix: &str) -> PathBuf {
-        self.logs.join(format!("{}.{suffix}", self.spec.file_stem()))
+        self.logs
+            .join(format!("{}.{suffix}", self.spec.file_stem()))
     }
 
     /// The start command for a build, a port and the suite's images and template.

@@ -316,7 +316,10 @@ impl<'a> Ctx<'a> {
 
     /// The scenarios the target implements, and those it does not.
     fn scenarios(&self, spec: &TargetSpec) -> (Vec<&'a Scenario>, Vec<&'a Scenario>) {
-        self.suite.scenarios.iter().partition(|s| s.applies_to(spec))
+        self.suite
+            .scenarios
+            .iter()
+            .partition(|s| s.applies_to(spec))
     }
 
     fn builder(&self) -> Builder<'_> {

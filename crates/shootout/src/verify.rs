@@ -303,8 +303,8 @@ fn payload(r: &Response) -> Cow<'_, [u8]> {
     let mut rest = r.body.as_slice();
     while let Some(eol) = rest.windows(2).position(|w| w == b"\r\n") {
         let line = String::from_utf8_lossy(&rest[..eol]);
-        let size = usize::from_str_radix(line.split(';').next().unwrap_or("").trim(), 16)
-            .unwrap_or(0);
+        let size =
+            usize::from_str_radix(line.split(';').next().unwrap_or("").trim(), 16).unwrap_or(0);
         rest = &rest[eol + 2..];
         if size == 0 || size > rest.len() {
             break;
@@ -324,8 +324,12 @@ fn shown(body: &[u8]) -> String {
 fn xml_root(body: &[u8], root: &str) -> Result<(), String> {
     let text = std::str::from_utf8(body)
         .map_err(|e| format!("body is not UTF-8 text, so not XML: {e}"))?;
-    let doc = roxmltree::Document::parse(text)
-        .map_err(|e| format!("body is not well-formed XML: {e} (it starts {:?})", shown(body)))?;
+    let doc = roxmltree::Document::parse(text).map_err(|e| {
+        format!(
+            "body is not well-formed XML: {e} (it starts {:?})",
+            shown(body)
+        )
+    })?;
     let name = doc.root_element().tag_name().name();
     if name != root {
         return Err(format!(

@@ -8,6 +8,7 @@
 mod compare;
 mod html;
 mod markdown;
+mod rows;
 mod svg;
 
 use std::collections::BTreeMap;

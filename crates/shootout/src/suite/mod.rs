@@ -551,16 +551,18 @@ levels = ["c10"]
         assert_eq!(row.file_stem(), "j_jvm=-Xmx16m_-XX_+UseZGC_stack=256k_");
         // The plain row runs every level; the parameter rows only c10.
         let (redirect, svg) = (&s.scenarios[0], &s.scenarios[1]);
-        let level_names = |sc, t| -> Vec<String> {
-            s.levels_for(sc, t).iter().map(|l| l.name.clone()).collect()
-        };
+        let level_names =
+            |sc, t| -> Vec<String> { s.levels_for(sc, t).iter().map(|l| l.name.clone()).collect() };
         assert_eq!(level_names(redirect, &s.targets[0]), ["c10", "ab"]);
         assert_eq!(level_names(redirect, row), ["c10"]);
         assert_eq!(level_names(svg, &s.targets[0]), ["c10"]);
         // The svg scenario is for j's rows only.
         assert!(svg.applies_to(row) && svg.applies_to(&s.targets[0]));
         assert!(!svg.applies_to(&s.targets[5]) && redirect.applies_to(&s.targets[5]));
-        assert_eq!(svg.body_contains.as_ref().unwrap().fill(&["a8db7d".into()]), "fill=\"#a8db7d\"");
+        assert_eq!(
+            svg.body_contains.as_ref().unwrap().fill(&["a8db7d".into()]),
+            "fill=\"#a8db7d\""
+        );
     }
 
     #[test]
@@ -569,7 +571,8 @@ levels = ["c10"]
         s.select(&["j".into()]).unwrap();
         assert_eq!(s.targets.len(), 5);
         let mut s = with_params();
-        s.select(&["j[jvm=-Xmx8m,stack=1m]".into(), "c".into()]).unwrap();
+        s.select(&["j[jvm=-Xmx8m,stack=1m]".into(), "c".into()])
+            .unwrap();
         let names: Vec<&str> = s.targets.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(names, ["j[jvm=-Xmx8m,stack=1m]", "c"]);
         let e = with_params().select(&["k".into()]).unwrap_err().to_string();

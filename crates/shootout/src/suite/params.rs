@@ -212,7 +212,10 @@ mod tests {
         );
         let p = params("params = { threads = [10, 200], fast = [true] }");
         let names: Vec<String> = p.rows().iter().map(|r| row_name("j", r)).collect();
-        assert_eq!(names, ["j[threads=10,fast=true]", "j[threads=200,fast=true]"]);
+        assert_eq!(
+            names,
+            ["j[threads=10,fast=true]", "j[threads=200,fast=true]"]
+        );
         assert_eq!(Params::default().rows(), vec![Vec::new()]);
         assert_eq!(row_name("j", &[]), "j");
     }
@@ -232,7 +235,11 @@ mod tests {
     fn bad_keys_and_values_are_named() {
         let cases = [
             (r#"params = { jvm = [] }"#, "jvm", "no values"),
-            (r#"params = { "a b" = ["x"] }"#, "a b", "not a parameter name"),
+            (
+                r#"params = { "a b" = ["x"] }"#,
+                "a b",
+                "not a parameter name",
+            ),
             (r#"params = { jvm = ["a,b"] }"#, "jvm", "may not hold"),
         ];
         for (text, key, want) in cases {

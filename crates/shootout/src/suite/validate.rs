@@ -183,7 +183,10 @@ impl LevelNames<'_> {
                 list(self.plan)
             ));
         }
-        if let Some(n) = names.iter().find(|n| !self.plan.iter().any(|l| &l.name == *n)) {
+        if let Some(n) = names
+            .iter()
+            .find(|n| !self.plan.iter().any(|l| &l.name == *n))
+        {
             return Err(format!(
                 "{n:?} is not a level of [plan]: use {}",
                 list(self.plan)
@@ -306,7 +309,10 @@ fn scenarios(
                     "no targets: leave the key out for every target".into(),
                 ));
             }
-            if let Some(n) = names.iter().find(|n| !targets.iter().any(|t| &t.base == *n)) {
+            if let Some(n) = names
+                .iter()
+                .find(|n| !targets.iter().any(|t| &t.base == *n))
+            {
                 let mut have: Vec<&str> = targets.iter().map(|t| t.base.as_str()).collect();
                 have.dedup();
                 return Err(err(
@@ -493,7 +499,9 @@ fn check_param_use(t: &RawTarget, params: &Params) -> Result<(), (&'static str, 
         return Err((
             "params",
             "params".into(),
-            format!("{unused} is never used: put {{{PARAM_PREFIX}{unused}}} in start, build or env"),
+            format!(
+                "{unused} is never used: put {{{PARAM_PREFIX}{unused}}} in start, build or env"
+            ),
         ));
     }
     Ok(())
