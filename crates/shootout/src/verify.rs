@@ -14,12 +14,11 @@ use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
-use std::borrow::Cow;
-
-use load::{Framer, Framing, Head, ParseError, Piece, Rng, Step, Template};
+use load::{Framer, Framing, Head, ParseError, Step};
 use report::shootout::Verification;
 
 use crate::check::{CheckKind, Checks};
+use crate::judge::{judge, Requests, VERIFY_SEED};
 use crate::suite::Scenario;
 
 /// One parsed response.
@@ -236,164 +235,6 @@ fn reuse_fields(r: &Response) -> String {
     } else {
         shown.join(", ")
     }
-}
-
-/// The seed of the random parts of verification requests.
-const VERIFY_SEED: u64 = 0xf0c5_a7a8_db7d;
-
-/// One request of a scenario: its path, and the random parts filled into it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Request {
-    /// The path as sent.
-    pub path: String,
-    /// Each random part's text, in order.
-    pub parts: Vec<String>,
-}
-
-/// Concrete requests of a scenario, from a seeded generator.
-pub struct Requests<'a> {
-    template: &'a Template,
-    rng: Rng,
-}
-
-impl<'a> Requests<'a> {
-    /// The requests of `template`, from `seed`.
-    pub fn new(template: &'a Template, seed: u64) -> Self {
-        Requests {
-            template,
-            rng: Rng::new(seed, 0),
-        }
-    }
-
-    /// The next request: each random part filled, and remembered.
-    pub fn next_request(&mut self) -> Request {
-        let mut path = Vec::new();
-        let mut parts = Vec::new();
-        for piece in &self.template.pieces {
-            match piece {
-                Piece::Literal(bytes) => path.extend_from_slice(bytes),
-                Piece::Hole(hole) => {
-                    let mut part = Vec::new();
-                    Template {
-                        pieces: vec![Piece::Hole(*hole)],
-                    }
-                    .fill(&mut self.rng, &mut part);
-                    path.extend_from_slice(&part);
-                    parts.push(String::from_utf8_lossy(&part).into_owned());
-                }
-            }
-        }
-        Request {
-            path: String::from_utf8_lossy(&path).into_owned(),
-            parts,
-        }
-    }
-}
-
-/// The body's content: a chunked body without its framing (which the framer checked).
-fn payload(r: &Response) -> Cow<'_, [u8]> {
-    let chunked = r
-        .header("transfer-encoding")
-        .and_then(|v| v.rsplit(',').next())
-        .is_some_and(|last| last.trim().eq_ignore_ascii_case("chunked"));
-    if !chunked {
-        return Cow::Borrowed(&r.body);
-    }
-    let mut out = Vec::new();
-    let mut rest = r.body.as_slice();
-    while let Some(eol) = rest.windows(2).position(|w| w == b"\r\n") {
-        let line = String::from_utf8_lossy(&rest[..eol]);
-        let size =
-            usize::from_str_radix(line.split(';').next().unwrap_or("").trim(), 16).unwrap_or(0);
-        rest = &rest[eol + 2..];
-        if size == 0 || size > rest.len() {
-            break;
-        }
-        out.extend_from_slice(&rest[..size]);
-        rest = rest.get(size + 2..).unwrap_or_default();
-    }
-    Cow::Owned(out)
-}
-
-/// The first characters of a body, for messages.
-fn shown(body: &[u8]) -> String {
-    String::from_utf8_lossy(body).chars().take(60).collect()
-}
-
-/// Checks the body is well-formed XML whose root element is named `root`.
-fn xml_root(body: &[u8], root: &str) -> Result<(), String> {
-    let text = std::str::from_utf8(body)
-        .map_err(|e| format!("body is not UTF-8 text, so not XML: {e}"))?;
-    let doc = roxmltree::Document::parse(text).map_err(|e| {
-        format!(
-            "body is not well-formed XML: {e} (it starts {:?})",
-            shown(body)
-        )
-    })?;
-    let name = doc.root_element().tag_name().name();
-    if name != root {
-        return Err(format!(
-            "body's root element is <{name}>, expected <{root}>"
-        ));
-    }
-    Ok(())
-}
-
-/// Checks one response to `req` against the scenario; returns the image number when
-/// Location carries one.
-fn judge(s: &Scenario, req: &Request, r: &Response) -> Result<Option<u64>, String> {
-    judge_response(s, req, r).map_err(|e| {
-        if req.parts.is_empty() {
-            e
-        } else {
-            format!("{} {}: {e}", s.method, req.path)
-        }
-    })
-}
-
-fn judge_response(s: &Scenario, req: &Request, r: &Response) -> Result<Option<u64>, String> {
-    if r.status != s.status {
-        return Err(format!("status {} (expected {})", r.status, s.status));
-    }
-    let mut image = None;
-    for (name, re) in &s.headers {
-        let Some(v) = r.header(name) else {
-            return Err(format!("no {name} header"));
-        };
-        let Some(caps) = re.captures(v) else {
-            return Err(format!("{name}: {v:?} does not match {:?}", re.as_str()));
-        };
-        if s.all_images && name.eq_ignore_ascii_case("location") {
-            image = caps.get(1).and_then(|m| m.as_str().parse().ok());
-        }
-    }
-    let body = payload(r);
-    if let Some(re) = &s.body {
-        let text = String::from_utf8_lossy(&body);
-        if !re.is_match(&text) {
-            return Err(format!(
-                "body {:?} does not match {:?}",
-                shown(&body),
-                re.as_str()
-            ));
-        }
-    }
-    if let Some(root) = &s.xml_root {
-        xml_root(&body, root)?;
-    }
-    if let Some(echo) = &s.body_contains {
-        let want = echo.fill(&req.parts);
-        let found = body
-            .windows(want.len().max(1))
-            .any(|w| w == want.as_bytes());
-        if !found {
-            return Err(format!(
-                "body does not contain {want:?} (it starts {:?})",
-                shown(&body)
-            ));
-        }
-    }
-    Ok(image)
 }
 
 /// Verifies a target at `addr` for one scenario. `images` is N.
@@ -647,6 +488,76 @@ mod tests {
         assert!(
             v.checks.iter().any(|c| c.name == "all images" && c.passed),
             "{v:?}"
+        );
+    }
+
+    /// A server that answers `GET /<hex>.svg` with avatar's fox in `colour(path colour, n)`
+    /// for its nth request.
+    fn svg_server(colour: fn(&str, u64) -> String) -> SocketAddr {
+        let n = std::sync::atomic::AtomicU64::new(0);
+        serve(move |s, _| loop {
+            let mut head = Vec::new();
+            let mut b = [0u8; 1];
+            while !head.ends_with(b"\r\n\r\n") {
+                match s.read(&mut b) {
+                    Ok(1) => head.push(b[0]),
+                    _ => return,
+                }
+            }
+            let line = String::from_utf8_lossy(&head).into_owned();
+            let path = line.split(' ').nth(1).unwrap_or("");
+            let asked = path.trim_start_matches('/').trim_end_matches(".svg");
+            let i = n.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let body = include_str!("../../avatar/assets/fox.svg")
+                .replace("{{color}}", &format!("#{}", colour(asked, i)));
+            let r = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: image/svg+xml; charset=utf-8\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            );
+            if s.write_all(r.as_bytes()).is_err() {
+                return;
+            }
+        })
+    }
+
+    fn svg_scenario() -> Scenario {
+        crate::suite::Suite::parse(crate::suite::DEFAULT_SUITE, "built-in")
+            .unwrap()
+            .scenarios
+            .into_iter()
+            .find(|s| s.name == "svg")
+            .unwrap()
+    }
+
+    #[test]
+    fn svg_in_the_asked_colour_passes_and_a_wrong_one_fails() {
+        let addr = svg_server(|asked, _| asked.to_string());
+        let v = verify(addr, &svg_scenario(), 21, Duration::from_secs(5));
+        assert!(v.passed, "{v:?}");
+        assert_eq!(v.keepalive, Some(true));
+        assert_eq!(v.images_seen, None);
+
+        // Right on the first request, then always orange: a wrong answer, not merely a
+        // keep-alive failure.
+        let addr = svg_server(|asked, i| {
+            if i == 0 {
+                asked.to_string()
+            } else {
+                "ff8800".to_string()
+            }
+        });
+        let v = verify(addr, &svg_scenario(), 21, Duration::from_secs(5));
+        assert!(!v.passed, "{v:?}");
+        let c = v
+            .checks
+            .iter()
+            .find(|c| c.name == "response" && !c.passed)
+            .unwrap_or_else(|| panic!("{v:?}"));
+        let d = c.detail.as_deref().unwrap();
+        assert!(
+            d.starts_with("request 1 on a kept-alive connection: GET /")
+                && d.contains("body does not contain \"fill=\\\"#"),
+            "{d}"
         );
     }
 
