@@ -455,6 +455,15 @@ fn a_bad_suite_file_names_the_line_and_key() {
         &["shootout", &s],
         "key `target[0].strat`: unknown field `strat`",
     );
+    std::fs::write(
+        &suite,
+        text.replacen("{images} good\"", "{images} {param.mode}\"", 1),
+    )
+    .unwrap();
+    usage_error(
+        &["shootout", &s],
+        "bad.toml:28: key `target[0].start`: unknown {param.mode} in \"python3 fox.py {port} {images} {param.mode}\": this target has no params",
+    );
     std::fs::write(&suite, "name = \"x\"\n[[target]\n").unwrap();
     usage_error(&["shootout", &s], "bad.toml:2:");
     usage_error(

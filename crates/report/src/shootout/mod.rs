@@ -605,15 +605,17 @@ impl TargetResult {
             .max()
     }
 
-    /// Server CPU µs per request: the median over the target's measured keep-alive cells.
-    /// Cells without keep-alive (a connection per request, about 5× the cost) are left out,
-    /// so that every target's figure is for the same kind of request; a target measured only
-    /// without keep-alive has none (its figure is in the per-level table).
+    /// Server CPU µs per request: the median over the target's measured keep-alive cells
+    /// of its first scenario (the redirect). Cells without keep-alive (a connection per
+    /// request, about 5× the cost) and other scenarios (which not every target runs) are
+    /// left out, so that every target's figure is for the same kind of request; a target
+    /// measured only without keep-alive has none (its figure is in the per-level table).
     pub fn cpu_us_per_request_median(&self) -> Option<f64> {
+        let first = self.cells.first().map(|c| c.scenario.as_str());
         let mut v: Vec<f64> = self
             .cells
             .iter()
-            .filter(|c| c.keepalive)
+            .filter(|c| c.keepalive && Some(c.scenario.as_str()) == first)
             .filter_map(|c| c.summary.as_ref()?.server_cpu_us_per_request)
             .collect();
         median(&mut v)

@@ -285,6 +285,13 @@ mod tests {
         assert!(html.contains("<h3>svg against redirect: server CPU per request</h3>"));
         assert!(html.contains("<b>1.50×</b>") && html.contains("<b>2.00×</b>"));
         let avatar = r.targets.iter().find(|t| t.name == "avatar").unwrap();
+        // The targets table's CPU per request stays the redirect's.
+        let before = fixture();
+        let plain = before.targets.iter().find(|t| t.name == "avatar").unwrap();
+        assert_eq!(
+            avatar.cpu_us_per_request_median(),
+            plain.cpu_us_per_request_median()
+        );
         let line = avatar.cost_ratios("redirect")[0].line();
         assert!(
             line.starts_with("svg/redirect at c10: 1.50× server CPU per request ("),

@@ -267,7 +267,7 @@ pub(super) fn targets_table(out: &mut String, r: &ShootoutResults) {
     out.push_str(
         "</tbody></table></div>\n<p class=\"note\">Artifact: the binary, class directory or source that runs. \
          Startup: from spawn to the first good response. Idle RSS: once ready, before any load. \
-         CPU/request: the median over the target's measured keep-alive cells.</p>\n",
+         CPU/request: the median over the target's measured keep-alive cells of the first scenario.</p>\n",
     );
 }
 
