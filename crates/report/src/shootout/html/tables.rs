@@ -21,8 +21,10 @@ enum Best {
 
 /// The four metric tables, side by side while they are narrow, and the marks' legend.
 pub(super) fn tables(out: &mut String, r: &ShootoutResults, rows: &[&TargetResult]) {
-    // Two tables side by side only while they are narrow enough to read.
-    let class = if r.columns().len() <= 4 {
+    // Two tables side by side only while they are narrow enough to read: few columns, and
+    // no long row name (a parameter row's, `java-httpserver[jvm=-Xmx16m -XX:+UseZGC]`).
+    let narrow = rows.iter().all(|t| t.name.chars().count() <= 28);
+    let class = if r.columns().len() <= 4 && narrow {
         "metric two"
     } else {
         "metric"
