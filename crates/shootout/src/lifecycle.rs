@@ -393,6 +393,75 @@ mod tests {
         assert_eq!(setup.env[0], ("GOMAXPROCS".to_string(), "1".to_string()));
     }
 
+    /// Rows of one target share a build, unless a parameter is in the build command (or
+    /// its environment): then each value is its own cache key and directory.
+    #[test]
+    fn parameter_rows_share_a_build_unless_the_build_uses_the_parameter() {
+        let tmp = |tag: &str| {
+            let d =
+                std::env::temp_dir().join(format!("foxbench-rows-{}-{tag}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&d);
+            std::fs::create_dir_all(&d).unwrap();
+            d
+        };
+        let (root, cache) = (tmp("root"), tmp("cache"));
+        std::fs::write(root.join("src"), "source").unwrap();
+        std::fs::create_dir_all(cache.join("logs")).unwrap();
+        let text = r#"
+name = "p"
+[[scenario]]
+name = "s"
+[scenario.expect]
+status = 200
+[[target]]
+name = "in-build"
+language = "sh"
+dir = "."
+build = "echo {param.v} > {out}/v"
+start = "x {port}"
+params = { v = ["1", "2"] }
+[[target]]
+name = "in-start"
+language = "sh"
+dir = "."
+build = "echo same > {out}/v"
+start = "x {param.v} {port}"
+params = { v = ["1", "2"] }
+"#;
+        let suite = crate::suite::Suite::parse(text, "p.toml").unwrap();
+        let interrupt = AtomicBool::new(false);
+        let cpus = process::allowed_cpus();
+        let builder = Builder {
+            cache: &cache,
+            timeout: Duration::from_secs(30),
+            interrupt: &interrupt,
+            build_cpus: &cpus,
+            client_cpus: &cpus,
+        };
+        let built: Vec<Built> = suite
+            .targets
+            .iter()
+            .map(|t| {
+                let setup = Setup::new(t, &root, cache.join("logs")).unwrap();
+                builder.build(&setup).unwrap()
+            })
+            .collect();
+        let v = |b: &Built| std::fs::read_to_string(b.out.join("v")).unwrap();
+        assert_ne!(built[0].info.key, built[1].info.key);
+        assert_eq!((v(&built[0]), v(&built[1])), ("1\n".into(), "2\n".into()));
+        assert_eq!(built[2].info.key, built[3].info.key);
+        assert_eq!(built[2].out, built[3].out);
+        assert!(
+            !built[2].info.cached && built[3].info.cached,
+            "the second row reuses the first's build"
+        );
+        assert!(built[2]
+            .out
+            .ends_with(format!("in-start-{}", built[2].info.key)));
+        let _ = std::fs::remove_dir_all(&root);
+        let _ = std::fs::remove_dir_all(&cache);
+    }
+
     #[test]
     fn the_start_command_fills_every_placeholder() {
         let root = std::env::temp_dir();
