@@ -89,8 +89,21 @@ pub(super) fn suite(raw: RawSuite, text: &str, source: &str) -> Result<Suite, Su
     if raw.scenarios.is_empty() {
         return Err(src.key(1, "scenario", "no [[scenario]]: add one".into()));
     }
+    let names: Vec<String> = raw.targets.iter().map(|t| t.name.clone()).collect();
     let targets = targets(raw.targets, &src, &levels)?;
     let scenarios = scenarios(raw.scenarios, &src, &levels, &targets)?;
+    for (i, name) in names.iter().enumerate() {
+        if !scenarios
+            .iter()
+            .any(|s| s.targets.as_ref().is_none_or(|names| names.contains(name)))
+        {
+            return Err(src.key(
+                src.line("[[target]]", i, "name"),
+                &format!("target[{i}].name"),
+                format!("{name:?} runs no scenario: each [[scenario]] lists its targets, and none lists {name:?}"),
+            ));
+        }
+    }
     Ok(Suite {
         name: raw.name,
         images: raw.images,
@@ -642,6 +655,21 @@ mod tests {
         assert!(
             e.contains("scenario[0].expect.all_images") && e.contains("s.toml:14:"),
             "{e}"
+        );
+    }
+
+    #[test]
+    fn a_target_no_scenario_lists_is_refused() {
+        let text = GOOD.replacen(
+            "name = \"redirect\"",
+            "name = \"redirect\"\ntargets = [\"c\"]",
+            1,
+        )
+            + "[[target]]\nname = \"d\"\nlanguage = \"C\"\ndir = \"x\"\nstart = \"{port}\"\n";
+        let e = Suite::parse(&text, "s.toml").unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "s.toml:24: key `target[1].name`: \"d\" runs no scenario: each [[scenario]] lists its targets, and none lists \"d\""
         );
     }
 
