@@ -95,7 +95,13 @@ fn shown(body: &[u8]) -> String {
 fn xml_root(body: &[u8], root: &str) -> Result<(), String> {
     let text = std::str::from_utf8(body)
         .map_err(|e| format!("body is not UTF-8 text, so not XML: {e}"))?;
-    let doc = roxmltree::Document::parse(text).map_err(|e| {
+    // A DOCTYPE (`<!DOCTYPE svg PUBLIC ...>`, common in SVG files) is well-formed XML;
+    // roxmltree refuses it unless asked, and still guards against entity expansion.
+    let options = roxmltree::ParsingOptions {
+        allow_dtd: true,
+        ..Default::default()
+    };
+    let doc = roxmltree::Document::parse_with_options(text, options).map_err(|e| {
         format!(
             "body is not well-formed XML: {e} (it starts {:?})",
             shown(body)
@@ -252,6 +258,13 @@ mod tests {
                     ],
                     ..response("", &chunked)
                 },
+                Ok(()),
+            ),
+            (
+                response(
+                    "image/svg+xml",
+                    &format!("<?xml version=\"1.0\"?>\n<!DOCTYPE svg PUBLIC \"-//W3C//DTD SVG 1.1//EN\" \"http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd\">\n{good}"),
+                ),
                 Ok(()),
             ),
             (

@@ -348,6 +348,13 @@ pub fn to_markdown(r: &ShootoutResults) -> String {
             );
         }
     }
+    for (scenario, names) in r.not_implemented() {
+        let _ = writeln!(
+            out,
+            "- {scenario}: not implemented by {} (skipped)",
+            names.join(", ")
+        );
+    }
     out.push('\n');
 
     out.push_str("### Diagnosis per cell\n\n");

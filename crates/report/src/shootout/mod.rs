@@ -531,6 +531,20 @@ impl ShootoutResults {
             .filter(|t| t.cells.iter().any(|c| c.summary.is_some()))
     }
 
+    /// Each scenario some targets do not implement, with those targets, in run order.
+    pub fn not_implemented(&self) -> Vec<(String, Vec<&str>)> {
+        let mut out: Vec<(String, Vec<&str>)> = Vec::new();
+        for t in &self.targets {
+            for s in &t.skipped_scenarios {
+                match out.iter_mut().find(|(name, _)| name == s) {
+                    Some((_, names)) => names.push(&t.name),
+                    None => out.push((s.clone(), vec![&t.name])),
+                }
+            }
+        }
+        out
+    }
+
     /// The distinct (scenario, level) columns, in run order.
     pub fn columns(&self) -> Vec<(String, String, u64)> {
         let mut cols: Vec<(String, String, u64)> = Vec::new();

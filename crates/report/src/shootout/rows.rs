@@ -243,7 +243,7 @@ mod tests {
 
     #[test]
     fn the_svg_cost_is_shown_beside_the_redirects() {
-        let r = with_svg_and_params();
+        let mut r = with_svg_and_params();
         let tables = cost_tables(&r, &ranking(&r));
         assert_eq!(tables.len(), 1);
         let t = &tables[0];
@@ -270,7 +270,14 @@ mod tests {
                 ("avatar", "c10", "1.50".into())
             ]
         );
+        let c_epoll = r.targets.iter_mut().find(|t| t.name == "c-epoll").unwrap();
+        c_epoll.skipped_scenarios = vec!["svg".into()];
+        assert_eq!(r.not_implemented(), [("svg".to_string(), vec!["c-epoll"])]);
         let md = to_markdown(&r);
+        assert!(
+            md.contains("\n- svg: not implemented by c-epoll (skipped)\n"),
+            "{md}"
+        );
         assert!(
             md.contains("### svg against redirect: server CPU per request"),
             "{md}"
@@ -283,6 +290,7 @@ mod tests {
         );
         let html = to_html(&r);
         assert!(html.contains("<h3>svg against redirect: server CPU per request</h3>"));
+        assert!(html.contains("svg: not implemented by c-epoll (skipped)."));
         assert!(html.contains("<b>1.50×</b>") && html.contains("<b>2.00×</b>"));
         let avatar = r.targets.iter().find(|t| t.name == "avatar").unwrap();
         // The targets table's CPU per request stays the redirect's.

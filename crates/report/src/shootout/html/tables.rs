@@ -359,6 +359,14 @@ pub(super) fn verification(out: &mut String, r: &ShootoutResults) {
         out.push_str("<tr><td colspan=\"6\" class=\"dim\">no target was verified</td></tr>\n");
     }
     out.push_str("</tbody></table></div>\n");
+    for (scenario, names) in r.not_implemented() {
+        let _ = writeln!(
+            out,
+            "<p class=\"note\">{}: not implemented by {} (skipped).</p>",
+            esc(&scenario),
+            esc(&names.join(", "))
+        );
+    }
 }
 
 fn bottleneck_badge(b: Bottleneck) -> String {
