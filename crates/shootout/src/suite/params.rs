@@ -9,6 +9,8 @@ use std::fmt;
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 
+use super::raw::RawTarget;
+
 /// What a parameter placeholder starts with: `{param.heap}`.
 pub const PARAM_PREFIX: &str = "param.";
 
@@ -179,6 +181,54 @@ pub(super) fn fill(cmd: &str, row: &[(String, String)]) -> String {
         out = out.replace(&format!("{{{PARAM_PREFIX}{k}}}"), v);
     }
     out
+}
+
+/// Every `{param.NAME}` in the target's commands names one of its params, and every
+/// param is used somewhere (else its rows would be the same server). A mistake is
+/// (the key whose line it is on, the key's path in the target, what is wrong).
+pub(super) fn check_param_use(
+    t: &RawTarget,
+    params: &Params,
+) -> Result<(), (&'static str, String, String)> {
+    let keys = params.keys();
+    let mut commands: Vec<(&'static str, String, &str)> =
+        vec![("start", "start".into(), t.start.0.as_str())];
+    if let Some(b) = &t.build {
+        commands.push(("build", "build".into(), &b.0));
+    }
+    if let Some(a) = &t.artifact {
+        commands.push(("artifact", "artifact".into(), &a.0));
+    }
+    for (k, v) in &t.env {
+        commands.push(("env", format!("env.{k}"), v));
+    }
+    for (line_key, key, cmd) in &commands {
+        if let Some(unknown) = used(cmd).into_iter().find(|u| !keys.contains(u)) {
+            let have = if keys.is_empty() {
+                format!("this target has no params: declare them, e.g. params = {{ {unknown} = [\"a\", \"b\"] }}")
+            } else {
+                format!("this target's params are {}", keys.join(", "))
+            };
+            return Err((
+                line_key,
+                key.clone(),
+                format!("unknown {{{PARAM_PREFIX}{unknown}}} in {cmd:?}: {have}"),
+            ));
+        }
+    }
+    if let Some(unused) = keys
+        .iter()
+        .find(|k| !commands.iter().any(|(_, _, c)| used(c).contains(k)))
+    {
+        return Err((
+            "params",
+            "params".into(),
+            format!(
+                "{unused} is never used: put {{{PARAM_PREFIX}{unused}}} in start, build or env"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

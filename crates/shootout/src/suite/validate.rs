@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use regex::Regex;
 
-use super::params::{self, row_name, Params, PARAM_PREFIX};
+use super::params::{self, check_param_use, row_name};
 use super::raw::{one_line, RawPlan, RawQuick, RawScenario, RawSuite, RawTarget};
 use super::{
     timed_level, Echo, Level, Plan, PlanOverrides, Scenario, Suite, SuiteError, TargetSpec,
@@ -473,51 +473,6 @@ fn targets(
         }
     }
     Ok(targets)
-}
-
-/// Every `{param.NAME}` in the target's commands names one of its params, and every
-/// param is used somewhere (else its rows would be the same server). A mistake is
-/// (the key whose line it is on, the key's path in the target, what is wrong).
-fn check_param_use(t: &RawTarget, params: &Params) -> Result<(), (&'static str, String, String)> {
-    let keys = params.keys();
-    let mut commands: Vec<(&'static str, String, &str)> =
-        vec![("start", "start".into(), t.start.0.as_str())];
-    if let Some(b) = &t.build {
-        commands.push(("build", "build".into(), &b.0));
-    }
-    if let Some(a) = &t.artifact {
-        commands.push(("artifact", "artifact".into(), &a.0));
-    }
-    for (k, v) in &t.env {
-        commands.push(("env", format!("env.{k}"), v));
-    }
-    for (line_key, key, cmd) in &commands {
-        if let Some(unknown) = params::used(cmd).into_iter().find(|u| !keys.contains(u)) {
-            let have = if keys.is_empty() {
-                format!("this target has no params: declare them, e.g. params = {{ {unknown} = [\"a\", \"b\"] }}")
-            } else {
-                format!("this target's params are {}", keys.join(", "))
-            };
-            return Err((
-                line_key,
-                key.clone(),
-                format!("unknown {{{PARAM_PREFIX}{unknown}}} in {cmd:?}: {have}"),
-            ));
-        }
-    }
-    if let Some(unused) = keys
-        .iter()
-        .find(|k| !commands.iter().any(|(_, _, c)| params::used(c).contains(k)))
-    {
-        return Err((
-            "params",
-            "params".into(),
-            format!(
-                "{unused} is never used: put {{{PARAM_PREFIX}{unused}}} in start, build or env"
-            ),
-        ));
-    }
-    Ok(())
 }
 
 fn check_level_names(levels: &[Level]) -> Result<(), String> {
