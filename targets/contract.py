@@ -125,7 +125,7 @@ class Server:
             cmd += " " + " ".join(shlex.quote(str(a)) for a in args)
         self.log = os.path.join(run.tmp, f"server-{self.port}.log")
         e = dict(os.environ)
-        e.update({k: str(v) for k, v in t.get("env", {}).items()})
+        e.update({k: run.fill_params(str(v)) for k, v in t.get("env", {}).items()})
         e.update(env or {})
         with open(self.log, "ab") as logf:
             self.proc = subprocess.Popen(["sh", "-c", "exec " + cmd], cwd=run.dir, env=e,
@@ -208,10 +208,13 @@ class Run:
         with open(SUITE, "rb") as f:
             suite = tomllib.load(f)
         self.suite = suite
-        matches = [t for t in suite["target"] if t["name"] == name]
+        # A plain entry first; a parameterized one (params = {...}) runs with each
+        # parameter's first value.
+        matches = sorted((t for t in suite["target"] if t["name"] == name), key=lambda t: "params" in t)
         if not matches:
             sys.exit(f"contract.py: no target {name!r} in {SUITE}")
         self.target = matches[0]
+        self.params = {k: str(v[0]) for k, v in self.target.get("params", {}).items()}
         self.dir = os.path.join(REPO, self.target["dir"])
         self.template = suite.get("template", "https://avatar.example/Renard-{n}.png")
         self.tmp = tempfile.mkdtemp(prefix=f"contract-{name}-")
@@ -220,7 +223,13 @@ class Run:
         self.servers = []
         self.passed = self.failed = 0
 
+    def fill_params(self, s):
+        for k, v in self.params.items():
+            s = s.replace("{param." + k + "}", v)
+        return s
+
     def fill(self, s, port=8080, images=5):
+        s = self.fill_params(s)
         return (s.replace("{out}", self.out).replace("{dir}", self.dir).replace("{port}", str(port))
                 .replace("{images}", str(images)).replace("{template}", self.template))
 
