@@ -326,8 +326,12 @@ fn scenarios(
                 .iter()
                 .find(|n| !targets.iter().any(|t| &t.base == *n))
             {
-                let mut have: Vec<&str> = targets.iter().map(|t| t.base.as_str()).collect();
-                have.dedup();
+                let mut have: Vec<&str> = Vec::new();
+                for t in targets {
+                    if !have.contains(&t.base.as_str()) {
+                        have.push(&t.base);
+                    }
+                }
                 return Err(err(
                     "targets",
                     format!("no target named {n:?}: the suite has {}", have.join(", ")),
