@@ -125,7 +125,7 @@ class Server:
             cmd += " " + " ".join(shlex.quote(str(a)) for a in args)
         self.log = os.path.join(run.tmp, f"server-{self.port}.log")
         e = dict(os.environ)
-        e.update({k: str(v) for k, v in t.get("env", {}).items()})
+        e.update({k: run.fill_params(str(v)) for k, v in t.get("env", {}).items()})
         e.update(env or {})
         with open(self.log, "ab") as logf:
             self.proc = subprocess.Popen(["sh", "-c", "exec " + cmd], cwd=run.dir, env=e,
@@ -208,10 +208,13 @@ class Run:
         with open(SUITE, "rb") as f:
             suite = tomllib.load(f)
         self.suite = suite
-        matches = [t for t in suite["target"] if t["name"] == name]
+        # A plain entry first; a parameterized one (params = {...}) runs with each
+        # parameter's first value.
+        matches = sorted((t for t in suite["target"] if t["name"] == name), key=lambda t: "params" in t)
         if not matches:
             sys.exit(f"contract.py: no target {name!r} in {SUITE}")
         self.target = matches[0]
+        self.params = {k: str(v[0]) for k, v in self.target.get("params", {}).items()}
         self.dir = os.path.join(REPO, self.target["dir"])
         self.template = suite.get("template", "https://avatar.example/Renard-{n}.png")
         self.tmp = tempfile.mkdtemp(prefix=f"contract-{name}-")
@@ -220,7 +223,13 @@ class Run:
         self.servers = []
         self.passed = self.failed = 0
 
+    def fill_params(self, s):
+        for k, v in self.params.items():
+            s = s.replace("{param." + k + "}", v)
+        return s
+
     def fill(self, s, port=8080, images=5):
+        s = self.fill_params(s)
         return (s.replace("{out}", self.out).replace("{dir}", self.dir).replace("{port}", str(port))
                 .replace("{images}", str(images)).replace("{template}", self.template))
 
@@ -609,6 +618,49 @@ def sigterm(srv, timeout=1.0, statuses=(0,), idle=True):
     need(took <= timeout, f"took {took * 1000:.0f} ms (status {rc})")
     need(not left, f"left running: {left}")
     return f"status {rc}, all {before} processes gone in {took * 1000:.0f} ms"
+
+
+def svg_route(srv):
+    """The SVG routes of avatar (crates/avatar/README.md): /<rrggbb>.svg (any case, any
+    query) is the fox of crates/avatar/assets/fox.svg with each {{color}} replaced by
+    #rrggbb (lowercase), byte for byte, as image/svg+xml, well-formed, with an <svg> root;
+    20 random colours on one keep-alive connection; /random.svg is a 302 to such a path;
+    other *.svg paths are 404."""
+    import xml.etree.ElementTree as ET
+    with open(os.path.join(REPO, "crates", "avatar", "assets", "fox.svg")) as f:
+        fox = f.read()
+    c = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=5)
+    c.connect()
+    name = c.sock.getsockname()
+    rnd = random.Random(14)
+    paths = [("/A8dB7d.svg", "a8db7d"), ("/ff8800.svg?v=1", "ff8800")]
+    paths += [(f"/{x:06x}.svg", f"{x:06x}") for x in (rnd.randrange(1 << 24) for _ in range(20))]
+    for path, color in paths:
+        c.request("GET", path)
+        r = c.getresponse()
+        body = r.read()
+        heads = f"{path}: {r.status} {r.getheaders()} {body[:80]!r}"
+        need(r.status == 200, heads)
+        need((r.getheader("Content-Type") or "").split(";")[0].strip() == "image/svg+xml", heads)
+        need(body == fox.replace("{{color}}", "#" + color).encode(), f"{path}: not avatar's fox in #{color}: {body[:200]!r}")
+        need(ET.fromstring(body).tag == "{http://www.w3.org/2000/svg}svg", heads)
+        need(c.sock is not None and c.sock.getsockname() == name, f"{path}: reconnected")
+    c.request("GET", "/random.svg")
+    r = c.getresponse()
+    body = r.read()
+    loc = r.getheader("Location") or ""
+    need(r.status == 302 and re.fullmatch(r"/[0-9a-f]{6}\.svg", loc), f"/random.svg: {r.status} {r.getheaders()}")
+    c.request("GET", loc)
+    r = c.getresponse()
+    body = r.read()
+    need(r.status == 200 and body == fox.replace("{{color}}", "#" + loc[1:7]).encode(), f"{loc}: {r.status}")
+    for bad in ("/ff880.svg", "/gg8800.svg", "/ff88000.svg", "/x/ff8800.svg"):
+        c.request("GET", bad)
+        r = c.getresponse()
+        r.read()
+        need(r.status == 404, f"{bad}: {r.status} {r.getheaders()}")
+    c.close()
+    return f"{len(paths)} colours, /random.svg -> {loc}"
 
 
 # ---- main -----------------------------------------------------------------------------

@@ -1,11 +1,13 @@
 // Avatar redirector on the standard library's net/http: every request gets a
-// 302 to one of N fox avatars picked at random.
+// 302 to one of N fox avatars picked at random; /<rrggbb>.svg draws the fox
+// in that colour, and /random.svg is a 302 to a random colour.
 //
 // Usage: server PORT N [TEMPLATE]
 package main
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"log"
@@ -14,11 +16,47 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
+	"text/template"
 	"time"
 )
+
+// The fox of crates/avatar/assets/fox.svg, with its {{color}} written {{.}}.
+//
+//go:embed fox.svg.tmpl
+var foxSVG string
+
+// Parsed once, at startup: the reader's version parsed the template in every
+// request, which cost more than drawing the fox.
+var fox = template.Must(template.New("fox").Parse(foxSVG))
+
+// Exactly /rrggbb.svg, any case, as avatar takes it.
+var svgPath = regexp.MustCompile(`^/([0-9a-fA-F]{6})\.svg$`)
+
+// svg answers a *.svg path: the fox in the path's colour, a 302 to a random
+// colour for /random.svg, or 404.
+func svg(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/random.svg" {
+		w.Header().Set("Location", fmt.Sprintf("/%06x.svg", rand.IntN(1<<24)))
+		w.WriteHeader(http.StatusFound)
+		return
+	}
+	m := svgPath.FindStringSubmatch(r.URL.Path)
+	if m == nil {
+		http.NotFound(w, r)
+		return
+	}
+	w.Header().Set("Content-Type", "image/svg+xml; charset=utf-8")
+	// text/template, not html/template: the colour is six hex digits (the
+	// regexp says so), and an SVG is not an HTML page to escape for.
+	// About 1.1 KB, under net/http's 4 KB buffer, so it sets Content-Length.
+	if err := fox.Execute(w, "#"+strings.ToLower(m[1])); err != nil {
+		log.Print(err)
+	}
+}
 
 func main() {
 	if len(os.Args) < 3 || len(os.Args) > 4 {
@@ -33,16 +71,20 @@ func main() {
 	if err != nil || n < 1 || n > 65535 {
 		log.Fatalf("bad N %q: want 1..65535", os.Args[2])
 	}
-	template := "https://avatar.example/Renard-{n}.png"
+	location := "https://avatar.example/Renard-{n}.png"
 	if len(os.Args) == 4 {
-		template = os.Args[3]
+		location = os.Args[3]
 	}
 
 	// Not http.Redirect: for a GET it adds Content-Type and a small HTML
 	// body ("<a href=...>Found</a>."). Writing no body makes net/http send
 	// Content-Length: 0, which is what the contract asks for.
 	redirect := func(w http.ResponseWriter, r *http.Request) {
-		url := strings.ReplaceAll(template, "{n}", strconv.Itoa(rand.IntN(n)+1))
+		if strings.HasSuffix(r.URL.Path, ".svg") {
+			svg(w, r)
+			return
+		}
+		url := strings.ReplaceAll(location, "{n}", strconv.Itoa(rand.IntN(n)+1))
 		w.Header().Set("Location", url)
 		w.WriteHeader(http.StatusFound)
 	}

@@ -23,8 +23,9 @@ pub struct ShootoutArgs {
     #[arg(long)]
     pub quick: bool,
 
-    /// Only these targets (comma-separated names).
-    #[arg(long, value_delimiter = ',')]
+    /// Only these targets (comma-separated names; a parameter row's name, such as
+    /// `java-httpserver[heap=8m,gc=G1]`, keeps its commas).
+    #[arg(long)]
     pub only: Vec<String>,
 
     /// Where results.json, summary.md, report.html and logs/ go
@@ -52,6 +53,26 @@ pub struct ShootoutArgs {
     /// Print the suite's targets and plan, then exit without running anything.
     #[arg(long)]
     pub list: bool,
+}
+
+/// A comma-separated list of target names; commas inside `[...]` belong to a row's name.
+fn names(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, c) in s.char_indices() {
+        match c {
+            '[' => depth += 1,
+            ']' => depth -= 1,
+            ',' if depth <= 0 => {
+                out.push(s[start..i].trim().to_string());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(s[start..].trim().to_string());
+    out.retain(|n| !n.is_empty());
+    out
 }
 
 fn cpu_list(s: &str) -> std::result::Result<Vec<usize>, String> {
@@ -151,7 +172,8 @@ pub fn run(args: ShootoutArgs) -> Result<ExitCode> {
         suite.make_quick();
     }
     if !args.only.is_empty() {
-        suite.select(&args.only)?;
+        let names: Vec<String> = args.only.iter().flat_map(|s| names(s)).collect();
+        suite.select(&names)?;
     }
     if let Some(c) = args.client_cpus {
         suite.plan.client_cpus = Some(c);
@@ -188,6 +210,22 @@ pub fn run(args: ShootoutArgs) -> Result<ExitCode> {
                     .unwrap_or_default()
             );
         }
+        for s in &suite.scenarios {
+            println!(
+                "scenario {:<10} {} {}{}{}",
+                s.name,
+                s.method,
+                s.path,
+                s.levels
+                    .as_ref()
+                    .map(|l| format!(", levels {}", l.join(", ")))
+                    .unwrap_or_default(),
+                s.targets
+                    .as_ref()
+                    .map(|t| format!(", targets {}", t.join(", ")))
+                    .unwrap_or_default()
+            );
+        }
         for t in &suite.targets {
             let missing: Vec<&str> = t
                 .requires
@@ -196,9 +234,13 @@ pub fn run(args: ShootoutArgs) -> Result<ExitCode> {
                 .map(|s| s.as_str())
                 .collect();
             println!(
-                "target {:<22} {:<8} {}",
+                "target {:<22} {:<8} {}{}",
                 t.name,
                 t.language,
+                t.levels
+                    .as_ref()
+                    .map(|l| format!("levels {}, ", l.join(", ")))
+                    .unwrap_or_default(),
                 if missing.is_empty() {
                     "ready".to_string()
                 } else {
@@ -311,4 +353,26 @@ pub fn report(args: ReportArgs) -> Result<ExitCode> {
     write_atomic(&dir.join("report.html"), to_html(&r).as_bytes())?;
     eprintln!("wrote {0}/summary.md and {0}/report.html", dir.display());
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::names;
+
+    #[test]
+    fn only_splits_at_commas_outside_a_rows_brackets() {
+        let cases: &[(&str, &[&str])] = &[
+            ("avatar", &["avatar"]),
+            ("avatar,c-epoll", &["avatar", "c-epoll"]),
+            ("j[heap=8m,gc=G1],avatar", &["j[heap=8m,gc=G1]", "avatar"]),
+            (
+                "java-httpserver[jvm=-Xmx16m -XX:+UseZGC], node-http,",
+                &["java-httpserver[jvm=-Xmx16m -XX:+UseZGC]", "node-http"],
+            ),
+            ("", &[]),
+        ];
+        for (text, want) in cases {
+            assert_eq!(names(text), *want, "{text}");
+        }
+    }
 }

@@ -9,6 +9,7 @@ pub mod cache;
 pub mod check;
 pub mod diagnosis;
 mod failure;
+pub mod judge;
 mod lifecycle;
 mod measure;
 pub mod process;

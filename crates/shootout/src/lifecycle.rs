@@ -78,7 +78,8 @@ impl<'a> Setup<'a> {
     }
 
     fn log(&self, suffix: &str) -> PathBuf {
-        self.logs.join(format!("{}.{suffix}", self.spec.name))
+        self.logs
+            .join(format!("{}.{suffix}", self.spec.file_stem()))
     }
 
     /// The start command for a build, a port and the suite's images and template.
@@ -160,7 +161,9 @@ impl Builder<'_> {
         let command = spec.build.clone().unwrap_or_else(|| "true".into());
         let key = cache::key(&command, &setup.env, &setup.tools, setup.root, &inputs)
             .map_err(TargetFailure::CacheKey)?;
-        let out = self.cache.join(format!("{}-{key}", spec.name));
+        // By the [[target]]'s name: its parameter rows share a build unless the parameters
+        // change the build command or its environment (and so the key).
+        let out = self.cache.join(format!("{}-{key}", spec.base));
         let out_s = out.to_string_lossy().into_owned();
         let dir_s = setup.dir.to_string_lossy().into_owned();
         let vars = [("out", out_s.as_str()), ("dir", dir_s.as_str())];
@@ -329,6 +332,9 @@ mod tests {
     fn spec(requires: &[&str], dir: &str, start: &str) -> TargetSpec {
         TargetSpec {
             name: "t".into(),
+            base: "t".into(),
+            params: Vec::new(),
+            levels: None,
             language: "sh".into(),
             dir: dir.into(),
             requires: requires.iter().map(|s| s.to_string()).collect(),
@@ -385,6 +391,75 @@ mod tests {
         let setup = Setup::new(&s, &root, logs).unwrap();
         assert_eq!(setup.tools, vec![cache::which("sh").unwrap()]);
         assert_eq!(setup.env[0], ("GOMAXPROCS".to_string(), "1".to_string()));
+    }
+
+    /// Rows of one target share a build, unless a parameter is in the build command (or
+    /// its environment): then each value is its own cache key and directory.
+    #[test]
+    fn parameter_rows_share_a_build_unless_the_build_uses_the_parameter() {
+        let tmp = |tag: &str| {
+            let d =
+                std::env::temp_dir().join(format!("foxbench-rows-{}-{tag}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&d);
+            std::fs::create_dir_all(&d).unwrap();
+            d
+        };
+        let (root, cache) = (tmp("root"), tmp("cache"));
+        std::fs::write(root.join("src"), "source").unwrap();
+        std::fs::create_dir_all(cache.join("logs")).unwrap();
+        let text = r#"
+name = "p"
+[[scenario]]
+name = "s"
+[scenario.expect]
+status = 200
+[[target]]
+name = "in-build"
+language = "sh"
+dir = "."
+build = "echo {param.v} > {out}/v"
+start = "x {port}"
+params = { v = ["1", "2"] }
+[[target]]
+name = "in-start"
+language = "sh"
+dir = "."
+build = "echo same > {out}/v"
+start = "x {param.v} {port}"
+params = { v = ["1", "2"] }
+"#;
+        let suite = crate::suite::Suite::parse(text, "p.toml").unwrap();
+        let interrupt = AtomicBool::new(false);
+        let cpus = process::allowed_cpus();
+        let builder = Builder {
+            cache: &cache,
+            timeout: Duration::from_secs(30),
+            interrupt: &interrupt,
+            build_cpus: &cpus,
+            client_cpus: &cpus,
+        };
+        let built: Vec<Built> = suite
+            .targets
+            .iter()
+            .map(|t| {
+                let setup = Setup::new(t, &root, cache.join("logs")).unwrap();
+                builder.build(&setup).unwrap()
+            })
+            .collect();
+        let v = |b: &Built| std::fs::read_to_string(b.out.join("v")).unwrap();
+        assert_ne!(built[0].info.key, built[1].info.key);
+        assert_eq!((v(&built[0]), v(&built[1])), ("1\n".into(), "2\n".into()));
+        assert_eq!(built[2].info.key, built[3].info.key);
+        assert_eq!(built[2].out, built[3].out);
+        assert!(
+            !built[2].info.cached && built[3].info.cached,
+            "the second row reuses the first's build"
+        );
+        assert!(built[2]
+            .out
+            .ends_with(format!("in-start-{}", built[2].info.key)));
+        let _ = std::fs::remove_dir_all(&root);
+        let _ = std::fs::remove_dir_all(&cache);
     }
 
     #[test]

@@ -12,8 +12,8 @@ use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use report::shootout::{
-    Cell, CellStatus, Check, LevelInfo, Outcome, PlanInfo, Protocol, ShootoutResults, SuiteInfo,
-    TargetResult, Verification, SHOOTOUT_SCHEMA,
+    Cell, CellStatus, Check, LevelInfo, Outcome, Param, PlanInfo, Protocol, ShootoutResults,
+    SuiteInfo, TargetResult, Verification, SHOOTOUT_SCHEMA,
 };
 
 use crate::cache;
@@ -21,7 +21,7 @@ use crate::failure::{stop_note, TargetFailure};
 use crate::lifecycle::{self, Builder, Running, Setup};
 use crate::measure::{Meter, Task};
 use crate::process;
-use crate::suite::{Level, Suite, TargetSpec};
+use crate::suite::{Level, Scenario, Suite, TargetSpec};
 use crate::summary;
 use crate::verify;
 
@@ -213,6 +213,16 @@ fn protocol(
 fn empty(spec: &TargetSpec, outcome: Outcome) -> TargetResult {
     TargetResult {
         name: spec.name.clone(),
+        base: (!spec.params.is_empty()).then(|| spec.base.clone()),
+        params: spec
+            .params
+            .iter()
+            .map(|(name, value)| Param {
+                name: name.clone(),
+                value: value.clone(),
+            })
+            .collect(),
+        skipped_scenarios: Vec::new(),
         language: spec.language.clone(),
         outcome,
         message: None,
@@ -237,7 +247,7 @@ struct Ctx<'a> {
     client_threads: usize,
 }
 
-impl Ctx<'_> {
+impl<'a> Ctx<'a> {
     fn interrupted(&self) -> bool {
         self.opts.interrupt.load(Ordering::Relaxed)
     }
@@ -280,15 +290,36 @@ impl Ctx<'_> {
         r.startup_ms = Some(startup_ms);
         obs.line(&format!("  ready in {startup_ms:.0} ms on port {port}"));
         r.idle = running.idle();
-        r.verify = self.verify(&running, obs);
+        let (scenarios, skipped) = self.scenarios(spec);
+        for s in &skipped {
+            obs.line(&format!(
+                "  {}: skipped, not implemented by this target (the scenario's targets leave it out)",
+                s.name
+            ));
+        }
+        r.skipped_scenarios = skipped.iter().map(|s| s.name.clone()).collect();
+        r.verify = self.verify(&running, &scenarios, obs);
         answers(&r.verify).map_err(|first| TargetFailure::WrongAnswers {
             first,
             left: running.abandon(grace),
         })?;
         r.outcome = Outcome::Measured;
-        let levels = self.levels(&mut running, spec, &r.verify, &mut r.cells, obs);
+        let levels = self.levels(&mut running, spec, &scenarios, &r.verify, &mut r.cells, obs);
+        if let Some(reference) = self.suite.scenarios.first() {
+            for ratio in r.cost_ratios(&reference.name) {
+                obs.line(&format!("  {}", ratio.line()));
+            }
+        }
         self.finish(running, levels, r, obs);
         Ok(())
+    }
+
+    /// The scenarios the target implements, and those it does not.
+    fn scenarios(&self, spec: &TargetSpec) -> (Vec<&'a Scenario>, Vec<&'a Scenario>) {
+        self.suite
+            .scenarios
+            .iter()
+            .partition(|s| s.applies_to(spec))
     }
 
     fn builder(&self) -> Builder<'_> {
@@ -301,11 +332,15 @@ impl Ctx<'_> {
         }
     }
 
-    /// Verifies every scenario before any load.
-    fn verify(&self, running: &Running, obs: &mut dyn Observer) -> Vec<Verification> {
+    /// Verifies every scenario the target implements before any load.
+    fn verify(
+        &self,
+        running: &Running,
+        scenarios: &[&Scenario],
+        obs: &mut dyn Observer,
+    ) -> Vec<Verification> {
         let suite = self.suite;
-        suite
-            .scenarios
+        scenarios
             .iter()
             .map(|s| {
                 let v = verify::verify(running.addr, s, suite.images, suite.plan.timeout);
@@ -315,11 +350,12 @@ impl Ctx<'_> {
             .collect()
     }
 
-    /// Every scenario at every level, a cell each; ends early if the target crashes.
+    /// Every scenario at each of its levels, a cell each; ends early if the target crashes.
     fn levels(
         &self,
         running: &mut Running,
         spec: &TargetSpec,
+        scenarios: &[&Scenario],
         verified: &[Verification],
         cells: &mut Vec<Cell>,
         obs: &mut dyn Observer,
@@ -331,8 +367,8 @@ impl Ctx<'_> {
             server_cpus: self.server_cpus.len(),
             interrupt: &self.opts.interrupt,
         };
-        for (s, v) in self.suite.scenarios.iter().zip(verified) {
-            for level in &self.suite.plan.levels {
+        for (s, v) in scenarios.iter().zip(verified) {
+            for level in self.suite.levels_for(s, spec) {
                 let task = Task::new(s, level, warmup_max);
                 let mut cell = task.cell();
                 if let Some((status, why)) = excluded(v, task.keepalive, self.interrupted()) {

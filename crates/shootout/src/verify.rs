@@ -1,5 +1,9 @@
-//! Checks a target's answers before any load: status, headers, body, every image, and
+//! Checks a target's answers before any load: status, headers, body (a pattern, well-formed
+//! XML with a given root, text echoing the request's random parts), every image, and
 //! keep-alive. A blocking client over std sockets: correctness, not speed, matters here.
+//!
+//! A scenario whose path has random parts (`/{hex:6}.svg`) gets a concrete path per
+//! request, filled from a generator with a fixed seed, so a run verifies the same paths.
 //!
 //! Responses are framed by the load engine's own [`load::parse_head`] and [`load::Framer`],
 //! so a target passes verification exactly when the engine can read it: where a response
@@ -14,6 +18,7 @@ use load::{Framer, Framing, Head, ParseError, Step};
 use report::shootout::Verification;
 
 use crate::check::{CheckKind, Checks};
+use crate::judge::{judge, Requests, VERIFY_SEED};
 use crate::suite::Scenario;
 
 /// One parsed response.
@@ -232,47 +237,21 @@ fn reuse_fields(r: &Response) -> String {
     }
 }
 
-/// Checks one response against the scenario; returns the image number when Location
-/// carries one.
-fn judge(s: &Scenario, r: &Response) -> Result<Option<u64>, String> {
-    if r.status != s.status {
-        return Err(format!("status {} (expected {})", r.status, s.status));
-    }
-    let mut image = None;
-    for (name, re) in &s.headers {
-        let Some(v) = r.header(name) else {
-            return Err(format!("no {name} header"));
-        };
-        let Some(caps) = re.captures(v) else {
-            return Err(format!("{name}: {v:?} does not match {:?}", re.as_str()));
-        };
-        if s.all_images && name.eq_ignore_ascii_case("location") {
-            image = caps.get(1).and_then(|m| m.as_str().parse().ok());
-        }
-    }
-    if let Some(re) = &s.body {
-        let text = String::from_utf8_lossy(&r.body);
-        if !re.is_match(&text) {
-            let shown: String = text.chars().take(60).collect();
-            return Err(format!("body {shown:?} does not match {:?}", re.as_str()));
-        }
-    }
-    Ok(image)
-}
-
 /// Verifies a target at `addr` for one scenario. `images` is N.
 pub fn verify(addr: SocketAddr, s: &Scenario, images: u32, timeout: Duration) -> Verification {
     let mut checks = Checks::default();
     let mut seen = BTreeSet::new();
     let mut keepalive = None;
+    let mut requests = Requests::new(&s.template, VERIFY_SEED);
     // 1. One request on its own connection, with Connection: close.
+    let req = requests.next_request();
     let first = Client::connect(addr, timeout)
         .map_err(|e| format!("cannot connect: {e}"))
-        .and_then(|mut c| c.request(&s.method, &s.path, true));
+        .and_then(|mut c| c.request(&s.method, &req.path, true));
     let ok = match &first {
         Ok(r) => checks.record(
             CheckKind::Response,
-            judge(s, r).map(|i| {
+            judge(s, &req, r).map(|i| {
                 seen.extend(i);
             }),
         ),
@@ -281,18 +260,25 @@ pub fn verify(addr: SocketAddr, s: &Scenario, images: u32, timeout: Duration) ->
     if ok {
         // 2. Keep-alive: several requests on one connection, each answered, none closing it.
         let probe = 20;
+        // A wrong answer here is a wrong answer, not a keep-alive failure.
+        let mut wrong = None;
         let ka = (|| -> Result<(), String> {
             let mut c =
                 Client::connect(addr, timeout).map_err(|e| format!("cannot connect: {e}"))?;
             for i in 0..probe {
-                let r = c.request(&s.method, &s.path, false).map_err(|e| {
+                let req = requests.next_request();
+                let r = c.request(&s.method, &req.path, false).map_err(|e| {
                     if i == 0 {
                         e
                     } else {
                         format!("request {} on the same connection: {e}", i + 1)
                     }
                 })?;
-                let image = judge(s, &r)?;
+                let image = judge(s, &req, &r).map_err(|e| {
+                    let e = format!("request {} on a kept-alive connection: {e}", i + 1);
+                    wrong = Some(e.clone());
+                    e
+                })?;
                 seen.extend(image);
                 if r.close {
                     return Err(format!(
@@ -304,6 +290,9 @@ pub fn verify(addr: SocketAddr, s: &Scenario, images: u32, timeout: Duration) ->
             }
             Ok(())
         })();
+        if let Some(e) = wrong {
+            checks.record(CheckKind::Response, Err(e));
+        }
         keepalive = Some(ka.is_ok());
         let required = s.keepalive;
         let passed = checks.record(CheckKind::KeepAlive, ka);
@@ -334,9 +323,10 @@ pub fn verify(addr: SocketAddr, s: &Scenario, images: u32, timeout: Duration) ->
                 }
                 let c = conn.as_mut().expect("just set");
                 sent += 1;
-                match c.request(&s.method, &s.path, false) {
+                let req = requests.next_request();
+                match c.request(&s.method, &req.path, false) {
                     Ok(r) => {
-                        match judge(s, &r) {
+                        match judge(s, &req, &r) {
                             Ok(i) => seen.extend(i),
                             Err(e) => {
                                 failure = Some(format!("response {sent}: {e}"));
@@ -498,6 +488,76 @@ mod tests {
         assert!(
             v.checks.iter().any(|c| c.name == "all images" && c.passed),
             "{v:?}"
+        );
+    }
+
+    /// A server that answers `GET /<hex>.svg` with avatar's fox in `colour(path colour, n)`
+    /// for its nth request.
+    fn svg_server(colour: fn(&str, u64) -> String) -> SocketAddr {
+        let n = std::sync::atomic::AtomicU64::new(0);
+        serve(move |s, _| loop {
+            let mut head = Vec::new();
+            let mut b = [0u8; 1];
+            while !head.ends_with(b"\r\n\r\n") {
+                match s.read(&mut b) {
+                    Ok(1) => head.push(b[0]),
+                    _ => return,
+                }
+            }
+            let line = String::from_utf8_lossy(&head).into_owned();
+            let path = line.split(' ').nth(1).unwrap_or("");
+            let asked = path.trim_start_matches('/').trim_end_matches(".svg");
+            let i = n.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let body = include_str!("../../avatar/assets/fox.svg")
+                .replace("{{color}}", &format!("#{}", colour(asked, i)));
+            let r = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: image/svg+xml; charset=utf-8\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            );
+            if s.write_all(r.as_bytes()).is_err() {
+                return;
+            }
+        })
+    }
+
+    fn svg_scenario() -> Scenario {
+        crate::suite::Suite::parse(crate::suite::DEFAULT_SUITE, "built-in")
+            .unwrap()
+            .scenarios
+            .into_iter()
+            .find(|s| s.name == "svg")
+            .unwrap()
+    }
+
+    #[test]
+    fn svg_in_the_asked_colour_passes_and_a_wrong_one_fails() {
+        let addr = svg_server(|asked, _| asked.to_string());
+        let v = verify(addr, &svg_scenario(), 21, Duration::from_secs(5));
+        assert!(v.passed, "{v:?}");
+        assert_eq!(v.keepalive, Some(true));
+        assert_eq!(v.images_seen, None);
+
+        // Right on the first request, then always orange: a wrong answer, not merely a
+        // keep-alive failure.
+        let addr = svg_server(|asked, i| {
+            if i == 0 {
+                asked.to_string()
+            } else {
+                "ff8800".to_string()
+            }
+        });
+        let v = verify(addr, &svg_scenario(), 21, Duration::from_secs(5));
+        assert!(!v.passed, "{v:?}");
+        let c = v
+            .checks
+            .iter()
+            .find(|c| c.name == "response" && !c.passed)
+            .unwrap_or_else(|| panic!("{v:?}"));
+        let d = c.detail.as_deref().unwrap();
+        assert!(
+            d.starts_with("request 1 on a kept-alive connection: GET /")
+                && d.contains("body does not contain \"fill=\\\"#"),
+            "{d}"
         );
     }
 

@@ -223,6 +223,118 @@ fn misbehaving_targets_are_reported_and_none_survives() {
     std::fs::remove_dir_all(&out).unwrap();
 }
 
+/// The svg scenario (issue 14) against rows of one parameterized target that answer it
+/// wrongly, each named in its verification, and a target that does not implement it.
+#[test]
+fn svg_verification_names_the_wrong_answer() {
+    let out = tmp("svg");
+    let child = foxbench()
+        .args(["shootout", "svg.toml", "--root", ".", "--out"])
+        .arg(&out)
+        .arg("--cache")
+        .arg(out.join("cache"))
+        .current_dir(faulty_dir())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(leftovers(pid).is_empty(), "{:?}", leftovers(pid));
+    // Each target answers the redirect right, so each is measured: a wrong svg answer
+    // excludes only the svg cells.
+    assert!(o.status.success(), "{err}");
+    let v = results(&out);
+    let svg = |name: &str| -> (Value, Vec<Value>) {
+        let t = target(&v, name);
+        assert_eq!(t["outcome"], "measured", "{name}: {err}");
+        let verify = t["verify"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|x| x["scenario"] == "svg")
+            .cloned()
+            .unwrap_or(Value::Null);
+        let cells = t["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["scenario"] == "svg")
+            .cloned()
+            .collect();
+        (verify, cells)
+    };
+    let (good, cells) = svg("fox[mode=good]");
+    assert_eq!(good["passed"], true, "{good}");
+    assert_eq!(cells.len(), 1);
+    assert_eq!(cells[0]["status"], "measured");
+    // Requests answered (CPU per request may round to 0 on a loaded machine in 300 ms).
+    assert!(
+        cells[0]["summary"]["rps_median"].as_f64().unwrap() > 0.0,
+        "{}",
+        cells[0]["summary"]
+    );
+    let t = target(&v, "fox[mode=good]");
+    assert_eq!(t["base"], "fox");
+    assert_eq!(
+        t["params"],
+        serde_json::json!([{"name": "mode", "value": "good"}])
+    );
+    for (row, want) in [
+        (
+            "fox[mode=svg-wrong-colour]",
+            "body does not contain \"fill=\\\"#",
+        ),
+        (
+            "fox[mode=svg-wrong-type]",
+            "Content-Type: \"text/html\" does not match",
+        ),
+        ("fox[mode=svg-malformed]", "body is not well-formed XML"),
+    ] {
+        let (verify, cells) = svg(row);
+        assert_eq!(verify["passed"], false, "{row}: {verify}");
+        let detail = verify["checks"][0]["detail"].as_str().unwrap_or("");
+        assert!(
+            detail.starts_with("GET /") && detail.contains(".svg: ") && detail.contains(want),
+            "{row}: {detail}"
+        );
+        assert!(
+            err.lines()
+                .any(|l| l.contains("verify svg: response: GET /") && l.contains(want)),
+            "{row}: one line names it: {err}"
+        );
+        assert_eq!(cells.len(), 1, "{row}");
+        assert_eq!(cells[0]["status"], "excluded", "{row}");
+    }
+    // Not implemented: one line, recorded, no svg verification or cell.
+    let (verify, cells) = svg("redirect-only");
+    assert!(verify.is_null() && cells.is_empty());
+    assert_eq!(
+        target(&v, "redirect-only")["skipped_scenarios"],
+        serde_json::json!(["svg"])
+    );
+    assert_eq!(
+        err.lines().filter(|l| l.contains("svg: skipped")).count(),
+        1,
+        "{err}"
+    );
+    // Logs per row, under a file name without brackets or spaces.
+    assert!(out.join("logs/fox_mode=svg-malformed_.log").exists());
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(
+        md.contains("### svg against redirect: server CPU per request"),
+        "{md}"
+    );
+    assert!(md.contains("| fox[mode=good] | c4 |"), "{md}");
+    assert!(
+        md.contains("### fox: rows by parameter at redirect c4"),
+        "{md}"
+    );
+    assert!(md.contains("**failed** (response: GET /"), "{md}");
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
 #[test]
 fn ctrl_c_keeps_what_was_measured_and_leaves_nothing() {
     let out = tmp("ctrlc");
@@ -343,6 +455,15 @@ fn a_bad_suite_file_names_the_line_and_key() {
         &["shootout", &s],
         "key `target[0].strat`: unknown field `strat`",
     );
+    std::fs::write(
+        &suite,
+        text.replacen("{images} good\"", "{images} {param.mode}\"", 1),
+    )
+    .unwrap();
+    usage_error(
+        &["shootout", &s],
+        "bad.toml:28: key `target[0].start`: unknown {param.mode} in \"python3 fox.py {port} {images} {param.mode}\": this target has no params",
+    );
     std::fs::write(&suite, "name = \"x\"\n[[target]\n").unwrap();
     usage_error(&["shootout", &s], "bad.toml:2:");
     usage_error(
@@ -445,6 +566,93 @@ fn quick_default_suite_avatar_c_and_node() {
     assert!(c.status.success(), "{}", String::from_utf8_lossy(&c.stderr));
     std::fs::remove_dir_all(&out).unwrap();
     std::fs::remove_dir_all(&again).unwrap();
+}
+
+/// The svg scenario against real avatar, and the JVM rows of java-httpserver, in quick
+/// mode with the built-in suite: every row and scenario measured.
+#[test]
+fn quick_svg_and_jvm_rows() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let out = tmp("quick-svg");
+    let o = foxbench()
+        .args([
+            "shootout",
+            "--quick",
+            "--only",
+            "avatar,java-httpserver",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .current_dir(&root)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    let v = results(&out);
+    let avatar = target(&v, "avatar");
+    let svg = avatar["verify"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["scenario"] == "svg")
+        .expect("avatar verifies svg");
+    assert_eq!(svg["passed"], true, "{svg}");
+    assert_eq!(svg["keepalive"], true, "{svg}");
+    let cell = avatar["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["scenario"] == "svg" && c["level"] == "c10")
+        .expect("an svg cell at c10");
+    assert_eq!(cell["status"], "measured");
+    assert_eq!(
+        cell["repeats"][0]["status"]["200"].as_u64().map(|n| n > 0),
+        Some(true)
+    );
+    assert!(err.contains("  svg/redirect at c10: "), "{err}");
+    // The plain row at every quick level, and each of the post's settings at c10.
+    let names: Vec<&str> = v["targets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    let rows: Vec<&&str> = names
+        .iter()
+        .filter(|n| n.starts_with("java-httpserver["))
+        .collect();
+    assert_eq!(rows.len(), 4, "{names:?}");
+    for name in names.iter().filter(|n| n.starts_with("java-httpserver")) {
+        let t = target(&v, name);
+        assert_eq!(t["outcome"], "measured", "{name}: {err}");
+        assert_eq!(t["skipped_scenarios"], serde_json::json!(["svg"]), "{name}");
+        let levels: Vec<&str> = t["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["level"].as_str().unwrap())
+            .collect();
+        if *name == "java-httpserver" {
+            assert_eq!(levels, ["c10", "c100", "ab"], "{name}");
+        } else {
+            assert_eq!(levels, ["c10"], "{name}");
+            assert!(t["cells"][0]["summary"]["pss_peak_bytes"].as_u64().unwrap() > 0);
+        }
+    }
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(
+        md.contains("### java-httpserver: rows by parameter at redirect c10"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| java-httpserver[jvm=-Xmx8m -XX:+UseG1GC] | -Xmx8m -XX:+UseG1GC |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| avatar | c10 |"),
+        "svg against redirect: {md}"
+    );
+    std::fs::remove_dir_all(&out).unwrap();
 }
 
 #[test]

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use super::{Bottleneck, Cell, CellStatus, Outcome, ShootoutResults, TargetResult};
+use super::{rows, Bottleneck, Cell, CellStatus, Outcome, ShootoutResults, TargetResult};
 use crate::human_us;
 
 /// Formats a byte count with a binary unit.
@@ -115,7 +115,28 @@ pub(crate) fn ranking(r: &ShootoutResults) -> Vec<&TargetResult> {
             (None, None) => first(b).total_cmp(&first(a)),
         }
     });
-    ranked
+    group_rows(r, ranked)
+}
+
+/// A target's rows together, where its best-ranked row stands: the plain row first, then
+/// the parameter rows in suite order.
+fn group_rows<'a>(r: &'a ShootoutResults, ranked: Vec<&'a TargetResult>) -> Vec<&'a TargetResult> {
+    let position = |t: &TargetResult| r.targets.iter().position(|x| std::ptr::eq(x, t));
+    let mut out: Vec<&TargetResult> = Vec::with_capacity(ranked.len());
+    for t in &ranked {
+        if out.iter().any(|o| o.group() == t.group()) {
+            continue;
+        }
+        let mut rows: Vec<&TargetResult> = ranked
+            .iter()
+            .copied()
+            .filter(|o| o.group() == t.group())
+            .collect();
+        // The results follow the suite's order.
+        rows.sort_by_key(|o| (o.base.is_some(), position(o)));
+        out.extend(rows);
+    }
+    out
 }
 
 fn cell_text(c: Option<&Cell>, f: impl Fn(&super::CellSummary) -> Option<String>) -> String {
@@ -229,7 +250,7 @@ pub fn to_markdown(r: &ShootoutResults) -> String {
         if let Some((s, l)) = lead_column(r) {
             let _ = writeln!(
                 out,
-                "Rows are ranked by req/s at {}.\n",
+                "Rows are ranked by req/s at {}; a target's parameter rows follow it.\n",
                 column_name(r, &s, &l)
             );
         }
@@ -238,6 +259,8 @@ pub fn to_markdown(r: &ShootoutResults) -> String {
              ᵗ one server thread saturated, ⁿ neither side's CPU saturated (contention, a pool or a lock), \
              ᵉ errors. Unmarked cells were server-CPU-bound.\n\n",
         );
+        cost_tables(&mut out, r, &rows);
+        param_tables(&mut out, r);
     }
 
     out.push_str("### Targets\n\n");
@@ -325,6 +348,13 @@ pub fn to_markdown(r: &ShootoutResults) -> String {
             );
         }
     }
+    for (scenario, names) in r.not_implemented() {
+        let _ = writeln!(
+            out,
+            "- {scenario}: not implemented by {} (skipped)",
+            names.join(", ")
+        );
+    }
     out.push('\n');
 
     out.push_str("### Diagnosis per cell\n\n");
@@ -405,6 +435,79 @@ pub fn to_markdown(r: &ShootoutResults) -> String {
         let _ = writeln!(out, "- {tool}: {v}");
     }
     out
+}
+
+/// Each scenario's server CPU per request beside the reference scenario's, per target.
+fn cost_tables(out: &mut String, r: &ShootoutResults, rows: &[&TargetResult]) {
+    for t in rows::cost_tables(r, rows) {
+        let (a, b) = (&t.reference, &t.scenario);
+        let _ = writeln!(out, "### {b} against {a}: server CPU per request\n");
+        let _ = writeln!(
+            out,
+            "| target | level | {a} | {b} | {b} / {a} | req/s {a} | req/s {b} |\n|---|---|---:|---:|---:|---:|---:|"
+        );
+        for row in &t.rows {
+            let rps = |c: Option<&Cell>| {
+                c.and_then(|c| c.summary.as_ref())
+                    .map(|s| rate(s.rps_median))
+                    .unwrap_or_else(|| "–".into())
+            };
+            let _ = writeln!(
+                out,
+                "| {} | {} | {:.1} µs | {:.1} µs | {:.2}× | {} | {} |",
+                row.target.name,
+                row.level,
+                row.reference_us,
+                row.us,
+                row.ratio,
+                rps(row.reference_cell),
+                rps(row.cell)
+            );
+        }
+        out.push('\n');
+    }
+}
+
+/// A target's parameter rows side by side, with memory beside each setting.
+fn param_tables(out: &mut String, r: &ShootoutResults) {
+    for g in rows::param_groups(r) {
+        let at = g
+            .column
+            .as_ref()
+            .map(|(s, l)| format!(" at {}", column_name(r, s, l)))
+            .unwrap_or_default();
+        let _ = writeln!(out, "### {}: rows by parameter{at}\n", g.name);
+        let _ = write!(out, "| row |");
+        for k in &g.keys {
+            let _ = write!(out, " {k} |");
+        }
+        out.push_str(
+            " req/s | server CPU/req | idle RSS | idle PSS | peak RSS | peak PSS |\n|---|",
+        );
+        out.push_str(&"---|".repeat(g.keys.len()));
+        out.push_str("---:|---:|---:|---:|---:|---:|\n");
+        let dash = || "–".to_string();
+        for t in &g.rows {
+            let s = g.summary(t);
+            let _ = write!(out, "| {} |", t.name);
+            for v in g.values(t) {
+                let _ = write!(out, " {v} |");
+            }
+            let _ = writeln!(
+                out,
+                " {} | {} | {} | {} | {} | {} |",
+                s.map(|s| rate(s.rps_median)).unwrap_or_else(dash),
+                s.and_then(|s| s.server_cpu_us_per_request)
+                    .map(|us| format!("{us:.1} µs"))
+                    .unwrap_or_else(dash),
+                t.idle.map(|i| bytes(i.rss_bytes)).unwrap_or_else(dash),
+                t.idle.map(|i| bytes(i.pss_bytes)).unwrap_or_else(dash),
+                s.map(|s| bytes(s.rss_peak_bytes)).unwrap_or_else(dash),
+                s.map(|s| bytes(s.pss_peak_bytes)).unwrap_or_else(dash),
+            );
+        }
+        out.push('\n');
+    }
 }
 
 /// A CPU list as `0,1`.

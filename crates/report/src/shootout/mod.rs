@@ -7,6 +7,7 @@
 
 mod html;
 pub(crate) mod markdown;
+mod rows;
 mod svg;
 
 use std::collections::BTreeMap;
@@ -121,11 +122,21 @@ pub struct LevelInfo {
     pub repeats: u32,
 }
 
-/// What happened to one target.
+/// What happened to one target (or one row of a target's parameters).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TargetResult {
-    /// The target's name.
+    /// The target's name; a parameter row's is `base[key=value,...]`.
     pub name: String,
+    /// For a parameter row, the `[[target]]` it was expanded from; rows of one base are
+    /// reported together, with a plain target of the same name.
+    #[serde(default)]
+    pub base: Option<String>,
+    /// For a parameter row, its parameters in the order the suite wrote them.
+    #[serde(default)]
+    pub params: Vec<Param>,
+    /// Scenarios the target does not implement (the scenario's `targets` leaves it out).
+    #[serde(default)]
+    pub skipped_scenarios: Vec<String>,
     /// Its language.
     pub language: String,
     /// Where it ended: see [`Outcome`].
@@ -146,6 +157,15 @@ pub struct TargetResult {
     pub cells: Vec<Cell>,
     /// The last lines the target printed (stdout and stderr), when it failed.
     pub log_tail: Option<String>,
+}
+
+/// One parameter of a row, such as `jvm` = `-Xmx8m`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Param {
+    /// The parameter's name.
+    pub name: String,
+    /// Its value in this row.
+    pub value: String,
 }
 
 /// Where a target's run ended.
@@ -509,6 +529,20 @@ impl ShootoutResults {
             .filter(|t| t.cells.iter().any(|c| c.summary.is_some()))
     }
 
+    /// Each scenario some targets do not implement, with those targets, in run order.
+    pub fn not_implemented(&self) -> Vec<(String, Vec<&str>)> {
+        let mut out: Vec<(String, Vec<&str>)> = Vec::new();
+        for t in &self.targets {
+            for s in &t.skipped_scenarios {
+                match out.iter_mut().find(|(name, _)| name == s) {
+                    Some((_, names)) => names.push(&t.name),
+                    None => out.push((s.clone(), vec![&t.name])),
+                }
+            }
+        }
+        out
+    }
+
     /// The distinct (scenario, level) columns, in run order.
     pub fn columns(&self) -> Vec<(String, String, u64)> {
         let mut cols: Vec<(String, String, u64)> = Vec::new();
@@ -527,6 +561,46 @@ impl ShootoutResults {
 }
 
 impl TargetResult {
+    /// The name its rows are grouped under: the base of a parameter row, else its name.
+    pub fn group(&self) -> &str {
+        self.base.as_deref().unwrap_or(&self.name)
+    }
+
+    /// The parameters as `key=value, key=value`, or `None` for a row without any.
+    pub fn params_text(&self) -> Option<String> {
+        (!self.params.is_empty()).then(|| {
+            self.params
+                .iter()
+                .map(|p| format!("{}={}", p.name, p.value))
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+    }
+
+    /// Server CPU per request of each other scenario beside `reference`'s, at each level
+    /// where both were measured, in cell order.
+    pub fn cost_ratios<'a>(&'a self, reference: &'a str) -> Vec<CostRatio<'a>> {
+        self.cells
+            .iter()
+            .filter(|c| c.scenario != reference)
+            .filter_map(|c| {
+                let us = c.summary.as_ref()?.server_cpu_us_per_request?;
+                let reference_us = self
+                    .cell(reference, &c.level)?
+                    .summary
+                    .as_ref()?
+                    .server_cpu_us_per_request?;
+                Some(CostRatio {
+                    reference,
+                    scenario: &c.scenario,
+                    level: &c.level,
+                    reference_us,
+                    us,
+                })
+            })
+            .collect()
+    }
+
     /// The cell for a scenario and level.
     pub fn cell(&self, scenario: &str, level: &str) -> Option<&Cell> {
         self.cells
@@ -543,18 +617,63 @@ impl TargetResult {
             .max()
     }
 
-    /// Server CPU µs per request: the median over the target's measured keep-alive cells.
-    /// Cells without keep-alive (a connection per request, about 5× the cost) are left out,
-    /// so that every target's figure is for the same kind of request; a target measured only
-    /// without keep-alive has none (its figure is in the per-level table).
+    /// Server CPU µs per request: the median over the target's measured keep-alive cells
+    /// of its first scenario (the redirect). Cells without keep-alive (a connection per
+    /// request, about 5× the cost) and other scenarios (which not every target runs) are
+    /// left out, so that every target's figure is for the same kind of request; a target
+    /// measured only without keep-alive has none (its figure is in the per-level table).
     pub fn cpu_us_per_request_median(&self) -> Option<f64> {
+        let first = self.cells.first().map(|c| c.scenario.as_str());
         let mut v: Vec<f64> = self
             .cells
             .iter()
-            .filter(|c| c.keepalive)
+            .filter(|c| c.keepalive && Some(c.scenario.as_str()) == first)
             .filter_map(|c| c.summary.as_ref()?.server_cpu_us_per_request)
             .collect();
         median(&mut v)
+    }
+}
+
+/// A scenario's server CPU per request beside the reference scenario's, for one target at
+/// one level: what the SVG route costs against the redirect.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CostRatio<'a> {
+    /// The reference scenario (the suite's first, `redirect`).
+    pub reference: &'a str,
+    /// The scenario compared with it.
+    pub scenario: &'a str,
+    /// The level both were measured at.
+    pub level: &'a str,
+    /// The reference's server CPU µs per request.
+    pub reference_us: f64,
+    /// The scenario's server CPU µs per request.
+    pub us: f64,
+}
+
+impl CostRatio<'_> {
+    /// The scenario's cost over the reference's.
+    pub fn ratio(&self) -> f64 {
+        self.us / self.reference_us.max(1e-9)
+    }
+
+    /// `svg/redirect at c10: 1.31× server CPU per request (9.1 / 6.9 µs)`.
+    pub fn line(&self) -> String {
+        format!(
+            "{}/{} at {}: {:.2}× server CPU per request ({:.1} / {:.1} µs)",
+            self.scenario,
+            self.reference,
+            self.level,
+            self.ratio(),
+            self.us,
+            self.reference_us
+        )
+    }
+}
+
+impl ShootoutResults {
+    /// The scenario other scenarios are compared with: the first one run.
+    pub fn reference_scenario(&self) -> Option<String> {
+        self.columns().into_iter().next().map(|(s, _, _)| s)
     }
 }
 

@@ -10,8 +10,11 @@ use std::time::Duration;
 use regex::Regex;
 use serde::Deserialize;
 
+mod params;
 mod raw;
 mod validate;
+
+pub use params::{row_name, PARAM_PREFIX};
 
 /// The avatar challenge, the suite `foxbench shootout` runs with no argument.
 pub const DEFAULT_SUITE: &str = include_str!("../../../../suites/avatar.toml");
@@ -160,8 +163,10 @@ pub struct Scenario {
     pub name: String,
     /// HTTP method.
     pub method: String,
-    /// Request path.
+    /// Request path as written, random parts (`{hex:6}`) included.
     pub path: String,
+    /// The path parsed: literal pieces and random parts, filled per request.
+    pub template: load::Template,
     /// Keep connections alive.
     pub keepalive: bool,
     /// Requests pipelined per connection.
@@ -175,13 +180,105 @@ pub struct Scenario {
     /// Every one of the N images must be seen: the first capture group of the Location
     /// pattern is the image number.
     pub all_images: bool,
+    /// The body must be well-formed XML whose root element has this (local) name.
+    pub xml_root: Option<String>,
+    /// Text the body must contain, with the request's random parts filled in.
+    pub body_contains: Option<Echo>,
+    /// The targets (by `[[target]]` name) that implement the scenario; `None` = every one.
+    pub targets: Option<Vec<String>>,
+    /// The levels (by name) the scenario runs at; `None` = every level of the plan.
+    pub levels: Option<Vec<String>>,
 }
 
-/// One server.
+impl Scenario {
+    /// Whether the target implements this scenario.
+    pub fn applies_to(&self, target: &TargetSpec) -> bool {
+        self.targets
+            .as_ref()
+            .is_none_or(|names| names.contains(&target.base))
+    }
+}
+
+/// Text a response body must contain, where `{random.N}` stands for the Nth random part
+/// of the request's path as it was sent (so `#{random.1}` is `#a8db7d` for `/a8db7d.svg`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Echo {
+    pieces: Vec<EchoPiece>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum EchoPiece {
+    Text(String),
+    /// 0-based index of a random part.
+    Random(usize),
+}
+
+impl Echo {
+    /// Parses text with `{random.N}` placeholders (N from 1).
+    pub fn parse(text: &str) -> Result<Echo, String> {
+        let mut pieces = Vec::new();
+        let mut rest = text;
+        while let Some(i) = rest.find("{random.") {
+            let after = &rest[i + "{random.".len()..];
+            let n = after
+                .find('}')
+                .and_then(|j| after[..j].parse::<usize>().ok().map(|n| (n, j)));
+            let Some((n, j)) = n.filter(|(n, _)| *n >= 1) else {
+                return Err(format!(
+                    "{text:?}: write {{random.N}} with N from 1, the Nth random part of the path"
+                ));
+            };
+            if i > 0 {
+                pieces.push(EchoPiece::Text(rest[..i].to_string()));
+            }
+            pieces.push(EchoPiece::Random(n - 1));
+            rest = &after[j + 1..];
+        }
+        if !rest.is_empty() {
+            pieces.push(EchoPiece::Text(rest.to_string()));
+        }
+        if pieces.is_empty() {
+            return Err("empty text: give what the body must contain".into());
+        }
+        Ok(Echo { pieces })
+    }
+
+    /// How many random parts it refers to (the highest N).
+    pub fn parts_needed(&self) -> usize {
+        self.pieces
+            .iter()
+            .filter_map(|p| match p {
+                EchoPiece::Random(i) => Some(i + 1),
+                EchoPiece::Text(_) => None,
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The text for a request whose random parts were `parts`.
+    pub fn fill(&self, parts: &[String]) -> String {
+        self.pieces
+            .iter()
+            .map(|p| match p {
+                EchoPiece::Text(t) => t.as_str(),
+                EchoPiece::Random(i) => parts.get(*i).map(String::as_str).unwrap_or(""),
+            })
+            .collect()
+    }
+}
+
+/// One server: a `[[target]]`, or one row of a target's `params`.
 #[derive(Debug, Clone)]
 pub struct TargetSpec {
-    /// Its name.
+    /// Its name: the `[[target]]`'s, with the row's parameters for a parameter row
+    /// (`java-httpserver[jvm=-Xmx8m]`).
     pub name: String,
+    /// The `[[target]]`'s name, shared by all its rows.
+    pub base: String,
+    /// The row's parameters, in the order written; empty for a target without `params`.
+    pub params: Vec<(String, String)>,
+    /// The levels (by name) this target runs at; `None` = every level of the plan.
+    pub levels: Option<Vec<String>>,
     /// Its language.
     pub language: String,
     /// Its directory, relative to the suite's root.
@@ -206,6 +303,23 @@ pub struct TargetSpec {
     pub inputs: Vec<String>,
     /// Longest warm-up for this target, overriding the plan's (JIT runtimes).
     pub warmup: Option<Duration>,
+}
+
+impl TargetSpec {
+    /// Its name as a file name (logs): characters other than letters, digits and `.-_=+`
+    /// become `_`.
+    pub fn file_stem(&self) -> String {
+        self.name
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || ".-_=+".contains(c) {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    }
 }
 
 /// How to tell that a target is ready.
@@ -279,19 +393,40 @@ impl Suite {
         }
     }
 
-    /// Keeps only the named targets; fails naming any that the suite lacks.
+    /// Keeps only the named targets (a `[[target]]`'s name keeps all its rows, a row's
+    /// name that row); fails naming any that the suite lacks.
     pub fn select(&mut self, names: &[String]) -> Result<(), SuiteError> {
+        let named = |t: &TargetSpec, n: &String| &t.name == n || &t.base == n;
         for n in names {
-            if !self.targets.iter().any(|t| &t.name == n) {
+            if !self.targets.iter().any(|t| named(t, n)) {
+                let mut available: Vec<String> = Vec::new();
+                for t in &self.targets {
+                    if !available.contains(&t.base) {
+                        available.push(t.base.clone());
+                    }
+                }
                 return Err(SuiteError::UnknownTarget {
                     name: n.clone(),
                     suite: self.name.clone(),
-                    available: self.targets.iter().map(|t| t.name.clone()).collect(),
+                    available,
                 });
             }
         }
-        self.targets.retain(|t| names.contains(&t.name));
+        self.targets.retain(|t| names.iter().any(|n| named(t, n)));
         Ok(())
+    }
+
+    /// The levels a target runs a scenario at: the plan's, less those the scenario's or
+    /// the target's `levels` leave out.
+    pub fn levels_for(&self, scenario: &Scenario, target: &TargetSpec) -> Vec<&Level> {
+        let keeps = |only: &Option<Vec<String>>, l: &Level| {
+            only.as_ref().is_none_or(|names| names.contains(&l.name))
+        };
+        self.plan
+            .levels
+            .iter()
+            .filter(|l| keeps(&scenario.levels, l) && keeps(&target.levels, l))
+            .collect()
     }
 }
 
@@ -344,6 +479,104 @@ start = "{out}/server {port} {images}"
         assert_eq!(s.scenarios[0].method, "GET");
         assert!(s.scenarios[0].all_images);
         assert_eq!(s.targets[0].ready, Ready::Http);
+    }
+
+    /// GOOD with a second scenario for one target only, and a plain target beside a
+    /// parameterized one of the same name that runs at one level.
+    fn with_params() -> Suite {
+        let text = GOOD.replace(
+            "[[target]]",
+            r##"[[scenario]]
+name = "svg"
+path = "/{hex:6}.svg"
+targets = ["j"]
+levels = ["c10"]
+[scenario.expect]
+status = 200
+body_xml_root = "svg"
+body_contains = 'fill="#{random.1}"'
+
+[[target]]
+name = "j"
+language = "Java"
+dir = "targets/java-httpserver"
+build = "javac -d {out} A.java"
+start = "java -Xmx32m -cp {out} A {port}"
+
+[[target]]
+name = "j"
+language = "Java"
+dir = "targets/java-httpserver"
+build = "javac -d {out} A.java"
+start = "java {param.jvm} -Xss{param.stack} -cp {out} A {port}"
+env = { JAVA_OPTS = "-D{param.stack}" }
+params = { jvm = ["-Xmx8m", "-Xmx16m -XX:+UseZGC"], stack = ["256k", "1m"] }
+levels = ["c10"]
+
+[[target]]"##,
+        );
+        Suite::parse(&text, "p.toml").unwrap()
+    }
+
+    #[test]
+    fn params_expand_into_named_rows_with_their_commands() {
+        let s = with_params();
+        let names: Vec<&str> = s.targets.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "j",
+                "j[jvm=-Xmx8m,stack=256k]",
+                "j[jvm=-Xmx8m,stack=1m]",
+                "j[jvm=-Xmx16m -XX:+UseZGC,stack=256k]",
+                "j[jvm=-Xmx16m -XX:+UseZGC,stack=1m]",
+                "c"
+            ]
+        );
+        let row = &s.targets[3];
+        assert_eq!(row.base, "j");
+        assert_eq!(
+            row.start,
+            "java -Xmx16m -XX:+UseZGC -Xss256k -cp {out} A {port}"
+        );
+        assert_eq!(row.env["JAVA_OPTS"], "-D256k");
+        assert_eq!(row.build.as_deref(), Some("javac -d {out} A.java"));
+        assert_eq!(
+            row.params,
+            [
+                ("jvm".to_string(), "-Xmx16m -XX:+UseZGC".to_string()),
+                ("stack".to_string(), "256k".to_string())
+            ]
+        );
+        assert_eq!(row.file_stem(), "j_jvm=-Xmx16m_-XX_+UseZGC_stack=256k_");
+        // The plain row runs every level; the parameter rows only c10.
+        let (redirect, svg) = (&s.scenarios[0], &s.scenarios[1]);
+        let level_names =
+            |sc, t| -> Vec<String> { s.levels_for(sc, t).iter().map(|l| l.name.clone()).collect() };
+        assert_eq!(level_names(redirect, &s.targets[0]), ["c10", "ab"]);
+        assert_eq!(level_names(redirect, row), ["c10"]);
+        assert_eq!(level_names(svg, &s.targets[0]), ["c10"]);
+        // The svg scenario is for j's rows only.
+        assert!(svg.applies_to(row) && svg.applies_to(&s.targets[0]));
+        assert!(!svg.applies_to(&s.targets[5]) && redirect.applies_to(&s.targets[5]));
+        assert_eq!(
+            svg.body_contains.as_ref().unwrap().fill(&["a8db7d".into()]),
+            "fill=\"#a8db7d\""
+        );
+    }
+
+    #[test]
+    fn select_keeps_all_rows_of_a_target_or_one_row() {
+        let mut s = with_params();
+        s.select(&["j".into()]).unwrap();
+        assert_eq!(s.targets.len(), 5);
+        let mut s = with_params();
+        s.select(&["j[jvm=-Xmx8m,stack=1m]".into(), "c".into()])
+            .unwrap();
+        let names: Vec<&str> = s.targets.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["j[jvm=-Xmx8m,stack=1m]", "c"]);
+        let e = with_params().select(&["k".into()]).unwrap_err().to_string();
+        assert!(e.ends_with("it has j, c"), "{e}");
     }
 
     #[test]

@@ -9,6 +9,7 @@ use regex::Regex;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 
+use super::params::{Params, PARAM_PREFIX};
 use super::{parse_cpus, timed_level, Level, Ready, LEVEL_MAX_DURATION, PLACEHOLDERS};
 
 #[derive(Deserialize)]
@@ -74,6 +75,8 @@ pub(super) struct RawScenario {
     pub(super) keepalive: bool,
     #[serde(default = "default_pipeline")]
     pub(super) pipeline: usize,
+    pub(super) targets: Option<Vec<String>>,
+    pub(super) levels: Option<Vec<String>>,
     pub(super) expect: RawExpect,
 }
 
@@ -99,6 +102,8 @@ pub(super) struct RawExpect {
     pub(super) body: Option<Pattern>,
     #[serde(default)]
     pub(super) all_images: bool,
+    pub(super) body_xml_root: Option<String>,
+    pub(super) body_contains: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -121,6 +126,8 @@ pub(super) struct RawTarget {
     #[serde(default)]
     pub(super) inputs: Vec<String>,
     pub(super) warmup: Option<Dur>,
+    pub(super) params: Option<Params>,
+    pub(super) levels: Option<Vec<String>>,
 }
 
 fn default_ready() -> Ready {
@@ -171,12 +178,13 @@ impl<'de> Deserialize<'de> for Command {
             let after = &rest[i + 1..];
             let Some(j) = after.find('}') else { break };
             let name = &after[..j];
+            // `{param.NAME}` is checked against the target's params once they are known.
             if name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
                 && !name.is_empty()
                 && !PLACEHOLDERS.contains(&name)
             {
                 return Err(de::Error::custom(format!(
-                    "unknown placeholder {{{name}}} in {text:?}: use {}",
+                    "unknown placeholder {{{name}}} in {text:?}: use {}, or {{{PARAM_PREFIX}NAME}} for a parameter",
                     PLACEHOLDERS.map(|p| format!("{{{p}}}")).join(", ")
                 )));
             }

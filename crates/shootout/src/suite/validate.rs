@@ -5,8 +5,11 @@ use std::time::Duration;
 
 use regex::Regex;
 
+use super::params::{self, check_param_use, row_name};
 use super::raw::{one_line, RawPlan, RawQuick, RawScenario, RawSuite, RawTarget};
-use super::{timed_level, Level, Plan, PlanOverrides, Scenario, Suite, SuiteError, TargetSpec};
+use super::{
+    timed_level, Echo, Level, Plan, PlanOverrides, Scenario, Suite, SuiteError, TargetSpec,
+};
 
 /// The suite's text and its name in errors, for locating mistakes found after parsing.
 struct Source<'a> {
@@ -79,8 +82,28 @@ pub(super) fn suite(raw: RawSuite, text: &str, source: &str) -> Result<Suite, Su
     }
     let plan = plan(raw.plan, &src)?;
     let quick = raw.quick.map(|q| quick(q, &src)).transpose()?;
-    let scenarios = scenarios(raw.scenarios, &src)?;
-    let targets = targets(raw.targets, &src)?;
+    let levels = LevelNames {
+        plan: &plan.levels,
+        quick: quick.as_ref().and_then(|q| q.levels.as_deref()),
+    };
+    if raw.scenarios.is_empty() {
+        return Err(src.key(1, "scenario", "no [[scenario]]: add one".into()));
+    }
+    let names: Vec<String> = raw.targets.iter().map(|t| t.name.clone()).collect();
+    let targets = targets(raw.targets, &src, &levels)?;
+    let scenarios = scenarios(raw.scenarios, &src, &levels, &targets)?;
+    for (i, name) in names.iter().enumerate() {
+        if !scenarios
+            .iter()
+            .any(|s| s.targets.as_ref().is_none_or(|names| names.contains(name)))
+        {
+            return Err(src.key(
+                src.line("[[target]]", i, "name"),
+                &format!("target[{i}].name"),
+                format!("{name:?} runs no scenario: each [[scenario]] lists its targets, and none lists {name:?}"),
+            ));
+        }
+    }
     Ok(Suite {
         name: raw.name,
         images: raw.images,
@@ -150,10 +173,56 @@ fn quick(q: RawQuick, src: &Source) -> Result<PlanOverrides, SuiteError> {
     })
 }
 
-fn scenarios(raw: Vec<RawScenario>, src: &Source) -> Result<Vec<Scenario>, SuiteError> {
-    if raw.is_empty() {
-        return Err(src.key(1, "scenario", "no [[scenario]]: add one".into()));
+/// The levels a scenario's or a target's `levels` may name.
+struct LevelNames<'a> {
+    plan: &'a [Level],
+    /// `[quick]`'s levels, when it has its own.
+    quick: Option<&'a [Level]>,
+}
+
+impl LevelNames<'_> {
+    /// Checks a `levels` restriction: each name is a level of the plan, and `--quick` keeps
+    /// at least one of them, so that every row and scenario is measured in quick mode too.
+    fn check(&self, names: &[String]) -> Result<(), String> {
+        let list = |ls: &[Level]| {
+            ls.iter()
+                .map(|l| l.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        if names.is_empty() {
+            return Err(format!(
+                "no levels: name at least one of {}, or leave the key out for all",
+                list(self.plan)
+            ));
+        }
+        if let Some(n) = names
+            .iter()
+            .find(|n| !self.plan.iter().any(|l| &l.name == *n))
+        {
+            return Err(format!(
+                "{n:?} is not a level of [plan]: use {}",
+                list(self.plan)
+            ));
+        }
+        if let Some(quick) = self.quick {
+            if !names.iter().any(|n| quick.iter().any(|l| &l.name == n)) {
+                return Err(format!(
+                    "none of {names:?} is a level of [quick], so --quick would not measure it: add one of {}",
+                    list(quick)
+                ));
+            }
+        }
+        Ok(())
     }
+}
+
+fn scenarios(
+    raw: Vec<RawScenario>,
+    src: &Source,
+    levels: &LevelNames,
+    targets: &[TargetSpec],
+) -> Result<Vec<Scenario>, SuiteError> {
     let mut scenarios: Vec<Scenario> = Vec::new();
     for (i, s) in raw.into_iter().enumerate() {
         // The line is that of the key's last part: `status` is written under [scenario.expect].
@@ -176,6 +245,15 @@ fn scenarios(raw: Vec<RawScenario>, src: &Source) -> Result<Vec<Scenario>, Suite
         if !s.path.starts_with('/') {
             return Err(err("path", format!("{:?} must start with /", s.path)));
         }
+        // The path as the load engine will take it: random parts only in path and query.
+        let template = load::Template::parse(&s.path)
+            .map_err(|e| e.to_string())
+            .and_then(|_| {
+                load::Target::parse(&format!("http://127.0.0.1:1{}", s.path))
+                    .map_err(|e| e.to_string())
+            })
+            .and_then(|t| load::Template::parse(&t.path).map_err(|e| e.to_string()))
+            .map_err(|e| err("path", one_line(&e)))?;
         if s.method.is_empty() || !s.method.bytes().all(|b| b.is_ascii_uppercase()) {
             return Err(err(
                 "method",
@@ -204,22 +282,90 @@ fn scenarios(raw: Vec<RawScenario>, src: &Source) -> Result<Vec<Scenario>, Suite
                 ));
             }
         }
+        let holes = template
+            .pieces
+            .iter()
+            .filter(|p| matches!(p, load::Piece::Hole(_)))
+            .count();
+        let body_contains = s
+            .expect
+            .body_contains
+            .as_deref()
+            .map(Echo::parse)
+            .transpose()
+            .map_err(|m| err("expect.body_contains", m))?;
+        if let Some(e) = &body_contains {
+            if e.parts_needed() > holes {
+                return Err(err(
+                    "expect.body_contains",
+                    format!(
+                        "{{random.{}}} but the path {:?} has {holes} random part{}",
+                        e.parts_needed(),
+                        s.path,
+                        if holes == 1 { "" } else { "s" }
+                    ),
+                ));
+            }
+        }
+        if let Some(root) = &s.expect.body_xml_root {
+            if root.is_empty() || root.contains(char::is_whitespace) {
+                return Err(err(
+                    "expect.body_xml_root",
+                    format!("{root:?} is not an element name, e.g. \"svg\""),
+                ));
+            }
+        }
+        if let Some(names) = &s.targets {
+            if names.is_empty() {
+                return Err(err(
+                    "targets",
+                    "no targets: leave the key out for every target".into(),
+                ));
+            }
+            if let Some(n) = names
+                .iter()
+                .find(|n| !targets.iter().any(|t| &t.base == *n))
+            {
+                let mut have: Vec<&str> = Vec::new();
+                for t in targets {
+                    if !have.contains(&t.base.as_str()) {
+                        have.push(&t.base);
+                    }
+                }
+                return Err(err(
+                    "targets",
+                    format!("no target named {n:?}: the suite has {}", have.join(", ")),
+                ));
+            }
+        }
+        if let Some(names) = &s.levels {
+            levels.check(names).map_err(|m| err("levels", m))?;
+        }
         scenarios.push(Scenario {
             name: s.name,
             method: s.method,
             path: s.path,
+            template,
             keepalive: s.keepalive,
             pipeline: s.pipeline,
             status: s.expect.status,
             headers,
             body: s.expect.body.map(|p| p.0),
             all_images: s.expect.all_images,
+            xml_root: s.expect.body_xml_root,
+            body_contains,
+            targets: s.targets,
+            levels: s.levels,
         });
     }
     Ok(scenarios)
 }
 
-fn targets(raw: Vec<RawTarget>, src: &Source) -> Result<Vec<TargetSpec>, SuiteError> {
+fn targets(
+    raw: Vec<RawTarget>,
+    src: &Source,
+    levels: &LevelNames,
+) -> Result<Vec<TargetSpec>, SuiteError> {
     if raw.is_empty() {
         return Err(src.key(1, "target", "no [[target]]: add one".into()));
     }
@@ -243,7 +389,9 @@ fn targets(raw: Vec<RawTarget>, src: &Source) -> Result<Vec<TargetSpec>, SuiteEr
                 format!("{:?}: use letters, digits, '-', '_' or '.'", t.name),
             ));
         }
-        if targets.iter().any(|o| o.name == t.name) {
+        // A parameterized target may share its name with a plain one (whose row is then
+        // the reference of the group); rows must not collide.
+        if t.params.is_none() && targets.iter().any(|o| o.name == t.name) {
             return Err(err("name", format!("target {:?} is defined twice", t.name)));
         }
         if !t.start.0.contains("{port}") {
@@ -270,24 +418,63 @@ fn targets(raw: Vec<RawTarget>, src: &Source) -> Result<Vec<TargetSpec>, SuiteEr
                 ),
             ));
         }
-        targets.push(TargetSpec {
-            name: t.name,
-            language: t.language,
-            dir: t.dir,
-            requires: t.requires,
-            install: t.install,
-            build: t.build.map(|c| c.0),
-            start: t.start.0,
-            env: t.env,
-            artifact: t.artifact.map(|c| c.0),
-            ready: t.ready,
-            ready_timeout: t
-                .ready_timeout
-                .map(|d| d.0)
-                .unwrap_or(Duration::from_secs(30)),
-            inputs: t.inputs,
-            warmup: t.warmup.map(|d| d.0),
-        });
+        if let Some(names) = &t.levels {
+            levels.check(names).map_err(|m| err("levels", m))?;
+        }
+        let params = t.params.clone().unwrap_or_default();
+        if let Some(p) = &t.params {
+            p.check().map_err(|(key, m)| {
+                src.key(
+                    src.line("[[target]]", i, "params"),
+                    &format!("target[{i}].params.{key}"),
+                    m,
+                )
+            })?;
+            if p.0.is_empty() {
+                return Err(err(
+                    "params",
+                    "no parameters: give e.g. params = { heap = [\"8m\", \"16m\"] }, or leave the key out".into(),
+                ));
+            }
+        }
+        check_param_use(&t, &params).map_err(|(line_key, key, m)| {
+            src.key(
+                src.line("[[target]]", i, line_key),
+                &format!("target[{i}].{key}"),
+                m,
+            )
+        })?;
+        for row in params.rows() {
+            let name = row_name(&t.name, &row);
+            if targets.iter().any(|o| o.name == name) {
+                return Err(err("params", format!("row {name:?} is defined twice")));
+            }
+            targets.push(TargetSpec {
+                name,
+                base: t.name.clone(),
+                language: t.language.clone(),
+                dir: t.dir.clone(),
+                requires: t.requires.clone(),
+                install: t.install.clone(),
+                build: t.build.as_ref().map(|c| params::fill(&c.0, &row)),
+                start: params::fill(&t.start.0, &row),
+                env: t
+                    .env
+                    .iter()
+                    .map(|(k, v)| (k.clone(), params::fill(v, &row)))
+                    .collect(),
+                artifact: t.artifact.as_ref().map(|c| params::fill(&c.0, &row)),
+                ready: t.ready,
+                ready_timeout: t
+                    .ready_timeout
+                    .map(|d| d.0)
+                    .unwrap_or(Duration::from_secs(30)),
+                inputs: t.inputs.clone(),
+                warmup: t.warmup.map(|d| d.0),
+                params: row,
+                levels: t.levels.clone(),
+            });
+        }
     }
     Ok(targets)
 }
@@ -430,6 +617,21 @@ mod tests {
         );
     }
 
+    #[test]
+    fn a_target_no_scenario_lists_is_refused() {
+        let text = GOOD.replacen(
+            "name = \"redirect\"",
+            "name = \"redirect\"\ntargets = [\"c\"]",
+            1,
+        )
+            + "[[target]]\nname = \"d\"\nlanguage = \"C\"\ndir = \"x\"\nstart = \"{port}\"\n";
+        let e = Suite::parse(&text, "s.toml").unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "s.toml:24: key `target[1].name`: \"d\" runs no scenario: each [[scenario]] lists its targets, and none lists \"d\""
+        );
+    }
+
     #[derive(Debug, Clone, Copy, PartialEq)]
     enum Kind {
         Syntax,
@@ -457,10 +659,10 @@ mod tests {
             ("images = 5", "images = 5\nimages = 6", Syntax, "s.toml:4: duplicate key"),
             ("duration = \"1s\"", "duration = \"1x\"", Key, "s.toml:7: key `plan.duration`: invalid duration unit \"x\" in \"1x\": use ms, s, m or h"),
             ("duration = \"1s\"", "duration = 5", Key, "s.toml:7: key `plan.duration`: invalid type: integer `5`, expected a string"),
-            ("build = \"cc", "biuld = \"cc", Key, "s.toml:20: key `target[0].biuld`: unknown field `biuld`, expected one of `name`, `language`, `dir`, `requires`, `install`, `build`, `start`, `env`, `artifact`, `ready`, `ready_timeout`, `inputs`, `warmup`"),
+            ("build = \"cc", "biuld = \"cc", Key, "s.toml:20: key `target[0].biuld`: unknown field `biuld`, expected one of `name`, `language`, `dir`, `requires`, `install`, `build`, `start`, `env`, `artifact`, `ready`, `ready_timeout`, `inputs`, `warmup`, `params`, `levels`"),
             ("status = 302", "status = \"302\"", Key, "s.toml:12: key `scenario[0].expect.status`: invalid type: string \"302\", expected u16"),
             ("(\\d+)\\.png$'", "(\\d+\\.png$'", Key, "s.toml:13: key `scenario[0].expect.headers.Location`: invalid pattern \"^https://avatar\\\\.example/Renard-(\\\\d+\\\\.png$\": regex parse error: ^https://avatar\\.example/Renard-(\\d+\\.png$ ^ error: unclosed group"),
-            ("{out}/server {port} {images}", "{out}/server {prot} {images}", Key, "s.toml:21: key `target[0].start`: unknown placeholder {prot} in \"{out}/server {prot} {images}\": use {port}, {images}, {template}, {out}, {dir}"),
+            ("{out}/server {port} {images}", "{out}/server {prot} {images}", Key, "s.toml:21: key `target[0].start`: unknown placeholder {prot} in \"{out}/server {prot} {images}\": use {port}, {images}, {template}, {out}, {dir}, or {param.NAME} for a parameter"),
             ("{out}/server {port} {images}", "{out}/server {images}", Key, "s.toml:21: key `target[0].start`: \"{out}/server {images}\" has no {port}: the target must listen where foxbench says"),
             ("{out}/server {port} {images}", " ", Key, "s.toml:21: key `target[0].start`: empty command"),
             ("connections = 10, requests", "connections = 0, requests", Key, "s.toml:6: key `plan.levels[1]`: connections must be at least 1"),
@@ -480,7 +682,7 @@ mod tests {
             ("name = \"redirect\"", "name = \"redirect\"\npath = \"x\"", Key, "s.toml:11: key `scenario[0].path`: \"x\" must start with /"),
             ("name = \"redirect\"", "name = \"redirect\"\nmethod = \"get\"", Key, "s.toml:11: key `scenario[0].method`: \"get\" is not an HTTP method like GET"),
             ("status = 302", "status = 99", Key, "s.toml:12: key `scenario[0].expect.status`: 99 is not an HTTP status"),
-            ("all_images = true", "all_images = true\n[scenario.expect.x]", Key, "s.toml:15: key `scenario[0].expect.x`: unknown field `x`, expected one of `status`, `headers`, `body`, `all_images`"),
+            ("all_images = true", "all_images = true\n[scenario.expect.x]", Key, "s.toml:15: key `scenario[0].expect.x`: unknown field `x`, expected one of `status`, `headers`, `body`, `all_images`, `body_xml_root`, `body_contains`"),
             ("(\\d+)", "\\d+", Key, "s.toml:14: key `scenario[0].expect.all_images`: needs a Location pattern in expect.headers whose first group captures the image number, e.g. '^https://avatar\\.example/Renard-(\\d+)\\.png$'"),
             ("dir = \"targets/c-epoll\"", "dir = \"../etc\"", Key, "s.toml:19: key `target[0].dir`: \"../etc\": give a path inside the suite's root, like targets/c"),
             ("dir = \"targets/c-epoll\"", "dir = \"/etc\"", Key, "s.toml:19: key `target[0].dir`: \"/etc\": give a path inside the suite's root, like targets/c"),
@@ -499,6 +701,27 @@ mod tests {
             ("[plan]", "[quick]\nlevels = [5, 5]\n[plan]", Key, "s.toml:1: key `quick.levels`: level \"c5\" appears twice: give one a name"),
             ("[plan]", "[quick]\nsmaple = 1\n[plan]", Key, "s.toml:6: key `quick.smaple`: unknown field `smaple`, expected one of `levels`, `duration`, `repeats`, `warmup`, `warmup_slice`"),
             ("[plan]", "scenario = []\ntarget = []\n[plan]", Syntax, "s.toml:11: duplicate key"),
+            // Parameters: the key and line of every mistake.
+            ("{out}/server {port} {images}", "{out}/server {port} {param.heap}", Key, "s.toml:21: key `target[0].start`: unknown {param.heap} in \"{out}/server {port} {param.heap}\": this target has no params: declare them, e.g. params = { heap = [\"a\", \"b\"] }"),
+            ("start = \"{out}/server {port} {images}\"", "start = \"{out}/server {port} {param.heep}\"\nparams = { heap = [\"8m\"] }", Key, "s.toml:21: key `target[0].start`: unknown {param.heep} in \"{out}/server {port} {param.heep}\": this target's params are heap"),
+            ("start = \"{out}/server {port} {images}\"", "start = \"{out}/server {port} {param.heap}\"\nparams = { heap = [\"8m\"] }\nenv = { X = \"{param.hep}\" }", Key, "s.toml:23: key `target[0].env.X`: unknown {param.hep} in \"{param.hep}\": this target's params are heap"),
+            ("build = \"cc -o {out}/server server.c\"", "build = \"cc -D{param.opt} -o {out}/server server.c\"\nparams = { op = [\"x\"] }", Key, "s.toml:20: key `target[0].build`: unknown {param.opt} in \"cc -D{param.opt} -o {out}/server server.c\": this target's params are op"),
+            ("start = \"{out}/server {port} {images}\"", "start = \"{out}/server {port} {param.heap}\"\nparams = { heap = [] }", Key, "s.toml:22: key `target[0].params.heap`: no values: give at least one, e.g. heap = [\"a\", \"b\"]"),
+            ("start = \"{out}/server {port} {images}\"", "start = \"{out}/server {port} {param.heap}\"\nparams = { heap = [\"8m\", \"16m\", \"8m\"] }", Key, "s.toml:22: key `target[0].params`: row \"c[heap=8m]\" is defined twice"),
+            ("start = \"{out}/server {port} {images}\"", "start = \"{out}/server {port} {param.heap}\"\nparams = { heap = [\"8m\"], gc = [\"G1\"] }", Key, "s.toml:22: key `target[0].params`: gc is never used: put {param.gc} in start, build or env"),
+            ("start = \"{out}/server {port} {images}\"", "start = \"{out}/server {port} {images}\"\nparams = {}", Key, "s.toml:22: key `target[0].params`: no parameters: give e.g. params = { heap = [\"8m\", \"16m\"] }, or leave the key out"),
+            ("start = \"{out}/server {port} {images}\"", "start = \"{out}/server {port} {param.heap}\"\nparams = { heap = \"8m\" }", Key, "s.toml:22: key `target[0].params.heap`: invalid type: string \"8m\", expected a list of values, e.g. [\"8m\", \"16m\"] or [2, 150]"),
+            // Levels, targets and bodies of scenarios.
+            ("start = \"{out}/server {port} {images}\"", "start = \"{out}/server {port} {images}\"\nlevels = [\"c7\"]", Key, "s.toml:22: key `target[0].levels`: \"c7\" is not a level of [plan]: use c10, ab"),
+            ("start = \"{out}/server {port} {images}\"", "start = \"{out}/server {port} {images}\"\nlevels = []", Key, "s.toml:22: key `target[0].levels`: no levels: name at least one of c10, ab, or leave the key out for all"),
+            ("name = \"redirect\"", "name = \"redirect\"\ntargets = [\"nope\"]", Key, "s.toml:11: key `scenario[0].targets`: no target named \"nope\": the suite has c"),
+            ("name = \"redirect\"", "name = \"redirect\"\ntargets = []", Key, "s.toml:11: key `scenario[0].targets`: no targets: leave the key out for every target"),
+            ("name = \"redirect\"", "name = \"redirect\"\nlevels = [\"c100\"]", Key, "s.toml:11: key `scenario[0].levels`: \"c100\" is not a level of [plan]: use c10, ab"),
+            ("[plan]", "[quick]\nlevels = [10]\n[[scenario]]\nname = \"s\"\nlevels = [\"ab\"]\n[scenario.expect]\nstatus = 200\n[plan]", Key, "s.toml:9: key `scenario[0].levels`: none of [\"ab\"] is a level of [quick], so --quick would not measure it: add one of c10"),
+            ("all_images = true", "all_images = true\nbody_contains = \"#{random.1}\"", Key, "s.toml:15: key `scenario[0].expect.body_contains`: {random.1} but the path \"/\" has 0 random parts"),
+            ("all_images = true", "all_images = true\nbody_contains = \"#{random.x}\"", Key, "s.toml:15: key `scenario[0].expect.body_contains`: \"#{random.x}\": write {random.N} with N from 1, the Nth random part of the path"),
+            ("all_images = true", "all_images = true\nbody_xml_root = \"\"", Key, "s.toml:15: key `scenario[0].expect.body_xml_root`: \"\" is not an element name, e.g. \"svg\""),
+            ("name = \"redirect\"", "name = \"redirect\"\npath = \"/{hex:99}.svg\"", Key, "s.toml:11: key `scenario[0].path`: {hex:99}: the length must be 1 to 64 at column 2 of \"/{hex:99}.svg\": random parts are {hex:N} (N = 1-64) or {int:A-B} (0 <= A <= B); write {{ and }} for literal braces"),
         ];
         for (from, to, want_kind, want) in cases {
             assert!(GOOD.contains(from), "{from}");

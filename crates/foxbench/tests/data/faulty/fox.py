@@ -7,6 +7,11 @@ Usage: fox.py PORT N MODE
   crash        answers correctly, then exits abruptly 0.8 s after its 100th request
   ignore-term  answers correctly and ignores SIGTERM
   forker       leaves a daemon (new session, ignores SIGTERM) behind, then answers correctly
+  svg-wrong-colour  answers /<rrggbb>.svg with the fox in another colour
+  svg-wrong-type    answers /<rrggbb>.svg as text/html
+  svg-malformed     answers /<rrggbb>.svg with the fox cut short (not well-formed XML)
+
+Every other mode answers /<rrggbb>.svg as avatar does: its fox in that colour.
 """
 import http.server
 import os
@@ -18,6 +23,9 @@ import threading
 import time
 
 port, n, mode = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+FOX = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "..", "avatar", "assets", "fox.svg")
+with open(FOX) as f:
+    fox = f.read()
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -26,7 +34,22 @@ class Handler(http.server.BaseHTTPRequestHandler):
     served = 0
     lock = threading.Lock()
 
+    def svg(self):
+        colour = self.path.split("?")[0][1:-4].lower()
+        if mode == "svg-wrong-colour":
+            colour = "000000"
+        body = fox.replace("{{color}}", "#" + colour).encode()
+        if mode == "svg-malformed":
+            body = body[:-10]
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html" if mode == "svg-wrong-type" else "image/svg+xml; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
     def do_GET(self):
+        if self.path.split("?")[0].endswith(".svg"):
+            return self.svg()
         if mode == "crash":
             with Handler.lock:
                 Handler.served += 1

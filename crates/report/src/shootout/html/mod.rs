@@ -14,6 +14,7 @@ mod numbers;
 mod protocol;
 mod resources;
 mod tables;
+mod within;
 
 use std::fmt::Write as _;
 
@@ -45,6 +46,8 @@ pub fn to_html(r: &ShootoutResults) -> String {
         out.push_str("<p class=\"note\">No target was measured.</p>\n");
     } else {
         tables(&mut out, r, &rows);
+        within::costs(&mut out, r, &rows);
+        within::params(&mut out, r);
     }
     targets_table(&mut out, r);
     problems(&mut out, r);
@@ -158,6 +161,9 @@ mod tests {
     fn target(name: &str, outcome: Outcome) -> TargetResult {
         TargetResult {
             name: name.into(),
+            base: None,
+            params: vec![],
+            skipped_scenarios: vec![],
             language: "L".into(),
             outcome,
             message: None,

@@ -21,8 +21,10 @@ enum Best {
 
 /// The four metric tables, side by side while they are narrow, and the marks' legend.
 pub(super) fn tables(out: &mut String, r: &ShootoutResults, rows: &[&TargetResult]) {
-    // Two tables side by side only while they are narrow enough to read.
-    let class = if r.columns().len() <= 4 {
+    // Two tables side by side only while they are narrow enough to read: few columns, and
+    // no long row name (a parameter row's, `java-httpserver[jvm=-Xmx16m -XX:+UseZGC]`).
+    let narrow = rows.iter().all(|t| t.name.chars().count() <= 28);
+    let class = if r.columns().len() <= 4 && narrow {
         "metric two"
     } else {
         "metric"
@@ -267,7 +269,7 @@ pub(super) fn targets_table(out: &mut String, r: &ShootoutResults) {
     out.push_str(
         "</tbody></table></div>\n<p class=\"note\">Artifact: the binary, class directory or source that runs. \
          Startup: from spawn to the first good response. Idle RSS: once ready, before any load. \
-         CPU/request: the median over the target's measured keep-alive cells.</p>\n",
+         CPU/request: the median over the target's measured keep-alive cells of the first scenario.</p>\n",
     );
 }
 
@@ -357,6 +359,14 @@ pub(super) fn verification(out: &mut String, r: &ShootoutResults) {
         out.push_str("<tr><td colspan=\"6\" class=\"dim\">no target was verified</td></tr>\n");
     }
     out.push_str("</tbody></table></div>\n");
+    for (scenario, names) in r.not_implemented() {
+        let _ = writeln!(
+            out,
+            "<p class=\"note\">{}: not implemented by {} (skipped).</p>",
+            esc(&scenario),
+            esc(&names.join(", "))
+        );
+    }
 }
 
 fn bottleneck_badge(b: Bottleneck) -> String {

@@ -1,0 +1,104 @@
+//! Comparisons within targets: each scenario's server CPU per request beside the reference
+//! scenario's (the SVG route against the redirect), and a target's parameter rows side by
+//! side with their memory (the JVM settings).
+
+use std::fmt::Write as _;
+
+use super::swatch;
+use crate::shootout::markdown::{bytes, column_name, rate};
+use crate::shootout::rows::{cost_tables, param_groups};
+use crate::shootout::svg::esc;
+use crate::shootout::{Cell, ShootoutResults, TargetResult};
+
+fn rps(c: Option<&Cell>) -> String {
+    c.and_then(|c| c.summary.as_ref())
+        .map(|s| rate(s.rps_median))
+        .unwrap_or_else(|| "–".into())
+}
+
+/// One table per scenario other than the reference: both costs and their ratio.
+pub(super) fn costs(out: &mut String, r: &ShootoutResults, rows: &[&TargetResult]) {
+    for t in cost_tables(r, rows) {
+        let (a, b) = (esc(&t.reference), esc(&t.scenario));
+        let _ = writeln!(
+            out,
+            "<h3>{b} against {a}: server CPU per request</h3>\n<div class=\"scroll\"><table>\n<thead><tr><th>target</th><th>level</th>\
+             <th class=\"n\">{a}</th><th class=\"n\">{b}</th><th class=\"n\">{b} / {a}</th><th class=\"n\">req/s {a}</th><th class=\"n\">req/s {b}</th></tr></thead>\n<tbody>"
+        );
+        for row in &t.rows {
+            let _ = writeln!(
+                out,
+                "<tr><th scope=\"row\">{}{}</th><td>{}</td><td class=\"n\">{:.1} µs</td><td class=\"n\">{:.1} µs</td><td class=\"n\"><b>{:.2}×</b></td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
+                swatch(r, row.target),
+                esc(&row.target.name),
+                esc(&row.level),
+                row.reference_us,
+                row.us,
+                row.ratio,
+                esc(&rps(row.reference_cell)),
+                esc(&rps(row.cell)),
+            );
+        }
+        let _ = writeln!(
+            out,
+            "</tbody></table></div><p class=\"note\">Median server CPU µs per request of each scenario at the same level, \
+             and {b}'s over {a}'s: what one more {b} request costs the server against one {a} request.</p>"
+        );
+    }
+}
+
+/// A table per target with parameter rows: each row's setting beside its figures and memory.
+pub(super) fn params(out: &mut String, r: &ShootoutResults) {
+    for g in param_groups(r) {
+        let at = g
+            .column
+            .as_ref()
+            .map(|(s, l)| format!(" at {}", column_name(r, s, l)))
+            .unwrap_or_default();
+        let _ = write!(
+            out,
+            "<h3>{}: rows by parameter{}</h3>\n<div class=\"scroll\"><table>\n<thead><tr><th>row</th>",
+            esc(g.name),
+            esc(&at)
+        );
+        for k in &g.keys {
+            let _ = write!(out, "<th>{}</th>", esc(k));
+        }
+        out.push_str(
+            "<th class=\"n\">req/s</th><th class=\"n\">server CPU/req</th><th class=\"n\">idle RSS</th><th class=\"n\">idle PSS</th>\
+             <th class=\"n\">peak RSS</th><th class=\"n\">peak PSS</th></tr></thead>\n<tbody>\n",
+        );
+        let dash = || "–".to_string();
+        for t in &g.rows {
+            let s = g.summary(t);
+            let _ = write!(
+                out,
+                "<tr><th scope=\"row\" title=\"{}\">{}{}</th>",
+                esc(t.start_command.as_deref().unwrap_or("")),
+                swatch(r, t),
+                esc(&t.name)
+            );
+            for v in g.values(t) {
+                let _ = write!(out, "<td>{}</td>", esc(v));
+            }
+            let _ = writeln!(
+                out,
+                "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
+                 <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
+                esc(&s.map(|s| rate(s.rps_median)).unwrap_or_else(dash)),
+                esc(&s
+                    .and_then(|s| s.server_cpu_us_per_request)
+                    .map(|us| format!("{us:.1} µs"))
+                    .unwrap_or_else(dash)),
+                esc(&t.idle.map(|i| bytes(i.rss_bytes)).unwrap_or_else(dash)),
+                esc(&t.idle.map(|i| bytes(i.pss_bytes)).unwrap_or_else(dash)),
+                esc(&s.map(|s| bytes(s.rss_peak_bytes)).unwrap_or_else(dash)),
+                esc(&s.map(|s| bytes(s.pss_peak_bytes)).unwrap_or_else(dash)),
+            );
+        }
+        out.push_str(
+            "</tbody></table></div><p class=\"note\">RSS and PSS of the server's whole process tree: once ready (idle), \
+             and the peak over the compared cell's repeats. Hover a row for its start command.</p>\n",
+        );
+    }
+}
