@@ -35,12 +35,14 @@ import tempfile
 import threading
 import time
 import tomllib
+import xml.etree.ElementTree as ET
 
 TARGETS = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(TARGETS)
 SUITE = os.path.join(REPO, "suites", "avatar.toml")
 LOCATION = r"https://avatar\.example/Renard-(\d+)\.png"
 GET = b"GET / HTTP/1.1\r\nHost: x\r\n\r\n"
+CLOSE = b"\r\nconnection: close\r\n"  # compared with a lowercased head: names have no case
 
 for d in ("/usr/local/go/bin", "/usr/sbin"):  # as foxbench does
     if d not in os.environ.get("PATH", "").split(":"):
@@ -353,7 +355,7 @@ def count_closing(srv, total, exact=False, pattern=LOCATION):
                              rb"\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", buf)
         else:
             m = re.search(rb"\r\nLocation: " + pattern.encode() + rb"\r\n", buf)
-            m = m if buf.count(b"HTTP/1.1 302") == 1 and b"\r\nConnection: close\r\n" in buf else None
+            m = m if buf.count(b"HTTP/1.1 302") == 1 and CLOSE in buf.lower() else None
         need(m, f"bad response {buf!r}")
         k = int(m.group(1))
         seen[k] = seen.get(k, 0) + 1
@@ -385,7 +387,7 @@ def one_per_connection(srv):
     except OSError:
         more = b""
     s.close()
-    need(buf.count(b" 302 ") == 1 and b"\r\nConnection: close\r\n" in buf and more == b"", f"{buf!r} {more!r}")
+    need(buf.count(b" 302 ") == 1 and CLOSE in buf.lower() and more == b"", f"{buf!r} {more!r}")
 
 
 def pipelining(srv):
@@ -432,21 +434,21 @@ def connection_close(srv, pipelined=True, header=True, drops_rest=False):
             time.sleep(0.05)
         buf = drain(s)
         s.close()
-        need(buf.count(b" 302 ") == 1 and (not header or b"\r\nConnection: close\r\n" in buf),
+        need(buf.count(b" 302 ") == 1 and (not header or CLOSE in buf.lower()),
              f"{req!r} -> {buf[:160]!r}")
     if pipelined:
         buf = exchange(srv.port, GET * 3 + b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-        need(buf.count(b" 302 ") == 4 and (not header or buf.count(b"Connection: close") == 1),
+        need(buf.count(b" 302 ") == 4 and (not header or buf.lower().count(b"connection: close") == 1),
              f"pipelined: {buf!r}")
     if drops_rest:
         buf = exchange(srv.port, b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n" + GET)
-        need(buf.count(b" 302 ") == 1 and b"\r\nConnection: close\r\n" in buf, f"close + GET: {buf!r}")
+        need(buf.count(b" 302 ") == 1 and CLOSE in buf.lower(), f"close + GET: {buf!r}")
 
 
 def http10(srv, close_header=True):
     """HTTP/1.0 without keep-alive (what ab sends): one response, Connection: close, EOF."""
     buf = exchange(srv.port, b"GET / HTTP/1.0\r\n\r\n")
-    need(buf.count(b" 302 ") == 1 and (not close_header or b"\r\nConnection: close\r\n" in buf), repr(buf))
+    need(buf.count(b" 302 ") == 1 and (not close_header or CLOSE in buf.lower()), repr(buf))
 
 
 def http10_keepalive(srv):
@@ -531,7 +533,7 @@ def template(run, closes=False):
     try:
         for _ in range(10):
             buf = exchange(srv.port, b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-            m = re.search(rb"\r\nLocation: (http://h\.test/([1-3])/fox-\2\.gif)\r\n", buf)
+            m = re.search(rb"\r\n(?i:location): (http://h\.test/([1-3])/fox-\2\.gif)\r\n", buf)
             need(m, repr(buf))
             locs.add(m.group(1).decode())
     finally:
@@ -620,47 +622,62 @@ def sigterm(srv, timeout=1.0, statuses=(0,), idle=True):
     return f"status {rc}, all {before} processes gone in {took * 1000:.0f} ms"
 
 
-def svg_route(srv):
-    """The SVG routes of avatar (crates/avatar/README.md): /<rrggbb>.svg (any case, any
-    query) is the fox of crates/avatar/assets/fox.svg with each {{color}} replaced by
-    #rrggbb (lowercase), byte for byte, as image/svg+xml, well-formed, with an <svg> root;
-    20 random colours on one keep-alive connection; /random.svg is a 302 to such a path;
-    other *.svg paths are 404."""
-    import xml.etree.ElementTree as ET
-    with open(os.path.join(REPO, "crates", "avatar", "assets", "fox.svg")) as f:
-        fox = f.read()
+# ---- the SVG routes (avatar's /<rrggbb>.svg and /random.svg) ------------------------
+
+FOX = os.path.join(REPO, "crates", "avatar", "assets", "fox.svg")
+SVG_NS = "{http://www.w3.org/2000/svg}"
+
+
+def get(conn, path):
+    """One GET on a kept-alive http.client connection: (status, headers dict lowercased, body)."""
+    conn.request("GET", path)
+    r = conn.getresponse()
+    body = r.read()
+    return r.status, {k.lower(): v for k, v in r.getheaders()}, body
+
+
+def svg_body(srv, conn, path, color):
+    """PATH answers 200 image/svg+xml: well-formed SVG, avatar's fox byte for byte in COLOR."""
+    status, h, body = get(conn, path)
+    need(status == 200, f"{path}: {status} {h} {body[:80]!r}")
+    need(h.get("content-type", "").split(";")[0].strip() == "image/svg+xml", f"{path}: Content-Type {h}")
+    need(h.get("content-length") == str(len(body)), f"{path}: Content-Length {h.get('content-length')} for {len(body)} bytes")
+    root = ET.fromstring(body)
+    need(root.tag == SVG_NS + "svg", f"{path}: root element {root.tag}")
+    fills = {e.get("fill") for e in root.iter() if e.get("fill")}
+    need("#" + color in fills, f"{path}: no fill=\"#{color}\" in {sorted(fills)}")
+    with open(FOX, "rb") as f:
+        want = f.read().replace(b"{{color}}", b"#" + color.encode())
+    need(body == want, f"{path}: body differs from crates/avatar/assets/fox.svg in #{color}")
+
+
+def svg_routes(srv):
+    """avatar's SVG routes: /<rrggbb>.svg (any case, any query) is the fox in that colour,
+    /random.svg a 302 to a random one, other *.svg 404, and /ff8800.SVG the image redirect."""
     c = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=5)
-    c.connect()
-    name = c.sock.getsockname()
-    rnd = random.Random(14)
-    paths = [("/A8dB7d.svg", "a8db7d"), ("/ff8800.svg?v=1", "ff8800")]
-    paths += [(f"/{x:06x}.svg", f"{x:06x}") for x in (rnd.randrange(1 << 24) for _ in range(20))]
-    for path, color in paths:
-        c.request("GET", path)
-        r = c.getresponse()
-        body = r.read()
-        heads = f"{path}: {r.status} {r.getheaders()} {body[:80]!r}"
-        need(r.status == 200, heads)
-        need((r.getheader("Content-Type") or "").split(";")[0].strip() == "image/svg+xml", heads)
-        need(body == fox.replace("{{color}}", "#" + color).encode(), f"{path}: not avatar's fox in #{color}: {body[:200]!r}")
-        need(ET.fromstring(body).tag == "{http://www.w3.org/2000/svg}svg", heads)
-        need(c.sock is not None and c.sock.getsockname() == name, f"{path}: reconnected")
-    c.request("GET", "/random.svg")
-    r = c.getresponse()
-    body = r.read()
-    loc = r.getheader("Location") or ""
-    need(r.status == 302 and re.fullmatch(r"/[0-9a-f]{6}\.svg", loc), f"/random.svg: {r.status} {r.getheaders()}")
-    c.request("GET", loc)
-    r = c.getresponse()
-    body = r.read()
-    need(r.status == 200 and body == fox.replace("{{color}}", "#" + loc[1:7]).encode(), f"{loc}: {r.status}")
-    for bad in ("/ff880.svg", "/gg8800.svg", "/ff88000.svg", "/x/ff8800.svg"):
-        c.request("GET", bad)
-        r = c.getresponse()
-        r.read()
-        need(r.status == 404, f"{bad}: {r.status} {r.getheaders()}")
+    rnd = random.Random()
+    for _ in range(20):  # random colours on one keep-alive connection
+        color = f"{rnd.randrange(1 << 24):06x}"
+        svg_body(srv, c, f"/{color}.svg", color)
+    svg_body(srv, c, "/A8dB7D.svg", "a8db7d")
+    svg_body(srv, c, "/ff8800.svg?size=64", "ff8800")
+    seen = set()
+    for _ in range(20):
+        status, h, body = get(c, "/random.svg")
+        m = re.fullmatch(r"/([0-9a-f]{6})\.svg", h.get("location", ""))
+        need(status == 302 and m and body == b"", f"/random.svg: {status} {h} {body[:80]!r}")
+        seen.add(m.group(1))
+    need(len(seen) > 15, f"/random.svg gave only {len(seen)} colours in 20: {sorted(seen)}")
+    svg_body(srv, c, f"/{min(seen)}.svg", min(seen))
+    for path in ("/ff880.svg", "/ff88000.svg", "/gg8800.svg", "/x/ff8800.svg", "/ff8800.svgz.svg", "/.svg"):
+        status, h, body = get(c, path)
+        need(status == 404, f"{path}: {status}, want 404")
+    for path in ("/ff8800.SVG", "/ff8800.svgz"):
+        status, h, body = get(c, path)
+        need(status == 302 and re.fullmatch(LOCATION, h.get("location", "")), f"{path}: {status} {h}")
+    need(c.sock is not None, "the connection was closed")
     c.close()
-    return f"{len(paths)} colours, /random.svg -> {loc}"
+    return f"{len(seen)} random colours"
 
 
 # ---- main -----------------------------------------------------------------------------

@@ -3,4 +3,4 @@ import contract
 
 
 def extra(srv):
-    srv.run.check("SVG routes: avatar's fox in any colour, /random.svg, 404 otherwise", contract.svg_route, srv)
+    srv.run.check("SVG routes: avatar's fox in any colour, /random.svg, 404 otherwise", contract.svg_routes, srv)

@@ -4,5 +4,5 @@ import contract
 
 def extra(srv):
     contract.syntax(srv.run, ["node", "--check", "server.js"])
-    srv.run.check("SVG routes: avatar's fox in any colour, /random.svg, 404 otherwise", contract.svg_route, srv)
+    srv.run.check("SVG routes: avatar's fox in any colour, /random.svg, 404 otherwise", contract.svg_routes, srv)
     contract.many_connections(srv, 2000)

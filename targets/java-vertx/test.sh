@@ -1,0 +1,5 @@
+#!/usr/bin/env bash
+# Builds targets/java-vertx with Maven and starts it as foxbench does, and checks the avatar
+# contract (targets/contract.py, plus java-vertx/checks.py).
+# Prints "N passed, N failed" last; exits non-zero if anything failed.
+exec python3 "$(dirname "$0")/../contract.py" java-vertx --listening-line --any-method --slow-reader 20000 --http10 --http10-no-close-header --http10-keepalive --garbage-no-302 --template --refuses 0,65536 --term-status 0,143
