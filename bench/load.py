@@ -44,8 +44,26 @@ SCENARIOS = {
     "pipe16-c10": dict(c=10, keepalive=True, pipeline=16, desc="pipelining x16, c=10"),
     "ka-c10000": dict(c=10000, keepalive=True, pipeline=1, desc="keep-alive, c=10000",
                       servers=["nginx"], tools=["foxbench"]),
+    # TLS against nginx-tls (ECDSA P-256, made at start). tls: "resume" lets a client resume
+    # sessions on reconnect if it can; "full" asks for a full handshake on every connection.
+    "tls-ka-c10": dict(c=10, keepalive=True, pipeline=1, tls="resume",
+                       desc="TLS, keep-alive, c=10", servers=["nginx-tls"]),
+    "tls-ka-c100": dict(c=100, keepalive=True, pipeline=1, tls="resume",
+                        desc="TLS, keep-alive, c=100", servers=["nginx-tls"]),
+    "tls-noka-full-c10": dict(c=10, keepalive=False, pipeline=1, tls="full",
+                              desc="TLS, new connection per request, full handshakes, c=10",
+                              servers=["nginx-tls"]),
+    "tls-noka-resume-c10": dict(c=10, keepalive=False, pipeline=1, tls="resume",
+                                desc="TLS, new connection per request, sessions resumed, c=10",
+                                servers=["nginx-tls"]),
 }
-BASELINE = {"noka-c10": "ab", "pipe16-c10": "wrk"}  # default: wrk
+BASELINE = {"noka-c10": "ab", "pipe16-c10": "wrk", "tls-noka-full-c10": "ab",
+            "tls-noka-resume-c10": "oha"}  # default: wrk
+
+
+def runs_on(sc, server):
+    """Scenarios name their servers; the rest run on every plain-HTTP server."""
+    return server in sc.get("servers", ["c-epoll", "nginx"])
 
 # ---------------------------------------------------------------- tools
 
@@ -135,6 +153,8 @@ class Ab(Tool):
     def command(self, sc, url, seconds, count):
         if sc["pipeline"] > 1:
             raise Skip("ab cannot pipeline")
+        if sc.get("tls") == "resume" and not sc["keepalive"]:
+            raise Skip("ab starts every TLS connection with a full handshake: it cannot resume")
         cmd = [self.path, "-q", "-r", f"-c{sc['c']}", f"-n{max(count, sc['c'])}"]
         if sc["keepalive"]:
             cmd.insert(1, "-k")
@@ -203,6 +223,8 @@ class Hey(Tool):
     def command(self, sc, url, seconds, count):
         if sc["pipeline"] > 1:
             raise Skip("hey cannot pipeline")
+        if sc.get("tls") == "resume" and not sc["keepalive"]:
+            raise Skip("hey keeps no TLS session cache: it cannot resume")
         # -disable-redirects: hey follows 302s by default (to a host we must not reach).
         cmd = [self.path, "-z", f"{seconds}s", "-c", str(sc["c"]), "-cpus", "1", "-disable-redirects"]
         if not sc["keepalive"]:
@@ -248,6 +270,8 @@ class Oha(Tool):
     def command(self, sc, url, seconds, count):
         if sc["pipeline"] > 1:
             raise Skip("oha cannot pipeline")
+        if sc.get("tls") == "full" and not sc["keepalive"]:
+            raise Skip("oha resumes TLS sessions and has no switch to stop it")
         # --redirect 0: oha follows redirects by default.
         cmd = [self.path, "-z", f"{seconds}s", "-c", str(sc["c"]), "--redirect", "0"]
         if self.has_no_tui:
@@ -258,6 +282,8 @@ class Oha(Tool):
             cmd += self.json_flag
         if not sc["keepalive"]:
             cmd.append("--disable-keepalive")
+        if sc.get("tls"):
+            cmd.append("--insecure")  # the test certificate; the others do not verify either
         return cmd + [url]
 
     def parse(self, out, err):
@@ -315,6 +341,11 @@ class Foxbench(Tool):
             cmd += ["--pipeline", str(sc["pipeline"])]
         if not sc["keepalive"]:
             cmd.append("--no-keepalive")
+        if sc.get("tls"):
+            # Verifies the handshake's signature, not the test certificate's chain.
+            cmd.append("--insecure")
+            if sc["tls"] == "full":
+                cmd += ["--tls-resume", "off"]
         return cmd + [url]
 
     def parse(self, out, err):
@@ -326,7 +357,7 @@ class Foxbench(Tool):
         # The contract's kinds; finer sub-kinds (connect_refused, ...) go to detail so
         # nothing is counted twice.
         all_errors = j.get("errors") or {}
-        errors = {k: all_errors[k] for k in ("connect", "write", "read", "parse", "timeout")
+        errors = {k: all_errors[k] for k in ("connect", "write", "read", "parse", "timeout", "tls")
                   if all_errors.get(k)}
         if req.get("failed_status"):
             errors["status"] = req["failed_status"]
@@ -334,9 +365,13 @@ class Foxbench(Tool):
         if completed is None and "ok" in req:
             completed = req["ok"] + req.get("failed_status", 0)
         rps = (j.get("throughput") or {}).get("requests_per_sec")
+        tls = j.get("tls") or {}
         return dict(completed=completed, rps=rps, errors=errors,
                     detail=dict(sent=req.get("sent"), in_flight=req.get("in_flight"),
                                 elapsed_s=j.get("elapsed_s"),
+                                handshakes_full=tls.get("handshakes_full"),
+                                handshakes_resumed=tls.get("handshakes_resumed"),
+                                tls_version=tls.get("version"),
                                 error_kinds={k: v for k, v in all_errors.items() if v}))
 
 
@@ -436,8 +471,26 @@ def free_port():
         return s.getsockname()[1]
 
 
-def http_get(port, timeout=2.0):
-    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+def tls_directives(prefix):
+    """An ECDSA P-256 certificate made now, and nginx's TLS settings for it: TLS 1.2 and
+    1.3, a session cache (TLS 1.2 session IDs) and tickets (the default)."""
+    cert, key = os.path.join(prefix, "cert.pem"), os.path.join(prefix, "key.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
+                    "-nodes", "-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+    return (f"        ssl_certificate {cert};\n        ssl_certificate_key {key};\n"
+            f"        ssl_protocols TLSv1.2 TLSv1.3;\n        ssl_session_cache shared:TLS:10m;\n")
+
+
+def http_get(port, timeout=2.0, tls=False):
+    import ssl
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as raw:
+        s = raw
+        if tls:
+            ctx = ssl.create_default_context()
+            ctx.check_hostname = False
+            ctx.verify_mode = ssl.CERT_NONE
+            s = ctx.wrap_socket(raw, server_hostname="127.0.0.1")
         s.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
         buf = b""
         while True:
@@ -459,7 +512,8 @@ class Server:
 
     @property
     def url(self):
-        return f"http://127.0.0.1:{self.port}/"
+        scheme = "https" if self.name == "nginx-tls" else "http"
+        return f"{scheme}://127.0.0.1:{self.port}/"
 
     def start(self):
         log = open(os.path.join(self.tmp, f"{self.name}.log"), "wb")
@@ -468,11 +522,13 @@ class Server:
             subprocess.run(["make", "-s", "-C", os.path.dirname(binary)], check=True)
             self.cmd = [binary, "-w", "1", str(self.port), "5"]
             self.proc = spawn(self.cmd, SERVER_CPU, log, log)
-        elif self.name == "nginx":
-            prefix = os.path.join(self.tmp, "nginx")
+        elif self.name in ("nginx", "nginx-tls"):
+            prefix = os.path.join(self.tmp, self.name)
             os.makedirs(os.path.join(prefix, "tmp"), exist_ok=True)
             with open(os.path.join(HERE, "nginx/return302.conf")) as f:
                 conf = f.read().replace("127.0.0.1:8081", f"127.0.0.1:{self.port}")
+            if self.name == "nginx-tls":
+                conf = conf.replace(" reuseport;", " reuseport ssl;\n" + tls_directives(prefix))
             conf_path = os.path.join(prefix, "nginx.conf")
             with open(conf_path, "w") as f:
                 f.write(conf)
@@ -480,13 +536,13 @@ class Server:
             self.cmd = [nginx, "-p", prefix, "-e", "stderr", "-c", conf_path, "-g", "daemon off;"]
             self.proc = spawn(self.cmd, SERVER_CPU, log, log)
         else:
-            raise SystemExit(f"unknown server {self.name!r}: expected c-epoll or nginx")
+            raise SystemExit(f"unknown server {self.name!r}: expected c-epoll, nginx or nginx-tls")
         deadline = time.monotonic() + 10
         while True:
             if self.proc.poll() is not None:
                 raise SystemExit(f"{self.name} exited at startup; see {log.name}")
             try:
-                resp = http_get(self.port)
+                resp = http_get(self.port, tls=self.name == "nginx-tls")
                 break
             except OSError:
                 if time.monotonic() > deadline:
@@ -657,6 +713,15 @@ def markdown(results, skipped, args):
                 lines.append(f"| ↳ {name}: {s['parse_failures']} run(s) with no parsable request count |" +
                              " |" * (len(hdr) - 1))
         lines.append("")
+    full = results.get("nginx-tls/tls-noka-full-c10", {}).get("summary", {})
+    resumed = results.get("nginx-tls/tls-noka-resume-c10", {}).get("summary", {})
+    for name in sorted(set(full) & set(resumed)):
+        f, r = full[name], resumed[name]
+        ratio = lambda k: (f[k] / r[k]) if f.get(k) and r.get(k) else None
+        lines.append(f"A resumed TLS connection against a full handshake ({name}): "
+                     f"{fmt(ratio('client_cpu_us_per_req'), '.2f', '×')} less client CPU per request, "
+                     f"{fmt(ratio('server_cpu_us_per_req'), '.2f', '×')} less server CPU per request.")
+        lines.append("")
     if skipped:
         lines.append("Skipped:")
         lines.append("")
@@ -744,7 +809,7 @@ def main():
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seconds", type=int, default=5)
     ap.add_argument("--tools", default="wrk,ab,h2load,oha,hey,foxbench")
-    ap.add_argument("--servers", default="c-epoll,nginx")
+    ap.add_argument("--servers", default="c-epoll,nginx,nginx-tls")
     ap.add_argument("--scenarios", default=",".join(SCENARIOS))
     ap.add_argument("--foxbench", default="target/release/foxbench")
     ap.add_argument("--foxbench-base", help="another foxbench binary, run as the tool foxbench-base"
@@ -786,8 +851,7 @@ def main():
     results = {}
     try:
         for server_name in args.servers.split(","):
-            scenarios = [s for s in args.scenarios.split(",")
-                         if server_name in SCENARIOS[s].get("servers", [server_name])]
+            scenarios = [s for s in args.scenarios.split(",") if runs_on(SCENARIOS[s], server_name)]
             if not scenarios:
                 continue
             server = Server(server_name, args, tmp)
