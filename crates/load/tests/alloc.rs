@@ -120,7 +120,6 @@ fn templated_requests_from_a_table_allocate_nothing_per_request() {
 }
 
 #[path = "support/mod.rs"]
-#[allow(dead_code)]
 mod support;
 
 /// Over TLS foxbench's own code still allocates nothing per request; rustls's buffered
