@@ -66,9 +66,11 @@ pub struct LoadArgs {
     pub pipeline: usize,
 
     /// Open model: send this many requests per second in total, answered or not, and
-    /// time each from when it was due (corrects coordinated omission).
-    #[arg(short = 'R', long = "rate")]
-    pub rate: Option<f64>,
+    /// time each from when it was due (corrects coordinated omission). A ramp:
+    /// `1000..20000/60s`; stages `1000/10s,5000/30s` (each reached at its end); steps
+    /// `1000+1000/10s..10000`. A ramp without -d or -n runs for its stages.
+    #[arg(short = 'R', long = "rate", value_parser = load::Rate::parse)]
+    pub rate: Option<load::Rate>,
 
     /// Keep connections alive (the default; accepted for ab compatibility).
     #[arg(short = 'k', long = "keepalive", conflicts_with = "no_keepalive")]
@@ -250,14 +252,19 @@ fn build_plan(args: &LoadArgs) -> Result<Plan> {
     plan.timeout = args.timeout;
     plan.connect_timeout = args.connect_timeout;
     plan.interval = args.interval;
-    plan.arrival = match args.rate {
-        Some(r) => Arrival::Open { rate_per_sec: r },
+    plan.arrival = match &args.rate {
+        Some(r) => Arrival::Open { rate: r.clone() },
         None => Arrival::Closed,
     };
     plan.stop = match (args.requests, args.duration) {
         (Some(n), _) => Stop::Requests(n),
         (None, Some(d)) => Stop::Duration(d),
-        (None, None) => Stop::Duration(Duration::from_secs(10)),
+        (None, None) => Stop::Duration(
+            args.rate
+                .as_ref()
+                .and_then(load::Rate::stages_duration)
+                .unwrap_or(Duration::from_secs(10)),
+        ),
     };
     plan.tls = TlsOptions {
         verify: match (&args.cacert, args.insecure) {
@@ -446,9 +453,13 @@ fn build_report(
             Arrival::Closed => report::Model::Closed,
             Arrival::Open { .. } => report::Model::Open,
         },
-        rate_per_sec: match plan.arrival {
+        rate_per_sec: match &plan.arrival {
             Arrival::Closed => None,
-            Arrival::Open { rate_per_sec } => Some(rate_per_sec),
+            Arrival::Open { rate } => rate.constant_per_sec(),
+        },
+        rate_schedule: match &plan.arrival {
+            Arrival::Open { rate } if !rate.is_constant() => Some(rate.to_string()),
+            _ => None,
         },
         connections: plan.connections as u64,
         threads: threads as u64,

@@ -22,6 +22,7 @@
 mod control;
 mod interval;
 mod plan;
+mod rate;
 mod response;
 mod schedule;
 mod setup;
@@ -39,6 +40,7 @@ use std::time::{Duration, Instant};
 
 pub use control::{Control, Snapshot};
 pub use plan::{Arrival, Plan, PlanError, StatusSet, Stop, MAX_PIPELINE};
+pub use rate::{Rate, RateError, Stage};
 pub use response::{parse_head, Chunked, Framer, Framing, Head, ParseError, Step, MAX_HEAD};
 pub use setup::{preflight, raise_fd_limit, SetupError};
 pub use stats::{Counts, Interval, Latency};
@@ -164,7 +166,13 @@ pub fn run_with_intervals(
             connections: plan.connections / threads + usize::from(id < plan.connections % threads),
             pipeline: plan.pipeline,
             keepalive: plan.keepalive,
-            schedule: schedule::Schedule::new(plan.arrival, plan.stop, budget.clone(), id, threads),
+            schedule: schedule::Schedule::new(
+                plan.arrival.clone(),
+                plan.stop,
+                budget.clone(),
+                id,
+                threads,
+            ),
             timeout: plan.timeout,
             connect_timeout: plan.connect_timeout,
             fail_status: plan.fail_status.clone(),

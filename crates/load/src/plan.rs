@@ -4,18 +4,19 @@
 use std::time::Duration;
 
 use crate::table::Selection;
-use crate::{RequestSpec, Target, TlsOptions};
+use crate::{Rate, RequestSpec, Target, TlsOptions};
 
 /// When requests are sent.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Arrival {
     /// Each connection sends its next request as soon as a response frees a slot.
     Closed,
-    /// Requests are due at a fixed rate, whether or not earlier ones were answered.
-    /// Latency is timed from when each request was due (coordinated-omission correct).
+    /// Requests are due at a rate (constant, or ramping over time), whether or not earlier
+    /// ones were answered. Latency is timed from when each request was due
+    /// (coordinated-omission correct).
     Open {
-        /// Requests per second across all threads.
-        rate_per_sec: f64,
+        /// Requests per second across all threads, over time.
+        rate: Rate,
     },
 }
 
@@ -246,9 +247,10 @@ impl Plan {
         if !self.keepalive && self.pipeline > 1 {
             return Err(PlanError::PipelineWithoutKeepalive);
         }
-        if let Arrival::Open { rate_per_sec } = self.arrival {
-            if !(rate_per_sec.is_finite() && rate_per_sec > 0.0) {
-                return Err(PlanError::Rate(rate_per_sec));
+        if let Arrival::Open { rate } = &self.arrival {
+            let peak = rate.peak_per_sec();
+            if !(peak.is_finite() && peak > 0.0) {
+                return Err(PlanError::Rate(peak));
             }
         }
         match self.stop {
@@ -299,7 +301,11 @@ mod tests {
                 PlanError::PipelineWithoutKeepalive,
             ),
             (
-                |p| p.arrival = Arrival::Open { rate_per_sec: 0.0 },
+                |p| {
+                    p.arrival = Arrival::Open {
+                        rate: Rate::constant(0.0),
+                    }
+                },
                 PlanError::Rate(0.0),
             ),
             (|p| p.stop = Stop::Requests(0), PlanError::Requests),
@@ -325,7 +331,7 @@ mod tests {
         );
         let mut p = ok.clone();
         p.arrival = Arrival::Open {
-            rate_per_sec: f64::NAN,
+            rate: Rate::constant(f64::NAN),
         };
         assert!(matches!(p.validate(), Err(PlanError::Rate(_))));
     }

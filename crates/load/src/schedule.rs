@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::{Arrival, Stop};
+use crate::{Arrival, Rate, Stop};
 
 /// Shared request budget for `-n`: workers claim requests in chunks, not one by one,
 /// so there is no atomic operation per request.
@@ -45,27 +45,29 @@ impl Budget {
     }
 }
 
-/// The open model's due instants: request `j` of the whole run (all workers) is due at
-/// `j * interval_ns` after the start, and worker `w` of `T` sends requests `w, w+T, w+2T...`.
-/// The phase offset `w` spreads the workers' arrivals evenly instead of firing `T` requests
-/// at each instant.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Rate {
-    interval_ns: f64,
+/// The open model's due instants: request `j` of the whole run (all workers) is due when
+/// the [`Rate`]'s integral reaches `j` (`j * interval` at a constant rate), and worker `w`
+/// of `T` sends requests `w, w+T, w+2T...`. The phase offset `w` spreads the workers'
+/// arrivals evenly instead of firing `T` requests at each instant.
+#[derive(Debug, Clone, PartialEq)]
+struct Due {
+    rate: Rate,
     phase: u64,
     stride: u64,
 }
 
-impl Rate {
-    /// When this worker's `k`-th request falls due, in ns from the start.
+impl Due {
+    /// When this worker's `k`-th request falls due, in ns from the start (`u64::MAX`: never).
     fn due_ns(&self, k: u64) -> u64 {
-        ((k * self.stride + self.phase) as f64 * self.interval_ns) as u64
+        self.rate
+            .due_ns((k * self.stride + self.phase) as f64)
+            .map_or(u64::MAX, |t| t as u64)
     }
 
     /// How many of this worker's requests are due by `now_ns`: the first `k` with
     /// `due_ns(k) > now_ns`. Consistent with `due_ns` at every boundary.
     fn due_by(&self, now_ns: u64) -> u64 {
-        let j = (now_ns as f64 / self.interval_ns) as u64;
+        let j = self.rate.due_by(now_ns as f64).max(0.0) as u64;
         let mut k = if j < self.phase {
             0
         } else {
@@ -97,7 +99,7 @@ pub(crate) enum Grant {
 #[derive(Debug)]
 pub(crate) struct Schedule {
     /// `None`: the closed model, where a request is due as soon as there is room.
-    rate: Option<Rate>,
+    rate: Option<Due>,
     budget: Option<Arc<Budget>>,
     /// Requests claimed from the budget and not yet granted.
     credit: u64,
@@ -119,8 +121,8 @@ impl Schedule {
     ) -> Self {
         let rate = match arrival {
             Arrival::Closed => None,
-            Arrival::Open { rate_per_sec } => Some(Rate {
-                interval_ns: 1e9 / rate_per_sec,
+            Arrival::Open { rate } => Some(Due {
+                rate,
                 phase: worker as u64,
                 stride: threads.max(1) as u64,
             }),
@@ -177,7 +179,10 @@ impl Schedule {
 
     /// When the next request falls due, if requests wait for an instant.
     pub fn next_due_ns(&self) -> Option<u64> {
-        self.rate.as_ref().map(|r| r.due_ns(self.issued))
+        self.rate
+            .as_ref()
+            .map(|r| r.due_ns(self.issued))
+            .filter(|&t| t != u64::MAX)
     }
 
     /// When a timed run ends, in ns from the start.
@@ -245,7 +250,9 @@ mod tests {
 
     fn open(rate: f64, worker: usize, threads: usize) -> Schedule {
         Schedule::new(
-            Arrival::Open { rate_per_sec: rate },
+            Arrival::Open {
+                rate: Rate::constant(rate),
+            },
             Stop::Duration(Duration::from_secs(10)),
             None,
             worker,
@@ -304,9 +311,17 @@ mod tests {
 
     #[test]
     fn due_by_agrees_with_due_ns_at_every_boundary() {
-        for (interval_ns, phase, stride) in [(1e9 / 3.0, 0, 1), (333.3, 2, 3), (1e6, 1, 2)] {
-            let r = Rate {
-                interval_ns,
+        let ramp = Rate::parse("1000..20000/1s").unwrap();
+        let steps = Rate::parse("500+500/10ms..5000").unwrap();
+        for (rate, phase, stride) in [
+            (Rate::constant(3.0), 0, 1),
+            (Rate::constant(1e9 / 333.3), 2, 3),
+            (Rate::constant(1000.0), 1, 2),
+            (ramp, 1, 2),
+            (steps, 0, 3),
+        ] {
+            let r = Due {
+                rate,
                 phase,
                 stride,
             };
@@ -317,6 +332,44 @@ mod tests {
                     assert!(r.due_by(t - 1) <= k, "a ns earlier, #{k} is not");
                 }
             }
+        }
+    }
+
+    /// Under a ramp, every worker's grants follow the schedule: the requests due in each
+    /// 100 ms window, over all workers, are the integral of the rate over it, within one.
+    #[test]
+    fn a_ramp_grants_what_its_integral_says() {
+        let rate = Rate::parse("1000..20000/2s").unwrap();
+        let threads = 3;
+        let mut due = Vec::new();
+        for w in 0..threads {
+            let mut s = Schedule::new(
+                Arrival::Open { rate: rate.clone() },
+                Stop::Duration(Duration::from_secs(2)),
+                None,
+                w,
+                threads,
+            );
+            let mut now = 0;
+            while let Some(t) = s.next_due_ns() {
+                if t >= 2_000_000_000 {
+                    break;
+                }
+                now = now.max(t);
+                if let Grant::Now { n, first } = s.grant(1_000_000, now) {
+                    due.extend((first..first + n).map(|k| s.start_ns(k, now)));
+                }
+            }
+        }
+        assert_eq!(due.len() as f64, rate.due_by(2e9).ceil(), "21,000 in all");
+        for window in 0..20u64 {
+            let (a, b) = (window * 100_000_000, (window + 1) * 100_000_000);
+            let n = due.iter().filter(|&&t| t >= a && t < b).count() as f64;
+            let want = rate.due_by(b as f64) - rate.due_by(a as f64);
+            assert!(
+                (n - want).abs() <= 1.0,
+                "window {window}: {n} against {want}"
+            );
         }
     }
 

@@ -529,7 +529,7 @@ mod open_model {
         let s = redirect_server();
         let mut p = plan(&s.url());
         p.arrival = Arrival::Open {
-            rate_per_sec: 2000.0,
+            rate: load::Rate::constant(2000.0),
         };
         p.stop = Stop::Duration(Duration::from_millis(1000));
         let r = run(&p);
@@ -557,7 +557,7 @@ mod open_model {
         p.connections = 1;
         p.threads = 1;
         p.arrival = Arrival::Open {
-            rate_per_sec: 500.0,
+            rate: load::Rate::constant(500.0),
         };
         p.stop = Stop::Requests(300);
         p.timeout = Duration::from_secs(5);
@@ -586,7 +586,7 @@ mod open_model {
         p.connections = 2;
         p.threads = 1;
         p.arrival = Arrival::Open {
-            rate_per_sec: 1000.0,
+            rate: load::Rate::constant(1000.0),
         };
         p.stop = Stop::Requests(20);
         p.timeout = Duration::from_secs(5);
@@ -601,7 +601,7 @@ mod open_model {
         let mut p = plan(&s.url());
         p.keepalive = false;
         p.arrival = Arrival::Open {
-            rate_per_sec: 1000.0,
+            rate: load::Rate::constant(1000.0),
         };
         p.stop = Stop::Requests(100);
         let r = run(&p);

@@ -186,6 +186,10 @@ pub struct LoadConfig {
     pub model: Model,
     /// Open model: the arrival rate, requests per second.
     pub rate_per_sec: Option<f64>,
+    /// Open model with a rate that changes over time (`-R 1000..20000/60s`): the schedule
+    /// in words; `rate_per_sec` is then absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_schedule: Option<String>,
     /// Connections.
     pub connections: u64,
     /// Worker threads.
@@ -491,9 +495,10 @@ impl LoadReport {
             (None, Some(d)) => format!("{d}s"),
             _ => String::new(),
         };
-        let model = match c.rate_per_sec {
-            Some(rate) => format!("open model at {rate} req/s"),
-            None => "closed model".into(),
+        let model = match (c.rate_per_sec, &c.rate_schedule) {
+            (Some(rate), _) => format!("open model at {rate} req/s"),
+            (None, Some(schedule)) => format!("open model at {schedule}"),
+            (None, None) => "closed model".into(),
         };
         let _ = writeln!(
             o,
@@ -757,6 +762,7 @@ mod tests {
             config: LoadConfig {
                 model: Model::Closed,
                 rate_per_sec: None,
+                rate_schedule: None,
                 connections: 10,
                 threads: 1,
                 pipeline: 1,

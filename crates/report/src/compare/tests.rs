@@ -518,6 +518,7 @@ fn load_run(rps: f64, us: f64) -> Run {
         crate::LoadConfig {
             model: crate::Model::Closed,
             rate_per_sec: None,
+            rate_schedule: None,
             connections: 10,
             threads: 1,
             pipeline: 1,
