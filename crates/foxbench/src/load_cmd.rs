@@ -505,11 +505,24 @@ fn build_report(
         full: &r.handshake_full,
         resumed: &r.handshake_resumed,
     });
+    let open = match &plan.arrival {
+        Arrival::Closed => None,
+        Arrival::Open { rate } => Some(report::OpenMeasured {
+            peak_per_sec: rate.peak_per_sec(),
+            scheduled: scheduled(rate, plan.stop, r.elapsed),
+            connections: plan.connections as u64,
+            latency: &r.latency,
+            service: &r.service,
+            lateness: &r.lateness,
+            late: &r.late,
+        }),
+    };
     let measured = report::Measured {
         counts: &r.counts,
         latency: &r.latency,
         connect: &r.connect,
         tls,
+        open,
         status: &r.status,
         elapsed: r.elapsed,
         interrupted: r.interrupted,
@@ -523,4 +536,13 @@ fn build_report(
         used.max_rss_bytes,
     );
     LoadReport::new(target, config, measured, table, intervals, client)
+}
+
+/// Requests the schedule made due over a run that lasted `elapsed` (at most `-n`).
+fn scheduled(rate: &load::Rate, stop: Stop, elapsed: Duration) -> u64 {
+    let due = rate.due_by(elapsed.as_nanos() as f64).ceil().max(0.0) as u64;
+    match stop {
+        Stop::Requests(n) => due.min(n),
+        Stop::Duration(d) => due.min(rate.due_by(d.as_nanos() as f64).ceil() as u64),
+    }
 }

@@ -22,6 +22,7 @@ pub(crate) struct Part {
     /// The worker will send nothing more for intervals up to this one.
     through: u64,
     latency: Latency,
+    service: Latency,
     counts: Counts,
 }
 
@@ -34,6 +35,8 @@ pub(crate) struct Rotor {
     next_ns: u64,
     /// Latency of responses completed in the current interval.
     pub latency: Latency,
+    /// Their service time (open model only).
+    pub service: Latency,
     /// The counters as they stood when the current interval began.
     base: Counts,
     tx: Sender<Part>,
@@ -48,6 +51,7 @@ impl Rotor {
             index: 0,
             next_ns: interval_ns,
             latency: Latency::new(),
+            service: Latency::new(),
             base: Counts::default(),
             tx,
         }
@@ -76,6 +80,7 @@ impl Rotor {
             index: self.index,
             through,
             latency: std::mem::take(&mut self.latency),
+            service: std::mem::take(&mut self.service),
             counts: counts.since(&self.base),
         };
         self.base = *counts;
@@ -95,6 +100,8 @@ pub(crate) struct Collector {
     next: u64,
     /// The whole run's latency: every part merged.
     pub total: Latency,
+    /// The whole run's service time.
+    pub total_service: Latency,
 }
 
 impl Collector {
@@ -105,6 +112,7 @@ impl Collector {
             pending: VecDeque::new(),
             next: 0,
             total: Latency::new(),
+            total_service: Latency::new(),
         }
     }
 
@@ -125,6 +133,7 @@ impl Collector {
             start: Duration::from_nanos(ns(self.interval).saturating_mul(index)),
             duration: self.interval,
             latency: Latency::new(),
+            service: Latency::new(),
             counts: Counts::default(),
         }
     }
@@ -134,7 +143,11 @@ impl Collector {
         let slot = self.slot(part.index);
         slot.latency.merge(&part.latency).expect("same bounds");
         slot.counts.merge(&part.counts);
+        slot.service.merge(&part.service).expect("same bounds");
         self.total.merge(&part.latency).expect("same bounds");
+        self.total_service
+            .merge(&part.service)
+            .expect("same bounds");
         self.through[part.worker] = Some(part.through);
         let complete = self
             .through

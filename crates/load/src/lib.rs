@@ -98,6 +98,15 @@ pub struct RunResult {
     /// Request latency: from send (closed model) or due time (open model) to the last
     /// byte of the response. Without keep-alive it includes the connect.
     pub latency: Latency,
+    /// Open model: service time, from when each request was handed to its connection to
+    /// its response (wrk2's `-U`); empty in the closed model.
+    pub service: Latency,
+    /// Open model: how late each request was handed to a connection that was free when it
+    /// fell due: the client's own dispatch error, which latency includes.
+    pub lateness: Latency,
+    /// Open model: how late each request was sent that fell due while every connection was
+    /// busy (`counts.late` of them).
+    pub late: Latency,
     /// Time to establish each connection's TCP connect (for TLS, without the handshake).
     pub connect: Latency,
     /// TLS: time from the TCP connect to the end of each full handshake.
@@ -204,6 +213,8 @@ pub fn run_with_intervals(
     }
     let mut counts = Counts::default();
     let mut connect = Latency::new();
+    let mut lateness = Latency::new();
+    let mut late = Latency::new();
     let mut handshake_full = Latency::new();
     let mut handshake_resumed = Latency::new();
     let mut tls_info = None;
@@ -215,6 +226,8 @@ pub fn run_with_intervals(
             Ok(Ok(w)) => {
                 counts.merge(&w.counts);
                 connect.merge(&w.connect).expect("same bounds");
+                lateness.merge(&w.lateness).expect("same bounds");
+                late.merge(&w.late).expect("same bounds");
                 handshake_full
                     .merge(&w.handshake_full)
                     .expect("same bounds");
@@ -241,7 +254,10 @@ pub fn run_with_intervals(
     collector.finish(elapsed, sink);
     Ok(RunResult {
         counts,
+        service: std::mem::take(&mut collector.total_service),
         latency: collector.total,
+        lateness,
+        late,
         connect,
         handshake_full,
         handshake_resumed,

@@ -185,6 +185,16 @@ impl Schedule {
             .filter(|&t| t != u64::MAX)
     }
 
+    /// True in the open model, where requests wait for their due instant.
+    pub fn is_open(&self) -> bool {
+        self.rate.is_some()
+    }
+
+    /// Open model: how many of this worker's requests are due by `now_ns`.
+    pub fn due_count(&self, now_ns: u64) -> u64 {
+        self.rate.as_ref().map_or(0, |r| r.due_by(now_ns))
+    }
+
     /// When a timed run ends, in ns from the start.
     pub fn end_ns(&self) -> Option<u64> {
         self.end_ns

@@ -21,7 +21,10 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mio::{Events, Poll, Token};
+use mio::unix::SourceFd;
+use mio::{Events, Interest, Poll, Token};
+use nix::sys::time::TimeSpec;
+use nix::sys::timerfd::{ClockId, Expiration, TimerFd, TimerFlags, TimerSetTimeFlags};
 
 use crate::interval::Rotor;
 use crate::response::{Framer, ParseError, Step};
@@ -60,6 +63,12 @@ pub(crate) struct Config {
 
 pub(crate) struct WorkerResult {
     pub counts: Counts,
+    /// Open model: how late each request was handed to a connection that was free at its
+    /// due instant (the client's own dispatch error).
+    pub lateness: Latency,
+    /// Open model: how late each request was sent that fell due while every connection was
+    /// busy.
+    pub late: Latency,
     pub connect: Latency,
     pub handshake_full: Latency,
     pub handshake_resumed: Latency,
@@ -84,6 +93,8 @@ enum Phase {
 struct Pending {
     /// When its latency clock started (ns from the start of the run).
     start_ns: u64,
+    /// When it was handed to its connection, for the service time.
+    sent_ns: u64,
     /// Its row in the request table.
     shape: u32,
 }
@@ -152,6 +163,10 @@ struct Recorder {
     status: Vec<u64>,
     shapes: Vec<(u64, u64)>,
     fail_status: StatusSet,
+    /// Open model: service times and send lateness are recorded.
+    open: bool,
+    lateness: Latency,
+    late: Latency,
 }
 
 impl Recorder {
@@ -160,6 +175,11 @@ impl Recorder {
         self.rotor
             .latency
             .record_ns(now.saturating_sub(req.start_ns));
+        if self.open {
+            self.rotor
+                .service
+                .record_ns(now.saturating_sub(req.sent_ns));
+        }
         self.status[usize::from(status.min(999))] += 1;
         self.shapes[req.shape as usize].1 += 1;
         if self.fail_status.contains(status) {
@@ -197,7 +217,18 @@ struct Worker {
     rbuf: Vec<u8>,
     /// Connections with room, waiting for a request to fall due.
     free: Vec<usize>,
+    /// Open model: wakes the loop at the next due instant with nanosecond precision, where
+    /// epoll_wait's timeout would round up to a whole millisecond.
+    timer: Option<TimerFd>,
+    /// The due instant the timer is set for.
+    armed_ns: Option<u64>,
+    /// This worker's requests numbered below this fell due while every connection was
+    /// busy: they are counted late.
+    late_until: u64,
 }
+
+/// The timer's token: no slot has it (slot indexes are below 2³²).
+const TIMER: Token = Token(usize::MAX);
 
 fn now_ns(epoch: Instant) -> u64 {
     u64::try_from(epoch.elapsed().as_nanos()).unwrap_or(u64::MAX)
@@ -242,17 +273,28 @@ pub(crate) fn run(cfg: Config, rotor: Rotor) -> Result<WorkerResult, LoadError> 
             status: vec![0; 1000],
             shapes: vec![(0, 0); shapes],
             fail_status: cfg.fail_status.clone(),
+            open: cfg.schedule.is_open(),
+            lateness: Latency::new(),
+            late: Latency::new(),
         },
         picker: Picker::new(cfg.seed, cfg.id, shapes),
         poll,
         slots,
         rbuf: vec![0; READ_BUF],
         free: Vec::with_capacity(cfg.connections),
+        timer: None,
+        armed_ns: None,
+        late_until: 0,
         cfg,
     };
+    if w.cfg.schedule.is_open() {
+        w.timer = open_timer(w.poll.registry());
+    }
     w.event_loop();
     Ok(WorkerResult {
         counts: w.rec.counts,
+        lateness: w.rec.lateness,
+        late: w.rec.late,
         connect: w.rec.connect,
         handshake_full: w.rec.handshake_full,
         handshake_resumed: w.rec.handshake_resumed,
@@ -284,7 +326,9 @@ impl Worker {
             }
             if !self.free.is_empty() {
                 if let Some(due) = self.cfg.schedule.next_due_ns() {
-                    wait = wait.min(due.saturating_sub(now));
+                    if due <= now || !self.arm(due, now) {
+                        wait = wait.min(due.saturating_sub(now));
+                    }
                 }
             }
             match self
@@ -396,6 +440,7 @@ impl Worker {
             slots,
             rec,
             picker,
+            late_until,
             ..
         } = self;
         let slot = &mut slots[idx];
@@ -410,11 +455,22 @@ impl Worker {
         for seq in first..first + n {
             let shape = picker.pick(&cfg.table);
             picker.encode(&cfg.table, shape, &mut slot.out);
+            let start_ns = cfg.schedule.start_ns(seq, now);
             slot.inflight.push_back(Pending {
-                start_ns: cfg.schedule.start_ns(seq, now),
+                start_ns,
+                sent_ns: now,
                 shape: shape as u32,
             });
             rec.shapes[shape].0 += 1;
+            if rec.open {
+                let behind = now.saturating_sub(start_ns);
+                if seq < *late_until {
+                    rec.counts.late += 1;
+                    rec.late.record_ns(behind);
+                } else {
+                    rec.lateness.record_ns(behind);
+                }
+            }
         }
         rec.counts.sent += n;
         rec.counts.max_batch = rec.counts.max_batch.max(n);
@@ -803,8 +859,33 @@ impl Worker {
         }
     }
 
-    /// Offers the listed connections' room while requests are due.
+    /// Sets the timer to wake the loop at `due_ns`; false if there is no timer.
+    fn arm(&mut self, due_ns: u64, now: u64) -> bool {
+        let Some(timer) = &self.timer else {
+            return false;
+        };
+        if self.armed_ns == Some(due_ns) {
+            return true;
+        }
+        let after = TimeSpec::from_duration(Duration::from_nanos(due_ns - now));
+        if timer
+            .set(Expiration::OneShot(after), TimerSetTimeFlags::empty())
+            .is_err()
+        {
+            return false;
+        }
+        self.armed_ns = Some(due_ns);
+        true
+    }
+
+    /// Offers the listed connections' room while requests are due. Requests still due
+    /// when no connection is free are marked late.
     fn dispatch(&mut self, now: u64) {
+        if !self.cfg.schedule.is_open() {
+            return;
+        }
+        // A fresh reading: handling this batch's events took time since the poll returned.
+        let now = now_ns(self.cfg.epoch).max(now);
         while self
             .cfg
             .schedule
@@ -824,6 +905,15 @@ impl Worker {
             if ready {
                 let _ = self.offer(idx, now);
             }
+        }
+        if self.free.is_empty()
+            && self
+                .cfg
+                .schedule
+                .next_due_ns()
+                .is_some_and(|due| due <= now)
+        {
+            self.late_until = self.late_until.max(self.cfg.schedule.due_count(now));
         }
     }
 }
@@ -886,6 +976,7 @@ fn feed_slice(
                 i += used;
                 let req = slot.inflight.pop_front().unwrap_or(Pending {
                     start_ns: now,
+                    sent_ns: now,
                     shape: 0,
                 });
                 rec.response(status, req, now);
@@ -902,4 +993,22 @@ fn feed_slice(
         }
     }
     Ok(Flow::Continue)
+}
+
+/// A timer for the open model's due instants, registered with the poll; `None` if the
+/// system refuses one (the loop then waits in whole milliseconds, as epoll_wait does).
+fn open_timer(registry: &mio::Registry) -> Option<TimerFd> {
+    use std::os::fd::{AsFd, AsRawFd};
+    let timer = TimerFd::new(
+        ClockId::CLOCK_MONOTONIC,
+        TimerFlags::TFD_NONBLOCK | TimerFlags::TFD_CLOEXEC,
+    )
+    .ok()?;
+    let fd = timer.as_fd().as_raw_fd();
+    // Edge-triggered: each expiry after a `set` raises a new edge, so the expiry count is
+    // never read.
+    registry
+        .register(&mut SourceFd(&fd), TIMER, Interest::READABLE)
+        .ok()?;
+    Some(timer)
 }

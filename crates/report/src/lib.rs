@@ -13,9 +13,11 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 
 pub mod compare;
+mod open;
 pub mod shootout;
 pub mod time;
 mod tls;
+pub use open::{OpenMeasured, OpenReport};
 pub use stats::{Percentile, Summary};
 pub use tls::{TlsMeasured, TlsReport};
 
@@ -54,6 +56,10 @@ pub struct LoadReport {
     pub connect: Option<Distribution>,
     /// Connection counters.
     pub connections: Connections,
+    /// Open model: schedule against sent, service time, send lateness, late requests and
+    /// warnings; absent for the closed model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open: Option<OpenReport>,
     /// TLS: what was negotiated and the handshakes; absent for http:// runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tls: Option<TlsReport>,
@@ -151,6 +157,8 @@ pub struct Measured<'a> {
     pub connect: &'a stats::Latency,
     /// TLS, for https:// runs.
     pub tls: Option<TlsMeasured<'a>>,
+    /// The open model's figures.
+    pub open: Option<OpenMeasured<'a>>,
     /// Responses by status code.
     pub status: &'a [(u16, u64)],
     /// Wall time of the run.
@@ -436,6 +444,7 @@ impl LoadReport {
             connect: (!run.connect.is_empty()).then(|| dist(run.connect)),
             connections: c.into(),
             tls: run.tls.map(|t| TlsReport::new(t, c)),
+            open: run.open.map(|o| OpenReport::new(o, c)),
             client,
             request_table,
             intervals,
@@ -685,6 +694,9 @@ impl LoadReport {
         if let Some(tls) = &self.tls {
             tls.write_text(&mut o, c.keepalive);
         }
+        if let Some(open) = &self.open {
+            open.write_text(&mut o);
+        }
         let cl = &self.client;
         let _ = writeln!(
             o,
@@ -826,6 +838,7 @@ mod tests {
                 closed_by_server: 0,
             },
             tls: None,
+            open: None,
             client: Client {
                 cpus: 1,
                 cpu_user_s: 0.5,

@@ -253,6 +253,9 @@ mod tests {
                 ..Default::default()
             },
             latency: latency.clone(),
+            service: Latency::new(),
+            lateness: Latency::new(),
+            late: Latency::new(),
             connect: Latency::new(),
             handshake_full: Latency::new(),
             handshake_resumed: Latency::new(),

@@ -34,6 +34,9 @@ pub struct Counts {
     pub in_flight: u64,
     /// Open model: requests that fell due but found no free connection before the stop.
     pub unsent: u64,
+    /// Open model: requests sent late because every connection was busy when they fell
+    /// due (a subset of `sent`, not an outcome).
+    pub late: u64,
     /// Bytes read from sockets.
     pub bytes_read: u64,
     /// Bytes written to sockets.
@@ -86,6 +89,7 @@ impl Counts {
             tls,
             in_flight,
             unsent,
+            late,
             bytes_read,
             bytes_written,
             connections_opened,
@@ -109,6 +113,7 @@ impl Counts {
         self.tls += tls;
         self.in_flight += in_flight;
         self.unsent += unsent;
+        self.late += late;
         self.bytes_read += bytes_read;
         self.bytes_written += bytes_written;
         self.connections_opened += connections_opened;
@@ -141,6 +146,7 @@ impl Counts {
             tls: d(self.tls, earlier.tls),
             in_flight: d(self.in_flight, earlier.in_flight),
             unsent: d(self.unsent, earlier.unsent),
+            late: d(self.late, earlier.late),
             bytes_read: d(self.bytes_read, earlier.bytes_read),
             bytes_written: d(self.bytes_written, earlier.bytes_written),
             connections_opened: d(self.connections_opened, earlier.connections_opened),

@@ -15,8 +15,12 @@ pub struct Interval {
     pub start: Duration,
     /// How long it lasted: the interval length, or less for the run's last one.
     pub duration: Duration,
-    /// Latency of the responses that completed in it.
+    /// Latency of the responses that completed in it: from when each was due (open
+    /// model) or sent (closed model).
     pub latency: Latency,
+    /// Open model: service time of the same responses, from when each request was handed
+    /// to its connection (wrk2's `-U`); empty in the closed model, where it is `latency`.
+    pub service: Latency,
     /// What the counters gained in it.
     pub counts: Counts,
 }

@@ -536,6 +536,7 @@ fn load_run(rps: f64, us: f64) -> Run {
             latency: &lat,
             connect: &stats::Latency::new(),
             tls: None,
+            open: None,
             status: &[(200, rps as u64)],
             elapsed: std::time::Duration::from_secs(1),
             interrupted: false,
