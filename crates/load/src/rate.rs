@@ -109,10 +109,13 @@ impl Rate {
                     "the step must be positive and the end at least the start".into(),
                 ));
             }
-            let count = ((last - start) / step).floor() as u64 + 1;
-            if count > 10_000 {
-                return Err(bad(format!("{count} steps: at most 10,000")));
+            // In floating point first: a huge end must not overflow the count (found by
+            // fuzzing: `1++2/4..1e49`).
+            let steps = ((last - start) / step).floor() + 1.0;
+            if steps > 10_000.0 {
+                return Err(bad(format!("{steps:.0} steps: at most 10,000")));
             }
+            let count = steps as u64;
             let stages = (0..count)
                 .map(|i| {
                     let r = start + step * i as f64;
@@ -371,6 +374,14 @@ mod tests {
         assert!((r.due_by(100e9) - 550_000.0).abs() < 1e-6);
         assert!((r.due_by(15e9) - 20_000.0).abs() < 1e-6);
         consistent(&r, 560_000);
+    }
+
+    #[test]
+    fn steps_with_a_huge_end_do_not_overflow_the_step_count() {
+        let e = Rate::parse("1++2/4..99999999999999999999999999999999999999999999999934.4")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("at most 10,000"), "{e}");
     }
 
     #[test]
