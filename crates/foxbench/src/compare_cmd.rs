@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use report::compare::{compare, FailOn, Options, Run, DEFAULT_ALPHA};
+use report::compare::{compare, repeats_needed, FailOn, Options, Run, DEFAULT_ALPHA};
 
 /// Flags of `foxbench compare`.
 #[derive(Args, Debug)]
@@ -76,7 +76,9 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
     let ungated = c.ungated(&fail_on);
     if gated > 0 && ungated == gated {
         bail!(
-            "--fail-on: none of the {gated} compared figures it watches has enough repeats for a verdict; run at least 3 repeats a side (5 for α = 0.05)"
+            "--fail-on: none of the {gated} compared figures it watches has enough repeats for a verdict; run at least {} repeats a side (at α = {})",
+            repeats_needed(args.alpha),
+            args.alpha
         );
     }
     let out = if args.json {

@@ -1,5 +1,6 @@
 //! Builds, cached by content: the key hashes the build command, the environment, the tools
-//! it needs, and every file of the target's directory and declared inputs.
+//! it needs, and every file of the target's directory and declared inputs. Runs sharing a
+//! cache take turns on an entry.
 
 use std::fs;
 use std::io;
@@ -95,6 +96,40 @@ pub enum BuildError {
     Io(io::Error),
 }
 
+/// Takes the lock of the cache entry `out` (the file `out.lock` beside it), waiting while
+/// another foxbench holds it: two runs sharing a cache (parallel tests, or a developer's
+/// run beside CI's) would otherwise each throw away the other's build in progress as
+/// half-finished. The lock goes with the returned file. Waiting counts against `limit`.
+fn lock_entry(out: &Path, limit: Duration, interrupt: &AtomicBool) -> Result<fs::File, BuildError> {
+    let mut name = out.file_name().unwrap_or_default().to_os_string();
+    name.push(".lock");
+    let path = out.with_file_name(name);
+    if let Some(parent) = path.parent() {
+        fs::create_dir_all(parent).map_err(BuildError::Io)?;
+    }
+    let file = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(BuildError::Io)?;
+    let started = Instant::now();
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(file),
+            Err(fs::TryLockError::WouldBlock) => {}
+            Err(fs::TryLockError::Error(e)) => return Err(BuildError::Io(e)),
+        }
+        if interrupt.load(Ordering::Relaxed) {
+            return Err(BuildError::Interrupted);
+        }
+        if started.elapsed() > limit {
+            return Err(BuildError::TimedOut(limit));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// Runs `command` in `dir` into `out` unless `out` already holds a finished build.
 /// Returns whether the cache was used, and the time taken.
 pub fn build(
@@ -107,6 +142,11 @@ pub fn build(
     interrupt: &AtomicBool,
 ) -> Result<(bool, Duration), BuildError> {
     let stamp = out.join(".foxbench-built");
+    if stamp.exists() {
+        return Ok((true, Duration::ZERO));
+    }
+    let _lock = lock_entry(out, limit, interrupt)?;
+    // Another run may have finished this build while we waited.
     if stamp.exists() {
         return Ok((true, Duration::ZERO));
     }
@@ -280,6 +320,52 @@ mod tests {
         let (cached, _) =
             build(&cmd, &src, &out, &[], &log, Duration::from_secs(30), &stop).unwrap();
         assert!(cached);
+    }
+
+    /// Two shootouts building one cache entry at once (the tests quick_default_suite_* and
+    /// quick_svg_and_jvm_rows both build avatar): the second deleted the first's build in
+    /// progress as half-finished, and cargo failed to write into it.
+    #[test]
+    fn a_build_in_progress_is_waited_for_not_thrown_away() {
+        let src = tmp("concurrent");
+        let out = src.join("entry");
+        let never = AtomicBool::new(false);
+        // Another run holds the entry, half built.
+        let held = lock_entry(&out, Duration::from_secs(5), &never).unwrap();
+        fs::create_dir_all(&out).unwrap();
+        fs::write(out.join("made"), "first").unwrap();
+        let cmd = format!("echo second > {}/made", out.display());
+        std::thread::scope(|scope| {
+            let waiting = scope.spawn(|| {
+                let log = src.join("b.log");
+                build(&cmd, &src, &out, &[], &log, Duration::from_secs(30), &never)
+            });
+            // While the entry is held, the half-built files stay (no false failure on a
+            // slow machine: a late thread only makes this window test less).
+            let until = Instant::now() + Duration::from_millis(300);
+            while Instant::now() < until {
+                assert!(!waiting.is_finished(), "{:?}", waiting.join());
+                assert_eq!(fs::read_to_string(out.join("made")).unwrap(), "first");
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            // The other run finishes its build and lets go: this one uses it.
+            fs::write(out.join(".foxbench-built"), "first").unwrap();
+            drop(held);
+            let (cached, _) = waiting.join().unwrap().unwrap();
+            assert!(cached);
+        });
+        assert_eq!(fs::read_to_string(out.join("made")).unwrap(), "first");
+
+        // Waiting is bounded by the build's limit, and Ctrl-C ends it.
+        let held = lock_entry(&out, Duration::from_secs(5), &never).unwrap();
+        let r = lock_entry(&out, Duration::from_millis(50), &never);
+        assert!(matches!(r, Err(BuildError::TimedOut(_))), "{r:?}");
+        let r = lock_entry(&out, Duration::from_secs(30), &AtomicBool::new(true));
+        assert!(matches!(r, Err(BuildError::Interrupted)), "{r:?}");
+        assert!(lock_entry(&src.join("other"), Duration::from_secs(1), &never).is_ok());
+        drop(held);
+        assert!(lock_entry(&out, Duration::from_secs(1), &never).is_ok());
+        let _ = fs::remove_dir_all(&src);
     }
 
     #[test]

@@ -34,6 +34,16 @@ pub const DEFAULT_ALPHA: f64 = 0.05;
 /// Fewer repeats than this on either side, and a figure gets no verdict.
 pub const MIN_REPEATS: usize = 3;
 
+/// How many repeats a side (the same on both) can show a change at level `alpha`: at
+/// least [`MIN_REPEATS`], and enough that the test's smallest p reaches `alpha` (4 for
+/// 0.05, 3 for 0.1).
+pub fn repeats_needed(alpha: f64) -> usize {
+    // smallest_p(n, n) falls below 1e-15 by n = 30; any α a user gives is reached first.
+    (MIN_REPEATS..64)
+        .find(|&n| smallest_p(n, n) <= alpha)
+        .unwrap_or(64)
+}
+
 /// What kind of results are compared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]

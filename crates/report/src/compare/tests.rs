@@ -195,6 +195,24 @@ fn too_few_repeats_give_no_verdict_and_say_why() {
     );
 }
 
+/// The gate's message once said 5 repeats a side were needed at α = 0.05; 4 and 4
+/// reach p = 2/70 ≈ 0.029.
+#[test]
+fn repeats_needed_is_the_fewest_that_can_reach_alpha() {
+    assert_eq!(repeats_needed(0.05), 4);
+    assert_eq!(repeats_needed(0.1), 3);
+    assert_eq!(repeats_needed(0.5), MIN_REPEATS);
+    assert_eq!(repeats_needed(0.01), 5);
+    for alpha in [0.5, 0.1, 0.05, 0.02, 0.01, 0.001] {
+        let n = repeats_needed(alpha);
+        assert!(smallest_p(n, n) <= alpha, "{alpha}: {n}");
+        assert!(
+            n == MIN_REPEATS || smallest_p(n - 1, n - 1) > alpha,
+            "{alpha}: {n}"
+        );
+    }
+}
+
 #[test]
 fn p99s_within_the_histogram_precision_are_equal() {
     // Every repeat of a side has the same p99, and the new side's is one bucket above:

@@ -14,6 +14,12 @@ use super::raw::RawTarget;
 /// What a parameter placeholder starts with: `{param.heap}`.
 pub const PARAM_PREFIX: &str = "param.";
 
+/// The most rows one target's `params` may expand into. Each row is a server built,
+/// started, verified and measured on its own (about 7 s a level), so even this many is an
+/// hour-long suite. A cross product of a few long lists passes it quickly: before this
+/// limit, seven keys of ten values (10^7 rows) took 10 GB and over a minute to expand.
+pub const MAX_ROWS: usize = 500;
+
 /// A target's `params`, keys in the order written, each with its values as text.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Params(pub(super) Vec<(String, Vec<String>)>);
@@ -123,6 +129,13 @@ impl Params {
             }
         }
         Ok(())
+    }
+
+    /// How many rows [`Params::rows`] gives; `None` beyond `usize`.
+    pub(super) fn row_count(&self) -> Option<usize> {
+        self.0
+            .iter()
+            .try_fold(1usize, |n, (_, values)| n.checked_mul(values.len()))
     }
 
     /// Every combination of values, the first key varying slowest; one empty row when
@@ -298,5 +311,19 @@ mod tests {
             assert!(e.contains(want), "{text}: {e}");
         }
         assert!(params(r#"params = { jvm = ["-Xmx8m"] }"#).check().is_ok());
+    }
+
+    #[test]
+    fn row_count_is_the_product_without_expanding() {
+        let p = params(r#"params = { heap = ["8m", "16m"], gc = ["G1", "Z", "S"] }"#);
+        assert_eq!(p.row_count(), Some(6));
+        assert_eq!(p.row_count(), Some(p.rows().len()));
+        assert_eq!(Params::default().row_count(), Some(1));
+        // 20 keys of 10 values: 10^20 rows, more than usize holds.
+        let keys: Vec<String> = (0..20)
+            .map(|k| format!("k{k} = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]"))
+            .collect();
+        let p = params(&format!("params = {{ {} }}", keys.join(", ")));
+        assert_eq!(p.row_count(), None);
     }
 }

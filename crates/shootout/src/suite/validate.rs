@@ -436,6 +436,19 @@ fn targets(
                     "no parameters: give e.g. params = { heap = [\"8m\", \"16m\"] }, or leave the key out".into(),
                 ));
             }
+            // Counted before anything is expanded: a cross product can outgrow memory.
+            if p.row_count().is_none_or(|n| n > params::MAX_ROWS) {
+                let sizes: Vec<String> = p.0.iter().map(|(_, v)| v.len().to_string()).collect();
+                return Err(err(
+                    "params",
+                    format!(
+                        "{} rows (the cross product of {} values) is more than {}: give fewer values, or list the rows wanted under one key",
+                        p.row_count().map_or("too many".into(), |n| n.to_string()),
+                        sizes.join(" × "),
+                        params::MAX_ROWS
+                    ),
+                ));
+            }
         }
         check_param_use(&t, &params).map_err(|(line_key, key, m)| {
             src.key(
@@ -709,6 +722,7 @@ mod tests {
             ("start = \"{out}/server {port} {images}\"", "start = \"{out}/server {port} {param.heap}\"\nparams = { heap = [] }", Key, "s.toml:22: key `target[0].params.heap`: no values: give at least one, e.g. heap = [\"a\", \"b\"]"),
             ("start = \"{out}/server {port} {images}\"", "start = \"{out}/server {port} {param.heap}\"\nparams = { heap = [\"8m\", \"16m\", \"8m\"] }", Key, "s.toml:22: key `target[0].params`: row \"c[heap=8m]\" is defined twice"),
             ("start = \"{out}/server {port} {images}\"", "start = \"{out}/server {port} {param.heap}\"\nparams = { heap = [\"8m\"], gc = [\"G1\"] }", Key, "s.toml:22: key `target[0].params`: gc is never used: put {param.gc} in start, build or env"),
+            ("start = \"{out}/server {port} {images}\"", "start = \"{out}/server {port} {param.a}{param.b}{param.c}\"\nparams = { a = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9], b = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9], c = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] }", Key, "s.toml:22: key `target[0].params`: 1000 rows (the cross product of 10 × 10 × 10 values) is more than 500: give fewer values, or list the rows wanted under one key"),
             ("start = \"{out}/server {port} {images}\"", "start = \"{out}/server {port} {images}\"\nparams = {}", Key, "s.toml:22: key `target[0].params`: no parameters: give e.g. params = { heap = [\"8m\", \"16m\"] }, or leave the key out"),
             ("start = \"{out}/server {port} {images}\"", "start = \"{out}/server {port} {param.heap}\"\nparams = { heap = \"8m\" }", Key, "s.toml:22: key `target[0].params.heap`: invalid type: string \"8m\", expected a list of values, e.g. [\"8m\", \"16m\"] or [2, 150]"),
             // Levels, targets and bodies of scenarios.
