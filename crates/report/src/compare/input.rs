@@ -23,7 +23,7 @@ impl Run {
     /// Reads either kind, by its `schema` field.
     pub fn from_json(text: &str) -> Result<Run, String> {
         let v: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
-        match v.get("schema").and_then(Value::as_str) {
+        let run = match v.get("schema").and_then(Value::as_str) {
             Some(SHOOTOUT_SCHEMA) => ShootoutResults::from_json(text).map(Run::Shootout),
             Some(LOAD_SCHEMA) => serde_json::from_value(v)
                 .map(Run::Load)
@@ -32,6 +32,38 @@ impl Run {
                 "schema is {}, expected {SHOOTOUT_SCHEMA:?} (foxbench shootout) or {LOAD_SCHEMA:?} (foxbench load --json)",
                 other.map_or("missing".to_string(), |s| format!("{s:?}"))
             )),
+        }?;
+        run.check_histograms()?;
+        Ok(run)
+    }
+
+    /// Refuses a histogram that is present but does not decode: p99 is compared on the
+    /// merged histograms, and a silently dropped one would change what is compared.
+    fn check_histograms(&self) -> Result<(), String> {
+        let check = |where_: &str, hdr: &str| {
+            if hdr.is_empty() || stats::Latency::from_base64(hdr).is_ok() {
+                Ok(())
+            } else {
+                Err(format!(
+                    "{where_}: hdr_base64 is not an HdrHistogram: regenerate the file with foxbench"
+                ))
+            }
+        };
+        match self {
+            Run::Shootout(r) => {
+                for t in &r.targets {
+                    for c in &t.cells {
+                        if let Some(s) = &c.summary {
+                            check(
+                                &format!("{} {} {}", t.name, c.scenario, c.level),
+                                &s.hdr_base64,
+                            )?;
+                        }
+                    }
+                }
+                Ok(())
+            }
+            Run::Load(r) => check("latency", &r.latency.hdr_base64),
         }
     }
 

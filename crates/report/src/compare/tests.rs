@@ -516,6 +516,34 @@ fn mixed_kinds_and_nothing_in_common_are_errors() {
         .contains("foxbench.load/1"));
 }
 
+/// Regression (review of issue 15): a histogram that did not decode was dropped without a
+/// word, and p99 quietly fell back to the repeats' median.
+#[test]
+fn a_corrupt_histogram_is_refused_naming_the_cell() {
+    let Run::Load(mut r) = load_run(1000.0, 100.0) else {
+        unreachable!()
+    };
+    r.latency.hdr_base64 = "bm90IGEgaGlzdG9ncmFt".into();
+    let text = serde_json::to_string(&r).unwrap();
+    let e = Run::from_json(&text).unwrap_err();
+    assert!(
+        e.contains("latency: hdr_base64 is not an HdrHistogram"),
+        "{e}"
+    );
+    let committed = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/results.json");
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(committed).unwrap()).unwrap();
+    let cell = v["targets"][0]["cells"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|c| !c["summary"].is_null())
+        .expect("a measured cell");
+    cell["summary"]["hdr_base64"] = "AAAA".into();
+    let e = Run::from_json(&v.to_string()).unwrap_err();
+    assert!(e.contains("hdr_base64 is not an HdrHistogram"), "{e}");
+}
+
 /// A `foxbench load` result of `rps` req/s whose latencies are all `us`.
 fn load_run(rps: f64, us: f64) -> Run {
     let mut lat = stats::Latency::new();
