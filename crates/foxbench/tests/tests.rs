@@ -5,6 +5,7 @@ mod support;
 
 mod compare;
 mod shootout;
+mod slo;
 mod table;
 mod tls;
 

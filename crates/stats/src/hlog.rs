@@ -47,6 +47,8 @@ pub const SERIES: &[Series] = &[Series {
 pub struct IntervalLog<W: Write> {
     out: W,
     serializer: V2DeflateSerializer,
+    /// One line as the crate's writer formats it, before it goes to `out`.
+    line: Vec<u8>,
 }
 
 impl<W: Write> IntervalLog<W> {
@@ -62,7 +64,11 @@ impl<W: Write> IntervalLog<W> {
             .with_max_value_divisor(MAX_VALUE_DIVISOR)
             .begin_log_with(&mut out, &mut serializer)?;
         writeln!(out, "{LEGEND}")?;
-        Ok(Self { out, serializer })
+        Ok(Self {
+            out,
+            serializer,
+            line: Vec::new(),
+        })
     }
 
     /// Writes one line per series of `iv` that the run recorded, each `Tag=…`.
@@ -72,14 +78,21 @@ impl<W: Write> IntervalLog<W> {
                 continue;
             };
             let tag = Tag::new(series.tag).expect("series tags hold no ',', ' ' or newline");
-            // A builder with no headers writes nothing: it is how the crate's line writer
-            // is reached after the legend, which it cannot write itself.
+            // The crate's line writer is reached through a builder, which cannot be kept
+            // across the legend line it does not write; a fresh one repeats its
+            // `#[MaxValueDivisor]` header line, which is dropped here.
+            self.line.clear();
             let mut writer = IntervalLogWriterBuilder::new()
                 .with_max_value_divisor(MAX_VALUE_DIVISOR)
-                .begin_log_with(&mut self.out, &mut self.serializer)?;
+                .begin_log_with(&mut self.line, &mut self.serializer)?;
             writer
                 .write_histogram(&h.hist, iv.start, iv.duration, Some(tag))
                 .map_err(|e| io::Error::other(e.to_string()))?;
+            let body = match self.line.iter().position(|&b| b == b'\n') {
+                Some(end) if self.line.starts_with(b"#[MaxValueDivisor") => &self.line[end + 1..],
+                _ => &self.line[..],
+            };
+            self.out.write_all(body)?;
         }
         Ok(())
     }
