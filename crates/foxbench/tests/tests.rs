@@ -4,6 +4,7 @@
 mod support;
 
 mod compare;
+mod interop;
 mod shootout;
 mod slo;
 mod table;
