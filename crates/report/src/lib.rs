@@ -2,7 +2,8 @@
 //!
 //! This crate owns the shape of results ([`LoadReport`], whose JSON schema is committed
 //! at `schemas/load.schema.json`) and how they read as text, and the comparison of runs
-//! ([`compare`], with its schema at `schemas/compare.schema.json`). It renders from result data
+//! ([`compare`], with its schema at `schemas/compare.schema.json`), a load result's HTML page
+//! ([`load_html`]) and its `--slo` verdicts ([`slo`]). It renders from result data
 //! only: it runs nothing and measures nothing, and depends on no internal crate but
 //! `stats`.
 #![forbid(unsafe_code)]
@@ -13,6 +14,7 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 
 pub mod compare;
+pub mod load_html;
 pub mod shootout;
 pub mod slo;
 pub mod time;

@@ -5,10 +5,10 @@
 //! Everything here is plain data written by the shootout runner; the renderings read
 //! nothing else, so `foxbench report results.json` reproduces them exactly.
 
-mod html;
+pub(crate) mod html;
 pub(crate) mod markdown;
 mod rows;
-mod svg;
+pub(crate) mod svg;
 
 use std::collections::BTreeMap;
 
