@@ -5,6 +5,7 @@ mod support;
 
 mod compare;
 mod interop;
+mod series;
 mod shootout;
 mod slo;
 mod table;
