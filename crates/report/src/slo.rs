@@ -166,7 +166,8 @@ fn parse_metric(name: &str) -> Result<Metric, String> {
             };
             let Some(&(series, _)) = Series::ALL.iter().find(|(_, n)| *n == qualifier) else {
                 return Err(format!(
-                    "unknown histogram [{qualifier}]: use [corrected] or [service]"
+                    "unknown histogram {:?}: use [corrected] or [service]",
+                    format!("[{qualifier}]")
                 ));
             };
             (number, series)
@@ -310,7 +311,7 @@ impl Slo {
             } = c.metric
             {
                 return Err(SloError(format!(
-                    "--slo {:?}: [service] needs the open model's service-time histogram, which this foxbench does not record yet; use the corrected latency ({})",
+                    "--slo {:?}: [service] needs the open model's service-time histogram, which this foxbench does not record yet; use the corrected latency ({:?})",
                     c.text,
                     c.text.replace("[service]", "")
                 )));

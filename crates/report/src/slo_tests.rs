@@ -60,7 +60,9 @@ fn bad_clauses_fail_in_one_line_naming_the_fix() {
         ("p101<5ms", "unknown metric"),
         ("p-1<5ms", "unknown metric"),
         ("pinf<5ms", "unknown metric"),
-        ("p99[cpu]<5ms", "unknown histogram [cpu]"),
+        ("p99[cpu]<5ms", "unknown histogram \"[cpu]\""),
+        // Found by the fuzz target: a newline inside the brackets stays escaped.
+        ("p[\n]>\nn\n\n\nn", "unknown histogram \"[\\n]\""),
         ("p99[service<5ms", "closing ']'"),
         ("errors<0.1", "needs the unit %"),
         ("errors<101%", "not a percentage"),
@@ -95,7 +97,13 @@ fn service_is_refused_until_it_is_recorded() {
         e.contains("[service] needs the open model's service-time histogram"),
         "{e}"
     );
-    assert!(e.contains("(p99<2ms)"), "{e}");
+    assert!(e.contains("(\"p99<2ms\")"), "{e}");
+    let e = "p99[service]<\n2ms"
+        .parse::<Slo>()
+        .unwrap()
+        .check_measurable()
+        .unwrap_err();
+    assert!(!e.to_string().contains('\n'), "{e}");
     assert!("p99<5ms".parse::<Slo>().unwrap().check_measurable().is_ok());
 }
 
