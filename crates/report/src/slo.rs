@@ -301,17 +301,20 @@ impl Clause {
 }
 
 impl Slo {
-    /// Checks before a run that every clause can be measured. The open model's service-time
-    /// histogram is not recorded by this build, so `[service]` is refused here, in one line.
-    pub fn check_measurable(&self) -> Result<(), SloError> {
+    /// Checks before a run that every clause can be measured: `[service]` only when the run
+    /// will record a service-time histogram (`service_recorded`), refused in one line if not.
+    pub fn check_measurable(&self, service_recorded: bool) -> Result<(), SloError> {
         for c in &self.clauses {
             if let Metric::Percentile {
                 series: Series::Service,
                 ..
             } = c.metric
             {
+                if service_recorded {
+                    continue;
+                }
                 return Err(SloError(format!(
-                    "--slo {:?}: [service] needs the open model's service-time histogram, which this foxbench does not record yet; use the corrected latency ({:?})",
+                    "--slo {:?}: [service] needs the open model's service-time histogram, which this run does not record; use the corrected latency ({:?})",
                     c.text,
                     c.text.replace("[service]", "")
                 )));

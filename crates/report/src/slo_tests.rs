@@ -92,7 +92,7 @@ fn lt_and_le_differ_at_the_threshold() {
 #[test]
 fn service_is_refused_until_it_is_recorded() {
     let slo: Slo = "p99<5ms,p99[service]<2ms".parse().unwrap();
-    let e = slo.check_measurable().unwrap_err().to_string();
+    let e = slo.check_measurable(false).unwrap_err().to_string();
     assert!(
         e.contains("[service] needs the open model's service-time histogram"),
         "{e}"
@@ -101,10 +101,15 @@ fn service_is_refused_until_it_is_recorded() {
     let e = "p99[service]<\n2ms"
         .parse::<Slo>()
         .unwrap()
-        .check_measurable()
+        .check_measurable(false)
         .unwrap_err();
     assert!(!e.to_string().contains('\n'), "{e}");
-    assert!("p99<5ms".parse::<Slo>().unwrap().check_measurable().is_ok());
+    assert!("p99<5ms"
+        .parse::<Slo>()
+        .unwrap()
+        .check_measurable(false)
+        .is_ok());
+    assert!(slo.check_measurable(true).is_ok());
 }
 
 /// A report whose latency histogram holds 1..=1000 µs once each, 1000 sent, 3 failed.

@@ -21,6 +21,14 @@ pub struct Breach {
     pub reason: String,
 }
 
+/// A series' histogram in one interval; None when the engine does not record it.
+fn histogram(series: Series, iv: &stats::Interval) -> Option<&stats::Latency> {
+    match series {
+        Series::Corrected => Some(&iv.latency),
+        Series::Service => None,
+    }
+}
+
 /// Follows a run's intervals for `--slo-abort`.
 #[derive(Debug, Clone)]
 pub struct Watch<'a> {
@@ -64,20 +72,14 @@ impl<'a> Watch<'a> {
     fn broken(&self, c: &Clause, iv: &stats::Interval, failed: u64, when: &str) -> Option<String> {
         let unit = c.unit();
         match c.metric {
-            Metric::Percentile {
-                p,
-                series: Series::Corrected,
-            } => {
-                if iv.latency.is_empty() {
-                    return None;
-                }
-                let us = iv.latency.percentile_ns(p) as f64 / 1e3;
-                (!c.op.holds(us, c.threshold)).then(|| format!("{when} had p{p} {}", unit.show(us)))
+            Metric::Percentile { p, series } => {
+                let h = histogram(series, iv).filter(|h| !h.is_empty())?;
+                let us = h.percentile_ns(p) as f64 / 1e3;
+                (!c.op.holds(us, c.threshold)).then(|| {
+                    let name = c.metric_name();
+                    format!("{when} had {name} {}", unit.show(us))
+                })
             }
-            Metric::Percentile {
-                series: Series::Service,
-                ..
-            } => None,
             Metric::Errors => match self.total {
                 Some(n) => {
                     // The share can only grow from here; for > and >= it could still be met.
