@@ -128,9 +128,12 @@ fn the_text_report_prints_each_verdict() {
         &s.url(),
     ]);
     assert_eq!(out.status.code(), Some(1));
+    // (A saturation warning may come first on a loaded machine.)
+    let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(
-        String::from_utf8_lossy(&out.stderr).trim(),
-        "foxbench: --slo failed: rps>=1000000000"
+        err.lines().last(),
+        Some("foxbench: --slo failed: rps>=1000000000"),
+        "{err}"
     );
 }
 
@@ -168,7 +171,8 @@ fn abort_on_errors_over_the_budget_of_n() {
             }
         }
     });
-    let n = "10000000";
+    // A budget of 1% of a million: 10,000 failures, seconds of a 500 server's answers.
+    let n = "1000000";
     let started = Instant::now();
     let out = run(&[
         "load",
@@ -195,11 +199,11 @@ fn abort_on_errors_over_the_budget_of_n() {
     );
     let v = result(&out.stdout);
     assert!(started.elapsed() < Duration::from_secs(60));
-    assert!(v["requests"]["sent"].as_u64().unwrap() < 10_000_000);
+    assert!(v["requests"]["sent"].as_u64().unwrap() < 1_000_000);
     let aborted = v["slo"]["aborted"].as_str().unwrap();
     assert!(aborted.starts_with("errors<1%: "), "{aborted}");
     assert!(
-        aborted.contains(" failed of 10000000 by the end of interval "),
+        aborted.contains(" failed of 1000000 by the end of interval "),
         "{aborted}"
     );
     // Only the clause that stopped the run fails because of the stop.
