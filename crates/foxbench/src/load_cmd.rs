@@ -13,7 +13,10 @@ use load::{
     parse_duration, Arrival, Control, Plan, PlanError, RequestSpec, RunResult, Selection,
     StatusSet, Stop, Target, TlsOptions, Verify,
 };
+use report::slo::Slo;
 use report::LoadReport;
+
+use crate::load_series::Observers;
 
 /// Flags of `foxbench load`. ab's and wrk's spellings are accepted where they agree.
 #[derive(Args, Debug)]
@@ -135,6 +138,22 @@ pub struct LoadArgs {
     /// Write the result as JSON to FILE, or "-" for stdout (the text report then goes to stderr).
     #[arg(long = "json")]
     pub json: Option<String>,
+
+    /// Also write every interval's latency histogram to FILE as an HdrHistogram interval log
+    /// (`.hlog`, tag `corrected`), for HdrHistogram's HistogramLogProcessor and plotters.
+    #[arg(long = "hlog", value_name = "FILE")]
+    pub hlog: Option<PathBuf>,
+
+    /// Service-level objective: comma-separated clauses such as
+    /// 'p99<5ms,p99.9<=20ms,errors<0.1%,rps>=9500'; each verdict is printed and in the JSON,
+    /// and the run exits 1 when one fails.
+    #[arg(long = "slo", value_name = "CLAUSES")]
+    pub slo: Option<String>,
+
+    /// Stop the run as soon as a --slo clause can no longer be met: a latency percentile
+    /// broken in any interval, or (with -n) more errors than the whole run may have.
+    #[arg(long = "slo-abort", requires = "slo")]
+    pub slo_abort: bool,
 
     /// No progress bar and no text report (errors and warnings still print).
     #[arg(short = 'q', long = "quiet")]
@@ -288,6 +307,11 @@ fn build_plan(args: &LoadArgs) -> Result<Plan> {
 /// Runs `foxbench load`.
 pub fn run(args: LoadArgs) -> Result<ExitCode> {
     let plan = build_plan(&args)?;
+    let slo = args.slo.as_deref().map(str::parse::<Slo>).transpose()?;
+    if let Some(slo) = &slo {
+        // Only the open model records a service-time histogram.
+        slo.check_measurable(matches!(plan.arrival, Arrival::Open { .. }))?;
+    }
     load::raise_fd_limit(plan.connections)?;
     load::preflight(&plan)?;
     let threads = plan.effective_threads();
@@ -316,20 +340,32 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
             .context("cannot start progress thread")?
     };
 
+    let total_requests = match plan.stop {
+        Stop::Requests(n) => Some(n),
+        Stop::Duration(_) => None,
+    };
+    let abort = slo.as_ref().filter(|_| args.slo_abort);
+    let mut observers = Observers::new(args.hlog.as_deref(), abort, total_requests)?;
     let before = probe::own_usage();
     let started = Instant::now();
     let mut intervals = Vec::new();
     let result = load::run_with_intervals(&plan, &control, &mut |iv| {
         live_p99_ns.store(iv.latency.percentile_ns(99.0), Ordering::Relaxed);
         intervals.push(report::IntervalRow::from(iv));
+        if observers.observe(iv) {
+            control.stop();
+        }
     });
     let wall = started.elapsed();
     let used = probe::own_usage().since(&before);
     control.stop(); // ends the watcher
     let _ = watcher.join();
     let result = result?;
+    let breach = observers.breach.take();
+    observers.finish()?;
 
-    let report = build_report(&plan, threads, &result, intervals, &used, wall);
+    let mut report = build_report(&plan, threads, &result, intervals, &used, wall);
+    report.slo = slo.as_ref().map(|s| s.judge(&report, breach.as_ref()));
     let text = report.to_text();
     match args.json.as_deref() {
         Some("-") => {
@@ -365,7 +401,25 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
             let _ = writeln!(std::io::stderr(), "foxbench: warning: {w}");
         }
     }
-    Ok(ExitCode::SUCCESS)
+    match &report.slo {
+        Some(verdict) if !verdict.passed => {
+            if args.quiet {
+                let failed: Vec<&str> = verdict
+                    .clauses
+                    .iter()
+                    .filter(|c| !c.passed)
+                    .map(|c| c.clause.as_str())
+                    .collect();
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "foxbench: --slo failed: {}",
+                    failed.join(", ")
+                );
+            }
+            Ok(ExitCode::from(crate::exit::FAILED))
+        }
+        _ => Ok(ExitCode::SUCCESS),
+    }
 }
 
 /// Polls for signals and draws the progress bar until the run ends.

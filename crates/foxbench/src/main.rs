@@ -3,6 +3,7 @@
 
 mod compare_cmd;
 mod load_cmd;
+mod load_series;
 mod shootout_cmd;
 
 use std::io::Write as _;
@@ -56,11 +57,18 @@ fn main() -> ExitCode {
             }
             // One line: what was wrong, and where to look.
             let text = e.to_string();
-            let first = text
-                .lines()
-                .find(|l| !l.trim().is_empty())
-                .unwrap_or("invalid arguments");
+            let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+            let first = lines.next().unwrap_or("invalid arguments");
             let first = first.trim_start_matches("error: ");
+            // "the following required arguments were not provided:" names them on the next line.
+            let named;
+            let first = match (first.ends_with(':'), lines.next()) {
+                (true, Some(next)) => {
+                    named = format!("{first} {}", next.trim());
+                    named.as_str()
+                }
+                _ => first,
+            };
             let _ = writeln!(std::io::stderr(), "foxbench: {first} (see foxbench --help)");
             return ExitCode::from(exit::USAGE);
         }

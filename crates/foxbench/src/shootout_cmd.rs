@@ -85,9 +85,10 @@ fn cpu_list(s: &str) -> std::result::Result<Vec<usize>, String> {
 /// Flags of `foxbench report`.
 #[derive(Args, Debug)]
 pub struct ReportArgs {
-    /// A results.json written by `foxbench shootout`.
+    /// A results.json written by `foxbench shootout`, or a `foxbench load --json` result.
     pub results: PathBuf,
-    /// Where summary.md and report.html go [default: next to results.json].
+    /// Where summary.md and report.html (or, for a load result, NAME.html) go [default: next
+    /// to the file].
     #[arg(long, short = 'o')]
     pub out: Option<PathBuf>,
 }
@@ -328,15 +329,17 @@ pub fn run(args: ShootoutArgs) -> Result<ExitCode> {
     })
 }
 
-fn read_results(path: &Path) -> Result<ShootoutResults> {
+/// `foxbench report`: a shootout's summary.md and report.html, or a load result's page.
+pub fn report(args: ReportArgs) -> Result<ExitCode> {
+    let path = &args.results;
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    ShootoutResults::from_json(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
-}
-
-/// `foxbench report`.
-pub fn report(args: ReportArgs) -> Result<ExitCode> {
-    let r = read_results(&args.results)?;
+    let r = match report::compare::Run::from_json(&text)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
+    {
+        report::compare::Run::Shootout(r) => r,
+        report::compare::Run::Load(load) => return load_page(&args, &load),
+    };
     let dir = args.out.clone().unwrap_or_else(|| {
         args.results
             .parent()
@@ -352,6 +355,25 @@ pub fn report(args: ReportArgs) -> Result<ExitCode> {
     write_atomic(&dir.join("summary.md"), to_markdown(&r).as_bytes())?;
     write_atomic(&dir.join("report.html"), to_html(&r).as_bytes())?;
     eprintln!("wrote {0}/summary.md and {0}/report.html", dir.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `foxbench report LOAD.json`: LOAD.html beside it, or in `--out`.
+fn load_page(args: &ReportArgs, r: &report::LoadReport) -> Result<ExitCode> {
+    let name = args.results.with_extension("html");
+    let name = name
+        .file_name()
+        .unwrap_or(std::ffi::OsStr::new("load.html"));
+    let page = match &args.out {
+        Some(dir) => {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+            dir.join(name)
+        }
+        None => args.results.with_extension("html"),
+    };
+    write_atomic(&page, report::load_html::to_html(r).as_bytes())?;
+    eprintln!("wrote {}", page.display());
     Ok(ExitCode::SUCCESS)
 }
 

@@ -4,7 +4,10 @@
 mod support;
 
 mod compare;
+mod interop;
+mod series;
 mod shootout;
+mod slo;
 mod table;
 mod tls;
 

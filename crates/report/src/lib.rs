@@ -2,7 +2,8 @@
 //!
 //! This crate owns the shape of results ([`LoadReport`], whose JSON schema is committed
 //! at `schemas/load.schema.json`) and how they read as text, and the comparison of runs
-//! ([`compare`], with its schema at `schemas/compare.schema.json`). It renders from result data
+//! ([`compare`], with its schema at `schemas/compare.schema.json`), a load result's HTML page
+//! ([`load_html`]) and its `--slo` verdicts ([`slo`]). It renders from result data
 //! only: it runs nothing and measures nothing, and depends on no internal crate but
 //! `stats`.
 #![forbid(unsafe_code)]
@@ -13,8 +14,10 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 
 pub mod compare;
+pub mod load_html;
 mod open;
 pub mod shootout;
+pub mod slo;
 pub mod time;
 mod tls;
 pub use open::{OpenMeasured, OpenReport};
@@ -71,6 +74,9 @@ pub struct LoadReport {
     /// What completed in each interval of the run (`config.interval_s`), in order.
     #[serde(default)]
     pub intervals: Vec<IntervalRow>,
+    /// `--slo`: each clause's verdict and observed value; absent when no objective was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slo: Option<slo::SloReport>,
 }
 
 /// The load model.
@@ -120,6 +126,9 @@ pub struct IntervalRow {
     pub requests: u64,
     /// Requests that ended in an error in it.
     pub errors: u64,
+    /// Those errors by kind (all zero in files written before issue 12).
+    #[serde(default)]
+    pub errors_by_kind: Errors,
     /// Complete responses per second.
     pub requests_per_sec: f64,
     /// Median latency of the responses in it, µs (0 when there were none).
@@ -138,6 +147,7 @@ impl From<&stats::Interval> for IntervalRow {
             duration_s: iv.duration.as_secs_f64(),
             requests: iv.counts.completed(),
             errors: iv.counts.errors(),
+            errors_by_kind: (&iv.counts).into(),
             requests_per_sec: iv.rate_per_sec(),
             p50_us: us(iv.latency.percentile_ns(50.0)),
             p99_us: us(iv.latency.percentile_ns(99.0)),
@@ -249,7 +259,7 @@ pub struct Requests {
 }
 
 /// Errors by kind; the `connect_*` fields break `connect` down.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Errors {
     /// Connection could not be established.
     pub connect: u64,
@@ -291,7 +301,7 @@ pub struct Distribution {
     /// Mean, stdev, extremes, percentiles (µs).
     #[serde(flatten)]
     pub summary: Summary,
-    /// The HdrHistogram (V2 encoding, base64, values in ns).
+    /// The HdrHistogram (compressed V2 encoding, base64, values in ns).
     pub hdr_base64: String,
     /// A coarse histogram for display: (upper bound µs, count).
     pub buckets: Vec<(f64, u64)>,
@@ -448,6 +458,7 @@ impl LoadReport {
             client,
             request_table,
             intervals,
+            slo: None,
         }
     }
 }
@@ -714,6 +725,9 @@ impl LoadReport {
         if let Some(w) = self.saturation_warning() {
             let _ = writeln!(o, "warning: {w}");
         }
+        if let Some(slo) = &self.slo {
+            slo.write_text(&mut o);
+        }
         o
     }
 }
@@ -759,7 +773,7 @@ fn trim_pct(p: f64) -> String {
 mod tests {
     use super::*;
 
-    fn sample() -> LoadReport {
+    pub(crate) fn sample() -> LoadReport {
         LoadReport {
             schema: LOAD_SCHEMA.into(),
             tool: Tool {
@@ -869,12 +883,14 @@ mod tests {
                     duration_s: 1.0,
                     requests: u64::from(p99_us > 0.0) * 3,
                     errors: 0,
+                    errors_by_kind: Errors::default(),
                     requests_per_sec: 3.0,
                     p50_us: p99_us / 2.0,
                     p99_us,
                     max_us: p99_us,
                 })
                 .collect(),
+            slo: None,
         }
     }
 
@@ -927,6 +943,13 @@ mod tests {
         let o = v.as_object_mut().unwrap();
         o.remove("request_table");
         o.remove("intervals");
+        let mut old_interval = serde_json::to_value(&sample().intervals[0]).unwrap();
+        old_interval
+            .as_object_mut()
+            .unwrap()
+            .remove("errors_by_kind");
+        let iv: IntervalRow = serde_json::from_value(old_interval).unwrap();
+        assert_eq!(iv.errors_by_kind, Errors::default());
         for k in ["selection", "seed", "interval_s"] {
             o["config"].as_object_mut().unwrap().remove(k);
         }

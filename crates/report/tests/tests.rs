@@ -23,6 +23,8 @@ use std::time::{Duration, Instant};
 
 use report::shootout::{to_html, ShootoutResults};
 
+mod load_page;
+
 const CHROMIUM: &str = "chromium";
 const LIMIT: Duration = Duration::from_secs(60);
 /// Wide like a laptop browser, tall enough for the whole report of the fixture.

@@ -11,13 +11,14 @@
 use std::time::Duration;
 
 mod counts;
+pub mod hlog;
 mod interval;
 pub mod significance;
 pub use counts::Counts;
 pub use interval::Interval;
 
 use base64::Engine as _;
-use hdrhistogram::serialization::{Deserializer, Serializer, V2Serializer};
+use hdrhistogram::serialization::{Deserializer, Serializer, V2DeflateSerializer};
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
@@ -36,8 +37,8 @@ pub enum Error {
     /// The text was not valid base64.
     #[error("histogram is not valid base64: {0}")]
     Base64(#[from] base64::DecodeError),
-    /// The bytes were not an HdrHistogram V2 encoding.
-    #[error("histogram is not a valid HdrHistogram V2 encoding: {0}")]
+    /// The bytes were not an HdrHistogram V2 encoding, compressed or not.
+    #[error("histogram is not a valid HdrHistogram V2 encoding (compressed or not): {0}")]
     Decode(String),
     /// Two histograms could not be merged.
     #[error("histograms cannot be merged: {0}")]
@@ -175,16 +176,19 @@ impl Latency {
         out
     }
 
-    /// The histogram in HdrHistogram's V2 encoding, base64: any HdrHistogram tool reads it.
+    /// The histogram in HdrHistogram's compressed V2 encoding (cookie `0x1c849314`, the V2
+    /// bytes deflated with zlib), base64: the form HdrHistogram's Java, Python and C readers
+    /// decode, and the one interval logs carry.
     pub fn to_base64(&self) -> String {
         let mut bytes = Vec::new();
-        V2Serializer::new()
+        V2DeflateSerializer::new()
             .serialize(&self.hist, &mut bytes)
             .expect("serializing into a Vec cannot fail");
         base64::engine::general_purpose::STANDARD.encode(bytes)
     }
 
-    /// Reads a histogram written by [`Latency::to_base64`].
+    /// Reads a histogram written by [`Latency::to_base64`]: compressed V2, or the uncompressed
+    /// V2 (cookie `0x1c849313`) that foxbench wrote before, so that old results still load.
     pub fn from_base64(text: &str) -> Result<Self, Error> {
         let bytes = base64::engine::general_purpose::STANDARD.decode(text.trim())?;
         let decoded: Histogram<u64> = Deserializer::new()
@@ -275,6 +279,30 @@ mod tests {
         assert_eq!(back, h);
         assert!(Latency::from_base64("not base64!").is_err());
         assert!(Latency::from_base64("AAAA").is_err());
+    }
+
+    #[test]
+    fn issue_12_writes_compressed_v2_and_reads_both() {
+        let mut h = Latency::new();
+        for v in [1_000, 20_000, 3_000_000] {
+            h.record_ns(v);
+        }
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(h.to_base64())
+            .unwrap();
+        assert_eq!(
+            bytes[..4],
+            0x1c84_9314u32.to_be_bytes(),
+            "compressed V2 cookie"
+        );
+        // The uncompressed V2 form that earlier foxbench versions wrote still loads.
+        let mut old = Vec::new();
+        hdrhistogram::serialization::V2Serializer::new()
+            .serialize(&h.hist, &mut old)
+            .unwrap();
+        assert_eq!(old[..4], 0x1c84_9313u32.to_be_bytes());
+        let old = base64::engine::general_purpose::STANDARD.encode(old);
+        assert_eq!(Latency::from_base64(&old).unwrap(), h);
     }
 
     #[test]

@@ -476,10 +476,11 @@ fn a_bad_suite_file_names_the_line_and_key() {
         &["report", "/nonexistent.json"],
         "cannot read /nonexistent.json",
     );
+    // A load result is rendered as its own page (tests/series); a broken one is one line.
     std::fs::write(out.join("load.json"), "{\"schema\": \"foxbench.load/1\"}").unwrap();
     usage_error(
         &["report", out.join("load.json").to_str().unwrap()],
-        "expected \"foxbench.shootout/1\"",
+        "does not match foxbench.load/1: missing field",
     );
     std::fs::remove_dir_all(&out).unwrap();
 }

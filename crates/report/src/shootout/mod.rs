@@ -5,10 +5,10 @@
 //! Everything here is plain data written by the shootout runner; the renderings read
 //! nothing else, so `foxbench report results.json` reproduces them exactly.
 
-mod html;
+pub(crate) mod html;
 pub(crate) mod markdown;
 mod rows;
-mod svg;
+pub(crate) mod svg;
 
 use std::collections::BTreeMap;
 
@@ -333,7 +333,7 @@ pub struct Repeat {
     pub rps: f64,
     /// Latency percentiles of this repeat, µs.
     pub latency: stats::Summary,
-    /// This repeat's latency histogram (HdrHistogram V2, base64, ns).
+    /// This repeat's latency histogram (HdrHistogram compressed V2, base64, ns).
     pub hdr_base64: String,
     /// The server tree over the repeat.
     pub server: ServerWindow,
@@ -419,7 +419,7 @@ pub struct CellSummary {
     pub rps_max: f64,
     /// Latency of all repeats merged, µs.
     pub latency: stats::Summary,
-    /// The merged histogram (HdrHistogram V2, base64, ns).
+    /// The merged histogram (HdrHistogram compressed V2, base64, ns).
     pub hdr_base64: String,
     /// Latency at log-spaced percentiles, for the spectrum chart: (percentile, µs).
     pub spectrum: Vec<(f64, f64)>,

@@ -28,7 +28,7 @@ fn diag_suffix(c: &Cell) -> String {
 }
 
 /// A chart in a `<figure>` with its heading and caption (`caption` is HTML).
-pub(super) fn figure(out: &mut String, id: &str, title: &str, caption: &str, svg: &str) {
+pub(crate) fn figure(out: &mut String, id: &str, title: &str, caption: &str, svg: &str) {
     let _ = writeln!(
         out,
         "<figure id=\"{}\"><h3>{}</h3><figcaption>{}</figcaption>{svg}</figure>",

@@ -7,10 +7,10 @@
 //! the data (target names, messages, suite text, commands) goes through [`esc`]. The charts
 //! need no JavaScript; the one inline script only opens the `<details>` blocks for printing.
 
-mod charts;
+pub(crate) mod charts;
 mod header;
 mod levels;
-mod numbers;
+pub(crate) mod numbers;
 mod protocol;
 mod resources;
 mod tables;
@@ -71,7 +71,7 @@ const SCRIPT: &str = "addEventListener('beforeprint',function(){document.querySe
 addEventListener('afterprint',function(){document.querySelectorAll('details[data-shut]').forEach(function(d){d.open=false;d.removeAttribute('data-shut')})});";
 
 /// The style sheet, inlined into the page's head.
-const CSS: &str = include_str!("style.css");
+pub(crate) const CSS: &str = include_str!("style.css");
 
 /// The colour swatch of a target, matching its charts.
 pub(super) fn swatch(r: &ShootoutResults, t: &TargetResult) -> String {

@@ -2,7 +2,7 @@
 //! percentiles.
 
 /// A number with as few decimals as it needs (two at most).
-pub(super) fn short(v: f64) -> String {
+pub(crate) fn short(v: f64) -> String {
     if !v.is_finite() {
         return "–".into();
     }
@@ -21,7 +21,7 @@ pub(super) fn short(v: f64) -> String {
 }
 
 /// A rate tick: `1.5k`, `2M`.
-pub(super) fn tick_rate(v: f64) -> String {
+pub(crate) fn tick_rate(v: f64) -> String {
     if v.abs() >= 1e6 {
         format!("{}M", short(v / 1e6))
     } else if v.abs() >= 1e3 {
@@ -32,7 +32,7 @@ pub(super) fn tick_rate(v: f64) -> String {
 }
 
 /// A latency tick from microseconds: `250 µs`, `1.5 ms`, `2 s`.
-pub(super) fn tick_us(v: f64) -> String {
+pub(crate) fn tick_us(v: f64) -> String {
     if v >= 1e6 {
         format!("{} s", short(v / 1e6))
     } else if v >= 1e3 {
@@ -43,32 +43,32 @@ pub(super) fn tick_us(v: f64) -> String {
 }
 
 /// A size tick in MiB.
-pub(super) fn tick_mib(v: f64) -> String {
+pub(crate) fn tick_mib(v: f64) -> String {
     format!("{} MiB", short(v))
 }
 
 /// A size tick in KiB.
-pub(super) fn tick_kib(v: f64) -> String {
+pub(crate) fn tick_kib(v: f64) -> String {
     format!("{} KiB", short(v))
 }
 
 /// A plain number tick.
-pub(super) fn tick_int(v: f64) -> String {
+pub(crate) fn tick_int(v: f64) -> String {
     short(v)
 }
 
 /// A tick in seconds.
-pub(super) fn tick_s(v: f64) -> String {
+pub(crate) fn tick_s(v: f64) -> String {
     format!("{} s", short(v))
 }
 
 /// A CPU-time tick in microseconds.
-pub(super) fn tick_cpu(v: f64) -> String {
+pub(crate) fn tick_cpu(v: f64) -> String {
     format!("{} µs", short(v))
 }
 
 /// A percentile without trailing zeros: 99.9, 50, 99.99.
-pub(super) fn pct(p: f64) -> String {
+pub(crate) fn pct(p: f64) -> String {
     let s = format!("{p:.4}");
     let s = s.trim_end_matches('0').trim_end_matches('.');
     s.to_string()
