@@ -5,6 +5,9 @@
 //! A scenario whose path has random parts (`/{hex:6}.svg`) gets a concrete path per
 //! request, filled from a generator with a fixed seed, so a run verifies the same paths.
 //!
+//! A TLS scenario speaks TLS through the load engine's own blocking client
+//! ([`load::connect_blocking`]), with the scenario's certificate check.
+//!
 //! Responses are framed by the load engine's own [`load::parse_head`] and [`load::Framer`],
 //! so a target passes verification exactly when the engine can read it: where a response
 //! ends, whether it is valid, and whether the connection may carry another request.
@@ -47,23 +50,57 @@ impl Response {
 
 const MAX_RESPONSE: usize = 1 << 20;
 
+/// Where a target listens and, for a TLS scenario, how to speak TLS to it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Endpoint {
+    /// The target's address.
+    pub addr: SocketAddr,
+    /// The TLS settings; `None` for plain HTTP.
+    pub tls: Option<load::TlsOptions>,
+}
+
+impl Endpoint {
+    /// Plain HTTP at `addr`.
+    pub fn plain(addr: SocketAddr) -> Endpoint {
+        Endpoint { addr, tls: None }
+    }
+}
+
 /// A connection that sends requests and reads whole responses.
 pub struct Client {
-    stream: TcpStream,
+    stream: load::Connection,
     buf: Vec<u8>,
     deadline: Duration,
 }
 
 impl Client {
-    /// Connects with a timeout that also bounds each response.
+    /// Connects over plain TCP with a timeout that also bounds each response.
     pub fn connect(addr: SocketAddr, timeout: Duration) -> std::io::Result<Client> {
         let stream = TcpStream::connect_timeout(&addr, timeout)?;
-        stream.set_nodelay(true)?;
-        Ok(Client {
+        Ok(Client::over(stream.into(), timeout))
+    }
+
+    /// Connects to `at`, with a TLS handshake for a TLS scenario (the load engine's
+    /// [`load::connect_blocking`]), with a timeout that also bounds each response. The
+    /// error is one line; one about the certificate names the scenario keys that fix it.
+    pub fn open(at: &Endpoint, timeout: Duration) -> Result<Client, String> {
+        let Some(tls) = &at.tls else {
+            return Client::connect(at.addr, timeout).map_err(|e| format!("cannot connect: {e}"));
+        };
+        let target =
+            load::Target::parse(&format!("https://{}/", at.addr)).map_err(|e| e.to_string())?;
+        load::connect_blocking(&target, tls, timeout)
+            .map(|c| Client::over(c, timeout))
+            .map_err(|e| suite_terms(&e.to_string()))
+    }
+
+    fn over(stream: load::Connection, timeout: Duration) -> Client {
+        let _ = stream.tcp().set_nodelay(true);
+        Client {
             stream,
             buf: Vec::new(),
             deadline: timeout,
-        })
+        }
     }
 
     /// Sends one request; `close` adds `Connection: close`.
@@ -84,10 +121,13 @@ impl Client {
             return Err(format!("no complete response within {:?}", self.deadline));
         }
         self.stream
+            .tcp()
             .set_read_timeout(Some(left))
             .map_err(|e| e.to_string())?;
         let mut chunk = [0u8; 16 * 1024];
         match self.stream.read(&mut chunk) {
+            // A TLS peer that closes without close_notify: the end of the stream all the same.
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Ok(0),
             Ok(n) => {
                 self.buf.extend_from_slice(&chunk[..n]);
                 if self.buf.len() > MAX_RESPONSE {
@@ -218,6 +258,25 @@ fn explain(e: ParseError, buf: &[u8]) -> String {
     }
 }
 
+/// A TLS error as the suite's keys fix it: `--cacert FILE` and `--insecure` are the
+/// scenario's `cacert` and `insecure` in a suite file.
+fn suite_terms(e: &str) -> String {
+    let fixed = e
+        .replace(
+            "pass --cacert FILE or --insecure",
+            "set the scenario's cacert = \"FILE\" or insecure = true in the suite",
+        )
+        .replace(
+            "pass --insecure",
+            "set the scenario's insecure = true in the suite",
+        )
+        .replace(
+            "give a PEM file with --cacert",
+            "name a PEM file in the scenario's cacert",
+        );
+    format!("TLS: {fixed}")
+}
+
 /// The fields that bear on reusing the connection after `r`, as sent.
 fn reuse_fields(r: &Response) -> String {
     let shown: Vec<String> = r
@@ -237,17 +296,15 @@ fn reuse_fields(r: &Response) -> String {
     }
 }
 
-/// Verifies a target at `addr` for one scenario. `images` is N.
-pub fn verify(addr: SocketAddr, s: &Scenario, images: u32, timeout: Duration) -> Verification {
+/// Verifies a target at `at` for one scenario. `images` is N.
+pub fn verify(at: &Endpoint, s: &Scenario, images: u32, timeout: Duration) -> Verification {
     let mut checks = Checks::default();
     let mut seen = BTreeSet::new();
     let mut keepalive = None;
     let mut requests = Requests::new(&s.template, VERIFY_SEED);
     // 1. One request on its own connection, with Connection: close.
     let req = requests.next_request();
-    let first = Client::connect(addr, timeout)
-        .map_err(|e| format!("cannot connect: {e}"))
-        .and_then(|mut c| c.request(&s.method, &req.path, true));
+    let first = Client::open(at, timeout).and_then(|mut c| c.request(&s.method, &req.path, true));
     let ok = match &first {
         Ok(r) => checks.record(
             CheckKind::Response,
@@ -263,8 +320,7 @@ pub fn verify(addr: SocketAddr, s: &Scenario, images: u32, timeout: Duration) ->
         // A wrong answer here is a wrong answer, not a keep-alive failure.
         let mut wrong = None;
         let ka = (|| -> Result<(), String> {
-            let mut c =
-                Client::connect(addr, timeout).map_err(|e| format!("cannot connect: {e}"))?;
+            let mut c = Client::open(at, timeout)?;
             for i in 0..probe {
                 let req = requests.next_request();
                 let r = c.request(&s.method, &req.path, false).map_err(|e| {
@@ -313,10 +369,10 @@ pub fn verify(addr: SocketAddr, s: &Scenario, images: u32, timeout: Duration) ->
             let mut failure = None;
             while (seen.len() as u64) < want && sent < limit && Instant::now() < end {
                 if conn.is_none() {
-                    conn = match Client::connect(addr, timeout) {
+                    conn = match Client::open(at, timeout) {
                         Ok(c) => Some(c),
                         Err(e) => {
-                            failure = Some(format!("cannot connect: {e}"));
+                            failure = Some(e);
                             break;
                         }
                     };
@@ -428,7 +484,12 @@ mod tests {
                 }
             }
         });
-        let v = verify(addr, &scenario(), 3, Duration::from_secs(5));
+        let v = verify(
+            &Endpoint::plain(addr),
+            &scenario(),
+            3,
+            Duration::from_secs(5),
+        );
         assert!(v.passed, "{v:?}");
         assert_eq!(v.keepalive, Some(true));
         assert_eq!(v.images_seen, Some(3));
@@ -442,7 +503,12 @@ mod tests {
                 let _ = s.write_all(b"HTTP/1.1 302 Found\r\nLocation: https://avatar.example/Renard-1.png\r\nContent-Length: 0\r\n\r\n");
             }
         });
-        let v = verify(addr, &scenario(), 3, Duration::from_secs(5));
+        let v = verify(
+            &Endpoint::plain(addr),
+            &scenario(),
+            3,
+            Duration::from_secs(5),
+        );
         assert!(!v.passed);
         let c = v.checks.iter().find(|c| c.name == "all images").unwrap();
         assert!(
@@ -455,7 +521,12 @@ mod tests {
                 let _ = s.write_all(b"HTTP/1.1 302 Found\r\nLocation: http://elsewhere/\r\nContent-Length: 0\r\n\r\n");
             }
         });
-        let v = verify(addr, &scenario(), 3, Duration::from_secs(5));
+        let v = verify(
+            &Endpoint::plain(addr),
+            &scenario(),
+            3,
+            Duration::from_secs(5),
+        );
         assert!(
             !v.passed
                 && v.checks[0]
@@ -475,7 +546,12 @@ mod tests {
                 let _ = s.write_all(r.as_bytes());
             }
         });
-        let v = verify(addr, &scenario(), 2, Duration::from_secs(5));
+        let v = verify(
+            &Endpoint::plain(addr),
+            &scenario(),
+            2,
+            Duration::from_secs(5),
+        );
         assert_eq!(v.keepalive, Some(false));
         assert!(
             v.passed,
@@ -532,7 +608,12 @@ mod tests {
     #[test]
     fn svg_in_the_asked_colour_passes_and_a_wrong_one_fails() {
         let addr = svg_server(|asked, _| asked.to_string());
-        let v = verify(addr, &svg_scenario(), 21, Duration::from_secs(5));
+        let v = verify(
+            &Endpoint::plain(addr),
+            &svg_scenario(),
+            21,
+            Duration::from_secs(5),
+        );
         assert!(v.passed, "{v:?}");
         assert_eq!(v.keepalive, Some(true));
         assert_eq!(v.images_seen, None);
@@ -546,7 +627,12 @@ mod tests {
                 "ff8800".to_string()
             }
         });
-        let v = verify(addr, &svg_scenario(), 21, Duration::from_secs(5));
+        let v = verify(
+            &Endpoint::plain(addr),
+            &svg_scenario(),
+            21,
+            Duration::from_secs(5),
+        );
         assert!(!v.passed, "{v:?}");
         let c = v
             .checks
@@ -566,7 +652,12 @@ mod tests {
         let addr = serve(|s, _| {
             let _ = s.write_all(b"SSH-2.0-OpenSSH\r\n\r\n");
         });
-        let v = verify(addr, &scenario(), 3, Duration::from_secs(2));
+        let v = verify(
+            &Endpoint::plain(addr),
+            &scenario(),
+            3,
+            Duration::from_secs(2),
+        );
         assert!(
             !v.passed && v.checks[0].detail.as_ref().unwrap().contains("malformed"),
             "{v:?}"
@@ -575,7 +666,12 @@ mod tests {
             std::thread::sleep(Duration::from_secs(3));
             let _ = s.flush();
         });
-        let v = verify(addr, &scenario(), 3, Duration::from_millis(300));
+        let v = verify(
+            &Endpoint::plain(addr),
+            &scenario(),
+            3,
+            Duration::from_millis(300),
+        );
         assert!(
             !v.passed
                 && v.checks[0]
@@ -716,7 +812,12 @@ mod tests {
                 }
             }
         });
-        let v = verify(addr, &scenario(), 3, Duration::from_secs(5));
+        let v = verify(
+            &Endpoint::plain(addr),
+            &scenario(),
+            3,
+            Duration::from_secs(5),
+        );
         assert_eq!(v.keepalive, Some(false), "{v:?}");
         let c = v.checks.iter().find(|c| c.name == "keep-alive").unwrap();
         assert!(

@@ -120,6 +120,10 @@ pub struct LevelInfo {
     pub keepalive: Option<bool>,
     /// Repeats of this level.
     pub repeats: u32,
+    /// TLS session resumption on reconnect for https scenarios (`false`: a full handshake
+    /// per connection); `None` = on.
+    #[serde(default)]
+    pub tls_resume: Option<bool>,
 }
 
 /// What happened to one target (or one row of a target's parameters).
@@ -284,6 +288,9 @@ pub struct Cell {
     pub keepalive: bool,
     /// Requests pipelined per connection.
     pub pipeline: u64,
+    /// For a TLS scenario, whether sessions were resumed on reconnect; `None` = plain HTTP.
+    #[serde(default)]
+    pub tls_resume: Option<bool>,
     /// Where the cell ended.
     pub status: CellStatus,
     /// Why it was excluded or failed, in one line.
@@ -341,6 +348,36 @@ pub struct Repeat {
     pub client: ClientWindow,
     /// Probe samples taken during the repeat.
     pub series: Vec<ProbePoint>,
+    /// TLS handshakes the server completed during the repeat; `None` for plain HTTP.
+    #[serde(default)]
+    pub handshakes: Option<Handshakes>,
+}
+
+/// The TLS handshakes of one repeat, as the load generator completed them.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Handshakes {
+    /// Full handshakes (key exchange and certificate).
+    pub full: u64,
+    /// Resumed sessions.
+    pub resumed: u64,
+    /// Full handshakes per second the server sustained.
+    pub full_per_s: f64,
+    /// Resumed handshakes per second the server sustained.
+    pub resumed_per_s: f64,
+}
+
+/// The CPU of the server tree's processes of one name (`comm`) over a window: nginx's
+/// master and worker together, the app behind it apart.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ProcessCpu {
+    /// The processes' name, as `/proc/PID/comm` has it (`nginx`, `avatar`, `java`).
+    pub name: String,
+    /// How many processes of that name the tree had at the window's end.
+    pub processes: u64,
+    /// Their CPU (user + system, reaped children included), seconds.
+    pub cpu_s: f64,
+    /// Their CPU µs per completed response.
+    pub cpu_us_per_request: Option<f64>,
 }
 
 /// The server's process tree over one measured window.
@@ -374,6 +411,10 @@ pub struct ServerWindow {
     pub voluntary_ctxt_per_s: f64,
     /// Involuntary context switches per second.
     pub involuntary_ctxt_per_s: f64,
+    /// The tree's CPU by process name, most first: for a proxied target, the proxy's and
+    /// the app's apart. Empty in results from before it was measured.
+    #[serde(default)]
+    pub processes: Vec<ProcessCpu>,
 }
 
 /// The load generator over one measured window.
@@ -449,6 +490,67 @@ pub struct CellSummary {
     pub failed_status: u64,
     /// Requests issued, all repeats.
     pub sent: u64,
+    /// Median full TLS handshakes per second over the repeats; `None` for plain HTTP.
+    #[serde(default)]
+    pub handshakes_full_per_s: Option<f64>,
+    /// Median resumed TLS handshakes per second over the repeats; `None` for plain HTTP.
+    #[serde(default)]
+    pub handshakes_resumed_per_s: Option<f64>,
+    /// Median CPU µs per request of each process name of the server tree, most first.
+    #[serde(default)]
+    pub processes: Vec<ProcessCost>,
+}
+
+/// One process name's median CPU per request over a cell's repeats.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ProcessCost {
+    /// The processes' name (`comm`).
+    pub name: String,
+    /// Median CPU µs per completed response.
+    pub cpu_us_per_request: f64,
+}
+
+impl CellSummary {
+    /// The processes that cost something, most first: those below 2% of the tree's CPU
+    /// per request (a wrapper shell, a sleeping helper) are left out.
+    pub fn costly_processes(&self) -> Vec<&ProcessCost> {
+        let total: f64 = self.processes.iter().map(|p| p.cpu_us_per_request).sum();
+        self.processes
+            .iter()
+            .filter(|p| total > 0.0 && p.cpu_us_per_request >= 0.02 * total)
+            .collect()
+    }
+
+    /// Each process's CPU per request, and how many times the second costs the first:
+    /// `nginx 31.0 µs/req, avatar 7.0 µs/req: nginx costs 4.43× avatar`. `None` unless at
+    /// least two processes cost something.
+    pub fn process_line(&self) -> Option<String> {
+        let p = self.costly_processes();
+        if p.len() < 2 {
+            return None;
+        }
+        let each: Vec<String> = p
+            .iter()
+            .map(|c| format!("{} {:.1} µs/req", c.name, c.cpu_us_per_request))
+            .collect();
+        Some(format!(
+            "{}: {} costs {:.2}× {}",
+            each.join(", "),
+            p[0].name,
+            p[0].cpu_us_per_request / p[1].cpu_us_per_request.max(1e-9),
+            p[1].name
+        ))
+    }
+
+    /// `TLS handshakes 1.2k/s full, 3.4k/s resumed`; `None` for plain HTTP.
+    pub fn handshake_line(&self) -> Option<String> {
+        let (full, resumed) = (self.handshakes_full_per_s?, self.handshakes_resumed_per_s?);
+        Some(format!(
+            "TLS handshakes {}/s full, {}/s resumed",
+            markdown::rate(full),
+            markdown::rate(resumed)
+        ))
+    }
 }
 
 /// What limited a cell.

@@ -65,6 +65,7 @@ mod tests {
             max_duration_s: None,
             keepalive,
             repeats: 1,
+            tls_resume: None,
         }
     }
 

@@ -186,6 +186,7 @@ mod tests {
             max_duration_s: None,
             keepalive: None,
             repeats: 1,
+            tls_resume: None,
         }
     }
 
@@ -221,6 +222,9 @@ mod tests {
             errors: 0,
             failed_status: 0,
             sent: 0,
+            handshakes_full_per_s: None,
+            handshakes_resumed_per_s: None,
+            processes: Vec::new(),
         }
     }
 
@@ -257,6 +261,7 @@ mod tests {
             connections,
             keepalive: true,
             pipeline: 1,
+            tls_resume: None,
             status: if summary.is_some() {
                 CellStatus::Measured
             } else {
