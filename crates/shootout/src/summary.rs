@@ -416,4 +416,50 @@ mod tests {
             assert_eq!(cell.diagnosis.is_some(), summarized);
         }
     }
+
+    #[test]
+    fn each_process_names_median_cost_most_first() {
+        use report::shootout::ProcessCpu;
+        let with = |procs: &[(&str, Option<f64>)]| {
+            let mut r = rep(1000.0, &[1_000], zero_server());
+            r.server.processes = procs
+                .iter()
+                .map(|&(name, us)| ProcessCpu {
+                    name: name.into(),
+                    processes: 1,
+                    cpu_s: 0.0,
+                    cpu_us_per_request: us,
+                })
+                .collect();
+            r
+        };
+        let reps = [
+            with(&[("nginx", Some(30.0)), ("avatar", Some(8.0))]),
+            with(&[
+                ("nginx", Some(32.0)),
+                ("avatar", Some(6.0)),
+                ("sh", Some(0.0)),
+            ]),
+            with(&[("nginx", Some(31.0)), ("avatar", Some(7.0)), ("sh", None)]),
+        ];
+        let got: Vec<(String, f64)> = process_costs(&reps)
+            .into_iter()
+            .map(|p| (p.name, p.cpu_us_per_request))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("nginx".into(), 31.0),
+                ("avatar".into(), 7.0),
+                ("sh".into(), 0.0)
+            ]
+        );
+        assert!(process_costs(&[with(&[("x", None)])]).is_empty());
+        let s = summarize(&reps);
+        assert_eq!(s.processes.len(), 3);
+        assert_eq!(
+            (s.handshakes_full_per_s, s.handshakes_resumed_per_s),
+            (None, None)
+        );
+    }
 }

@@ -7,6 +7,7 @@
 
 mod html;
 pub(crate) mod markdown;
+mod production;
 mod rows;
 mod svg;
 
@@ -508,49 +509,6 @@ pub struct ProcessCost {
     pub name: String,
     /// Median CPU µs per completed response.
     pub cpu_us_per_request: f64,
-}
-
-impl CellSummary {
-    /// The processes that cost something, most first: those below 2% of the tree's CPU
-    /// per request (a wrapper shell, a sleeping helper) are left out.
-    pub fn costly_processes(&self) -> Vec<&ProcessCost> {
-        let total: f64 = self.processes.iter().map(|p| p.cpu_us_per_request).sum();
-        self.processes
-            .iter()
-            .filter(|p| total > 0.0 && p.cpu_us_per_request >= 0.02 * total)
-            .collect()
-    }
-
-    /// Each process's CPU per request, and how many times the second costs the first:
-    /// `nginx 31.0 µs/req, avatar 7.0 µs/req: nginx costs 4.43× avatar`. `None` unless at
-    /// least two processes cost something.
-    pub fn process_line(&self) -> Option<String> {
-        let p = self.costly_processes();
-        if p.len() < 2 {
-            return None;
-        }
-        let each: Vec<String> = p
-            .iter()
-            .map(|c| format!("{} {:.1} µs/req", c.name, c.cpu_us_per_request))
-            .collect();
-        Some(format!(
-            "{}: {} costs {:.2}× {}",
-            each.join(", "),
-            p[0].name,
-            p[0].cpu_us_per_request / p[1].cpu_us_per_request.max(1e-9),
-            p[1].name
-        ))
-    }
-
-    /// `TLS handshakes 1.2k/s full, 3.4k/s resumed`; `None` for plain HTTP.
-    pub fn handshake_line(&self) -> Option<String> {
-        let (full, resumed) = (self.handshakes_full_per_s?, self.handshakes_resumed_per_s?);
-        Some(format!(
-            "TLS handshakes {}/s full, {}/s resumed",
-            markdown::rate(full),
-            markdown::rate(resumed)
-        ))
-    }
 }
 
 /// What limited a cell.

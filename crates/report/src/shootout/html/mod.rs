@@ -48,6 +48,7 @@ pub fn to_html(r: &ShootoutResults) -> String {
         tables(&mut out, r, &rows);
         within::costs(&mut out, r, &rows);
         within::params(&mut out, r);
+        within::production(&mut out, r, &rows);
     }
     targets_table(&mut out, r);
     problems(&mut out, r);
