@@ -173,7 +173,7 @@ name = "tls verify"
 levels = [1]
 duration = "300ms"
 repeats = 1
-warmup = "0s"
+warmup = "300ms"
 [[scenario]]
 name = "system-roots"
 path = "/images/Renard-1.png"
@@ -212,7 +212,7 @@ start = "sh run.sh {out} {port} static"
     assert_eq!(strict["passed"], false, "{strict}");
     let detail = strict["checks"][0]["detail"].as_str().unwrap();
     assert!(
-        detail.starts_with("TLS: TLS to 127.0.0.1:")
+        detail.starts_with("TLS to 127.0.0.1:")
             && detail.contains("self-signed or from an unknown authority")
             && detail.contains("cacert = \"FILE\" or insecure = true")
             && !detail.contains('\n'),
