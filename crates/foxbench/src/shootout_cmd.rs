@@ -364,6 +364,16 @@ pub fn report(args: ReportArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// How a TLS scenario checks the certificate, for `--list`.
+fn tls_words(cert: &shootout::suite::CertCheck) -> String {
+    use shootout::suite::CertCheck;
+    match cert {
+        CertCheck::System => "system roots".into(),
+        CertCheck::CaFile(path) => format!("cacert {path}"),
+        CertCheck::Insecure => "insecure".into(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::names;
@@ -383,15 +393,5 @@ mod tests {
         for (text, want) in cases {
             assert_eq!(names(text), *want, "{text}");
         }
-    }
-}
-
-/// How a TLS scenario checks the certificate, for `--list`.
-fn tls_words(cert: &shootout::suite::CertCheck) -> String {
-    use shootout::suite::CertCheck;
-    match cert {
-        CertCheck::System => "system roots".into(),
-        CertCheck::CaFile(path) => format!("cacert {path}"),
-        CertCheck::Insecure => "insecure".into(),
     }
 }

@@ -322,7 +322,7 @@ mod tests {
             counts: stats::Counts {
                 handshakes_full: 30,
                 handshakes_resumed: 70,
-                ..res.counts.clone()
+                ..res.counts
             },
             ..res
         };

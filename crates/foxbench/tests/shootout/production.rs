@@ -223,3 +223,40 @@ start = "sh run.sh {out} {port} static"
     assert!(err.contains("verify system-roots: "), "{err}");
     std::fs::remove_dir_all(&out).unwrap();
 }
+
+/// `--list` shows which scenarios speak TLS and how they check the certificate, and which
+/// levels make a full handshake per connection; it needs no tool installed.
+#[test]
+fn list_shows_the_tls_scenarios_and_levels() {
+    let o = foxbench()
+        .args(["shootout", "suites/production.toml", "--list"])
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let line = |start: &str| {
+        text.lines()
+            .find(|l| l.starts_with(start))
+            .unwrap_or_else(|| panic!("no line {start:?} in:\n{text}"))
+            .to_string()
+    };
+    assert!(
+        line("scenario redirect-tls").contains(", https (cacert {out}/tls/ca.pem)"),
+        "{text}"
+    );
+    assert!(!line("scenario redirect ").contains("https"), "{text}");
+    assert!(
+        line("level ab-full").ends_with(", no TLS resumption"),
+        "{text}"
+    );
+    assert!(!line("level ab ").contains("TLS"), "{text}");
+    for t in [
+        "nginx-tls-avatar",
+        "nginx-tls-java",
+        "nginx-tls-static",
+        "avatar",
+    ] {
+        line(&format!("target {t} "));
+    }
+}

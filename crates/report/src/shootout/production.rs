@@ -139,7 +139,9 @@ mod tests {
             .flat_map(|t| &t.cells)
             .find_map(|c| c.summary.clone())
             .unwrap();
-        let cases: &[(&[(&str, f64)], Option<&str>, usize)] = &[
+        // (each process's µs per request) → (the line, how many cost something)
+        type Case<'a> = (&'a [(&'a str, f64)], Option<&'a str>, usize);
+        let cases: &[Case] = &[
             (&[], None, 0),
             (&[("avatar", 7.0)], None, 1),
             // The wrapper shell is under 2% of the tree: not a process that costs.
