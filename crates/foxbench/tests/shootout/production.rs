@@ -28,6 +28,15 @@ fn tools() -> Result<(), String> {
     Ok(())
 }
 
+/// The process behind nginx in a proxied target.
+fn app_of(target: &str) -> Option<&'static str> {
+    match target {
+        "nginx-tls-avatar" => Some("avatar"),
+        "nginx-tls-java" => Some("java"),
+        _ => None,
+    }
+}
+
 fn n(v: &Value) -> u64 {
     v.as_u64().unwrap_or_else(|| panic!("not a count: {v}"))
 }
@@ -71,6 +80,7 @@ fn quick_production_suite_measures_the_tls_path() {
             assert_eq!(ver["keepalive"], true, "{name}: {ver}");
         }
         let tls = name.starts_with("nginx-tls");
+        let mut app_us = 0.0;
         let levels: Vec<&str> = t["cells"]
             .as_array()
             .unwrap()
@@ -114,23 +124,25 @@ fn quick_production_suite_measures_the_tls_path() {
                 _ => assert!(resumed == 0 && full >= completed, "{name}: {r}"),
             }
             assert!(s["handshakes_full_per_s"].as_f64().unwrap() > 0.0 || level == "ab");
-            // The tree's processes apart: nginx, and the app behind it for a proxy.
-            let procs: Vec<&str> = s["processes"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .filter(|p| p["cpu_us_per_request"].as_f64().unwrap() > 0.0)
-                .map(|p| p["name"].as_str().unwrap())
-                .collect();
-            assert!(procs.contains(&"nginx"), "{name} {level}: {procs:?}");
-            let app = match name {
-                "nginx-tls-avatar" => Some("avatar"),
-                "nginx-tls-java" => Some("java"),
-                _ => None,
+            // The tree's processes apart: nginx, and the app behind it for a proxy, each
+            // named in every cell. /proc counts CPU in 10 ms ticks, so an app that spends
+            // 7 µs on each of 500 requests may read 0 in one short quick-mode cell: its
+            // CPU is checked over the target's cells below.
+            let cost = |proc: &str| {
+                s["processes"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|p| p["name"] == proc)
+                    .map(|p| p["cpu_us_per_request"].as_f64().unwrap())
             };
-            if let Some(app) = app {
-                assert!(procs.contains(&app), "{name} {level}: {procs:?}");
+            assert!(cost("nginx").unwrap_or(0.0) > 0.0, "{name} {level}: {s}");
+            if let Some(app) = app_of(name) {
+                app_us += cost(app).unwrap_or_else(|| panic!("{name} {level}: no {app}: {s}"));
             }
+        }
+        if let Some(app) = app_of(name) {
+            assert!(app_us > 0.0, "{name}: {app} used no CPU in any cell");
         }
     }
     let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
@@ -142,10 +154,7 @@ fn quick_production_suite_measures_the_tls_path() {
         .lines()
         .find(|l| l.starts_with("| nginx-tls-avatar |") && l.contains("no resumption"))
         .unwrap_or_else(|| panic!("no ab-full row for nginx-tls-avatar:\n{md}"));
-    assert!(
-        row.contains("nginx ") && row.contains("avatar ") && row.contains('×'),
-        "{row}"
-    );
+    assert!(row.contains("nginx ") && row.contains(" µs"), "{row}");
     // The progress lines say it as the report does.
     assert!(
         err.contains("TLS handshakes ") && err.contains("/s full"),
