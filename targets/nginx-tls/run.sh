@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # The post's production path: nginx terminating TLS in front of an app, with the committed
 # deploy/nginx/avatar.conf as the site (only ports and paths substituted, as
 # crates/avatar/tests/suite/deploy.rs does), and the image it serves from OUT/srv.
@@ -13,6 +13,7 @@
 # Needs OUT/tls/{cert,key}.pem (cert.sh) and, for static, OUT/srv (image.py). Both
 # processes run in the foreground as children of this script, which stops both when either
 # exits or it is signalled (SIGTERM, as foxbench stops a target): nothing is left behind.
+# bash, for `wait -n`: the script waits without waking, so it costs no CPU while measured.
 set -eu
 
 check=
@@ -107,29 +108,28 @@ if [ -n "$check" ]; then
     exec "$nginx" -t -q -p "$prefix/" -e stderr -c "$conf"
 fi
 
-# Whether something accepts on 127.0.0.1:$1 (python3: POSIX sh cannot connect).
+# Whether something accepts on 127.0.0.1:$1 (python3: a shell cannot connect portably).
 accepts() {
     python3 -c 'import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 0.2).close()' "$1" 2>/dev/null
 }
 
 set +e
-stop= app= nginx_pid= sleeper=
+stop= app= nginx_pid=
 stop_all() {
     # shellcheck disable=SC2086
-    kill -TERM $app $nginx_pid $sleeper 2>/dev/null
+    kill -TERM $app $nginx_pid 2>/dev/null
 }
 trap 'stop=1; stop_all' TERM INT HUP
 
 if [ "$mode" = proxy ]; then
     cmd=$1
     shift
-    # The app's arguments with APP_PORT replaced, rebuilt as "$@".
+    args=()
     for a in "$@"; do
-        shift
         [ "$a" = APP_PORT ] && a=$app_port
-        set -- "$@" "$a"
+        args+=("$a")
     done
-    "$cmd" "$@" &
+    "$cmd" "${args[@]}" &
     app=$!
     # Serve only once the app accepts: until then nginx would answer 502.
     i=0
@@ -149,12 +149,10 @@ fi
 nginx_pid=$!
 echo "listening on https://127.0.0.1:$port"
 
-# Either process dying ends the service; POSIX sh has no 'wait -n', so poll.
-while [ -z "$stop" ] && kill -0 "$nginx_pid" 2>/dev/null && { [ -z "$app" ] || kill -0 "$app" 2>/dev/null; }; do
-    sleep 1 &
-    sleeper=$!
-    wait "$sleeper" 2>/dev/null   # quiet: no "Terminated" when the group is signalled
-done
+# Either process exiting ends the service. `wait -n` blocks without polling (a polling loop
+# would fork a `sleep` every second and put its CPU into this tree during the measurement);
+# a trapped signal ends it early too.
+wait -n
 stop_all
 status=0
 if [ -n "$app" ]; then wait "$app"; status=$?; fi

@@ -201,9 +201,9 @@ headers = { Content-Type = '^image/png$' }
 name = "nginx-tls-static"
 language = "nginx (TLS)"
 dir = "targets/nginx-tls"
-requires = ["nginx", "openssl", "python3"]
+requires = ["nginx", "openssl", "python3", "bash"]
 build = "python3 image.py {out} && sh cert.sh {out}"
-start = "sh run.sh {out} {port} static"
+start = "bash run.sh {out} {port} static"
 "#,
     )
     .unwrap();
