@@ -418,9 +418,14 @@ pub fn to_markdown(r: &ShootoutResults) -> String {
             Some(true) => ", keep-alive",
             None => "",
         };
+        let resume = if l.tls_resume == Some(false) {
+            ", no TLS resumption"
+        } else {
+            ""
+        };
         let _ = writeln!(
             out,
-            "- level {}: {} connections, {what}{ka}, {} repeat{}",
+            "- level {}: {} connections, {what}{ka}{resume}, {} repeat{}",
             l.name,
             l.connections,
             l.repeats,
