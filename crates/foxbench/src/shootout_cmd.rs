@@ -203,20 +203,29 @@ pub fn run(args: ShootoutArgs) -> Result<ExitCode> {
         println!("client CPUs {c:?}, server CPUs {s:?}");
         for l in &suite.plan.levels {
             println!(
-                "level {:<8} {:>6} connections{}",
+                "level {:<8} {:>6} connections{}{}",
                 l.name,
                 l.connections,
                 l.requests
                     .map(|n| format!(", {n} requests"))
-                    .unwrap_or_default()
+                    .unwrap_or_default(),
+                if l.tls_resume == Some(false) {
+                    ", no TLS resumption"
+                } else {
+                    ""
+                }
             );
         }
         for s in &suite.scenarios {
             println!(
-                "scenario {:<10} {} {}{}{}",
+                "scenario {:<10} {} {}{}{}{}",
                 s.name,
                 s.method,
                 s.path,
+                s.tls
+                    .as_ref()
+                    .map(|t| format!(", https ({})", tls_words(&t.cert)))
+                    .unwrap_or_default(),
                 s.levels
                     .as_ref()
                     .map(|l| format!(", levels {}", l.join(", ")))
@@ -375,6 +384,16 @@ fn load_page(args: &ReportArgs, r: &report::LoadReport) -> Result<ExitCode> {
     write_atomic(&page, report::load_html::to_html(r).as_bytes())?;
     eprintln!("wrote {}", page.display());
     Ok(ExitCode::SUCCESS)
+}
+
+/// How a TLS scenario checks the certificate, for `--list`.
+fn tls_words(cert: &shootout::suite::CertCheck) -> String {
+    use shootout::suite::CertCheck;
+    match cert {
+        CertCheck::System => "system roots".into(),
+        CertCheck::CaFile(path) => format!("cacert {path}"),
+        CertCheck::Insecure => "insecure".into(),
+    }
 }
 
 #[cfg(test)]

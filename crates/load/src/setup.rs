@@ -1,13 +1,14 @@
 //! What a run needs from the machine before it starts: enough open files, and a target
 //! that answers a first connect (and, for https, completes a first TLS handshake with a
-//! certificate that verifies).
+//! certificate that verifies); and the blocking connection outside a run that the
+//! shootout verifies answers over ([`connect_blocking`]).
 
 use std::io;
 use std::net::TcpStream;
 use std::time::Duration;
 
-use crate::tls::{self, Connector, TlsError};
-use crate::{Plan, Scheme};
+use crate::tls::{self, Connector, TlsError, TlsOptions};
+use crate::{Plan, Scheme, Target};
 
 /// Why a run cannot start on this machine or against this target.
 #[derive(Debug, thiserror::Error)]
@@ -61,25 +62,83 @@ pub enum SetupError {
     Rlimit(nix::Error),
 }
 
-/// A blocking TLS handshake on `sock`, bounded by the plan's timeout.
-fn handshake(plan: &Plan, mut sock: TcpStream) -> Result<(), SetupError> {
-    let addr = plan.target.addr;
-    let host = &plan.target.host;
-    let connector = Connector::new(host, &plan.tls)?;
+/// A blocking connection to a target, plain or TLS: what [`connect_blocking`] opens.
+pub struct Connection {
+    stream: Stream,
+}
+
+enum Stream {
+    Plain(TcpStream),
+    Tls(Box<rustls::StreamOwned<rustls::ClientConnection, TcpStream>>),
+}
+
+impl Connection {
+    /// The TCP socket under it, to set timeouts or options on.
+    pub fn tcp(&self) -> &TcpStream {
+        match &self.stream {
+            Stream::Plain(s) => s,
+            Stream::Tls(s) => &s.sock,
+        }
+    }
+}
+
+impl From<TcpStream> for Connection {
+    /// A plain connection already open.
+    fn from(sock: TcpStream) -> Connection {
+        Connection {
+            stream: Stream::Plain(sock),
+        }
+    }
+}
+
+impl io::Read for Connection {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match &mut self.stream {
+            Stream::Plain(s) => s.read(buf),
+            Stream::Tls(s) => s.read(buf),
+        }
+    }
+}
+
+impl io::Write for Connection {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match &mut self.stream {
+            Stream::Plain(s) => s.write(buf),
+            Stream::Tls(s) => s.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match &mut self.stream {
+            Stream::Plain(s) => s.flush(),
+            Stream::Tls(s) => s.flush(),
+        }
+    }
+}
+
+/// A blocking TLS handshake on `sock` with `target`, bounded by `timeout`.
+fn handshake(
+    target: &Target,
+    tls: &TlsOptions,
+    timeout: Duration,
+    mut sock: TcpStream,
+) -> Result<rustls::StreamOwned<rustls::ClientConnection, TcpStream>, SetupError> {
+    let addr = target.addr;
+    let host = &target.host;
+    let connector = Connector::new(host, tls)?;
     let fail = |message: String| SetupError::Tls { addr, message };
     let mut session = connector
         .session()
         .map_err(|e| fail(tls::explain(&e, host)))?;
-    let _ = sock.set_read_timeout(Some(plan.timeout));
-    let _ = sock.set_write_timeout(Some(plan.timeout));
+    let _ = sock.set_read_timeout(Some(timeout));
+    let _ = sock.set_write_timeout(Some(timeout));
     while session.is_handshaking() {
         if let Err(e) = session.complete_io(&mut sock) {
             let message = match e.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>()) {
                 Some(tls_err) => tls::explain(tls_err, host),
                 None => match e.kind() {
                     io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => format!(
-                        "no TLS handshake within {:?} (--timeout): is it a TLS server?",
-                        plan.timeout
+                        "no TLS handshake within {timeout:?} (--timeout): is it a TLS server?"
                     ),
                     io::ErrorKind::UnexpectedEof
                     | io::ErrorKind::ConnectionReset
@@ -93,7 +152,7 @@ fn handshake(plan: &Plan, mut sock: TcpStream) -> Result<(), SetupError> {
             return Err(fail(message));
         }
     }
-    Ok(())
+    Ok(rustls::StreamOwned::new(session, sock))
 }
 
 /// Raises the soft open-files limit to the hard one when `connections` need more than the
@@ -121,27 +180,56 @@ pub fn raise_fd_limit(connections: usize) -> Result<(), SetupError> {
 /// the run's settings, so that a certificate that does not verify, or a server that does
 /// not speak TLS, stops the run with one line rather than counting as load errors.
 pub fn preflight(plan: &Plan) -> Result<(), SetupError> {
-    let addr = plan.target.addr;
-    match TcpStream::connect_timeout(&addr, plan.connect_timeout) {
-        Ok(sock) => match plan.target.scheme {
-            Scheme::Http => Ok(()),
-            Scheme::Https => handshake(plan, sock),
-        },
+    open(&plan.target, &plan.tls, plan.connect_timeout, plan.timeout).map(drop)
+}
+
+/// A blocking connection to `target` for a few requests outside a run (the shootout's
+/// verification): the connect bounded by `timeout`, and for https the handshake too, with
+/// the same client configuration and the same one-line errors as [`preflight`]. Reads
+/// and writes have no timeout until the caller sets one on [`Connection::tcp`].
+pub fn connect_blocking(
+    target: &Target,
+    tls: &TlsOptions,
+    timeout: Duration,
+) -> Result<Connection, SetupError> {
+    open(target, tls, timeout, timeout)
+}
+
+fn open(
+    target: &Target,
+    tls: &TlsOptions,
+    connect_timeout: Duration,
+    timeout: Duration,
+) -> Result<Connection, SetupError> {
+    let addr = target.addr;
+    let sock = match TcpStream::connect_timeout(&addr, connect_timeout) {
+        Ok(sock) => sock,
         Err(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {
-            Err(SetupError::Refused { addr })
+            return Err(SetupError::Refused { addr })
         }
-        Err(e) if e.kind() == std::io::ErrorKind::TimedOut => Err(SetupError::ConnectTimeout {
-            addr,
-            timeout: plan.connect_timeout,
-        }),
-        Err(reason) => Err(SetupError::Connect { addr, reason }),
-    }
+        Err(e) if e.kind() == std::io::ErrorKind::TimedOut => {
+            return Err(SetupError::ConnectTimeout {
+                addr,
+                timeout: connect_timeout,
+            })
+        }
+        Err(reason) => return Err(SetupError::Connect { addr, reason }),
+    };
+    let stream = match target.scheme {
+        Scheme::Http => Stream::Plain(sock),
+        Scheme::Https => {
+            let s = handshake(target, tls, timeout, sock)?;
+            let _ = s.sock.set_read_timeout(None);
+            let _ = s.sock.set_write_timeout(None);
+            Stream::Tls(Box::new(s))
+        }
+    };
+    Ok(Connection { stream })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Target;
 
     #[test]
     fn preflight_names_a_dead_port() {

@@ -8,6 +8,8 @@
 //! Two kinds of sample, by cost:
 //! - [`sample`] reads one `stat`, one `smaps_rollup` and one fd directory per process.
 //!   It is cheap enough for a time series (a few per second) during a measurement.
+//! - [`by_name`] reads one `stat` per process and adds CPU up by process name, so a
+//!   proxied target's proxy and app are told apart; taken at a window's edges.
 //! - [`threads`] reads one `stat` and one `status` per *thread*: context switches and the
 //!   busiest thread's CPU. A server with a thread per connection has thousands, so it is
 //!   taken only at the edges of a measured window, never during it.
@@ -172,6 +174,46 @@ pub fn threads(root: i32) -> Result<Threads, ProbeError> {
     Ok(t)
 }
 
+/// The CPU of a tree's processes that share a name (`comm`): nginx's master and workers
+/// together, the app behind them apart.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct NamedCpu {
+    /// Live processes of that name.
+    pub processes: u32,
+    /// Their CPU (user + system, reaped children included), cumulative.
+    pub cpu_ns: u64,
+}
+
+/// A tree's CPU by process name, for a measured window's edges.
+pub type ByName = BTreeMap<String, NamedCpu>;
+
+/// Groups `(comm, cpu_ns)` of a tree's processes by name.
+pub fn group_by_name<'a>(procs: impl IntoIterator<Item = (&'a str, u64)>) -> ByName {
+    let mut out = ByName::new();
+    for (name, cpu_ns) in procs {
+        let e = out.entry(name.to_string()).or_default();
+        e.processes += 1;
+        e.cpu_ns += cpu_ns;
+    }
+    out
+}
+
+/// The CPU each process name of the tree rooted at `root` has used so far.
+pub fn by_name(root: i32) -> Result<ByName, ProbeError> {
+    let mut procs: Vec<(String, u64)> = Vec::new();
+    for pid in tree(root)? {
+        let Ok(stat) = Process::new(pid).and_then(|p| p.stat()) else {
+            continue;
+        };
+        if stat.state == 'Z' {
+            continue;
+        }
+        let reaped = u64::try_from(stat.cutime.max(0) + stat.cstime.max(0)).unwrap_or(0);
+        procs.push((stat.comm, ticks_to_ns(stat.utime + stat.stime + reaped)));
+    }
+    Ok(group_by_name(procs.iter().map(|(n, c)| (n.as_str(), *c))))
+}
+
 /// What this process (all its threads) has cost so far: the load generator's own figure,
 /// for `foxbench load` and the shootout alike.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -267,6 +309,72 @@ mod tests {
         for pid in pids.iter().rev() {
             let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
         }
+    }
+
+    #[test]
+    fn processes_are_grouped_by_name() {
+        let g = group_by_name([("nginx", 5), ("avatar", 2), ("nginx", 7), ("sh", 0)]);
+        let want = ByName::from([
+            (
+                "avatar".into(),
+                NamedCpu {
+                    processes: 1,
+                    cpu_ns: 2,
+                },
+            ),
+            (
+                "nginx".into(),
+                NamedCpu {
+                    processes: 2,
+                    cpu_ns: 12,
+                },
+            ),
+            (
+                "sh".into(),
+                NamedCpu {
+                    processes: 1,
+                    cpu_ns: 0,
+                },
+            ),
+        ]);
+        assert_eq!(g, want);
+        assert!(group_by_name([]).is_empty());
+    }
+
+    #[test]
+    fn a_real_tree_is_named_by_comm_and_its_busy_child_burns_cpu() {
+        // sh runs a busy child under another name (a copy of sh called foxbusy).
+        let dir = std::env::temp_dir().join(format!("probe-byname-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let busy = dir.join("foxbusy");
+        std::fs::copy("/bin/sh", &busy).unwrap();
+        let mut sh = Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "{} -c 'while :; do :; done' & wait",
+                busy.display()
+            ))
+            .stdin(Stdio::null())
+            .spawn()
+            .unwrap();
+        let root = sh.id() as i32;
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        let got = loop {
+            let g = by_name(root).unwrap();
+            let burnt = g.get("foxbusy").is_some_and(|c| c.cpu_ns > 0);
+            if burnt || std::time::Instant::now() > deadline {
+                break g;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        nix_kill_tree(&tree(root).unwrap());
+        let _ = sh.wait();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(got.get("sh").map(|c| c.processes), Some(1), "{got:?}");
+        let busy = got.get("foxbusy").copied().unwrap_or_default();
+        assert_eq!(busy.processes, 1, "{got:?}");
+        assert!(busy.cpu_ns > 0, "{got:?}");
+        assert!(matches!(by_name(root), Err(ProbeError::Gone(_))));
     }
 
     #[test]

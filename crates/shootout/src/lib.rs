@@ -7,6 +7,7 @@
 
 pub mod cache;
 pub mod check;
+pub mod client;
 pub mod diagnosis;
 mod failure;
 pub mod judge;

@@ -37,7 +37,7 @@ pub enum CellFailure {
 }
 
 /// A scenario at a level: what one cell loads.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Task<'a> {
     /// What to request.
     pub scenario: &'a Scenario,
@@ -47,16 +47,29 @@ pub struct Task<'a> {
     pub keepalive: bool,
     /// The longest warm-up.
     pub warmup_max: Duration,
+    /// For a TLS scenario, the engine's settings: the certificate check with the target's
+    /// paths filled in, and the level's resumption.
+    pub tls: Option<load::TlsOptions>,
 }
 
 impl<'a> Task<'a> {
-    /// The scenario at the level, warming up for at most `warmup_max`.
-    pub fn new(scenario: &'a Scenario, level: &'a Level, warmup_max: Duration) -> Self {
+    /// The scenario at the level, warming up for at most `warmup_max`, for a target built
+    /// into `out` from `dir` (what a TLS scenario's `cacert` may name).
+    pub fn new(
+        scenario: &'a Scenario,
+        level: &'a Level,
+        warmup_max: Duration,
+        (out, dir): (&str, &str),
+    ) -> Self {
         Task {
             scenario,
             level,
             keepalive: level.keepalive.unwrap_or(scenario.keepalive),
             warmup_max,
+            tls: scenario
+                .tls
+                .as_ref()
+                .map(|t| t.options(out, dir, level.tls_resume.unwrap_or(true))),
         }
     }
 
@@ -77,6 +90,7 @@ impl<'a> Task<'a> {
             connections: self.level.connections as u64,
             keepalive: self.keepalive,
             pipeline: self.pipeline() as u64,
+            tls_resume: self.tls.as_ref().map(|t| t.resume),
             status: CellStatus::Excluded,
             message: None,
             warmup_s: 0.0,
@@ -176,6 +190,7 @@ impl Meter<'_> {
         };
         let plan = self.load_plan(target.addr, task, stop);
         let pid = target.pid();
+        let n0 = probe::by_name(pid).unwrap_or_default();
         let t0 = probe::threads(pid).unwrap_or_default();
         let s0 = probe::sample(pid).ok();
         let c0 = probe::own_usage();
@@ -183,6 +198,7 @@ impl Meter<'_> {
         let c1 = probe::own_usage();
         let s1 = probe::sample(pid).ok();
         let t1 = probe::threads(pid).unwrap_or_default();
+        let n1 = probe::by_name(pid).unwrap_or_default();
         let Probed {
             result,
             series,
@@ -195,10 +211,12 @@ impl Meter<'_> {
             let from = Edge {
                 sample: a,
                 threads: t0,
+                by_name: n0,
             };
             let to = Edge {
                 sample: b,
                 threads: t1,
+                by_name: n1,
             };
             server_window(&from, &to, &series, elapsed_s, completed, self.server_cpus)
         });
@@ -206,6 +224,7 @@ impl Meter<'_> {
         let client = client_window(&c1.since(&c0), elapsed_s, self.client_threads, completed);
         cell.repeats.push(window::repeat(
             &result,
+            task.tls.is_some(),
             capped,
             server.unwrap_or_else(zero_server),
             client,
@@ -221,7 +240,8 @@ impl Meter<'_> {
     fn load_plan(&self, addr: SocketAddr, task: &Task, stop: Stop) -> LoadPlan {
         let s = task.scenario;
         let connections = task.level.connections;
-        let url = format!("http://{addr}{}", s.path);
+        let scheme = if task.tls.is_some() { "https" } else { "http" };
+        let url = format!("{scheme}://{addr}{}", s.path);
         let target = Target::parse(&url).expect("a loopback URL with a checked path parses");
         let requests = vec![RequestSpec {
             method: s.method.clone(),
@@ -239,6 +259,7 @@ impl Meter<'_> {
             connect_timeout: self.plan.timeout,
             // Correctness was verified; during load any status counts, and the wrong ones
             // are reported as failed-status by the scenario's status below.
+            tls: task.tls.clone().unwrap_or_default(),
             fail_status: {
                 let mut set = StatusSet::none();
                 for c in 100..1000 {
@@ -349,7 +370,7 @@ mod tests {
         for ((scenario_ka, level_ka), (keepalive, pipeline)) in cases {
             s.keepalive = scenario_ka;
             let l = level(level_ka);
-            let task = Task::new(&s, &l, Duration::ZERO);
+            let task = Task::new(&s, &l, Duration::ZERO, ("out", "dir"));
             let cell = task.cell();
             assert_eq!((task.keepalive, task.pipeline()), (keepalive, pipeline));
             assert_eq!(
@@ -357,6 +378,48 @@ mod tests {
                 (keepalive, pipeline as u64)
             );
             assert_eq!(cell.status, CellStatus::Excluded);
+            assert_eq!((task.tls, cell.tls_resume), (None, None), "plain HTTP");
         }
+    }
+
+    #[test]
+    fn a_tls_task_loads_https_with_the_levels_resumption_and_the_targets_cacert() {
+        let suite = Suite::parse(DEFAULT_SUITE, "built-in").unwrap();
+        let mut s = suite.scenarios[0].clone();
+        s.tls = Some(crate::suite::ScenarioTls {
+            cert: crate::suite::CertCheck::CaFile("{out}/cert.pem".into()),
+        });
+        let full = Level {
+            tls_resume: Some(false),
+            ..suite.plan.levels[0].clone()
+        };
+        let task = Task::new(&s, &full, Duration::ZERO, ("/o", "/d"));
+        let want = load::TlsOptions {
+            verify: load::Verify::CaFile("/o/cert.pem".into()),
+            resume: false,
+        };
+        assert_eq!(task.tls.as_ref(), Some(&want));
+        assert_eq!(task.cell().tls_resume, Some(false));
+        let interrupt = Arc::new(AtomicBool::new(false));
+        let meter = Meter {
+            plan: &suite.plan,
+            client_threads: 1,
+            server_cpus: 1,
+            interrupt: &interrupt,
+        };
+        let addr: SocketAddr = "127.0.0.1:8443".parse().unwrap();
+        let plan = meter.load_plan(addr, &task, Stop::Requests(1));
+        assert_eq!(plan.target.scheme, load::Scheme::Https);
+        assert!(
+            plan.target.url.starts_with("https://127.0.0.1:8443/"),
+            "{}",
+            plan.target.url
+        );
+        assert_eq!(plan.tls, want);
+        let resumed = Task::new(&s, &suite.plan.levels[0], Duration::ZERO, ("/o", "/d"));
+        assert!(
+            resumed.tls.unwrap().resume,
+            "resumption is on unless the level turns it off"
+        );
     }
 }

@@ -86,6 +86,7 @@ fn level_info(l: &Level, plan: &crate::suite::Plan) -> LevelInfo {
         max_duration_s: l.requests.map(|_| l.max_duration.as_secs_f64()),
         keepalive: l.keepalive,
         repeats: l.repeats.unwrap_or(plan.repeats),
+        tls_resume: l.tls_resume,
     }
 }
 
@@ -298,13 +299,22 @@ impl<'a> Ctx<'a> {
             ));
         }
         r.skipped_scenarios = skipped.iter().map(|s| s.name.clone()).collect();
-        r.verify = self.verify(&running, &scenarios, obs);
+        let (out, dir) = (built.out.to_string_lossy(), setup.dir.to_string_lossy());
+        let paths = (out.as_ref(), dir.as_ref());
+        r.verify = self.verify(&running, &scenarios, paths, obs);
         answers(&r.verify).map_err(|first| TargetFailure::WrongAnswers {
             first,
             left: running.abandon(grace),
         })?;
         r.outcome = Outcome::Measured;
-        let levels = self.levels(&mut running, spec, &scenarios, &r.verify, &mut r.cells, obs);
+        let levels = self.levels(
+            &mut running,
+            spec,
+            (&scenarios, &r.verify),
+            paths,
+            &mut r.cells,
+            obs,
+        );
         if let Some(reference) = self.suite.scenarios.first() {
             for ratio in r.cost_ratios(&reference.name) {
                 obs.line(&format!("  {}", ratio.line()));
@@ -337,13 +347,18 @@ impl<'a> Ctx<'a> {
         &self,
         running: &Running,
         scenarios: &[&Scenario],
+        (out, dir): (&str, &str),
         obs: &mut dyn Observer,
     ) -> Vec<Verification> {
         let suite = self.suite;
         scenarios
             .iter()
             .map(|s| {
-                let v = verify::verify(running.addr, s, suite.images, suite.plan.timeout);
+                let endpoint = verify::Endpoint {
+                    addr: running.addr,
+                    tls: s.tls.as_ref().map(|t| t.options(out, dir, true)),
+                };
+                let v = verify::verify(&endpoint, s, suite.images, suite.plan.timeout);
                 obs.line(&format!("  verify {}: {}", s.name, verdict(&v)));
                 v
             })
@@ -355,8 +370,8 @@ impl<'a> Ctx<'a> {
         &self,
         running: &mut Running,
         spec: &TargetSpec,
-        scenarios: &[&Scenario],
-        verified: &[Verification],
+        (scenarios, verified): (&[&Scenario], &[Verification]),
+        paths: (&str, &str),
         cells: &mut Vec<Cell>,
         obs: &mut dyn Observer,
     ) -> Result<(), TargetFailure> {
@@ -369,7 +384,7 @@ impl<'a> Ctx<'a> {
         };
         for (s, v) in scenarios.iter().zip(verified) {
             for level in self.suite.levels_for(s, spec) {
-                let task = Task::new(s, level, warmup_max);
+                let task = Task::new(s, level, warmup_max, paths);
                 let mut cell = task.cell();
                 if let Some((status, why)) = excluded(v, task.keepalive, self.interrupted()) {
                     cell.status = status;
@@ -496,22 +511,28 @@ fn excluded(
 /// A measured cell's progress line: throughput, p99, server CPU per request, bottleneck.
 fn cell_line(cell: &Cell) -> Option<String> {
     let (summary, d) = (cell.summary.as_ref()?, cell.diagnosis.as_ref()?);
-    Some(format!(
-        "  {} {:>6}: {:>9.0} req/s  p99 {:>9}  server {:>6}  {}",
-        cell.scenario,
-        cell.level,
-        summary.rps_median,
-        summary
-            .latency
-            .at(99.0)
-            .map(report::human_us)
-            .unwrap_or_default(),
-        summary
-            .server_cpu_us_per_request
-            .map(|u| format!("{u:.1} µs/req"))
-            .unwrap_or_default(),
-        d.bottleneck.as_str()
-    ))
+    Some(
+        format!(
+            "  {} {:>6}: {:>9.0} req/s  p99 {:>9}  server {:>6}  {}",
+            cell.scenario,
+            cell.level,
+            summary.rps_median,
+            summary
+                .latency
+                .at(99.0)
+                .map(report::human_us)
+                .unwrap_or_default(),
+            summary
+                .server_cpu_us_per_request
+                .map(|u| format!("{u:.1} µs/req"))
+                .unwrap_or_default(),
+            d.bottleneck.as_str()
+        ) + &[summary.handshake_line(), summary.process_line()]
+            .into_iter()
+            .flatten()
+            .map(|l| format!("\n      {l}"))
+            .collect::<String>(),
+    )
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! A cell's arithmetic: its repeats into the summary (medians, spread, merged latency and
 //! spectrum), the figures its diagnosis is made from, and when warm-up is done; no I/O.
 
-use report::shootout::{Cell, CellStatus, CellSummary, Repeat};
+use report::shootout::{Cell, CellStatus, CellSummary, ProcessCost, Repeat};
 use stats::Latency;
 
 use crate::diagnosis::{diagnose, Figures};
@@ -75,7 +75,36 @@ pub fn summarize(reps: &[Repeat]) -> CellSummary {
         errors: reps.iter().map(|r| r.requests.errors).sum(),
         failed_status: reps.iter().map(|r| r.requests.failed_status).sum(),
         sent: reps.iter().map(|r| r.requests.sent).sum(),
+        handshakes_full_per_s: med(&|r| r.handshakes.map(|h| h.full_per_s)),
+        handshakes_resumed_per_s: med(&|r| r.handshakes.map(|h| h.resumed_per_s)),
+        processes: process_costs(reps),
     }
+}
+
+/// Each process name's median CPU per request over the repeats, most first.
+pub fn process_costs(reps: &[Repeat]) -> Vec<ProcessCost> {
+    let mut names: Vec<&str> = Vec::new();
+    for p in reps.iter().flat_map(|r| &r.server.processes) {
+        if !names.contains(&p.name.as_str()) {
+            names.push(&p.name);
+        }
+    }
+    let mut out: Vec<ProcessCost> = names
+        .into_iter()
+        .filter_map(|name| {
+            let mut v: Vec<f64> = reps
+                .iter()
+                .filter_map(|r| r.server.processes.iter().find(|p| p.name == name))
+                .filter_map(|p| p.cpu_us_per_request)
+                .collect();
+            Some(ProcessCost {
+                name: name.to_string(),
+                cpu_us_per_request: report::shootout::median(&mut v)?,
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| b.cpu_us_per_request.total_cmp(&a.cpu_us_per_request));
+    out
 }
 
 /// The figures a cell's diagnosis is made from.
@@ -158,6 +187,7 @@ mod tests {
                 cpu_us_per_request: Some(rps / 10.0),
             },
             series: Vec::new(),
+            handshakes: None,
         }
     }
 
@@ -368,6 +398,7 @@ mod tests {
                 connections: 1,
                 keepalive: true,
                 pipeline: 1,
+                tls_resume: None,
                 status: before,
                 message: None,
                 warmup_s: 0.0,
@@ -384,5 +415,51 @@ mod tests {
             assert_eq!(cell.summary.is_some(), summarized);
             assert_eq!(cell.diagnosis.is_some(), summarized);
         }
+    }
+
+    #[test]
+    fn each_process_names_median_cost_most_first() {
+        use report::shootout::ProcessCpu;
+        let with = |procs: &[(&str, Option<f64>)]| {
+            let mut r = rep(1000.0, &[1_000], zero_server());
+            r.server.processes = procs
+                .iter()
+                .map(|&(name, us)| ProcessCpu {
+                    name: name.into(),
+                    processes: 1,
+                    cpu_s: 0.0,
+                    cpu_us_per_request: us,
+                })
+                .collect();
+            r
+        };
+        let reps = [
+            with(&[("nginx", Some(30.0)), ("avatar", Some(8.0))]),
+            with(&[
+                ("nginx", Some(32.0)),
+                ("avatar", Some(6.0)),
+                ("sh", Some(0.0)),
+            ]),
+            with(&[("nginx", Some(31.0)), ("avatar", Some(7.0)), ("sh", None)]),
+        ];
+        let got: Vec<(String, f64)> = process_costs(&reps)
+            .into_iter()
+            .map(|p| (p.name, p.cpu_us_per_request))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("nginx".into(), 31.0),
+                ("avatar".into(), 7.0),
+                ("sh".into(), 0.0)
+            ]
+        );
+        assert!(process_costs(&[with(&[("x", None)])]).is_empty());
+        let s = summarize(&reps);
+        assert_eq!(s.processes.len(), 3);
+        assert_eq!(
+            (s.handshakes_full_per_s, s.handshakes_resumed_per_s),
+            (None, None)
+        );
     }
 }

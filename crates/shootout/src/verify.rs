@@ -1,222 +1,21 @@
 //! Checks a target's answers before any load: status, headers, body (a pattern, well-formed
 //! XML with a given root, text echoing the request's random parts), every image, and
-//! keep-alive. A blocking client over std sockets: correctness, not speed, matters here.
+//! keep-alive, over the blocking [`Client`] (plain or TLS, framed as the load engine frames;
+//! see [`crate::client`]).
 //!
 //! A scenario whose path has random parts (`/{hex:6}.svg`) gets a concrete path per
 //! request, filled from a generator with a fixed seed, so a run verifies the same paths.
-//!
-//! Responses are framed by the load engine's own [`load::parse_head`] and [`load::Framer`],
-//! so a target passes verification exactly when the engine can read it: where a response
-//! ends, whether it is valid, and whether the connection may carry another request.
 
 use std::collections::BTreeSet;
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
-use load::{Framer, Framing, Head, ParseError, Step};
 use report::shootout::Verification;
 
 use crate::check::{CheckKind, Checks};
 use crate::judge::{judge, Requests, VERIFY_SEED};
 use crate::suite::Scenario;
 
-/// One parsed response.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Response {
-    /// Status code.
-    pub status: u16,
-    /// Headers in order, names as sent.
-    pub headers: Vec<(String, String)>,
-    /// The body as sent: a chunked body keeps its chunk framing.
-    pub body: Vec<u8>,
-    /// The connection cannot carry another request, as the load engine decides it
-    /// (Connection: close, HTTP/1.0 without keep-alive, a body read to the close, ...).
-    pub close: bool,
-}
-
-impl Response {
-    /// The first header of that name.
-    pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-}
-
-const MAX_RESPONSE: usize = 1 << 20;
-
-/// A connection that sends requests and reads whole responses.
-pub struct Client {
-    stream: TcpStream,
-    buf: Vec<u8>,
-    deadline: Duration,
-}
-
-impl Client {
-    /// Connects with a timeout that also bounds each response.
-    pub fn connect(addr: SocketAddr, timeout: Duration) -> std::io::Result<Client> {
-        let stream = TcpStream::connect_timeout(&addr, timeout)?;
-        stream.set_nodelay(true)?;
-        Ok(Client {
-            stream,
-            buf: Vec::new(),
-            deadline: timeout,
-        })
-    }
-
-    /// Sends one request; `close` adds `Connection: close`.
-    pub fn request(&mut self, method: &str, path: &str, close: bool) -> Result<Response, String> {
-        let req = format!(
-            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: foxbench-verify\r\n{}\r\n",
-            if close { "Connection: close\r\n" } else { "" }
-        );
-        self.stream
-            .write_all(req.as_bytes())
-            .map_err(|e| format!("cannot send the request: {e}"))?;
-        self.read_response(method == "HEAD")
-    }
-
-    fn fill(&mut self, end: Instant) -> Result<usize, String> {
-        let left = end.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return Err(format!("no complete response within {:?}", self.deadline));
-        }
-        self.stream
-            .set_read_timeout(Some(left))
-            .map_err(|e| e.to_string())?;
-        let mut chunk = [0u8; 16 * 1024];
-        match self.stream.read(&mut chunk) {
-            Ok(n) => {
-                self.buf.extend_from_slice(&chunk[..n]);
-                if self.buf.len() > MAX_RESPONSE {
-                    return Err("response larger than 1 MiB".into());
-                }
-                Ok(n)
-            }
-            Err(e)
-                if matches!(
-                    e.kind(),
-                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                ) =>
-            {
-                Err(format!("no complete response within {:?}", self.deadline))
-            }
-            Err(e) => Err(format!("read failed: {e}")),
-        }
-    }
-
-    /// Reads one response, framed as the load engine frames it.
-    pub fn read_response(&mut self, head_request: bool) -> Result<Response, String> {
-        let end = Instant::now() + self.deadline;
-        let head = self.final_head(head_request, end)?;
-        if let Framing::Length(n) = head.framing {
-            if n > MAX_RESPONSE as u64 {
-                return Err(format!("Content-Length {n} is over 1 MiB"));
-            }
-        }
-        let headers = fields(&self.buf[..head.len]);
-        // The framer starts at the final head (interim ones are gone) and runs to the end
-        // of this response; anything after it stays in `buf` for the next one.
-        let mut framer = Framer::new();
-        let mut framed = 0;
-        let (status, close, len) = loop {
-            match framer.next(&self.buf[framed..], head_request) {
-                Ok(Step::Complete {
-                    status,
-                    close,
-                    used,
-                }) => break (status, close, framed + used),
-                Ok(Step::Body) => framed = self.buf.len(),
-                Ok(Step::PartialHead { used }) => framed += used,
-                Err(e) => return Err(explain(e, &self.buf)),
-            }
-            if self.fill(end)? == 0 {
-                match framer.eof() {
-                    Some(status) => break (status, true, self.buf.len()),
-                    None => {
-                        return Err(format!(
-                            "connection closed inside the body, after {} bytes",
-                            self.buf.len() - head.len
-                        ))
-                    }
-                }
-            }
-        };
-        let body = self.buf[head.len..len].to_vec();
-        self.buf.drain(..len);
-        Ok(Response {
-            status,
-            headers,
-            body,
-            close,
-        })
-    }
-
-    /// Reads up to the final response's head, dropping interim (1xx) heads before it.
-    fn final_head(&mut self, head_request: bool, end: Instant) -> Result<Head, String> {
-        loop {
-            match load::parse_head(&self.buf, head_request) {
-                Ok(Some(h)) if h.interim => {
-                    self.buf.drain(..h.len);
-                }
-                Ok(Some(h)) => return Ok(h),
-                Ok(None) => {
-                    if self.fill(end)? == 0 {
-                        return Err(if self.buf.is_empty() {
-                            "connection closed without a response".into()
-                        } else {
-                            "connection closed inside the response head".into()
-                        });
-                    }
-                }
-                Err(e) => return Err(explain(e, &self.buf)),
-            }
-        }
-    }
-}
-
-/// The header fields of a head that [`load::parse_head`] accepted, names as sent.
-fn fields(head: &[u8]) -> Vec<(String, String)> {
-    head.split(|&b| b == b'\n')
-        .skip(1)
-        .filter_map(|line| {
-            let colon = line.iter().position(|&b| b == b':')?;
-            Some((
-                String::from_utf8_lossy(&line[..colon]).into_owned(),
-                String::from_utf8_lossy(&line[colon + 1..])
-                    .trim()
-                    .to_string(),
-            ))
-        })
-        .collect()
-}
-
-/// What a framing error means for the target, and what to fix.
-fn explain(e: ParseError, buf: &[u8]) -> String {
-    match e {
-        ParseError::Head => {
-            let shown: String = String::from_utf8_lossy(&buf[..buf.len().min(40)])
-                .escape_debug()
-                .collect();
-            format!("malformed response head: {shown:?} is not an HTTP/1.x status line and headers")
-        }
-        ParseError::HeadTooLarge => format!(
-            "response head over {} KiB without its blank line: is this an HTTP/1.x server?",
-            load::MAX_HEAD / 1024
-        ),
-        ParseError::ContentLength => {
-            "invalid Content-Length (not a decimal number, or sent twice with different values): send one length".into()
-        }
-        ParseError::Chunk => {
-            "malformed chunked body (a chunk size is not hexadecimal, or a chunk lacks its CRLF)".into()
-        }
-        ParseError::Upgrade => {
-            "the server switched protocols (101): a load test needs plain HTTP/1.1 answers".into()
-        }
-    }
-}
+pub use crate::client::{Client, Endpoint, Response};
 
 /// The fields that bear on reusing the connection after `r`, as sent.
 fn reuse_fields(r: &Response) -> String {
@@ -237,17 +36,15 @@ fn reuse_fields(r: &Response) -> String {
     }
 }
 
-/// Verifies a target at `addr` for one scenario. `images` is N.
-pub fn verify(addr: SocketAddr, s: &Scenario, images: u32, timeout: Duration) -> Verification {
+/// Verifies a target at `at` for one scenario. `images` is N.
+pub fn verify(at: &Endpoint, s: &Scenario, images: u32, timeout: Duration) -> Verification {
     let mut checks = Checks::default();
     let mut seen = BTreeSet::new();
     let mut keepalive = None;
     let mut requests = Requests::new(&s.template, VERIFY_SEED);
     // 1. One request on its own connection, with Connection: close.
     let req = requests.next_request();
-    let first = Client::connect(addr, timeout)
-        .map_err(|e| format!("cannot connect: {e}"))
-        .and_then(|mut c| c.request(&s.method, &req.path, true));
+    let first = Client::open(at, timeout).and_then(|mut c| c.request(&s.method, &req.path, true));
     let ok = match &first {
         Ok(r) => checks.record(
             CheckKind::Response,
@@ -263,8 +60,7 @@ pub fn verify(addr: SocketAddr, s: &Scenario, images: u32, timeout: Duration) ->
         // A wrong answer here is a wrong answer, not a keep-alive failure.
         let mut wrong = None;
         let ka = (|| -> Result<(), String> {
-            let mut c =
-                Client::connect(addr, timeout).map_err(|e| format!("cannot connect: {e}"))?;
+            let mut c = Client::open(at, timeout)?;
             for i in 0..probe {
                 let req = requests.next_request();
                 let r = c.request(&s.method, &req.path, false).map_err(|e| {
@@ -313,10 +109,10 @@ pub fn verify(addr: SocketAddr, s: &Scenario, images: u32, timeout: Duration) ->
             let mut failure = None;
             while (seen.len() as u64) < want && sent < limit && Instant::now() < end {
                 if conn.is_none() {
-                    conn = match Client::connect(addr, timeout) {
+                    conn = match Client::open(at, timeout) {
                         Ok(c) => Some(c),
                         Err(e) => {
-                            failure = Some(format!("cannot connect: {e}"));
+                            failure = Some(e);
                             break;
                         }
                     };
@@ -382,7 +178,9 @@ pub fn verify(addr: SocketAddr, s: &Scenario, images: u32, timeout: Duration) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::net::TcpListener;
+    use load::{Framer, Step};
+    use std::io::{Read, Write};
+    use std::net::{SocketAddr, TcpListener, TcpStream};
 
     fn scenario() -> Scenario {
         crate::suite::Suite::parse(crate::suite::DEFAULT_SUITE, "built-in")
@@ -428,7 +226,12 @@ mod tests {
                 }
             }
         });
-        let v = verify(addr, &scenario(), 3, Duration::from_secs(5));
+        let v = verify(
+            &Endpoint::plain(addr),
+            &scenario(),
+            3,
+            Duration::from_secs(5),
+        );
         assert!(v.passed, "{v:?}");
         assert_eq!(v.keepalive, Some(true));
         assert_eq!(v.images_seen, Some(3));
@@ -442,7 +245,12 @@ mod tests {
                 let _ = s.write_all(b"HTTP/1.1 302 Found\r\nLocation: https://avatar.example/Renard-1.png\r\nContent-Length: 0\r\n\r\n");
             }
         });
-        let v = verify(addr, &scenario(), 3, Duration::from_secs(5));
+        let v = verify(
+            &Endpoint::plain(addr),
+            &scenario(),
+            3,
+            Duration::from_secs(5),
+        );
         assert!(!v.passed);
         let c = v.checks.iter().find(|c| c.name == "all images").unwrap();
         assert!(
@@ -455,7 +263,12 @@ mod tests {
                 let _ = s.write_all(b"HTTP/1.1 302 Found\r\nLocation: http://elsewhere/\r\nContent-Length: 0\r\n\r\n");
             }
         });
-        let v = verify(addr, &scenario(), 3, Duration::from_secs(5));
+        let v = verify(
+            &Endpoint::plain(addr),
+            &scenario(),
+            3,
+            Duration::from_secs(5),
+        );
         assert!(
             !v.passed
                 && v.checks[0]
@@ -475,7 +288,12 @@ mod tests {
                 let _ = s.write_all(r.as_bytes());
             }
         });
-        let v = verify(addr, &scenario(), 2, Duration::from_secs(5));
+        let v = verify(
+            &Endpoint::plain(addr),
+            &scenario(),
+            2,
+            Duration::from_secs(5),
+        );
         assert_eq!(v.keepalive, Some(false));
         assert!(
             v.passed,
@@ -532,7 +350,12 @@ mod tests {
     #[test]
     fn svg_in_the_asked_colour_passes_and_a_wrong_one_fails() {
         let addr = svg_server(|asked, _| asked.to_string());
-        let v = verify(addr, &svg_scenario(), 21, Duration::from_secs(5));
+        let v = verify(
+            &Endpoint::plain(addr),
+            &svg_scenario(),
+            21,
+            Duration::from_secs(5),
+        );
         assert!(v.passed, "{v:?}");
         assert_eq!(v.keepalive, Some(true));
         assert_eq!(v.images_seen, None);
@@ -546,7 +369,12 @@ mod tests {
                 "ff8800".to_string()
             }
         });
-        let v = verify(addr, &svg_scenario(), 21, Duration::from_secs(5));
+        let v = verify(
+            &Endpoint::plain(addr),
+            &svg_scenario(),
+            21,
+            Duration::from_secs(5),
+        );
         assert!(!v.passed, "{v:?}");
         let c = v
             .checks
@@ -566,7 +394,12 @@ mod tests {
         let addr = serve(|s, _| {
             let _ = s.write_all(b"SSH-2.0-OpenSSH\r\n\r\n");
         });
-        let v = verify(addr, &scenario(), 3, Duration::from_secs(2));
+        let v = verify(
+            &Endpoint::plain(addr),
+            &scenario(),
+            3,
+            Duration::from_secs(2),
+        );
         assert!(
             !v.passed && v.checks[0].detail.as_ref().unwrap().contains("malformed"),
             "{v:?}"
@@ -575,7 +408,12 @@ mod tests {
             std::thread::sleep(Duration::from_secs(3));
             let _ = s.flush();
         });
-        let v = verify(addr, &scenario(), 3, Duration::from_millis(300));
+        let v = verify(
+            &Endpoint::plain(addr),
+            &scenario(),
+            3,
+            Duration::from_millis(300),
+        );
         assert!(
             !v.passed
                 && v.checks[0]
@@ -716,7 +554,12 @@ mod tests {
                 }
             }
         });
-        let v = verify(addr, &scenario(), 3, Duration::from_secs(5));
+        let v = verify(
+            &Endpoint::plain(addr),
+            &scenario(),
+            3,
+            Duration::from_secs(5),
+        );
         assert_eq!(v.keepalive, Some(false), "{v:?}");
         let c = v.checks.iter().find(|c| c.name == "keep-alive").unwrap();
         assert!(

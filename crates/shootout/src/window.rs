@@ -1,8 +1,8 @@
 //! One measured window's arithmetic: probe readings at its edges into the server's and
-//! the client's figures, and a load's result with both into a repeat; no I/O.
+//! the client's figures (the server's CPU by process name too), TLS handshake rates, and a load's result with both into a repeat; no I/O.
 
 use load::RunResult;
-use report::shootout::{ClientWindow, ProbePoint, Repeat, ServerWindow};
+use report::shootout::{ClientWindow, Handshakes, ProbePoint, ProcessCpu, Repeat, ServerWindow};
 
 /// The server tree read at one edge of a measured window.
 #[derive(Debug, Clone)]
@@ -11,6 +11,8 @@ pub struct Edge {
     pub sample: probe::Sample,
     /// Its threads' counters.
     pub threads: probe::Threads,
+    /// Its CPU by process name.
+    pub by_name: probe::ByName,
 }
 
 /// One probe sample as a point of a repeat's series.
@@ -43,7 +45,40 @@ pub fn zero_server() -> ServerWindow {
         fds_peak: 0,
         voluntary_ctxt_per_s: 0.0,
         involuntary_ctxt_per_s: 0.0,
+        processes: Vec::new(),
     }
+}
+
+/// The CPU of each process name between two edges, most first. A name seen only at the
+/// end (a process started during the window) counts from zero.
+pub fn processes(from: &probe::ByName, to: &probe::ByName, completed: u64) -> Vec<ProcessCpu> {
+    let mut out: Vec<ProcessCpu> = to
+        .iter()
+        .map(|(name, b)| {
+            let a = from.get(name).map_or(0, |a| a.cpu_ns);
+            let cpu_s = b.cpu_ns.saturating_sub(a) as f64 / 1e9;
+            ProcessCpu {
+                name: name.clone(),
+                processes: u64::from(b.processes),
+                cpu_s,
+                cpu_us_per_request: (completed > 0).then(|| cpu_s * 1e6 / completed as f64),
+            }
+        })
+        .collect();
+    out.sort_by(|x, y| y.cpu_s.total_cmp(&x.cpu_s).then(x.name.cmp(&y.name)));
+    out
+}
+
+/// The handshakes of a TLS repeat and their rates; `None` for plain HTTP.
+pub fn handshakes(res: &RunResult, tls: bool) -> Option<Handshakes> {
+    let c = &res.counts;
+    let elapsed = res.elapsed.as_secs_f64().max(1e-9);
+    tls.then(|| Handshakes {
+        full: c.handshakes_full,
+        resumed: c.handshakes_resumed,
+        full_per_s: c.handshakes_full as f64 / elapsed,
+        resumed_per_s: c.handshakes_resumed as f64 / elapsed,
+    })
 }
 
 /// The server tree over a window of `elapsed_s` seconds in which `completed` responses
@@ -90,6 +125,7 @@ pub fn server_window(
             / elapsed_s,
         involuntary_ctxt_per_s: t1.involuntary_ctxt.saturating_sub(t0.involuntary_ctxt) as f64
             / elapsed_s,
+        processes: processes(&from.by_name, &to.by_name, completed),
     }
 }
 
@@ -119,6 +155,7 @@ pub fn client_window(
 /// One repeat's record: the load's result with the two windows and the probe series.
 pub fn repeat(
     res: &RunResult,
+    tls: bool,
     capped: bool,
     server: ServerWindow,
     client: ClientWindow,
@@ -143,6 +180,7 @@ pub fn repeat(
         server,
         client,
         series,
+        handshakes: handshakes(res, tls),
     }
 }
 
@@ -172,6 +210,7 @@ mod tests {
                 involuntary_ctxt: voluntary / 10,
                 cpu_ns: BTreeMap::from([(1, busiest_ns), (2, 0)]),
             },
+            by_name: probe::ByName::new(),
         };
         let from = edge(1_000_000_000, 0, 1000, 2, 0, 100);
         let to = edge(2_000_000_000, 500_000_000, 3000, 2, 1_000_000_000, 300);
@@ -200,6 +239,7 @@ mod tests {
             fds_peak: 10,
             voluntary_ctxt_per_s: 100.0,
             involuntary_ctxt_per_s: 10.0,
+            processes: Vec::new(),
         };
         assert_eq!(w, want);
         let idle = server_window(&from, &from, &[], 2.0, 0, 0);
@@ -267,6 +307,7 @@ mod tests {
         };
         let r = repeat(
             &res,
+            false,
             true,
             zero_server(),
             client_window(&Default::default(), 2.0, 1, 100),
@@ -279,5 +320,63 @@ mod tests {
             BTreeMap::from([("200".to_string(), 90), ("500".to_string(), 10)])
         );
         assert_eq!(r.hdr_base64, latency.to_base64());
+        assert_eq!(r.handshakes, None, "plain HTTP has no handshakes");
+        let tls = RunResult {
+            counts: stats::Counts {
+                handshakes_full: 30,
+                handshakes_resumed: 70,
+                ..res.counts
+            },
+            ..res
+        };
+        assert_eq!(
+            handshakes(&tls, true),
+            Some(Handshakes {
+                full: 30,
+                resumed: 70,
+                full_per_s: 15.0,
+                resumed_per_s: 35.0
+            })
+        );
+    }
+
+    #[test]
+    fn each_process_names_cpu_over_the_window() {
+        let named = |v: &[(&str, u32, u64)]| -> probe::ByName {
+            v.iter()
+                .map(|&(n, processes, cpu_ns)| {
+                    (n.to_string(), probe::NamedCpu { processes, cpu_ns })
+                })
+                .collect()
+        };
+        let from = named(&[
+            ("nginx", 2, 1_000_000_000),
+            ("avatar", 1, 500_000_000),
+            ("sh", 1, 10),
+        ]);
+        // nginx used 3.1 s, avatar 0.7 s, sh nothing; a helper appeared mid-window.
+        let to = named(&[
+            ("nginx", 2, 4_100_000_000),
+            ("avatar", 1, 1_200_000_000),
+            ("sh", 1, 10),
+            ("helper", 1, 100_000_000),
+        ]);
+        let p = processes(&from, &to, 100_000);
+        let got: Vec<(&str, u64, f64, Option<f64>)> = p
+            .iter()
+            .map(|c| (c.name.as_str(), c.processes, c.cpu_s, c.cpu_us_per_request))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("nginx", 2, 3.1, Some(31.0)),
+                ("avatar", 1, 0.7, Some(7.0)),
+                ("helper", 1, 0.1, Some(1.0)),
+                ("sh", 1, 0.0, Some(0.0)),
+            ]
+        );
+        assert!(processes(&from, &to, 0)
+            .iter()
+            .all(|c| c.cpu_us_per_request.is_none()));
     }
 }

@@ -4,6 +4,8 @@
 use super::*;
 use std::path::{Path, PathBuf};
 
+mod production;
+
 fn faulty_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/faulty")
 }

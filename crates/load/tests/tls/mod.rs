@@ -133,6 +133,45 @@ fn rustls_server_keepalive_and_close() {
     }
 }
 
+/// The blocking connection the shootout verifies over: a request and its answer over TLS
+/// with the run's settings, and a certificate it does not trust as the preflight's line.
+#[test]
+fn connect_blocking_speaks_tls_and_fails_like_the_preflight() {
+    let certs = Certs::for_names(&["127.0.0.1"]);
+    let s = tls_redirect_server(certs.server_config());
+    let target = Target::parse(&format!("https://127.0.0.1:{}/", s.addr.port())).unwrap();
+    let tls = TlsOptions {
+        verify: Verify::CaFile(certs.ca.clone()),
+        resume: true,
+    };
+    let mut c = load::connect_blocking(&target, &tls, Duration::from_secs(10)).unwrap();
+    c.tcp()
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    c.write_all(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let mut answer = Vec::new();
+    // The server may close without close_notify: what was read before counts.
+    let _ = c.read_to_end(&mut answer);
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 302"), "{answer}");
+    let system = TlsOptions {
+        verify: Verify::System,
+        ..tls
+    };
+    let e = match load::connect_blocking(&target, &system, Duration::from_secs(10)) {
+        Err(e @ SetupError::Tls { .. }) => e.to_string(),
+        other => panic!("expected a TLS setup error, got {:?}", other.err()),
+    };
+    assert!(
+        e.contains("certificate for 127.0.0.1") && e.contains("--cacert FILE or --insecure"),
+        "{e}"
+    );
+    // Plain http:// through the same call is a plain connection.
+    let plain = Target::parse(&format!("http://{}/", s.addr)).unwrap();
+    load::connect_blocking(&plain, &system, Duration::from_secs(10)).unwrap();
+}
+
 fn preflight_error(url: &str, verify: Verify) -> String {
     let mut p = Plan::new(Target::parse(url).unwrap());
     p.timeout = Duration::from_millis(500);

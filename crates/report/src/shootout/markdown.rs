@@ -261,6 +261,7 @@ pub fn to_markdown(r: &ShootoutResults) -> String {
         );
         cost_tables(&mut out, r, &rows);
         param_tables(&mut out, r);
+        production_table(&mut out, r, &rows);
     }
 
     out.push_str("### Targets\n\n");
@@ -417,9 +418,14 @@ pub fn to_markdown(r: &ShootoutResults) -> String {
             Some(true) => ", keep-alive",
             None => "",
         };
+        let resume = if l.tls_resume == Some(false) {
+            ", no TLS resumption"
+        } else {
+            ""
+        };
         let _ = writeln!(
             out,
-            "- level {}: {} connections, {what}{ka}, {} repeat{}",
+            "- level {}: {} connections, {what}{ka}{resume}, {} repeat{}",
             l.name,
             l.connections,
             l.repeats,
@@ -516,4 +522,40 @@ pub(crate) fn cpus(v: &[usize]) -> String {
         .map(|c| c.to_string())
         .collect::<Vec<_>>()
         .join(",")
+}
+
+/// The production path: TLS handshakes per second and each process's CPU per request.
+fn production_table(out: &mut String, r: &ShootoutResults, rows: &[&TargetResult]) {
+    let prod = super::production::production_rows(rows);
+    if prod.is_empty() {
+        return;
+    }
+    out.push_str(
+        "### TLS handshakes and CPU per process
+
+",
+    );
+    out.push_str("| target | cell | req/s | full handshakes | resumed handshakes | server CPU per request, by process |\n|---|---|---:|---:|---:|---|\n");
+    for p in &prod {
+        let _ = writeln!(
+            out,
+            "| {} | {}{} | {} | {} | {} | {} |",
+            p.target.name,
+            column_name(r, &p.cell.scenario, &p.cell.level),
+            if p.cell.tls_resume == Some(false) {
+                " (no resumption)"
+            } else {
+                ""
+            },
+            rate(p.summary.rps_median),
+            p.handshakes(true),
+            p.handshakes(false),
+            p.processes()
+        );
+    }
+    out.push_str(
+        "\nHandshakes per second the server completed (medians of repeats), counted by foxbench; CPU per request \
+         of each process name of the server's tree (nginx's master and worker together), so a proxy's cost \
+         against its app's is measured, not guessed.\n\n",
+    );
 }

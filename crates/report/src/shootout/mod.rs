@@ -7,6 +7,7 @@
 
 pub(crate) mod html;
 pub(crate) mod markdown;
+mod production;
 mod rows;
 pub(crate) mod svg;
 
@@ -120,6 +121,10 @@ pub struct LevelInfo {
     pub keepalive: Option<bool>,
     /// Repeats of this level.
     pub repeats: u32,
+    /// TLS session resumption on reconnect for https scenarios (`false`: a full handshake
+    /// per connection); `None` = on.
+    #[serde(default)]
+    pub tls_resume: Option<bool>,
 }
 
 /// What happened to one target (or one row of a target's parameters).
@@ -284,6 +289,9 @@ pub struct Cell {
     pub keepalive: bool,
     /// Requests pipelined per connection.
     pub pipeline: u64,
+    /// For a TLS scenario, whether sessions were resumed on reconnect; `None` = plain HTTP.
+    #[serde(default)]
+    pub tls_resume: Option<bool>,
     /// Where the cell ended.
     pub status: CellStatus,
     /// Why it was excluded or failed, in one line.
@@ -341,6 +349,36 @@ pub struct Repeat {
     pub client: ClientWindow,
     /// Probe samples taken during the repeat.
     pub series: Vec<ProbePoint>,
+    /// TLS handshakes the server completed during the repeat; `None` for plain HTTP.
+    #[serde(default)]
+    pub handshakes: Option<Handshakes>,
+}
+
+/// The TLS handshakes of one repeat, as the load generator completed them.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Handshakes {
+    /// Full handshakes (key exchange and certificate).
+    pub full: u64,
+    /// Resumed sessions.
+    pub resumed: u64,
+    /// Full handshakes per second the server sustained.
+    pub full_per_s: f64,
+    /// Resumed handshakes per second the server sustained.
+    pub resumed_per_s: f64,
+}
+
+/// The CPU of the server tree's processes of one name (`comm`) over a window: nginx's
+/// master and worker together, the app behind it apart.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ProcessCpu {
+    /// The processes' name, as `/proc/PID/comm` has it (`nginx`, `avatar`, `java`).
+    pub name: String,
+    /// How many processes of that name the tree had at the window's end.
+    pub processes: u64,
+    /// Their CPU (user + system, reaped children included), seconds.
+    pub cpu_s: f64,
+    /// Their CPU µs per completed response.
+    pub cpu_us_per_request: Option<f64>,
 }
 
 /// The server's process tree over one measured window.
@@ -374,6 +412,10 @@ pub struct ServerWindow {
     pub voluntary_ctxt_per_s: f64,
     /// Involuntary context switches per second.
     pub involuntary_ctxt_per_s: f64,
+    /// The tree's CPU by process name, most first: for a proxied target, the proxy's and
+    /// the app's apart. Empty in results from before it was measured.
+    #[serde(default)]
+    pub processes: Vec<ProcessCpu>,
 }
 
 /// The load generator over one measured window.
@@ -449,6 +491,24 @@ pub struct CellSummary {
     pub failed_status: u64,
     /// Requests issued, all repeats.
     pub sent: u64,
+    /// Median full TLS handshakes per second over the repeats; `None` for plain HTTP.
+    #[serde(default)]
+    pub handshakes_full_per_s: Option<f64>,
+    /// Median resumed TLS handshakes per second over the repeats; `None` for plain HTTP.
+    #[serde(default)]
+    pub handshakes_resumed_per_s: Option<f64>,
+    /// Median CPU µs per request of each process name of the server tree, most first.
+    #[serde(default)]
+    pub processes: Vec<ProcessCost>,
+}
+
+/// One process name's median CPU per request over a cell's repeats.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ProcessCost {
+    /// The processes' name (`comm`).
+    pub name: String,
+    /// Median CPU µs per completed response.
+    pub cpu_us_per_request: f64,
 }
 
 /// What limited a cell.

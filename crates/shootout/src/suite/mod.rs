@@ -12,9 +12,11 @@ use serde::Deserialize;
 
 mod params;
 mod raw;
+mod tls;
 mod validate;
 
 pub use params::{row_name, PARAM_PREFIX};
+pub use tls::{CertCheck, ScenarioTls};
 
 /// The avatar challenge, the suite `foxbench shootout` runs with no argument.
 pub const DEFAULT_SUITE: &str = include_str!("../../../../suites/avatar.toml");
@@ -129,6 +131,9 @@ pub struct Level {
     pub keepalive: Option<bool>,
     /// Overrides the plan's repeats.
     pub repeats: Option<u32>,
+    /// TLS session resumption on reconnect (`tls_resume`); `None` = on. No effect on a
+    /// plain-HTTP scenario.
+    pub tls_resume: Option<bool>,
 }
 
 /// A level's `max_duration` when the suite gives none.
@@ -143,6 +148,7 @@ fn timed_level(c: usize) -> Level {
         max_duration: LEVEL_MAX_DURATION,
         keepalive: None,
         repeats: None,
+        tls_resume: None,
     }
 }
 
@@ -188,6 +194,8 @@ pub struct Scenario {
     pub targets: Option<Vec<String>>,
     /// The levels (by name) the scenario runs at; `None` = every level of the plan.
     pub levels: Option<Vec<String>>,
+    /// TLS (`scheme = "https"`) and how the certificate is checked; `None` = plain HTTP.
+    pub tls: Option<ScenarioTls>,
 }
 
 impl Scenario {

@@ -77,6 +77,9 @@ pub(super) struct RawScenario {
     pub(super) pipeline: usize,
     pub(super) targets: Option<Vec<String>>,
     pub(super) levels: Option<Vec<String>>,
+    pub(super) scheme: Option<String>,
+    pub(super) insecure: Option<bool>,
+    pub(super) cacert: Option<Command>,
     pub(super) expect: RawExpect,
 }
 
@@ -229,6 +232,7 @@ impl<'de> Deserialize<'de> for Level {
                 let mut max_duration = None;
                 let mut keepalive = None;
                 let mut repeats = None;
+                let mut tls_resume = None;
                 while let Some(key) = map.next_key::<String>()? {
                     match key.as_str() {
                         "name" => name = Some(map.next_value::<String>()?),
@@ -237,6 +241,7 @@ impl<'de> Deserialize<'de> for Level {
                         "max_duration" => max_duration = Some(map.next_value::<Dur>()?.0),
                         "keepalive" => keepalive = Some(map.next_value::<bool>()?),
                         "repeats" => repeats = Some(map.next_value::<u32>()?),
+                        "tls_resume" => tls_resume = Some(map.next_value::<bool>()?),
                         other => {
                             return Err(de::Error::unknown_field(
                                 other,
@@ -247,6 +252,7 @@ impl<'de> Deserialize<'de> for Level {
                                     "max_duration",
                                     "keepalive",
                                     "repeats",
+                                    "tls_resume",
                                 ],
                             ))
                         }
@@ -270,6 +276,7 @@ impl<'de> Deserialize<'de> for Level {
                     max_duration: max_duration.unwrap_or(LEVEL_MAX_DURATION),
                     keepalive,
                     repeats,
+                    tls_resume,
                 })
             }
         }

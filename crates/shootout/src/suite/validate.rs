@@ -8,7 +8,8 @@ use regex::Regex;
 use super::params::{self, check_param_use, row_name};
 use super::raw::{one_line, RawPlan, RawQuick, RawScenario, RawSuite, RawTarget};
 use super::{
-    timed_level, Echo, Level, Plan, PlanOverrides, Scenario, Suite, SuiteError, TargetSpec,
+    timed_level, Echo, Level, Plan, PlanOverrides, Scenario, ScenarioTls, Suite, SuiteError,
+    TargetSpec,
 };
 
 /// The suite's text and its name in errors, for locating mistakes found after parsing.
@@ -341,6 +342,8 @@ fn scenarios(
         if let Some(names) = &s.levels {
             levels.check(names).map_err(|m| err("levels", m))?;
         }
+        let tls = ScenarioTls::read(s.scheme.as_deref(), s.insecure, s.cacert.map(|c| c.0))
+            .map_err(|(key, m)| err(key, m))?;
         scenarios.push(Scenario {
             name: s.name,
             method: s.method,
@@ -356,6 +359,7 @@ fn scenarios(
             body_contains,
             targets: s.targets,
             levels: s.levels,
+            tls,
         });
     }
     Ok(scenarios)
@@ -681,7 +685,7 @@ mod tests {
             ("connections = 10, requests", "connections = 0, requests", Key, "s.toml:6: key `plan.levels[1]`: connections must be at least 1"),
             ("connections = 10, requests = 1000", "connections = 10, requests = 0", Key, "s.toml:6: key `plan.levels[1]`: requests must be at least 1"),
             ("keepalive = false }", "keepalive = false, repeats = 0 }", Key, "s.toml:6: key `plan.levels[1]`: repeats must be at least 1"),
-            ("keepalive = false }", "keepalive = false, colour = 1 }", Key, "s.toml:6: key `plan.levels[1]`: unknown field `colour`, expected one of `name`, `connections`, `requests`, `max_duration`, `keepalive`, `repeats`"),
+            ("keepalive = false }", "keepalive = false, colour = 1 }", Key, "s.toml:6: key `plan.levels[1]`: unknown field `colour`, expected one of `name`, `connections`, `requests`, `max_duration`, `keepalive`, `repeats`, `tls_resume`"),
             ("{ name = \"ab\", connections = 10,", "{ name = \"ab\",", Key, "s.toml:6: key `plan.levels[1]`: missing field `connections`"),
             ("levels = [10,", "levels = [0,", Key, "s.toml:6: key `plan.levels[0]`: 0 connections: use 1 to 1000000"),
             ("levels = [10,", "levels = [\"x\",", Key, "s.toml:6: key `plan.levels[0]`: invalid type: string \"x\", expected a number of connections, or a table like { name = \"ab\", connections = 10, requests = 100000, keepalive = false }"),
@@ -735,6 +739,11 @@ mod tests {
             ("all_images = true", "all_images = true\nbody_contains = \"#{random.1}\"", Key, "s.toml:15: key `scenario[0].expect.body_contains`: {random.1} but the path \"/\" has 0 random parts"),
             ("all_images = true", "all_images = true\nbody_contains = \"#{random.x}\"", Key, "s.toml:15: key `scenario[0].expect.body_contains`: \"#{random.x}\": write {random.N} with N from 1, the Nth random part of the path"),
             ("all_images = true", "all_images = true\nbody_xml_root = \"\"", Key, "s.toml:15: key `scenario[0].expect.body_xml_root`: \"\" is not an element name, e.g. \"svg\""),
+            // TLS scenarios.
+            ("name = \"redirect\"", "name = \"redirect\"\nscheme = \"tls\"", Key, "s.toml:11: key `scenario[0].scheme`: \"tls\": use \"http\" (the default) or \"https\""),
+            ("name = \"redirect\"", "name = \"redirect\"\ninsecure = true", Key, "s.toml:11: key `scenario[0].insecure`: only for TLS: add scheme = \"https\""),
+            ("name = \"redirect\"", "name = \"redirect\"\nscheme = \"https\"\ninsecure = true\ncacert = \"{out}/c.pem\"", Key, "s.toml:13: key `scenario[0].cacert`: insecure = true checks no certificate, so a cacert has no use: keep one of the two"),
+            ("name = \"redirect\"", "name = \"redirect\"\nscheme = \"https\"\ncacert = \"{port}/{outt}/c.pem\"", Key, "s.toml:12: key `scenario[0].cacert`: unknown placeholder {outt} in \"{port}/{outt}/c.pem\": use {port}, {images}, {template}, {out}, {dir}, or {param.NAME} for a parameter"),
             ("name = \"redirect\"", "name = \"redirect\"\npath = \"/{hex:99}.svg\"", Key, "s.toml:11: key `scenario[0].path`: {hex:99}: the length must be 1 to 64 at column 2 of \"/{hex:99}.svg\": random parts are {hex:N} (N = 1-64) or {int:A-B} (0 <= A <= B); write {{ and }} for literal braces"),
         ];
         for (from, to, want_kind, want) in cases {

@@ -16,8 +16,13 @@ pub(super) fn level_text(l: &LevelInfo) -> String {
     } else {
         ""
     };
+    let resume = if l.tls_resume == Some(false) {
+        ", no TLS resumption"
+    } else {
+        ""
+    };
     format!(
-        "{} ({} conn{}, {what}{ka})",
+        "{} ({} conn{}, {what}{ka}{resume})",
         l.name,
         l.connections,
         if l.connections == 1 { "" } else { "s" }
@@ -65,6 +70,7 @@ mod tests {
             max_duration_s: None,
             keepalive,
             repeats: 1,
+            tls_resume: None,
         }
     }
 
@@ -81,6 +87,13 @@ mod tests {
             (
                 info(4, Some(5.0), Some(50), None),
                 "l (4 conns, 50 requests)",
+            ),
+            (
+                LevelInfo {
+                    tls_resume: Some(false),
+                    ..info(10, None, Some(500), Some(false))
+                },
+                "l (10 conns, 500 requests, no keep-alive, no TLS resumption)",
             ),
         ] {
             assert_eq!(level_text(&l), want);

@@ -48,6 +48,7 @@ pub fn to_html(r: &ShootoutResults) -> String {
         tables(&mut out, r, &rows);
         within::costs(&mut out, r, &rows);
         within::params(&mut out, r);
+        within::production(&mut out, r, &rows);
     }
     targets_table(&mut out, r);
     problems(&mut out, r);
@@ -186,6 +187,7 @@ mod tests {
             max_duration_s: None,
             keepalive: None,
             repeats: 1,
+            tls_resume: None,
         }
     }
 
@@ -221,6 +223,9 @@ mod tests {
             errors: 0,
             failed_status: 0,
             sent: 0,
+            handshakes_full_per_s: None,
+            handshakes_resumed_per_s: None,
+            processes: Vec::new(),
         }
     }
 
@@ -257,6 +262,7 @@ mod tests {
             connections,
             keepalive: true,
             pipeline: 1,
+            tls_resume: None,
             status: if summary.is_some() {
                 CellStatus::Measured
             } else {

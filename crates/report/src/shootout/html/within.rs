@@ -1,11 +1,13 @@
 //! Comparisons within targets: each scenario's server CPU per request beside the reference
 //! scenario's (the SVG route against the redirect), and a target's parameter rows side by
-//! side with their memory (the JVM settings).
+//! side with their memory (the JVM settings), and the production path's TLS handshakes and
+//! CPU per process.
 
 use std::fmt::Write as _;
 
 use super::swatch;
 use crate::shootout::markdown::{bytes, column_name, rate};
+use crate::shootout::production::production_rows;
 use crate::shootout::rows::{cost_tables, param_groups};
 use crate::shootout::svg::esc;
 use crate::shootout::{Cell, ShootoutResults, TargetResult};
@@ -101,4 +103,36 @@ pub(super) fn params(out: &mut String, r: &ShootoutResults) {
              and the peak over the compared cell's repeats. Hover a row for its start command.</p>\n",
         );
     }
+}
+
+/// The production path: TLS handshakes per second and each process's CPU per request.
+pub(super) fn production(out: &mut String, r: &ShootoutResults, rows: &[&TargetResult]) {
+    let prod = production_rows(rows);
+    if prod.is_empty() {
+        return;
+    }
+    out.push_str(
+        "<h3>TLS handshakes and CPU per process</h3>\n<div class=\"scroll\"><table>\n<thead><tr><th>target</th><th>cell</th>\
+         <th class=\"n\">req/s</th><th class=\"n\">full handshakes</th><th class=\"n\">resumed handshakes</th>\
+         <th>server CPU per request, by process</th></tr></thead>\n<tbody>\n",
+    );
+    for p in &prod {
+        let _ = writeln!(
+            out,
+            "<tr><th scope=\"row\">{}{}</th><td>{}{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
+            swatch(r, p.target),
+            esc(&p.target.name),
+            esc(&column_name(r, &p.cell.scenario, &p.cell.level)),
+            if p.cell.tls_resume == Some(false) { " (no resumption)" } else { "" },
+            esc(&rate(p.summary.rps_median)),
+            esc(&p.handshakes(true)),
+            esc(&p.handshakes(false)),
+            esc(&p.processes()),
+        );
+    }
+    out.push_str(
+        "</tbody></table></div><p class=\"note\">Handshakes per second the server completed (medians of repeats), \
+         counted by foxbench; CPU per request of each process name of the server's tree (nginx's master and worker \
+         together), so a proxy's cost against its app's is measured, not guessed.</p>\n",
+    );
 }

@@ -1,0 +1,292 @@
+//! The blocking HTTP/1.1 client verification and readiness use: one connection, plain or
+//! TLS, whole responses read with a deadline. Correctness, not speed, matters here.
+//!
+//! A TLS endpoint speaks TLS through the load engine's own blocking client
+//! ([`load::connect_blocking`]), with the scenario's certificate check; its errors name the
+//! suite keys that fix them. Responses are framed by the load engine's own
+//! [`load::parse_head`] and [`load::Framer`], so a target passes verification exactly when
+//! the engine can read it: where a response ends, whether it is valid, and whether the
+//! connection may carry another request.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::time::{Duration, Instant};
+
+use load::{Framer, Framing, Head, ParseError, Step};
+
+/// One parsed response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Response {
+    /// Status code.
+    pub status: u16,
+    /// Headers in order, names as sent.
+    pub headers: Vec<(String, String)>,
+    /// The body as sent: a chunked body keeps its chunk framing.
+    pub body: Vec<u8>,
+    /// The connection cannot carry another request, as the load engine decides it
+    /// (Connection: close, HTTP/1.0 without keep-alive, a body read to the close, ...).
+    pub close: bool,
+}
+
+impl Response {
+    /// The first header of that name.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+const MAX_RESPONSE: usize = 1 << 20;
+
+/// Where a target listens and, for a TLS scenario, how to speak TLS to it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Endpoint {
+    /// The target's address.
+    pub addr: SocketAddr,
+    /// The TLS settings; `None` for plain HTTP.
+    pub tls: Option<load::TlsOptions>,
+}
+
+impl Endpoint {
+    /// Plain HTTP at `addr`.
+    pub fn plain(addr: SocketAddr) -> Endpoint {
+        Endpoint { addr, tls: None }
+    }
+}
+
+/// A connection that sends requests and reads whole responses.
+pub struct Client {
+    stream: load::Connection,
+    buf: Vec<u8>,
+    deadline: Duration,
+}
+
+impl Client {
+    /// Connects over plain TCP with a timeout that also bounds each response.
+    pub fn connect(addr: SocketAddr, timeout: Duration) -> std::io::Result<Client> {
+        let stream = TcpStream::connect_timeout(&addr, timeout)?;
+        Ok(Client::over(stream.into(), timeout))
+    }
+
+    /// Connects to `at`, with a TLS handshake for a TLS scenario (the load engine's
+    /// [`load::connect_blocking`]), with a timeout that also bounds each response. The
+    /// error is one line; one about the certificate names the scenario keys that fix it.
+    pub fn open(at: &Endpoint, timeout: Duration) -> Result<Client, String> {
+        let Some(tls) = &at.tls else {
+            return Client::connect(at.addr, timeout).map_err(|e| format!("cannot connect: {e}"));
+        };
+        let target =
+            load::Target::parse(&format!("https://{}/", at.addr)).map_err(|e| e.to_string())?;
+        load::connect_blocking(&target, tls, timeout)
+            .map(|c| Client::over(c, timeout))
+            .map_err(|e| suite_terms(&e.to_string()))
+    }
+
+    fn over(stream: load::Connection, timeout: Duration) -> Client {
+        let _ = stream.tcp().set_nodelay(true);
+        Client {
+            stream,
+            buf: Vec::new(),
+            deadline: timeout,
+        }
+    }
+
+    /// Sends one request; `close` adds `Connection: close`.
+    pub fn request(&mut self, method: &str, path: &str, close: bool) -> Result<Response, String> {
+        let req = format!(
+            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: foxbench-verify\r\n{}\r\n",
+            if close { "Connection: close\r\n" } else { "" }
+        );
+        self.stream
+            .write_all(req.as_bytes())
+            .map_err(|e| format!("cannot send the request: {e}"))?;
+        self.read_response(method == "HEAD")
+    }
+
+    fn fill(&mut self, end: Instant) -> Result<usize, String> {
+        let left = end.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(format!("no complete response within {:?}", self.deadline));
+        }
+        self.stream
+            .tcp()
+            .set_read_timeout(Some(left))
+            .map_err(|e| e.to_string())?;
+        let mut chunk = [0u8; 16 * 1024];
+        match self.stream.read(&mut chunk) {
+            // A TLS peer that closes without close_notify: the end of the stream all the same.
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Ok(0),
+            Ok(n) => {
+                self.buf.extend_from_slice(&chunk[..n]);
+                if self.buf.len() > MAX_RESPONSE {
+                    return Err("response larger than 1 MiB".into());
+                }
+                Ok(n)
+            }
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                Err(format!("no complete response within {:?}", self.deadline))
+            }
+            Err(e) => Err(format!("read failed: {e}")),
+        }
+    }
+
+    /// Reads one response, framed as the load engine frames it.
+    pub fn read_response(&mut self, head_request: bool) -> Result<Response, String> {
+        let end = Instant::now() + self.deadline;
+        let head = self.final_head(head_request, end)?;
+        if let Framing::Length(n) = head.framing {
+            if n > MAX_RESPONSE as u64 {
+                return Err(format!("Content-Length {n} is over 1 MiB"));
+            }
+        }
+        let headers = fields(&self.buf[..head.len]);
+        // The framer starts at the final head (interim ones are gone) and runs to the end
+        // of this response; anything after it stays in `buf` for the next one.
+        let mut framer = Framer::new();
+        let mut framed = 0;
+        let (status, close, len) = loop {
+            match framer.next(&self.buf[framed..], head_request) {
+                Ok(Step::Complete {
+                    status,
+                    close,
+                    used,
+                }) => break (status, close, framed + used),
+                Ok(Step::Body) => framed = self.buf.len(),
+                Ok(Step::PartialHead { used }) => framed += used,
+                Err(e) => return Err(explain(e, &self.buf)),
+            }
+            if self.fill(end)? == 0 {
+                match framer.eof() {
+                    Some(status) => break (status, true, self.buf.len()),
+                    None => {
+                        return Err(format!(
+                            "connection closed inside the body, after {} bytes",
+                            self.buf.len() - head.len
+                        ))
+                    }
+                }
+            }
+        };
+        let body = self.buf[head.len..len].to_vec();
+        self.buf.drain(..len);
+        Ok(Response {
+            status,
+            headers,
+            body,
+            close,
+        })
+    }
+
+    /// Reads up to the final response's head, dropping interim (1xx) heads before it.
+    fn final_head(&mut self, head_request: bool, end: Instant) -> Result<Head, String> {
+        loop {
+            match load::parse_head(&self.buf, head_request) {
+                Ok(Some(h)) if h.interim => {
+                    self.buf.drain(..h.len);
+                }
+                Ok(Some(h)) => return Ok(h),
+                Ok(None) => {
+                    if self.fill(end)? == 0 {
+                        return Err(if self.buf.is_empty() {
+                            "connection closed without a response".into()
+                        } else {
+                            "connection closed inside the response head".into()
+                        });
+                    }
+                }
+                Err(e) => return Err(explain(e, &self.buf)),
+            }
+        }
+    }
+}
+
+/// The header fields of a head that [`load::parse_head`] accepted, names as sent.
+fn fields(head: &[u8]) -> Vec<(String, String)> {
+    head.split(|&b| b == b'\n')
+        .skip(1)
+        .filter_map(|line| {
+            let colon = line.iter().position(|&b| b == b':')?;
+            Some((
+                String::from_utf8_lossy(&line[..colon]).into_owned(),
+                String::from_utf8_lossy(&line[colon + 1..])
+                    .trim()
+                    .to_string(),
+            ))
+        })
+        .collect()
+}
+
+/// What a framing error means for the target, and what to fix.
+fn explain(e: ParseError, buf: &[u8]) -> String {
+    match e {
+        ParseError::Head => {
+            let shown: String = String::from_utf8_lossy(&buf[..buf.len().min(40)])
+                .escape_debug()
+                .collect();
+            format!("malformed response head: {shown:?} is not an HTTP/1.x status line and headers")
+        }
+        ParseError::HeadTooLarge => format!(
+            "response head over {} KiB without its blank line: is this an HTTP/1.x server?",
+            load::MAX_HEAD / 1024
+        ),
+        ParseError::ContentLength => {
+            "invalid Content-Length (not a decimal number, or sent twice with different values): send one length".into()
+        }
+        ParseError::Chunk => {
+            "malformed chunked body (a chunk size is not hexadecimal, or a chunk lacks its CRLF)".into()
+        }
+        ParseError::Upgrade => {
+            "the server switched protocols (101): a load test needs plain HTTP/1.1 answers".into()
+        }
+    }
+}
+
+/// A TLS error as the suite's keys fix it: `--cacert FILE` and `--insecure` are the
+/// scenario's `cacert` and `insecure` in a suite file.
+fn suite_terms(e: &str) -> String {
+    e.replace(
+        "pass --cacert FILE or --insecure",
+        "set the scenario's cacert = \"FILE\" or insecure = true in the suite",
+    )
+    .replace(
+        "pass --insecure",
+        "set the scenario's insecure = true in the suite",
+    )
+    .replace(
+        "give a PEM file with --cacert",
+        "name a PEM file in the scenario's cacert",
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tls_errors_name_the_suite_keys() {
+        let cases = [
+            (
+                "TLS to 127.0.0.1:1: certificate for 127.0.0.1 is self-signed or from an unknown authority: pass --cacert FILE or --insecure",
+                "TLS to 127.0.0.1:1: certificate for 127.0.0.1 is self-signed or from an unknown authority: set the scenario's cacert = \"FILE\" or insecure = true in the suite",
+            ),
+            (
+                "certificate is not valid for 127.0.0.1: connect by a name it was issued for, or pass --insecure",
+                "certificate is not valid for 127.0.0.1: connect by a name it was issued for, or set the scenario's insecure = true in the suite",
+            ),
+            (
+                "cannot read CA certificates from /x: gone: give a PEM file with --cacert",
+                "cannot read CA certificates from /x: gone: name a PEM file in the scenario's cacert",
+            ),
+        ];
+        for (engine, suite) in cases {
+            assert_eq!(suite_terms(engine), suite);
+        }
+    }
+}

@@ -1,0 +1,139 @@
+//! A scenario over TLS: `scheme = "https"`, how the target's certificate is checked
+//! (`insecure = true`, or `cacert = "..."` naming a PEM file, often one the target's build
+//! made under `{out}`), and the level key `tls_resume` that turns session resumption off.
+
+use super::fill;
+
+/// How a TLS scenario checks the target's certificate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CertCheck {
+    /// Against the system's trusted roots.
+    System,
+    /// Against the CA certificates in this file; `{out}` and `{dir}` are the target's.
+    CaFile(String),
+    /// Not at all (`insecure = true`): any certificate, for any name.
+    Insecure,
+}
+
+/// A scenario's TLS settings, before a target's paths are known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScenarioTls {
+    /// How the certificate is checked.
+    pub cert: CertCheck,
+}
+
+impl ScenarioTls {
+    /// Reads the scenario keys: `scheme`, `insecure`, `cacert`. `None` for plain HTTP. The
+    /// error is the key at fault and what to do.
+    pub(super) fn read(
+        scheme: Option<&str>,
+        insecure: Option<bool>,
+        cacert: Option<String>,
+    ) -> Result<Option<ScenarioTls>, (&'static str, String)> {
+        let https = match scheme {
+            None | Some("http") => false,
+            Some("https") => true,
+            Some(other) => {
+                return Err((
+                    "scheme",
+                    format!("{other:?}: use \"http\" (the default) or \"https\""),
+                ))
+            }
+        };
+        let cert = match (insecure.unwrap_or(false), cacert) {
+            (true, Some(_)) => {
+                return Err((
+                    "cacert",
+                    "insecure = true checks no certificate, so a cacert has no use: keep one of the two".into(),
+                ))
+            }
+            (true, None) => CertCheck::Insecure,
+            (false, Some(path)) if path.trim().is_empty() => {
+                return Err(("cacert", "empty path: name a PEM file, e.g. \"{out}/cert.pem\"".into()))
+            }
+            (false, Some(path)) => CertCheck::CaFile(path),
+            (false, None) => CertCheck::System,
+        };
+        if !https {
+            if insecure.is_some() {
+                return Err(("insecure", "only for TLS: add scheme = \"https\"".into()));
+            }
+            if cert != CertCheck::System {
+                return Err(("cacert", "only for TLS: add scheme = \"https\"".into()));
+            }
+            return Ok(None);
+        }
+        Ok(Some(ScenarioTls { cert }))
+    }
+
+    /// The load engine's settings for a target whose build went to `out` and whose
+    /// directory is `dir`, with resumption on or off.
+    pub fn options(&self, out: &str, dir: &str, resume: bool) -> load::TlsOptions {
+        let verify = match &self.cert {
+            CertCheck::System => load::Verify::System,
+            CertCheck::Insecure => load::Verify::Insecure,
+            CertCheck::CaFile(path) => {
+                load::Verify::CaFile(fill(path, &[("out", out), ("dir", dir)]).into())
+            }
+        };
+        load::TlsOptions { verify, resume }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scheme_insecure_and_cacert_combine_or_are_refused() {
+        let ok = |scheme, insecure, cacert: Option<&str>| {
+            ScenarioTls::read(scheme, insecure, cacert.map(String::from)).unwrap()
+        };
+        assert_eq!(ok(None, None, None), None);
+        assert_eq!(ok(Some("http"), None, None), None);
+        assert_eq!(
+            ok(Some("https"), None, None).unwrap().cert,
+            CertCheck::System
+        );
+        assert_eq!(
+            ok(Some("https"), Some(true), None).unwrap().cert,
+            CertCheck::Insecure
+        );
+        assert_eq!(
+            ok(Some("https"), Some(false), Some("{out}/c.pem"))
+                .unwrap()
+                .cert,
+            CertCheck::CaFile("{out}/c.pem".into())
+        );
+        let bad = |scheme, insecure, cacert: Option<&str>| {
+            ScenarioTls::read(scheme, insecure, cacert.map(String::from)).unwrap_err()
+        };
+        assert_eq!(bad(Some("tls"), None, None).0, "scheme");
+        assert_eq!(bad(Some("https"), Some(true), Some("c.pem")).0, "cacert");
+        assert_eq!(bad(Some("https"), None, Some(" ")).0, "cacert");
+        assert_eq!(bad(None, Some(true), None).0, "insecure");
+        assert_eq!(bad(Some("http"), None, Some("c.pem")).0, "cacert");
+    }
+
+    #[test]
+    fn a_cacert_names_the_targets_own_paths() {
+        let tls = ScenarioTls {
+            cert: CertCheck::CaFile("{out}/tls/cert.pem".into()),
+        };
+        let o = tls.options("/cache/nginx-tls-k", "/src/targets/x", false);
+        assert_eq!(
+            o,
+            load::TlsOptions {
+                verify: load::Verify::CaFile("/cache/nginx-tls-k/tls/cert.pem".into()),
+                resume: false
+            }
+        );
+        let insecure = ScenarioTls {
+            cert: CertCheck::Insecure,
+        };
+        assert_eq!(
+            insecure.options("o", "d", true).verify,
+            load::Verify::Insecure
+        );
+    }
+}
