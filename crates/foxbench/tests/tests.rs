@@ -455,11 +455,11 @@ mod bad_input {
         );
         usage_error(
             &["load", "--rate=-5", &url],
-            "--rate must be a positive number",
+            "--rate <RATE>': invalid rate \"-5\": \"-5\" must be a finite number, 0 or more",
         );
         usage_error(
             &["load", "--rate", "0", &url],
-            "--rate must be a positive number",
+            "invalid rate \"0\": it never sends a request",
         );
         usage_error(&["load", "-H", "NoColon", &url], "invalid header");
         usage_error(&["load", "-m", "GE T", &url], "invalid method");
