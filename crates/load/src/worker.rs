@@ -332,11 +332,10 @@ impl Worker {
                     // The last stretch before a due instant is spent polling without a
                     // timeout: waking from a timer costs ~30-40 µs on the VMs measured
                     // (bench/open.py), more than the precision the open model needs.
-                    if due <= now + SPIN_NS || !self.arm(due - SPIN_NS, now) {
-                        wait = wait.min(due.saturating_sub(now));
-                        if due <= now + SPIN_NS {
-                            wait = 0;
-                        }
+                    if due <= now + SPIN_NS {
+                        wait = 0;
+                    } else if !self.arm(due - SPIN_NS, now) {
+                        wait = wait.min(due - now);
                     }
                 }
             }

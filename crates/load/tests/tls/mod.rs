@@ -260,6 +260,7 @@ fn hostile_tls_servers_end_in_tls_errors() {
             "garbage",
             |s| {
                 let _ = s.write_all(&[0x16, 0x03, 0x03, 0x00, 0x05, 1, 2, 3, 4, 5, 0xff, 0xee]);
+                // Held open so the client reads the garbage, not an EOF first.
                 std::thread::sleep(Duration::from_millis(300));
             },
             "did not answer with TLS",
