@@ -2,7 +2,7 @@
 """The backend-call front-end contract checker shared by targets/backend-call/*/test.sh.
 
     python3 targets/backend-call/contract.py --name NAME [--skip-if-missing CMD]...
-        [--build 'CMD'] -- START...
+        [--build 'CMD'] [--row VALUE]... -- START...
 
 Builds the real hello backend (targets/backend-call/hello, cached under $TMPDIR by the hash
 of its sources), starts it on a free loopback port, builds the front end with `sh -c BUILD`
@@ -10,6 +10,9 @@ in targets/backend-call/NAME (when --build is given) and starts it as `sh -c 'ex
 there, in its own process group. START (the words after `--`, joined by spaces) and BUILD
 may hold {port} (the front end's port), {backend} (the backend's URL, like
 http://127.0.0.1:41234) and {out} (a fresh directory for build outputs, removed at the end).
+With --row (repeatable) every check runs once per value, a fresh backend and front end
+each time, with {row} in START replaced by the value: one target's suite rows (say, a pool
+size), one build, one summary line.
 
 Then it checks the front-end contract, each printed as "ok   NAME" or "FAIL NAME: WHY":
 the body and X-Request-Id of GET /, the forwarded query (?delay_ms=50 takes >= 50 ms),
@@ -300,12 +303,14 @@ def check_sigterm(front):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 usage="contract.py --name NAME [--skip-if-missing CMD]... [--build CMD] -- START...")
+                                 usage="contract.py --name NAME [--skip-if-missing CMD]... [--build CMD] [--row VALUE]... -- START...")
     ap.add_argument("--name", required=True, help="the front end: targets/backend-call/NAME")
     ap.add_argument("--skip-if-missing", action="append", default=[], metavar="CMD",
                     help="skip (0 passed, 0 failed) when CMD is not on PATH")
     ap.add_argument("--build", help="run with sh -c in the target dir first; {out} is a fresh directory")
-    ap.add_argument("start", nargs="+", help="the start command; {port}, {backend}, {out}")
+    ap.add_argument("--row", action="append", metavar="VALUE",
+                    help="run every check once per --row, with {row} in START replaced by VALUE")
+    ap.add_argument("start", nargs="+", help="the start command; {port}, {backend}, {out}, {row}")
     args = ap.parse_args(argv)
     target_dir = os.path.join(HERE, args.name)
     if not os.path.isdir(target_dir):
@@ -319,7 +324,6 @@ def main(argv=None):
 
     run = Run()
     out = tempfile.mkdtemp(prefix=f"backend-call-{args.name}-")
-    backend = front = None
     try:
         try:
             hello = build_backend()
@@ -331,37 +335,47 @@ def main(argv=None):
             r = subprocess.run(["sh", "-c", cmd], cwd=target_dir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             if not run.check("build", need, r.returncode == 0, f"`{cmd}` exited {r.returncode}:\n{r.stdout[-3000:]}"):
                 return run.summary()
-        bport, fport = free_port(), free_port()
-        backend = Process("hello-backend", [hello, str(bport), "0"])
-        backend.wait_listening(bport)
-        start = " ".join(args.start).replace("{port}", str(fport)).replace(
-            "{backend}", f"http://127.0.0.1:{bport}").replace("{out}", out)
-        print(f"start: {start}", flush=True)
-        front = Process(args.name, start, cwd=target_dir, shell=True)
-        if not run.check("starts and listens", front.wait_listening, fport):
-            return run.summary()
-        run.check("GET / -> hello <id> with X-Request-Id", check_hello, fport, bport)
-        run.check("query forwarded: ?delay_ms=50 takes >= 50 ms", check_delay, fport, bport)
-        run.check("GET / without X-Request-Id -> hello", check_no_id, fport, bport)
-        run.check("200 sequential: 200 backend calls, keep-alive both sides", check_sequential, fport, bport)
-        run.check("50 concurrent keep-alive clients", check_concurrent, fport, bport)
-        run.check("backend gone -> 5xx, front end stays up", check_backend_gone, fport, front, backend)
-        run.check("SIGTERM stops it within 5 s, nothing left", check_sigterm, front)
-        if run.failed and front is not None:
-            print(f"--- {args.name} output (last 2000 chars) ---\n{front.output()}", flush=True)
-        return run.summary()
-    except Failed as e:
-        print(f"FAIL {e}", flush=True)
-        run.failed += 1
+        for row in args.row or [None]:
+            start = " ".join(args.start).replace("{out}", out)
+            if row is not None:
+                start = start.replace("{row}", row)
+            check_front_end(run, args.name, target_dir, hello, start, "" if row is None else f"[{row or 'default'}] ")
         return run.summary()
     except KeyboardInterrupt:
         print("interrupted", flush=True)
         return run.summary() or 1
     finally:
+        shutil.rmtree(out, ignore_errors=True)
+
+
+def check_front_end(run, name, target_dir, hello, start, label):
+    """Starts a backend and the front end (START with {port} and {backend} still in it) and
+    runs every check, each name prefixed with label; both are killed (their groups) at the end."""
+    backend = front = None
+    try:
+        bport, fport = free_port(), free_port()
+        backend = Process("hello-backend", [hello, str(bport), "0"])
+        if not run.check(label + "backend starts", backend.wait_listening, bport):
+            return
+        start = start.replace("{port}", str(fport)).replace("{backend}", f"http://127.0.0.1:{bport}")
+        print(f"start: {start}", flush=True)
+        front = Process(name, start, cwd=target_dir, shell=True)
+        if not run.check(label + "starts and listens", front.wait_listening, fport):
+            return
+        failed = run.failed
+        run.check(label + "GET / -> hello <id> with X-Request-Id", check_hello, fport, bport)
+        run.check(label + "query forwarded: ?delay_ms=50 takes >= 50 ms", check_delay, fport, bport)
+        run.check(label + "GET / without X-Request-Id -> hello", check_no_id, fport, bport)
+        run.check(label + "200 sequential: 200 backend calls, keep-alive both sides", check_sequential, fport, bport)
+        run.check(label + "50 concurrent keep-alive clients", check_concurrent, fport, bport)
+        run.check(label + "backend gone -> 5xx, front end stays up", check_backend_gone, fport, front, backend)
+        run.check(label + "SIGTERM stops it within 5 s, nothing left", check_sigterm, front)
+        if run.failed > failed:
+            print(f"--- {name} output (last 2000 chars) ---\n{front.output()}", flush=True)
+    finally:
         for p in (front, backend):
             if p is not None:
                 p.kill()
-        shutil.rmtree(out, ignore_errors=True)
 
 
 if __name__ == "__main__":
