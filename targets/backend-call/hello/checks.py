@@ -171,6 +171,14 @@ def check_bad_args(binary):
         need(len(lines) == 1 and "usage" in lines[0], f"{args}: stderr {r.stderr!r}, expected one usage line")
 
 
+def check_unit_tests():
+    """The protocol's byte-string tables (src/lib.rs), built into the shared cache's target dir."""
+    cache = os.path.dirname(build_backend())
+    r = subprocess.run(["cargo", "test", "--quiet", "--release", "--locked", "--target-dir", os.path.join(cache, "cargo")],
+                       cwd=os.path.dirname(os.path.abspath(__file__)), capture_output=True, text=True)
+    need(r.returncode == 0, f"cargo test failed:\n{(r.stdout + r.stderr)[-3000:]}")
+
+
 def check_sigterm(p):
     os.killpg(p.pgid, signal.SIGTERM)
     try:
@@ -186,6 +194,7 @@ def main():
     except SetupError as e:
         print(f"checks.py: {e}", file=sys.stderr)
         return 2
+    run.check("protocol unit tests (cargo test)", check_unit_tests)
     port = free_port()
     p = Process("hello-backend", [binary, str(port), "0"])
     try:

@@ -19,14 +19,12 @@ use std::time::{Duration, Instant};
 use mio::net::{TcpListener, TcpStream};
 use mio::{Events, Interest, Poll, Token};
 
+use hello_backend::{parse_delay, parse_one, Parsed, Reply, Stats, MAX_HEAD};
+
 const LISTENER: Token = Token(0);
-/// A request head (line and headers) longer than this is answered 400 and the connection closed.
-const MAX_HEAD: usize = 16 * 1024;
 /// Replies queued on one connection (pipelined, waiting for their delay) before it is read no
 /// further until some are sent: bounds a pipelining client's memory.
 const MAX_QUEUED: usize = 1024;
-const MAX_HEADERS: usize = 64;
-const MAX_DELAY_MS: u64 = 60_000;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -72,11 +70,6 @@ fn parse_args(args: &[String]) -> Result<(u16, u64), String> {
     Ok((port, delay))
 }
 
-fn parse_delay(s: &[u8]) -> Option<u64> {
-    let n: u64 = std::str::from_utf8(s).ok()?.parse().ok()?;
-    (n <= MAX_DELAY_MS).then_some(n)
-}
-
 /// A listener with the kernel's largest backlog (capped by somaxconn): a front end opening
 /// thousands of pooled connections at once must not see SYNs dropped here.
 fn listen(port: u16) -> io::Result<TcpListener> {
@@ -87,17 +80,6 @@ fn listen(port: u16) -> io::Result<TcpListener> {
     socket.bind(&addr.into())?;
     socket.listen(65535)?;
     Ok(TcpListener::from_std(socket.into()))
-}
-
-/// One response in a connection's queue, in request order.
-struct Reply {
-    bytes: Vec<u8>,
-    /// False while its delay runs.
-    ready: bool,
-    /// Counts in /stats' `requests` when sent.
-    hello: bool,
-    /// The connection closes once it is written.
-    close: bool,
 }
 
 struct Conn {
@@ -119,11 +101,6 @@ struct Conn {
 enum Flow {
     Keep,
     Drop,
-}
-
-struct Stats {
-    requests: u64,
-    connections: u64,
 }
 
 struct Server {
@@ -150,10 +127,7 @@ impl Server {
             next_token: 1,
             timers: BinaryHeap::new(),
             default_delay,
-            stats: Stats {
-                requests: 0,
-                connections: 0,
-            },
+            stats: Stats::default(),
         })
     }
 
@@ -327,28 +301,18 @@ fn parse_requests(
                 break;
             }
         }
-        let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
-        let mut req = httparse::Request::new(&mut headers);
-        let (mut reply, delay) = match req.parse(&conn.rbuf[used..]) {
-            Ok(httparse::Status::Complete(n)) => {
+        let (mut reply, delay) = match parse_one(&conn.rbuf[used..], stats, default_delay) {
+            Parsed::Partial => break,
+            Parsed::Request {
+                used: n,
+                reply,
+                delay,
+                body_len,
+            } => {
                 used += n;
-                match answer(&req, stats, default_delay) {
-                    Ok((reply, delay, body_len)) => {
-                        conn.body_left = body_len;
-                        (reply, delay)
-                    }
-                    Err(why) => (bad_request(why), Duration::ZERO),
-                }
+                conn.body_left = body_len;
+                (reply, delay)
             }
-            Ok(httparse::Status::Partial) if conn.rbuf.len() - used < MAX_HEAD => break,
-            Ok(httparse::Status::Partial) => (
-                bad_request("request head longer than 16 KiB"),
-                Duration::ZERO,
-            ),
-            Err(e) => (
-                bad_request(&format!("malformed request: {e}")),
-                Duration::ZERO,
-            ),
         };
         let seq = conn.first_seq + conn.queue.len() as u64;
         if delay.is_zero() {
@@ -360,147 +324,4 @@ fn parse_requests(
         conn.queue.push_back(reply);
     }
     conn.rbuf.drain(..used);
-}
-
-/// The reply to one parsed request, its delay and the length of its body to skip; Err is a 400
-/// that closes the connection (the framing of what follows is unknown).
-fn answer(
-    req: &httparse::Request,
-    stats: &Stats,
-    default_delay: Duration,
-) -> Result<(Reply, Duration, u64), &'static str> {
-    let mut request_id: Option<&[u8]> = None;
-    let mut close = req.version == Some(0);
-    let mut body_len = 0u64;
-    for h in req.headers.iter() {
-        if h.name.eq_ignore_ascii_case("x-request-id") {
-            request_id = Some(h.value);
-        } else if h.name.eq_ignore_ascii_case("connection") {
-            let v = h.value;
-            if contains_token(v, b"close") {
-                close = true;
-            } else if contains_token(v, b"keep-alive") {
-                close = false;
-            }
-        } else if h.name.eq_ignore_ascii_case("content-length") {
-            body_len = std::str::from_utf8(h.value)
-                .ok()
-                .and_then(|s| s.trim().parse().ok())
-                .ok_or("bad Content-Length")?;
-        } else if h.name.eq_ignore_ascii_case("transfer-encoding") {
-            return Err("Transfer-Encoding is not supported");
-        }
-    }
-    let target = req.path.expect("a complete request has a path");
-    let (path, query) = target.split_once('?').unwrap_or((target, ""));
-    let mut delay = default_delay;
-    let (status, content_type, body, hello) = match (req.method, path) {
-        (Some("GET"), "/hello") => {
-            for pair in query.split('&') {
-                if let Some(v) = pair.strip_prefix("delay_ms=") {
-                    let Some(ms) = parse_delay(v.as_bytes()) else {
-                        return Ok((
-                            response(
-                                "400 Bad Request",
-                                "text/plain",
-                                b"delay_ms must be an integer in 0..=60000\n",
-                                None,
-                                close,
-                                false,
-                            ),
-                            Duration::ZERO,
-                            body_len,
-                        ));
-                    };
-                    delay = Duration::from_millis(ms);
-                }
-            }
-            let mut body = b"hello".to_vec();
-            if let Some(id) = request_id {
-                body.push(b' ');
-                body.extend_from_slice(id);
-            }
-            body.push(b'\n');
-            ("200 OK", "text/plain", body, true)
-        }
-        (Some("GET"), "/stats") => {
-            // The counters as of this reply's parsing; it is not delayed, so that is when it is sent
-            // unless pipelined behind delayed replies.
-            let json = format!(
-                "{{\"requests\": {}, \"connections\": {}}}\n",
-                stats.requests, stats.connections
-            );
-            ("200 OK", "application/json", json.into_bytes(), false)
-        }
-        (Some("GET"), _) => (
-            "404 Not Found",
-            "text/plain",
-            b"not found: try GET /hello or GET /stats\n".to_vec(),
-            false,
-        ),
-        _ => (
-            "405 Method Not Allowed",
-            "text/plain",
-            b"only GET is served\n".to_vec(),
-            false,
-        ),
-    };
-    if !hello {
-        delay = Duration::ZERO;
-    }
-    let echo = if hello { request_id } else { None };
-    Ok((
-        response(status, content_type, &body, echo, close, hello),
-        delay,
-        body_len,
-    ))
-}
-
-fn contains_token(value: &[u8], token: &[u8]) -> bool {
-    value
-        .split(|&b| b == b',')
-        .any(|t| t.trim_ascii().eq_ignore_ascii_case(token))
-}
-
-fn response(
-    status: &str,
-    content_type: &str,
-    body: &[u8],
-    request_id: Option<&[u8]>,
-    close: bool,
-    hello: bool,
-) -> Reply {
-    let mut bytes = Vec::with_capacity(160 + body.len());
-    bytes.extend_from_slice(b"HTTP/1.1 ");
-    bytes.extend_from_slice(status.as_bytes());
-    bytes.extend_from_slice(b"\r\nContent-Type: ");
-    bytes.extend_from_slice(content_type.as_bytes());
-    bytes.extend_from_slice(format!("\r\nContent-Length: {}\r\n", body.len()).as_bytes());
-    if let Some(id) = request_id {
-        bytes.extend_from_slice(b"X-Request-Id: ");
-        bytes.extend_from_slice(id);
-        bytes.extend_from_slice(b"\r\n");
-    }
-    if close {
-        bytes.extend_from_slice(b"Connection: close\r\n");
-    }
-    bytes.extend_from_slice(b"\r\n");
-    bytes.extend_from_slice(body);
-    Reply {
-        bytes,
-        ready: false,
-        hello,
-        close,
-    }
-}
-
-fn bad_request(why: &str) -> Reply {
-    response(
-        "400 Bad Request",
-        "text/plain",
-        format!("bad request: {why}\n").as_bytes(),
-        None,
-        true,
-        false,
-    )
 }
