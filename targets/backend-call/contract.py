@@ -1,0 +1,382 @@
+#!/usr/bin/env python3
+"""The backend-call front-end contract checker shared by targets/backend-call/*/test.sh.
+
+    python3 targets/backend-call/contract.py --name NAME [--skip-if-missing CMD]...
+        [--build 'CMD'] [--row VALUE]... -- START...
+
+Builds the real hello backend (targets/backend-call/hello, cached under $TMPDIR by the hash
+of its sources), starts it on a free loopback port, builds the front end with `sh -c BUILD`
+in targets/backend-call/NAME (when --build is given) and starts it as `sh -c 'exec START'`
+there, in its own process group. START (the words after `--`, joined by spaces) and BUILD
+may hold {port} (the front end's port), {backend} (the backend's URL, like
+http://127.0.0.1:41234) and {out} (a fresh directory for build outputs, removed at the end).
+With --row (repeatable) every check runs once per value, a fresh backend and front end
+each time, with {row} in START replaced by the value: one target's suite rows (say, a pool
+size), one build, one summary line.
+
+Then it checks the front-end contract, each printed as "ok   NAME" or "FAIL NAME: WHY":
+the body and X-Request-Id of GET /, the forwarded query (?delay_ms=50 takes >= 50 ms),
+GET / without an id, one backend call per request and keep-alive to the backend (from the
+backend's /stats), keep-alive to the client, 50 concurrent clients, 502 (or another 5xx)
+and no crash when the backend is gone, SIGTERM within 5 s and no process left behind.
+The last line is "N passed, N failed"; the exit status is 1 if anything failed, 2 for a
+usage or setup error. Standard library only (Python 3.11).
+"""
+import argparse
+import fcntl
+import hashlib
+import http.client
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+HELLO = os.path.join(HERE, "hello")
+READY_S = 60.0  # a loaded 2-core machine starting a JVM or a venv's aiohttp
+STOP_S = 5.0
+
+for d in ("/usr/local/go/bin", os.path.expanduser("~/.cargo/bin"), "/usr/sbin"):  # as foxbench does
+    if d not in os.environ.get("PATH", "").split(":"):
+        os.environ["PATH"] = os.environ.get("PATH", "") + ":" + d
+
+
+class Failed(Exception):
+    pass
+
+
+class SetupError(Exception):
+    pass
+
+
+def need(cond, why):
+    if not cond:
+        raise Failed(why)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def hello_sources_hash():
+    h = hashlib.sha256()
+    files = ["Cargo.toml", "Cargo.lock"]
+    for root, _, names in os.walk(os.path.join(HELLO, "src")):
+        files += [os.path.relpath(os.path.join(root, n), HELLO) for n in names]
+    for rel in sorted(files):
+        h.update(rel.encode() + b"\0")
+        with open(os.path.join(HELLO, rel), "rb") as f:
+            h.update(f.read() + b"\0")
+    return h.hexdigest()[:16]
+
+
+def build_backend():
+    """Path of the hello-backend binary, built once per source version into a shared cache
+    (so the front ends' test.sh runs do not build it once each); a lock serialises builders."""
+    cache = os.path.join(tempfile.gettempdir(), "foxbench-hello-backend-" + hello_sources_hash())
+    binary = os.path.join(cache, "hello-backend")
+    os.makedirs(cache, exist_ok=True)
+    with open(os.path.join(cache, "lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if os.access(binary, os.X_OK):
+            return binary
+        if shutil.which("cargo") is None:
+            raise SetupError("cargo not found: install Rust (https://rustup.rs) to build the hello backend")
+        cmd = ["cargo", "build", "--quiet", "--release", "--locked", "--target-dir", os.path.join(cache, "cargo")]
+        r = subprocess.run(cmd, cwd=HELLO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if r.returncode != 0:
+            raise SetupError(f"building the hello backend failed ({' '.join(cmd)} in {HELLO}):\n{r.stdout[-3000:]}")
+        shutil.copy(os.path.join(cache, "cargo", "release", "hello-backend"), binary + ".new")
+        os.replace(binary + ".new", binary)
+        return binary
+
+
+class Process:
+    """A process started in its own group, its output kept in a file for failure reports."""
+
+    def __init__(self, name, argv, cwd=None, shell=False):
+        self.name = name
+        self.log = tempfile.TemporaryFile()
+        if shell:
+            argv = ["sh", "-c", "exec " + argv]
+        self.proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=self.log,
+                                     stderr=subprocess.STDOUT, start_new_session=True)
+        self.pgid = self.proc.pid
+
+    def output(self, limit=2000):
+        self.log.seek(0)
+        return self.log.read().decode(errors="replace")[-limit:]
+
+    def wait_listening(self, port, deadline_s=READY_S):
+        deadline = time.monotonic() + deadline_s
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise Failed(f"{self.name} exited with status {self.proc.returncode} before listening on "
+                             f"{port}; its output:\n{self.output()}")
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                return
+            except OSError:
+                time.sleep(0.05)
+        raise Failed(f"{self.name} not listening on {port} after {deadline_s:.0f} s; its output:\n{self.output()}")
+
+    def group_alive(self):
+        try:
+            os.killpg(self.pgid, 0)
+            return True
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+
+    def kill(self):
+        """SIGKILL to the whole group, then reap: nothing is left behind."""
+        try:
+            os.killpg(self.pgid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+
+
+def get(port, path="/", request_id=None, conn=None, timeout=10):
+    """(status, headers dict with lowercased names, body bytes) of one GET."""
+    own = conn is None
+    if own:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        headers = {"X-Request-Id": request_id} if request_id is not None else {}
+        conn.request("GET", path, headers=headers)
+        r = conn.getresponse()
+        body = r.read()
+        return r.status, {k.lower(): v for k, v in r.getheaders()}, body
+    finally:
+        if own:
+            conn.close()
+
+
+def backend_stats(port):
+    import json
+    status, _, body = get(port, "/stats")
+    need(status == 200, f"backend /stats answered {status}")
+    return json.loads(body)
+
+
+def new_id():
+    return "req-%016x" % random.getrandbits(64)
+
+
+def expect_hello(status, headers, body, request_id):
+    need(status == 200, f"status {status}, body {body[:200]!r}")
+    want = b"hello\n" if request_id is None else f"hello {request_id}\n".encode()
+    need(body == want, f"body {body[:200]!r}, expected {want!r}")
+    ctype = headers.get("content-type", "")
+    need(ctype.split(";")[0].strip() == "text/plain", f"Content-Type {ctype!r}, expected text/plain")
+    if request_id is not None:
+        echoed = headers.get("x-request-id")
+        need(echoed == request_id, f"X-Request-Id {echoed!r}, expected {request_id!r}")
+
+
+class Run:
+    def __init__(self):
+        self.passed = 0
+        self.failed = 0
+
+    def check(self, name, fn, *args):
+        try:
+            fn(*args)
+            print(f"ok   {name}", flush=True)
+            self.passed += 1
+            return True
+        except Failed as e:
+            print(f"FAIL {name}: {e}", flush=True)
+        except (OSError, http.client.HTTPException) as e:
+            print(f"FAIL {name}: {type(e).__name__}: {e}", flush=True)
+        self.failed += 1
+        return False
+
+    def summary(self):
+        print(f"{self.passed} passed, {self.failed} failed", flush=True)
+        return 1 if self.failed else 0
+
+
+# ---- the checks ----
+
+def check_hello(fport, _bport):
+    rid = new_id()
+    expect_hello(*get(fport, "/", rid), rid)
+
+
+def check_delay(fport, _bport):
+    rid = new_id()
+    t0 = time.monotonic()
+    result = get(fport, "/?delay_ms=50", rid)
+    took_ms = (time.monotonic() - t0) * 1000
+    expect_hello(*result, rid)
+    need(took_ms >= 50, f"answered in {took_ms:.1f} ms: the query ?delay_ms=50 did not reach the backend")
+
+
+def check_no_id(fport, _bport):
+    expect_hello(*get(fport, "/"), None)
+
+
+def check_sequential(fport, bport):
+    """200 requests on one client connection: 200 backend requests, few backend connections,
+    and the client connection kept alive."""
+    before = backend_stats(bport)
+    conn = http.client.HTTPConnection("127.0.0.1", fport, timeout=10)
+    local = None
+    try:
+        for i in range(200):
+            rid = new_id()
+            expect_hello(*get(fport, "/", rid, conn=conn), rid)
+            name = conn.sock.getsockname() if conn.sock else None
+            need(name is not None, f"the front end closed the client connection after request {i + 1}")
+            need(local in (None, name), f"the client connection was not kept alive (request {i + 1} on a new one)")
+            local = name
+    finally:
+        conn.close()
+    after = backend_stats(bport)
+    calls = after["requests"] - before["requests"]
+    conns = after["connections"] - before["connections"]
+    need(calls == 200, f"200 front-end requests made {calls} backend requests, expected exactly 200")
+    need(conns <= 10, f"200 sequential requests opened {conns} backend connections: no keep-alive pool to the backend")
+
+
+def check_concurrent(fport, bport):
+    clients, per_client = 50, 10
+    before = backend_stats(bport)
+    errors = []
+
+    def client():
+        conn = http.client.HTTPConnection("127.0.0.1", fport, timeout=30)
+        try:
+            for _ in range(per_client):
+                rid = new_id()
+                expect_hello(*get(fport, "/", rid, conn=conn), rid)
+        except (Failed, OSError, http.client.HTTPException) as e:
+            errors.append(f"{type(e).__name__}: {e}")
+        finally:
+            conn.close()
+
+    threads = [threading.Thread(target=client) for _ in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    need(not any(t.is_alive() for t in threads), "clients still waiting after 60 s")
+    need(not errors, f"{len(errors)} of {clients} clients failed, first: {errors[:1]}")
+    calls = backend_stats(bport)["requests"] - before["requests"]
+    need(calls == clients * per_client, f"{clients * per_client} requests made {calls} backend requests")
+
+
+def check_backend_gone(fport, front, backend):
+    backend.kill()
+    for i in range(2):
+        status, _, body = get(fport, "/", new_id(), timeout=15)
+        need(500 <= status <= 599, f"request {i + 1} with the backend gone answered {status} {body[:100]!r}, expected 502")
+        need(front.proc.poll() is None, f"the front end exited ({front.proc.returncode}) when the backend went away")
+    if status != 502:  # any 5xx passes; the contract asks for 502
+        print(f"note: the front end answers {status} (not 502) when the backend is gone", flush=True)
+
+
+def check_sigterm(front):
+    os.killpg(front.pgid, signal.SIGTERM)
+    deadline = time.monotonic() + STOP_S
+    while time.monotonic() < deadline and front.proc.poll() is None:
+        time.sleep(0.02)
+    need(front.proc.poll() is not None, f"still running {STOP_S:.0f} s after SIGTERM")
+    while time.monotonic() < deadline and front.group_alive():
+        time.sleep(0.02)
+    need(not front.group_alive(), "the front end exited but left processes in its group")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 usage="contract.py --name NAME [--skip-if-missing CMD]... [--build CMD] [--row VALUE]... -- START...")
+    ap.add_argument("--name", required=True, help="the front end: targets/backend-call/NAME")
+    ap.add_argument("--skip-if-missing", action="append", default=[], metavar="CMD",
+                    help="skip (0 passed, 0 failed) when CMD is not on PATH")
+    ap.add_argument("--build", help="run with sh -c in the target dir first; {out} is a fresh directory")
+    ap.add_argument("--row", action="append", metavar="VALUE",
+                    help="run every check once per --row, with {row} in START replaced by VALUE")
+    ap.add_argument("start", nargs="+", help="the start command; {port}, {backend}, {out}, {row}")
+    args = ap.parse_args(argv)
+    target_dir = os.path.join(HERE, args.name)
+    if not os.path.isdir(target_dir):
+        print(f"contract.py: no directory {target_dir}: --name must name a targets/backend-call/ entry", file=sys.stderr)
+        return 2
+    missing = [c for c in args.skip_if_missing if shutil.which(c) is None]
+    if missing:
+        print(f"skip {args.name}: {', '.join(missing)} not found")
+        print("0 passed, 0 failed")
+        return 0
+
+    run = Run()
+    out = tempfile.mkdtemp(prefix=f"backend-call-{args.name}-")
+    try:
+        try:
+            hello = build_backend()
+        except SetupError as e:
+            print(f"contract.py: {e}", file=sys.stderr)
+            return 2
+        if args.build:
+            cmd = args.build.replace("{out}", out)
+            r = subprocess.run(["sh", "-c", cmd], cwd=target_dir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            if not run.check("build", need, r.returncode == 0, f"`{cmd}` exited {r.returncode}:\n{r.stdout[-3000:]}"):
+                return run.summary()
+        for row in args.row or [None]:
+            start = " ".join(args.start).replace("{out}", out)
+            if row is not None:
+                start = start.replace("{row}", row)
+            check_front_end(run, args.name, target_dir, hello, start, "" if row is None else f"[{row or 'default'}] ")
+        return run.summary()
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+        return run.summary() or 1
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+
+
+def check_front_end(run, name, target_dir, hello, start, label):
+    """Starts a backend and the front end (START with {port} and {backend} still in it) and
+    runs every check, each name prefixed with label; both are killed (their groups) at the end."""
+    backend = front = None
+    try:
+        bport, fport = free_port(), free_port()
+        backend = Process("hello-backend", [hello, str(bport), "0"])
+        if not run.check(label + "backend starts", backend.wait_listening, bport):
+            return
+        start = start.replace("{port}", str(fport)).replace("{backend}", f"http://127.0.0.1:{bport}")
+        print(f"start: {start}", flush=True)
+        front = Process(name, start, cwd=target_dir, shell=True)
+        if not run.check(label + "starts and listens", front.wait_listening, fport):
+            return
+        failed = run.failed
+        run.check(label + "GET / -> hello <id> with X-Request-Id", check_hello, fport, bport)
+        run.check(label + "query forwarded: ?delay_ms=50 takes >= 50 ms", check_delay, fport, bport)
+        run.check(label + "GET / without X-Request-Id -> hello", check_no_id, fport, bport)
+        run.check(label + "200 sequential: 200 backend calls, keep-alive both sides", check_sequential, fport, bport)
+        run.check(label + "50 concurrent keep-alive clients", check_concurrent, fport, bport)
+        run.check(label + "backend gone -> 5xx, front end stays up", check_backend_gone, fport, front, backend)
+        run.check(label + "SIGTERM stops it within 5 s, nothing left", check_sigterm, front)
+        if run.failed > failed:
+            print(f"--- {name} output (last 2000 chars) ---\n{front.output()}", flush=True)
+    finally:
+        for p in (front, backend):
+            if p is not None:
+                p.kill()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,3 @@
+module foxbench/targets/backend-call/go-nethttp
+
+go 1.22
