@@ -7,7 +7,7 @@ CREATE TABLE docs (id int PRIMARY KEY, body jsonb NOT NULL);
 
 INSERT INTO docs (id, body)
 SELECT i, jsonb_build_object(
-    '_id', format('doc-%s', lpad(i::text, 5, '0')),
+    '_id', format('doc-%s', i),
     '_rev', '1-' || md5('rev' || i),
     'type', 'article',
     'title', format('Document %s', i),

@@ -50,6 +50,9 @@ public final class DocServer {
         config.setUsername("postgres");
         config.setMaximumPoolSize(pool); // minimumIdle defaults to the same: a fixed pool
         config.setPoolName("docs");
+        // A request waits at most 5 s for a connection (HikariCP's default is 30 s), then
+        // gets a 503: within the load's 10 s timeout, and prompt when PostgreSQL is gone.
+        config.setConnectionTimeout(5000);
         HikariDataSource ds;
         try {
             ds = new HikariDataSource(config); // opens one connection now: fails fast
