@@ -309,7 +309,10 @@ mod tests {
             fs::create_dir_all(base.join(d)).unwrap();
         }
         let dirs = postgres_bin_dirs(&base);
-        assert_eq!(dirs, vec![base.join("15/bin"), base.join("13/bin"), base.join("9/bin")]);
+        assert_eq!(
+            dirs,
+            vec![base.join("15/bin"), base.join("13/bin"), base.join("9/bin")]
+        );
         assert!(postgres_bin_dirs(&base.join("absent")).is_empty());
         fs::remove_dir_all(&base).unwrap();
     }
