@@ -30,7 +30,8 @@ TICK = os.sysconf("SC_CLK_TCK")
 
 
 def cpu_s(pids):
-    total = 0
+    """{pid: utime+stime in seconds} of the live processes among PIDS."""
+    out = {}
     for p in pids:
         try:
             with open(f"/proc/{p}/stat") as f:
@@ -38,8 +39,14 @@ def cpu_s(pids):
         except OSError:
             continue
         fields = s[s.rindex(")") + 2:].split()
-        total += int(fields[11]) + int(fields[12])
-    return total / TICK
+        out[p] = (int(fields[11]) + int(fields[12])) / TICK
+    return out
+
+
+def used(before, after):
+    """CPU seconds between two snapshots: processes alive at the end, from 0 if new (a
+    process that exited during the run loses its share: backends of a pool are long-lived)."""
+    return sum(v - before.get(p, 0) for p, v in after.items())
 
 
 def pct(dist, p):
@@ -102,13 +109,11 @@ def cell(o, name, pool, c, t, pg, tmp):
     fox = ["taskset", "-c", "0", o.foxbench, "load", "-q", "-c", str(c)]
     subprocess.run(fox + ["-d", "3s", url], check=True, stdout=subprocess.DEVNULL)
     js = os.path.join(tmp, f"{name}-{pool}-{c}.json")
-    pg_pids, t_pids = check.tree(pg.pid), check.tree(t.pid)
-    pg0, t0 = cpu_s(pg_pids), cpu_s(t_pids)
+    pg0, t0 = cpu_s(check.tree(pg.pid)), cpu_s(check.tree(t.pid))
     w0 = time.monotonic()
     subprocess.run(fox + ["-d", o.d, "--json", js, url], check=True, stdout=subprocess.DEVNULL)
     wall = time.monotonic() - w0
-    pg_pids |= check.tree(pg.pid)  # backends opened during the run
-    pg1, t1 = cpu_s(pg_pids), cpu_s(t_pids | check.tree(t.pid))
+    pg1, t1 = cpu_s(check.tree(pg.pid)), cpu_s(check.tree(t.pid))  # with backends opened during the run
     with open(js) as f:
         res = json.load(f)
     lat = res["latency"]
@@ -116,7 +121,7 @@ def cell(o, name, pool, c, t, pg, tmp):
     rps = lat["count"] / res["elapsed_s"]
     load = open("/proc/loadavg").read().split()[0]
     return (f"| {name} | {pool} | {c} | {rps:,.0f} | {pct(lat, 50) / 1000:.2f} ms | {pct(lat, 99) / 1000:.2f} ms "
-            f"| {errors} | {100 * (pg1 - pg0) / wall:.0f}% | {100 * (t1 - t0) / wall:.0f}% | {load} |")
+            f"| {errors} | {100 * used(pg0, pg1) / wall:.0f}% | {100 * used(t0, t1) / wall:.0f}% | {load} |")
 
 
 if __name__ == "__main__":

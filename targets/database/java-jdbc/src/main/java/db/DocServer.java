@@ -63,6 +63,11 @@ public final class DocServer {
             return;
         }
 
+        // The JDK server writes the head and the body of a response in two writes; with
+        // Nagle's algorithm on, the body then waits for the client's delayed ACK (40 ms on
+        // Linux): measured 52 ms p50 at 10 connections without this, under 1 ms with it.
+        // Servlet containers (Tomcat's tcpNoDelay) set TCP_NODELAY by default.
+        System.setProperty("sun.net.httpserver.nodelay", "true");
         HttpServer server;
         try {
             server = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 4096);
