@@ -243,7 +243,7 @@ fn postgres_bin_dirs(base: &Path) -> Vec<PathBuf> {
         })
         .filter(|(_, bin)| bin.is_dir())
         .collect();
-    versions.sort_by(|a, b| b.0.cmp(&a.0));
+    versions.sort_by_key(|v| std::cmp::Reverse(v.0));
     versions.into_iter().map(|(_, bin)| bin).collect()
 }
 
