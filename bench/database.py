@@ -30,8 +30,11 @@ TICK = os.sysconf("SC_CLK_TCK")
 
 
 def cpu_s(pids):
-    """{pid: utime+stime in seconds} of the live processes among PIDS."""
-    out = {}
+    """CPU seconds of a process tree: each live process's utime+stime plus cutime+cstime,
+    the time of children it reaped. A PostgreSQL backend that exits (go-sql's pool closes a
+    connection whose request was cancelled, as at the end of every run) moves its time into
+    the postmaster's cutime, so the sum stays whole; summing live processes alone lost it."""
+    total = 0
     for p in pids:
         try:
             with open(f"/proc/{p}/stat") as f:
@@ -39,14 +42,8 @@ def cpu_s(pids):
         except OSError:
             continue
         fields = s[s.rindex(")") + 2:].split()
-        out[p] = (int(fields[11]) + int(fields[12])) / TICK
-    return out
-
-
-def used(before, after):
-    """CPU seconds between two snapshots: processes alive at the end, from 0 if new (a
-    process that exited during the run loses its share: backends of a pool are long-lived)."""
-    return sum(v - before.get(p, 0) for p, v in after.items())
+        total += sum(int(x) for x in fields[11:15])
+    return total / TICK
 
 
 def pct(dist, p):
@@ -113,7 +110,7 @@ def cell(o, name, pool, c, t, pg, tmp):
     w0 = time.monotonic()
     subprocess.run(fox + ["-d", o.d, "--json", js, url], check=True, stdout=subprocess.DEVNULL)
     wall = time.monotonic() - w0
-    pg1, t1 = cpu_s(check.tree(pg.pid)), cpu_s(check.tree(t.pid))  # with backends opened during the run
+    pg1, t1 = cpu_s(check.tree(pg.pid)), cpu_s(check.tree(t.pid))
     with open(js) as f:
         res = json.load(f)
     lat = res["latency"]
@@ -121,7 +118,7 @@ def cell(o, name, pool, c, t, pg, tmp):
     rps = lat["count"] / res["elapsed_s"]
     load = open("/proc/loadavg").read().split()[0]
     return (f"| {name} | {pool} | {c} | {rps:,.0f} | {pct(lat, 50) / 1000:.2f} ms | {pct(lat, 99) / 1000:.2f} ms "
-            f"| {errors} | {100 * used(pg0, pg1) / wall:.0f}% | {100 * used(t0, t1) / wall:.0f}% | {load} |")
+            f"| {errors} | {100 * (pg1 - pg0) / wall:.0f}% | {100 * (t1 - t0) / wall:.0f}% | {load} |")
 
 
 if __name__ == "__main__":
