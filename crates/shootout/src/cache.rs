@@ -226,7 +226,25 @@ pub fn extra_dirs() -> Vec<PathBuf> {
         v.push(home.join(".cargo/bin"));
         v.push(home.join("go/bin"));
     }
+    v.extend(postgres_bin_dirs(Path::new("/usr/lib/postgresql")));
     v
+}
+
+/// Debian's PostgreSQL server binaries (`initdb`, `postgres`), which it keeps off PATH in
+/// `/usr/lib/postgresql/<major>/bin`: the newest version first.
+fn postgres_bin_dirs(base: &Path) -> Vec<PathBuf> {
+    let mut versions: Vec<(u32, PathBuf)> = fs::read_dir(base)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let major = e.file_name().to_str()?.parse::<u32>().ok()?;
+            Some((major, e.path().join("bin")))
+        })
+        .filter(|(_, bin)| bin.is_dir())
+        .collect();
+    versions.sort_by_key(|v| std::cmp::Reverse(v.0));
+    versions.into_iter().map(|(_, bin)| bin).collect()
 }
 
 /// Finds a command on PATH, then in [`extra_dirs`].
@@ -282,6 +300,21 @@ mod tests {
         let _ = fs::remove_dir_all(&d);
         fs::create_dir_all(&d).unwrap();
         d
+    }
+
+    #[test]
+    fn postgres_bin_dirs_newest_major_first_and_only_numbered_with_bin() {
+        let base = tmp("pg");
+        for d in ["9/bin", "15/bin", "13/bin", "common/bin", "16"] {
+            fs::create_dir_all(base.join(d)).unwrap();
+        }
+        let dirs = postgres_bin_dirs(&base);
+        assert_eq!(
+            dirs,
+            vec![base.join("15/bin"), base.join("13/bin"), base.join("9/bin")]
+        );
+        assert!(postgres_bin_dirs(&base.join("absent")).is_empty());
+        fs::remove_dir_all(&base).unwrap();
     }
 
     #[test]

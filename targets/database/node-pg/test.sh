@@ -1,0 +1,5 @@
+#!/usr/bin/env bash
+# Builds and starts targets/database/node-pg against a real PostgreSQL and checks GET /doc/{id} (targets/database/check.py).
+# Prints "N passed, N failed" last; exits non-zero if anything failed.
+exec python3 "$(dirname "$0")/../check.py" node-pg
+
