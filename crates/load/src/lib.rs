@@ -26,6 +26,7 @@ mod rate;
 mod response;
 mod schedule;
 mod setup;
+pub mod shard;
 mod table;
 mod target;
 mod template;
@@ -43,6 +44,7 @@ pub use plan::{Arrival, Plan, PlanError, StatusSet, Stop, MAX_PIPELINE};
 pub use rate::{Rate, RateError, Stage};
 pub use response::{parse_head, Chunked, Framer, Framing, Head, ParseError, Step, MAX_HEAD};
 pub use setup::{connect_blocking, preflight, raise_fd_limit, Connection, SetupError};
+pub use shard::{Shard, ShardError};
 pub use stats::{Counts, Interval, Latency};
 pub use table::Selection;
 pub use target::{parse_header, RequestSpec, Scheme, Target, TargetError};
@@ -172,13 +174,14 @@ pub fn run_with_intervals(
             tls: tls.clone(),
             table: table.clone(),
             seed: plan.seed,
-            connections: plan.connections / threads + usize::from(id < plan.connections % threads),
+            connections: shard::share(plan.connections as u64, threads as u64, id as u64) as usize,
             pipeline: plan.pipeline,
             keepalive: plan.keepalive,
             schedule: schedule::Schedule::new(
                 plan.arrival.clone(),
                 plan.stop,
                 budget.clone(),
+                plan.shard,
                 id,
                 threads,
             ),
