@@ -27,6 +27,7 @@ mod response;
 mod schedule;
 mod setup;
 pub mod shard;
+pub mod start;
 mod table;
 mod target;
 mod template;
