@@ -5,6 +5,7 @@ mod agent;
 mod compare_cmd;
 mod load_cmd;
 mod load_series;
+mod merge_cmd;
 mod shootout_cmd;
 
 use std::io::Write as _;
@@ -32,6 +33,9 @@ enum Command {
     /// Compare runs (shootout results.json or load --json files): protocol differences, and
     /// which figures changed significantly over the repeats; a regression gate for CI.
     Compare(compare_cmd::CompareArgs),
+    /// Merge the results of agents that shared a plan (`load --shard I/N`) into one
+    /// result, exactly: counts summed, histograms added, series aligned on wall-clock time.
+    Merge(merge_cmd::MergeArgs),
 }
 
 /// Exit codes, as in the house style.
@@ -79,6 +83,7 @@ fn main() -> ExitCode {
         Command::Shootout(args) => shootout_cmd::run(args),
         Command::Report(args) => shootout_cmd::report(args),
         Command::Compare(args) => compare_cmd::run(args),
+        Command::Merge(args) => merge_cmd::run(args),
     };
     match result {
         Ok(code) => code,
