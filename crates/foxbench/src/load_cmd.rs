@@ -629,8 +629,6 @@ fn scheduled(rate: &load::Rate, stop: Stop, shard: load::Shard, elapsed: Duratio
     let due = rate.due_by(elapsed.as_nanos() as f64).ceil().max(0.0) as u64;
     match stop {
         Stop::Requests(n) => shard.share(due).min(n),
-        Stop::Duration(d) => {
-            shard.share(due.min(rate.due_by(d.as_nanos() as f64).ceil() as u64))
-        }
+        Stop::Duration(d) => shard.share(due.min(rate.due_by(d.as_nanos() as f64).ceil() as u64)),
     }
 }
