@@ -3,6 +3,7 @@
 
 mod agent;
 mod compare_cmd;
+mod k8s_cmd;
 mod load_cmd;
 mod load_series;
 mod merge_cmd;
@@ -36,6 +37,28 @@ enum Command {
     /// Merge the results of agents that shared a plan (`load --shard I/N`) into one
     /// result, exactly: counts summed, histograms added, series aligned on wall-clock time.
     Merge(merge_cmd::MergeArgs),
+    /// Render the Kubernetes Indexed Job that runs `load` as N agents with one start
+    /// instant, from the same flags as `load`; pipe it to `kubectl apply -f -`.
+    #[command(name = "k8s-job")]
+    K8sJob(k8s_cmd::K8sJobArgs),
+}
+
+/// Parses `load`'s flags (`argv` starts with "load") with the CLI's own parser.
+pub(crate) fn parse_load_args(argv: &[String]) -> Result<load_cmd::LoadArgs, String> {
+    let cli =
+        Cli::try_parse_from(std::iter::once("foxbench".to_string()).chain(argv.iter().cloned()))
+            .map_err(|e| {
+                e.to_string()
+                    .lines()
+                    .next()
+                    .unwrap_or("invalid")
+                    .trim_start_matches("error: ")
+                    .to_string()
+            })?;
+    match cli.command {
+        Command::Load(args) => Ok(*args),
+        _ => Err("not a load command".into()),
+    }
 }
 
 /// Exit codes, as in the house style.
@@ -84,6 +107,7 @@ fn main() -> ExitCode {
         Command::Report(args) => shootout_cmd::report(args),
         Command::Compare(args) => compare_cmd::run(args),
         Command::Merge(args) => merge_cmd::run(args),
+        Command::K8sJob(args) => k8s_cmd::run(args),
     };
     match result {
         Ok(code) => code,

@@ -58,7 +58,7 @@ impl Net {
         static RUN: AtomicU32 = AtomicU32::new(0);
         // Unique per process and per test, so that parallel runs never collide.
         let prefix = format!(
-            "fb{}x{}",
+            "fbag{}x{}",
             std::process::id(),
             RUN.fetch_add(1, Ordering::Relaxed)
         );
