@@ -399,3 +399,126 @@ fn an_agent_ready_after_the_instant_fails_unless_late_is_fine() {
     let v = result(&out);
     assert!(v["start"]["late_ms"].as_f64().unwrap() > 900.0);
 }
+
+/// The Job's rendered command, run as each pod would run it (the index substituted), on
+/// loopback: it parses with `load`'s own parser, and its agents merge to the server's count.
+#[test]
+fn the_rendered_job_runs_as_its_pods_would() {
+    let s = super::redirect_server();
+    let out = foxbench()
+        .args([
+            "k8s-job",
+            "--agents",
+            "2",
+            "--image",
+            "foxbench:test",
+            "--start-at",
+            "+3s",
+            "--",
+        ])
+        .args(["-c", "5", "-n", "999", &s.url()])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let yaml = String::from_utf8(out.stdout).unwrap();
+    for want in [
+        "completionMode: Indexed",
+        "completions: 2",
+        "parallelism: 2",
+        "topologyKey: kubernetes.io/hostname",
+    ] {
+        assert!(yaml.contains(want), "{want}: {yaml}");
+    }
+    let line = yaml
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("args: "))
+        .expect("an args line");
+    let argv: Vec<String> = serde_json::from_str(line).expect("args is a flow sequence of strings");
+    assert!(argv.iter().any(|a| a == "$(JOB_COMPLETION_INDEX)/2"));
+    let pods: Vec<_> = (0..2)
+        .map(|i| {
+            let argv: Vec<String> = argv
+                .iter()
+                .map(|a| a.replace("$(JOB_COMPLETION_INDEX)", &i.to_string()))
+                .collect();
+            foxbench()
+                .args(&argv)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let mut stream = Vec::new();
+    for p in pods {
+        let out = p.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        stream.extend_from_slice(&out.stdout);
+    }
+    let out = merge(&["-", "-q"], &stream);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let m = result(&out.stdout);
+    assert_eq!(m["requests"]["ok"], 999);
+    assert_eq!(m["agents"]["agents"].as_array().unwrap().len(), 2);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while s.requests() < 999 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert_eq!(s.requests(), 999);
+}
+
+#[test]
+fn bad_shard_and_start_values_are_one_line_each() {
+    let url = "http://127.0.0.1:9/";
+    for (shard, needle) in [
+        ("0/0", "N must be 1 to"),
+        ("3/3", "I must be below N"),
+        ("1/0", "N must be 1 to"),
+        ("garbage", "expected I/N"),
+    ] {
+        super::usage_error(&["load", "--shard", shard, url], needle);
+    }
+    super::usage_error(
+        &["load", "--shard", "2/3", "-c", "2", url],
+        "--shard 2/3: connections 2 cannot be shared by 3 agents",
+    );
+    super::usage_error(
+        &["load", "--shard", "0/3", "-n", "2", url],
+        "requests 2 cannot be shared by 3 agents",
+    );
+    super::usage_error(
+        &["load", "--start-at", "tomorrow", url],
+        "invalid start instant \"tomorrow\"",
+    );
+    super::usage_error(&["load", "--late-ok", url], "--start-at");
+}
+
+#[test]
+fn merge_names_a_file_that_is_not_a_result() {
+    let dir = std::env::temp_dir().join(format!("fb-merge-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, "{\"schema\": \"something else\"}").unwrap();
+    let bad = bad.to_str().unwrap().to_string();
+    super::usage_error(
+        &["merge", &bad],
+        &format!("{bad}: not a foxbench load --json result"),
+    );
+    super::usage_error(
+        &["merge", "/nonexistent/x.json"],
+        "cannot read /nonexistent/x.json",
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
