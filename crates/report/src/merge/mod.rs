@@ -129,6 +129,16 @@ pub enum MergeError {
         /// Why.
         error: String,
     },
+    /// A shard section that cannot be (`count` 0, `index` not below it).
+    #[error("{source_name}: shard {index}/{count} is not a shard: the file was altered or is not foxbench's")]
+    BadShard {
+        /// Its source.
+        source_name: String,
+        /// Its index.
+        index: u64,
+        /// Its count.
+        count: u64,
+    },
     /// No start instant, so no alignment on wall-clock time.
     #[error("{source_name}: no start instant (written by a foxbench before merge existed): rerun the agent")]
     NoStart {
@@ -212,10 +222,12 @@ fn add(
 }
 
 fn check_conserved(name: &str, r: &crate::Requests, e: &crate::Errors) -> Result<(), MergeError> {
-    let kinds = e.connect + e.write + e.read + e.parse + e.timeout + e.tls;
-    if r.sent != r.ok + r.failed_status + r.errors + r.in_flight
-        || r.errors != kinds
-        || r.completed != r.ok + r.failed_status
+    // u128: a crafted file's counts must not overflow the check.
+    let w = u128::from;
+    let kinds = w(e.connect) + w(e.write) + w(e.read) + w(e.parse) + w(e.timeout) + w(e.tls);
+    if w(r.sent) != w(r.ok) + w(r.failed_status) + w(r.errors) + w(r.in_flight)
+        || w(r.errors) != kinds
+        || w(r.completed) != w(r.ok) + w(r.failed_status)
     {
         return Err(MergeError::Conservation {
             source_name: name.to_string(),
@@ -252,6 +264,13 @@ fn check(
             }
         }
         let shard = shard_of(&s.report);
+        if shard.count == 0 || shard.index >= shard.count {
+            return Err(MergeError::BadShard {
+                source_name: s.name.clone(),
+                index: shard.index,
+                count: shard.count,
+            });
+        }
         if let Some(prev) = by_shard.insert(shard.index, s) {
             return Err(MergeError::Duplicate {
                 shard: shard.index,
@@ -327,7 +346,12 @@ pub fn merge(sources: &[Source], opts: Options) -> Result<LoadReport, MergeError
     let elapsed_s = ((end - t0 as f64) / 1e9).max(1e-9);
 
     let mut m = first.clone();
-    let sum = |f: &dyn Fn(&LoadReport) -> u64| by_shard.values().map(|s| f(&s.report)).sum::<u64>();
+    // Saturating: real counts never come near u64::MAX, crafted ones must not panic.
+    let sum = |f: &dyn Fn(&LoadReport) -> u64| {
+        by_shard
+            .values()
+            .fold(0u64, |a, s| a.saturating_add(f(&s.report)))
+    };
     m.requests = crate::Requests {
         sent: sum(&|r| r.requests.sent),
         ok: sum(&|r| r.requests.ok),
@@ -357,7 +381,8 @@ pub fn merge(sources: &[Source], opts: Options) -> Result<LoadReport, MergeError
     m.status = BTreeMap::new();
     for s in by_shard.values() {
         for (code, n) in &s.report.status {
-            *m.status.entry(code.clone()).or_default() += n;
+            let e = m.status.entry(code.clone()).or_default();
+            *e = e.saturating_add(*n);
         }
     }
     m.request_table = first
@@ -579,18 +604,19 @@ fn merge_intervals(
                 continue;
             }
             slot.row.duration_s = slot.row.duration_s.max(row.duration_s);
-            slot.row.requests += row.requests;
-            slot.row.errors += row.errors;
+            let add = |a: &mut u64, b: u64| *a = a.saturating_add(b);
+            add(&mut slot.row.requests, row.requests);
+            add(&mut slot.row.errors, row.errors);
             let (a, b) = (&mut slot.row.errors_by_kind, &row.errors_by_kind);
-            a.connect += b.connect;
-            a.connect_refused += b.connect_refused;
-            a.connect_ports_exhausted += b.connect_ports_exhausted;
-            a.connect_timeout += b.connect_timeout;
-            a.write += b.write;
-            a.read += b.read;
-            a.parse += b.parse;
-            a.timeout += b.timeout;
-            a.tls += b.tls;
+            add(&mut a.connect, b.connect);
+            add(&mut a.connect_refused, b.connect_refused);
+            add(&mut a.connect_ports_exhausted, b.connect_ports_exhausted);
+            add(&mut a.connect_timeout, b.connect_timeout);
+            add(&mut a.write, b.write);
+            add(&mut a.read, b.read);
+            add(&mut a.parse, b.parse);
+            add(&mut a.timeout, b.timeout);
+            add(&mut a.tls, b.tls);
             slot.hist.merge(&hist).map_err(|e| MergeError::Histogram {
                 source_name: s.name.clone(),
                 what: what.clone(),
