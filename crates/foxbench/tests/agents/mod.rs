@@ -472,6 +472,28 @@ fn the_rendered_job_runs_as_its_pods_would() {
     let m = result(&out.stdout);
     assert_eq!(m["requests"]["ok"], 999);
     assert_eq!(m["agents"]["agents"].as_array().unwrap().len(), 2);
+    // The text report and `foxbench report`'s page render the merged result's agents.
+    let text = String::from_utf8_lossy(&merge(&["-"], &stream).stderr).to_string();
+    assert!(
+        text.contains("Agents:                 2 of 2 merged, start skew"),
+        "{text}"
+    );
+    let dir = std::env::temp_dir().join(format!("fb-job-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("merged.json");
+    std::fs::write(&file, &out.stdout).unwrap();
+    let rep = foxbench().arg("report").arg(&file).output().unwrap();
+    assert!(
+        rep.status.success(),
+        "{}",
+        String::from_utf8_lossy(&rep.stderr)
+    );
+    let html = std::fs::read_to_string(dir.join("merged.html")).unwrap();
+    assert!(
+        html.contains("<section id=\"agents\">") && html.contains("2 of 2"),
+        "{html}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
     let deadline = Instant::now() + Duration::from_secs(5);
     while s.requests() < 999 && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(10));
