@@ -13,6 +13,9 @@
 //! worker that never asks which load model runs, a `Transport` for the byte stream, and
 //! interval recording handed off at each boundary.
 //!
+//! A plan can be one agent's share of a plan run by several ([`Plan::shard`], [`shard`]),
+//! started at an instant agreed beforehand ([`start`]).
+//!
 //! Accounting: every request issued ends in exactly one outcome, so
 //! `sent = ok + failed_status + errors + in_flight` holds for every run.
 //!
