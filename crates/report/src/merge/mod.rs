@@ -241,12 +241,15 @@ fn check_conserved(name: &str, r: &crate::Requests, e: &crate::Errors) -> Result
     Ok(())
 }
 
-/// Checks that the sources are the shards of one plan, each once; returns them by shard,
-/// and the missing shards.
-fn check(
-    sources: &[Source],
-    opts: Options,
-) -> Result<(BTreeMap<u64, &Source>, Vec<u64>, Vec<u64>), MergeError> {
+/// The sources by shard, once checked; the missing and the interrupted shards.
+struct Checked<'a> {
+    by_shard: BTreeMap<u64, &'a Source>,
+    missing: Vec<u64>,
+    partial: Vec<u64>,
+}
+
+/// Checks that the sources are the shards of one plan, each once.
+fn check(sources: &[Source], opts: Options) -> Result<Checked<'_>, MergeError> {
     let first = sources.first().ok_or(MergeError::Empty)?;
     let key = plan_key(&first.report);
     let mut by_shard: BTreeMap<u64, &Source> = BTreeMap::new();
@@ -326,12 +329,20 @@ fn check(
             source_name: s.name.clone(),
         });
     }
-    Ok((by_shard, missing, partial))
+    Ok(Checked {
+        by_shard,
+        missing,
+        partial,
+    })
 }
 
 /// Merges the results of the agents of one plan. See the module's doc for the rules.
 pub fn merge(sources: &[Source], opts: Options) -> Result<LoadReport, MergeError> {
-    let (by_shard, missing, partial) = check(sources, opts)?;
+    let Checked {
+        by_shard,
+        missing,
+        partial,
+    } = check(sources, opts)?;
     let first = &sources[0].report;
     let start_ns = |r: &LoadReport| r.start.as_ref().map_or(0, |s| s.started_unix_ns);
     let t0 = by_shard
