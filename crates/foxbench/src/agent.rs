@@ -1,6 +1,7 @@
 //! `foxbench load --shard I/N --start-at TIME`: wiring of one agent of a plan run by
 //! several, for the load command.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::SystemTime;
 
 use anyhow::{anyhow, Result};
@@ -57,10 +58,11 @@ pub fn start_instant(flags: &AgentFlags<'_>) -> Result<Option<SystemTime>> {
 }
 
 /// Waits, once prepared, for the start instant; fails when ready after it (unless
-/// `--late-ok`).
-pub fn wait(at: Option<SystemTime>, late_ok: bool) -> Result<()> {
+/// `--late-ok`), or when `interrupted` is set while waiting.
+pub fn wait(at: Option<SystemTime>, late_ok: bool, interrupted: &AtomicBool) -> Result<()> {
     if let Some(at) = at {
-        load::start::wait_until(at, late_ok).map_err(|e| anyhow!("--start-at: {e}"))?;
+        load::start::wait_until(at, late_ok, &|| interrupted.load(Ordering::Relaxed))
+            .map_err(|e| anyhow!("--start-at: {e}"))?;
     }
     Ok(())
 }

@@ -372,7 +372,7 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
     let abort = slo.as_ref().filter(|_| args.slo_abort);
     let mut observers = Observers::new(args.hlog.as_deref(), abort, total_requests)?;
     // Everything is ready: wait for the synchronised start, if any, as the last step.
-    agent::wait(start_at, agent.late_ok)?;
+    agent::wait(start_at, agent.late_ok, &interrupted)?;
     let before = probe::own_usage();
     let started_wall = std::time::SystemTime::now();
     let started = Instant::now();

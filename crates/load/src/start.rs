@@ -31,6 +31,12 @@ pub enum StartError {
         /// What is wrong with it.
         why: String,
     },
+    /// Stopped (Ctrl-C, SIGTERM) while waiting for the instant: nothing was measured.
+    #[error("interrupted while waiting for the start instant {at}: nothing was measured")]
+    Cancelled {
+        /// The instant, RFC 3339.
+        at: String,
+    },
     /// The agent was ready only after the instant.
     #[error("ready {late_ms:.0} ms after the start instant {at}: start the agent earlier, give a later --start-at, or pass --late-ok to run late")]
     Late {
@@ -214,12 +220,17 @@ pub fn unix_ns(t: SystemTime) -> u64 {
 }
 
 /// Sleeps until `at` and returns the wall-clock instant it woke. Ready after `at`: an
-/// error, unless `late_ok` (then it returns at once).
+/// error, unless `late_ok` (then it returns at once). `cancelled` is asked between naps
+/// (at most 50 ms apart): true ends the wait with [`StartError::Cancelled`].
 ///
-/// It sleeps in one piece to 2 ms before, then in 100 µs naps: the kernel's timer slack
-/// and a loaded machine can add a millisecond to one long sleep, and the start skew
-/// between agents is what this is for.
-pub fn wait_until(at: SystemTime, late_ok: bool) -> Result<SystemTime, StartError> {
+/// It naps to 2 ms before, then in 100 µs naps: the kernel's timer slack and a loaded
+/// machine can add a millisecond to one long sleep, and the start skew between agents is
+/// what this is for.
+pub fn wait_until(
+    at: SystemTime,
+    late_ok: bool,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<SystemTime, StartError> {
     let now = SystemTime::now();
     if let Ok(late) = now.duration_since(at) {
         if !late.is_zero() && !late_ok {
@@ -231,6 +242,11 @@ pub fn wait_until(at: SystemTime, late_ok: bool) -> Result<SystemTime, StartErro
         return Ok(now);
     }
     loop {
+        if cancelled() {
+            return Err(StartError::Cancelled {
+                at: format_rfc3339(at),
+            });
+        }
         let now = SystemTime::now();
         let Ok(left) = at.duration_since(now) else {
             return Ok(now);
@@ -239,7 +255,7 @@ pub fn wait_until(at: SystemTime, late_ok: bool) -> Result<SystemTime, StartErro
             return Ok(now);
         }
         let nap = if left > Duration::from_millis(2) {
-            left - Duration::from_millis(2)
+            (left - Duration::from_millis(2)).min(Duration::from_millis(50))
         } else {
             left.min(Duration::from_micros(100))
         };
@@ -327,16 +343,23 @@ mod tests {
     #[test]
     fn a_late_agent_fails_unless_late_is_fine() {
         let past = SystemTime::now() - Duration::from_secs(2);
-        let e = wait_until(past, false).unwrap_err();
+        let e = wait_until(past, false, &|| false).unwrap_err();
         assert!(e.to_string().contains("--late-ok"), "{e}");
-        assert!(wait_until(past, true).is_ok());
+        assert!(wait_until(past, true, &|| false).is_ok());
     }
 
     #[test]
     fn waits_until_the_instant() {
         let target = SystemTime::now() + Duration::from_millis(30);
-        let woke = wait_until(target, false).unwrap();
+        let woke = wait_until(target, false, &|| false).unwrap();
         assert!(woke >= target, "woke before the instant");
         assert!(SystemTime::now() >= target);
+    }
+
+    #[test]
+    fn a_cancelled_wait_ends_before_the_instant() {
+        let target = SystemTime::now() + Duration::from_secs(600);
+        let e = wait_until(target, false, &|| true).unwrap_err();
+        assert!(matches!(e, StartError::Cancelled { .. }), "{e}");
     }
 }

@@ -350,9 +350,15 @@ fn a_killed_agent_is_a_missing_shard() {
         assert!(Instant::now() < deadline);
         std::thread::sleep(Duration::from_millis(20));
     }
-    // `ip netns exec` execs foxbench, so the child is foxbench itself.
+    // `ip netns exec` execs foxbench, so the child is foxbench itself. Agent 1 is killed
+    // (no result at all); agent 2 is stopped with SIGTERM (an interrupted, partial result).
     net.children[agents[1]].kill().unwrap();
-    let mut stream = Vec::new();
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(net.children[agents[2]].id() as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    let mut docs = Vec::new();
     for (i, &a) in agents.iter().enumerate() {
         let (code, out, err) = finish(&mut net, a);
         if i == 1 {
@@ -361,20 +367,29 @@ fn a_killed_agent_is_a_missing_shard() {
             continue;
         }
         assert_eq!(code, Some(0), "agent {i}: {err}");
-        stream.extend_from_slice(&out);
+        let v = result(&out);
+        assert_eq!(v["interrupted"], i == 2, "agent {i}");
+        docs.push(out);
     }
     let _ = server_counts(&mut net, server);
-    let out = merge(&["-", "-q"], &stream);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("missing shard 1 of 3"), "{err}");
-    assert!(out.stdout.is_empty());
-    let out = merge(&["-", "-q", "--partial-ok"], &stream);
+    let both = [docs[0].clone(), docs[1].clone()].concat();
+    for (stream, needle) in [
+        (&both, "shard 2 was interrupted, its result is partial"),
+        (&docs[0], "missing shards 1, 2 of 3"),
+    ] {
+        let out = merge(&["-", "-q"], stream);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains(needle), "{needle}: {err}");
+        assert!(out.stdout.is_empty());
+    }
+    let out = merge(&["-", "-q", "--partial-ok"], &both);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{err}");
     assert!(err.contains("incomplete merge (--partial-ok)"), "{err}");
     let m = result(&out.stdout);
     assert_eq!(m["agents"]["missing"], serde_json::json!([1]));
+    assert_eq!(m["agents"]["partial"], serde_json::json!([2]));
     assert_eq!(m["agents"]["incomplete"], true);
     assert_eq!(m["interrupted"], true);
 }
