@@ -16,6 +16,7 @@ use load::{
 use report::slo::Slo;
 use report::LoadReport;
 
+use crate::agent::{self, AgentFlags};
 use crate::load_series::Observers;
 
 /// Flags of `foxbench load`. ab's and wrk's spellings are accepted where they agree.
@@ -159,6 +160,22 @@ pub struct LoadArgs {
     #[arg(short = 'q', long = "quiet")]
     pub quiet: bool,
 
+    /// Run shard I of N agents sharing this plan (I from 0): its share of the connections,
+    /// of -n, and every Nth arrival of the open model's schedule. `foxbench merge` adds
+    /// the agents' results up exactly.
+    #[arg(long = "shard", value_name = "I/N", value_parser = load::Shard::parse)]
+    pub shard: Option<load::Shard>,
+
+    /// Prepare (resolve, check the target, raise limits), then start at this instant:
+    /// RFC 3339 (2026-11-24T23:30:00Z) or +DURATION from $FOXBENCH_START_BASE (RFC 3339)
+    /// or, without it, from now. Ready only after it: exit 2, unless --late-ok.
+    #[arg(long = "start-at", value_name = "TIME")]
+    pub start_at: Option<String>,
+
+    /// With --start-at: start at once when ready after the instant, rather than fail.
+    #[arg(long = "late-ok", requires = "start_at")]
+    pub late_ok: bool,
+
     /// Print the latency distribution (always printed; accepted for wrk compatibility).
     #[arg(long = "latency", hide = true)]
     pub latency: bool,
@@ -225,6 +242,7 @@ fn flag_error(e: &PlanError) -> String {
         PlanError::ConnectTimeout => "--connect-timeout",
         PlanError::Interval => "--interval",
         PlanError::NoRequests => "--urls",
+        PlanError::Shard { setting, .. } => return format!("--shard: {setting} {}", e.problem()),
     };
     format!("{flag} {}", e.problem())
 }
@@ -306,7 +324,14 @@ fn build_plan(args: &LoadArgs) -> Result<Plan> {
 
 /// Runs `foxbench load`.
 pub fn run(args: LoadArgs) -> Result<ExitCode> {
-    let plan = build_plan(&args)?;
+    let agent = AgentFlags {
+        shard: args.shard,
+        start_at: args.start_at.as_deref(),
+        late_ok: args.late_ok,
+    };
+    let start_at = agent::start_instant(&agent)?;
+    let mut plan = build_plan(&args)?;
+    let sharded = agent::shard(&mut plan, agent.shard)?;
     let slo = args.slo.as_deref().map(str::parse::<Slo>).transpose()?;
     if let Some(slo) = &slo {
         // Only the open model records a service-time histogram.
@@ -346,7 +371,10 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
     };
     let abort = slo.as_ref().filter(|_| args.slo_abort);
     let mut observers = Observers::new(args.hlog.as_deref(), abort, total_requests)?;
+    // Everything is ready: wait for the synchronised start, if any, as the last step.
+    agent::wait(start_at, agent.late_ok, &interrupted)?;
     let before = probe::own_usage();
+    let started_wall = std::time::SystemTime::now();
     let started = Instant::now();
     let mut intervals = Vec::new();
     let result = load::run_with_intervals(&plan, &control, &mut |iv| {
@@ -365,6 +393,9 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
     observers.finish()?;
 
     let mut report = build_report(&plan, threads, &result, intervals, &used, wall);
+    let (shard, start) = agent::sections(sharded.as_ref(), start_at, started_wall);
+    report.shard = shard;
+    report.start = Some(start);
     report.slo = slo.as_ref().map(|s| s.judge(&report, breach.as_ref()));
     let text = report.to_text();
     match args.json.as_deref() {
@@ -562,8 +593,8 @@ fn build_report(
     let open = match &plan.arrival {
         Arrival::Closed => None,
         Arrival::Open { rate } => Some(report::OpenMeasured {
-            peak_per_sec: rate.peak_per_sec(),
-            scheduled: scheduled(rate, plan.stop, r.elapsed),
+            peak_per_sec: rate.peak_per_sec() / plan.shard.count as f64,
+            scheduled: scheduled(rate, plan.stop, plan.shard, r.elapsed),
             connections: plan.connections as u64,
             latency: &r.latency,
             service: &r.service,
@@ -592,11 +623,12 @@ fn build_report(
     LoadReport::new(target, config, measured, table, intervals, client)
 }
 
-/// Requests the schedule made due over a run that lasted `elapsed` (at most `-n`).
-fn scheduled(rate: &load::Rate, stop: Stop, elapsed: Duration) -> u64 {
+/// Requests the schedule made due for this shard over a run that lasted `elapsed` (at
+/// most `-n`, which is already the shard's).
+fn scheduled(rate: &load::Rate, stop: Stop, shard: load::Shard, elapsed: Duration) -> u64 {
     let due = rate.due_by(elapsed.as_nanos() as f64).ceil().max(0.0) as u64;
     match stop {
-        Stop::Requests(n) => due.min(n),
-        Stop::Duration(d) => due.min(rate.due_by(d.as_nanos() as f64).ceil() as u64),
+        Stop::Requests(n) => shard.share(due).min(n),
+        Stop::Duration(d) => shard.share(due.min(rate.due_by(d.as_nanos() as f64).ceil() as u64)),
     }
 }

@@ -1,9 +1,12 @@
 //! The `foxbench` command: parses flags and wires the crates together; nothing else.
 #![forbid(unsafe_code)]
 
+mod agent;
 mod compare_cmd;
+mod k8s_cmd;
 mod load_cmd;
 mod load_series;
+mod merge_cmd;
 mod shootout_cmd;
 
 use std::io::Write as _;
@@ -31,6 +34,31 @@ enum Command {
     /// Compare runs (shootout results.json or load --json files): protocol differences, and
     /// which figures changed significantly over the repeats; a regression gate for CI.
     Compare(compare_cmd::CompareArgs),
+    /// Merge the results of agents that shared a plan (`load --shard I/N`) into one
+    /// result, exactly: counts summed, histograms added, series aligned on wall-clock time.
+    Merge(merge_cmd::MergeArgs),
+    /// Render the Kubernetes Indexed Job that runs `load` as N agents with one start
+    /// instant, from the same flags as `load`; pipe it to `kubectl apply -f -`.
+    #[command(name = "k8s-job")]
+    K8sJob(k8s_cmd::K8sJobArgs),
+}
+
+/// Parses `load`'s flags (`argv` starts with "load") with the CLI's own parser.
+pub(crate) fn parse_load_args(argv: &[String]) -> Result<load_cmd::LoadArgs, String> {
+    let cli =
+        Cli::try_parse_from(std::iter::once("foxbench".to_string()).chain(argv.iter().cloned()))
+            .map_err(|e| {
+                e.to_string()
+                    .lines()
+                    .next()
+                    .unwrap_or("invalid")
+                    .trim_start_matches("error: ")
+                    .to_string()
+            })?;
+    match cli.command {
+        Command::Load(args) => Ok(*args),
+        _ => Err("not a load command".into()),
+    }
 }
 
 /// Exit codes, as in the house style.
@@ -78,6 +106,8 @@ fn main() -> ExitCode {
         Command::Shootout(args) => shootout_cmd::run(args),
         Command::Report(args) => shootout_cmd::report(args),
         Command::Compare(args) => compare_cmd::run(args),
+        Command::Merge(args) => merge_cmd::run(args),
+        Command::K8sJob(args) => k8s_cmd::run(args),
     };
     match result {
         Ok(code) => code,

@@ -13,6 +13,9 @@
 //! worker that never asks which load model runs, a `Transport` for the byte stream, and
 //! interval recording handed off at each boundary.
 //!
+//! A plan can be one agent's share of a plan run by several ([`Plan::shard`], [`shard`]),
+//! started at an instant agreed beforehand ([`start`]).
+//!
 //! Accounting: every request issued ends in exactly one outcome, so
 //! `sent = ok + failed_status + errors + in_flight` holds for every run.
 //!
@@ -26,6 +29,8 @@ mod rate;
 mod response;
 mod schedule;
 mod setup;
+pub mod shard;
+pub mod start;
 mod table;
 mod target;
 mod template;
@@ -43,6 +48,7 @@ pub use plan::{Arrival, Plan, PlanError, StatusSet, Stop, MAX_PIPELINE};
 pub use rate::{Rate, RateError, Stage};
 pub use response::{parse_head, Chunked, Framer, Framing, Head, ParseError, Step, MAX_HEAD};
 pub use setup::{connect_blocking, preflight, raise_fd_limit, Connection, SetupError};
+pub use shard::{Shard, ShardError};
 pub use stats::{Counts, Interval, Latency};
 pub use table::Selection;
 pub use target::{parse_header, RequestSpec, Scheme, Target, TargetError};
@@ -172,13 +178,14 @@ pub fn run_with_intervals(
             tls: tls.clone(),
             table: table.clone(),
             seed: plan.seed,
-            connections: plan.connections / threads + usize::from(id < plan.connections % threads),
+            connections: shard::share(plan.connections as u64, threads as u64, id as u64) as usize,
             pipeline: plan.pipeline,
             keepalive: plan.keepalive,
             schedule: schedule::Schedule::new(
                 plan.arrival.clone(),
                 plan.stop,
                 budget.clone(),
+                plan.shard,
                 id,
                 threads,
             ),

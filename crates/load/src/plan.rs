@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use crate::shard::Shard;
 use crate::table::Selection;
 use crate::{Rate, RequestSpec, Target, TlsOptions};
 
@@ -128,6 +129,9 @@ pub struct Plan {
     pub interval: Duration,
     /// Certificate verification and resumption, for an https:// target.
     pub tls: TlsOptions,
+    /// Which share of a plan run by several agents this is ([`Plan::shard`]); the whole
+    /// plan by default. Connections and `-n` above are already this shard's.
+    pub shard: Shard,
 }
 
 /// The most requests in flight per connection.
@@ -159,6 +163,15 @@ pub enum PlanError {
     Interval,
     /// An empty request table.
     NoRequests,
+    /// A whole-number setting too small to give every shard at least one.
+    Shard {
+        /// The setting: "connections" or "requests".
+        setting: &'static str,
+        /// Its value for the whole plan.
+        total: u64,
+        /// The number of shards.
+        count: u64,
+    },
 }
 
 impl PlanError {
@@ -175,6 +188,7 @@ impl PlanError {
             PlanError::ConnectTimeout => "connect timeout",
             PlanError::Interval => "interval",
             PlanError::NoRequests => "request table",
+            PlanError::Shard { setting, .. } => setting,
         }
     }
 
@@ -198,6 +212,13 @@ impl PlanError {
             PlanError::NoRequests => {
                 "is empty: give a URL, or a --urls file with at least one line".into()
             }
+            PlanError::Shard {
+                setting,
+                total,
+                count,
+            } => format!(
+                "{total} cannot be shared by {count} agents: every shard needs at least one, so use at least {count} {setting}"
+            ),
         }
     }
 }
@@ -230,7 +251,31 @@ impl Plan {
             fail_status: StatusSet::outside_2xx_3xx(),
             interval: Duration::from_secs(1),
             tls: TlsOptions::default(),
+            shard: Shard::WHOLE,
         }
+    }
+
+    /// Narrows the whole plan to `shard`'s share: its part of the connections and of `-n`
+    /// ([`crate::shard::share`]), and, in the open model, every `N`th arrival of the whole
+    /// schedule from the `I`th. Fails when a share would be empty.
+    pub fn shard(&mut self, shard: Shard) -> Result<(), PlanError> {
+        let whole = |setting, total: u64| {
+            if total < shard.count {
+                Err(PlanError::Shard {
+                    setting,
+                    total,
+                    count: shard.count,
+                })
+            } else {
+                Ok(shard.share(total))
+            }
+        };
+        self.connections = whole("connections", self.connections as u64)? as usize;
+        if let Stop::Requests(n) = self.stop {
+            self.stop = Stop::Requests(whole("requests", n)?);
+        }
+        self.shard = shard;
+        Ok(())
     }
 
     /// Checks the plan's settings, without touching the network or encoding requests.

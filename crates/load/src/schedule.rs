@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::{Arrival, Rate, Stop};
+use crate::{Arrival, Rate, Shard, Stop};
 
 /// Shared request budget for `-n`: workers claim requests in chunks, not one by one,
 /// so there is no atomic operation per request.
@@ -45,10 +45,11 @@ impl Budget {
     }
 }
 
-/// The open model's due instants: request `j` of the whole run (all workers) is due when
-/// the [`Rate`]'s integral reaches `j` (`j * interval` at a constant rate), and worker `w`
-/// of `T` sends requests `w, w+T, w+2T...`. The phase offset `w` spreads the workers'
-/// arrivals evenly instead of firing `T` requests at each instant.
+/// The open model's due instants: request `j` of the whole run (all agents, all workers) is
+/// due when the [`Rate`]'s integral reaches `j` (`j * interval` at a constant rate). Shard
+/// `i` of `N` sends arrivals `i, i+N, i+2N...`, and its worker `w` of `T` every `T`th of
+/// those from the `w`th: arrivals `i + N*w + N*T*k`. The phase offsets spread the agents'
+/// and workers' arrivals evenly instead of firing `N*T` requests at each instant.
 #[derive(Debug, Clone, PartialEq)]
 struct Due {
     rate: Rate,
@@ -111,11 +112,12 @@ pub(crate) struct Schedule {
 }
 
 impl Schedule {
-    /// Worker `worker`'s schedule among `threads`.
+    /// Worker `worker`'s schedule among `threads`, in `shard`'s share of the plan.
     pub fn new(
         arrival: Arrival,
         stop: Stop,
         budget: Option<Arc<Budget>>,
+        shard: Shard,
         worker: usize,
         threads: usize,
     ) -> Self {
@@ -123,8 +125,8 @@ impl Schedule {
             Arrival::Closed => None,
             Arrival::Open { rate } => Some(Due {
                 rate,
-                phase: worker as u64,
-                stride: threads.max(1) as u64,
+                phase: shard.index + shard.count * worker as u64,
+                stride: shard.count * threads.max(1) as u64,
             }),
         };
         Self {
@@ -265,6 +267,7 @@ mod tests {
             },
             Stop::Duration(Duration::from_secs(10)),
             None,
+            Shard::WHOLE,
             worker,
             threads,
         )
@@ -357,6 +360,7 @@ mod tests {
                 Arrival::Open { rate: rate.clone() },
                 Stop::Duration(Duration::from_secs(2)),
                 None,
+                Shard::WHOLE,
                 w,
                 threads,
             );
@@ -399,7 +403,14 @@ mod tests {
     #[test]
     fn closed_model_refills_on_each_response() {
         let budget = Arc::new(Budget::new(5, 1));
-        let mut s = Schedule::new(Arrival::Closed, Stop::Requests(5), Some(budget), 0, 1);
+        let mut s = Schedule::new(
+            Arrival::Closed,
+            Stop::Requests(5),
+            Some(budget),
+            Shard::WHOLE,
+            0,
+            1,
+        );
         assert_eq!(s.next_due_ns(), None, "nothing waits for an instant");
         assert_eq!(s.grant(2, 10), Grant::Now { n: 2, first: 0 });
         assert_eq!(s.start_ns(0, 10), 10, "timed from when it was granted");
@@ -422,6 +433,7 @@ mod tests {
             Arrival::Closed,
             Stop::Duration(Duration::from_millis(5)),
             None,
+            Shard::WHOLE,
             0,
             1,
         );
@@ -441,6 +453,7 @@ mod tests {
                     Arrival::Closed,
                     Stop::Requests(1000),
                     Some(budget.clone()),
+                    Shard::WHOLE,
                     w,
                     3,
                 )
@@ -458,5 +471,69 @@ mod tests {
             }
         }
         assert_eq!(total, 1000);
+    }
+    /// Every due instant a schedule grants before `end_ns`, one request at a time.
+    fn all_due(mut s: Schedule, end_ns: u64) -> Vec<u64> {
+        let mut due = Vec::new();
+        let mut now = 0;
+        loop {
+            match s.grant(1, now) {
+                Grant::Now { first, .. } => due.push(s.start_ns(first, now)),
+                Grant::Later => match s.next_due_ns() {
+                    Some(t) if t < end_ns => now = t,
+                    _ => break,
+                },
+                Grant::Never => break,
+            }
+        }
+        due
+    }
+
+    #[test]
+    fn shards_together_send_exactly_the_unsharded_arrivals() {
+        let end_ns = 2_000_000_000;
+        for shape in [
+            "1500",
+            "1000..20000/2s",
+            "1000/1s,5000/1s",
+            "1000+1000/500ms..4000",
+        ] {
+            let rate = Rate::parse(shape).unwrap();
+            let arrival = Arrival::Open { rate };
+            let stop = Stop::Duration(Duration::from_nanos(end_ns));
+            let whole = all_due(
+                Schedule::new(arrival.clone(), stop, None, Shard::WHOLE, 0, 1),
+                end_ns,
+            );
+            assert!(whole.len() > 1000, "{shape}: {}", whole.len());
+            for count in 1..=4u64 {
+                for threads in 1..=3usize {
+                    let mut union = Vec::new();
+                    for index in 0..count {
+                        let mut mine = Vec::new();
+                        for w in 0..threads {
+                            let shard = Shard { index, count };
+                            let s = Schedule::new(arrival.clone(), stop, None, shard, w, threads);
+                            mine.extend(all_due(s, end_ns));
+                        }
+                        // Shard i's arrivals are the whole schedule's i, i+N, i+2N...
+                        mine.sort_unstable();
+                        let want: Vec<u64> = whole
+                            .iter()
+                            .copied()
+                            .skip(index as usize)
+                            .step_by(count as usize)
+                            .collect();
+                        assert_eq!(
+                            mine, want,
+                            "{shape} shard {index}/{count} threads {threads}"
+                        );
+                        union.extend(mine);
+                    }
+                    union.sort_unstable();
+                    assert_eq!(union, whole, "{shape} N={count} T={threads}");
+                }
+            }
+        }
     }
 }

@@ -3,7 +3,9 @@
 //! This crate owns the shape of results ([`LoadReport`], whose JSON schema is committed
 //! at `schemas/load.schema.json`) and how they read as text, and the comparison of runs
 //! ([`compare`], with its schema at `schemas/compare.schema.json`), a load result's HTML page
-//! ([`load_html`]) and its `--slo` verdicts ([`slo`]). It renders from result data
+//! ([`load_html`]) and its `--slo` verdicts ([`slo`]), and the exact merge of several agents'
+//! results into one ([`merge`], with the `agents`, `shard` and `start` sections of
+//! [`agents`]). It renders from result data
 //! only: it runs nothing and measures nothing, and depends on no internal crate but
 //! `stats`.
 #![forbid(unsafe_code)]
@@ -13,8 +15,10 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
+pub mod agents;
 pub mod compare;
 pub mod load_html;
+pub mod merge;
 mod open;
 pub mod shootout;
 pub mod slo;
@@ -77,6 +81,15 @@ pub struct LoadReport {
     /// `--slo`: each clause's verdict and observed value; absent when no objective was given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slo: Option<slo::SloReport>,
+    /// `--shard I/N`: which share of a plan run by several agents this run was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<agents::ShardInfo>,
+    /// The wall-clock instant the run really started (and the `--start-at` it waited for).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<agents::StartInfo>,
+    /// `foxbench merge`: the agents whose results this one merges.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agents: Option<agents::Agents>,
 }
 
 /// The load model.
@@ -137,6 +150,10 @@ pub struct IntervalRow {
     pub p99_us: f64,
     /// Longest, µs.
     pub max_us: f64,
+    /// The interval's latency histogram (compressed V2, base64, ns), so that agents'
+    /// series merge exactly; absent in files written before issue 13.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hdr_base64: Option<String>,
 }
 
 impl From<&stats::Interval> for IntervalRow {
@@ -152,6 +169,7 @@ impl From<&stats::Interval> for IntervalRow {
             p50_us: us(iv.latency.percentile_ns(50.0)),
             p99_us: us(iv.latency.percentile_ns(99.0)),
             max_us: us(iv.latency.percentile_ns(100.0)),
+            hdr_base64: Some(iv.latency.to_base64()),
         }
     }
 }
@@ -459,6 +477,9 @@ impl LoadReport {
             request_table,
             intervals,
             slo: None,
+            shard: None,
+            start: None,
+            agents: None,
         }
     }
 }
@@ -541,6 +562,15 @@ impl LoadReport {
         );
         let _ = writeln!(o);
         let _ = writeln!(o, "Server address:         {}", self.target.address);
+        if let Some(shard) = &self.shard {
+            shard.write_text(&mut o);
+        }
+        if let Some(start) = &self.start {
+            start.write_text(&mut o);
+        }
+        if let Some(agents) = &self.agents {
+            agents.write_text(&mut o);
+        }
         let _ = writeln!(o, "Time taken for tests:   {:.3} seconds", self.elapsed_s);
         let _ = writeln!(o, "Complete requests:      {}", r.completed);
         let _ = writeln!(o, "Failed requests:        {}", r.failed_status + r.errors);
@@ -888,9 +918,13 @@ mod tests {
                     p50_us: p99_us / 2.0,
                     p99_us,
                     max_us: p99_us,
+                    hdr_base64: None,
                 })
                 .collect(),
             slo: None,
+            shard: None,
+            start: None,
+            agents: None,
         }
     }
 

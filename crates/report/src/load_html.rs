@@ -53,6 +53,9 @@ pub fn to_html(r: &LoadReport) -> String {
     if let Some(slo) = &r.slo {
         slo_table(&mut out, slo);
     }
+    if let Some(agents) = &r.agents {
+        agents_table(&mut out, agents);
+    }
     out.push_str("<section id=\"charts\">\n<h2>Charts</h2>\n");
     spectrum_chart(&mut out, r);
     series_charts(&mut out, r);
@@ -161,6 +164,49 @@ fn slo_table(out: &mut String, slo: &crate::slo::SloReport) {
         );
     }
     out.push_str("</section>\n");
+}
+
+/// `foxbench merge`'s agents: one row each, and what is missing.
+fn agents_table(out: &mut String, a: &crate::agents::Agents) {
+    let _ = writeln!(
+        out,
+        "<section id=\"agents\">\n<h2>Agents <span class=\"badge {}\">{} of {}</span></h2>\n\
+         <p>Start skew {:.1} ms (latest real start minus earliest).{}</p>\n\
+         <table><thead><tr><th>shard</th><th class=\"n\">start</th><th class=\"n\">time</th><th class=\"n\">connections</th>\
+         <th class=\"n\">sent</th><th class=\"n\">ok</th><th class=\"n\">failed</th><th class=\"n\">CPU</th><th>source</th></tr></thead><tbody>",
+        if a.incomplete { "b-bad" } else { "b-good" },
+        a.agents.len(),
+        a.expected,
+        a.start_skew_ms,
+        if a.incomplete {
+            format!(
+                " Incomplete (--partial-ok): missing shards [{}], interrupted [{}].",
+                a.missing.iter().map(u64::to_string).collect::<Vec<_>>().join(", "),
+                a.partial.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
+            )
+        } else {
+            String::new()
+        }
+    );
+    for r in &a.agents {
+        let _ = writeln!(
+            out,
+            "<tr><th>{}</th><td class=\"n\">+{:.1} ms</td><td class=\"n\">{:.2} s</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
+             <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{:.0}%{}</td><td><code>{}</code>{}</td></tr>",
+            r.shard,
+            r.start_offset_ms,
+            r.elapsed_s,
+            r.connections,
+            r.sent,
+            r.ok,
+            r.failed,
+            r.cpu_percent,
+            if r.saturated { " (client-bound)" } else { "" },
+            esc(&r.source),
+            if r.interrupted { " interrupted" } else { "" }
+        );
+    }
+    out.push_str("</tbody></table>\n</section>\n");
 }
 
 fn spectrum_chart(out: &mut String, r: &LoadReport) {

@@ -43,6 +43,16 @@ pub enum Error {
     /// Two histograms could not be merged.
     #[error("histograms cannot be merged: {0}")]
     Merge(String),
+    /// A histogram tracks other bounds than foxbench's (1 ns to one hour, 3 digits).
+    #[error("histogram bounds {low}..{high} ns at {sigfig} digits differ from foxbench's 1..{HIGHEST_NS} ns at {SIGFIG}: it was not written by this foxbench")]
+    Bounds {
+        /// Its lowest discernible value.
+        low: u64,
+        /// Its highest trackable value.
+        high: u64,
+        /// Its significant digits.
+        sigfig: u8,
+    },
 }
 
 /// A histogram of durations in nanoseconds, 1 ns to one hour, at 3 significant digits.
@@ -185,6 +195,28 @@ impl Latency {
             .serialize(&self.hist, &mut bytes)
             .expect("serializing into a Vec cannot fail");
         base64::engine::general_purpose::STANDARD.encode(bytes)
+    }
+
+    /// Reads a histogram written by [`Latency::to_base64`] with exactly this crate's bounds,
+    /// for merges that must be exact: a histogram of other bounds is [`Error::Bounds`],
+    /// never rescaled.
+    pub fn from_base64_exact(text: &str) -> Result<Self, Error> {
+        let bytes = base64::engine::general_purpose::STANDARD.decode(text.trim())?;
+        let decoded: Histogram<u64> = Deserializer::new()
+            .deserialize(&mut bytes.as_slice())
+            .map_err(|e| Error::Decode(format!("{e:?}")))?;
+        let mine = Self::new();
+        if decoded.low() != mine.hist.low()
+            || decoded.high() != mine.hist.high()
+            || decoded.sigfig() != mine.hist.sigfig()
+        {
+            return Err(Error::Bounds {
+                low: decoded.low(),
+                high: decoded.high(),
+                sigfig: decoded.sigfig(),
+            });
+        }
+        Ok(Self { hist: decoded })
     }
 
     /// Reads a histogram written by [`Latency::to_base64`]: compressed V2, or the uncompressed

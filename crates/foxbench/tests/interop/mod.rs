@@ -180,6 +180,11 @@ fn python_hdrhistogram_decodes_every_histogram_of_a_load_result() {
     for path in ["$.latency:", "$.connect:"] {
         assert!(said.contains(path), "{path} not checked: {said}");
     }
+    let n = v["intervals"].as_array().unwrap().len();
+    assert!(
+        n > 0 && said.contains(&format!("$.intervals: {n} interval histograms agree")),
+        "{said}"
+    );
     let _ = std::fs::remove_dir_all(dir);
 }
 

@@ -1,0 +1,175 @@
+//! Splitting a stream into JSON documents, as `kubectl logs` prints a Job's pods.
+//!
+//! `kubectl logs` interleaves each pod's stdout and stderr, one after another, or line by
+//! line with `--prefix` (`[pod/NAME/CONTAINER] ` before every line). A document starts at
+//! a line whose first non-blank byte is `{` and ends where its braces balance (strings and
+//! escapes respected); each prefix has its own document in progress, so prefixed pods'
+//! lines may interleave. Lines outside any document (the text report, warnings, a
+//! shell's noise) are skipped and counted; a document still open at the end of the stream
+//! is reported, never dropped.
+
+/// One JSON document found in a stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Document {
+    /// Where it came from: `NAME line N`, with the pod prefix when there was one.
+    pub source: String,
+    /// Its text.
+    pub text: String,
+}
+
+/// What a stream held.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Split {
+    /// The complete documents, in the order they ended.
+    pub documents: Vec<Document>,
+    /// Lines outside any document.
+    pub skipped_lines: u64,
+    /// Documents the stream ended inside of: their sources.
+    pub unfinished: Vec<String>,
+}
+
+#[derive(Debug, Default)]
+struct Open {
+    text: String,
+    depth: u64,
+    in_string: bool,
+    escaped: bool,
+    first_line: usize,
+}
+
+impl Open {
+    /// Feeds one line; true when the document is complete.
+    fn feed(&mut self, line: &str) -> bool {
+        for b in line.bytes() {
+            if self.in_string {
+                match (self.escaped, b) {
+                    (true, _) => self.escaped = false,
+                    (false, b'\\') => self.escaped = true,
+                    (false, b'"') => self.in_string = false,
+                    _ => {}
+                }
+                continue;
+            }
+            match b {
+                b'"' => self.in_string = true,
+                b'{' | b'[' => self.depth += 1,
+                b'}' | b']' => {
+                    self.depth = self.depth.saturating_sub(1);
+                    if self.depth == 0 {
+                        self.text.push_str(line);
+                        self.text.push('\n');
+                        return true;
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.text.push_str(line);
+        self.text.push('\n');
+        false
+    }
+}
+
+/// `[pod/NAME/CONTAINER] ` (kubectl logs --prefix): the prefix and the rest of the line.
+fn prefix(line: &str) -> (Option<&str>, &str) {
+    if let Some(rest) = line.strip_prefix('[') {
+        if let Some(end) = rest.find("] ") {
+            let p = &rest[..end];
+            if p.contains('/') && !p.contains(char::is_whitespace) {
+                return (Some(p), &rest[end + 2..]);
+            }
+        }
+    }
+    (None, line)
+}
+
+/// Splits `text`, read from `name`, into documents.
+pub fn split_stream(text: &str, name: &str) -> Split {
+    let mut split = Split::default();
+    // Documents in progress, by prefix (None: unprefixed lines). Few pods: a Vec is enough.
+    let mut open: Vec<(Option<&str>, Open)> = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let (pfx, line) = prefix(raw);
+        let slot = open.iter().position(|(p, _)| *p == pfx);
+        let doc = match slot {
+            Some(s) => &mut open[s].1,
+            None if line.trim_start().starts_with('{') => {
+                open.push((
+                    pfx,
+                    Open {
+                        first_line: i + 1,
+                        ..Open::default()
+                    },
+                ));
+                &mut open.last_mut().expect("just pushed").1
+            }
+            None => {
+                split.skipped_lines += 1;
+                continue;
+            }
+        };
+        if doc.feed(line) {
+            let s = slot.unwrap_or(open.len() - 1);
+            let (p, done) = open.swap_remove(s);
+            split.documents.push(Document {
+                source: source(name, p, done.first_line),
+                text: done.text,
+            });
+        }
+    }
+    split.unfinished = open
+        .into_iter()
+        .map(|(p, o)| source(name, p, o.first_line))
+        .collect();
+    split
+}
+
+fn source(name: &str, prefix: Option<&str>, line: usize) -> String {
+    match prefix {
+        Some(p) => format!("{name} line {line} ({p})"),
+        None => format!("{name} line {line}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn documents_between_noise() {
+        let text = "starting\n{\n  \"a\": \"}{\\\"\",\n  \"b\": [1, {\"c\": 2}]\n}\nfoxbench load GET http://x/\n  Requests: 3\n{\"d\": 1}\n";
+        let s = split_stream(text, "stdin");
+        assert_eq!(s.documents.len(), 2);
+        assert_eq!(s.documents[0].source, "stdin line 2");
+        assert!(s.documents[0].text.contains("\"b\": [1, {\"c\": 2}]"));
+        let v: serde_json::Value = serde_json::from_str(&s.documents[0].text).unwrap();
+        assert_eq!(v["a"], "}{\"");
+        assert_eq!(s.documents[1].text, "{\"d\": 1}\n");
+        assert_eq!(s.skipped_lines, 3);
+        assert!(s.unfinished.is_empty());
+    }
+
+    #[test]
+    fn prefixed_pods_interleave() {
+        let text = "[pod/a-0/x] {\n[pod/a-1/x] {\n[pod/a-1/x]   \"i\": 1\n[pod/a-0/x]   \"i\": 0\n[pod/a-0/x] }\n[pod/a-1/x] }\n[pod/a-1/x] Requests per second: 5\n";
+        let s = split_stream(text, "stdin");
+        assert_eq!(s.documents.len(), 2);
+        assert_eq!(s.documents[0].source, "stdin line 1 (pod/a-0/x)");
+        assert!(s.documents[0].text.contains("\"i\": 0"));
+        assert!(s.documents[1].text.contains("\"i\": 1"));
+        assert_eq!(s.skipped_lines, 1);
+    }
+
+    #[test]
+    fn a_truncated_document_is_reported() {
+        let s = split_stream("{\n  \"a\": 1,\n", "stdin");
+        assert!(s.documents.is_empty());
+        assert_eq!(s.unfinished, vec!["stdin line 1".to_string()]);
+    }
+
+    #[test]
+    fn a_bracketed_line_without_a_slash_is_not_a_prefix() {
+        assert_eq!(prefix("[warn] x"), (None, "[warn] x"));
+        assert_eq!(prefix("[pod/a/b] x"), (Some("pod/a/b"), "x"));
+    }
+}

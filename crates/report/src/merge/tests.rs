@@ -1,0 +1,276 @@
+use proptest::prelude::*;
+
+use super::*;
+use crate::Errors;
+
+/// Shard `index` of `count` of a plan of `connections` and `-n requests`, whose latency
+/// histogram and one-second series hold `values_ns`, all ok, started at `start_ns`.
+fn shard(index: u64, count: u64, requests: u64, values_ns: &[u64], start_ns: u64) -> LoadReport {
+    let share = |t: u64| t / count + u64::from(index < t % count);
+    let mut r = crate::tests::sample();
+    let mut h = stats::Latency::new();
+    let mut intervals = Vec::new();
+    for chunk in values_ns.chunks(values_ns.len().div_ceil(3).max(1)) {
+        let mut iv = stats::Interval {
+            index: intervals.len() as u64,
+            start: std::time::Duration::from_secs(intervals.len() as u64),
+            duration: std::time::Duration::from_secs(1),
+            latency: stats::Latency::new(),
+            service: stats::Latency::new(),
+            counts: stats::Counts::default(),
+        };
+        for &v in chunk {
+            h.record_ns(v);
+            iv.latency.record_ns(v);
+            iv.counts.ok += 1;
+        }
+        intervals.push(IntervalRow::from(&iv));
+    }
+    let n = values_ns.len() as u64;
+    r.config.connections = share(30);
+    r.config.requests = Some(share(requests));
+    r.latency = Distribution::of(&h);
+    r.connect = None;
+    r.requests = crate::Requests {
+        sent: n,
+        ok: n,
+        failed_status: 0,
+        completed: n,
+        errors: 0,
+        in_flight: 0,
+        unsent: 0,
+    };
+    r.errors = Errors::default();
+    r.status = [("200".to_string(), n)].into_iter().collect();
+    r.connections.opened = share(30);
+    r.request_table.truncate(1);
+    r.request_table[0].sent = n;
+    r.request_table[0].completed = n;
+    r.intervals = intervals;
+    r.shard = Some(ShardInfo {
+        index,
+        count,
+        plan_connections: 30,
+        plan_requests: Some(requests),
+        plan_peak_per_sec: None,
+    });
+    r.start = Some(StartInfo {
+        requested: None,
+        started: format!("t+{start_ns}"),
+        started_unix_ns: 1_000_000_000_000 + start_ns,
+        late_ms: None,
+    });
+    r
+}
+
+fn src(name: &str, report: LoadReport) -> Source {
+    Source {
+        name: name.into(),
+        report,
+    }
+}
+
+/// Splits `values` as shards of `count` would carry them: value `j` to shard `j % count`.
+fn shards(values: &[u64], count: u64) -> Vec<Source> {
+    (0..count)
+        .map(|i| {
+            let mine: Vec<u64> = values
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j as u64 % count == i)
+                .map(|(_, &v)| v)
+                .collect();
+            src(
+                &format!("agent-{i}.json"),
+                shard(i, count, values.len() as u64, &mine, i * 3_000_000),
+            )
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+    #[test]
+    fn a_merge_is_one_histogram_fed_every_value(
+        values in prop::collection::vec(1u64..10_000_000_000, 3..200),
+        count in 1u64..6,
+    ) {
+        prop_assume!(values.len() as u64 >= count);
+        let merged = merge(&shards(&values, count), Options::default()).unwrap();
+        let mut all = stats::Latency::new();
+        for &v in &values {
+            all.record_ns(v);
+        }
+        let got = stats::Latency::from_base64_exact(&merged.latency.hdr_base64).unwrap();
+        prop_assert!(got == all, "histograms differ");
+        prop_assert_eq!(&merged.latency.summary, &all.summary());
+        for p in [50.0, 90.0, 99.0, 99.9, 100.0] {
+            prop_assert_eq!(got.percentile_ns(p), all.percentile_ns(p));
+        }
+        // The accounting of the unsharded run.
+        let n = values.len() as u64;
+        prop_assert_eq!(merged.requests.sent, n);
+        prop_assert_eq!(merged.requests.ok, n);
+        prop_assert_eq!(merged.status["200"], n);
+        prop_assert_eq!(merged.config.connections, 30);
+        prop_assert_eq!(merged.config.requests, Some(n));
+        prop_assert_eq!(merged.connections.opened, 30);
+        let a = merged.agents.as_ref().unwrap();
+        prop_assert_eq!(a.agents.len() as u64, count);
+        prop_assert!((a.start_skew_ms - (count - 1) as f64 * 3.0).abs() < 1e-9);
+        // The series: every value lands in exactly one merged interval.
+        let series: u64 = merged.intervals.iter().map(|r| r.requests).sum();
+        prop_assert_eq!(series, n);
+        let mut series_hist = stats::Latency::new();
+        for r in &merged.intervals {
+            series_hist.merge(&stats::Latency::from_base64_exact(r.hdr_base64.as_ref().unwrap()).unwrap()).unwrap();
+        }
+        prop_assert!(series_hist == all);
+    }
+}
+
+#[test]
+fn series_align_on_wall_clock_time() {
+    let mut s = shards(&[1000; 12], 2);
+    // Agent 1 started 1 s after agent 0: its first second is agent 0's second.
+    s[1].report.start.as_mut().unwrap().started_unix_ns += 1_000_000_000;
+    let m = merge(&s, Options::default()).unwrap();
+    let per_slot: Vec<u64> = m.intervals.iter().map(|r| r.requests).collect();
+    assert_eq!(per_slot, vec![2, 4, 4, 2]);
+    assert_eq!(m.intervals[3].start_s, 3.0);
+}
+
+#[test]
+fn a_duplicate_shard_names_both_files() {
+    let mut s = shards(&[1000; 9], 3);
+    s[2] = src("copy.json", s[1].report.clone());
+    let e = merge(&s, Options::default()).unwrap_err();
+    assert_eq!(
+        e,
+        MergeError::Duplicate {
+            shard: 1,
+            first: "agent-1.json".into(),
+            second: "copy.json".into()
+        }
+    );
+    assert!(
+        e.to_string().starts_with("copy.json: duplicate shard 1"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_missing_shard_is_named_unless_partial_is_ok() {
+    let mut s = shards(&[1000; 9], 3);
+    s.remove(1);
+    let e = merge(&s, Options::default()).unwrap_err();
+    assert!(e.to_string().starts_with("missing shard 1 of 3"), "{e}");
+    let m = merge(&s, Options { partial_ok: true }).unwrap();
+    let a = m.agents.unwrap();
+    assert_eq!(a.missing, vec![1]);
+    assert!(a.incomplete && m.interrupted);
+    assert_eq!(m.requests.sent, 6);
+}
+
+#[test]
+fn an_interrupted_shard_is_named_unless_partial_is_ok() {
+    let mut s = shards(&[1000; 9], 3);
+    s[2].report.interrupted = true;
+    let e = merge(&s, Options::default()).unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("agent-2.json: shard 2 was interrupted"),
+        "{e}"
+    );
+    let a = merge(&s, Options { partial_ok: true })
+        .unwrap()
+        .agents
+        .unwrap();
+    assert_eq!(a.partial, vec![2]);
+}
+
+#[test]
+fn shards_of_different_plans_are_named() {
+    let mut s = shards(&[1000; 9], 3);
+    s[1].report.target.url = "http://127.0.0.1:2/".into();
+    let e = merge(&s, Options::default()).unwrap_err();
+    assert!(
+        matches!(&e, MergeError::Plan { source_name, setting: "the URL", .. } if source_name == "agent-1.json"),
+        "{e}"
+    );
+    let mut s = shards(&[1000; 9], 3);
+    let other = shards(&[1000; 8], 2);
+    s[2] = src("other.json", other[1].report.clone());
+    let e = merge(&s, Options::default()).unwrap_err();
+    assert!(
+        e.to_string().starts_with(
+            "other.json: a different plan than agent-0.json: --shard N is 3 there and 2 here"
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_wrong_share_is_named() {
+    let mut s = shards(&[1000; 9], 3);
+    s[0].report.config.connections = 11;
+    let e = merge(&s, Options::default()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "agent-0.json: shard 0 ran 11 connections, but its share of the plan is 10"
+    );
+}
+
+#[test]
+fn broken_counts_are_named() {
+    let mut s = shards(&[1000; 9], 3);
+    s[1].report.requests.ok -= 1;
+    let e = merge(&s, Options::default()).unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("agent-1.json: its counts break sent ="),
+        "{e}"
+    );
+}
+
+#[test]
+fn histograms_of_other_bounds_are_named() {
+    let mut s = shards(&[1000; 9], 3);
+    let mut other = hdrhistogram::Histogram::<u64>::new_with_bounds(1, 1_000_000, 2).unwrap();
+    other.record(5).unwrap();
+    let mut bytes = Vec::new();
+    use hdrhistogram::serialization::Serializer as _;
+    hdrhistogram::serialization::V2DeflateSerializer::new()
+        .serialize(&other, &mut bytes)
+        .unwrap();
+    use base64::Engine as _;
+    s[2].report.latency.hdr_base64 = base64::engine::general_purpose::STANDARD.encode(bytes);
+    let e = merge(&s, Options::default()).unwrap_err();
+    let text = e.to_string();
+    assert!(
+        text.starts_with(
+            "agent-2.json: latency: histogram bounds 1..1000000 ns at 2 digits differ"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn an_unsharded_result_merges_as_the_whole_plan() {
+    let mut r = shards(&[1000; 5], 1).remove(0).report;
+    r.shard = None;
+    r.start = None;
+    let m = merge(&[src("plain.json", r.clone())], Options::default()).unwrap();
+    assert_eq!(m.requests, r.requests);
+    assert_eq!(m.latency, r.latency);
+    let e = merge(
+        &[src("a.json", r.clone()), src("b.json", r)],
+        Options::default(),
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("b.json: duplicate shard 0, also in a.json"),
+        "{e}"
+    );
+}
