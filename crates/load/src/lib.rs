@@ -21,6 +21,7 @@
 
 mod control;
 mod interval;
+pub mod limits;
 mod plan;
 mod rate;
 mod response;
@@ -42,7 +43,7 @@ pub use control::{Control, Snapshot};
 pub use plan::{Arrival, Plan, PlanError, StatusSet, Stop, MAX_PIPELINE};
 pub use rate::{Rate, RateError, Stage};
 pub use response::{parse_head, Chunked, Framer, Framing, Head, ParseError, Step, MAX_HEAD};
-pub use setup::{connect_blocking, preflight, raise_fd_limit, Connection, SetupError};
+pub use setup::{connect_blocking, fds_needed, preflight, raise_fd_limit, Connection, SetupError};
 pub use stats::{Counts, Interval, Latency};
 pub use table::Selection;
 pub use target::{parse_header, RequestSpec, Scheme, Target, TargetError};
