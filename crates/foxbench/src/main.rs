@@ -2,6 +2,7 @@
 #![forbid(unsafe_code)]
 
 mod compare_cmd;
+mod doctor_cmd;
 mod load_cmd;
 mod load_series;
 mod shootout_cmd;
@@ -31,6 +32,9 @@ enum Command {
     /// Compare runs (shootout results.json or load --json files): protocol differences, and
     /// which figures changed significantly over the repeats; a regression gate for CI.
     Compare(compare_cmd::CompareArgs),
+    /// Check the machine's limits (open files, ports, backlogs, conntrack) for a run of N
+    /// connections, and print the command that fixes each one that is short.
+    Doctor(doctor_cmd::DoctorArgs),
 }
 
 /// Exit codes, as in the house style.
@@ -78,6 +82,7 @@ fn main() -> ExitCode {
         Command::Shootout(args) => shootout_cmd::run(args),
         Command::Report(args) => shootout_cmd::report(args),
         Command::Compare(args) => compare_cmd::run(args),
+        Command::Doctor(args) => doctor_cmd::run(args),
     };
     match result {
         Ok(code) => code,

@@ -4,6 +4,7 @@
 mod support;
 
 mod compare;
+mod doctor;
 mod interop;
 mod series;
 mod shootout;

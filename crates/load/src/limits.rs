@@ -245,7 +245,7 @@ fn nofile_hard(m: &Machine, d: &Demand) -> Finding {
         need,
         hard >= need,
         format!("ulimit -n {need}"),
-        format!("the hard open-files limit: one file per connection and 64 more; foxbench stops with \"Too many open files\" below it (root may raise it; to keep it: '* - nofile {need}' in /etc/security/limits.conf, or LimitNOFILE={need} in a systemd unit)"),
+        format!("the hard open-files limit: one file per connection and 64 more; below it foxbench refuses to start, and a process that reaches it fails with \"Too many open files\" (root may raise it; to keep it: '* - nofile {need}' in /etc/security/limits.conf, or LimitNOFILE={need} in a systemd unit)"),
     )
 }
 
