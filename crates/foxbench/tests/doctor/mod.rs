@@ -298,3 +298,83 @@ fn a_small_somaxconn_is_short_as_the_listen_queue_finds_and_its_fix_fixes_it() {
         "{after} overflows with somaxconn 4096, {overflowed} with 128"
     );
 }
+
+#[test]
+fn the_shootout_warns_before_a_level_that_ulimit_1024_cannot_hold() {
+    let out = std::env::temp_dir().join(format!("foxbench-doctor-{}-shootout", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    std::fs::create_dir_all(&out).unwrap();
+    let faulty = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/faulty");
+    let suite = out.join("suite.toml");
+    std::fs::write(
+        &suite,
+        r#"name = "limits"
+images = 3
+
+[plan]
+levels = [4, 2000]
+duration = "300ms"
+repeats = 1
+warmup = "100ms"
+warmup_slice = "100ms"
+timeout = "2s"
+stop_grace = "500ms"
+
+[[scenario]]
+name = "redirect"
+[scenario.expect]
+status = 302
+
+[[target]]
+name = "good"
+language = "Python"
+dir = "."
+requires = ["python3"]
+start = "python3 fox.py {port} {images} good"
+"#,
+    )
+    .unwrap();
+    let o = under_ulimit(
+        1024,
+        &[
+            "shootout",
+            suite.to_str().unwrap(),
+            "--root",
+            faulty.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--cache",
+            out.join("cache").to_str().unwrap(),
+        ],
+    );
+    let text = String::from_utf8_lossy(&o.stdout).to_string() + &String::from_utf8_lossy(&o.stderr);
+    assert!(
+        text.contains("redirect c2000: warning: machine limits short for 2000 connections: ulimit -Hn 1024, needs 2064: ulimit -n 2064"),
+        "{text}"
+    );
+    assert!(!text.contains("redirect c4: warning"), "{text}");
+    let v = super::shootout::results_of(&out);
+    let cells = super::shootout::target_of(&v, "good")["cells"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let limits = |level: &str| {
+        cells
+            .iter()
+            .find(|c| c["level"] == level)
+            .unwrap_or_else(|| panic!("no {level}: {cells:?}"))
+            .get("limits")
+            .cloned()
+    };
+    assert_eq!(limits("c4"), None, "nothing short for 4 connections");
+    let c2000 = limits("c2000").expect("limits recorded");
+    assert_eq!(c2000[0]["check"], "ulimit -Hn");
+    assert_eq!(c2000[0]["observed"], "1024");
+    assert_eq!(c2000[0]["fix"], "ulimit -n 2064");
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(
+        md.contains("ulimit -Hn 1024, needs 2064"),
+        "the report shows it"
+    );
+    let _ = std::fs::remove_dir_all(&out);
+}
