@@ -515,7 +515,15 @@ mod tests {
     fn recorded_machines_against_demands() {
         type Edit = fn(&mut Machine);
         /// What, an edit of the VM, connections, closes/s, the check, its severity and fix.
-        type Case<'a> = (&'a str, Edit, u64, Option<u64>, &'a str, Severity, Option<&'a str>);
+        type Case<'a> = (
+            &'a str,
+            Edit,
+            u64,
+            Option<u64>,
+            &'a str,
+            Severity,
+            Option<&'a str>,
+        );
         let cases: &[Case] = &[
             ("the VM at 10,000", |_| {}, 10_000, None, "ulimit -Hn", Severity::Ok, None),
             ("ulimit -n 1024 (both)", |m| m.nofile = Some((1024, 1024)), 10_000, None, "ulimit -Hn", Severity::Short, Some("ulimit -n 10064")),
