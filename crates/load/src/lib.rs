@@ -13,6 +13,10 @@
 //! worker that never asks which load model runs, a `Transport` for the byte stream, and
 //! interval recording handed off at each boundary.
 //!
+//! Before a run, [`limits`] checks the machine's limits that its connections will hit (open
+//! files, ephemeral ports, listen backlogs, conntrack, TCP memory): `foxbench doctor`, and
+//! the shootout before each level.
+//!
 //! Accounting: every request issued ends in exactly one outcome, so
 //! `sent = ok + failed_status + errors + in_flight` holds for every run.
 //!

@@ -120,7 +120,8 @@ fn proc_sys(name: &str) -> Option<String> {
     std::fs::read_to_string(path).ok()
 }
 
-fn numbers<const N: usize>(text: &str) -> Option<[u64; N]> {
+/// The first `N` whitespace-separated numbers of a `/proc/sys` value, or `None`.
+pub fn numbers<const N: usize>(text: &str) -> Option<[u64; N]> {
     let mut out = [0u64; N];
     let mut words = text.split_whitespace();
     for slot in &mut out {
