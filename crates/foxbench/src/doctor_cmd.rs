@@ -20,6 +20,10 @@ pub struct DoctorArgs {
     /// TIME_WAIT). Default: none; foxbench without keep-alive lets the server close.
     #[arg(long, visible_alias = "closes-per-s", value_name = "CONNECTIONS_PER_S", value_parser = at_least_one)]
     pub rate: Option<u64>,
+    /// Threads the server will run, for a thread per connection (a 10,000-thread pool):
+    /// checks ulimit -u, kernel.threads-max, kernel.pid_max and vm.max_map_count.
+    #[arg(long, value_parser = at_least_one)]
+    pub threads: Option<u64>,
     /// Print the findings as JSON (schemas/doctor.schema.json).
     #[arg(long)]
     pub json: bool,
@@ -38,6 +42,7 @@ pub fn run(args: DoctorArgs) -> Result<ExitCode> {
     let demand = Demand {
         connections: args.connections,
         closes_per_s: args.rate,
+        threads: args.threads,
     };
     let findings = check(&Machine::read(), &demand);
     let shorts = short(&findings).count();

@@ -35,6 +35,9 @@ pub const CONNTRACK_TIME_WAIT_S: u64 = 120;
 pub const ACCEPT_QUEUE_ENOUGH: u64 = 4096;
 /// The SYN queue length measured clean beside [`ACCEPT_QUEUE_ENOUGH`].
 pub const SYN_BACKLOG_ENOUGH: u64 = 2048;
+/// Memory maps a thread adds to its process (its stack and the guard page below it):
+/// measured 2,039 more maps for 1,000 Python threads.
+pub const MAPS_PER_THREAD: u64 = 2;
 /// Pages of TCP memory one socket is allowed for: twice the half page measured per
 /// keep-alive socket, for responses larger than a redirect.
 pub const TCP_PAGES_PER_SOCKET: u64 = 1;
@@ -48,6 +51,9 @@ pub struct Demand {
     /// in TIME_WAIT); `None` when the server closes (foxbench without keep-alive) or
     /// connections are kept alive.
     pub closes_per_s: Option<u64>,
+    /// Threads of the server, started by this user (a thread per connection); `None`
+    /// when not asked.
+    pub threads: Option<u64>,
 }
 
 /// Whether a limit is enough for the demand.
@@ -113,6 +119,18 @@ pub struct Machine {
     pub tcp_mem: Option<[u64; 3]>,
     /// TCP memory in use now, in pages (`/proc/net/sockstat`).
     pub tcp_mem_used: Option<u64>,
+    /// RLIMIT_NPROC (soft, hard): processes and threads of this user.
+    pub nproc: Option<(u64, u64)>,
+    /// Whether this process runs as root, which RLIMIT_NPROC does not bind.
+    pub root: bool,
+    /// `kernel.threads-max`.
+    pub threads_max: Option<u64>,
+    /// `kernel.pid_max`: every thread takes a pid.
+    pub pid_max: Option<u64>,
+    /// Threads and processes on the machine now (`/proc/loadavg`'s fourth field).
+    pub tasks_now: Option<u64>,
+    /// `vm.max_map_count`: memory maps per process.
+    pub max_map_count: Option<u64>,
 }
 
 fn proc_sys(name: &str) -> Option<String> {
@@ -140,6 +158,12 @@ pub fn sockstat_tcp_pages(sockstat: &str) -> Option<u64> {
         }
     }
     None
+}
+
+/// The threads and processes on the machine: `/proc/loadavg`'s `running/total`'s total.
+pub fn loadavg_tasks(loadavg: &str) -> Option<u64> {
+    let field = loadavg.split_whitespace().nth(3)?;
+    field.split_once('/')?.1.parse().ok()
 }
 
 impl Machine {
@@ -171,6 +195,17 @@ impl Machine {
             tcp_mem_used: std::fs::read_to_string("/proc/net/sockstat")
                 .ok()
                 .and_then(|t| sockstat_tcp_pages(&t)),
+            nproc: getrlimit(Resource::RLIMIT_NPROC).ok(),
+            root: std::fs::metadata("/proc/self").is_ok_and(|m| {
+                use std::os::unix::fs::MetadataExt as _;
+                m.uid() == 0
+            }),
+            threads_max: one("kernel.threads-max"),
+            pid_max: one("kernel.pid_max"),
+            tasks_now: std::fs::read_to_string("/proc/loadavg")
+                .ok()
+                .and_then(|t| loadavg_tasks(&t)),
+            max_map_count: one("vm.max_map_count"),
         }
     }
 }
@@ -190,6 +225,10 @@ pub const CHECKS: &[Check] = &[
     ("net.ipv4.tcp_max_syn_backlog", syn_backlog),
     ("net.netfilter.nf_conntrack_max", conntrack),
     ("net.ipv4.tcp_mem", tcp_mem),
+    ("ulimit -u", nproc),
+    ("kernel.threads-max", threads_max),
+    ("kernel.pid_max", pid_max),
+    ("vm.max_map_count", max_map_count),
 ];
 
 /// Every check of `machine` against `demand`.
@@ -464,6 +503,108 @@ fn tcp_mem(m: &Machine, d: &Demand) -> Finding {
     )
 }
 
+/// The finding of a thread check when no `--threads` was given.
+fn not_asked(check: &'static str, observed: Option<u64>) -> Finding {
+    Finding {
+        check,
+        observed: observed.map_or("unreadable".into(), |v| v.to_string()),
+        needed: "-".into(),
+        severity: Severity::Ok,
+        fix: None,
+        note: "for a server with a thread per connection: give --threads".into(),
+    }
+}
+
+fn nproc(m: &Machine, d: &Demand) -> Finding {
+    let Some(threads) = d.threads else {
+        return not_asked("ulimit -u", m.nproc.map(|(soft, _)| soft));
+    };
+    let need = threads + 64;
+    let Some((soft, _)) = m.nproc else {
+        return unknown("ulimit -u", need.to_string(), "RLIMIT_NPROC");
+    };
+    let note = if m.root {
+        "processes and threads of this user; not enforced for root, so a server run as root ignores it".to_string()
+    } else {
+        format!("processes and threads of this user (all of them, not only this server's); past it a new thread fails with EAGAIN (\"can't start new thread\", \"unable to create native thread\"); to keep it: '* - nproc {need}' in /etc/security/limits.conf")
+    };
+    judged(
+        "ulimit -u",
+        soft,
+        need,
+        m.root || soft >= need,
+        format!("ulimit -u {need}"),
+        note,
+    )
+}
+
+fn threads_max(m: &Machine, d: &Demand) -> Finding {
+    let Some(threads) = d.threads else {
+        return not_asked("kernel.threads-max", m.threads_max);
+    };
+    let (Some(max), Some(now)) = (m.threads_max, m.tasks_now) else {
+        return unknown(
+            "kernel.threads-max",
+            threads.to_string(),
+            "/proc/sys/kernel/threads-max or /proc/loadavg",
+        );
+    };
+    let need = now + threads;
+    judged(
+        "kernel.threads-max",
+        max,
+        need,
+        max >= need,
+        format!("sysctl -w kernel.threads-max={need}"),
+        format!("threads on the whole machine: {now} now"),
+    )
+}
+
+fn pid_max(m: &Machine, d: &Demand) -> Finding {
+    let Some(threads) = d.threads else {
+        return not_asked("kernel.pid_max", m.pid_max);
+    };
+    let (Some(max), Some(now)) = (m.pid_max, m.tasks_now) else {
+        return unknown(
+            "kernel.pid_max",
+            threads.to_string(),
+            "/proc/sys/kernel/pid_max or /proc/loadavg",
+        );
+    };
+    let need = now + threads;
+    judged(
+        "kernel.pid_max",
+        max,
+        need,
+        max >= need,
+        format!("sysctl -w kernel.pid_max={}", need.max(4_194_304)),
+        format!("every thread takes a pid: {now} taken now"),
+    )
+}
+
+fn max_map_count(m: &Machine, d: &Demand) -> Finding {
+    let Some(threads) = d.threads else {
+        return not_asked("vm.max_map_count", m.max_map_count);
+    };
+    // The maps of the program itself besides its threads' (a JVM has a few thousand).
+    let need = threads * MAPS_PER_THREAD + 4096;
+    let Some(v) = m.max_map_count else {
+        return unknown(
+            "vm.max_map_count",
+            need.to_string(),
+            "/proc/sys/vm/max_map_count",
+        );
+    };
+    judged(
+        "vm.max_map_count",
+        v,
+        need,
+        v >= need,
+        format!("sysctl -w vm.max_map_count={need}"),
+        "memory maps per process: each thread's stack and guard page are two".into(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -481,6 +622,12 @@ mod tests {
             conntrack: Some((12, 262_144)),
             tcp_mem: Some([287_901, 383_868, 575_802]),
             tcp_mem_used: Some(182),
+            nproc: Some((96_365, 96_365)),
+            root: false,
+            threads_max: Some(192_730),
+            pid_max: Some(32_768),
+            tasks_now: Some(306),
+            max_map_count: Some(65_530),
         }
     }
 
@@ -488,6 +635,7 @@ mod tests {
         Demand {
             connections,
             closes_per_s: None,
+            threads: None,
         }
     }
 
@@ -559,12 +707,128 @@ mod tests {
             let d = Demand {
                 connections: *connections,
                 closes_per_s: *closes,
+                threads: None,
             };
             let findings = super::check(&m, &d);
             let f = findings.iter().find(|f| f.check == *check).unwrap();
             assert_eq!(f.severity, *want, "{what}: {f:?}");
             assert_eq!(f.fix.as_deref(), *fix, "{what}: {f:?}");
         }
+    }
+
+    #[test]
+    fn thread_checks_against_recorded_machines() {
+        type Edit = fn(&mut Machine);
+        /// What, an edit of the VM, threads, the check, its severity and fix.
+        type Case<'a> = (
+            &'a str,
+            Edit,
+            Option<u64>,
+            &'a str,
+            Severity,
+            Option<&'a str>,
+        );
+        let cases: &[Case] = &[
+            ("not asked", |_| {}, None, "ulimit -u", Severity::Ok, None),
+            (
+                "not asked, even if tiny",
+                |m| m.pid_max = Some(300),
+                None,
+                "kernel.pid_max",
+                Severity::Ok,
+                None,
+            ),
+            (
+                "10,000 threads on the VM",
+                |_| {},
+                Some(10_000),
+                "ulimit -u",
+                Severity::Ok,
+                None,
+            ),
+            (
+                "ulimit -u 300 (the setpriv run)",
+                |m| m.nproc = Some((300, 300)),
+                Some(1_000),
+                "ulimit -u",
+                Severity::Short,
+                Some("ulimit -u 1064"),
+            ),
+            (
+                "root ignores ulimit -u",
+                |m| {
+                    m.nproc = Some((300, 300));
+                    m.root = true
+                },
+                Some(1_000),
+                "ulimit -u",
+                Severity::Ok,
+                None,
+            ),
+            (
+                "pid_max 32768 at 10,000",
+                |_| {},
+                Some(10_000),
+                "kernel.pid_max",
+                Severity::Ok,
+                None,
+            ),
+            (
+                "pid_max 32768 at 40,000",
+                |_| {},
+                Some(40_000),
+                "kernel.pid_max",
+                Severity::Short,
+                Some("sysctl -w kernel.pid_max=4194304"),
+            ),
+            (
+                "threads-max",
+                |m| m.threads_max = Some(8_000),
+                Some(10_000),
+                "kernel.threads-max",
+                Severity::Short,
+                Some("sysctl -w kernel.threads-max=10306"),
+            ),
+            (
+                "max_map_count at 10,000",
+                |_| {},
+                Some(10_000),
+                "vm.max_map_count",
+                Severity::Ok,
+                None,
+            ),
+            (
+                "max_map_count at 40,000",
+                |_| {},
+                Some(40_000),
+                "vm.max_map_count",
+                Severity::Short,
+                Some("sysctl -w vm.max_map_count=84096"),
+            ),
+            (
+                "unreadable",
+                |m| *m = Machine::default(),
+                Some(10),
+                "kernel.threads-max",
+                Severity::Unknown,
+                None,
+            ),
+        ];
+        for (what, edit, threads, check, want, fix) in cases {
+            let mut m = vm();
+            edit(&mut m);
+            let d = Demand {
+                connections: 100,
+                closes_per_s: None,
+                threads: *threads,
+            };
+            let findings = super::check(&m, &d);
+            let f = findings.iter().find(|f| f.check == *check).unwrap();
+            assert_eq!(f.severity, *want, "{what}: {f:?}");
+            assert_eq!(f.fix.as_deref(), *fix, "{what}: {f:?}");
+        }
+        assert_eq!(loadavg_tasks("30.96 33.61 28.16 24/306 690\n"), Some(306));
+        assert_eq!(loadavg_tasks("30.96 33.61"), None);
     }
 
     #[test]

@@ -12,6 +12,7 @@ pub fn short_limits(machine: &Machine, connections: u64) -> Vec<LimitNote> {
     let demand = Demand {
         connections,
         closes_per_s: None,
+        threads: None,
     };
     short(&check(machine, &demand))
         .map(|f| LimitNote {

@@ -65,7 +65,7 @@ fn json_follows_the_schema_and_one_connection_is_short_of_nothing() {
     let v = doc(&out);
     assert_eq!(v["short"], 0, "{v}");
     assert_eq!(v["demand"]["connections"], 1);
-    assert_eq!(v["findings"].as_array().unwrap().len(), 10);
+    assert_eq!(v["findings"].as_array().unwrap().len(), 14);
     // The text form: one line per check, and the verdict.
     let out = run(&["doctor", "--connections", "1"]);
     let text = String::from_utf8_lossy(&out.stdout);
@@ -118,6 +118,53 @@ fn ulimit_1024_is_short_for_10000_connections_as_load_finds() {
     // 1024 is enough for 900 connections: ok, and foxbench agrees.
     let v = doc(&under_ulimit(1024, &["doctor", "--json", "-c", "900"]));
     assert_eq!(finding(&v, "ulimit -Hn")["severity"], "ok", "{v}");
+}
+
+#[test]
+fn ulimit_u_300_is_short_for_1000_threads_as_python_finds() {
+    // RLIMIT_NPROC does not bind root: run as nobody (setpriv, util-linux).
+    let as_nobody = |script: &str| {
+        Command::new("bash")
+            .arg("-c")
+            .arg(format!(
+                "ulimit -u 300 && exec setpriv --reuid=nobody --regid=nogroup --clear-groups {script}"
+            ))
+            .output()
+            .expect("bash runs")
+    };
+    let probe = as_nobody("true");
+    if !probe.status.success() {
+        eprintln!(
+            "skipped: cannot run as nobody with setpriv: {}",
+            String::from_utf8_lossy(&probe.stderr).trim()
+        );
+        return;
+    }
+    let bin = env!("CARGO_BIN_EXE_foxbench");
+    let v = doc(&as_nobody(&format!(
+        "{bin} doctor --json -c 100 --threads 1000"
+    )));
+    let f = finding(&v, "ulimit -u");
+    assert_eq!(f["severity"], "short", "{v}");
+    assert_eq!(f["observed"], "300");
+    assert_eq!(f["fix"], "ulimit -u 1064");
+    // The failure it predicts: the 300th thread of the user cannot start.
+    let py = "import threading\nev=threading.Event()\nn=0\ntry:\n  for _ in range(1000):\n    threading.Thread(target=ev.wait).start(); n+=1\nexcept RuntimeError as e:\n  print(n)\nev.set()";
+    let out = as_nobody(&format!("/usr/bin/python3 -c '{py}'"));
+    let started: u64 = String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .parse()
+        .unwrap_or_else(|_| panic!("{out:?}"));
+    assert!(
+        started < 300,
+        "{started} threads started under ulimit -u 300"
+    );
+    // As root it is not enforced, and the doctor says so.
+    let v = doc(&under_ulimit(
+        1024,
+        &["doctor", "--json", "-c", "100", "--threads", "1000"],
+    ));
+    assert_eq!(finding(&v, "ulimit -u")["severity"], "ok", "{v}");
 }
 
 /// A network namespace of the test's own, deleted (with the server in it) on drop.

@@ -47,6 +47,11 @@ fn the_machine_is_read_as_sysctl_and_getrlimit_read_it() {
     let ct_max = sysctl("net.netfilter.nf_conntrack_max").map(|v| v[0]);
     assert_eq!(m.conntrack.map(|(_, max)| max), ct_max);
     assert!(m.tcp_mem_used.is_some(), "/proc/net/sockstat has TCP mem");
+    assert_eq!(m.nproc, getrlimit(Resource::RLIMIT_NPROC).ok());
+    assert_eq!(m.threads_max, sysctl("kernel.threads-max").map(|v| v[0]));
+    assert_eq!(m.pid_max, sysctl("kernel.pid_max").map(|v| v[0]));
+    assert_eq!(m.max_map_count, sysctl("vm.max_map_count").map(|v| v[0]));
+    assert!(m.tasks_now.is_some_and(|n| n > 1), "{:?}", m.tasks_now);
 }
 
 #[test]
@@ -58,6 +63,7 @@ fn every_check_answers_on_this_machine() {
             &Demand {
                 connections,
                 closes_per_s: None,
+                threads: Some(connections),
             },
         );
         for f in &findings {
