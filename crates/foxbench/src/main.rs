@@ -4,6 +4,7 @@
 mod agent;
 mod compare_cmd;
 mod k8s_cmd;
+mod doctor_cmd;
 mod load_cmd;
 mod load_series;
 mod merge_cmd;
@@ -41,6 +42,9 @@ enum Command {
     /// instant, from the same flags as `load`; pipe it to `kubectl apply -f -`.
     #[command(name = "k8s-job")]
     K8sJob(k8s_cmd::K8sJobArgs),
+    /// Check the machine's limits (open files, ports, backlogs, conntrack) for a run of N
+    /// connections, and print the command that fixes each one that is short.
+    Doctor(doctor_cmd::DoctorArgs),
 }
 
 /// Parses `load`'s flags (`argv` starts with "load") with the CLI's own parser.
@@ -108,6 +112,7 @@ fn main() -> ExitCode {
         Command::Compare(args) => compare_cmd::run(args),
         Command::Merge(args) => merge_cmd::run(args),
         Command::K8sJob(args) => k8s_cmd::run(args),
+        Command::Doctor(args) => doctor_cmd::run(args),
     };
     match result {
         Ok(code) => code,

@@ -5,6 +5,7 @@ mod support;
 
 mod agents;
 mod compare;
+mod doctor;
 mod interop;
 mod series;
 mod shootout;

@@ -16,6 +16,10 @@
 //! A plan can be one agent's share of a plan run by several ([`Plan::shard`], [`shard`]),
 //! started at an instant agreed beforehand ([`start`]).
 //!
+//! Before a run, [`limits`] checks the machine's limits that its connections will hit (open
+//! files, ephemeral ports, listen backlogs, conntrack, TCP memory): `foxbench doctor`, and
+//! the shootout before each level.
+//!
 //! Accounting: every request issued ends in exactly one outcome, so
 //! `sent = ok + failed_status + errors + in_flight` holds for every run.
 //!
@@ -24,6 +28,7 @@
 
 mod control;
 mod interval;
+pub mod limits;
 mod plan;
 mod rate;
 mod response;
@@ -47,7 +52,7 @@ pub use control::{Control, Snapshot};
 pub use plan::{Arrival, Plan, PlanError, StatusSet, Stop, MAX_PIPELINE};
 pub use rate::{Rate, RateError, Stage};
 pub use response::{parse_head, Chunked, Framer, Framing, Head, ParseError, Step, MAX_HEAD};
-pub use setup::{connect_blocking, preflight, raise_fd_limit, Connection, SetupError};
+pub use setup::{connect_blocking, fds_needed, preflight, raise_fd_limit, Connection, SetupError};
 pub use shard::{Shard, ShardError};
 pub use stats::{Counts, Interval, Latency};
 pub use table::Selection;

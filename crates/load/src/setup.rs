@@ -155,12 +155,18 @@ fn handshake(
     Ok(rustls::StreamOwned::new(session, sock))
 }
 
+/// Open files a run of `connections` needs: one per connection, and 64 for the rest
+/// (stdio, epoll and timer fds, the sampler's files).
+pub fn fds_needed(connections: u64) -> u64 {
+    connections + 64
+}
+
 /// Raises the soft open-files limit to the hard one when `connections` need more than the
 /// soft limit allows (one file per connection, and a margin for the rest). Fails when even
 /// the hard limit is too low. Processes started afterwards inherit the raised limit.
 pub fn raise_fd_limit(connections: usize) -> Result<(), SetupError> {
     use nix::sys::resource::{getrlimit, setrlimit, Resource};
-    let need = connections as u64 + 64;
+    let need = fds_needed(connections as u64);
     let (soft, hard) = getrlimit(Resource::RLIMIT_NOFILE).map_err(SetupError::Rlimit)?;
     if soft >= need {
         return Ok(());

@@ -13,12 +13,20 @@
 //! - [`threads`] reads one `stat` and one `status` per *thread*: context switches and the
 //!   busiest thread's CPU. A server with a thread per connection has thousands, so it is
 //!   taken only at the edges of a measured window, never during it.
+//! - [`connections`] reads the tree's fd directories and its network namespace's TCP
+//!   tables: how many connections are established to a service's port ([`Peer::Remote`])
+//!   or on a listening port ([`Peer::Local`]), and how many had bytes in flight or unread;
+//!   a [`ConnectionSeries`] keeps min, mean and max through a window.
 #![forbid(unsafe_code)]
+
+mod connections;
 
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
 
 use procfs::process::Process;
+
+pub use connections::{connections, count, ConnectionSeries, Connections, Peer, Socket};
 
 /// Why a sample could not be taken.
 #[derive(Debug, thiserror::Error)]

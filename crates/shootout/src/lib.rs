@@ -12,6 +12,7 @@ pub mod diagnosis;
 mod failure;
 pub mod judge;
 mod lifecycle;
+mod limits;
 mod measure;
 pub mod process;
 pub mod protocol;

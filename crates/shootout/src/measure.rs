@@ -98,6 +98,7 @@ impl<'a> Task<'a> {
             repeats: Vec::new(),
             summary: None,
             diagnosis: None,
+            limits: Vec::new(),
         }
     }
 }

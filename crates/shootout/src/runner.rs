@@ -392,6 +392,7 @@ impl<'a> Ctx<'a> {
                     cells.push(cell);
                     continue;
                 }
+                crate::limits::before_level(&mut cell, obs);
                 match meter.measure(running, &task, &mut cell) {
                     Ok(()) => {
                         summary::conclude(&mut cell, meter.server_cpus);

@@ -406,6 +406,7 @@ mod tests {
                 repeats: Vec::new(),
                 summary: None,
                 diagnosis: None,
+                limits: Vec::new(),
             };
             if measured {
                 cell.repeats.push(rep(10.0, &[1_000], zero_server()));

@@ -51,6 +51,14 @@ fn results(dir: &Path) -> Value {
     v
 }
 
+pub(super) fn results_of(dir: &Path) -> Value {
+    results(dir)
+}
+
+pub(super) fn target_of<'a>(v: &'a Value, name: &str) -> &'a Value {
+    target(v, name)
+}
+
 fn target<'a>(v: &'a Value, name: &str) -> &'a Value {
     v["targets"]
         .as_array()

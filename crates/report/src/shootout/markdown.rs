@@ -368,6 +368,11 @@ pub fn to_markdown(r: &ShootoutResults) -> String {
                 (None, Some(m)) => (c.status.as_str().to_string(), m.clone()),
                 (None, None) => ("–".into(), String::new()),
             };
+            let why = match c.limits_line() {
+                Some(l) if why.is_empty() => l,
+                Some(l) => format!("{why}; {l}"),
+                None => why,
+            };
             let _ = writeln!(
                 out,
                 "| {} | {} | {} | {:.1} s | {} | {} |",

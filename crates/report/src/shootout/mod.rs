@@ -306,6 +306,49 @@ pub struct Cell {
     pub summary: Option<CellSummary>,
     /// What limited the result.
     pub diagnosis: Option<Diagnosis>,
+    /// The machine's limits that were short for this level when it started (the checks of
+    /// `foxbench doctor`); empty when none was, and in results written before them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub limits: Vec<LimitNote>,
+}
+
+/// A machine limit short for a level, as `foxbench doctor` reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct LimitNote {
+    /// The limit, as sysctl or ulimit names it (`net.core.somaxconn`, `ulimit -n`).
+    pub check: String,
+    /// The machine's figure.
+    pub observed: String,
+    /// What the level needs.
+    pub needed: String,
+    /// The command that fixes it.
+    pub fix: Option<String>,
+}
+
+impl Cell {
+    /// The short limits in one line, for the progress output and the report, if any.
+    pub fn limits_line(&self) -> Option<String> {
+        if self.limits.is_empty() {
+            return None;
+        }
+        let each: Vec<String> = self
+            .limits
+            .iter()
+            .map(|l| {
+                let fix = l
+                    .fix
+                    .as_deref()
+                    .map(|f| format!(": {f}"))
+                    .unwrap_or_default();
+                format!("{} {}, needs {}{fix}", l.check, l.observed, l.needed)
+            })
+            .collect();
+        Some(format!(
+            "machine limits short for {} connections: {}",
+            self.connections,
+            each.join("; ")
+        ))
+    }
 }
 
 /// Where a cell ended.

@@ -274,6 +274,7 @@ mod tests {
             repeats,
             summary,
             diagnosis: None,
+            limits: Vec::new(),
         }
     }
 
@@ -503,6 +504,37 @@ mod tests {
         assert!(html.contains("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;"));
         // The only script is the report's own.
         assert_eq!(html.matches("<script").count(), 1);
+    }
+
+    #[test]
+    fn short_limits_show_in_both_reports_and_survive_json() {
+        let mut r = fixture();
+        assert!(
+            r.targets
+                .iter()
+                .flat_map(|t| &t.cells)
+                .all(|c| c.limits.is_empty()),
+            "an old results file has none"
+        );
+        let cell = &mut r.targets[0].cells[0];
+        cell.limits.push(super::super::LimitNote {
+            check: "net.core.somaxconn".into(),
+            observed: "128".into(),
+            needed: "4096".into(),
+            fix: Some("sysctl -w net.core.somaxconn=4096".into()),
+        });
+        let line = cell.limits_line().unwrap();
+        assert!(
+            line.ends_with("net.core.somaxconn 128, needs 4096: sysctl -w net.core.somaxconn=4096"),
+            "{line}"
+        );
+        assert!(crate::shootout::to_markdown(&r).contains(&line));
+        assert!(to_html(&r).contains(&line));
+        let back = ShootoutResults::from_json(&serde_json::to_string(&r).unwrap()).unwrap();
+        assert_eq!(
+            back.targets[0].cells[0].limits,
+            r.targets[0].cells[0].limits
+        );
     }
 
     #[test]

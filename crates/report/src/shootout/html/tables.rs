@@ -409,6 +409,11 @@ pub(super) fn diagnosis(out: &mut String, r: &ShootoutResults) {
                 ),
                 (None, None) => ("–".into(), String::new()),
             };
+            let why = match c.limits_line() {
+                Some(l) if why.is_empty() => l,
+                Some(l) => format!("{why}; {l}"),
+                None => why,
+            };
             let _ = writeln!(
                 out,
                 "<tr><th scope=\"row\">{}{}</th><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{:.1} s</td><td class=\"n\">{}</td><td>{}</td><td class=\"why\">{}</td></tr>",

@@ -1,0 +1,851 @@
+//! The machine's limits that a run of many connections hits, checked before it hits them:
+//! `foxbench doctor`, and the shootout before each level.
+//!
+//! [`Machine::read`] takes the figures from `getrlimit` and `/proc/sys` (and
+//! `/proc/net/sockstat`); [`check`] compares them with a [`Demand`] and returns one
+//! [`Finding`] per check, each with the exact command that fixes it when it is short. The
+//! checks are a table ([`CHECKS`]), each a pure function of the recorded figures, so they
+//! are tested on recorded values as well as on this machine.
+//!
+//! The needed figures come from runs on this project's VM (a 2-core Debian, kernel 6.x),
+//! against `targets/c-epoll` on loopback in a network namespace:
+//! - a port range of 1,000 ports gave 1,027 connections and then `EADDRNOTAVAIL` on every
+//!   connect (`-c 2000`);
+//! - `somaxconn` 128 gave 1,192 listen-queue overflows and 303 SYN cookies at `-c 10000`;
+//!   4,096 (with `tcp_max_syn_backlog` 2,048) gave none;
+//! - 10,000 keep-alive connections (20,000 sockets on loopback) used 9,654 pages of TCP
+//!   memory (`/proc/net/sockstat`): about half a page per socket;
+//! - without keep-alive, foxbench sends `Connection: close` and the server closes first, so
+//!   TIME_WAIT stays on the server's side: 32,000 connections went through 1,000 ports
+//!   with `tcp_tw_reuse=0` and no error. A client that closes first (a front end's pool
+//!   without keep-alive, or `--closes-per-s`) holds each port 60 s.
+
+use serde::Serialize;
+
+use crate::setup::fds_needed;
+
+/// How long Linux holds a connection closed first by this side in TIME_WAIT
+/// (`TCP_TIMEWAIT_LEN`, fixed at build time).
+pub const TIME_WAIT_S: u64 = 60;
+/// How long conntrack keeps a TIME_WAIT entry (`nf_conntrack_tcp_timeout_time_wait`'s
+/// default).
+pub const CONNTRACK_TIME_WAIT_S: u64 = 120;
+/// The accept-queue length a burst of connects needs at most: measured clean at 10,000
+/// connects (the kernel's default `somaxconn` since 5.4).
+pub const ACCEPT_QUEUE_ENOUGH: u64 = 4096;
+/// The SYN queue length measured clean beside [`ACCEPT_QUEUE_ENOUGH`].
+pub const SYN_BACKLOG_ENOUGH: u64 = 2048;
+/// Memory maps a thread adds to its process (its stack and the guard page below it):
+/// measured 2,039 more maps for 1,000 Python threads.
+pub const MAPS_PER_THREAD: u64 = 2;
+/// Pages of TCP memory one socket is allowed for: twice the half page measured per
+/// keep-alive socket, for responses larger than a redirect.
+pub const TCP_PAGES_PER_SOCKET: u64 = 1;
+
+/// What a run will ask of the machine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Demand {
+    /// Concurrent connections, all to one address and port.
+    pub connections: u64,
+    /// New connections per second that this side closes first (each then holds its port
+    /// in TIME_WAIT); `None` when the server closes (foxbench without keep-alive) or
+    /// connections are kept alive.
+    pub closes_per_s: Option<u64>,
+    /// Threads of the server, started by this user (a thread per connection); `None`
+    /// when not asked.
+    pub threads: Option<u64>,
+}
+
+/// Whether a limit is enough for the demand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Enough.
+    Ok,
+    /// The figure could not be read.
+    Unknown,
+    /// Too low: the run will hit it.
+    Short,
+}
+
+impl Severity {
+    /// `ok`, `unknown` or `short`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Ok => "ok",
+            Severity::Unknown => "unknown",
+            Severity::Short => "short",
+        }
+    }
+}
+
+/// One check's result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    /// The limit, as `sysctl` or `ulimit` names it.
+    pub check: &'static str,
+    /// What the machine has, as read.
+    pub observed: String,
+    /// What the demand needs.
+    pub needed: String,
+    /// Whether it is enough.
+    pub severity: Severity,
+    /// The command that fixes it, when short.
+    pub fix: Option<String>,
+    /// What the figure means for the run, in one line.
+    pub note: String,
+}
+
+/// The figures the checks read; `None` where they could not be read.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Machine {
+    /// RLIMIT_NOFILE (soft, hard).
+    pub nofile: Option<(u64, u64)>,
+    /// `fs.nr_open`: the ceiling of any hard limit.
+    pub nr_open: Option<u64>,
+    /// `fs.file-nr`: open files now, and `fs.file-max`.
+    pub file_nr: Option<(u64, u64)>,
+    /// `net.ipv4.ip_local_port_range`.
+    pub port_range: Option<(u64, u64)>,
+    /// `net.ipv4.tcp_tw_reuse` (0 off, 1 on, 2 loopback only).
+    pub tw_reuse: Option<u64>,
+    /// `net.core.somaxconn`.
+    pub somaxconn: Option<u64>,
+    /// `net.ipv4.tcp_max_syn_backlog`.
+    pub syn_backlog: Option<u64>,
+    /// `net.netfilter.nf_conntrack_count` and `_max`; `None` when conntrack is not loaded.
+    pub conntrack: Option<(u64, u64)>,
+    /// `net.ipv4.tcp_mem` (low, pressure, high) in pages.
+    pub tcp_mem: Option<[u64; 3]>,
+    /// TCP memory in use now, in pages (`/proc/net/sockstat`).
+    pub tcp_mem_used: Option<u64>,
+    /// RLIMIT_NPROC (soft, hard): processes and threads of this user.
+    pub nproc: Option<(u64, u64)>,
+    /// Whether this process runs as root, which RLIMIT_NPROC does not bind.
+    pub root: bool,
+    /// `kernel.threads-max`.
+    pub threads_max: Option<u64>,
+    /// `kernel.pid_max`: every thread takes a pid.
+    pub pid_max: Option<u64>,
+    /// Threads and processes on the machine now (`/proc/loadavg`'s fourth field).
+    pub tasks_now: Option<u64>,
+    /// `vm.max_map_count`: memory maps per process.
+    pub max_map_count: Option<u64>,
+}
+
+fn proc_sys(name: &str) -> Option<String> {
+    let path = format!("/proc/sys/{}", name.replace('.', "/"));
+    std::fs::read_to_string(path).ok()
+}
+
+/// The first `N` whitespace-separated numbers of a `/proc/sys` value, or `None`.
+pub fn numbers<const N: usize>(text: &str) -> Option<[u64; N]> {
+    let mut out = [0u64; N];
+    let mut words = text.split_whitespace();
+    for slot in &mut out {
+        *slot = words.next()?.parse().ok()?;
+    }
+    Some(out)
+}
+
+/// The `mem` figure of `/proc/net/sockstat`'s `TCP:` line, in pages.
+pub fn sockstat_tcp_pages(sockstat: &str) -> Option<u64> {
+    let line = sockstat.lines().find(|l| l.starts_with("TCP:"))?;
+    let mut words = line.split_whitespace();
+    while let Some(w) = words.next() {
+        if w == "mem" {
+            return words.next()?.parse().ok();
+        }
+    }
+    None
+}
+
+/// The threads and processes on the machine: `/proc/loadavg`'s `running/total`'s total.
+pub fn loadavg_tasks(loadavg: &str) -> Option<u64> {
+    let field = loadavg.split_whitespace().nth(3)?;
+    field.split_once('/')?.1.parse().ok()
+}
+
+impl Machine {
+    /// Reads this process's limits and the machine's (or network namespace's) settings.
+    pub fn read() -> Machine {
+        use nix::sys::resource::{getrlimit, Resource};
+        let one = |name: &str| proc_sys(name).and_then(|t| numbers::<1>(&t)).map(|[v]| v);
+        let conntrack = match (
+            one("net.netfilter.nf_conntrack_count"),
+            one("net.netfilter.nf_conntrack_max"),
+        ) {
+            (Some(count), Some(max)) => Some((count, max)),
+            _ => None,
+        };
+        Machine {
+            nofile: getrlimit(Resource::RLIMIT_NOFILE).ok(),
+            nr_open: one("fs.nr_open"),
+            file_nr: proc_sys("fs.file-nr")
+                .and_then(|t| numbers::<3>(&t))
+                .map(|[open, _, max]| (open, max)),
+            port_range: proc_sys("net.ipv4.ip_local_port_range")
+                .and_then(|t| numbers::<2>(&t))
+                .map(|[lo, hi]| (lo, hi)),
+            tw_reuse: one("net.ipv4.tcp_tw_reuse"),
+            somaxconn: one("net.core.somaxconn"),
+            syn_backlog: one("net.ipv4.tcp_max_syn_backlog"),
+            conntrack,
+            tcp_mem: proc_sys("net.ipv4.tcp_mem").and_then(|t| numbers::<3>(&t)),
+            tcp_mem_used: std::fs::read_to_string("/proc/net/sockstat")
+                .ok()
+                .and_then(|t| sockstat_tcp_pages(&t)),
+            nproc: getrlimit(Resource::RLIMIT_NPROC).ok(),
+            root: std::fs::metadata("/proc/self").is_ok_and(|m| {
+                use std::os::unix::fs::MetadataExt as _;
+                m.uid() == 0
+            }),
+            threads_max: one("kernel.threads-max"),
+            pid_max: one("kernel.pid_max"),
+            tasks_now: std::fs::read_to_string("/proc/loadavg")
+                .ok()
+                .and_then(|t| loadavg_tasks(&t)),
+            max_map_count: one("vm.max_map_count"),
+        }
+    }
+}
+
+/// A check: its name and how it judges the figures.
+pub type Check = (&'static str, fn(&Machine, &Demand) -> Finding);
+
+/// Every check, in the order `foxbench doctor` prints them.
+pub const CHECKS: &[Check] = &[
+    ("ulimit -Hn", nofile_hard),
+    ("ulimit -n", nofile_soft),
+    ("fs.nr_open", nr_open),
+    ("fs.file-max", file_max),
+    ("net.ipv4.ip_local_port_range", port_range),
+    ("net.ipv4.tcp_tw_reuse", tw_reuse),
+    ("net.core.somaxconn", somaxconn),
+    ("net.ipv4.tcp_max_syn_backlog", syn_backlog),
+    ("net.netfilter.nf_conntrack_max", conntrack),
+    ("net.ipv4.tcp_mem", tcp_mem),
+    ("ulimit -u", nproc),
+    ("kernel.threads-max", threads_max),
+    ("kernel.pid_max", pid_max),
+    ("vm.max_map_count", max_map_count),
+];
+
+/// Every check of `machine` against `demand`.
+pub fn check(machine: &Machine, demand: &Demand) -> Vec<Finding> {
+    CHECKS.iter().map(|(_, f)| f(machine, demand)).collect()
+}
+
+/// The findings that are short.
+pub fn short(findings: &[Finding]) -> impl Iterator<Item = &Finding> {
+    findings.iter().filter(|f| f.severity == Severity::Short)
+}
+
+fn unknown(check: &'static str, needed: String, what: &str) -> Finding {
+    Finding {
+        check,
+        observed: "unreadable".into(),
+        needed,
+        severity: Severity::Unknown,
+        fix: None,
+        note: format!("cannot read {what}"),
+    }
+}
+
+fn judged(
+    check: &'static str,
+    observed: impl ToString,
+    needed: impl ToString,
+    enough: bool,
+    fix: String,
+    note: String,
+) -> Finding {
+    Finding {
+        check,
+        observed: observed.to_string(),
+        needed: needed.to_string(),
+        severity: if enough {
+            Severity::Ok
+        } else {
+            Severity::Short
+        },
+        fix: (!enough).then_some(fix),
+        note,
+    }
+}
+
+fn nofile_hard(m: &Machine, d: &Demand) -> Finding {
+    let need = fds_needed(d.connections);
+    let Some((_, hard)) = m.nofile else {
+        return unknown("ulimit -Hn", need.to_string(), "RLIMIT_NOFILE");
+    };
+    judged(
+        "ulimit -Hn",
+        hard,
+        need,
+        hard >= need,
+        format!("ulimit -n {need}"),
+        format!("the hard open-files limit: one file per connection and 64 more; below it foxbench refuses to start, and a process that reaches it fails with \"Too many open files\" (root may raise it; to keep it: '* - nofile {need}' in /etc/security/limits.conf, or LimitNOFILE={need} in a systemd unit)"),
+    )
+}
+
+fn nofile_soft(m: &Machine, d: &Demand) -> Finding {
+    let need = fds_needed(d.connections);
+    let Some((soft, hard)) = m.nofile else {
+        return unknown("ulimit -n", need.to_string(), "RLIMIT_NOFILE");
+    };
+    let note = if soft >= need {
+        "the soft open-files limit".to_string()
+    } else if hard >= need {
+        format!("foxbench raises its own soft limit to the hard one ({hard}), and the shootout's targets inherit that; a server started from this shell keeps {soft} and fails to accept past it")
+    } else {
+        format!("even raised to the hard limit ({hard}) it is short: fix the hard limit first")
+    };
+    judged(
+        "ulimit -n",
+        soft,
+        need,
+        soft >= need,
+        format!("ulimit -n {}", hard.max(need)),
+        note,
+    )
+}
+
+fn nr_open(m: &Machine, d: &Demand) -> Finding {
+    let need = fds_needed(d.connections);
+    let Some(v) = m.nr_open else {
+        return unknown("fs.nr_open", need.to_string(), "/proc/sys/fs/nr_open");
+    };
+    judged(
+        "fs.nr_open",
+        v,
+        need,
+        v >= need,
+        format!("sysctl -w fs.nr_open={need}"),
+        "the ceiling of any process's open-files limit: ulimit -n cannot go above it".into(),
+    )
+}
+
+fn file_max(m: &Machine, d: &Demand) -> Finding {
+    // Client and server on one machine: a socket at each end of every connection.
+    let extra = 2 * fds_needed(d.connections);
+    let Some((open, max)) = m.file_nr else {
+        return unknown("fs.file-max", extra.to_string(), "/proc/sys/fs/file-nr");
+    };
+    let need = open + extra;
+    judged(
+        "fs.file-max",
+        max,
+        need,
+        max >= need,
+        format!("sysctl -w fs.file-max={need}"),
+        format!("open files for the whole machine: {open} open now, and a socket at each end of every connection when client and server share it"),
+    )
+}
+
+/// Ports a client that closes first holds in TIME_WAIT, given `tw_reuse`: 60 s of closes,
+/// or about a second's when connect() may reuse them (1, or 2 on loopback).
+fn time_wait_ports(d: &Demand, tw_reuse: Option<u64>) -> u64 {
+    let hold_s = match tw_reuse {
+        Some(0) | None => TIME_WAIT_S,
+        Some(_) => 1,
+    };
+    d.closes_per_s.unwrap_or(0) * hold_s
+}
+
+fn port_range(m: &Machine, d: &Demand) -> Finding {
+    let tw = time_wait_ports(d, m.tw_reuse);
+    let need = d.connections + tw;
+    let Some((lo, hi)) = m.port_range else {
+        return unknown(
+            "net.ipv4.ip_local_port_range",
+            need.to_string(),
+            "/proc/sys/net/ipv4/ip_local_port_range",
+        );
+    };
+    let ports = (hi + 1).saturating_sub(lo);
+    let note = match d.closes_per_s {
+        Some(r) => format!("{ports} ports ({lo}-{hi}) to one address and port, for {} connections and {tw} in TIME_WAIT ({r}/s closed by this side, held {} s); past it connect() fails with \"Cannot assign requested address\"", d.connections, tw / r.max(1)),
+        None => format!("{ports} ports ({lo}-{hi}) to one address and port; past it connect() fails with \"Cannot assign requested address\" (EADDRNOTAVAIL). TIME_WAIT is assumed on the server's side: foxbench without keep-alive lets the server close (give --closes-per-s for a client that closes first)"),
+    };
+    // 1024 and up: the ports below are reserved for root's services.
+    let fix = if need <= 65535 - 1024 + 1 {
+        "sysctl -w net.ipv4.ip_local_port_range=\"1024 65535\"".to_string()
+    } else {
+        format!("{need} ports is more than one source address has: spread the connections over more addresses (127.0.0.2, ...) or fewer connections")
+    };
+    judged(
+        "net.ipv4.ip_local_port_range",
+        format!("{lo} {hi}"),
+        format!("{need} ports"),
+        ports >= need,
+        fix,
+        note,
+    )
+}
+
+fn tw_reuse(m: &Machine, d: &Demand) -> Finding {
+    let Some(v) = m.tw_reuse else {
+        return unknown(
+            "net.ipv4.tcp_tw_reuse",
+            "1 or 2".into(),
+            "/proc/sys/net/ipv4/tcp_tw_reuse",
+        );
+    };
+    let ports = m
+        .port_range
+        .map(|(lo, hi)| (hi + 1).saturating_sub(lo))
+        .unwrap_or(0);
+    // Short only when TIME_WAIT would take ports the run needs.
+    let hurts = v == 0 && d.connections + time_wait_ports(d, Some(0)) > ports;
+    let note = match v {
+        0 => {
+            "connect() never reuses a port in TIME_WAIT: each port closed by this side is held 60 s"
+                .to_string()
+        }
+        2 => "reuse on loopback only (the default): a remote target needs 1".to_string(),
+        _ => "connect() reuses a TIME_WAIT port after a second (needs TCP timestamps)".to_string(),
+    };
+    judged(
+        "net.ipv4.tcp_tw_reuse",
+        v,
+        "1 or 2",
+        !hurts,
+        "sysctl -w net.ipv4.tcp_tw_reuse=1".into(),
+        note,
+    )
+}
+
+fn somaxconn(m: &Machine, d: &Demand) -> Finding {
+    let need = d.connections.min(ACCEPT_QUEUE_ENOUGH);
+    let Some(v) = m.somaxconn else {
+        return unknown(
+            "net.core.somaxconn",
+            need.to_string(),
+            "/proc/sys/net/core/somaxconn",
+        );
+    };
+    judged(
+        "net.core.somaxconn",
+        v,
+        need,
+        v >= need,
+        format!("sysctl -w net.core.somaxconn={need}"),
+        format!("a server's accept queue is min(its listen() backlog, somaxconn); a burst of connects past it overflows (dropped handshakes, retried after 1 s); the server's own backlog must be {need} too"),
+    )
+}
+
+fn syn_backlog(m: &Machine, d: &Demand) -> Finding {
+    let need = d.connections.min(SYN_BACKLOG_ENOUGH);
+    let Some(v) = m.syn_backlog else {
+        return unknown(
+            "net.ipv4.tcp_max_syn_backlog",
+            need.to_string(),
+            "/proc/sys/net/ipv4/tcp_max_syn_backlog",
+        );
+    };
+    judged(
+        "net.ipv4.tcp_max_syn_backlog",
+        v,
+        need,
+        v >= need,
+        format!("sysctl -w net.ipv4.tcp_max_syn_backlog={need}"),
+        "half-open connections a listener holds; past it the kernel answers with SYN cookies or drops".into(),
+    )
+}
+
+fn conntrack(m: &Machine, d: &Demand) -> Finding {
+    let Some((count, max)) = m.conntrack else {
+        return Finding {
+            check: "net.netfilter.nf_conntrack_max",
+            observed: "not loaded".into(),
+            needed: "-".into(),
+            severity: Severity::Ok,
+            fix: None,
+            note: "connection tracking is not loaded: no table to fill".into(),
+        };
+    };
+    let tw = d.closes_per_s.unwrap_or(0) * CONNTRACK_TIME_WAIT_S;
+    let need = count + d.connections + tw;
+    judged(
+        "net.netfilter.nf_conntrack_max",
+        max,
+        need,
+        max >= need,
+        format!("sysctl -w net.netfilter.nf_conntrack_max={need}"),
+        format!("{count} tracked now; a full table drops new connections (\"nf_conntrack: table full\" in dmesg); closed connections stay tracked {CONNTRACK_TIME_WAIT_S} s"),
+    )
+}
+
+fn tcp_mem(m: &Machine, d: &Demand) -> Finding {
+    let extra = 2 * d.connections * TCP_PAGES_PER_SOCKET;
+    let (Some([low, pressure, high]), Some(used)) = (m.tcp_mem, m.tcp_mem_used) else {
+        return unknown(
+            "net.ipv4.tcp_mem",
+            format!("{extra} pages"),
+            "/proc/sys/net/ipv4/tcp_mem or /proc/net/sockstat",
+        );
+    };
+    let need = used + extra;
+    let scale = |v: u64| v.max((v * need).div_ceil(pressure.max(1)));
+    judged(
+        "net.ipv4.tcp_mem",
+        format!("{low} {pressure} {high}"),
+        format!("{need} pages under pressure"),
+        pressure >= need,
+        format!(
+            "sysctl -w net.ipv4.tcp_mem=\"{} {} {}\"",
+            scale(low),
+            scale(pressure),
+            scale(high)
+        ),
+        format!("TCP buffer memory in pages: {used} in use now, and about a page per socket (half measured at 10,000 keep-alive connections); past the pressure figure every socket's buffers are cut"),
+    )
+}
+
+/// The finding of a thread check when no `--threads` was given.
+fn not_asked(check: &'static str, observed: Option<u64>) -> Finding {
+    Finding {
+        check,
+        observed: observed.map_or("unreadable".into(), |v| v.to_string()),
+        needed: "-".into(),
+        severity: Severity::Ok,
+        fix: None,
+        note: "for a server with a thread per connection: give --threads".into(),
+    }
+}
+
+fn nproc(m: &Machine, d: &Demand) -> Finding {
+    let Some(threads) = d.threads else {
+        return not_asked("ulimit -u", m.nproc.map(|(soft, _)| soft));
+    };
+    let need = threads + 64;
+    let Some((soft, _)) = m.nproc else {
+        return unknown("ulimit -u", need.to_string(), "RLIMIT_NPROC");
+    };
+    let note = if m.root {
+        "processes and threads of this user; not enforced for root, so a server run as root ignores it".to_string()
+    } else {
+        format!("processes and threads of this user (all of them, not only this server's); past it a new thread fails with EAGAIN (\"can't start new thread\", \"unable to create native thread\"); to keep it: '* - nproc {need}' in /etc/security/limits.conf")
+    };
+    judged(
+        "ulimit -u",
+        soft,
+        need,
+        m.root || soft >= need,
+        format!("ulimit -u {need}"),
+        note,
+    )
+}
+
+fn threads_max(m: &Machine, d: &Demand) -> Finding {
+    let Some(threads) = d.threads else {
+        return not_asked("kernel.threads-max", m.threads_max);
+    };
+    let (Some(max), Some(now)) = (m.threads_max, m.tasks_now) else {
+        return unknown(
+            "kernel.threads-max",
+            threads.to_string(),
+            "/proc/sys/kernel/threads-max or /proc/loadavg",
+        );
+    };
+    let need = now + threads;
+    judged(
+        "kernel.threads-max",
+        max,
+        need,
+        max >= need,
+        format!("sysctl -w kernel.threads-max={need}"),
+        format!("threads on the whole machine: {now} now"),
+    )
+}
+
+fn pid_max(m: &Machine, d: &Demand) -> Finding {
+    let Some(threads) = d.threads else {
+        return not_asked("kernel.pid_max", m.pid_max);
+    };
+    let (Some(max), Some(now)) = (m.pid_max, m.tasks_now) else {
+        return unknown(
+            "kernel.pid_max",
+            threads.to_string(),
+            "/proc/sys/kernel/pid_max or /proc/loadavg",
+        );
+    };
+    let need = now + threads;
+    judged(
+        "kernel.pid_max",
+        max,
+        need,
+        max >= need,
+        format!("sysctl -w kernel.pid_max={}", need.max(4_194_304)),
+        format!("every thread takes a pid: {now} taken now"),
+    )
+}
+
+fn max_map_count(m: &Machine, d: &Demand) -> Finding {
+    let Some(threads) = d.threads else {
+        return not_asked("vm.max_map_count", m.max_map_count);
+    };
+    // The maps of the program itself besides its threads' (a JVM has a few thousand).
+    let need = threads * MAPS_PER_THREAD + 4096;
+    let Some(v) = m.max_map_count else {
+        return unknown(
+            "vm.max_map_count",
+            need.to_string(),
+            "/proc/sys/vm/max_map_count",
+        );
+    };
+    judged(
+        "vm.max_map_count",
+        v,
+        need,
+        v >= need,
+        format!("sysctl -w vm.max_map_count={need}"),
+        "memory maps per process: each thread's stack and guard page are two".into(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// This project's VM, as read on 2026-11-24.
+    fn vm() -> Machine {
+        Machine {
+            nofile: Some((20000, 20000)),
+            nr_open: Some(1_048_576),
+            file_nr: Some((1_344, 2_466_177)),
+            port_range: Some((32768, 60999)),
+            tw_reuse: Some(2),
+            somaxconn: Some(4096),
+            syn_backlog: Some(2048),
+            conntrack: Some((12, 262_144)),
+            tcp_mem: Some([287_901, 383_868, 575_802]),
+            tcp_mem_used: Some(182),
+            nproc: Some((96_365, 96_365)),
+            root: false,
+            threads_max: Some(192_730),
+            pid_max: Some(32_768),
+            tasks_now: Some(306),
+            max_map_count: Some(65_530),
+        }
+    }
+
+    fn demand(connections: u64) -> Demand {
+        Demand {
+            connections,
+            closes_per_s: None,
+            threads: None,
+        }
+    }
+
+    fn severity(findings: &[Finding], check: &str) -> Severity {
+        findings
+            .iter()
+            .find(|f| f.check == check)
+            .unwrap_or_else(|| panic!("no {check}"))
+            .severity
+    }
+
+    #[test]
+    fn every_check_is_in_the_table_once_and_named_as_it_reports() {
+        let m = vm();
+        let d = demand(10);
+        for (name, f) in CHECKS {
+            assert_eq!(f(&m, &d).check, *name);
+        }
+        let mut names: Vec<_> = CHECKS.iter().map(|(n, _)| *n).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), CHECKS.len());
+    }
+
+    #[test]
+    fn recorded_machines_against_demands() {
+        type Edit = fn(&mut Machine);
+        /// What, an edit of the VM, connections, closes/s, the check, its severity and fix.
+        type Case<'a> = (
+            &'a str,
+            Edit,
+            u64,
+            Option<u64>,
+            &'a str,
+            Severity,
+            Option<&'a str>,
+        );
+        let cases: &[Case] = &[
+            ("the VM at 10,000", |_| {}, 10_000, None, "ulimit -Hn", Severity::Ok, None),
+            ("ulimit -n 1024 (both)", |m| m.nofile = Some((1024, 1024)), 10_000, None, "ulimit -Hn", Severity::Short, Some("ulimit -n 10064")),
+            ("1024 is enough for 900", |m| m.nofile = Some((1024, 1024)), 900, None, "ulimit -Hn", Severity::Ok, None),
+            ("soft 1024, hard 1M", |m| m.nofile = Some((1024, 1_048_576)), 10_000, None, "ulimit -n", Severity::Short, Some("ulimit -n 1048576")),
+            ("soft 1024, hard 1M, hard ok", |m| m.nofile = Some((1024, 1_048_576)), 10_000, None, "ulimit -Hn", Severity::Ok, None),
+            ("nr_open below the need", |m| m.nr_open = Some(8192), 10_000, None, "fs.nr_open", Severity::Short, Some("sysctl -w fs.nr_open=10064")),
+            ("file-max small", |m| m.file_nr = Some((1000, 15_000)), 10_000, None, "fs.file-max", Severity::Short, Some("sysctl -w fs.file-max=21128")),
+            ("default range at 10,000", |_| {}, 10_000, None, "net.ipv4.ip_local_port_range", Severity::Ok, None),
+            ("default range at 30,000", |_| {}, 30_000, None, "net.ipv4.ip_local_port_range", Severity::Short, Some("sysctl -w net.ipv4.ip_local_port_range=\"1024 65535\"")),
+            ("1,000 ports at 2,000 (the netns run)", |m| m.port_range = Some((61000, 61999)), 2_000, None, "net.ipv4.ip_local_port_range", Severity::Short, Some("sysctl -w net.ipv4.ip_local_port_range=\"1024 65535\"")),
+            ("70,000 connections from one address", |_| {}, 70_000, None, "net.ipv4.ip_local_port_range", Severity::Short, Some("70000 ports is more than one source address has: spread the connections over more addresses (127.0.0.2, ...) or fewer connections")),
+            // 1,000 closes/s held 60 s: 60,000 ports in TIME_WAIT.
+            ("closes without reuse", |m| m.tw_reuse = Some(0), 100, Some(1000), "net.ipv4.ip_local_port_range", Severity::Short, Some("sysctl -w net.ipv4.ip_local_port_range=\"1024 65535\"")),
+            ("closes without reuse: tw_reuse", |m| m.tw_reuse = Some(0), 100, Some(1000), "net.ipv4.tcp_tw_reuse", Severity::Short, Some("sysctl -w net.ipv4.tcp_tw_reuse=1")),
+            ("closes with reuse", |_| {}, 100, Some(1000), "net.ipv4.ip_local_port_range", Severity::Ok, None),
+            ("no closes: tw_reuse 0 harmless", |m| m.tw_reuse = Some(0), 10_000, None, "net.ipv4.tcp_tw_reuse", Severity::Ok, None),
+            ("somaxconn 128 at 10,000", |m| m.somaxconn = Some(128), 10_000, None, "net.core.somaxconn", Severity::Short, Some("sysctl -w net.core.somaxconn=4096")),
+            ("somaxconn 128 at 100", |m| m.somaxconn = Some(128), 100, None, "net.core.somaxconn", Severity::Ok, None),
+            ("syn backlog 128", |m| m.syn_backlog = Some(128), 10_000, None, "net.ipv4.tcp_max_syn_backlog", Severity::Short, Some("sysctl -w net.ipv4.tcp_max_syn_backlog=2048")),
+            ("conntrack not loaded", |m| m.conntrack = None, 10_000, None, "net.netfilter.nf_conntrack_max", Severity::Ok, None),
+            ("conntrack small", |m| m.conntrack = Some((500, 8192)), 10_000, None, "net.netfilter.nf_conntrack_max", Severity::Short, Some("sysctl -w net.netfilter.nf_conntrack_max=10500")),
+            ("conntrack TIME_WAIT", |m| m.conntrack = Some((0, 65536)), 100, Some(1000), "net.netfilter.nf_conntrack_max", Severity::Short, Some("sysctl -w net.netfilter.nf_conntrack_max=120100")),
+            ("tcp_mem small", |m| m.tcp_mem = Some([1000, 2000, 3000]), 10_000, None, "net.ipv4.tcp_mem", Severity::Short, Some("sysctl -w net.ipv4.tcp_mem=\"10091 20182 30273\"")),
+            ("tcp_mem on the VM", |_| {}, 10_000, None, "net.ipv4.tcp_mem", Severity::Ok, None),
+            ("unreadable", |m| *m = Machine::default(), 10_000, None, "net.core.somaxconn", Severity::Unknown, None),
+            ("unreadable conntrack is not loaded", |m| *m = Machine::default(), 10_000, None, "net.netfilter.nf_conntrack_max", Severity::Ok, None),
+        ];
+        for (what, edit, connections, closes, check, want, fix) in cases {
+            let mut m = vm();
+            edit(&mut m);
+            let d = Demand {
+                connections: *connections,
+                closes_per_s: *closes,
+                threads: None,
+            };
+            let findings = super::check(&m, &d);
+            let f = findings.iter().find(|f| f.check == *check).unwrap();
+            assert_eq!(f.severity, *want, "{what}: {f:?}");
+            assert_eq!(f.fix.as_deref(), *fix, "{what}: {f:?}");
+        }
+    }
+
+    #[test]
+    fn thread_checks_against_recorded_machines() {
+        type Edit = fn(&mut Machine);
+        /// What, an edit of the VM, threads, the check, its severity and fix.
+        type Case<'a> = (
+            &'a str,
+            Edit,
+            Option<u64>,
+            &'a str,
+            Severity,
+            Option<&'a str>,
+        );
+        let cases: &[Case] = &[
+            ("not asked", |_| {}, None, "ulimit -u", Severity::Ok, None),
+            (
+                "not asked, even if tiny",
+                |m| m.pid_max = Some(300),
+                None,
+                "kernel.pid_max",
+                Severity::Ok,
+                None,
+            ),
+            (
+                "10,000 threads on the VM",
+                |_| {},
+                Some(10_000),
+                "ulimit -u",
+                Severity::Ok,
+                None,
+            ),
+            (
+                "ulimit -u 300 (the setpriv run)",
+                |m| m.nproc = Some((300, 300)),
+                Some(1_000),
+                "ulimit -u",
+                Severity::Short,
+                Some("ulimit -u 1064"),
+            ),
+            (
+                "root ignores ulimit -u",
+                |m| {
+                    m.nproc = Some((300, 300));
+                    m.root = true
+                },
+                Some(1_000),
+                "ulimit -u",
+                Severity::Ok,
+                None,
+            ),
+            (
+                "pid_max 32768 at 10,000",
+                |_| {},
+                Some(10_000),
+                "kernel.pid_max",
+                Severity::Ok,
+                None,
+            ),
+            (
+                "pid_max 32768 at 40,000",
+                |_| {},
+                Some(40_000),
+                "kernel.pid_max",
+                Severity::Short,
+                Some("sysctl -w kernel.pid_max=4194304"),
+            ),
+            (
+                "threads-max",
+                |m| m.threads_max = Some(8_000),
+                Some(10_000),
+                "kernel.threads-max",
+                Severity::Short,
+                Some("sysctl -w kernel.threads-max=10306"),
+            ),
+            (
+                "max_map_count at 10,000",
+                |_| {},
+                Some(10_000),
+                "vm.max_map_count",
+                Severity::Ok,
+                None,
+            ),
+            (
+                "max_map_count at 40,000",
+                |_| {},
+                Some(40_000),
+                "vm.max_map_count",
+                Severity::Short,
+                Some("sysctl -w vm.max_map_count=84096"),
+            ),
+            (
+                "unreadable",
+                |m| *m = Machine::default(),
+                Some(10),
+                "kernel.threads-max",
+                Severity::Unknown,
+                None,
+            ),
+        ];
+        for (what, edit, threads, check, want, fix) in cases {
+            let mut m = vm();
+            edit(&mut m);
+            let d = Demand {
+                connections: 100,
+                closes_per_s: None,
+                threads: *threads,
+            };
+            let findings = super::check(&m, &d);
+            let f = findings.iter().find(|f| f.check == *check).unwrap();
+            assert_eq!(f.severity, *want, "{what}: {f:?}");
+            assert_eq!(f.fix.as_deref(), *fix, "{what}: {f:?}");
+        }
+        assert_eq!(loadavg_tasks("30.96 33.61 28.16 24/306 690\n"), Some(306));
+        assert_eq!(loadavg_tasks("30.96 33.61"), None);
+    }
+
+    #[test]
+    fn the_vm_is_enough_for_10000_connections() {
+        let findings = check(&vm(), &demand(10_000));
+        assert_eq!(short(&findings).count(), 0, "{findings:#?}");
+        assert_eq!(severity(&findings, "ulimit -n"), Severity::Ok, "soft 20000");
+    }
+
+    #[test]
+    fn sockstat_is_parsed() {
+        let text = "sockets: used 47\nTCP: inuse 20005 orphan 0 tw 514 alloc 20011 mem 9654\nUDP: inuse 0 mem 0\n";
+        assert_eq!(sockstat_tcp_pages(text), Some(9654));
+        assert_eq!(sockstat_tcp_pages("TCP: inuse 1\n"), None);
+        assert_eq!(sockstat_tcp_pages(""), None);
+        assert_eq!(numbers::<2>("32768\t60999\n"), Some([32768, 60999]));
+        assert_eq!(numbers::<2>("32768"), None);
+        assert_eq!(numbers::<1>("x"), None);
+    }
+}

@@ -1,0 +1,249 @@
+//! How many of a process tree's sockets are TCP connections established to a port (a
+//! service's, outbound) or on a local listening port (inbound), and how many of those had
+//! data in flight or unread: how full a pool to a service is, sampled through a window.
+//!
+//! A tree's sockets are the `socket:[inode]` links of its processes' fd directories; the
+//! connections are the entries of `/proc/<pid>/net/tcp` and `tcp6` (read once per network
+//! namespace among the tree's processes) whose inode is one of them. A socket shared by
+//! two processes (inherited over fork) counts once.
+
+use std::collections::{BTreeSet, HashSet};
+use std::os::unix::fs::MetadataExt as _;
+
+use procfs::net::TcpState;
+use procfs::process::{FDTarget, Process};
+
+use crate::{tree, ProbeError};
+
+/// Which end of a connection the port is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Peer {
+    /// Connections from the tree to this remote port: a client's pool to a service.
+    Remote(u16),
+    /// Connections to the tree on this local port: the clients of a server listening on it.
+    Local(u16),
+}
+
+impl Peer {
+    fn matches(self, s: &Socket) -> bool {
+        match self {
+            Peer::Remote(port) => s.remote_port == port,
+            Peer::Local(port) => s.local_port == port,
+        }
+    }
+}
+
+/// One TCP socket as the kernel's table lists it: what counting needs of a `tcp` line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Socket {
+    /// The inode that the owner's `fd` links name (`socket:[inode]`).
+    pub inode: u64,
+    /// Its local port.
+    pub local_port: u16,
+    /// Its remote port (0 for a listener).
+    pub remote_port: u16,
+    /// Whether the state is ESTABLISHED.
+    pub established: bool,
+    /// Bytes sent and not yet acknowledged.
+    pub tx_queue: u32,
+    /// Bytes received and not yet read by the owner.
+    pub rx_queue: u32,
+}
+
+/// One reading: connections established for a [`Peer`], and how many of them were busy.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Connections {
+    /// ESTABLISHED connections of the tree for the peer.
+    pub established: u32,
+    /// Of those, the ones with bytes unacknowledged or unread at the instant of the reading
+    /// (`tx_queue` or `rx_queue` non-zero): an approximation of "in use", since a pool
+    /// connection waiting for an answer already acknowledged has both queues empty.
+    pub busy: u32,
+}
+
+/// Counts the sockets of `owned` (inodes) that are established for `peer`.
+pub fn count(sockets: &[Socket], owned: &HashSet<u64>, peer: Peer) -> Connections {
+    let mut seen = HashSet::new();
+    let mut c = Connections::default();
+    for s in sockets {
+        if s.established && peer.matches(s) && owned.contains(&s.inode) && seen.insert(s.inode) {
+            c.established += 1;
+            if s.tx_queue > 0 || s.rx_queue > 0 {
+                c.busy += 1;
+            }
+        }
+    }
+    c
+}
+
+/// The socket inodes a process holds open.
+fn socket_inodes(p: &Process, into: &mut HashSet<u64>) {
+    let Ok(fds) = p.fd() else { return };
+    for fd in fds.flatten() {
+        if let FDTarget::Socket(inode) = fd.target {
+            into.insert(inode);
+        }
+    }
+}
+
+/// The TCP table (IPv4 and IPv6) as seen from `p`'s network namespace.
+fn tcp_table(p: &Process) -> Result<Vec<Socket>, ProbeError> {
+    let mut out = Vec::new();
+    let v4 = p.tcp().map_err(|e| ProbeError::Proc(e.to_string()))?;
+    // A kernel without IPv6 has no tcp6.
+    let v6 = p.tcp6().unwrap_or_default();
+    for e in v4.into_iter().chain(v6) {
+        out.push(Socket {
+            inode: e.inode,
+            local_port: e.local_address.port(),
+            remote_port: e.remote_address.port(),
+            established: e.state == TcpState::Established,
+            tx_queue: e.tx_queue,
+            rx_queue: e.rx_queue,
+        });
+    }
+    Ok(out)
+}
+
+/// The connections of the tree rooted at `root` established for `peer`, now.
+pub fn connections(root: i32, peer: Peer) -> Result<Connections, ProbeError> {
+    let mut owned = HashSet::new();
+    let mut sockets = Vec::new();
+    let mut namespaces = BTreeSet::new();
+    for pid in tree(root)? {
+        let Ok(p) = Process::new(pid) else { continue };
+        socket_inodes(&p, &mut owned);
+        // One table per network namespace, read through its first process.
+        let ns = std::fs::metadata(format!("/proc/{pid}/ns/net"))
+            .map(|m| m.ino())
+            .unwrap_or(0);
+        if namespaces.insert(ns) {
+            match tcp_table(&p) {
+                Ok(t) => sockets.extend(t),
+                // It exited between the listing and the read.
+                Err(_) if !p.is_alive() => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+    Ok(count(&sockets, &owned, peer))
+}
+
+/// Readings of one peer through a window: min, mean and max of the established and busy
+/// counts. Memory is constant: it keeps sums, not samples.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ConnectionSeries {
+    /// Readings taken.
+    pub samples: u32,
+    /// The fewest established connections in a reading.
+    pub min: u32,
+    /// The most established connections in a reading.
+    pub max: u32,
+    /// The sum of established connections over the readings.
+    pub sum: u64,
+    /// The most busy connections in a reading.
+    pub busy_max: u32,
+    /// The sum of busy connections over the readings.
+    pub busy_sum: u64,
+}
+
+impl ConnectionSeries {
+    /// Adds a reading.
+    pub fn push(&mut self, c: Connections) {
+        self.min = if self.samples == 0 {
+            c.established
+        } else {
+            self.min.min(c.established)
+        };
+        self.max = self.max.max(c.established);
+        self.sum += u64::from(c.established);
+        self.busy_max = self.busy_max.max(c.busy);
+        self.busy_sum += u64::from(c.busy);
+        self.samples += 1;
+    }
+
+    /// The mean established connections; `None` before any reading.
+    pub fn mean(&self) -> Option<f64> {
+        (self.samples > 0).then(|| self.sum as f64 / f64::from(self.samples))
+    }
+
+    /// The mean busy connections; `None` before any reading.
+    pub fn busy_mean(&self) -> Option<f64> {
+        (self.samples > 0).then(|| self.busy_sum as f64 / f64::from(self.samples))
+    }
+
+    /// The share of established connection-readings that were busy (0 to 1): "2 of 2
+    /// connections busy 97% of the level" is `max` 2 and this 0.97.
+    pub fn busy_fraction(&self) -> Option<f64> {
+        (self.sum > 0).then(|| self.busy_sum as f64 / self.sum as f64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sock(inode: u64, local: u16, remote: u16, established: bool, tx: u32, rx: u32) -> Socket {
+        Socket {
+            inode,
+            local_port: local,
+            remote_port: remote,
+            established,
+            tx_queue: tx,
+            rx_queue: rx,
+        }
+    }
+
+    #[test]
+    fn counting_by_peer_owner_state_and_queues() {
+        // A front end (inodes 1-5) with a listener on 8080, two clients of it, and a pool of
+        // three to a service on 5432; another process's connection to 5432 (inode 9).
+        let table = [
+            sock(1, 8080, 0, false, 0, 0),      // the listener
+            sock(2, 8080, 40001, true, 0, 0),   // inbound, idle
+            sock(3, 8080, 40002, true, 0, 17),  // inbound, request unread
+            sock(4, 50001, 5432, true, 0, 0),   // pool, idle
+            sock(5, 50002, 5432, true, 120, 0), // pool, query unacknowledged
+            sock(6, 50003, 5432, false, 0, 0),  // pool, closing: not established
+            sock(9, 50004, 5432, true, 0, 900), // someone else's
+            sock(5, 50002, 5432, true, 120, 0), // listed twice (tcp and tcp6 never do; be safe)
+        ];
+        let owned: HashSet<u64> = [1, 2, 3, 4, 5, 6].into();
+        let cases = [
+            (Peer::Remote(5432), 2, 1),
+            (Peer::Local(8080), 2, 1),
+            (Peer::Remote(80), 0, 0),
+            (Peer::Local(5432), 0, 0),
+        ];
+        for (peer, established, busy) in cases {
+            assert_eq!(
+                count(&table, &owned, peer),
+                Connections { established, busy },
+                "{peer:?}"
+            );
+        }
+        assert_eq!(
+            count(&table, &HashSet::new(), Peer::Remote(5432)),
+            Connections::default()
+        );
+    }
+
+    #[test]
+    fn a_series_keeps_min_mean_max_and_the_busy_share() {
+        let mut s = ConnectionSeries::default();
+        assert_eq!(
+            (s.mean(), s.busy_mean(), s.busy_fraction()),
+            (None, None, None)
+        );
+        for (established, busy) in [(2, 2), (2, 1), (1, 1), (3, 0)] {
+            s.push(Connections { established, busy });
+        }
+        assert_eq!((s.samples, s.min, s.max, s.busy_max), (4, 1, 3, 2));
+        assert_eq!(s.mean(), Some(2.0));
+        assert_eq!(s.busy_mean(), Some(1.0));
+        assert_eq!(s.busy_fraction(), Some(0.5));
+        let mut z = ConnectionSeries::default();
+        z.push(Connections::default());
+        assert_eq!((z.min, z.max, z.busy_fraction()), (0, 0, None));
+    }
+}

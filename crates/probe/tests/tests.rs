@@ -1,0 +1,138 @@
+//! The probe against real processes and real loopback sockets.
+
+use std::io::{BufRead as _, Write as _};
+use std::net::{TcpListener, TcpStream};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use probe::{connections, ConnectionSeries, Connections, Peer};
+
+/// Polls `connections(root, peer)` until `want` holds, or fails after 10 s with the last.
+#[track_caller]
+fn wait_for(
+    root: i32,
+    peer: Peer,
+    series: &mut ConnectionSeries,
+    want: impl Fn(Connections) -> bool,
+) -> Connections {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let c = connections(root, peer).expect("the tree is alive");
+        series.push(c);
+        if want(c) {
+            return c;
+        }
+        assert!(Instant::now() < deadline, "{peer:?}: last reading {c:?}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+#[test]
+fn connections_from_this_process_and_a_child_are_counted_and_followed() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    // The server side: accepted sockets are held (and never read) by this process.
+    let accepted: Arc<Mutex<Vec<TcpStream>>> = Arc::default();
+    {
+        let accepted = accepted.clone();
+        std::thread::spawn(move || {
+            for s in listener.incoming().flatten() {
+                accepted.lock().unwrap().push(s);
+            }
+        });
+    }
+    let me = std::process::id() as i32;
+    let mut outbound = ConnectionSeries::default();
+    let mut inbound = ConnectionSeries::default();
+    // 3 from this process.
+    let mut mine: Vec<TcpStream> = (0..3)
+        .map(|_| TcpStream::connect(("127.0.0.1", port)).unwrap())
+        .collect();
+    // 2 from a child, which says when it holds them and exits when its stdin closes.
+    let script = format!(
+        "import socket,sys\ns=[socket.create_connection(('127.0.0.1',{port})) for _ in range(2)]\nprint('open',flush=True)\nsys.stdin.read()"
+    );
+    let mut child = Command::new("python3")
+        .args(["-c", &script])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("python3 runs");
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert_eq!(line.trim(), "open");
+    // K = 5 out of the tree to the port, and 5 into it on the port (the accepted ends).
+    let c = wait_for(me, Peer::Remote(port), &mut outbound, |c| {
+        c.established == 5
+    });
+    assert_eq!(c.busy, 0, "nothing in flight yet");
+    wait_for(me, Peer::Local(port), &mut inbound, |c| c.established == 5);
+    // A port nothing uses has none.
+    assert_eq!(
+        connections(me, Peer::Remote(1)).unwrap(),
+        Connections::default()
+    );
+    // Bytes the server side never reads: one inbound connection is busy.
+    mine[0].write_all(b"GET / HTTP/1.1\r\n\r\n").unwrap();
+    let c = wait_for(me, Peer::Local(port), &mut inbound, |c| c.busy == 1);
+    assert_eq!(c.established, 5);
+    // Close 2 of this process's: the count follows.
+    mine.truncate(1);
+    wait_for(me, Peer::Remote(port), &mut outbound, |c| {
+        c.established == 3
+    });
+    // The child exits: its 2 go too.
+    drop(child.stdin.take());
+    child.wait().unwrap();
+    wait_for(me, Peer::Remote(port), &mut outbound, |c| {
+        c.established == 1
+    });
+    // The server ends whose peers closed are no longer established.
+    wait_for(me, Peer::Local(port), &mut inbound, |c| c.established == 1);
+    drop(mine);
+    wait_for(me, Peer::Remote(port), &mut outbound, |c| {
+        c.established == 0
+    });
+    // The window saw 5 at most and 0 at least.
+    assert_eq!((outbound.max, outbound.min), (5, 0), "{outbound:?}");
+    assert!(outbound.mean().unwrap() > 0.0 && outbound.mean().unwrap() < 5.0);
+    assert_eq!(inbound.busy_max, 1, "{inbound:?}");
+    accepted.lock().unwrap().clear();
+}
+
+#[test]
+fn a_child_only_tree_counts_its_own() {
+    // The child is the root: this process's sockets are not in its tree.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let _mine = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    let script = format!(
+        "import socket,sys\ns=[socket.create_connection(('127.0.0.1',{port})) for _ in range(4)]\nprint('open',flush=True)\nsys.stdin.read()"
+    );
+    let mut child = Command::new("python3")
+        .args(["-c", &script])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("python3 runs");
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let root = child.id() as i32;
+    let mut series = ConnectionSeries::default();
+    let c = wait_for(root, Peer::Remote(port), &mut series, |c| {
+        c.established == 4
+    });
+    assert_eq!(c.busy, 0);
+    drop(child.stdin.take());
+    child.wait().unwrap();
+    assert!(matches!(
+        connections(root, Peer::Remote(port)),
+        Err(probe::ProbeError::Gone(_))
+    ));
+    drop(listener);
+}
