@@ -13,4 +13,4 @@ fi
 export PATH="$(dirname "$java"):$PATH"
 exec python3 "$(dirname "$0")/../contract.py" --name java-virtual-threads \
   --build 'javac --release 21 -d {out} VirtualThreadFrontEnd.java' \
-  -- 'java -Xmx256m -XX:+UseSerialGC -cp {out} VirtualThreadFrontEnd {port} {backend}'
+  -- 'java -Xmx512m -XX:+UseSerialGC -cp {out} VirtualThreadFrontEnd {port} {backend}'
