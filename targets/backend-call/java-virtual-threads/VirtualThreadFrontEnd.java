@@ -42,7 +42,14 @@ public class VirtualThreadFrontEnd {
                 .connectTimeout(Duration.ofSeconds(5))
                 .build();
         String base = backend.toString();
-        HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 4096);
+        HttpServer server;
+        try {
+            server = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 4096);
+        } catch (java.net.BindException e) {
+            System.err.println("cannot listen on 127.0.0.1:" + port + ": " + e.getMessage() + " (is another server on that port?)");
+            System.exit(2);
+            return;
+        }
         server.createContext("/", exchange -> {
             try (exchange) {
                 handle(exchange, client, base);

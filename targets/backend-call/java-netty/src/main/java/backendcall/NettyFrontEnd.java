@@ -60,7 +60,17 @@ public final class NettyFrontEnd {
                                     .addLast(new FrontHandler(client));
                         }
                     });
-            Channel ch = b.bind("127.0.0.1", port).sync().channel();
+            Channel ch;
+            try {
+                ch = b.bind("127.0.0.1", port).sync().channel();
+            } catch (Exception e) { // Netty rethrows the bind's checked exception undeclared
+                if (!(e instanceof java.net.BindException)) {
+                    throw e;
+                }
+                System.err.println("cannot listen on 127.0.0.1:" + port + ": " + e.getMessage() + " (is another server on that port?)");
+                System.exit(2);
+                return;
+            }
             System.out.println("listening on " + ch.localAddress().toString().replaceFirst("^/", ""));
             ch.closeFuture().sync();
         } finally {
