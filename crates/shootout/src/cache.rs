@@ -247,8 +247,13 @@ fn postgres_bin_dirs(base: &Path) -> Vec<PathBuf> {
     versions.into_iter().map(|(_, bin)| bin).collect()
 }
 
-/// Finds a command on PATH, then in [`extra_dirs`].
+/// Finds a command on PATH, then in [`extra_dirs`]. An absolute path with `*` in it
+/// (`/usr/lib/jvm/temurin-*/bin/java`) is a glob: the newest executable it matches, see
+/// [`newest_match`].
 pub fn which(cmd: &str) -> Option<PathBuf> {
+    if is_glob(cmd) {
+        return newest_match(cmd);
+    }
     if cmd.contains('/') {
         let p = PathBuf::from(cmd);
         return is_executable(&p).then_some(p);
@@ -260,11 +265,110 @@ pub fn which(cmd: &str) -> Option<PathBuf> {
         .find(|p| is_executable(p))
 }
 
+/// Whether a `requires` entry is a glob: an absolute path with `*` in it.
+pub fn is_glob(cmd: &str) -> bool {
+    cmd.starts_with('/') && cmd.contains('*')
+}
+
+/// The executable matching `pattern` (`*` within a path component, any number of them)
+/// that sorts last in [`version_order`], so `temurin-25-jdk` beats `temurin-8-jdk`. A
+/// hand-written matcher rather than the `glob` crate: `*` is all a suite needs, and the
+/// order, the point of it, is ours anyway.
+pub fn newest_match(pattern: &str) -> Option<PathBuf> {
+    let mut found = vec![PathBuf::from("/")];
+    for part in Path::new(pattern).components().skip(1) {
+        let part = part.as_os_str().to_string_lossy();
+        found = if part.contains('*') {
+            found
+                .iter()
+                .filter_map(|d| fs::read_dir(d).ok())
+                .flat_map(|entries| entries.flatten())
+                .filter(|e| wildcard_match(&part, &e.file_name().to_string_lossy()))
+                .map(|e| e.path())
+                .collect()
+        } else {
+            found.iter().map(|d| d.join(&*part)).collect()
+        };
+    }
+    found
+        .into_iter()
+        .filter(|p| is_executable(p))
+        .max_by(|a, b| version_order(&a.to_string_lossy(), &b.to_string_lossy()))
+}
+
+/// Whether `name` matches `pattern`, where `*` stands for any run of characters.
+fn wildcard_match(pattern: &str, name: &str) -> bool {
+    let mut parts = pattern.split('*');
+    let first = parts.next().unwrap_or_default();
+    let Some(mut rest) = name.strip_prefix(first) else {
+        return false;
+    };
+    let mut parts: Vec<&str> = parts.collect();
+    let Some(last) = parts.pop() else {
+        return rest.is_empty(); // no `*` at all: the whole name was the prefix
+    };
+    for p in parts {
+        match rest.find(p) {
+            Some(i) => rest = &rest[i + p.len()..],
+            None => return false,
+        }
+    }
+    rest.len() >= last.len() && rest.ends_with(last)
+}
+
+/// Compares names with runs of digits as numbers: `jdk-9` < `jdk-17` < `jdk-25.0.1`.
+pub fn version_order(a: &str, b: &str) -> std::cmp::Ordering {
+    fn runs(s: &str) -> Vec<(bool, &str)> {
+        let mut v = Vec::new();
+        let mut start = 0;
+        let bytes = s.as_bytes();
+        for i in 1..=bytes.len() {
+            if i == bytes.len() || bytes[i].is_ascii_digit() != bytes[start].is_ascii_digit() {
+                v.push((bytes[start].is_ascii_digit(), &s[start..i]));
+                start = i;
+            }
+        }
+        v
+    }
+    let (ra, rb) = (runs(a), runs(b));
+    for (x, y) in ra.iter().zip(&rb) {
+        let ord = match (x, y) {
+            ((true, x), (true, y)) => {
+                let (x, y) = (x.trim_start_matches('0'), y.trim_start_matches('0'));
+                x.len().cmp(&y.len()).then_with(|| x.cmp(y))
+            }
+            ((_, x), (_, y)) => x.cmp(y),
+        };
+        if ord != std::cmp::Ordering::Equal {
+            return ord;
+        }
+    }
+    ra.len().cmp(&rb.len())
+}
+
 /// PATH with the directories of `tools` appended where they are not on it already, so a
 /// target's build finds the toolchain that [`which`] found.
 pub fn path_with(tools: &[PathBuf]) -> Option<String> {
+    path_with_first(&[], tools)
+}
+
+/// [`path_with`], with the directories of `first` put before everything else (the tools a
+/// glob found, so `java` means the JDK the glob chose, not the one on PATH).
+pub fn path_with_first(first: &[PathBuf], tools: &[PathBuf]) -> Option<String> {
     let path = std::env::var_os("PATH").unwrap_or_default();
-    let mut dirs: Vec<PathBuf> = std::env::split_paths(&path).collect();
+    let old: Vec<PathBuf> = std::env::split_paths(&path).collect();
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for d in first.iter().filter_map(|t| t.parent()) {
+        if !dirs.iter().any(|x| x == d) {
+            dirs.push(d.to_path_buf());
+        }
+    }
+    let moved = dirs.len();
+    for d in old.iter() {
+        if !dirs.contains(d) {
+            dirs.push(d.clone());
+        }
+    }
     let before = dirs.len();
     for t in tools {
         if let Some(d) = t.parent() {
@@ -273,7 +377,7 @@ pub fn path_with(tools: &[PathBuf]) -> Option<String> {
             }
         }
     }
-    if dirs.len() == before {
+    if moved == 0 && dirs.len() == before {
         return None;
     }
     Some(
@@ -436,6 +540,78 @@ mod tests {
         )
         .unwrap_err();
         assert!(matches!(e, BuildError::TimedOut(_)));
+    }
+
+    fn fake_tool(path: &Path) {
+        use std::os::unix::fs::PermissionsExt;
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, "#!/bin/sh\n").unwrap();
+        fs::set_permissions(path, fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
+    #[test]
+    fn a_glob_finds_the_newest_executable_by_version() {
+        let d = tmp("glob");
+        // 8 < 17 < 25 only as numbers: as text, "8" would win.
+        for v in ["temurin-8-jdk", "temurin-17-jdk", "temurin-25-jdk"] {
+            fake_tool(&d.join(v).join("bin/java"));
+        }
+        // Newer by name but not executable, or not a file: never chosen.
+        fs::create_dir_all(d.join("temurin-99-jdk/bin/java")).unwrap();
+        fs::create_dir_all(d.join("temurin-98-jdk/bin")).unwrap();
+        fs::write(d.join("temurin-98-jdk/bin/java"), "").unwrap();
+        fake_tool(&d.join("zulu-30-jdk/bin/java")); // does not match the pattern
+        let pattern = format!("{}/temurin-*-jdk/bin/java", d.display());
+        assert!(is_glob(&pattern));
+        assert_eq!(which(&pattern), Some(d.join("temurin-25-jdk/bin/java")));
+        // Two stars in a component, and a star in the last one.
+        let two = format!("{}/t*n-*-jdk/bin/ja*", d.display());
+        assert_eq!(which(&two), Some(d.join("temurin-25-jdk/bin/java")));
+        // Nothing matches: none, as for a command not on PATH.
+        assert_eq!(which(&format!("{}/corretto-*/bin/java", d.display())), None);
+        assert_eq!(which(&format!("{}/nowhere-*/x/*/java", d.display())), None);
+        // A relative pattern is not a glob (a command name with a star is just not found).
+        assert!(!is_glob("temurin-*/bin/java"));
+
+        // The glob's directory goes first on the target's PATH, once.
+        let java = which(&pattern).unwrap();
+        let one = std::slice::from_ref(&java);
+        let path = path_with_first(one, one).unwrap();
+        let first = std::env::split_paths(&path).next().unwrap();
+        assert_eq!(first, d.join("temurin-25-jdk/bin"));
+        assert_eq!(
+            std::env::split_paths(&path).filter(|p| p == &first).count(),
+            1
+        );
+        let _ = fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn version_order_compares_digit_runs_as_numbers() {
+        use std::cmp::Ordering::*;
+        let cases = [
+            ("jdk-9", "jdk-17", Less),
+            ("jdk-17", "jdk-17", Equal),
+            ("jdk-25.0.10", "jdk-25.0.9", Greater),
+            ("jdk-025", "jdk-25", Equal),
+            ("jdk-25", "jdk-25.0.1", Less),
+            ("a", "b", Less),
+            ("", "x", Less),
+        ];
+        for (a, b, want) in cases {
+            assert_eq!(version_order(a, b), want, "{a} vs {b}");
+        }
+        for (p, n, want) in [
+            ("temurin-*", "temurin-25-jdk-amd64", true),
+            ("temurin-*", "temurin-", true),
+            ("temurin-*", "openjdk-17", false),
+            ("*-jdk", "x-jdk", true),
+            ("a*a", "a", false),
+            ("java", "java", true),
+            ("java", "javac", false),
+        ] {
+            assert_eq!(wildcard_match(p, n), want, "{p} ~ {n}");
+        }
     }
 
     #[test]

@@ -62,7 +62,14 @@ impl<'a> Setup<'a> {
             .iter()
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
-        if let Some(path) = cache::path_with(&tools) {
+        // A tool found by a glob (a JDK beside the system's) goes first on PATH.
+        let first: Vec<PathBuf> = spec
+            .requires
+            .iter()
+            .filter(|t| cache::is_glob(t))
+            .filter_map(|t| cache::which(t))
+            .collect();
+        if let Some(path) = cache::path_with_first(&first, &tools) {
             if !spec.env.contains_key("PATH") {
                 env.push(("PATH".into(), path));
             }
@@ -391,6 +398,43 @@ mod tests {
         let setup = Setup::new(&s, &root, logs).unwrap();
         assert_eq!(setup.tools, vec![cache::which("sh").unwrap()]);
         assert_eq!(setup.env[0], ("GOMAXPROCS".to_string(), "1".to_string()));
+    }
+
+    /// A glob in `requires` (a JDK beside the system's): missing, the target is skipped
+    /// with the glob named; found, its directory is first on the build's and start's PATH.
+    #[test]
+    fn a_glob_requirement_skips_or_goes_first_on_path() {
+        use std::os::unix::fs::PermissionsExt;
+        let root = std::env::temp_dir().join(format!("foxbench-globreq-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let missing = format!("{}/jdk-*/bin/java", root.display());
+        assert_eq!(
+            failure(Setup::new(
+                &spec(&["sh", &missing], ".", "x {port}"),
+                &root,
+                root.join("logs")
+            )),
+            (
+                Outcome::Skipped,
+                format!("{missing} not found on PATH; install the nothing package")
+            )
+        );
+        for v in ["jdk-9", "jdk-21"] {
+            let bin = root.join(v).join("bin");
+            std::fs::create_dir_all(&bin).unwrap();
+            std::fs::write(bin.join("java"), "#!/bin/sh\n").unwrap();
+            std::fs::set_permissions(bin.join("java"), std::fs::Permissions::from_mode(0o755))
+                .unwrap();
+        }
+        let s = spec(&["sh", &missing], ".", "x {port}");
+        let setup = Setup::new(&s, &root, root.join("logs")).unwrap();
+        assert_eq!(setup.tools[1], root.join("jdk-21/bin/java"));
+        let path = setup.env.iter().find(|(k, _)| k == "PATH").unwrap();
+        assert_eq!(
+            std::env::split_paths(&path.1).next(),
+            Some(root.join("jdk-21/bin"))
+        );
+        let _ = std::fs::remove_dir_all(&root);
     }
 
     /// Rows of one target share a build, unless a parameter is in the build command (or
