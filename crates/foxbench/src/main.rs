@@ -3,8 +3,8 @@
 
 mod agent;
 mod compare_cmd;
-mod k8s_cmd;
 mod doctor_cmd;
+mod k8s_cmd;
 mod load_cmd;
 mod load_series;
 mod merge_cmd;
