@@ -19,6 +19,7 @@
 //! [`Schedule`]: schedule
 #![forbid(unsafe_code)]
 
+pub mod capacity;
 mod control;
 mod interval;
 mod plan;
