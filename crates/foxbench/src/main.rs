@@ -1,6 +1,7 @@
 //! The `foxbench` command: parses flags and wires the crates together; nothing else.
 #![forbid(unsafe_code)]
 
+mod capacity_cmd;
 mod compare_cmd;
 mod load_cmd;
 mod load_series;

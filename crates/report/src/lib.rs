@@ -13,6 +13,7 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
+pub mod capacity;
 pub mod compare;
 pub mod load_html;
 mod open;
@@ -77,6 +78,10 @@ pub struct LoadReport {
     /// `--slo`: each clause's verdict and observed value; absent when no objective was given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slo: Option<slo::SloReport>,
+    /// `--find-max`: the capacity search (the rest of the result is its window at the rate
+    /// found, or at the lowest rate tried when none held); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<capacity::CapacityReport>,
 }
 
 /// The load model.
@@ -459,6 +464,7 @@ impl LoadReport {
             request_table,
             intervals,
             slo: None,
+            capacity: None,
         }
     }
 }
@@ -728,6 +734,10 @@ impl LoadReport {
         if let Some(slo) = &self.slo {
             slo.write_text(&mut o);
         }
+        if let Some(c) = &self.capacity {
+            o.push('\n');
+            o.push_str(&c.to_text());
+        }
         o
     }
 }
@@ -891,6 +901,7 @@ mod tests {
                 })
                 .collect(),
             slo: None,
+            capacity: None,
         }
     }
 
