@@ -33,9 +33,9 @@ const WINDOW_SLACK: Duration = Duration::from_millis(250);
 
 /// Runs the capacity search.
 pub fn run(args: &LoadArgs, objective: &str) -> Result<ExitCode> {
-    let slo: Slo = objective
-        .parse()
-        .map_err(|e: report::slo::SloError| anyhow!(e.to_string().replacen("--slo", "--find-max", 1)))?;
+    let slo: Slo = objective.parse().map_err(|e: report::slo::SloError| {
+        anyhow!(e.to_string().replacen("--slo", "--find-max", 1))
+    })?;
     let base = build_plan(args)?;
     let window = args.window;
     // The spectrum's 50%, 80% and 110% windows run after the search.
@@ -114,7 +114,10 @@ pub fn run(args: &LoadArgs, objective: &str) -> Result<ExitCode> {
             let index = if share == 100.0 {
                 trials.found_at(rate)
             } else if !is_interrupted() && started.elapsed() + window <= args.max_time {
-                trials.judge((rate * share / 100.0).round().max(1.0), WindowPhase::Spectrum)?;
+                trials.judge(
+                    (rate * share / 100.0).round().max(1.0),
+                    WindowPhase::Spectrum,
+                )?;
                 Some(trials.windows.len() - 1)
             } else {
                 None
@@ -184,7 +187,8 @@ struct Trials<'a> {
 impl Trials<'_> {
     /// Runs and judges one window at `rate`; true when it held the objective.
     fn judge(&mut self, rate: f64, phase: WindowPhase) -> Result<bool> {
-        let (mut run, verdict) = run_window(self.base, self.slo, rate, self.window, self.interrupted)?;
+        let (mut run, verdict) =
+            run_window(self.base, self.slo, rate, self.window, self.interrupted)?;
         let w = CapacityWindow::new(rate, phase, &run, &verdict);
         if !self.quiet {
             let _ = writeln!(
@@ -233,7 +237,15 @@ fn run_window(
         let interrupted = interrupted.clone();
         std::thread::Builder::new()
             .name("foxbench-signals".into())
-            .spawn(move || watch(&control, &interrupted, &AtomicU64::new(0), Stop::Duration(window), false))
+            .spawn(move || {
+                watch(
+                    &control,
+                    &interrupted,
+                    &AtomicU64::new(0),
+                    Stop::Duration(window),
+                    false,
+                )
+            })
             .context("cannot start the signal watcher")?
     };
     let before = probe::own_usage();

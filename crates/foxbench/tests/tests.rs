@@ -3,6 +3,7 @@
 #[path = "../../load/tests/support/mod.rs"]
 mod support;
 
+mod capacity;
 mod compare;
 mod interop;
 mod series;

@@ -150,13 +150,9 @@ impl Search {
         let c = &self.config;
         let (rate, phase) = match (self.held, self.failed) {
             (None, None) => (c.start_per_sec, Phase::Bracket),
-            (Some(held), None) if held >= c.ceiling_per_sec => {
-                return Next::Done(Stopped::Ceiling)
-            }
+            (Some(held), None) if held >= c.ceiling_per_sec => return Next::Done(Stopped::Ceiling),
             (Some(held), None) => ((held * 2.0).min(c.ceiling_per_sec), Phase::Bracket),
-            (None, Some(failed)) if failed <= c.floor_per_sec => {
-                return Next::Done(Stopped::Floor)
-            }
+            (None, Some(failed)) if failed <= c.floor_per_sec => return Next::Done(Stopped::Floor),
             (None, Some(failed)) => ((failed / 2.0).max(c.floor_per_sec), Phase::Bracket),
             (Some(held), Some(failed)) => {
                 if failed / held - 1.0 <= c.precision {
@@ -316,7 +312,11 @@ mod tests {
             let (held, failed) = s.bracket();
             let (held, failed) = (held.unwrap(), failed.unwrap());
             assert!(held < failed);
-            let top_pass = tried.iter().filter(|t| t.1).map(|t| t.0).fold(0.0, f64::max);
+            let top_pass = tried
+                .iter()
+                .filter(|t| t.1)
+                .map(|t| t.0)
+                .fold(0.0, f64::max);
             assert_eq!(held, top_pass, "the rate found is the highest that held");
             // Every rate that held is below every rate that failed at or after the bracket
             // closed, so the rate found is never above a failure.

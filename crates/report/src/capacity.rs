@@ -202,12 +202,16 @@ impl CapacityReport {
     }
 
     /// Whether the client bounded the rate found (see `client_bound`), from the windows.
-    pub fn client_bound_of(windows: &[CapacityWindow], spectra: &[SpectrumRow], bracket: Bracket) -> bool {
+    pub fn client_bound_of(
+        windows: &[CapacityWindow],
+        spectra: &[SpectrumRow],
+        bracket: Bracket,
+    ) -> bool {
         let at = |rate: Option<f64>| {
             rate.is_some_and(|r| {
-                windows
-                    .iter()
-                    .any(|w| w.rate_per_sec == r && w.phase != WindowPhase::Spectrum && w.client_saturated)
+                windows.iter().any(|w| {
+                    w.rate_per_sec == r && w.phase != WindowPhase::Spectrum && w.client_saturated
+                })
             })
         };
         let over = spectra
@@ -236,7 +240,11 @@ impl CapacityReport {
                 );
             }
             None => {
-                let _ = writeln!(o, "Capacity:      none: {} is not met at any rate tried", self.objective);
+                let _ = writeln!(
+                    o,
+                    "Capacity:      none: {} is not met at any rate tried",
+                    self.objective
+                );
             }
         }
         let _ = writeln!(
@@ -260,7 +268,9 @@ impl CapacityReport {
             "#", "phase", "rate", "achieved", "p50", "p99", "p99.9", "late", "client"
         );
         for (i, w) in self.windows.iter().enumerate() {
-            let p = |f: fn(&Spectrum) -> f64| w.corrected.as_ref().map_or("-".into(), |s| human_us(f(s)));
+            let p = |f: fn(&Spectrum) -> f64| {
+                w.corrected.as_ref().map_or("-".into(), |s| human_us(f(s)))
+            };
             let _ = writeln!(
                 o,
                 "  {:>3} {:<8} {:>10.0} {:>10.0} {:>9} {:>9} {:>9} {:>6} {:>6.0}%  {}",
@@ -287,7 +297,9 @@ impl CapacityReport {
                 "rate", "p50", "p90", "p99", "p99.9", "p99.99", "max"
             );
             for row in &self.spectra {
-                let Some(w) = self.spectrum_window(row) else { continue };
+                let Some(w) = self.spectrum_window(row) else {
+                    continue;
+                };
                 for (name, s) in [("corrected", &w.corrected), ("service", &w.service)] {
                     let Some(s) = s else { continue };
                     let _ = writeln!(
