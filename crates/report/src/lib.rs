@@ -3,7 +3,7 @@
 //! This crate owns the shape of results ([`LoadReport`], whose JSON schema is committed
 //! at `schemas/load.schema.json`) and how they read as text, and the comparison of runs
 //! ([`compare`], with its schema at `schemas/compare.schema.json`), a load result's HTML page
-//! ([`load_html`]) and its `--slo` verdicts ([`slo`]). It renders from result data
+//! ([`load_html`]), its `--slo` verdicts ([`slo`]) and a `--find-max` result ([`capacity`]). It renders from result data
 //! only: it runs nothing and measures nothing, and depends on no internal crate but
 //! `stats`.
 #![forbid(unsafe_code)]
