@@ -92,6 +92,8 @@ def main():
     ap.add_argument("--warmup", type=int, default=6, help="seconds of closed load for JITs")
     ap.add_argument("--targets", help="comma-separated subset")
     ap.add_argument("--foxbench", default=os.path.join(ROOT, "target/release/foxbench"))
+    ap.add_argument("--avatar", help="an avatar binary to use instead of the suite's static build "
+                    "(e.g. target/release/avatar; said so in SETUP.md)")
     ap.add_argument("--out", help="directory for raw.json, summary.md and SETUP.md")
     args = ap.parse_args()
     if not os.access(args.foxbench, os.X_OK):
@@ -106,6 +108,8 @@ def main():
         out = os.path.join(build_root, name)
         os.makedirs(out)
         d = os.path.join(ROOT, rel)
+        if name == "avatar" and args.avatar:
+            build = f"cp {shlex.quote(os.path.abspath(args.avatar))} {{out}}/avatar"
         b = subprocess.run(build.format(out=out), shell=True, cwd=d, capture_output=True, text=True)
         if b.returncode != 0:
             print(f"{name}: build failed: {b.stderr.strip()[-300:]}", file=sys.stderr)
@@ -191,7 +195,8 @@ def main():
                 f"{platform.release()}, nproc {os.cpu_count()}\n"
                 f"Command: python3 bench/capacity.py {' '.join(shlex.quote(a) for a in sys.argv[1:])}\n"
                 f"Client: foxbench pinned to CPU {CLIENT_CPU}; servers pinned to CPU {SERVER_CPU}.\n"
-                "Keep-alive HTTP/1.1, no pipelining, GET / (the avatar redirect).\n")
+                "Keep-alive HTTP/1.1, no pipelining, GET / (the avatar redirect).\n"
+                + (f"avatar: {args.avatar} (not the suite's static build)\n" if args.avatar else ""))
 
 
 if __name__ == "__main__":

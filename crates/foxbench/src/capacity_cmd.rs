@@ -49,7 +49,14 @@ pub fn run(args: &LoadArgs, objective: &str) -> Result<ExitCode> {
         budget: args.max_time,
         reserve: (window + WINDOW_SLACK) * spectrum_windows,
     };
-    let mut search = Search::new(config).map_err(|e| anyhow!("--find-max: {e}"))?;
+    let mut search = Search::new(config).map_err(|e| match e {
+        load::capacity::SearchError::Rate => anyhow!(
+            "--start-rate {} is not a rate: give a positive number of requests per second",
+            args.start_rate
+        ),
+        load::capacity::SearchError::Window => anyhow!("--window must be longer than zero"),
+        e => anyhow!("--find-max: {e}"),
+    })?;
     load::raise_fd_limit(base.connections)?;
     load::preflight(&base)?;
 

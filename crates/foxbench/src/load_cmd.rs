@@ -165,15 +165,15 @@ pub struct LoadArgs {
 
     /// --find-max: the whole search's time budget, spectrum included; when it runs out the
     /// report gives the best bracket found.
-    #[arg(long = "max-time", value_parser = parse_duration, default_value = "60s")]
+    #[arg(long = "max-time", value_parser = parse_duration, default_value = "60s", requires = "find_max")]
     pub max_time: Duration,
 
     /// --find-max: the length of each constant-rate window judged.
-    #[arg(long = "window", value_parser = parse_duration, default_value = "2s")]
+    #[arg(long = "window", value_parser = parse_duration, default_value = "2s", requires = "find_max")]
     pub window: Duration,
 
     /// --find-max: the first rate tried, requests per second.
-    #[arg(long = "start-rate", default_value_t = 1000.0)]
+    #[arg(long = "start-rate", default_value_t = 1000.0, requires = "find_max")]
     pub start_rate: f64,
 
     /// No progress bar and no text report (errors and warnings still print).

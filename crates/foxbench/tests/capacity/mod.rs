@@ -292,4 +292,14 @@ fn a_bad_objective_is_one_line_and_exit_2() {
         &["load", "--find-max", "p99<10ms", "--max-time", "1s", url],
         "--max-time",
     );
+    usage_error(
+        &["load", "--find-max", "p99<10ms", "--start-rate", "0", url],
+        "--start-rate 0 is not a rate",
+    );
+    usage_error(
+        &["load", "--find-max", "p99<10ms", "--window", "0s", url],
+        "--window",
+    );
+    // The search's own flags need the search.
+    usage_error(&["load", "--window", "1s", url], "--find-max");
 }
