@@ -156,6 +156,27 @@ pub struct LoadArgs {
     #[arg(long = "slo-abort", requires = "slo")]
     pub slo_abort: bool,
 
+    /// Capacity search: find the highest constant rate at which every clause of this
+    /// objective holds ('p99<10ms', in --slo's syntax), judging whole windows of the open
+    /// model: doubling from --start-rate to bracket the knee, then bisecting. Reports the
+    /// rate, every window, the latency spectrum at 50/80/100/110% of it and whether the
+    /// client bounded it. Exits 0 when found, 1 when the objective fails at every rate tried.
+    #[arg(long = "find-max", value_name = "OBJECTIVE", conflicts_with_all = ["rate", "requests", "duration", "slo"])]
+    pub find_max: Option<String>,
+
+    /// --find-max: the whole search's time budget, spectrum included; when it runs out the
+    /// report gives the best bracket found.
+    #[arg(long = "max-time", value_parser = parse_duration, default_value = "60s", requires = "find_max")]
+    pub max_time: Duration,
+
+    /// --find-max: the length of each constant-rate window judged.
+    #[arg(long = "window", value_parser = parse_duration, default_value = "2s", requires = "find_max")]
+    pub window: Duration,
+
+    /// --find-max: the first rate tried, requests per second.
+    #[arg(long = "start-rate", default_value_t = 1000.0, requires = "find_max")]
+    pub start_rate: f64,
+
     /// No progress bar and no text report (errors and warnings still print).
     #[arg(short = 'q', long = "quiet")]
     pub quiet: bool,
@@ -257,7 +278,7 @@ fn fresh_seed() -> u64 {
 }
 
 /// Turns the flags into a plan and checks it whole, before any network I/O.
-fn build_plan(args: &LoadArgs) -> Result<Plan> {
+pub(crate) fn build_plan(args: &LoadArgs) -> Result<Plan> {
     let spec = default_request(args)?;
     let base = args.url.as_deref().map(Target::parse).transpose()?;
     let (target, requests) = match &args.urls {
@@ -324,6 +345,9 @@ fn build_plan(args: &LoadArgs) -> Result<Plan> {
 
 /// Runs `foxbench load`.
 pub fn run(args: LoadArgs) -> Result<ExitCode> {
+    if let Some(objective) = &args.find_max {
+        return crate::capacity_cmd::run(&args, objective);
+    }
     let agent = AgentFlags {
         shard: args.shard,
         start_at: args.start_at.as_deref(),
@@ -454,7 +478,7 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
 }
 
 /// Polls for signals and draws the progress bar until the run ends.
-fn watch(
+pub(crate) fn watch(
     control: &Control,
     interrupted: &AtomicBool,
     live_p99_ns: &AtomicU64,
@@ -520,7 +544,7 @@ fn watch(
 }
 
 /// The plan in the report's terms, and the report: wiring only.
-fn build_report(
+pub(crate) fn build_report(
     plan: &Plan,
     threads: usize,
     r: &RunResult,

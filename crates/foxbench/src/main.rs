@@ -2,6 +2,7 @@
 #![forbid(unsafe_code)]
 
 mod agent;
+mod capacity_cmd;
 mod compare_cmd;
 mod doctor_cmd;
 mod k8s_cmd;

@@ -4,6 +4,7 @@
 mod support;
 
 mod agents;
+mod capacity;
 mod compare;
 mod doctor;
 mod interop;

@@ -4,7 +4,8 @@
 //! apply, [`run`] applies it and returns a [`RunResult`] of counts and histograms, and
 //! [`run_with_intervals`] also hands the caller one merged [`Interval`] per period while
 //! the run goes on. It does no formatting and no terminal I/O; reports are built from the
-//! result by other crates.
+//! result by other crates. [`capacity`] holds the capacity search's state machine (which
+//! constant rate to try next), pure, for `--find-max` and the shootout to drive.
 //!
 //! The engine is built like wrk: each worker thread owns its connections and one mio poll
 //! (epoll, edge-triggered, each socket registered once). Requests are encoded once, into a
@@ -26,6 +27,7 @@
 //! [`Schedule`]: schedule
 #![forbid(unsafe_code)]
 
+pub mod capacity;
 mod control;
 mod interval;
 pub mod limits;

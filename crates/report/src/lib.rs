@@ -3,9 +3,9 @@
 //! This crate owns the shape of results ([`LoadReport`], whose JSON schema is committed
 //! at `schemas/load.schema.json`) and how they read as text, and the comparison of runs
 //! ([`compare`], with its schema at `schemas/compare.schema.json`), a load result's HTML page
-//! ([`load_html`]) and its `--slo` verdicts ([`slo`]), and the exact merge of several agents'
-//! results into one ([`merge`], with the `agents`, `shard` and `start` sections of
-//! [`agents`]). It renders from result data
+//! ([`load_html`]), its `--slo` verdicts ([`slo`]), a `--find-max` result ([`capacity`]),
+//! and the exact merge of several agents' results into one ([`merge`], with the `agents`,
+//! `shard` and `start` sections of [`agents`]). It renders from result data
 //! only: it runs nothing and measures nothing, and depends on no internal crate but
 //! `stats`.
 #![forbid(unsafe_code)]
@@ -16,6 +16,7 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 
 pub mod agents;
+pub mod capacity;
 pub mod compare;
 pub mod load_html;
 pub mod merge;
@@ -90,6 +91,10 @@ pub struct LoadReport {
     /// `foxbench merge`: the agents whose results this one merges.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agents: Option<agents::Agents>,
+    /// `--find-max`: the capacity search (the rest of the result is its window at the rate
+    /// found, or at the lowest rate tried when none held); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<capacity::CapacityReport>,
 }
 
 /// The load model.
@@ -480,6 +485,7 @@ impl LoadReport {
             shard: None,
             start: None,
             agents: None,
+            capacity: None,
         }
     }
 }
@@ -758,6 +764,10 @@ impl LoadReport {
         if let Some(slo) = &self.slo {
             slo.write_text(&mut o);
         }
+        if let Some(c) = &self.capacity {
+            o.push('\n');
+            o.push_str(&c.to_text());
+        }
         o
     }
 }
@@ -925,6 +935,7 @@ mod tests {
             shard: None,
             start: None,
             agents: None,
+            capacity: None,
         }
     }
 

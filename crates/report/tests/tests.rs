@@ -374,3 +374,69 @@ fn the_chart_check_fails_on_the_report_without_its_charts() {
         "without charts every target should fall short of {MIN_PIXELS} pixels: {missing:?}"
     );
 }
+
+/// The fixture with every repeat given `n` intervals at its own rate, p99 growing by 1 ms
+/// per interval, as a run since issue 12 records them.
+fn with_intervals(n: usize) -> ShootoutResults {
+    let mut r = fixture();
+    for t in &mut r.targets {
+        for c in &mut t.cells {
+            for rep in &mut c.repeats {
+                let d = rep.elapsed_s / n as f64;
+                rep.intervals = (0..n)
+                    .map(|i| report::IntervalRow {
+                        start_s: i as f64 * d,
+                        duration_s: d,
+                        requests: ((rep.rps * d) as u64).max(1),
+                        errors: 0,
+                        errors_by_kind: Default::default(),
+                        requests_per_sec: rep.rps,
+                        p50_us: 100.0,
+                        p99_us: 1000.0 * (i + 1) as f64,
+                        max_us: 1000.0 * (i + 2) as f64,
+                        hdr_base64: None,
+                    })
+                    .collect();
+            }
+        }
+    }
+    r
+}
+
+#[test]
+fn the_charts_over_time_draw_every_interval_of_every_repeat() {
+    let old = to_html(&fixture());
+    assert!(
+        !old.contains("id=\"chart-rps-time\""),
+        "a results file without intervals gets no chart over time"
+    );
+    let r = with_intervals(4);
+    let html = to_html(&r);
+    for id in ["chart-rps-time", "chart-p99-time"] {
+        let at = html
+            .find(&format!("<figure id=\"{id}\""))
+            .unwrap_or_else(|| panic!("no {id}"));
+        let figure = &html[at..at + html[at..].find("</figure>").unwrap()];
+        // One vertex per interval: every repeat's four intervals, of every target drawn,
+        // each repeat's line starting afresh (M) and going on (L).
+        let intervals: usize = r
+            .ranked()
+            .flat_map(|t| &t.cells)
+            .flat_map(|c| &c.repeats)
+            .map(|rep| rep.intervals.len())
+            .sum();
+        let vertices: usize = figure
+            .split("<path d=\"")
+            .skip(1)
+            .filter(|p| p.contains("stroke-width=\"2\" stroke-linejoin"))
+            .map(|p| p[..p.find('"').unwrap()].matches(['M', 'L']).count())
+            .sum();
+        assert_eq!(vertices, intervals, "{id}");
+        for t in r.ranked() {
+            assert!(figure.contains(&esc(&t.name)), "{id}: {} missing", t.name);
+        }
+    }
+    // The round trip keeps the series.
+    let back = ShootoutResults::from_json(&serde_json::to_string(&r).unwrap()).unwrap();
+    assert_eq!(back.targets[0].cells[0].repeats[0].intervals.len(), 4);
+}

@@ -120,6 +120,8 @@ pub struct Meter<'a> {
 struct Probed {
     result: RunResult,
     series: Vec<ProbePoint>,
+    /// The load's intervals of `plan.interval`.
+    intervals: Vec<report::IntervalRow>,
     /// A counted level hit its time cap.
     capped: bool,
 }
@@ -189,7 +191,11 @@ impl Meter<'_> {
             Some(n) => (Stop::Requests(n), task.level.max_duration),
             None => (Stop::Duration(self.plan.duration), Duration::ZERO),
         };
-        let plan = self.load_plan(target.addr, task, stop);
+        let mut plan = self.load_plan(target.addr, task, stop);
+        // The per-repeat series of the results and the report's charts over time.
+        if !self.plan.sample_interval.is_zero() {
+            plan.interval = self.plan.sample_interval;
+        }
         let pid = target.pid();
         let n0 = probe::by_name(pid).unwrap_or_default();
         let t0 = probe::threads(pid).unwrap_or_default();
@@ -203,6 +209,7 @@ impl Meter<'_> {
         let Probed {
             result,
             series,
+            intervals,
             capped,
         } = loaded?;
         let crashed = target.exited();
@@ -230,6 +237,7 @@ impl Meter<'_> {
             server.unwrap_or_else(zero_server),
             client,
             series,
+            intervals,
         ));
         match crashed {
             Some(status) => Err(CellFailure::Exited(status)),
@@ -336,12 +344,16 @@ impl Meter<'_> {
                 })
                 .map_err(CellFailure::ProbeThread)?
         };
-        let result = load::run(plan, &control);
+        let mut intervals = Vec::new();
+        let result = load::run_with_intervals(plan, &control, &mut |iv| {
+            intervals.push(report::IntervalRow::from(iv));
+        });
         done.store(true, Ordering::Relaxed);
         let series = sampler.join().unwrap_or_default();
         Ok(Probed {
             result: result.map_err(CellFailure::Load)?,
             series,
+            intervals,
             capped: capped.load(Ordering::Relaxed),
         })
     }

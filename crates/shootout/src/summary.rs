@@ -188,6 +188,7 @@ mod tests {
             },
             series: Vec::new(),
             handshakes: None,
+            intervals: Vec::new(),
         }
     }
 

@@ -160,6 +160,7 @@ pub fn repeat(
     server: ServerWindow,
     client: ClientWindow,
     series: Vec<ProbePoint>,
+    intervals: Vec<report::IntervalRow>,
 ) -> Repeat {
     let c = &res.counts;
     let elapsed = res.elapsed.as_secs_f64().max(1e-9);
@@ -181,6 +182,7 @@ pub fn repeat(
         client,
         series,
         handshakes: handshakes(res, tls),
+        intervals,
     }
 }
 
@@ -311,6 +313,7 @@ mod tests {
             true,
             zero_server(),
             client_window(&Default::default(), 2.0, 1, 100),
+            Vec::new(),
             Vec::new(),
         );
         assert_eq!((r.elapsed_s, r.capped, r.rps), (2.0, true, 50.0));

@@ -395,6 +395,11 @@ pub struct Repeat {
     /// TLS handshakes the server completed during the repeat; `None` for plain HTTP.
     #[serde(default)]
     pub handshakes: Option<Handshakes>,
+    /// What completed in each interval of the repeat (the plan's `sample_interval`), in
+    /// order: requests, errors by kind, p50, p99 and max; empty in files written before
+    /// issue 12 and for levels without sampling.
+    #[serde(default)]
+    pub intervals: Vec<crate::IntervalRow>,
 }
 
 /// The TLS handshakes of one repeat, as the load generator completed them.

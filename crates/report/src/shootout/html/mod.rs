@@ -11,6 +11,7 @@ pub(crate) mod charts;
 mod header;
 mod levels;
 pub(crate) mod numbers;
+mod over_time;
 mod protocol;
 mod resources;
 mod tables;

@@ -1,0 +1,316 @@
+//! `foxbench load --find-max OBJECTIVE`: wires `load::capacity`'s search to the engine.
+//!
+//! Each window the search asks for is one constant-rate open-model run of `--window`,
+//! judged whole by the objective (`report::slo`); the verdict goes back to the search.
+//! After it, windows at 50%, 80% and 110% of the rate found give the spectrum (100% is the
+//! window that found it).
+
+use std::io::Write as _;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, Context, Result};
+use load::capacity::{Next, Phase, Search, SearchConfig, Stopped};
+use load::{Arrival, Control, Plan, Stop};
+use report::capacity::{
+    Bracket, CapacityReport, CapacityWindow, SpectrumRow, WindowPhase, SPECTRUM_SHARES,
+};
+use report::slo::Slo;
+use report::LoadReport;
+
+use crate::load_cmd::{build_plan, build_report, watch, LoadArgs};
+
+/// The lowest rate the search tries, requests per second (or --start-rate if lower).
+const FLOOR_PER_SEC: f64 = 10.0;
+/// The highest rate the search tries, requests per second.
+const CEILING_PER_SEC: f64 = 10_000_000.0;
+/// The bisection stops when the bracket is this narrow (relative).
+const PRECISION: f64 = 0.02;
+/// Setup time a window costs beyond its length (connecting, starting the workers).
+const WINDOW_SLACK: Duration = Duration::from_millis(250);
+
+/// Runs the capacity search.
+pub fn run(args: &LoadArgs, objective: &str) -> Result<ExitCode> {
+    let slo: Slo = objective.parse().map_err(|e: report::slo::SloError| {
+        anyhow!(e.to_string().replacen("--slo", "--find-max", 1))
+    })?;
+    let base = build_plan(args)?;
+    let window = args.window;
+    // The spectrum's 50%, 80% and 110% windows run after the search.
+    let spectrum_windows = SPECTRUM_SHARES.iter().filter(|s| **s != 100.0).count() as u32;
+    let config = SearchConfig {
+        start_per_sec: args.start_rate,
+        floor_per_sec: FLOOR_PER_SEC.min(args.start_rate),
+        ceiling_per_sec: CEILING_PER_SEC.max(args.start_rate),
+        precision: PRECISION,
+        window: window + WINDOW_SLACK,
+        budget: args.max_time,
+        reserve: (window + WINDOW_SLACK) * spectrum_windows,
+    };
+    let mut search = Search::new(config).map_err(|e| match e {
+        load::capacity::SearchError::Rate => anyhow!(
+            "--start-rate {} is not a rate: give a positive number of requests per second",
+            args.start_rate
+        ),
+        load::capacity::SearchError::Window => anyhow!("--window must be longer than zero"),
+        e => anyhow!("--find-max: {e}"),
+    })?;
+    load::raise_fd_limit(base.connections)?;
+    load::preflight(&base)?;
+
+    let interrupted = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register_conditional_shutdown(sig, 130, interrupted.clone())
+            .context("cannot install signal handler")?;
+        signal_hook::flag::register(sig, interrupted.clone())
+            .context("cannot install signal handler")?;
+    }
+    let is_interrupted = || interrupted.load(std::sync::atomic::Ordering::Relaxed);
+
+    let started = Instant::now();
+    let mut trials = Trials {
+        base: &base,
+        slo: &slo,
+        window,
+        interrupted: &interrupted,
+        quiet: args.quiet,
+        windows: Vec::new(),
+        runs: Vec::new(),
+    };
+
+    let stopped = loop {
+        if is_interrupted() {
+            break Stopped::Budget;
+        }
+        match search.next(started.elapsed()) {
+            Next::Window {
+                rate_per_sec,
+                phase,
+            } => {
+                let phase = match phase {
+                    Phase::Bracket => WindowPhase::Bracket,
+                    Phase::Bisect => WindowPhase::Bisect,
+                };
+                let held = trials.judge(rate_per_sec, phase)?;
+                if !is_interrupted() {
+                    search.record(rate_per_sec, held);
+                }
+            }
+            Next::Done(why) => break why,
+        }
+    };
+    let stopped = match stopped {
+        _ if is_interrupted() => report::capacity::Stopped::Interrupted,
+        Stopped::Converged => report::capacity::Stopped::Converged,
+        Stopped::Budget => report::capacity::Stopped::Budget,
+        Stopped::Floor => report::capacity::Stopped::Floor,
+        Stopped::Ceiling => report::capacity::Stopped::Ceiling,
+    };
+    let (held, failed) = search.bracket();
+    let bracket = Bracket {
+        held_per_sec: held,
+        failed_per_sec: failed,
+    };
+
+    // The spectrum around the rate found.
+    let mut spectra = Vec::new();
+    if let Some(rate) = held {
+        for share in SPECTRUM_SHARES {
+            let index = if share == 100.0 {
+                trials.found_at(rate)
+            } else if !is_interrupted() && started.elapsed() + window <= args.max_time {
+                trials.judge(
+                    (rate * share / 100.0).round().max(1.0),
+                    WindowPhase::Spectrum,
+                )?;
+                Some(trials.windows.len() - 1)
+            } else {
+                None
+            };
+            if let Some(window) = index {
+                spectra.push(SpectrumRow {
+                    share_percent: share,
+                    window,
+                });
+            }
+        }
+    }
+    let elapsed = started.elapsed();
+
+    // The result's body is the window at the rate found, or the lowest rate tried.
+    let Trials {
+        mut runs, windows, ..
+    } = trials;
+    let body = match held {
+        Some(rate) => windows
+            .iter()
+            .position(|w| w.rate_per_sec == rate && w.phase != WindowPhase::Spectrum),
+        None => windows
+            .iter()
+            .enumerate()
+            .min_by(|a, b| a.1.rate_per_sec.total_cmp(&b.1.rate_per_sec))
+            .map(|(i, _)| i),
+    };
+    let Some(body) = body else {
+        return Err(anyhow!(
+            "--find-max: no window ran (interrupted before the first ended)"
+        ));
+    };
+    let capacity = CapacityReport {
+        objective: objective.trim().to_string(),
+        rate_per_sec: held,
+        bracket,
+        stopped,
+        client_bound: CapacityReport::client_bound_of(&windows, &spectra, bracket),
+        window_s: window.as_secs_f64(),
+        budget_s: args.max_time.as_secs_f64(),
+        elapsed_s: elapsed.as_secs_f64(),
+        windows,
+        spectra,
+    };
+    let mut report = runs.swap_remove(body);
+    report.capacity = Some(capacity);
+    write(args, &report)?;
+    Ok(if held.is_some() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(crate::exit::FAILED)
+    })
+}
+
+/// The windows run so far, and what runs the next.
+struct Trials<'a> {
+    base: &'a Plan,
+    slo: &'a Slo,
+    window: Duration,
+    interrupted: &'a Arc<AtomicBool>,
+    quiet: bool,
+    windows: Vec<CapacityWindow>,
+    runs: Vec<LoadReport>,
+}
+
+impl Trials<'_> {
+    /// Runs and judges one window at `rate`; true when it held the objective.
+    fn judge(&mut self, rate: f64, phase: WindowPhase) -> Result<bool> {
+        let (mut run, verdict) =
+            run_window(self.base, self.slo, rate, self.window, self.interrupted)?;
+        let w = CapacityWindow::new(rate, phase, &run, &verdict);
+        if !self.quiet {
+            let _ = writeln!(
+                std::io::stderr(),
+                "window {:>2}: {:>9.0} req/s asked, {:>9.0} achieved, p99 {:>9}, client {:>3.0}%: {}",
+                self.windows.len() + 1,
+                rate,
+                w.achieved_per_sec,
+                w.corrected.map_or("-".into(), |s| report::human_us(s.p99_us)),
+                w.client_cpu_percent,
+                if w.passed { "held" } else { "failed" }
+            );
+        }
+        let passed = w.passed;
+        self.windows.push(w);
+        run.slo = Some(verdict);
+        self.runs.push(run);
+        Ok(passed)
+    }
+
+    /// The search's own window at `rate`.
+    fn found_at(&self, rate: f64) -> Option<usize> {
+        self.windows
+            .iter()
+            .position(|w| w.rate_per_sec == rate && w.phase != WindowPhase::Spectrum)
+    }
+}
+
+/// One constant-rate window at `rate`: its report and the objective's verdict on it whole.
+fn run_window(
+    base: &Plan,
+    slo: &Slo,
+    rate: f64,
+    window: Duration,
+    interrupted: &Arc<AtomicBool>,
+) -> Result<(LoadReport, report::slo::SloReport)> {
+    let mut plan = base.clone();
+    plan.arrival = Arrival::Open {
+        rate: load::Rate::constant(rate),
+    };
+    plan.stop = Stop::Duration(window);
+    let threads = plan.effective_threads();
+    let control = Control::new(threads);
+    let watcher = {
+        let control = control.clone();
+        let interrupted = interrupted.clone();
+        std::thread::Builder::new()
+            .name("foxbench-signals".into())
+            .spawn(move || {
+                watch(
+                    &control,
+                    &interrupted,
+                    &AtomicU64::new(0),
+                    Stop::Duration(window),
+                    false,
+                )
+            })
+            .context("cannot start the signal watcher")?
+    };
+    let before = probe::own_usage();
+    let started = Instant::now();
+    let mut intervals = Vec::new();
+    let result = load::run_with_intervals(&plan, &control, &mut |iv| {
+        intervals.push(report::IntervalRow::from(iv));
+    });
+    let wall = started.elapsed();
+    let used = probe::own_usage().since(&before);
+    control.stop();
+    let _ = watcher.join();
+    let result = result?;
+    let report = build_report(&plan, threads, &result, intervals, &used, wall);
+    let verdict = slo.judge(&report, None);
+    Ok((report, verdict))
+}
+
+/// Writes the text report (the search, not the body's whole report) and the JSON as
+/// `foxbench load` does.
+fn write(args: &LoadArgs, report: &LoadReport) -> Result<()> {
+    let c = &report.config;
+    let text = format!(
+        "foxbench load --find-max {} {}\n  open model, {} connections, {} threads, keep-alive {}\n\n{}",
+        report.target.method,
+        report.target.url,
+        c.connections,
+        c.threads,
+        if c.keepalive { "on" } else { "off" },
+        report.capacity.as_ref().map(|c| c.to_text()).unwrap_or_default()
+    );
+    let json = || serde_json::to_string_pretty(report).expect("report serializes") + "\n";
+    match args.json.as_deref() {
+        Some("-") => {
+            std::io::stdout()
+                .lock()
+                .write_all(json().as_bytes())
+                .context("cannot write JSON to stdout")?;
+            if !args.quiet {
+                let _ = std::io::stderr().write_all(text.as_bytes());
+            }
+        }
+        Some(path) => {
+            std::fs::write(path, json()).with_context(|| format!("cannot write --json {path}"))?;
+            if !args.quiet {
+                std::io::stdout()
+                    .lock()
+                    .write_all(text.as_bytes())
+                    .context("cannot write report")?;
+            }
+        }
+        None if !args.quiet => {
+            std::io::stdout()
+                .lock()
+                .write_all(text.as_bytes())
+                .context("cannot write report")?;
+        }
+        None => {}
+    }
+    Ok(())
+}

@@ -1,0 +1,376 @@
+//! The capacity search of `foxbench load --find-max` and the shootout's capacity levels:
+//! which constant rate to try next, given the verdicts of the windows tried so far.
+//!
+//! It is a pure state machine: it runs nothing and reads no clock. The caller asks
+//! [`Search::next`] for the next window's rate (passing the time spent so far), runs a
+//! constant-rate window of [`SearchConfig::window`] at that rate, judges the whole window
+//! against the objective, and gives the verdict to [`Search::record`].
+//!
+//! Two phases. *Bracket*: from the start rate, double after every window that holds the
+//! objective and halve after every one that fails, until a rate that held lies below one
+//! that failed (or the floor fails, or the ceiling holds). *Bisect*: try the middle of the
+//! bracket; a window that holds raises its floor, one that fails lowers its ceiling, until
+//! the bracket is narrower than [`SearchConfig::precision`].
+//!
+//! Monotone by construction: every rate tried lies strictly inside the bracket of the
+//! moment, so on any server, noisy or not, every window that held was at a lower rate than
+//! every window that failed after the bracket closed, and the rate found never exceeds a
+//! rate that failed. Each verdict is one whole window's, never one sample's.
+
+use std::time::Duration;
+
+/// How the search proceeds and when it stops.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchConfig {
+    /// The first rate tried, requests per second.
+    pub start_per_sec: f64,
+    /// The lowest rate tried: when it fails, the objective is not met at all.
+    pub floor_per_sec: f64,
+    /// The highest rate tried: when it holds, the search stops there.
+    pub ceiling_per_sec: f64,
+    /// Bisection stops when `failed / held - 1` is at most this (0.02: within 2%).
+    pub precision: f64,
+    /// The length of each constant-rate window.
+    pub window: Duration,
+    /// The whole search's time budget, windows and what follows them.
+    pub budget: Duration,
+    /// Time kept back from the budget for what runs after the search (the spectrum).
+    pub reserve: Duration,
+}
+
+impl SearchConfig {
+    /// Checks the configuration, naming the first value that cannot work.
+    pub fn validate(&self) -> Result<(), SearchError> {
+        let positive = |v: f64| v.is_finite() && v > 0.0;
+        if !positive(self.floor_per_sec) || !positive(self.start_per_sec) {
+            return Err(SearchError::Rate);
+        }
+        if !(self.floor_per_sec <= self.start_per_sec && self.start_per_sec <= self.ceiling_per_sec)
+        {
+            return Err(SearchError::Rate);
+        }
+        if !(self.precision.is_finite() && self.precision > 0.0 && self.precision < 1.0) {
+            return Err(SearchError::Precision);
+        }
+        if self.window.is_zero() {
+            return Err(SearchError::Window);
+        }
+        if self.window + self.reserve > self.budget {
+            return Err(SearchError::Budget);
+        }
+        Ok(())
+    }
+}
+
+/// What is wrong with a [`SearchConfig`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum SearchError {
+    /// The rates are not `0 < floor <= start <= ceiling`.
+    #[error("the rates must be positive, with the floor at most the start rate")]
+    Rate,
+    /// The precision is not within (0, 1).
+    #[error("the precision must lie between 0 and 1")]
+    Precision,
+    /// A window of no time.
+    #[error("a window must last longer than zero")]
+    Window,
+    /// Not even one window fits the budget.
+    #[error("the time budget does not hold one window and the spectrum after it: raise --max-time or shorten --window")]
+    Budget,
+}
+
+/// The search's phase when a window was asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// Doubling or halving to find a rate that holds below one that fails.
+    Bracket,
+    /// Halving the bracket.
+    Bisect,
+}
+
+/// Why the search stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stopped {
+    /// The bracket is within the precision.
+    Converged,
+    /// The time budget had no room for another window: the bracket is the best known.
+    Budget,
+    /// The floor rate failed: the objective is not met at any rate tried.
+    Floor,
+    /// The ceiling rate held: the capacity is at least the ceiling.
+    Ceiling,
+}
+
+/// What to do next.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Next {
+    /// Run a constant-rate window at this rate (requests per second) and record its verdict.
+    Window {
+        /// The rate.
+        rate_per_sec: f64,
+        /// Which phase asks for it.
+        phase: Phase,
+    },
+    /// The search is over.
+    Done(Stopped),
+}
+
+/// The state of a capacity search: the bracket so far.
+#[derive(Debug, Clone)]
+pub struct Search {
+    config: SearchConfig,
+    /// The highest rate whose window held the objective.
+    held: Option<f64>,
+    /// The lowest rate whose window failed it.
+    failed: Option<f64>,
+    /// The rate handed out by `next` and not yet recorded.
+    pending: Option<f64>,
+}
+
+impl Search {
+    /// A search that has tried nothing yet.
+    pub fn new(config: SearchConfig) -> Result<Search, SearchError> {
+        config.validate()?;
+        Ok(Search {
+            config,
+            held: None,
+            failed: None,
+            pending: None,
+        })
+    }
+
+    /// Its configuration.
+    pub fn config(&self) -> &SearchConfig {
+        &self.config
+    }
+
+    /// The rate to try next, or why the search is over; `elapsed` is the time the search
+    /// has taken so far. Asking again before [`record`](Self::record) repeats the answer.
+    pub fn next(&mut self, elapsed: Duration) -> Next {
+        let c = &self.config;
+        let (rate, phase) = match (self.held, self.failed) {
+            (None, None) => (c.start_per_sec, Phase::Bracket),
+            (Some(held), None) if held >= c.ceiling_per_sec => return Next::Done(Stopped::Ceiling),
+            (Some(held), None) => ((held * 2.0).min(c.ceiling_per_sec), Phase::Bracket),
+            (None, Some(failed)) if failed <= c.floor_per_sec => return Next::Done(Stopped::Floor),
+            (None, Some(failed)) => ((failed / 2.0).max(c.floor_per_sec), Phase::Bracket),
+            (Some(held), Some(failed)) => {
+                if failed / held - 1.0 <= c.precision {
+                    return Next::Done(Stopped::Converged);
+                }
+                (Self::middle(held, failed), Phase::Bisect)
+            }
+        };
+        if elapsed + c.window + c.reserve > c.budget {
+            return Next::Done(Stopped::Budget);
+        }
+        self.pending = Some(rate);
+        Next::Window {
+            rate_per_sec: rate,
+            phase,
+        }
+    }
+
+    /// The middle of a bracket, in whole requests per second when that still lies inside.
+    fn middle(held: f64, failed: f64) -> f64 {
+        let m = (held + failed) / 2.0;
+        let rounded = m.round();
+        if rounded > held && rounded < failed {
+            rounded
+        } else {
+            m
+        }
+    }
+
+    /// Records the verdict of the window at `rate_per_sec` (the rate `next` gave).
+    ///
+    /// A verdict for any other rate is ignored: the bracket moves only on windows the
+    /// search asked for, which all lie inside it.
+    pub fn record(&mut self, rate_per_sec: f64, held: bool) {
+        if self.pending != Some(rate_per_sec) {
+            return;
+        }
+        self.pending = None;
+        if held {
+            self.held = Some(self.held.map_or(rate_per_sec, |h| h.max(rate_per_sec)));
+        } else {
+            self.failed = Some(self.failed.map_or(rate_per_sec, |f| f.min(rate_per_sec)));
+        }
+    }
+
+    /// The highest rate that held and the lowest that failed, so far.
+    pub fn bracket(&self) -> (Option<f64>, Option<f64>) {
+        (self.held, self.failed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config() -> SearchConfig {
+        SearchConfig {
+            start_per_sec: 1000.0,
+            floor_per_sec: 10.0,
+            ceiling_per_sec: 10_000_000.0,
+            precision: 0.02,
+            window: Duration::from_secs(2),
+            budget: Duration::from_secs(600),
+            reserve: Duration::from_secs(6),
+        }
+    }
+
+    /// Runs a search whose window verdicts come from `verdict`, each window costing its
+    /// length; returns the windows tried and why it stopped.
+    fn drive(
+        cfg: SearchConfig,
+        mut verdict: impl FnMut(f64) -> bool,
+    ) -> (Vec<(f64, bool)>, Stopped, Search) {
+        let mut s = Search::new(cfg.clone()).unwrap();
+        let mut elapsed = Duration::ZERO;
+        let mut tried = Vec::new();
+        loop {
+            match s.next(elapsed) {
+                Next::Window { rate_per_sec, .. } => {
+                    let ok = verdict(rate_per_sec);
+                    tried.push((rate_per_sec, ok));
+                    s.record(rate_per_sec, ok);
+                    elapsed += cfg.window;
+                    assert!(tried.len() < 200, "runs away: {tried:?}");
+                }
+                Next::Done(why) => return (tried, why, s),
+            }
+        }
+    }
+
+    #[test]
+    fn finds_a_knee_within_its_precision() {
+        for knee in [15.0, 333.0, 1000.0, 4321.0, 987_654.0] {
+            let (tried, why, s) = drive(config(), |r| r <= knee);
+            assert_eq!(why, Stopped::Converged, "{knee}: {tried:?}");
+            let (held, failed) = s.bracket();
+            let (held, failed) = (held.unwrap(), failed.unwrap());
+            assert!(held <= knee && knee < failed, "{knee}: {held}..{failed}");
+            assert!(failed / held - 1.0 <= 0.02, "{knee}: {held}..{failed}");
+        }
+    }
+
+    #[test]
+    fn a_floor_that_fails_ends_the_search() {
+        let (tried, why, s) = drive(config(), |_| false);
+        assert_eq!(why, Stopped::Floor);
+        assert_eq!(s.bracket(), (None, Some(10.0)));
+        // Halving from 1000: 1000, 500, 250, 125, 62.5, 31.25, 15.625, then the floor.
+        assert_eq!(tried.len(), 8, "{tried:?}");
+    }
+
+    #[test]
+    fn a_ceiling_that_holds_ends_the_search() {
+        let cfg = SearchConfig {
+            ceiling_per_sec: 5000.0,
+            ..config()
+        };
+        let (tried, why, s) = drive(cfg, |_| true);
+        assert_eq!(why, Stopped::Ceiling);
+        assert_eq!(s.bracket(), (Some(5000.0), None));
+        assert_eq!(tried.last().unwrap().0, 5000.0);
+    }
+
+    #[test]
+    fn the_budget_stops_it_with_the_best_bracket() {
+        let cfg = SearchConfig {
+            budget: Duration::from_secs(20),
+            ..config()
+        };
+        // 20 s less 6 s of reserve hold 7 windows of 2 s.
+        let (tried, why, s) = drive(cfg, |r| r <= 50_000.0);
+        assert_eq!(why, Stopped::Budget);
+        assert_eq!(tried.len(), 7, "{tried:?}");
+        // 1000 .. 32000 held, 64000 failed, and 48000 did not fit.
+        assert_eq!(s.bracket(), (Some(32_000.0), Some(64_000.0)));
+    }
+
+    #[test]
+    fn noisy_verdicts_never_break_the_order_of_the_bracket() {
+        // A server whose verdict near the knee is a coin toss, from a fixed sequence.
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut coin = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x & 1 == 0
+        };
+        for knee in [700.0, 5000.0, 40_000.0] {
+            let (tried, why, s) = drive(config(), |r| {
+                if (r - knee).abs() < 0.3 * knee {
+                    coin()
+                } else {
+                    r < knee
+                }
+            });
+            assert_eq!(why, Stopped::Converged);
+            let (held, failed) = s.bracket();
+            let (held, failed) = (held.unwrap(), failed.unwrap());
+            assert!(held < failed);
+            let top_pass = tried
+                .iter()
+                .filter(|t| t.1)
+                .map(|t| t.0)
+                .fold(0.0, f64::max);
+            assert_eq!(held, top_pass, "the rate found is the highest that held");
+            // Every rate that held is below every rate that failed at or after the bracket
+            // closed, so the rate found is never above a failure.
+            let lowest_fail = tried
+                .iter()
+                .filter(|t| !t.1)
+                .map(|t| t.0)
+                .fold(f64::INFINITY, f64::min);
+            assert!(held < lowest_fail, "{tried:?}");
+            // Below the noisy band everything held, above it everything failed.
+            assert!(held >= 0.68 * knee && held < 1.3 * knee, "{knee}: {held}");
+        }
+    }
+
+    #[test]
+    fn a_verdict_for_a_rate_not_asked_is_ignored() {
+        let mut s = Search::new(config()).unwrap();
+        let Next::Window { rate_per_sec, .. } = s.next(Duration::ZERO) else {
+            panic!()
+        };
+        s.record(rate_per_sec * 3.0, true);
+        assert_eq!(s.bracket(), (None, None));
+        s.record(rate_per_sec, true);
+        assert_eq!(s.bracket(), (Some(1000.0), None));
+        s.record(rate_per_sec, false);
+        assert_eq!(s.bracket(), (Some(1000.0), None), "recorded once only");
+    }
+
+    #[test]
+    fn bad_configurations_are_refused() {
+        let bad = [
+            SearchConfig {
+                floor_per_sec: 0.0,
+                ..config()
+            },
+            SearchConfig {
+                start_per_sec: 5.0,
+                ..config()
+            },
+            SearchConfig {
+                precision: 0.0,
+                ..config()
+            },
+            SearchConfig {
+                window: Duration::ZERO,
+                ..config()
+            },
+            SearchConfig {
+                budget: Duration::from_secs(7),
+                ..config()
+            },
+        ];
+        for c in bad {
+            assert!(Search::new(c.clone()).is_err(), "{c:?}");
+        }
+    }
+}

@@ -1,0 +1,323 @@
+//! The result of a capacity search (`foxbench load --find-max`, the shootout's capacity
+//! levels): the objective, the rate found, the bracket, every window tried with its
+//! verdict and figures, the latency spectrum around the rate found, and whether the client
+//! bounded it. Built from the windows' [`LoadReport`]s; the search itself is
+//! `load::capacity`.
+
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+
+use crate::slo::{ClauseVerdict, SloReport};
+use crate::{human_us, LoadReport};
+
+/// The shares of the rate found at which the spectrum is shown, percent.
+pub const SPECTRUM_SHARES: [f64; 4] = [50.0, 80.0, 100.0, 110.0];
+
+/// A capacity search's result: the `capacity` section of `foxbench load --json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct CapacityReport {
+    /// The objective, as given (`p99<10ms`); every clause must hold.
+    pub objective: String,
+    /// The highest constant rate whose window held the objective, requests per second;
+    /// null when none did.
+    pub rate_per_sec: Option<f64>,
+    /// The highest rate that held and the lowest that failed.
+    pub bracket: Bracket,
+    /// Why the search stopped.
+    pub stopped: Stopped,
+    /// True when the client was saturated (client CPU, `client.saturated`'s rule) in a
+    /// window that bounds the rate found: at it, at the lowest rate that failed, or at
+    /// 110% of it. The figure is then the load generator's limit, not the server's.
+    pub client_bound: bool,
+    /// The length of each window, seconds.
+    pub window_s: f64,
+    /// The time budget (`--max-time`), seconds.
+    pub budget_s: f64,
+    /// The search's wall time, the spectrum's windows included, seconds.
+    pub elapsed_s: f64,
+    /// Every window run, in order.
+    pub windows: Vec<CapacityWindow>,
+    /// The latency spectrum at 50%, 80%, 100% and 110% of the rate found (empty when none
+    /// was found; a share missing when the budget or an interruption cut it).
+    pub spectra: Vec<SpectrumRow>,
+}
+
+/// The bracket of the capacity.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Bracket {
+    /// The highest rate that held, requests per second.
+    pub held_per_sec: Option<f64>,
+    /// The lowest rate that failed, requests per second.
+    pub failed_per_sec: Option<f64>,
+}
+
+/// Why a capacity search stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Stopped {
+    /// The bracket narrowed to the precision.
+    Converged,
+    /// The time budget ran out: the bracket is the best known.
+    Budget,
+    /// The lowest rate tried failed: the objective is not met.
+    Floor,
+    /// The highest rate allowed held: the capacity is at least that.
+    Ceiling,
+    /// Stopped by Ctrl-C or SIGTERM.
+    Interrupted,
+}
+
+impl Stopped {
+    fn words(self) -> &'static str {
+        match self {
+            Stopped::Converged => "converged",
+            Stopped::Budget => "the time budget cut the search short; this is the best bracket",
+            Stopped::Floor => "the objective failed even at the lowest rate tried",
+            Stopped::Ceiling => "the objective held at the highest rate allowed",
+            Stopped::Interrupted => "interrupted",
+        }
+    }
+}
+
+/// Which part of the search ran a window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum WindowPhase {
+    /// Doubling or halving to bracket the knee.
+    Bracket,
+    /// Halving the bracket.
+    Bisect,
+    /// A window of the spectrum, after the search.
+    Spectrum,
+}
+
+/// Latency percentiles of one window, µs.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Spectrum {
+    /// Median.
+    pub p50_us: f64,
+    /// 90th percentile.
+    pub p90_us: f64,
+    /// 99th.
+    pub p99_us: f64,
+    /// 99.9th.
+    pub p99_9_us: f64,
+    /// 99.99th.
+    pub p99_99_us: f64,
+    /// Longest.
+    pub max_us: f64,
+}
+
+impl Spectrum {
+    /// The spectrum of an encoded histogram; None when it is empty or does not decode.
+    fn of(hdr_base64: &str) -> Option<Spectrum> {
+        let h = stats::Latency::from_base64(hdr_base64).ok()?;
+        if h.is_empty() {
+            return None;
+        }
+        let us = |p: f64| h.percentile_ns(p) as f64 / 1e3;
+        Some(Spectrum {
+            p50_us: us(50.0),
+            p90_us: us(90.0),
+            p99_us: us(99.0),
+            p99_9_us: us(99.9),
+            p99_99_us: us(99.99),
+            max_us: us(100.0),
+        })
+    }
+}
+
+/// One constant-rate window and its verdict.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct CapacityWindow {
+    /// The rate asked for, requests per second.
+    pub rate_per_sec: f64,
+    /// Which part of the search ran it.
+    pub phase: WindowPhase,
+    /// True when every clause of the objective held over the whole window.
+    pub passed: bool,
+    /// Complete responses per second.
+    pub achieved_per_sec: f64,
+    /// Requests sent.
+    pub sent: u64,
+    /// Requests that failed (errors and failure statuses).
+    pub failed: u64,
+    /// Requests sent late because every connection was busy.
+    pub late: u64,
+    /// Corrected latency (from each request's due instant); null with no response.
+    pub corrected: Option<Spectrum>,
+    /// Service time (from each request's write); null with no response.
+    pub service: Option<Spectrum>,
+    /// The client's CPU share over the window, percent.
+    pub client_cpu_percent: f64,
+    /// True when the client was saturated in it.
+    pub client_saturated: bool,
+    /// Each clause's verdict and observed value.
+    pub clauses: Vec<ClauseVerdict>,
+}
+
+impl CapacityWindow {
+    /// A window's row, from its run's report and the objective's verdict on it.
+    pub fn new(
+        rate_per_sec: f64,
+        phase: WindowPhase,
+        run: &LoadReport,
+        verdict: &SloReport,
+    ) -> CapacityWindow {
+        CapacityWindow {
+            rate_per_sec,
+            phase,
+            passed: verdict.passed,
+            achieved_per_sec: run.throughput.requests_per_sec,
+            sent: run.requests.sent,
+            failed: run.requests.errors + run.requests.failed_status,
+            late: run.open.as_ref().map_or(0, |o| o.late),
+            corrected: Spectrum::of(&run.latency.hdr_base64),
+            service: run
+                .open
+                .as_ref()
+                .and_then(|o| o.service.as_ref())
+                .and_then(|d| Spectrum::of(&d.hdr_base64)),
+            client_cpu_percent: run.client.cpu_percent,
+            client_saturated: run.client.saturated,
+            clauses: verdict.clauses.clone(),
+        }
+    }
+}
+
+/// The spectrum at one share of the rate found.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct SpectrumRow {
+    /// The share of the rate found, percent: 50, 80, 100 or 110.
+    pub share_percent: f64,
+    /// The index in `windows` of the window measured at it.
+    pub window: usize,
+}
+
+impl CapacityReport {
+    /// The window of a spectrum row.
+    pub fn spectrum_window(&self, row: &SpectrumRow) -> Option<&CapacityWindow> {
+        self.windows.get(row.window)
+    }
+
+    /// Whether the client bounded the rate found (see `client_bound`), from the windows.
+    pub fn client_bound_of(
+        windows: &[CapacityWindow],
+        spectra: &[SpectrumRow],
+        bracket: Bracket,
+    ) -> bool {
+        let at = |rate: Option<f64>| {
+            rate.is_some_and(|r| {
+                windows.iter().any(|w| {
+                    w.rate_per_sec == r && w.phase != WindowPhase::Spectrum && w.client_saturated
+                })
+            })
+        };
+        let over = spectra
+            .iter()
+            .filter(|s| s.share_percent > 100.0)
+            .filter_map(|s| windows.get(s.window))
+            .any(|w| w.client_saturated);
+        at(bracket.held_per_sec) || at(bracket.failed_per_sec) || over
+    }
+
+    /// The text report.
+    pub fn to_text(&self) -> String {
+        let mut o = String::new();
+        let rate = |r: Option<f64>| r.map_or("-".to_string(), |r| format!("{r:.0}"));
+        match self.rate_per_sec {
+            Some(r) => {
+                let _ = writeln!(
+                    o,
+                    "Capacity:      {r:.0} req/s under {}{}",
+                    self.objective,
+                    if self.client_bound {
+                        " (CLIENT-BOUND: the load generator's limit, not the server's)"
+                    } else {
+                        ""
+                    }
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    o,
+                    "Capacity:      none: {} is not met at any rate tried",
+                    self.objective
+                );
+            }
+        }
+        let _ = writeln!(
+            o,
+            "Bracket:       held {} req/s, failed {} req/s ({})",
+            rate(self.bracket.held_per_sec),
+            rate(self.bracket.failed_per_sec),
+            self.stopped.words()
+        );
+        let _ = writeln!(
+            o,
+            "Search:        {} windows of {:.1}s in {:.1}s (budget {:.0}s)",
+            self.windows.len(),
+            self.window_s,
+            self.elapsed_s,
+            self.budget_s
+        );
+        let _ = writeln!(
+            o,
+            "\n  {:>3} {:<8} {:>10} {:>10} {:>9} {:>9} {:>9} {:>6} {:>7}  verdict",
+            "#", "phase", "rate", "achieved", "p50", "p99", "p99.9", "late", "client"
+        );
+        for (i, w) in self.windows.iter().enumerate() {
+            let p = |f: fn(&Spectrum) -> f64| {
+                w.corrected.as_ref().map_or("-".into(), |s| human_us(f(s)))
+            };
+            let _ = writeln!(
+                o,
+                "  {:>3} {:<8} {:>10.0} {:>10.0} {:>9} {:>9} {:>9} {:>6} {:>6.0}%  {}",
+                i + 1,
+                match w.phase {
+                    WindowPhase::Bracket => "bracket",
+                    WindowPhase::Bisect => "bisect",
+                    WindowPhase::Spectrum => "spectrum",
+                },
+                w.rate_per_sec,
+                w.achieved_per_sec,
+                p(|s| s.p50_us),
+                p(|s| s.p99_us),
+                p(|s| s.p99_9_us),
+                w.late,
+                w.client_cpu_percent,
+                if w.passed { "held" } else { "FAILED" }
+            );
+        }
+        if !self.spectra.is_empty() {
+            let _ = writeln!(
+                o,
+                "\nSpectrum       {:>8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
+                "rate", "p50", "p90", "p99", "p99.9", "p99.99", "max"
+            );
+            for row in &self.spectra {
+                let Some(w) = self.spectrum_window(row) else {
+                    continue;
+                };
+                for (name, s) in [("corrected", &w.corrected), ("service", &w.service)] {
+                    let Some(s) = s else { continue };
+                    let _ = writeln!(
+                        o,
+                        "  {:>4.0}% {:<9}{:>8.0} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
+                        row.share_percent,
+                        name,
+                        w.rate_per_sec,
+                        human_us(s.p50_us),
+                        human_us(s.p90_us),
+                        human_us(s.p99_us),
+                        human_us(s.p99_9_us),
+                        human_us(s.p99_99_us),
+                        human_us(s.max_us)
+                    );
+                }
+            }
+        }
+        o
+    }
+}
