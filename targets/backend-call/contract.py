@@ -19,6 +19,8 @@ the body and X-Request-Id of GET /, the forwarded query (?delay_ms=50 takes >= 5
 GET / without an id, one backend call per request and keep-alive to the backend (from the
 backend's /stats), keep-alive to the client, 50 concurrent clients, 502 (or another 5xx)
 and no crash when the backend is gone, SIGTERM within 5 s and no process left behind.
+The front end starts with its soft RLIMIT_NOFILE lowered to 1,024 (the usual default) and
+must raise it to the hard limit itself: 10,000 clients need more descriptors than that.
 The last line is "N passed, N failed"; the exit status is 1 if anything failed, 2 for a
 usage or setup error. Standard library only (Python 3.11).
 """
@@ -28,6 +30,7 @@ import hashlib
 import http.client
 import os
 import random
+import resource
 import shutil
 import signal
 import socket
@@ -102,13 +105,18 @@ def build_backend():
 class Process:
     """A process started in its own group, its output kept in a file for failure reports."""
 
-    def __init__(self, name, argv, cwd=None, shell=False):
+    def __init__(self, name, argv, cwd=None, shell=False, nofile_soft=None):
         self.name = name
         self.log = tempfile.TemporaryFile()
         if shell:
             argv = ["sh", "-c", "exec " + argv]
+        preexec = None
+        if nofile_soft is not None:
+            hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+            preexec = lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (nofile_soft, hard))  # noqa: E731
         self.proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=self.log,
-                                     stderr=subprocess.STDOUT, start_new_session=True)
+                                     stderr=subprocess.STDOUT, start_new_session=True,
+                                     preexec_fn=preexec)
         self.pgid = self.proc.pid
 
     def output(self, limit=2000):
@@ -280,6 +288,29 @@ def check_concurrent(fport, bport):
     need(calls == clients * per_client, f"{clients * per_client} requests made {calls} backend requests")
 
 
+# The soft RLIMIT_NOFILE a front end starts with (a common default); it must raise it itself.
+START_NOFILE = 1024
+
+
+def start_nofile():
+    """The soft limit to start a front end with, or None when the hard limit leaves no room."""
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    return START_NOFILE if hard == resource.RLIM_INFINITY or hard > START_NOFILE else None
+
+
+def check_nofile(front):
+    if start_nofile() is None:
+        print(f"note: hard RLIMIT_NOFILE is <= {START_NOFILE}: nothing to raise, not checked", flush=True)
+        return
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    with open(f"/proc/{front.proc.pid}/limits") as f:
+        line = next(l for l in f if l.startswith("Max open files"))
+    soft = line.split()[3]
+    want = "unlimited" if hard == resource.RLIM_INFINITY else str(hard)
+    need(soft == want, f"started with a soft RLIMIT_NOFILE of {START_NOFILE}, it is still {soft}, "
+                       f"not the hard limit {want}: raise it at start (setrlimit)")
+
+
 def check_backend_gone(fport, front, backend):
     backend.kill()
     for i in range(2):
@@ -359,10 +390,11 @@ def check_front_end(run, name, target_dir, hello, start, label):
             return
         start = start.replace("{port}", str(fport)).replace("{backend}", f"http://127.0.0.1:{bport}")
         print(f"start: {start}", flush=True)
-        front = Process(name, start, cwd=target_dir, shell=True)
+        front = Process(name, start, cwd=target_dir, shell=True, nofile_soft=start_nofile())
         if not run.check(label + "starts and listens", front.wait_listening, fport):
             return
         failed = run.failed
+        run.check(label + "raises its soft RLIMIT_NOFILE to the hard limit", check_nofile, front)
         run.check(label + "GET / -> hello <id> with X-Request-Id", check_hello, fport, bport)
         run.check(label + "query forwarded: ?delay_ms=50 takes >= 50 ms", check_delay, fport, bport)
         run.check(label + "GET / without X-Request-Id -> hello", check_no_id, fport, bport)
