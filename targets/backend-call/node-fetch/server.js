@@ -56,7 +56,7 @@ const call = clients[mode];
 if (call === undefined) fail(`client ${JSON.stringify(mode)} is not agent or fetch`);
 if (mode === 'fetch') {
   let undici;
-  try { undici = require('undici'); } catch { fail('the undici package is missing: run `npm ci` here (or set NODE_PATH to its node_modules)'); }
+  try { undici = require('undici'); } catch { fail('the undici package is missing: run `npm ci` next to server.js'); }
   // undici's default Agent opens a connection per request in flight (connections: null).
   undici.setGlobalDispatcher(new undici.Agent({ connections: BACKEND_CONNS }));
 }
