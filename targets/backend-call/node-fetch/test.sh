@@ -6,4 +6,4 @@
 # last; exits non-zero if anything failed.
 exec python3 "$(dirname "$0")/../contract.py" --name node-fetch --skip-if-missing node --skip-if-missing npm \
   --build 'cp package.json package-lock.json server.js {out}/ && cd {out} && npm ci --silent --no-audit --no-fund' \
-  --row agent --row fetch -- 'node {out}/server.js {port} {backend} {row}'
+  --row agent --row fetch --bound 1024 -- 'node {out}/server.js {port} {backend} {row}'
