@@ -21,7 +21,7 @@ let backend;
 try { backend = new URL(backendArg); } catch { fail(`BACKEND_URL ${JSON.stringify(backendArg)} is not a URL`); }
 if (backend.protocol !== 'http:') fail(`BACKEND_URL ${JSON.stringify(backendArg)} is not http://`);
 
-// The bound on backend connections (README.md, "Measured", says why this size). Node's
+// The bound on backend connections (README.md says why this size). Node's
 // default maxSockets is Infinity (one connection per call in flight: 2 x 10,000 fds at 10,000
 // clients) and its default maxFreeSockets (256) would close pooled connections beyond 256
 // idle ones, Go's MaxIdleConnsPerHost problem in another size: both are BACKEND_CONNS here.

@@ -20,7 +20,7 @@ from yarl import URL
 USAGE = "usage: python server.py PORT BACKEND_URL (e.g. server.py 8080 http://127.0.0.1:9090)"
 # The bound on backend connections (TCPConnector's limit; its default, 100, is too few for a
 # 10,000-connection front end, and one connection per call in flight needs 2 x 10,000 fds).
-# README.md, "Measured", says why this size.
+# README.md says why this size.
 BACKEND_CONNS = 1024
 
 

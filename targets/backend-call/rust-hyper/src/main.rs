@@ -29,7 +29,7 @@ use tokio::signal::unix::{signal, SignalKind};
 use tokio::sync::Semaphore;
 
 /// The bound on backend calls in flight, hence on backend connections: 10,000 waiting clients
-/// share 1,024 pooled connections (README.md, "Measured", says why this size).
+/// share 1,024 pooled connections (README.md says why this size).
 const BACKEND_CONNS: usize = 1024;
 const SHUTDOWN_GRACE: Duration = Duration::from_millis(500);
 const X_REQUEST_ID: &str = "x-request-id";
