@@ -19,6 +19,12 @@ the body and X-Request-Id of GET /, the forwarded query (?delay_ms=50 takes >= 5
 GET / without an id, one backend call per request and keep-alive to the backend (from the
 backend's /stats), keep-alive to the client, 50 concurrent clients, 502 (or another 5xx)
 and no crash when the backend is gone, SIGTERM within 5 s and no process left behind.
+The front end starts with its soft RLIMIT_NOFILE lowered to 1,024 (the usual default) and
+must raise it to the hard limit itself: 10,000 clients need more descriptors than that.
+With --bound N (every row) or --bound ROW=N (one row): 1.5 x N clients send a call the
+backend holds for 10 s, and exactly N connections to the backend must be open meanwhile
+(counted in /proc/net/tcp): the front end's pool is bounded at N, and the check had enough
+calls in flight to see it.
 The last line is "N passed, N failed"; the exit status is 1 if anything failed, 2 for a
 usage or setup error. Standard library only (Python 3.11).
 """
@@ -28,6 +34,7 @@ import hashlib
 import http.client
 import os
 import random
+import resource
 import shutil
 import signal
 import socket
@@ -102,13 +109,18 @@ def build_backend():
 class Process:
     """A process started in its own group, its output kept in a file for failure reports."""
 
-    def __init__(self, name, argv, cwd=None, shell=False):
+    def __init__(self, name, argv, cwd=None, shell=False, nofile_soft=None):
         self.name = name
         self.log = tempfile.TemporaryFile()
         if shell:
             argv = ["sh", "-c", "exec " + argv]
+        preexec = None
+        if nofile_soft is not None:
+            hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+            preexec = lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (nofile_soft, hard))  # noqa: E731
         self.proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=self.log,
-                                     stderr=subprocess.STDOUT, start_new_session=True)
+                                     stderr=subprocess.STDOUT, start_new_session=True,
+                                     preexec_fn=preexec)
         self.pgid = self.proc.pid
 
     def output(self, limit=2000):
@@ -280,6 +292,84 @@ def check_concurrent(fport, bport):
     need(calls == clients * per_client, f"{clients * per_client} requests made {calls} backend requests")
 
 
+# The soft RLIMIT_NOFILE a front end starts with (a common default); it must raise it itself.
+START_NOFILE = 1024
+
+
+def start_nofile():
+    """The soft limit to start a front end with, or None when the hard limit leaves no room."""
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    return START_NOFILE if hard == resource.RLIM_INFINITY or hard > START_NOFILE else None
+
+
+def check_nofile(front):
+    if start_nofile() is None:
+        print(f"note: hard RLIMIT_NOFILE is <= {START_NOFILE}: nothing to raise, not checked", flush=True)
+        return
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    with open(f"/proc/{front.proc.pid}/limits") as f:
+        line = next(l for l in f if l.startswith("Max open files"))
+    soft = line.split()[3]
+    if hard == resource.RLIM_INFINITY:
+        ok, want = soft == "unlimited", "unlimited"
+    else:
+        # Go's runtime raises it to hard - 1 on purpose (syscall/rlimit.go: it then notices
+        # another process changing it with prlimit): that counts as raised.
+        ok, want = soft.isdigit() and int(soft) >= hard - 1, str(hard)
+    need(ok, f"started with a soft RLIMIT_NOFILE of {START_NOFILE}, it is still {soft}, "
+             f"not the hard limit {want}: raise it at start (setrlimit)")
+
+
+BOUND_DELAY_MS = 10_000
+
+
+def open_connections(port):
+    """Established TCP connections whose local port is `port` (the backend's side of each
+    front-end connection), from /proc/net/tcp: connections open now, not ever accepted."""
+    n = 0
+    with open("/proc/net/tcp") as f:
+        next(f)
+        for line in f:
+            local, state = line.split()[1], line.split()[3]
+            n += state == "01" and int(local.rpartition(":")[2], 16) == port
+    return n
+
+
+def check_bound(fport, bport, bound):
+    """1.5 x bound clients each send one call the backend holds for BOUND_DELAY_MS; while they
+    wait, the connections open to the backend must rise to the bound and no further."""
+    clients = bound * 3 // 2
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < clients + 100:
+        need(hard == resource.RLIM_INFINITY or hard >= clients + 100,
+             f"this check needs {clients + 100} descriptors; the hard RLIMIT_NOFILE is {hard}")
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    request = b"GET /?delay_ms=%d HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Request-Id: bound\r\n\r\n" % BOUND_DELAY_MS
+    socks = []
+    try:
+        start = time.monotonic()
+        for _ in range(clients):
+            s = socket.create_connection(("127.0.0.1", fport), timeout=10)
+            s.sendall(request)
+            socks.append(s)
+        # Until the first held call ends (less a margin), the count may only grow to the bound.
+        deadline = start + BOUND_DELAY_MS / 1000 * 0.8
+        peak, reached = 0, None
+        while time.monotonic() < deadline:
+            peak = max(peak, open_connections(bport))
+            need(peak <= bound, f"{clients} calls in flight held {peak} backend connections open, over the bound {bound}")
+            if peak == bound and reached is None:
+                reached = time.monotonic()
+            if reached is not None and time.monotonic() - reached > 1.0:
+                break
+            time.sleep(0.05)
+        need(peak == bound, f"{clients} calls in flight held only {peak} backend connections in "
+                            f"{BOUND_DELAY_MS * 0.8 / 1000:.0f} s: the bound {bound} was never reached")
+    finally:
+        for s in socks:
+            s.close()
+
+
 def check_backend_gone(fport, front, backend):
     backend.kill()
     for i in range(2):
@@ -303,19 +393,28 @@ def check_sigterm(front):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 usage="contract.py --name NAME [--skip-if-missing CMD]... [--build CMD] [--row VALUE]... -- START...")
+                                 usage="contract.py --name NAME [--skip-if-missing CMD]... [--build CMD] [--row VALUE]... [--bound [ROW=]N]... -- START...")
     ap.add_argument("--name", required=True, help="the front end: targets/backend-call/NAME")
     ap.add_argument("--skip-if-missing", action="append", default=[], metavar="CMD",
                     help="skip (0 passed, 0 failed) when CMD is not on PATH")
     ap.add_argument("--build", help="run with sh -c in the target dir first; {out} is a fresh directory")
     ap.add_argument("--row", action="append", metavar="VALUE",
                     help="run every check once per --row, with {row} in START replaced by VALUE")
+    ap.add_argument("--bound", action="append", default=[], metavar="[ROW=]N",
+                    help="the front end opens at most N backend connections (in ROW only, with ROW=)")
     ap.add_argument("start", nargs="+", help="the start command; {port}, {backend}, {out}, {row}")
     args = ap.parse_args(argv)
     target_dir = os.path.join(HERE, args.name)
     if not os.path.isdir(target_dir):
         print(f"contract.py: no directory {target_dir}: --name must name a targets/backend-call/ entry", file=sys.stderr)
         return 2
+    bounds = {}
+    for b in args.bound:
+        row, _, n = b.rpartition("=") if "=" in b else (None, "", b)
+        if not n.isdigit() or int(n) < 1:
+            print(f"contract.py: --bound {b!r} is not [ROW=]N with N a positive integer", file=sys.stderr)
+            return 2
+        bounds[row] = int(n)
     missing = [c for c in args.skip_if_missing if shutil.which(c) is None]
     if missing:
         print(f"skip {args.name}: {', '.join(missing)} not found")
@@ -339,7 +438,9 @@ def main(argv=None):
             start = " ".join(args.start).replace("{out}", out)
             if row is not None:
                 start = start.replace("{row}", row)
-            check_front_end(run, args.name, target_dir, hello, start, "" if row is None else f"[{row or 'default'}] ")
+            bound = bounds.get(row, bounds.get(None))
+            check_front_end(run, args.name, target_dir, hello, start, "" if row is None else f"[{row or 'default'}] ",
+                            bound)
         return run.summary()
     except KeyboardInterrupt:
         print("interrupted", flush=True)
@@ -348,7 +449,7 @@ def main(argv=None):
         shutil.rmtree(out, ignore_errors=True)
 
 
-def check_front_end(run, name, target_dir, hello, start, label):
+def check_front_end(run, name, target_dir, hello, start, label, bound=None):
     """Starts a backend and the front end (START with {port} and {backend} still in it) and
     runs every check, each name prefixed with label; both are killed (their groups) at the end."""
     backend = front = None
@@ -359,15 +460,19 @@ def check_front_end(run, name, target_dir, hello, start, label):
             return
         start = start.replace("{port}", str(fport)).replace("{backend}", f"http://127.0.0.1:{bport}")
         print(f"start: {start}", flush=True)
-        front = Process(name, start, cwd=target_dir, shell=True)
+        front = Process(name, start, cwd=target_dir, shell=True, nofile_soft=start_nofile())
         if not run.check(label + "starts and listens", front.wait_listening, fport):
             return
         failed = run.failed
+        run.check(label + "raises its soft RLIMIT_NOFILE to the hard limit", check_nofile, front)
         run.check(label + "GET / -> hello <id> with X-Request-Id", check_hello, fport, bport)
         run.check(label + "query forwarded: ?delay_ms=50 takes >= 50 ms", check_delay, fport, bport)
         run.check(label + "GET / without X-Request-Id -> hello", check_no_id, fport, bport)
         run.check(label + "200 sequential: 200 backend calls, keep-alive both sides", check_sequential, fport, bport)
         run.check(label + "50 concurrent keep-alive clients", check_concurrent, fport, bport)
+        if bound is not None:
+            run.check(label + f"at most {bound} backend connections with {bound * 3 // 2} calls in flight",
+                      check_bound, fport, bport, bound)
         run.check(label + "backend gone -> 5xx, front end stays up", check_backend_gone, fport, front, backend)
         run.check(label + "SIGTERM stops it within 5 s, nothing left", check_sigterm, front)
         if run.failed > failed:

@@ -5,8 +5,11 @@
 //
 // Without IDLE the client uses http.DefaultTransport as every Go program gets it, whose
 // MaxIdleConnsPerHost is 2 (http.DefaultMaxIdleConnsPerHost): beyond 2 concurrent calls,
-// each finished backend connection is closed instead of pooled. IDLE sets MaxIdleConnsPerHost
-// and MaxIdleConns on a clone of the default Transport: the tuned row.
+// each finished backend connection is closed instead of pooled, and MaxConnsPerHost is 0 (no
+// limit): one backend connection per call in flight. IDLE sets MaxIdleConnsPerHost,
+// MaxIdleConns and MaxConnsPerHost on a clone of the default Transport, the tuned row: at most
+// IDLE backend connections, all kept alive; further calls wait for one. Go's runtime raises
+// the soft RLIMIT_NOFILE to the hard limit by itself (since Go 1.19).
 package main
 
 import (
@@ -45,6 +48,7 @@ func main() {
 		t := http.DefaultTransport.(*http.Transport).Clone()
 		t.MaxIdleConnsPerHost = idle
 		t.MaxIdleConns = idle
+		t.MaxConnsPerHost = idle
 		client.Transport = t
 	}
 	hello := os.Args[2] + "/hello"

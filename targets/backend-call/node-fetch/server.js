@@ -3,9 +3,12 @@
 //
 //   node server.js PORT BACKEND_URL [agent|fetch]
 //
-// agent (the default): http.request through one keep-alive http.Agent sized for 10,000
-// connections. fetch: the global fetch (undici inside Node), whose own pool keeps
-// connections alive with no per-host limit. README.md says why agent is the default.
+// agent (the default): http.request through one keep-alive http.Agent. fetch: the global fetch
+// (undici inside Node), its global dispatcher replaced by an undici Agent of the same bound
+// (the undici package, pinned in package.json, is only there for that: Node does not export
+// its bundled undici's Agent). README.md says why agent is the default. Both keep at most
+// BACKEND_CONNS backend connections; further calls wait for one. Node raises the soft
+// RLIMIT_NOFILE to the hard limit by itself at start.
 const http = require('node:http');
 
 const usage = 'usage: node server.js PORT BACKEND_URL [agent|fetch]';
@@ -18,9 +21,12 @@ let backend;
 try { backend = new URL(backendArg); } catch { fail(`BACKEND_URL ${JSON.stringify(backendArg)} is not a URL`); }
 if (backend.protocol !== 'http:') fail(`BACKEND_URL ${JSON.stringify(backendArg)} is not http://`);
 
-// Node's default maxFreeSockets (256) would close pooled connections beyond 256 idle ones,
-// Go's MaxIdleConnsPerHost problem in another size: keep up to 10,000.
-const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: 10000 });
+// The bound on backend connections (README.md says why this size). Node's
+// default maxSockets is Infinity (one connection per call in flight: 2 x 10,000 fds at 10,000
+// clients) and its default maxFreeSockets (256) would close pooled connections beyond 256
+// idle ones, Go's MaxIdleConnsPerHost problem in another size: both are BACKEND_CONNS here.
+const BACKEND_CONNS = 1024;
+const agent = new http.Agent({ keepAlive: true, maxSockets: BACKEND_CONNS, maxFreeSockets: BACKEND_CONNS });
 
 // Each client calls back with (err, status, requestId, body).
 const clients = {
@@ -48,6 +54,12 @@ const clients = {
 };
 const call = clients[mode];
 if (call === undefined) fail(`client ${JSON.stringify(mode)} is not agent or fetch`);
+if (mode === 'fetch') {
+  let undici;
+  try { undici = require('undici'); } catch { fail('the undici package is missing: run `npm ci` next to server.js'); }
+  // undici's default Agent opens a connection per request in flight (connections: null).
+  undici.setGlobalDispatcher(new undici.Agent({ connections: BACKEND_CONNS }));
+}
 
 const server = http.createServer((req, res) => {
   const q = req.url.indexOf('?');

@@ -3,7 +3,9 @@
 //! hyper-util's legacy `Client` (a keep-alive pool), forwarding `X-Request-Id`.
 //!
 //! `backend-call-hyper PORT BACKEND_URL`; a backend failure is a 502; SIGTERM stops accepting,
-//! gives in-flight requests 500 ms and exits.
+//! gives in-flight requests 500 ms and exits. At most `BACKEND_CONNS` backend calls are in
+//! flight at once (a tokio `Semaphore`): the legacy `Client` has no per-host connection cap and
+//! would otherwise dial one backend connection per request in flight.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -24,7 +26,11 @@ use hyper_util::rt::{TokioExecutor, TokioIo};
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::{TcpListener, TcpSocket};
 use tokio::signal::unix::{signal, SignalKind};
+use tokio::sync::Semaphore;
 
+/// The bound on backend calls in flight, hence on backend connections: 10,000 waiting clients
+/// share 1,024 pooled connections (README.md says why this size).
+const BACKEND_CONNS: usize = 1024;
 const SHUTDOWN_GRACE: Duration = Duration::from_millis(500);
 const X_REQUEST_ID: &str = "x-request-id";
 const USAGE: &str = "usage: backend-call-hyper PORT BACKEND_URL (e.g. 8080 http://127.0.0.1:9090)";
@@ -39,7 +45,15 @@ fn text(status: StatusCode, body: String) -> Response<Full<Bytes>> {
     res
 }
 
-async fn front(client: &Backend, hello: &str, req: Request<Incoming>) -> Response<Full<Bytes>> {
+/// What every request handler shares: the client, its bound, and `BACKEND_URL/hello`.
+struct Shared {
+    client: Backend,
+    calls: Semaphore,
+    hello: String,
+}
+
+async fn front(shared: &Shared, req: Request<Incoming>) -> Response<Full<Bytes>> {
+    let hello = &shared.hello;
     if req.uri().path() != "/" {
         return text(StatusCode::NOT_FOUND, "not found\n".into());
     }
@@ -60,7 +74,12 @@ async fn front(client: &Backend, hello: &str, req: Request<Incoming>) -> Respons
             )
         }
     };
-    let resp = match client.request(call).await {
+    // Held until the body is read, i.e. until the connection is back in the pool. The
+    // semaphore is never closed, so acquire cannot fail.
+    let Ok(_permit) = shared.calls.acquire().await else {
+        return text(StatusCode::BAD_GATEWAY, "backend: shutting down\n".into());
+    };
+    let resp = match shared.client.request(call).await {
         Ok(r) => r,
         Err(e) => return text(StatusCode::BAD_GATEWAY, format!("backend: {e}\n")),
     };
@@ -111,8 +130,30 @@ fn listen(port: u16) -> std::io::Result<TcpListener> {
     socket.listen(65535)
 }
 
+/// Raises the soft RLIMIT_NOFILE to the hard limit, as Go's runtime and the JVM do by
+/// themselves and Rust's std does not: 10,000 clients plus the backend pool need more than the
+/// usual soft 1,024. Failing to raise it is not fatal (the accept loop backs off on EMFILE).
+fn raise_nofile() {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit/setrlimit only read and write the struct passed by pointer.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 && lim.rlim_cur < lim.rlim_max {
+            lim.rlim_cur = lim.rlim_max;
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &lim) != 0 {
+                eprintln!(
+                    "backend-call-hyper: cannot raise the soft RLIMIT_NOFILE to the hard limit"
+                );
+            }
+        }
+    }
+}
+
 #[tokio::main]
 async fn main() {
+    raise_nofile();
     let (port, hello) = parse_args().unwrap_or_else(|e| {
         eprintln!("backend-call-hyper: {e}; {USAGE}");
         std::process::exit(2);
@@ -123,13 +164,17 @@ async fn main() {
     });
     let mut connector = HttpConnector::new();
     connector.set_nodelay(true);
-    // The legacy Client pools without a per-host cap (pool_max_idle_per_host is usize::MAX by
-    // default); said here so the choice is visible.
+    // The legacy Client has no cap on connections per host: the semaphore is the cap, and
+    // the pool keeps as many idle ones (its default keeps all of them).
     let client: Backend = Client::builder(TokioExecutor::new())
-        .pool_max_idle_per_host(usize::MAX)
+        .pool_max_idle_per_host(BACKEND_CONNS)
         .pool_idle_timeout(Duration::from_secs(60))
         .build(connector);
-    let shared = Arc::new((client, hello));
+    let shared = Arc::new(Shared {
+        client,
+        calls: Semaphore::new(BACKEND_CONNS),
+        hello,
+    });
     let mut term = signal(SignalKind::terminate()).expect("SIGTERM handler");
     let mut int = signal(SignalKind::interrupt()).expect("SIGINT handler");
     println!("listening on {}", listener.local_addr().expect("bound"));
@@ -152,7 +197,7 @@ async fn main() {
                 let shared = shared.clone();
                 let service = service_fn(move |req| {
                     let shared = shared.clone();
-                    async move { Ok::<_, Infallible>(front(&shared.0, &shared.1, req).await) }
+                    async move { Ok::<_, Infallible>(front(&shared, req).await) }
                 });
                 let conn = graceful.watch(http.serve_connection(TokioIo::new(stream), service));
                 tokio::spawn(async move {
