@@ -13,7 +13,19 @@
 //! - [`threads`] reads one `stat` and one `status` per *thread*: context switches and the
 //!   busiest thread's CPU. A server with a thread per connection has thousands, so it is
 //!   taken only at the edges of a measured window, never during it.
+//! - [`thread_waits`] reads one `stat` and one `wchan` per thread and classifies what each
+//!   waits on (a futex, a socket, epoll, disk); a [`WaitHistogram`] adds samples up. Its
+//!   caller keeps it to a small share of a window (see the shootout's sampler).
+//! - [`system`] reads `/proc/stat`: per-CPU time (user, system, softirq, ...) and the
+//!   system's context switches, the vmstat columns, kernel work charged to no process
+//!   included.
 #![forbid(unsafe_code)]
+
+mod cpu;
+mod waits;
+
+pub use cpu::{system, CpuShare, CpuTicks, SystemStat};
+pub use waits::{classify, thread_waits, ThreadWait, Wait, WaitHistogram, WCHAN_RULES};
 
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
