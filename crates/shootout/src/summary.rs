@@ -1,7 +1,9 @@
 //! A cell's arithmetic: its repeats into the summary (medians, spread, merged latency and
 //! spectrum), the figures its diagnosis is made from, and when warm-up is done; no I/O.
 
-use report::shootout::{Cell, CellStatus, CellSummary, ProcessCost, Repeat};
+use report::shootout::{
+    Cell, CellStatus, CellSummary, CpuUse, ProcessCost, Repeat, SystemSummary, ThreadWaits,
+};
 use stats::Latency;
 
 use crate::diagnosis::{diagnose, Figures};
@@ -78,7 +80,58 @@ pub fn summarize(reps: &[Repeat]) -> CellSummary {
         handshakes_full_per_s: med(&|r| r.handshakes.map(|h| h.full_per_s)),
         handshakes_resumed_per_s: med(&|r| r.handshakes.map(|h| h.resumed_per_s)),
         processes: process_costs(reps),
+        system: system_summary(reps),
+        waits: merged_waits(reps),
     }
+}
+
+/// Each CPU's median of every state over the repeats that read `/proc/stat`, and the
+/// median context switches per second; `None` when none did.
+pub fn system_summary(reps: &[Repeat]) -> Option<SystemSummary> {
+    let windows: Vec<_> = reps.iter().filter_map(|r| r.system.as_ref()).collect();
+    let first = windows.first()?;
+    let side = |cpus: &[CpuUse], of: fn(&report::shootout::SystemWindow) -> &[CpuUse]| {
+        cpus.iter()
+            .map(|c| {
+                let same: Vec<&CpuUse> = windows
+                    .iter()
+                    .filter_map(|w| of(w).iter().find(|x| x.cpu == c.cpu))
+                    .collect();
+                let med = |f: fn(&CpuUse) -> f64| {
+                    let mut v: Vec<f64> = same.iter().map(|x| f(x)).collect();
+                    report::shootout::median(&mut v).unwrap_or(0.0)
+                };
+                CpuUse {
+                    cpu: c.cpu,
+                    user: med(|x| x.user),
+                    nice: med(|x| x.nice),
+                    system: med(|x| x.system),
+                    irq: med(|x| x.irq),
+                    softirq: med(|x| x.softirq),
+                    steal: med(|x| x.steal),
+                    idle: med(|x| x.idle),
+                    iowait: med(|x| x.iowait),
+                    busy: med(|x| x.busy),
+                }
+            })
+            .collect()
+    };
+    let mut ctxt: Vec<f64> = windows.iter().map(|w| w.ctxt_per_s).collect();
+    Some(SystemSummary {
+        client: side(&first.client, |w| &w.client),
+        server: side(&first.server, |w| &w.server),
+        ctxt_per_s: report::shootout::median(&mut ctxt).unwrap_or(0.0),
+    })
+}
+
+/// The repeats' thread samples added up; `None` when none sampled them.
+pub fn merged_waits(reps: &[Repeat]) -> Option<ThreadWaits> {
+    let mut all = reps.iter().filter_map(|r| r.waits.as_ref());
+    let mut merged = all.next()?.clone();
+    for w in all {
+        merged.merge(w);
+    }
+    Some(merged)
 }
 
 /// Each process name's median CPU per request over the repeats, most first.
@@ -133,6 +186,8 @@ pub fn figures(reps: &[Repeat], s: &CellSummary, server_cpus: usize) -> Figures 
         failed_status: s.failed_status,
         p99_us: s.latency.at(99.0),
         completed: reps.iter().map(|r| r.requests.completed).sum(),
+        system: s.system.clone(),
+        waits: s.waits.clone(),
     }
 }
 
@@ -188,6 +243,8 @@ mod tests {
             },
             series: Vec::new(),
             handshakes: None,
+            system: None,
+            waits: None,
         }
     }
 
@@ -369,6 +426,8 @@ mod tests {
             failed_status: 10,
             p99_us: Some(1.0),
             completed: 130,
+            system: None,
+            waits: None,
         };
         assert_eq!(f, want);
     }
@@ -406,6 +465,7 @@ mod tests {
                 repeats: Vec::new(),
                 summary: None,
                 diagnosis: None,
+                thread_dumps: Vec::new(),
             };
             if measured {
                 cell.repeats.push(rep(10.0, &[1_000], zero_server()));

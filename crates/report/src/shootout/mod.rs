@@ -10,6 +10,7 @@ pub(crate) mod markdown;
 mod production;
 mod rows;
 pub(crate) mod svg;
+mod system;
 
 use std::collections::BTreeMap;
 
@@ -18,6 +19,9 @@ use serde::{Deserialize, Serialize};
 
 pub use html::to_html;
 pub use markdown::to_markdown;
+pub use system::{
+    busiest, CpuUse, SystemSummary, SystemWindow, ThreadDump, ThreadWaits, WchanCount, WAIT_NAMES,
+};
 
 /// The schema identifier written into every `results.json`.
 pub const SHOOTOUT_SCHEMA: &str = "foxbench.shootout/1";
@@ -306,6 +310,10 @@ pub struct Cell {
     pub summary: Option<CellSummary>,
     /// What limited the result.
     pub diagnosis: Option<Diagnosis>,
+    /// JVM thread dumps taken in the middle of the level (`--thread-dump`, or when the
+    /// cell was diagnosed as waiting). Empty in results from before they were taken.
+    #[serde(default)]
+    pub thread_dumps: Vec<ThreadDump>,
 }
 
 /// Where a cell ended.
@@ -352,6 +360,14 @@ pub struct Repeat {
     /// TLS handshakes the server completed during the repeat; `None` for plain HTTP.
     #[serde(default)]
     pub handshakes: Option<Handshakes>,
+    /// The client's and the server's CPUs from `/proc/stat`; `None` in results from
+    /// before they were read.
+    #[serde(default)]
+    pub system: Option<SystemWindow>,
+    /// What the target tree's threads waited on, sampled through the repeat; `None` in
+    /// results from before they were sampled.
+    #[serde(default)]
+    pub waits: Option<ThreadWaits>,
 }
 
 /// The TLS handshakes of one repeat, as the load generator completed them.
@@ -500,6 +516,12 @@ pub struct CellSummary {
     /// Median CPU µs per request of each process name of the server tree, most first.
     #[serde(default)]
     pub processes: Vec<ProcessCost>,
+    /// Per-CPU figures, medians over the repeats; `None` in results from before.
+    #[serde(default)]
+    pub system: Option<SystemSummary>,
+    /// The repeats' thread samples merged; `None` in results from before.
+    #[serde(default)]
+    pub waits: Option<ThreadWaits>,
 }
 
 /// One process name's median CPU per request over a cell's repeats.
@@ -534,6 +556,9 @@ pub enum Bottleneck {
     Neither,
     /// Requests failed: ports, fds, timeouts or resets.
     Errors,
+    /// CPUs not busy while most of the target's threads waited on a futex: a lock or a
+    /// pool held the requests.
+    LockBound,
 }
 
 impl Bottleneck {
@@ -545,6 +570,7 @@ impl Bottleneck {
             Bottleneck::ServerThreadBound => "server-thread-bound",
             Bottleneck::Neither => "neither",
             Bottleneck::Errors => "errors",
+            Bottleneck::LockBound => "lock-bound",
         }
     }
 }

@@ -226,6 +226,8 @@ mod tests {
             handshakes_full_per_s: None,
             handshakes_resumed_per_s: None,
             processes: Vec::new(),
+            system: None,
+            waits: None,
         }
     }
 
@@ -274,6 +276,7 @@ mod tests {
             repeats,
             summary,
             diagnosis: None,
+            thread_dumps: Vec::new(),
         }
     }
 
