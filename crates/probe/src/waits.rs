@@ -47,12 +47,13 @@ impl Wait {
 /// (`futex_wait_queue` on older kernels), a TCP read in `wait_woken` under
 /// `sk_wait_data`, a Unix stream read in `unix_stream_read_generic`, an accept in
 /// `inet_csk_accept`, `epoll_wait` in `ep_poll` (`do_epoll_wait`), `poll` in
-/// `do_sys_poll`, a sleep in `hrtimer_nanosleep`.
+/// `do_sys_poll` or `poll_schedule_timeout`, a sleep in `hrtimer_nanosleep`.
 pub const WCHAN_RULES: &[(&str, Wait)] = &[
     ("futex_", Wait::Futex),
     ("ep_poll", Wait::Epoll),
     ("do_epoll_wait", Wait::Epoll),
     ("do_sys_poll", Wait::Epoll),
+    ("poll_schedule_timeout", Wait::Epoll),
     ("do_select", Wait::Epoll),
     ("core_sys_select", Wait::Epoll),
     ("sk_wait_data", Wait::Socket),
@@ -219,6 +220,11 @@ mod tests {
             (('S', "do_epoll_wait", None), Wait::Epoll),
             (('S', "do_sys_poll", None), Wait::Epoll),
             (('S', "do_select", None), Wait::Epoll),
+            // Python's selectors.PollSelector (http.server's accept loop).
+            (
+                ('S', "poll_schedule_timeout.constprop.0", None),
+                Wait::Epoll,
+            ),
             (('D', "0", None), Wait::Disk),
             (('D', "io_schedule", None), Wait::Disk),
             (('S', "folio_wait_bit_common", None), Wait::Disk),

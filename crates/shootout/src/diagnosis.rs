@@ -331,6 +331,19 @@ mod tests {
                 "196 of 200 threads waiting on a futex (futex_do_wait); client CPU 0 31% busy (9% system), server CPU 1 22% busy (8% system)",
             ),
             (
+                // Recorded at a load average of 30: the lock's waiters are most of the
+                // threads not running (the running ones wait for a CPU others took).
+                "lock-bound on a busy machine",
+                with_cpus(
+                    f(5.0, 2.0, 0.0),
+                    cpu(0, 85.0, 15.0, 0.0, 0.0),
+                    cpu(1, 84.0, 16.0, 0.0, 0.0),
+                    Some(waits(7, 13, 34, 13, 7)),
+                ),
+                Bottleneck::LockBound,
+                "5 of 10 threads waiting on a futex (futex_do_wait)",
+            ),
+            (
                 // One thread waiting for work on a futex is no contention.
                 "one idle worker",
                 with_cpus(

@@ -17,7 +17,7 @@ use report::shootout::{Cell, CellStatus, ProbePoint, ThreadDump};
 use crate::lifecycle::Running;
 use crate::suite::{Level, Plan, Scenario};
 use crate::summary;
-use crate::waiting::FUTEX_SHARE;
+use crate::waiting::futex_majority;
 use crate::window::{self, client_window, server_window, system_window, zero_server, Edge};
 
 /// Why a cell failed; its message is the cell's.
@@ -128,6 +128,14 @@ struct DumpPlan {
     /// The results directory, and the file name's stem (`target-scenario-level`).
     dir: PathBuf,
     stem: String,
+}
+
+/// The CPU time the calling thread has used.
+fn thread_cpu() -> Duration {
+    use nix::time::{clock_gettime, ClockId};
+    clock_gettime(ClockId::CLOCK_THREAD_CPUTIME_ID)
+        .map(Duration::from)
+        .unwrap_or_default()
 }
 
 /// A file-name-safe version of `s`.
@@ -422,19 +430,24 @@ impl Meter<'_> {
                     while !done.load(Ordering::Relaxed) {
                         let t = start.elapsed();
                         if !interval.is_zero() && t >= next_wait {
-                            let t0 = Instant::now();
+                            let cpu0 = thread_cpu();
                             if let Ok(w) = probe::thread_waits(root) {
                                 waits.add(&w);
                             }
                             // A tree of thousands of threads costs milliseconds a sample:
-                            // keep sampling it to a tenth of the client's time.
-                            next_wait = start.elapsed() + (interval / 5).max(t0.elapsed() * 10);
+                            // keep sampling it to a tenth of the client's CPU (CPU time, not
+                            // wall time, which a busy machine stretches).
+                            let cost = thread_cpu().saturating_sub(cpu0);
+                            next_wait = start.elapsed() + (interval / 5).max(cost * 10);
                         }
                         if dump.as_ref().is_some_and(|d| t >= d.at) {
                             let d = dump.take().expect("checked");
-                            let futex = waits.counts.get(&probe::Wait::Futex).copied();
-                            let waiting = futex.unwrap_or(0) as f64
-                                >= FUTEX_SHARE * waits.total().max(1) as f64;
+                            let n = |w| waits.counts.get(&w).copied().unwrap_or(0);
+                            let waiting = futex_majority(
+                                n(probe::Wait::Futex),
+                                n(probe::Wait::Running),
+                                waits.total(),
+                            );
                             if d.always || waiting {
                                 let t_s = t.as_secs_f64();
                                 dumper = std::thread::Builder::new()

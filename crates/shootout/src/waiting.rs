@@ -16,8 +16,16 @@ use crate::diagnosis::Figures;
 /// own limit: a CPU kept busy by other work on the machine is reported, not blamed.
 pub const OWN_SHARE_PERCENT: f64 = 50.0;
 
-/// At least this share of the target's thread observations on a futex makes it lock-bound.
+/// At least this share of the target's waiting thread observations (running ones left
+/// out: on a machine busy with other work, they wait for a CPU) on a futex makes it
+/// lock-bound.
 pub const FUTEX_SHARE: f64 = 0.5;
+
+/// Whether most of the waiting observations (`total` less `running`) are on a futex.
+pub fn futex_majority(futex: u64, running: u64, total: u64) -> bool {
+    let waiting = total.saturating_sub(running);
+    waiting > 0 && futex as f64 >= FUTEX_SHARE * waiting as f64
+}
 
 /// ... and at least this many threads on a futex on average (one thread waiting for work
 /// is no contention).
@@ -134,8 +142,7 @@ pub const WAIT_RULES: &[WaitRule] = &[WaitRule {
 /// Most threads on a futex: `196 of 200 threads waiting on a futex (futex_do_wait)`.
 fn lock_bound(f: &Figures) -> Option<String> {
     let w: &ThreadWaits = f.waits.as_ref()?;
-    let total = w.total();
-    if total == 0 || (w.futex as f64) < FUTEX_SHARE * total as f64 {
+    if !futex_majority(w.futex, w.running, w.total()) {
         return None;
     }
     let on_futex = w.mean_of(w.futex);

@@ -388,6 +388,14 @@ pub fn to_markdown(r: &ShootoutResults) -> String {
         }
     }
     out.push('\n');
+    let flagged = super::signatures(r);
+    if !flagged.is_empty() {
+        out.push_str("### Flat throughput, rising latency\n\n");
+        for sig in &flagged {
+            let _ = writeln!(out, "- {}", sig.line());
+        }
+        out.push('\n');
+    }
 
     out.push_str("### Protocol\n\n");
     let _ = writeln!(out, "- command: `{}`", p.command);

@@ -9,6 +9,7 @@ pub(crate) mod html;
 pub(crate) mod markdown;
 mod production;
 mod rows;
+mod signature;
 pub(crate) mod svg;
 mod system;
 
@@ -19,6 +20,7 @@ use serde::{Deserialize, Serialize};
 
 pub use html::to_html;
 pub use markdown::to_markdown;
+pub use signature::{flat_and_rising, signatures, Signature, FLAT_RATIO, LESSON, RISE_RATIO};
 pub use system::{
     busiest, CpuUse, SystemSummary, SystemWindow, ThreadDump, ThreadWaits, WchanCount, WAIT_NAMES,
 };

@@ -436,6 +436,14 @@ pub(super) fn diagnosis(out: &mut String, r: &ShootoutResults) {
         out.push_str("<tr><td colspan=\"7\" class=\"dim\">no cell ran</td></tr>\n");
     }
     out.push_str("</tbody></table></div>\n");
+    let flagged = crate::shootout::signatures(r);
+    if !flagged.is_empty() {
+        out.push_str("<h3 id=\"signature\">Flat throughput, rising latency</h3>\n<ul>\n");
+        for sig in &flagged {
+            let _ = writeln!(out, "<li>{}</li>", esc(&sig.line()));
+        }
+        out.push_str("</ul>\n");
+    }
 }
 
 #[cfg(test)]
