@@ -193,16 +193,23 @@ mod tests {
     fn a_busy_thread_shows_in_proc_stat() {
         let before = system().unwrap();
         assert!(!before.cpus.is_empty() && before.ctxt > 0, "{before:?}");
-        let end = Instant::now() + Duration::from_millis(300);
+        // Spin until this process has had 100 ms of CPU (ten ticks at 100 Hz), within a
+        // deadline: a busy machine gives a spinning thread less than its wall time.
+        let u0 = crate::own_usage();
+        let end = Instant::now() + Duration::from_secs(20);
         let mut x = 0u64;
-        while Instant::now() < end {
-            x = x.wrapping_add(std::hint::black_box(1));
+        while crate::own_usage().since(&u0).cpu() < Duration::from_millis(100)
+            && Instant::now() < end
+        {
+            for _ in 0..10_000 {
+                x = x.wrapping_add(std::hint::black_box(1));
+            }
         }
         let after = system().unwrap();
         let all: Vec<usize> = (0..after.cpus.len()).collect();
         let shares = after.shares_since(&before, &all);
         assert_eq!(shares.len(), all.len());
-        // 300 ms of a spinning thread is at least some busy ticks on some CPU.
+        // 100 ms of this thread's CPU is at least some busy ticks on some CPU.
         assert!(shares.iter().any(|s| s.busy() > 0.0), "{shares:?} {x}");
         for s in &shares {
             let sum = s.busy() + s.idle + s.iowait + s.steal;

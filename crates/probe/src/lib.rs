@@ -398,9 +398,15 @@ mod tests {
     fn own_usage_grows_and_subtracts() {
         let u0 = own_usage();
         let mut x = 0u64;
-        let end = std::time::Instant::now() + Duration::from_millis(200);
-        while std::time::Instant::now() < end {
-            x = x.wrapping_add(std::hint::black_box(1));
+        // Spin until this process has had 60 ms of CPU (a busy machine gives a spinning
+        // thread far less than its wall time), within a deadline.
+        let end = std::time::Instant::now() + Duration::from_secs(20);
+        while own_usage().since(&u0).cpu() < Duration::from_millis(60)
+            && std::time::Instant::now() < end
+        {
+            for _ in 0..10_000 {
+                x = x.wrapping_add(std::hint::black_box(1));
+            }
         }
         let u1 = own_usage();
         let d = u1.since(&u0);

@@ -57,7 +57,10 @@ fn a_server_holding_a_lock_is_diagnosed_lock_bound() {
             assert!(futex >= w[other].as_u64().unwrap(), "{other}: {w}");
         }
         assert!(
-            w["wchans"][0]["wchan"].as_str().unwrap().starts_with("futex"),
+            w["wchans"][0]["wchan"]
+                .as_str()
+                .unwrap()
+                .starts_with("futex"),
             "{w}"
         );
         assert!(c["summary"]["system"]["server"][0]["busy"].is_number());

@@ -134,7 +134,8 @@ mod tests {
     /// servlet (42 req/s at 10 and 150 users, 233 ms to 3.5 s).
     #[test]
     fn flat_throughput_with_rising_latency() {
-        let table: &[(&[(u64, f64, f64)], bool)] = &[
+        type Levels = &'static [(u64, f64, f64)];
+        let table: &[(Levels, bool)] = &[
             (&[(10, 42.0, 233_000.0), (150, 42.0, 3_500_000.0)], true),
             (
                 &[
