@@ -478,6 +478,57 @@ mod tests {
     }
 
     #[test]
+    fn system_figures_take_each_cpus_median_and_waits_add_up() {
+        use report::shootout::SystemWindow;
+        let cpu = |cpu, busy| CpuUse {
+            cpu,
+            user: busy,
+            nice: 0.0,
+            system: 0.0,
+            irq: 0.0,
+            softirq: 0.0,
+            steal: 0.0,
+            idle: 100.0 - busy,
+            iowait: 0.0,
+            busy,
+        };
+        let with = |client: f64, server: f64, ctxt: f64, futex: u64| {
+            let mut r = rep(1.0, &[1_000], zero_server());
+            r.system = Some(SystemWindow {
+                client: vec![cpu(0, client)],
+                server: vec![cpu(1, server)],
+                ctxt_per_s: ctxt,
+            });
+            r.waits = Some(ThreadWaits {
+                samples: 2,
+                threads_peak: futex,
+                futex,
+                ..Default::default()
+            });
+            r
+        };
+        let reps = [
+            with(90.0, 10.0, 100.0, 4),
+            with(30.0, 50.0, 300.0, 6),
+            with(60.0, 20.0, 200.0, 8),
+        ];
+        let s = system_summary(&reps).unwrap();
+        assert_eq!((s.client[0].cpu, s.client[0].busy), (0, 60.0));
+        assert_eq!(
+            (s.server[0].cpu, s.server[0].busy, s.server[0].idle),
+            (1, 20.0, 80.0)
+        );
+        assert_eq!(s.ctxt_per_s, 200.0);
+        let w = merged_waits(&reps).unwrap();
+        assert_eq!((w.samples, w.futex, w.threads_peak), (6, 18, 8));
+        // Results from before: neither figure.
+        let old = [rep(1.0, &[1_000], zero_server())];
+        assert_eq!((system_summary(&old), merged_waits(&old)), (None, None));
+        let s = summarize(&reps);
+        assert_eq!(s.system.map(|x| x.ctxt_per_s), Some(200.0));
+    }
+
+    #[test]
     fn each_process_names_median_cost_most_first() {
         use report::shootout::ProcessCpu;
         let with = |procs: &[(&str, Option<f64>)]| {
