@@ -344,6 +344,23 @@ mod tests {
                 "5 of 10 threads waiting on a futex (futex_do_wait)",
             ),
             (
+                // Recorded: the JDK HttpServer's ab level on a busy machine, 15 of 16
+                // threads on a futex, all 15 parked there before the load (GC, JIT,
+                // reference handler): the runtime's own threads are no lock.
+                "a JVM's parked threads",
+                with_cpus(
+                    f(14.0, 14.0, 8.0),
+                    cpu(0, 81.0, 19.0, 0.0, 0.0),
+                    cpu(1, 81.0, 19.0, 0.0, 0.0),
+                    Some(ThreadWaits {
+                        futex_idle: 15,
+                        ..waits(200, 100, 3000, 100, 0)
+                    }),
+                ),
+                Bottleneck::Neither,
+                "94% futex",
+            ),
+            (
                 // One thread waiting for work on a futex is no contention.
                 "one idle worker",
                 with_cpus(

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use load::{Arrival, Control, Plan as LoadPlan, RequestSpec, RunResult, StatusSet, Stop, Target};
-use report::shootout::{Cell, CellStatus, ProbePoint, ThreadDump};
+use report::shootout::{Cell, CellStatus, ProbePoint, ThreadDump, ThreadWaits};
 
 use crate::lifecycle::Running;
 use crate::suite::{Level, Plan, Scenario};
@@ -125,6 +125,8 @@ struct DumpPlan {
     at: Duration,
     /// Whatever the threads are doing.
     always: bool,
+    /// Threads on a futex before the load, left out of the test.
+    futex_idle: u64,
     /// The results directory, and the file name's stem (`target-scenario-level`).
     dir: PathBuf,
     stem: String,
@@ -219,6 +221,10 @@ impl Meter<'_> {
         task: &Task,
         cell: &mut Cell,
     ) -> Result<(), CellFailure> {
+        // The threads parked on a futex before any load: a runtime's own, not waiters.
+        let futex_idle = probe::thread_waits(target.pid())
+            .map(|w| w.iter().filter(|t| t.wait == probe::Wait::Futex).count() as u64)
+            .unwrap_or(0);
         self.warm_up(target, task, cell)?;
         let repeats = task.level.repeats.unwrap_or(self.plan.repeats);
         for i in 0..repeats {
@@ -228,16 +234,16 @@ impl Meter<'_> {
                 break;
             }
             let dump = (i == repeats / 2)
-                .then(|| self.dump_plan(task, cell))
+                .then(|| self.dump_plan(task, cell, futex_idle))
                 .flatten();
-            self.repeat(target, task, cell, dump)?;
+            self.repeat(target, task, cell, dump, futex_idle)?;
         }
         Ok(())
     }
 
     /// The middle of the level's middle repeat: half the plan's duration, or for a counted
     /// level half the time its requests take at the warm-up's last throughput.
-    fn dump_plan(&self, task: &Task, cell: &Cell) -> Option<DumpPlan> {
+    fn dump_plan(&self, task: &Task, cell: &Cell, futex_idle: u64) -> Option<DumpPlan> {
         let d = self.dumps?;
         let expected = match task.level.requests {
             Some(n) => {
@@ -251,6 +257,7 @@ impl Meter<'_> {
         Some(DumpPlan {
             at: expected / 2,
             always: d.always,
+            futex_idle,
             dir: d.dir.to_path_buf(),
             stem: file_safe(&format!("{}-{}-{}", d.target, cell.scenario, cell.level)),
         })
@@ -297,6 +304,7 @@ impl Meter<'_> {
         task: &Task,
         cell: &mut Cell,
         dump: Option<DumpPlan>,
+        futex_idle: u64,
     ) -> Result<(), CellFailure> {
         let (stop, cap) = match task.level.requests {
             Some(n) => (Stop::Requests(n), task.level.max_duration),
@@ -351,7 +359,10 @@ impl Meter<'_> {
         rep.system = sys0
             .zip(sys1)
             .map(|(a, b)| system_window(&a, &b, self.cpu_ids, elapsed_s));
-        rep.waits = (waits.samples > 0).then(|| window::thread_waits(&waits));
+        rep.waits = (waits.samples > 0).then(|| ThreadWaits {
+            futex_idle,
+            ..window::thread_waits(&waits)
+        });
         cell.repeats.push(rep);
         cell.thread_dumps.extend(dumps);
         match crashed {
@@ -443,10 +454,11 @@ impl Meter<'_> {
                         if dump.as_ref().is_some_and(|d| t >= d.at) {
                             let d = dump.take().expect("checked");
                             let n = |w| waits.counts.get(&w).copied().unwrap_or(0);
+                            let idle = d.futex_idle * waits.samples;
                             let waiting = futex_majority(
-                                n(probe::Wait::Futex),
+                                n(probe::Wait::Futex).saturating_sub(idle),
                                 n(probe::Wait::Running),
-                                waits.total(),
+                                waits.total().saturating_sub(idle),
                             );
                             if d.always || waiting {
                                 let t_s = t.as_secs_f64();

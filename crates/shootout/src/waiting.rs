@@ -140,23 +140,32 @@ pub const WAIT_RULES: &[WaitRule] = &[WaitRule {
 }];
 
 /// Most threads on a futex: `196 of 200 threads waiting on a futex (futex_do_wait)`.
+/// The threads the target had parked on a futex before the load (a runtime's own) are
+/// left out of both counts: only the waiters the load added can be waiting for a lock.
 fn lock_bound(f: &Figures) -> Option<String> {
     let w: &ThreadWaits = f.waits.as_ref()?;
-    if !futex_majority(w.futex, w.running, w.total()) {
+    let idle = w.futex_idle * w.samples;
+    let added = w.futex.saturating_sub(idle);
+    if !futex_majority(added, w.running, w.total().saturating_sub(idle)) {
+        return None;
+    }
+    if w.mean_of(added) < FUTEX_THREADS {
         return None;
     }
     let on_futex = w.mean_of(w.futex);
-    if on_futex < FUTEX_THREADS {
-        return None;
-    }
     let top = w
         .wchans
         .iter()
         .find(|x| x.wchan.starts_with("futex"))
         .map(|x| format!(" ({})", x.wchan))
         .unwrap_or_default();
+    let parked = if w.futex_idle > 0 {
+        format!(", {} of them parked there before the load", w.futex_idle)
+    } else {
+        String::new()
+    };
     Some(format!(
-        "{:.0} of {:.0} threads waiting on a futex{top}",
+        "{:.0} of {:.0} threads waiting on a futex{top}{parked}",
         on_futex,
         w.threads_mean()
     ))

@@ -189,6 +189,7 @@ pub fn thread_waits(h: &probe::WaitHistogram) -> ThreadWaits {
         disk: n(probe::Wait::Disk),
         sleep: n(probe::Wait::Sleep),
         wchans,
+        futex_idle: 0,
     }
 }
 

@@ -90,6 +90,11 @@ pub struct ThreadWaits {
     pub sleep: u64,
     /// The kernel functions sleeping threads were seen in, most first (at most 8).
     pub wchans: Vec<WchanCount>,
+    /// Threads on a futex before the level's load, in one sample: a runtime's parked
+    /// housekeeping threads (a JVM's GC and compiler threads, Go's idle Ms), which are not
+    /// waiting for a request's lock. 0 in results from before it was sampled.
+    #[serde(default)]
+    pub futex_idle: u64,
 }
 
 /// How often sleeping threads were seen in one kernel function.
@@ -139,6 +144,7 @@ impl ThreadWaits {
         self.epoll += o.epoll;
         self.disk += o.disk;
         self.sleep += o.sleep;
+        self.futex_idle = self.futex_idle.max(o.futex_idle);
         for w in &o.wchans {
             match self.wchans.iter_mut().find(|x| x.wchan == w.wchan) {
                 Some(x) => x.count += w.count,
