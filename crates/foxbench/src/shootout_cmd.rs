@@ -53,6 +53,12 @@ pub struct ShootoutArgs {
     /// Print the suite's targets and plan, then exit without running anything.
     #[arg(long)]
     pub list: bool,
+
+    /// Take a JVM thread dump (`jcmd PID Thread.print`) in the middle of every level of a
+    /// JVM target, into thread-dumps/ of the results [default: only of levels whose
+    /// threads mostly wait on a futex].
+    #[arg(long)]
+    pub thread_dump: bool,
 }
 
 /// A comma-separated list of target names; commas inside `[...]` belong to a row's name.
@@ -309,6 +315,7 @@ pub fn run(args: ShootoutArgs) -> Result<ExitCode> {
         source,
         text,
         quick: args.quick,
+        thread_dump: args.thread_dump,
     };
     let mut cli = Cli {
         out: out.clone(),

@@ -13,6 +13,12 @@
 //! - [`threads`] reads one `stat` and one `status` per *thread*: context switches and the
 //!   busiest thread's CPU. A server with a thread per connection has thousands, so it is
 //!   taken only at the edges of a measured window, never during it.
+//! - [`thread_waits`] reads one `stat` and one `wchan` per thread and classifies what each
+//!   waits on (a futex, a socket, epoll, disk); a [`WaitHistogram`] adds samples up. Its
+//!   caller keeps it to a small share of a window (see the shootout's sampler).
+//! - [`system`] reads `/proc/stat`: per-CPU time (user, system, softirq, ...) and the
+//!   system's context switches, the vmstat columns, kernel work charged to no process
+//!   included.
 //! - [`connections`] reads the tree's fd directories and its network namespace's TCP
 //!   tables: how many connections are established to a service's port ([`Peer::Remote`])
 //!   or on a listening port ([`Peer::Local`]), and how many had bytes in flight or unread;
@@ -20,6 +26,11 @@
 #![forbid(unsafe_code)]
 
 mod connections;
+mod cpu;
+mod waits;
+
+pub use cpu::{system, CpuShare, CpuTicks, SystemStat};
+pub use waits::{classify, thread_waits, ThreadWait, Wait, WaitHistogram, WCHAN_RULES};
 
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
@@ -394,9 +405,15 @@ mod tests {
     fn own_usage_grows_and_subtracts() {
         let u0 = own_usage();
         let mut x = 0u64;
-        let end = std::time::Instant::now() + Duration::from_millis(200);
-        while std::time::Instant::now() < end {
-            x = x.wrapping_add(std::hint::black_box(1));
+        // Spin until this process has had 60 ms of CPU (a busy machine gives a spinning
+        // thread far less than its wall time), within a deadline.
+        let end = std::time::Instant::now() + Duration::from_secs(20);
+        while own_usage().since(&u0).cpu() < Duration::from_millis(60)
+            && std::time::Instant::now() < end
+        {
+            for _ in 0..10_000 {
+                x = x.wrapping_add(std::hint::black_box(1));
+            }
         }
         let u1 = own_usage();
         let d = u1.since(&u0);

@@ -1,11 +1,15 @@
 //! What limited a cell: the load generator, the server's CPU, one server thread, errors,
-//! or neither (CPUs idle while requests waited: a pool, a lock, a sleep).
+//! a lock the target's threads wait on, or neither (CPUs idle while requests waited: a
+//! pool, a sleep). The CPU verdicts read the per-CPU figures when there are any, and the
+//! waiting verdicts are a table: both in [`crate::waiting`].
 
-use report::shootout::{Bottleneck, Diagnosis};
+use report::shootout::{Bottleneck, Diagnosis, SystemSummary, ThreadWaits};
 use report::SATURATED_PERCENT;
 
+use crate::waiting::{client_saturated, cpus_line, other_work, server_saturated, waiting};
+
 /// The figures a diagnosis is made from (medians over a cell's repeats).
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Figures {
     /// foxbench's share of its CPUs, percent.
     pub client_cpu_percent: f64,
@@ -39,6 +43,10 @@ pub struct Figures {
     pub p99_us: Option<f64>,
     /// Complete responses.
     pub completed: u64,
+    /// The client's and the server's CPUs from `/proc/stat`, when read.
+    pub system: Option<SystemSummary>,
+    /// What the target's threads waited on, when sampled.
+    pub waits: Option<ThreadWaits>,
 }
 
 /// More than this share of requests failing makes a cell error-bound.
@@ -46,7 +54,7 @@ pub const ERROR_SHARE: f64 = 0.01;
 
 /// Names the bottleneck of a cell, with the figures behind it.
 pub fn diagnose(f: &Figures) -> Diagnosis {
-    let cpus = format!(
+    let processes = format!(
         "client CPU {:.0}%, server CPU {:.0}% of {} CPU{}, busiest server thread {:.0}%",
         f.client_cpu_percent,
         f.server_cpu_percent,
@@ -54,6 +62,15 @@ pub fn diagnose(f: &Figures) -> Diagnosis {
         if f.server_cpus == 1 { "" } else { "s" },
         f.busiest_thread_percent
     );
+    // The per-CPU figures first, the process figures beside them.
+    let cpus = match cpus_line(f) {
+        Some(line) => format!("{line}; processes: {processes}"),
+        None => processes,
+    };
+    let cpus = match other_work(f) {
+        Some(note) => format!("{cpus}; {note}"),
+        None => cpus,
+    };
     if f.sent > 0 && f.completed == 0 {
         return Diagnosis {
             bottleneck: Bottleneck::Errors,
@@ -88,7 +105,7 @@ pub fn diagnose(f: &Figures) -> Diagnosis {
             ),
         };
     }
-    if f.client_cpu_percent >= SATURATED_PERCENT {
+    if client_saturated(f) {
         return Diagnosis {
             bottleneck: Bottleneck::ClientBound,
             detail: format!(
@@ -96,7 +113,7 @@ pub fn diagnose(f: &Figures) -> Diagnosis {
             ),
         };
     }
-    if f.server_cpu_percent >= SATURATED_PERCENT {
+    if server_saturated(f) {
         return Diagnosis {
             bottleneck: Bottleneck::ServerCpuBound,
             detail: cpus,
@@ -108,11 +125,22 @@ pub fn diagnose(f: &Figures) -> Diagnosis {
             detail: format!("{cpus}: one thread does the work while other CPU is free"),
         };
     }
+    if let Some((bottleneck, evidence)) = waiting(f) {
+        return Diagnosis {
+            bottleneck,
+            detail: format!("{evidence}; {cpus}"),
+        };
+    }
     Diagnosis {
         bottleneck: Bottleneck::Neither,
         detail: format!(
-            "{cpus}{}: requests waited while both sides had CPU to spare: a pool, a lock, a sleep or the kernel",
-            f.p99_us.map(|p| format!(", p99 {}", report::human_us(p))).unwrap_or_default()
+            "{cpus}{}: requests waited while both sides had CPU to spare: a pool, a lock, a sleep or the kernel{}",
+            f.p99_us.map(|p| format!(", p99 {}", report::human_us(p))).unwrap_or_default(),
+            f.waits
+                .as_ref()
+                .filter(|w| w.samples > 0)
+                .map(|w| format!("; {}", w.line()))
+                .unwrap_or_default()
         ),
     }
 }
@@ -120,6 +148,7 @@ pub fn diagnose(f: &Figures) -> Diagnosis {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use report::shootout::{CpuUse, WchanCount};
 
     fn f(client: f64, server: f64, thread: f64) -> Figures {
         Figures {
@@ -173,6 +202,197 @@ mod tests {
         ];
         for (fig, want) in table {
             assert_eq!(diagnose(&fig).bottleneck, want, "{fig:?}");
+        }
+    }
+
+    /// One CPU's figures as `/proc/stat` gave them: (cpu, user, system, softirq, idle).
+    fn cpu(cpu: u64, user: f64, system: f64, softirq: f64, idle: f64) -> CpuUse {
+        CpuUse {
+            cpu,
+            user,
+            nice: 0.0,
+            system,
+            irq: 0.0,
+            softirq,
+            steal: 0.0,
+            idle,
+            iowait: 0.0,
+            busy: user + system + softirq,
+        }
+    }
+
+    fn with_cpus(
+        f: Figures,
+        client: CpuUse,
+        server: CpuUse,
+        waits: Option<ThreadWaits>,
+    ) -> Figures {
+        Figures {
+            system: Some(SystemSummary {
+                client: vec![client],
+                server: vec![server],
+                ctxt_per_s: 42_000.0,
+            }),
+            waits,
+            ..f
+        }
+    }
+
+    fn waits(samples: u64, running: u64, futex: u64, socket: u64, epoll: u64) -> ThreadWaits {
+        ThreadWaits {
+            samples,
+            threads_peak: (running + futex + socket + epoll) / samples.max(1),
+            running,
+            futex,
+            socket,
+            epoll,
+            wchans: vec![WchanCount {
+                wchan: "futex_do_wait".into(),
+                count: futex,
+            }],
+            ..Default::default()
+        }
+    }
+
+    /// The rules on recorded figures: (process %s, per-CPU figures, thread waits) →
+    /// verdict, and a phrase its detail must carry.
+    #[test]
+    fn verdicts_on_per_cpu_figures_and_thread_waits() {
+        let table: Vec<(&str, Figures, Bottleneck, &str)> = vec![
+            (
+                // The ab level against go-tcp (BENCHMARKING.md): both processes under 90%,
+                // but /proc/stat shows CPU 0 93% busy, 40% of it softirq.
+                "softirq-heavy",
+                with_cpus(
+                    f(86.0, 84.0, 84.0),
+                    cpu(0, 20.0, 33.0, 40.0, 7.0),
+                    cpu(1, 30.0, 40.0, 18.0, 12.0),
+                    Some(waits(30, 12, 0, 0, 18)),
+                ),
+                Bottleneck::ClientBound,
+                "client CPU 0 93% busy (40% softirq, 33% system)",
+            ),
+            (
+                "client-bound",
+                with_cpus(
+                    f(97.0, 60.0, 60.0),
+                    cpu(0, 70.0, 28.0, 1.0, 1.0),
+                    cpu(1, 40.0, 20.0, 2.0, 38.0),
+                    None,
+                ),
+                Bottleneck::ClientBound,
+                "client CPU 0 99% busy",
+            ),
+            (
+                "server-CPU-bound",
+                with_cpus(
+                    f(55.0, 88.0, 88.0),
+                    cpu(0, 40.0, 15.0, 2.0, 43.0),
+                    cpu(1, 50.0, 30.0, 15.0, 5.0),
+                    Some(waits(30, 28, 0, 0, 2)),
+                ),
+                Bottleneck::ServerCpuBound,
+                "server CPU 1 95% busy (15% softirq, 30% system)",
+            ),
+            (
+                // The CPU is busy, but not with foxbench: another job's work is reported,
+                // not blamed on the load generator.
+                "busy with other work",
+                with_cpus(
+                    f(3.0, 4.0, 4.0),
+                    cpu(0, 90.0, 8.0, 0.0, 2.0),
+                    cpu(1, 10.0, 5.0, 0.0, 85.0),
+                    Some(waits(30, 30, 5700, 0, 270)),
+                ),
+                Bottleneck::LockBound,
+                "190 of 200 threads waiting on a futex (futex_do_wait); client CPU 0 98% busy",
+            ),
+            (
+                // A loaded machine: both CPUs taken by other jobs, the target in epoll.
+                "machine busy with other work",
+                with_cpus(
+                    f(6.0, 3.0, 3.0),
+                    cpu(0, 80.0, 19.0, 0.0, 1.0),
+                    cpu(1, 85.0, 14.0, 0.0, 1.0),
+                    Some(waits(30, 3, 0, 0, 27)),
+                ),
+                Bottleneck::Neither,
+                "client CPUs 99% busy, foxbench 6% of them, server CPUs 99% busy, the server 3% of them: other work on the machine",
+            ),
+            (
+                "lock-bound",
+                with_cpus(
+                    f(2.0, 3.0, 3.0),
+                    cpu(0, 20.0, 9.0, 2.0, 69.0),
+                    cpu(1, 12.0, 8.0, 2.0, 78.0),
+                    Some(waits(30, 30, 5880, 0, 90)),
+                ),
+                Bottleneck::LockBound,
+                "196 of 200 threads waiting on a futex (futex_do_wait); client CPU 0 31% busy (9% system), server CPU 1 22% busy (8% system)",
+            ),
+            (
+                // Recorded at a load average of 30: the lock's waiters are most of the
+                // threads not running (the running ones wait for a CPU others took).
+                "lock-bound on a busy machine",
+                with_cpus(
+                    f(5.0, 2.0, 0.0),
+                    cpu(0, 85.0, 15.0, 0.0, 0.0),
+                    cpu(1, 84.0, 16.0, 0.0, 0.0),
+                    Some(waits(7, 13, 34, 13, 7)),
+                ),
+                Bottleneck::LockBound,
+                "5 of 10 threads waiting on a futex (futex_do_wait)",
+            ),
+            (
+                // Recorded: the JDK HttpServer's ab level on a busy machine, 15 of 16
+                // threads on a futex, all 15 parked there before the load (GC, JIT,
+                // reference handler): the runtime's own threads are no lock.
+                "a JVM's parked threads",
+                with_cpus(
+                    f(14.0, 14.0, 8.0),
+                    cpu(0, 81.0, 19.0, 0.0, 0.0),
+                    cpu(1, 81.0, 19.0, 0.0, 0.0),
+                    Some(ThreadWaits {
+                        futex_idle: 15,
+                        ..waits(200, 100, 3000, 100, 0)
+                    }),
+                ),
+                Bottleneck::Neither,
+                "94% futex",
+            ),
+            (
+                // One thread waiting for work on a futex is no contention.
+                "one idle worker",
+                with_cpus(
+                    f(20.0, 15.0, 15.0),
+                    cpu(0, 15.0, 5.0, 0.0, 80.0),
+                    cpu(1, 10.0, 5.0, 0.0, 85.0),
+                    Some(waits(30, 0, 30, 0, 0)),
+                ),
+                Bottleneck::Neither,
+                "100% futex",
+            ),
+            (
+                "none",
+                with_cpus(
+                    f(20.0, 15.0, 15.0),
+                    cpu(0, 15.0, 5.0, 0.0, 80.0),
+                    cpu(1, 10.0, 5.0, 0.0, 85.0),
+                    Some(waits(30, 3, 0, 300, 27)),
+                ),
+                Bottleneck::Neither,
+                "threads over 30 samples, 11 on average: 91% socket read, 8% epoll, 1% running",
+            ),
+        ];
+        for (name, fig, want, phrase) in table {
+            let d = diagnose(&fig);
+            assert_eq!(d.bottleneck, want, "{name}: {}", d.detail);
+            assert!(d.detail.contains(phrase), "{name}: {}", d.detail);
+            assert!(
+                d.detail.contains("processes: client CPU"),
+                "{name}: the process figures stay beside: {}",
+                d.detail
+            );
         }
     }
 

@@ -1,20 +1,24 @@
 //! Measuring one cell (a scenario at a level): warm-up until throughput is steady, then the
-//! level's repeats, with a sampler thread probing the server throughout.
+//! level's repeats, with a sampler thread probing the server throughout (its tree, its
+//! threads' wait states) and `/proc/stat` read at each repeat's edges; a JVM thread dump
+//! in the middle of the level when asked for, or when its threads wait on a futex.
 
 use std::io;
 use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
 use std::process::ExitStatus;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use load::{Arrival, Control, Plan as LoadPlan, RequestSpec, RunResult, StatusSet, Stop, Target};
-use report::shootout::{Cell, CellStatus, ProbePoint};
+use report::shootout::{Cell, CellStatus, ProbePoint, ThreadDump, ThreadWaits};
 
 use crate::lifecycle::Running;
 use crate::suite::{Level, Plan, Scenario};
 use crate::summary;
-use crate::window::{self, client_window, server_window, zero_server, Edge};
+use crate::waiting::futex_majority;
+use crate::window::{self, client_window, server_window, system_window, zero_server, Edge};
 
 /// Why a cell failed; its message is the cell's.
 #[derive(Debug, thiserror::Error)]
@@ -99,8 +103,81 @@ impl<'a> Task<'a> {
             summary: None,
             diagnosis: None,
             limits: Vec::new(),
+            thread_dumps: Vec::new(),
         }
     }
+}
+
+/// Where JVM thread dumps of a target go, and when they are taken.
+#[derive(Debug, Clone, Copy)]
+pub struct Dumps<'a> {
+    /// The results directory; dumps go in its `thread-dumps/`.
+    pub dir: &'a Path,
+    /// Every cell (`--thread-dump`), or only cells whose threads wait on a futex.
+    pub always: bool,
+    /// The target's name, for the file names.
+    pub target: &'a str,
+}
+
+/// A dump to take during one repeat.
+#[derive(Debug, Clone)]
+struct DumpPlan {
+    /// When, since the repeat started.
+    at: Duration,
+    /// Whatever the threads are doing.
+    always: bool,
+    /// Threads on a futex before the load, left out of the test.
+    futex_idle: u64,
+    /// The results directory, and the file name's stem (`target-scenario-level`).
+    dir: PathBuf,
+    stem: String,
+}
+
+/// The CPU time the calling thread has used.
+fn thread_cpu() -> Duration {
+    use nix::time::{clock_gettime, ClockId};
+    clock_gettime(ClockId::CLOCK_THREAD_CPUTIME_ID)
+        .map(Duration::from)
+        .unwrap_or_default()
+}
+
+/// A file-name-safe version of `s`.
+fn file_safe(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// Dumps every JVM of the tree into `plan.dir/thread-dumps/`, at `t_s` into the repeat.
+fn take_dumps(root: i32, plan: &DumpPlan, t_s: f64) -> Vec<ThreadDump> {
+    let sub = plan.dir.join("thread-dumps");
+    if let Err(e) = std::fs::create_dir_all(&sub) {
+        eprintln!("note: cannot create {}: {e}", sub.display());
+        return Vec::new();
+    }
+    crate::dump::jvms(root)
+        .into_iter()
+        .filter_map(|(pid, jcmd)| {
+            let name = format!("{}-{pid}.txt", plan.stem);
+            match crate::dump::thread_dump(pid, &jcmd, &sub.join(&name)) {
+                Ok(()) => Some(ThreadDump {
+                    pid: pid as u64,
+                    path: format!("thread-dumps/{name}"),
+                    t_s,
+                }),
+                Err(e) => {
+                    eprintln!("note: no thread dump of JVM {pid}: {e}");
+                    None
+                }
+            }
+        })
+        .collect()
 }
 
 /// What measuring needs from the run: the plan, the CPUs on each side, and Ctrl-C.
@@ -114,6 +191,10 @@ pub struct Meter<'a> {
     pub server_cpus: usize,
     /// Set by Ctrl-C.
     pub interrupt: &'a Arc<AtomicBool>,
+    /// Each side's CPUs (client, server), for the per-CPU figures of `/proc/stat`.
+    pub cpu_ids: (&'a [usize], &'a [usize]),
+    /// JVM thread dumps, when a results directory takes them.
+    pub dumps: Option<Dumps<'a>>,
 }
 
 /// One load's result with the probe samples taken during it.
@@ -122,6 +203,10 @@ struct Probed {
     series: Vec<ProbePoint>,
     /// The load's intervals of `plan.interval`.
     intervals: Vec<report::IntervalRow>,
+    /// The target's threads' wait states, sampled through the load.
+    waits: probe::WaitHistogram,
+    /// JVM thread dumps taken during it.
+    dumps: Vec<ThreadDump>,
     /// A counted level hit its time cap.
     capped: bool,
 }
@@ -139,17 +224,46 @@ impl Meter<'_> {
         task: &Task,
         cell: &mut Cell,
     ) -> Result<(), CellFailure> {
+        // The threads parked on a futex before any load: a runtime's own, not waiters.
+        let futex_idle = probe::thread_waits(target.pid())
+            .map(|w| w.iter().filter(|t| t.wait == probe::Wait::Futex).count() as u64)
+            .unwrap_or(0);
         self.warm_up(target, task, cell)?;
         let repeats = task.level.repeats.unwrap_or(self.plan.repeats);
-        for _ in 0..repeats {
+        for i in 0..repeats {
             if self.interrupted() {
                 cell.status = CellStatus::Interrupted;
                 cell.message = Some("interrupted: repeats measured so far are kept".into());
                 break;
             }
-            self.repeat(target, task, cell)?;
+            let dump = (i == repeats / 2)
+                .then(|| self.dump_plan(task, cell, futex_idle))
+                .flatten();
+            self.repeat(target, task, cell, dump, futex_idle)?;
         }
         Ok(())
+    }
+
+    /// The middle of the level's middle repeat: half the plan's duration, or for a counted
+    /// level half the time its requests take at the warm-up's last throughput.
+    fn dump_plan(&self, task: &Task, cell: &Cell, futex_idle: u64) -> Option<DumpPlan> {
+        let d = self.dumps?;
+        let expected = match task.level.requests {
+            Some(n) => {
+                let rps = cell.warmup_rps.last().copied().filter(|r| *r > 0.0);
+                rps.map_or(task.level.max_duration / 2, |r| {
+                    Duration::from_secs_f64(n as f64 / r).min(task.level.max_duration)
+                })
+            }
+            None => self.plan.duration,
+        };
+        Some(DumpPlan {
+            at: expected / 2,
+            always: d.always,
+            futex_idle,
+            dir: d.dir.to_path_buf(),
+            stem: file_safe(&format!("{}-{}-{}", d.target, cell.scenario, cell.level)),
+        })
     }
 
     /// Slices of load until two agree within 10%, or the maximum is spent.
@@ -165,7 +279,13 @@ impl Meter<'_> {
         while !max.is_zero() && start.elapsed() + slice <= max + slice / 2 {
             let plan = self.load_plan(target.addr, task, Stop::Duration(slice));
             let res = self
-                .run_load(&plan, target.pid(), Duration::ZERO, task.level.max_duration)?
+                .run_load(
+                    &plan,
+                    target.pid(),
+                    Duration::ZERO,
+                    task.level.max_duration,
+                    None,
+                )?
                 .result;
             cell.warmup_rps
                 .push(res.counts.completed() as f64 / res.elapsed.as_secs_f64().max(1e-9));
@@ -186,6 +306,8 @@ impl Meter<'_> {
         target: &mut Running,
         task: &Task,
         cell: &mut Cell,
+        dump: Option<DumpPlan>,
+        futex_idle: u64,
     ) -> Result<(), CellFailure> {
         let (stop, cap) = match task.level.requests {
             Some(n) => (Stop::Requests(n), task.level.max_duration),
@@ -200,9 +322,11 @@ impl Meter<'_> {
         let n0 = probe::by_name(pid).unwrap_or_default();
         let t0 = probe::threads(pid).unwrap_or_default();
         let s0 = probe::sample(pid).ok();
+        let sys0 = probe::system().ok();
         let c0 = probe::own_usage();
-        let loaded = self.run_load(&plan, pid, self.plan.sample_interval, cap);
+        let loaded = self.run_load(&plan, pid, self.plan.sample_interval, cap, dump);
         let c1 = probe::own_usage();
+        let sys1 = probe::system().ok();
         let s1 = probe::sample(pid).ok();
         let t1 = probe::threads(pid).unwrap_or_default();
         let n1 = probe::by_name(pid).unwrap_or_default();
@@ -210,6 +334,8 @@ impl Meter<'_> {
             result,
             series,
             intervals,
+            waits,
+            dumps,
             capped,
         } = loaded?;
         let crashed = target.exited();
@@ -230,7 +356,7 @@ impl Meter<'_> {
         });
         let probed = server.is_some();
         let client = client_window(&c1.since(&c0), elapsed_s, self.client_threads, completed);
-        cell.repeats.push(window::repeat(
+        let mut rep = window::repeat(
             &result,
             task.tls.is_some(),
             capped,
@@ -238,7 +364,16 @@ impl Meter<'_> {
             client,
             series,
             intervals,
-        ));
+        );
+        rep.system = sys0
+            .zip(sys1)
+            .map(|(a, b)| system_window(&a, &b, self.cpu_ids, elapsed_s));
+        rep.waits = (waits.samples > 0).then(|| ThreadWaits {
+            futex_idle,
+            ..window::thread_waits(&waits)
+        });
+        cell.repeats.push(rep);
+        cell.thread_dumps.extend(dumps);
         match crashed {
             Some(status) => Err(CellFailure::Exited(status)),
             None if !probed => Err(CellFailure::Unprobed),
@@ -283,13 +418,16 @@ impl Meter<'_> {
     }
 
     /// Runs one load while a sampler thread probes the server every `interval` (0 = no
-    /// samples), stops the load on Ctrl-C, when the server dies, or after `cap` (0 = none).
+    /// samples) and its threads' waits five times as often (at most a tenth of the time),
+    /// stops the load on Ctrl-C, when the server dies, or after `cap` (0 = none), and
+    /// takes the thread dumps of `dump`.
     fn run_load(
         &self,
         plan: &LoadPlan,
         root: i32,
         interval: Duration,
         cap: Duration,
+        dump: Option<DumpPlan>,
     ) -> Result<Probed, CellFailure> {
         let control = Control::new(plan.effective_threads());
         let done = Arc::new(AtomicBool::new(false));
@@ -305,8 +443,40 @@ impl Meter<'_> {
                     let mut series = Vec::new();
                     let mut next = Duration::ZERO;
                     let mut last: Option<(f64, u64)> = None;
+                    let mut waits = probe::WaitHistogram::default();
+                    let mut next_wait = Duration::ZERO;
+                    let mut dump = dump;
+                    let mut dumper = None;
                     while !done.load(Ordering::Relaxed) {
                         let t = start.elapsed();
+                        if !interval.is_zero() && t >= next_wait {
+                            let cpu0 = thread_cpu();
+                            if let Ok(w) = probe::thread_waits(root) {
+                                waits.add(&w);
+                            }
+                            // A tree of thousands of threads costs milliseconds a sample:
+                            // keep sampling it to a tenth of the client's CPU (CPU time, not
+                            // wall time, which a busy machine stretches).
+                            let cost = thread_cpu().saturating_sub(cpu0);
+                            next_wait = start.elapsed() + (interval / 5).max(cost * 10);
+                        }
+                        if dump.as_ref().is_some_and(|d| t >= d.at) {
+                            let d = dump.take().expect("checked");
+                            let n = |w| waits.counts.get(&w).copied().unwrap_or(0);
+                            let idle = d.futex_idle * waits.samples;
+                            let waiting = futex_majority(
+                                n(probe::Wait::Futex).saturating_sub(idle),
+                                n(probe::Wait::Running),
+                                waits.total().saturating_sub(idle),
+                            );
+                            if d.always || waiting {
+                                let t_s = t.as_secs_f64();
+                                dumper = std::thread::Builder::new()
+                                    .name("foxbench-dump".into())
+                                    .spawn(move || take_dumps(root, &d, t_s))
+                                    .ok();
+                            }
+                        }
                         if interrupt.load(Ordering::Relaxed) {
                             control.stop();
                         }
@@ -340,7 +510,8 @@ impl Meter<'_> {
                         }
                         std::thread::sleep(Duration::from_millis(20));
                     }
-                    series
+                    let dumps = dumper.and_then(|h| h.join().ok()).unwrap_or_default();
+                    (series, waits, dumps)
                 })
                 .map_err(CellFailure::ProbeThread)?
         };
@@ -349,11 +520,13 @@ impl Meter<'_> {
             intervals.push(report::IntervalRow::from(iv));
         });
         done.store(true, Ordering::Relaxed);
-        let series = sampler.join().unwrap_or_default();
+        let (series, waits, dumps) = sampler.join().unwrap_or_default();
         Ok(Probed {
             result: result.map_err(CellFailure::Load)?,
             series,
             intervals,
+            waits,
+            dumps,
             capped: capped.load(Ordering::Relaxed),
         })
     }
@@ -419,6 +592,8 @@ mod tests {
             client_threads: 1,
             server_cpus: 1,
             interrupt: &interrupt,
+            cpu_ids: (&[0], &[1]),
+            dumps: None,
         };
         let addr: SocketAddr = "127.0.0.1:8443".parse().unwrap();
         let plan = meter.load_plan(addr, &task, Stop::Requests(1));

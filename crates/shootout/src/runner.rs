@@ -19,7 +19,7 @@ use report::shootout::{
 use crate::cache;
 use crate::failure::{stop_note, TargetFailure};
 use crate::lifecycle::{self, Builder, Running, Setup};
-use crate::measure::{Meter, Task};
+use crate::measure::{Dumps, Meter, Task};
 use crate::process;
 use crate::suite::{Level, Scenario, Suite, TargetSpec};
 use crate::summary;
@@ -46,6 +46,9 @@ pub struct Options {
     pub text: String,
     /// `--quick` was given.
     pub quick: bool,
+    /// `--thread-dump`: a JVM thread dump in the middle of every level (without it, only
+    /// of levels whose threads mostly wait on a futex).
+    pub thread_dump: bool,
 }
 
 /// What the run tells its caller as it goes.
@@ -381,6 +384,12 @@ impl<'a> Ctx<'a> {
             client_threads: self.client_threads,
             server_cpus: self.server_cpus.len(),
             interrupt: &self.opts.interrupt,
+            cpu_ids: (&self.client_cpus, &self.server_cpus),
+            dumps: Some(Dumps {
+                dir: &self.opts.out,
+                always: self.opts.thread_dump,
+                target: &spec.name,
+            }),
         };
         for (s, v) in scenarios.iter().zip(verified) {
             for level in self.suite.levels_for(s, spec) {

@@ -1,7 +1,9 @@
 //! A cell's arithmetic: its repeats into the summary (medians, spread, merged latency and
 //! spectrum), the figures its diagnosis is made from, and when warm-up is done; no I/O.
 
-use report::shootout::{Cell, CellStatus, CellSummary, ProcessCost, Repeat};
+use report::shootout::{
+    Cell, CellStatus, CellSummary, CpuUse, ProcessCost, Repeat, SystemSummary, ThreadWaits,
+};
 use stats::Latency;
 
 use crate::diagnosis::{diagnose, Figures};
@@ -78,7 +80,58 @@ pub fn summarize(reps: &[Repeat]) -> CellSummary {
         handshakes_full_per_s: med(&|r| r.handshakes.map(|h| h.full_per_s)),
         handshakes_resumed_per_s: med(&|r| r.handshakes.map(|h| h.resumed_per_s)),
         processes: process_costs(reps),
+        system: system_summary(reps),
+        waits: merged_waits(reps),
     }
+}
+
+/// Each CPU's median of every state over the repeats that read `/proc/stat`, and the
+/// median context switches per second; `None` when none did.
+pub fn system_summary(reps: &[Repeat]) -> Option<SystemSummary> {
+    let windows: Vec<_> = reps.iter().filter_map(|r| r.system.as_ref()).collect();
+    let first = windows.first()?;
+    let side = |cpus: &[CpuUse], of: fn(&report::shootout::SystemWindow) -> &[CpuUse]| {
+        cpus.iter()
+            .map(|c| {
+                let same: Vec<&CpuUse> = windows
+                    .iter()
+                    .filter_map(|w| of(w).iter().find(|x| x.cpu == c.cpu))
+                    .collect();
+                let med = |f: fn(&CpuUse) -> f64| {
+                    let mut v: Vec<f64> = same.iter().map(|x| f(x)).collect();
+                    report::shootout::median(&mut v).unwrap_or(0.0)
+                };
+                CpuUse {
+                    cpu: c.cpu,
+                    user: med(|x| x.user),
+                    nice: med(|x| x.nice),
+                    system: med(|x| x.system),
+                    irq: med(|x| x.irq),
+                    softirq: med(|x| x.softirq),
+                    steal: med(|x| x.steal),
+                    idle: med(|x| x.idle),
+                    iowait: med(|x| x.iowait),
+                    busy: med(|x| x.busy),
+                }
+            })
+            .collect()
+    };
+    let mut ctxt: Vec<f64> = windows.iter().map(|w| w.ctxt_per_s).collect();
+    Some(SystemSummary {
+        client: side(&first.client, |w| &w.client),
+        server: side(&first.server, |w| &w.server),
+        ctxt_per_s: report::shootout::median(&mut ctxt).unwrap_or(0.0),
+    })
+}
+
+/// The repeats' thread samples added up; `None` when none sampled them.
+pub fn merged_waits(reps: &[Repeat]) -> Option<ThreadWaits> {
+    let mut all = reps.iter().filter_map(|r| r.waits.as_ref());
+    let mut merged = all.next()?.clone();
+    for w in all {
+        merged.merge(w);
+    }
+    Some(merged)
 }
 
 /// Each process name's median CPU per request over the repeats, most first.
@@ -133,6 +186,8 @@ pub fn figures(reps: &[Repeat], s: &CellSummary, server_cpus: usize) -> Figures 
         failed_status: s.failed_status,
         p99_us: s.latency.at(99.0),
         completed: reps.iter().map(|r| r.requests.completed).sum(),
+        system: s.system.clone(),
+        waits: s.waits.clone(),
     }
 }
 
@@ -189,6 +244,8 @@ mod tests {
             series: Vec::new(),
             handshakes: None,
             intervals: Vec::new(),
+            system: None,
+            waits: None,
         }
     }
 
@@ -370,6 +427,8 @@ mod tests {
             failed_status: 10,
             p99_us: Some(1.0),
             completed: 130,
+            system: None,
+            waits: None,
         };
         assert_eq!(f, want);
     }
@@ -408,6 +467,7 @@ mod tests {
                 summary: None,
                 diagnosis: None,
                 limits: Vec::new(),
+                thread_dumps: Vec::new(),
             };
             if measured {
                 cell.repeats.push(rep(10.0, &[1_000], zero_server()));
@@ -417,6 +477,57 @@ mod tests {
             assert_eq!(cell.summary.is_some(), summarized);
             assert_eq!(cell.diagnosis.is_some(), summarized);
         }
+    }
+
+    #[test]
+    fn system_figures_take_each_cpus_median_and_waits_add_up() {
+        use report::shootout::SystemWindow;
+        let cpu = |cpu, busy| CpuUse {
+            cpu,
+            user: busy,
+            nice: 0.0,
+            system: 0.0,
+            irq: 0.0,
+            softirq: 0.0,
+            steal: 0.0,
+            idle: 100.0 - busy,
+            iowait: 0.0,
+            busy,
+        };
+        let with = |client: f64, server: f64, ctxt: f64, futex: u64| {
+            let mut r = rep(1.0, &[1_000], zero_server());
+            r.system = Some(SystemWindow {
+                client: vec![cpu(0, client)],
+                server: vec![cpu(1, server)],
+                ctxt_per_s: ctxt,
+            });
+            r.waits = Some(ThreadWaits {
+                samples: 2,
+                threads_peak: futex,
+                futex,
+                ..Default::default()
+            });
+            r
+        };
+        let reps = [
+            with(90.0, 10.0, 100.0, 4),
+            with(30.0, 50.0, 300.0, 6),
+            with(60.0, 20.0, 200.0, 8),
+        ];
+        let s = system_summary(&reps).unwrap();
+        assert_eq!((s.client[0].cpu, s.client[0].busy), (0, 60.0));
+        assert_eq!(
+            (s.server[0].cpu, s.server[0].busy, s.server[0].idle),
+            (1, 20.0, 80.0)
+        );
+        assert_eq!(s.ctxt_per_s, 200.0);
+        let w = merged_waits(&reps).unwrap();
+        assert_eq!((w.samples, w.futex, w.threads_peak), (6, 18, 8));
+        // Results from before: neither figure.
+        let old = [rep(1.0, &[1_000], zero_server())];
+        assert_eq!((system_summary(&old), merged_waits(&old)), (None, None));
+        let s = summarize(&reps);
+        assert_eq!(s.system.map(|x| x.ctxt_per_s), Some(200.0));
     }
 
     #[test]

@@ -1,8 +1,13 @@
 //! One measured window's arithmetic: probe readings at its edges into the server's and
-//! the client's figures (the server's CPU by process name too), TLS handshake rates, and a load's result with both into a repeat; no I/O.
+//! the client's figures (the server's CPU by process name too), the per-CPU figures and
+//! the thread-wait histogram, TLS handshake rates, and a load's result with both into a
+//! repeat; no I/O.
 
 use load::RunResult;
-use report::shootout::{ClientWindow, Handshakes, ProbePoint, ProcessCpu, Repeat, ServerWindow};
+use report::shootout::{
+    ClientWindow, CpuUse, Handshakes, ProbePoint, ProcessCpu, Repeat, ServerWindow, SystemWindow,
+    ThreadWaits, WchanCount,
+};
 
 /// The server tree read at one edge of a measured window.
 #[derive(Debug, Clone)]
@@ -129,6 +134,65 @@ pub fn server_window(
     }
 }
 
+/// One CPU's shares as recorded.
+pub fn cpu_use(c: &probe::CpuShare) -> CpuUse {
+    CpuUse {
+        cpu: c.cpu as u64,
+        user: c.user,
+        nice: c.nice,
+        system: c.system,
+        irq: c.irq,
+        softirq: c.softirq,
+        steal: c.steal,
+        idle: c.idle,
+        iowait: c.iowait,
+        busy: c.busy(),
+    }
+}
+
+/// The client's and the server's CPUs between two readings of `/proc/stat`.
+pub fn system_window(
+    from: &probe::SystemStat,
+    to: &probe::SystemStat,
+    (client, server): (&[usize], &[usize]),
+    elapsed_s: f64,
+) -> SystemWindow {
+    let side = |cpus: &[usize]| to.shares_since(from, cpus).iter().map(cpu_use).collect();
+    SystemWindow {
+        client: side(client),
+        server: side(server),
+        ctxt_per_s: to.ctxt_per_s_since(from, elapsed_s),
+    }
+}
+
+/// A window's thread samples as recorded: each class's count and the eight kernel
+/// functions sleeping threads were seen in most.
+pub fn thread_waits(h: &probe::WaitHistogram) -> ThreadWaits {
+    let n = |w: probe::Wait| h.counts.get(&w).copied().unwrap_or(0);
+    let mut wchans: Vec<WchanCount> = h
+        .wchans
+        .iter()
+        .map(|(wchan, &count)| WchanCount {
+            wchan: wchan.clone(),
+            count,
+        })
+        .collect();
+    wchans.sort_by(|a, b| b.count.cmp(&a.count).then(a.wchan.cmp(&b.wchan)));
+    wchans.truncate(8);
+    ThreadWaits {
+        samples: h.samples,
+        threads_peak: h.threads_peak,
+        running: n(probe::Wait::Running),
+        futex: n(probe::Wait::Futex),
+        socket: n(probe::Wait::Socket),
+        epoll: n(probe::Wait::Epoll),
+        disk: n(probe::Wait::Disk),
+        sleep: n(probe::Wait::Sleep),
+        wchans,
+        futex_idle: 0,
+    }
+}
+
 /// foxbench's own CPU over a window, on `cpus` CPUs.
 pub fn client_window(
     used: &probe::OwnUsage,
@@ -183,6 +247,8 @@ pub fn repeat(
         series,
         handshakes: handshakes(res, tls),
         intervals,
+        system: None,
+        waits: None,
     }
 }
 
@@ -252,6 +318,79 @@ mod tests {
                 idle.rss_mean_bytes
             ),
             (0.0, None, 1000)
+        );
+    }
+
+    #[test]
+    fn system_windows_split_the_cpus_by_side() {
+        let t = |user, softirq, idle| probe::CpuTicks {
+            user,
+            softirq,
+            idle,
+            ..Default::default()
+        };
+        let from = probe::SystemStat {
+            cpus: vec![t(0, 0, 0), t(0, 0, 0)],
+            ctxt: 0,
+        };
+        let to = probe::SystemStat {
+            cpus: vec![t(53, 40, 7), t(20, 2, 78)],
+            ctxt: 5000,
+        };
+        let w = system_window(&from, &to, (&[0], &[1]), 2.0);
+        assert_eq!(w.ctxt_per_s, 2500.0);
+        let got: Vec<(u64, f64, f64, f64)> = w
+            .client
+            .iter()
+            .chain(&w.server)
+            .map(|c| (c.cpu, c.busy, c.softirq, c.idle))
+            .collect();
+        assert_eq!(got, vec![(0, 93.0, 40.0, 7.0), (1, 22.0, 2.0, 78.0)]);
+    }
+
+    #[test]
+    fn thread_waits_keep_every_class_and_the_top_eight_wchans() {
+        let mut h = probe::WaitHistogram::default();
+        let tw = |tid, wait, wchan: &str| probe::ThreadWait {
+            tid,
+            state: if wait == probe::Wait::Running {
+                'R'
+            } else {
+                'S'
+            },
+            wchan: wchan.into(),
+            wait,
+        };
+        let mut sample = vec![
+            tw(1, probe::Wait::Running, "0"),
+            tw(2, probe::Wait::Epoll, "do_epoll_wait"),
+            tw(3, probe::Wait::Socket, "wait_woken"),
+            tw(4, probe::Wait::Disk, "io_schedule"),
+            tw(5, probe::Wait::Sleep, "hrtimer_nanosleep"),
+        ];
+        for i in 0..10 {
+            sample.push(tw(10 + i, probe::Wait::Futex, "futex_do_wait"));
+            sample.push(tw(30 + i, probe::Wait::Sleep, &format!("f{i}")));
+        }
+        h.add(&sample);
+        let w = thread_waits(&h);
+        assert_eq!(
+            (
+                w.samples,
+                w.threads_peak,
+                w.running,
+                w.futex,
+                w.socket,
+                w.epoll,
+                w.disk,
+                w.sleep
+            ),
+            (1, 25, 1, 10, 1, 1, 1, 11)
+        );
+        assert_eq!(w.wchans.len(), 8);
+        assert_eq!(
+            (w.wchans[0].wchan.as_str(), w.wchans[0].count),
+            ("futex_do_wait", 10)
         );
     }
 

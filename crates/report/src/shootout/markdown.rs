@@ -62,6 +62,7 @@ pub fn mark(b: Bottleneck) -> &'static str {
         Bottleneck::ServerThreadBound => " ᵗ",
         Bottleneck::Neither => " ⁿ",
         Bottleneck::Errors => " ᵉ",
+        Bottleneck::LockBound => " ˡ",
     }
 }
 
@@ -257,7 +258,7 @@ pub fn to_markdown(r: &ShootoutResults) -> String {
         out.push_str(
             "Marks: ᶜ client-bound (foxbench's CPU was saturated: the server may be faster), \
              ᵗ one server thread saturated, ⁿ neither side's CPU saturated (contention, a pool or a lock), \
-             ᵉ errors. Unmarked cells were server-CPU-bound.\n\n",
+             ˡ lock-bound (CPUs not busy, most threads waiting on a futex), ᵉ errors. Unmarked cells were server-CPU-bound.\n\n",
         );
         cost_tables(&mut out, r, &rows);
         param_tables(&mut out, r);
@@ -373,19 +374,33 @@ pub fn to_markdown(r: &ShootoutResults) -> String {
                 Some(l) => format!("{why}; {l}"),
                 None => why,
             };
+            let dumps: String = c
+                .thread_dumps
+                .iter()
+                .map(|d| format!(" [thread dump of {}]({})", d.pid, d.path))
+                .collect();
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | {:.1} s | {} | {} |",
+                "| {} | {} | {} | {:.1} s | {} | {}{} |",
                 t.name,
                 column_name(r, &c.scenario, &c.level),
                 spread,
                 c.warmup_s,
                 b,
-                why.replace('|', "\\|")
+                why.replace('|', "\\|"),
+                dumps
             );
         }
     }
     out.push('\n');
+    let flagged = super::signatures(r);
+    if !flagged.is_empty() {
+        out.push_str("### Flat throughput, rising latency\n\n");
+        for sig in &flagged {
+            let _ = writeln!(out, "- {}", sig.line());
+        }
+        out.push('\n');
+    }
 
     out.push_str("### Protocol\n\n");
     let _ = writeln!(out, "- command: `{}`", p.command);

@@ -9,7 +9,9 @@ pub(crate) mod html;
 pub(crate) mod markdown;
 mod production;
 mod rows;
+mod signature;
 pub(crate) mod svg;
+mod system;
 
 use std::collections::BTreeMap;
 
@@ -18,6 +20,10 @@ use serde::{Deserialize, Serialize};
 
 pub use html::to_html;
 pub use markdown::to_markdown;
+pub use signature::{flat_and_rising, signatures, Signature, FLAT_RATIO, LESSON, RISE_RATIO};
+pub use system::{
+    busiest, CpuUse, SystemSummary, SystemWindow, ThreadDump, ThreadWaits, WchanCount, WAIT_NAMES,
+};
 
 /// The schema identifier written into every `results.json`.
 pub const SHOOTOUT_SCHEMA: &str = "foxbench.shootout/1";
@@ -306,6 +312,10 @@ pub struct Cell {
     pub summary: Option<CellSummary>,
     /// What limited the result.
     pub diagnosis: Option<Diagnosis>,
+    /// JVM thread dumps taken in the middle of the level (`--thread-dump`, or when the
+    /// cell was diagnosed as waiting). Empty in results from before they were taken.
+    #[serde(default)]
+    pub thread_dumps: Vec<ThreadDump>,
     /// The machine's limits that were short for this level when it started (the checks of
     /// `foxbench doctor`); empty when none was, and in results written before them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -400,6 +410,14 @@ pub struct Repeat {
     /// issue 12 and for levels without sampling.
     #[serde(default)]
     pub intervals: Vec<crate::IntervalRow>,
+    /// The client's and the server's CPUs from `/proc/stat`; `None` in results from
+    /// before they were read.
+    #[serde(default)]
+    pub system: Option<SystemWindow>,
+    /// What the target tree's threads waited on, sampled through the repeat; `None` in
+    /// results from before they were sampled.
+    #[serde(default)]
+    pub waits: Option<ThreadWaits>,
 }
 
 /// The TLS handshakes of one repeat, as the load generator completed them.
@@ -548,6 +566,12 @@ pub struct CellSummary {
     /// Median CPU µs per request of each process name of the server tree, most first.
     #[serde(default)]
     pub processes: Vec<ProcessCost>,
+    /// Per-CPU figures, medians over the repeats; `None` in results from before.
+    #[serde(default)]
+    pub system: Option<SystemSummary>,
+    /// The repeats' thread samples merged; `None` in results from before.
+    #[serde(default)]
+    pub waits: Option<ThreadWaits>,
 }
 
 /// One process name's median CPU per request over a cell's repeats.
@@ -582,6 +606,9 @@ pub enum Bottleneck {
     Neither,
     /// Requests failed: ports, fds, timeouts or resets.
     Errors,
+    /// CPUs not busy while most of the target's threads waited on a futex: a lock or a
+    /// pool held the requests.
+    LockBound,
 }
 
 impl Bottleneck {
@@ -593,6 +620,7 @@ impl Bottleneck {
             Bottleneck::ServerThreadBound => "server-thread-bound",
             Bottleneck::Neither => "neither",
             Bottleneck::Errors => "errors",
+            Bottleneck::LockBound => "lock-bound",
         }
     }
 }

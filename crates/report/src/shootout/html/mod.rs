@@ -227,6 +227,8 @@ mod tests {
             handshakes_full_per_s: None,
             handshakes_resumed_per_s: None,
             processes: Vec::new(),
+            system: None,
+            waits: None,
         }
     }
 
@@ -276,6 +278,7 @@ mod tests {
             summary,
             diagnosis: None,
             limits: Vec::new(),
+            thread_dumps: Vec::new(),
         }
     }
 

@@ -73,7 +73,8 @@ pub(super) fn tables(out: &mut String, r: &ShootoutResults, rows: &[&TargetResul
     out.push_str(
         "<p class=\"note\">Best of each column in bold. Marks: <span class=\"mk\">ᶜ</span> client-bound \
          (foxbench's CPU was saturated: the server may be faster), <span class=\"mk\">ᵗ</span> one server thread saturated, \
-         <span class=\"mk\">ⁿ</span> neither side's CPU saturated (contention, a pool or a lock), <span class=\"mk\">ᵉ</span> errors. \
+         <span class=\"mk\">ⁿ</span> neither side's CPU saturated (contention, a pool or a lock), \
+         <span class=\"mk\">ˡ</span> lock-bound (CPUs not busy, most threads waiting on a futex), <span class=\"mk\">ᵉ</span> errors. \
          Unmarked cells were server-CPU-bound. Hover a cell for the figures behind its mark.</p>\n",
     );
 }
@@ -372,7 +373,10 @@ pub(super) fn verification(out: &mut String, r: &ShootoutResults) {
 fn bottleneck_badge(b: Bottleneck) -> String {
     let class = match b {
         Bottleneck::ServerCpuBound => "b-good",
-        Bottleneck::ClientBound | Bottleneck::ServerThreadBound | Bottleneck::Neither => "b-warn",
+        Bottleneck::ClientBound
+        | Bottleneck::ServerThreadBound
+        | Bottleneck::Neither
+        | Bottleneck::LockBound => "b-warn",
         Bottleneck::Errors => "b-bad",
     };
     format!("<span class=\"badge {class}\">{}</span>", b.as_str())
@@ -414,9 +418,14 @@ pub(super) fn diagnosis(out: &mut String, r: &ShootoutResults) {
                 Some(l) => format!("{why}; {l}"),
                 None => why,
             };
+            let dumps: String = c
+                .thread_dumps
+                .iter()
+                .map(|d| format!(" <a href=\"{}\">thread dump of {}</a>", esc(&d.path), d.pid))
+                .collect();
             let _ = writeln!(
                 out,
-                "<tr><th scope=\"row\">{}{}</th><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{:.1} s</td><td class=\"n\">{}</td><td>{}</td><td class=\"why\">{}</td></tr>",
+                "<tr><th scope=\"row\">{}{}</th><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{:.1} s</td><td class=\"n\">{}</td><td>{}</td><td class=\"why\">{}{dumps}</td></tr>",
                 swatch(r, t),
                 esc(&t.name),
                 esc(&column_name(r, &c.scenario, &c.level)),
@@ -432,6 +441,14 @@ pub(super) fn diagnosis(out: &mut String, r: &ShootoutResults) {
         out.push_str("<tr><td colspan=\"7\" class=\"dim\">no cell ran</td></tr>\n");
     }
     out.push_str("</tbody></table></div>\n");
+    let flagged = crate::shootout::signatures(r);
+    if !flagged.is_empty() {
+        out.push_str("<h3 id=\"signature\">Flat throughput, rising latency</h3>\n<ul>\n");
+        for sig in &flagged {
+            let _ = writeln!(out, "<li>{}</li>", esc(&sig.line()));
+        }
+        out.push_str("</ul>\n");
+    }
 }
 
 #[cfg(test)]

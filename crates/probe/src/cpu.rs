@@ -1,0 +1,219 @@
+//! Per-CPU time from `/proc/stat` (through `procfs`): what each CPU did over a window,
+//! the vmstat columns, and the system's context switches.
+//!
+//! Unlike a process's CPU, these figures include the kernel's work charged to no process
+//! (softirq and irq for TCP, kernel threads): a CPU spent on a connection per request
+//! shows here and nowhere in the server's or the client's process figures.
+
+use procfs::{CurrentSI, KernelStats};
+
+use crate::ProbeError;
+
+/// One CPU's cumulative time in each state, in clock ticks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CpuTicks {
+    /// User mode.
+    pub user: u64,
+    /// User mode at low priority.
+    pub nice: u64,
+    /// Kernel mode: system calls and kernel threads.
+    pub system: u64,
+    /// Idle.
+    pub idle: u64,
+    /// Idle while I/O was outstanding.
+    pub iowait: u64,
+    /// Hardware interrupts.
+    pub irq: u64,
+    /// Soft interrupts (the network stack's receive path among them).
+    pub softirq: u64,
+    /// Time a hypervisor gave to someone else.
+    pub steal: u64,
+}
+
+impl CpuTicks {
+    fn total(&self) -> u64 {
+        self.user
+            + self.nice
+            + self.system
+            + self.idle
+            + self.iowait
+            + self.irq
+            + self.softirq
+            + self.steal
+    }
+
+    fn since(&self, e: &CpuTicks) -> CpuTicks {
+        CpuTicks {
+            user: self.user.saturating_sub(e.user),
+            nice: self.nice.saturating_sub(e.nice),
+            system: self.system.saturating_sub(e.system),
+            idle: self.idle.saturating_sub(e.idle),
+            iowait: self.iowait.saturating_sub(e.iowait),
+            irq: self.irq.saturating_sub(e.irq),
+            softirq: self.softirq.saturating_sub(e.softirq),
+            steal: self.steal.saturating_sub(e.steal),
+        }
+    }
+}
+
+/// One reading of `/proc/stat`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SystemStat {
+    /// Each CPU's ticks, by position in `/proc/stat` (the CPU's number while every CPU
+    /// is online; an offline CPU has no line).
+    pub cpus: Vec<CpuTicks>,
+    /// Context switches since boot, all CPUs.
+    pub ctxt: u64,
+}
+
+/// Reads `/proc/stat`.
+pub fn system() -> Result<SystemStat, ProbeError> {
+    let k = KernelStats::current().map_err(|e| ProbeError::Proc(e.to_string()))?;
+    Ok(SystemStat {
+        cpus: k
+            .cpu_time
+            .iter()
+            .map(|c| CpuTicks {
+                user: c.user,
+                nice: c.nice,
+                system: c.system,
+                idle: c.idle,
+                iowait: c.iowait.unwrap_or(0),
+                irq: c.irq.unwrap_or(0),
+                softirq: c.softirq.unwrap_or(0),
+                steal: c.steal.unwrap_or(0),
+            })
+            .collect(),
+        ctxt: k.ctxt,
+    })
+}
+
+/// What one CPU did over a window, each state as a percentage of the window's ticks.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct CpuShare {
+    /// The CPU's number.
+    pub cpu: usize,
+    /// User mode, percent.
+    pub user: f64,
+    /// Niced user mode, percent.
+    pub nice: f64,
+    /// Kernel mode (system calls, kernel threads), percent.
+    pub system: f64,
+    /// Hardware interrupts, percent.
+    pub irq: f64,
+    /// Soft interrupts, percent.
+    pub softirq: f64,
+    /// Stolen by the hypervisor, percent.
+    pub steal: f64,
+    /// Idle, percent.
+    pub idle: f64,
+    /// Idle with I/O outstanding, percent.
+    pub iowait: f64,
+}
+
+impl CpuShare {
+    /// The CPU's busy share: user, nice, system, irq and softirq. Kernel work charged to
+    /// no process counts; idle, iowait and steal do not.
+    pub fn busy(&self) -> f64 {
+        self.user + self.nice + self.system + self.irq + self.softirq
+    }
+}
+
+impl SystemStat {
+    /// What each of `cpus` did between `earlier` and `self`; a CPU without a line in
+    /// either reading is left out, and one whose ticks did not advance is all idle.
+    pub fn shares_since(&self, earlier: &SystemStat, cpus: &[usize]) -> Vec<CpuShare> {
+        cpus.iter()
+            .filter_map(|&cpu| {
+                let d = self.cpus.get(cpu)?.since(earlier.cpus.get(cpu)?);
+                let total = d.total();
+                if total == 0 {
+                    return Some(CpuShare {
+                        cpu,
+                        idle: 100.0,
+                        ..Default::default()
+                    });
+                }
+                let pct = |t: u64| 100.0 * t as f64 / total as f64;
+                Some(CpuShare {
+                    cpu,
+                    user: pct(d.user),
+                    nice: pct(d.nice),
+                    system: pct(d.system),
+                    irq: pct(d.irq),
+                    softirq: pct(d.softirq),
+                    steal: pct(d.steal),
+                    idle: pct(d.idle),
+                    iowait: pct(d.iowait),
+                })
+            })
+            .collect()
+    }
+
+    /// Context switches per second, all CPUs, between `earlier` and `self`.
+    pub fn ctxt_per_s_since(&self, earlier: &SystemStat, elapsed_s: f64) -> f64 {
+        self.ctxt.saturating_sub(earlier.ctxt) as f64 / elapsed_s.max(1e-9)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn shares_are_percentages_of_the_windows_ticks() {
+        let t = |user, system, idle, softirq| CpuTicks {
+            user,
+            system,
+            idle,
+            softirq,
+            ..Default::default()
+        };
+        let a = SystemStat {
+            cpus: vec![t(100, 100, 100, 100), t(0, 0, 0, 0)],
+            ctxt: 1000,
+        };
+        let b = SystemStat {
+            cpus: vec![t(130, 120, 107, 143), t(0, 0, 0, 0)],
+            ctxt: 3000,
+        };
+        let s = b.shares_since(&a, &[0, 1, 7]);
+        assert_eq!(s.len(), 2, "CPU 7 has no line: {s:?}");
+        assert_eq!(
+            (s[0].cpu, s[0].user, s[0].system, s[0].softirq, s[0].idle),
+            (0, 30.0, 20.0, 43.0, 7.0)
+        );
+        assert_eq!(s[0].busy(), 93.0, "softirq counts as busy");
+        assert_eq!((s[1].cpu, s[1].idle, s[1].busy()), (1, 100.0, 0.0));
+        assert_eq!(b.ctxt_per_s_since(&a, 2.0), 1000.0);
+    }
+
+    #[test]
+    fn a_busy_thread_shows_in_proc_stat() {
+        let before = system().unwrap();
+        assert!(!before.cpus.is_empty() && before.ctxt > 0, "{before:?}");
+        // Spin until this process has had 100 ms of CPU (ten ticks at 100 Hz), within a
+        // deadline: a busy machine gives a spinning thread less than its wall time.
+        let u0 = crate::own_usage();
+        let end = Instant::now() + Duration::from_secs(20);
+        let mut x = 0u64;
+        while crate::own_usage().since(&u0).cpu() < Duration::from_millis(100)
+            && Instant::now() < end
+        {
+            for _ in 0..10_000 {
+                x = x.wrapping_add(std::hint::black_box(1));
+            }
+        }
+        let after = system().unwrap();
+        let all: Vec<usize> = (0..after.cpus.len()).collect();
+        let shares = after.shares_since(&before, &all);
+        assert_eq!(shares.len(), all.len());
+        // 100 ms of this thread's CPU is at least some busy ticks on some CPU.
+        assert!(shares.iter().any(|s| s.busy() > 0.0), "{shares:?} {x}");
+        for s in &shares {
+            let sum = s.busy() + s.idle + s.iowait + s.steal;
+            assert!((sum - 100.0).abs() < 1e-6 || sum == 100.0, "{s:?}");
+        }
+    }
+}

@@ -1,0 +1,179 @@
+//! The diagnosis's system rules: when a side's CPUs count as saturated on the per-CPU
+//! figures of `/proc/stat` (kernel work charged to no process included), and what a cell
+//! whose CPUs were not saturated waited on, from its threads' wait states.
+//!
+//! The waiting verdicts are a table ([`WAIT_RULES`]), tried in order after the CPU
+//! verdicts; the first that finds its evidence names the cell. A verdict that needs more
+//! figures (connections to a service: "pool-bound", "service-bound") is one more entry
+//! with one more field in [`Figures`].
+
+use report::shootout::{Bottleneck, CpuUse, ThreadWaits};
+use report::SATURATED_PERCENT;
+
+use crate::diagnosis::Figures;
+
+/// A side's process must use at least this share of its CPUs for its busy CPUs to be its
+/// own limit: a CPU kept busy by other work on the machine is reported, not blamed.
+pub const OWN_SHARE_PERCENT: f64 = 50.0;
+
+/// At least this share of the target's waiting thread observations (running ones left
+/// out: on a machine busy with other work, they wait for a CPU) on a futex makes it
+/// lock-bound.
+pub const FUTEX_SHARE: f64 = 0.5;
+
+/// Whether most of the waiting observations (`total` less `running`) are on a futex.
+pub fn futex_majority(futex: u64, running: u64, total: u64) -> bool {
+    let waiting = total.saturating_sub(running);
+    waiting > 0 && futex as f64 >= FUTEX_SHARE * waiting as f64
+}
+
+/// ... and at least this many threads on a futex on average (one thread waiting for work
+/// is no contention).
+pub const FUTEX_THREADS: f64 = 2.0;
+
+/// The mean busy share of a side's CPUs, percent.
+fn mean_busy(cpus: &[CpuUse]) -> Option<f64> {
+    (!cpus.is_empty()).then(|| cpus.iter().map(|c| c.busy).sum::<f64>() / cpus.len() as f64)
+}
+
+/// Whether a side's CPUs were its limit: its process saturated them (the figure before
+/// per-CPU time), or they were saturated on `/proc/stat` (softirq, irq and kernel threads
+/// counted) while its process used a fair share of them.
+fn saturated(process_percent: f64, cpus: Option<&[CpuUse]>) -> bool {
+    if process_percent >= SATURATED_PERCENT {
+        return true;
+    }
+    let busy = cpus.and_then(mean_busy).unwrap_or(0.0);
+    busy >= SATURATED_PERCENT && process_percent >= OWN_SHARE_PERCENT
+}
+
+/// foxbench's CPUs were its limit.
+pub fn client_saturated(f: &Figures) -> bool {
+    saturated(
+        f.client_cpu_percent,
+        f.system.as_ref().map(|s| s.client.as_slice()),
+    )
+}
+
+/// The server's CPUs were its limit.
+pub fn server_saturated(f: &Figures) -> bool {
+    saturated(
+        f.server_cpu_percent,
+        f.system.as_ref().map(|s| s.server.as_slice()),
+    )
+}
+
+/// `client CPU 0 98% busy, foxbench 6% of it: other work on the machine`: each side whose
+/// CPUs were saturated while its own process used little of them.
+pub fn other_work(f: &Figures) -> Option<String> {
+    let s = f.system.as_ref()?;
+    let sides = [
+        ("client", "foxbench", &s.client, f.client_cpu_percent),
+        ("server", "the server", &s.server, f.server_cpu_percent),
+    ];
+    let parts: Vec<String> = sides
+        .iter()
+        .filter_map(|(side, who, cpus, own)| {
+            let busy = mean_busy(cpus)?;
+            (busy >= SATURATED_PERCENT && *own < OWN_SHARE_PERCENT)
+                .then(|| format!("{side} CPUs {busy:.0}% busy, {who} {own:.0}% of them"))
+        })
+        .collect();
+    (!parts.is_empty()).then(|| {
+        format!(
+            "{}: other work on the machine took the CPU, so these figures are the machine's as much as the target's",
+            parts.join(", ")
+        )
+    })
+}
+
+/// `CPU 0 93% busy (40% softirq, 31% system), CPU 1 22% busy`: each CPU of both sides
+/// once, with its kernel shares when they are 5% or more.
+pub fn cpus_line(f: &Figures) -> Option<String> {
+    let s = f.system.as_ref()?;
+    let mut seen: Vec<u64> = Vec::new();
+    let mut parts = Vec::new();
+    for (side, c) in s
+        .client
+        .iter()
+        .map(|c| ("client", c))
+        .chain(s.server.iter().map(|c| ("server", c)))
+    {
+        if seen.contains(&c.cpu) {
+            continue;
+        }
+        seen.push(c.cpu);
+        let kernel: Vec<String> = [(c.softirq, "softirq"), (c.irq, "irq"), (c.system, "system")]
+            .iter()
+            .filter(|(v, _)| *v >= 5.0)
+            .map(|(v, n)| format!("{v:.0}% {n}"))
+            .collect();
+        let kernel = if kernel.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", kernel.join(", "))
+        };
+        parts.push(format!("{side} CPU {} {:.0}% busy{kernel}", c.cpu, c.busy));
+    }
+    (!parts.is_empty()).then(|| {
+        format!(
+            "{}; {:.0} context switches/s",
+            parts.join(", "),
+            s.ctxt_per_s
+        )
+    })
+}
+
+/// A waiting verdict: its name and the test that returns its evidence.
+pub struct WaitRule {
+    /// The verdict it gives.
+    pub bottleneck: Bottleneck,
+    /// The evidence, when the figures show it.
+    pub evidence: fn(&Figures) -> Option<String>,
+}
+
+/// The waiting verdicts, in order (pool-bound and service-bound go before lock-bound: a
+/// pool's waiters sit on a futex too, and the connection count names the pool).
+pub const WAIT_RULES: &[WaitRule] = &[WaitRule {
+    bottleneck: Bottleneck::LockBound,
+    evidence: lock_bound,
+}];
+
+/// Most threads on a futex: `196 of 200 threads waiting on a futex (futex_do_wait)`.
+/// The threads the target had parked on a futex before the load (a runtime's own) are
+/// left out of both counts: only the waiters the load added can be waiting for a lock.
+fn lock_bound(f: &Figures) -> Option<String> {
+    let w: &ThreadWaits = f.waits.as_ref()?;
+    let idle = w.futex_idle * w.samples;
+    let added = w.futex.saturating_sub(idle);
+    if !futex_majority(added, w.running, w.total().saturating_sub(idle)) {
+        return None;
+    }
+    if w.mean_of(added) < FUTEX_THREADS {
+        return None;
+    }
+    let on_futex = w.mean_of(w.futex);
+    let top = w
+        .wchans
+        .iter()
+        .find(|x| x.wchan.starts_with("futex"))
+        .map(|x| format!(" ({})", x.wchan))
+        .unwrap_or_default();
+    let parked = if w.futex_idle > 0 {
+        format!(", {} of them parked there before the load", w.futex_idle)
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "{:.0} of {:.0} threads waiting on a futex{top}{parked}",
+        on_futex,
+        w.threads_mean()
+    ))
+}
+
+/// The first waiting verdict whose evidence the figures show.
+pub fn waiting(f: &Figures) -> Option<(Bottleneck, String)> {
+    WAIT_RULES
+        .iter()
+        .find_map(|r| (r.evidence)(f).map(|e| (r.bottleneck, e)))
+}
