@@ -347,6 +347,7 @@ mod tests {
             ready_timeout: Duration::from_secs(5),
             inputs: Vec::new(),
             warmup: None,
+            uses: Vec::new(),
         }
     }
 
