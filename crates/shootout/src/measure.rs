@@ -9,9 +9,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use load::{Arrival, Control, Plan as LoadPlan, RequestSpec, RunResult, StatusSet, Stop, Target};
-use report::shootout::{Cell, CellStatus, ProbePoint};
+use report::shootout::{Cell, CellStatus, CounterCheck, ProbePoint, TierWindow};
 
 use crate::lifecycle::Running;
+use crate::services::Probe;
 use crate::suite::{Level, Plan, Scenario};
 use crate::summary;
 use crate::window::{self, client_window, server_window, zero_server, Edge};
@@ -98,6 +99,9 @@ impl<'a> Task<'a> {
             repeats: Vec::new(),
             summary: None,
             diagnosis: None,
+            tiers: Vec::new(),
+            counters: Vec::new(),
+            limiting_tier: None,
         }
     }
 }
@@ -113,6 +117,10 @@ pub struct Meter<'a> {
     pub server_cpus: usize,
     /// Set by Ctrl-C.
     pub interrupt: &'a Arc<AtomicBool>,
+    /// The services the target uses, probed beside it.
+    pub services: &'a [Probe],
+    /// CPUs the services may use.
+    pub service_cpus: usize,
 }
 
 /// One load's result with the probe samples taken during it.
@@ -121,6 +129,23 @@ struct Probed {
     series: Vec<ProbePoint>,
     /// A counted level hit its time cap.
     capped: bool,
+    /// Each service's peak (RSS bytes, threads) over the samples.
+    service_peaks: Vec<(u64, u64)>,
+}
+
+/// Requests foxbench completed and sent over a level, warm-up included: what the
+/// services' counters are checked against.
+#[derive(Debug, Clone, Copy, Default)]
+struct Tally {
+    completed: u64,
+    sent: u64,
+}
+
+impl Tally {
+    fn add(&mut self, r: &RunResult) {
+        self.completed += r.counts.completed();
+        self.sent += r.counts.sent;
+    }
 }
 
 impl Meter<'_> {
@@ -136,17 +161,44 @@ impl Meter<'_> {
         task: &Task,
         cell: &mut Cell,
     ) -> Result<(), CellFailure> {
-        self.warm_up(target, task, cell)?;
-        let repeats = task.level.repeats.unwrap_or(self.plan.repeats);
-        for _ in 0..repeats {
-            if self.interrupted() {
-                cell.status = CellStatus::Interrupted;
-                cell.message = Some("interrupted: repeats measured so far are kept".into());
-                break;
+        let before: Vec<Option<Result<u64, String>>> = self
+            .services
+            .iter()
+            .map(|p| p.count(self.plan.timeout))
+            .collect();
+        let mut tally = Tally::default();
+        let measured = self.warm_up(target, task, cell, &mut tally).and_then(|()| {
+            let repeats = task.level.repeats.unwrap_or(self.plan.repeats);
+            for _ in 0..repeats {
+                if self.interrupted() {
+                    cell.status = CellStatus::Interrupted;
+                    cell.message = Some("interrupted: repeats measured so far are kept".into());
+                    break;
+                }
+                self.repeat(target, task, cell, &mut tally)?;
             }
-            self.repeat(target, task, cell)?;
+            Ok(())
+        });
+        for (p, before) in self.services.iter().zip(before) {
+            let after = p.count(self.plan.timeout);
+            match (before, after) {
+                (Some(Ok(a)), Some(Ok(b))) => cell.counters.push(CounterCheck::new(
+                    &p.name,
+                    b.saturating_sub(a),
+                    tally.completed,
+                    tally.sent,
+                )),
+                (Some(Err(e)), _) | (_, Some(Err(e))) => {
+                    let note = format!("counter of service {}: {e}", p.name);
+                    cell.message = Some(match cell.message.take() {
+                        Some(m) => format!("{m}; {note}"),
+                        None => note,
+                    });
+                }
+                _ => {}
+            }
         }
-        Ok(())
+        measured
     }
 
     /// Slices of load until two agree within 10%, or the maximum is spent.
@@ -155,6 +207,7 @@ impl Meter<'_> {
         target: &mut Running,
         task: &Task,
         cell: &mut Cell,
+        tally: &mut Tally,
     ) -> Result<(), CellFailure> {
         let start = Instant::now();
         let slice = self.plan.warmup_slice;
@@ -164,6 +217,7 @@ impl Meter<'_> {
             let res = self
                 .run_load(&plan, target.pid(), Duration::ZERO, task.level.max_duration)?
                 .result;
+            tally.add(&res);
             cell.warmup_rps
                 .push(res.counts.completed() as f64 / res.elapsed.as_secs_f64().max(1e-9));
             if target.exited().is_some() {
@@ -183,6 +237,7 @@ impl Meter<'_> {
         target: &mut Running,
         task: &Task,
         cell: &mut Cell,
+        tally: &mut Tally,
     ) -> Result<(), CellFailure> {
         let (stop, cap) = match task.level.requests {
             Some(n) => (Stop::Requests(n), task.level.max_duration),
@@ -193,9 +248,19 @@ impl Meter<'_> {
         let n0 = probe::by_name(pid).unwrap_or_default();
         let t0 = probe::threads(pid).unwrap_or_default();
         let s0 = probe::sample(pid).ok();
+        let v0: Vec<Option<probe::Sample>> = self
+            .services
+            .iter()
+            .map(|p| probe::sample(p.pid).ok())
+            .collect();
         let c0 = probe::own_usage();
         let loaded = self.run_load(&plan, pid, self.plan.sample_interval, cap);
         let c1 = probe::own_usage();
+        let v1: Vec<Option<probe::Sample>> = self
+            .services
+            .iter()
+            .map(|p| probe::sample(p.pid).ok())
+            .collect();
         let s1 = probe::sample(pid).ok();
         let t1 = probe::threads(pid).unwrap_or_default();
         let n1 = probe::by_name(pid).unwrap_or_default();
@@ -203,10 +268,13 @@ impl Meter<'_> {
             result,
             series,
             capped,
+            service_peaks,
         } = loaded?;
+        tally.add(&result);
         let crashed = target.exited();
         let elapsed_s = result.elapsed.as_secs_f64().max(1e-9);
         let completed = result.counts.completed();
+        let services = self.tier_windows(&v0, &v1, &service_peaks, elapsed_s, completed);
         let server = s0.zip(s1).map(|(a, b)| {
             let from = Edge {
                 sample: a,
@@ -222,19 +290,60 @@ impl Meter<'_> {
         });
         let probed = server.is_some();
         let client = client_window(&c1.since(&c0), elapsed_s, self.client_threads, completed);
-        cell.repeats.push(window::repeat(
+        let mut repeat = window::repeat(
             &result,
             task.tls.is_some(),
             capped,
             server.unwrap_or_else(zero_server),
             client,
             series,
-        ));
+        );
+        repeat.services = services;
+        cell.repeats.push(repeat);
         match crashed {
             Some(status) => Err(CellFailure::Exited(status)),
             None if !probed => Err(CellFailure::Unprobed),
             None => Ok(()),
         }
+    }
+
+    /// Each service's window: CPU between the edges, peaks from the edges and the samples.
+    fn tier_windows(
+        &self,
+        before: &[Option<probe::Sample>],
+        after: &[Option<probe::Sample>],
+        peaks: &[(u64, u64)],
+        elapsed_s: f64,
+        completed: u64,
+    ) -> Vec<TierWindow> {
+        let cpus = self.service_cpus.max(1) as f64;
+        self.services
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let (a, b) = (
+                    before.get(i).cloned().flatten(),
+                    after.get(i).cloned().flatten(),
+                );
+                let cpu_s = match (&a, &b) {
+                    (Some(a), Some(b)) => b.cpu_ns().saturating_sub(a.cpu_ns()) as f64 / 1e9,
+                    _ => 0.0,
+                };
+                let (mut rss, mut threads) = peaks.get(i).copied().unwrap_or((0, 0));
+                for s in [&a, &b].into_iter().flatten() {
+                    rss = rss.max(s.rss_bytes);
+                    threads = threads.max(u64::from(s.threads));
+                }
+                TierWindow {
+                    name: p.name.clone(),
+                    cpu_s,
+                    cpu_percent: 100.0 * cpu_s / elapsed_s / cpus,
+                    cpu_us_per_request: (completed > 0).then(|| cpu_s * 1e6 / completed as f64),
+                    rss_peak_bytes: rss,
+                    threads_peak: threads,
+                }
+            })
+            .collect()
     }
 
     fn load_plan(&self, addr: SocketAddr, task: &Task, stop: Stop) -> LoadPlan {
@@ -245,6 +354,11 @@ impl Meter<'_> {
         let target = Target::parse(&url).expect("a loopback URL with a checked path parses");
         let requests = vec![RequestSpec {
             method: s.method.clone(),
+            random_headers: s
+                .request_headers
+                .iter()
+                .map(|h| (h.name.clone(), h.value.clone()))
+                .collect(),
             ..RequestSpec::get(&target)
         }];
         LoadPlan {
@@ -287,6 +401,7 @@ impl Meter<'_> {
         let interrupt = self.interrupt.clone();
         let capped = Arc::new(AtomicBool::new(false));
         let servers = self.server_cpus.max(1) as f64;
+        let service_pids: Vec<i32> = self.services.iter().map(|p| p.pid).collect();
         let sampler = {
             let (control, done, capped) = (control.clone(), done.clone(), capped.clone());
             std::thread::Builder::new()
@@ -296,6 +411,7 @@ impl Meter<'_> {
                     let mut series = Vec::new();
                     let mut next = Duration::ZERO;
                     let mut last: Option<(f64, u64)> = None;
+                    let mut peaks = vec![(0u64, 0u64); service_pids.len()];
                     while !done.load(Ordering::Relaxed) {
                         let t = start.elapsed();
                         if interrupt.load(Ordering::Relaxed) {
@@ -307,6 +423,12 @@ impl Meter<'_> {
                         }
                         if !interval.is_zero() && t >= next {
                             next += interval;
+                            for (peak, &pid) in peaks.iter_mut().zip(&service_pids) {
+                                if let Ok(s) = probe::sample(pid) {
+                                    peak.0 = peak.0.max(s.rss_bytes);
+                                    peak.1 = peak.1.max(u64::from(s.threads));
+                                }
+                            }
                             match probe::sample(root) {
                                 Ok(s) => {
                                     let ts = t.as_secs_f64();
@@ -331,17 +453,18 @@ impl Meter<'_> {
                         }
                         std::thread::sleep(Duration::from_millis(20));
                     }
-                    series
+                    (series, peaks)
                 })
                 .map_err(CellFailure::ProbeThread)?
         };
         let result = load::run(plan, &control);
         done.store(true, Ordering::Relaxed);
-        let series = sampler.join().unwrap_or_default();
+        let (series, service_peaks) = sampler.join().unwrap_or_default();
         Ok(Probed {
             result: result.map_err(CellFailure::Load)?,
             series,
             capped: capped.load(Ordering::Relaxed),
+            service_peaks,
         })
     }
 }
@@ -406,6 +529,8 @@ mod tests {
             client_threads: 1,
             server_cpus: 1,
             interrupt: &interrupt,
+            services: &[],
+            service_cpus: 0,
         };
         let addr: SocketAddr = "127.0.0.1:8443".parse().unwrap();
         let plan = meter.load_plan(addr, &task, Stop::Requests(1));

@@ -188,6 +188,7 @@ mod tests {
             },
             series: Vec::new(),
             handshakes: None,
+            services: Vec::new(),
         }
     }
 
@@ -406,6 +407,9 @@ mod tests {
                 repeats: Vec::new(),
                 summary: None,
                 diagnosis: None,
+                tiers: Vec::new(),
+                counters: Vec::new(),
+                limiting_tier: None,
             };
             if measured {
                 cell.repeats.push(rep(10.0, &[1_000], zero_server()));

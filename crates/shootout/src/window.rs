@@ -181,6 +181,7 @@ pub fn repeat(
         client,
         series,
         handshakes: handshakes(res, tls),
+        services: Vec::new(),
     }
 }
 

@@ -10,6 +10,7 @@ pub(crate) mod markdown;
 mod production;
 mod rows;
 pub(crate) mod svg;
+pub mod tiers;
 
 use std::collections::BTreeMap;
 
@@ -18,6 +19,7 @@ use serde::{Deserialize, Serialize};
 
 pub use html::to_html;
 pub use markdown::to_markdown;
+pub use tiers::{CounterCheck, ServiceResult, Tier, TierRole, TierWindow, POST_GOAL_RPS};
 
 /// The schema identifier written into every `results.json`.
 pub const SHOOTOUT_SCHEMA: &str = "foxbench.shootout/1";
@@ -33,6 +35,9 @@ pub struct ShootoutResults {
     pub protocol: Protocol,
     /// One entry per target of the suite, in suite order, including skipped ones.
     pub targets: Vec<TargetResult>,
+    /// One entry per `[[service]]` of the suite; empty for a suite without services.
+    #[serde(default)]
+    pub services: Vec<ServiceResult>,
     /// True when the run was stopped early (Ctrl-C); what was measured is kept.
     pub interrupted: bool,
     /// Wall time of the whole run, seconds.
@@ -75,6 +80,13 @@ pub struct Protocol {
     pub client_cpus: Vec<usize>,
     /// CPUs the targets were pinned to.
     pub server_cpus: Vec<usize>,
+    /// CPUs the services were pinned to; empty without services.
+    #[serde(default)]
+    pub service_cpus: Vec<usize>,
+    /// What shares a CPU with what, in plain sentences (on 2 CPUs the services run beside
+    /// the target, or beside foxbench); empty when nothing does.
+    #[serde(default)]
+    pub cpu_sharing: Vec<String>,
     /// Load generator threads.
     pub client_threads: u64,
     /// Each toolchain's version line, by command.
@@ -142,6 +154,9 @@ pub struct TargetResult {
     /// Scenarios the target does not implement (the scenario's `targets` leaves it out).
     #[serde(default)]
     pub skipped_scenarios: Vec<String>,
+    /// The services it uses (its `use`).
+    #[serde(default)]
+    pub services: Vec<String>,
     /// Its language.
     pub language: String,
     /// Where it ended: see [`Outcome`].
@@ -306,6 +321,16 @@ pub struct Cell {
     pub summary: Option<CellSummary>,
     /// What limited the result.
     pub diagnosis: Option<Diagnosis>,
+    /// Each tier's figures (the target, then each service it uses); empty without services.
+    #[serde(default)]
+    pub tiers: Vec<Tier>,
+    /// Each counting service's requests over the level against foxbench's.
+    #[serde(default)]
+    pub counters: Vec<CounterCheck>,
+    /// The tier that limited the cell, for a target with services: `client`, the
+    /// target's name, `service NAME`, `neither` or `errors`.
+    #[serde(default)]
+    pub limiting_tier: Option<String>,
 }
 
 /// Where a cell ended.
@@ -352,6 +377,9 @@ pub struct Repeat {
     /// TLS handshakes the server completed during the repeat; `None` for plain HTTP.
     #[serde(default)]
     pub handshakes: Option<Handshakes>,
+    /// Each service the target uses, over the repeat.
+    #[serde(default)]
+    pub services: Vec<TierWindow>,
 }
 
 /// The TLS handshakes of one repeat, as the load generator completed them.
@@ -530,6 +558,9 @@ pub enum Bottleneck {
     ServerCpuBound,
     /// One server thread was saturated while other CPU was free.
     ServerThreadBound,
+    /// A service's CPUs were saturated (its own, or shared with the target's or the
+    /// client's): the tier behind the target limited it.
+    ServiceCpuBound,
     /// Neither side's CPU was saturated while requests waited: contention, a pool or lock.
     Neither,
     /// Requests failed: ports, fds, timeouts or resets.
@@ -543,6 +574,7 @@ impl Bottleneck {
             Bottleneck::ClientBound => "client-bound",
             Bottleneck::ServerCpuBound => "server-CPU-bound",
             Bottleneck::ServerThreadBound => "server-thread-bound",
+            Bottleneck::ServiceCpuBound => "service-CPU-bound",
             Bottleneck::Neither => "neither",
             Bottleneck::Errors => "errors",
         }

@@ -50,6 +50,7 @@ pub fn to_html(r: &ShootoutResults) -> String {
         within::params(&mut out, r);
         within::production(&mut out, r, &rows);
     }
+    out.push_str(&super::tiers::html(r));
     targets_table(&mut out, r);
     problems(&mut out, r);
     verification(&mut out, r);

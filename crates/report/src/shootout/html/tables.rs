@@ -372,7 +372,10 @@ pub(super) fn verification(out: &mut String, r: &ShootoutResults) {
 fn bottleneck_badge(b: Bottleneck) -> String {
     let class = match b {
         Bottleneck::ServerCpuBound => "b-good",
-        Bottleneck::ClientBound | Bottleneck::ServerThreadBound | Bottleneck::Neither => "b-warn",
+        Bottleneck::ClientBound
+        | Bottleneck::ServerThreadBound
+        | Bottleneck::ServiceCpuBound
+        | Bottleneck::Neither => "b-warn",
         Bottleneck::Errors => "b-bad",
     };
     format!("<span class=\"badge {class}\">{}</span>", b.as_str())
