@@ -279,14 +279,17 @@ pub fn run(args: ShootoutArgs) -> Result<ExitCode> {
     let cache = cache.canonicalize().unwrap_or(cache);
     let root = root.canonicalize().unwrap_or(root);
 
-    // Both sides of the largest level need a file per connection; the targets inherit it.
+    // Both sides of the largest level need a file per connection; the targets and services
+    // inherit it. A target that calls a service holds two per request in flight: its
+    // client's and its own connection to the service.
     let most = suite
         .plan
         .levels
         .iter()
         .map(|l| l.connections)
         .max()
-        .unwrap_or(0);
+        .unwrap_or(0)
+        * if suite.services.is_empty() { 1 } else { 2 };
     if let Err(e) = load::raise_fd_limit(most) {
         eprintln!("foxbench: warning: {e}");
     }
@@ -330,7 +333,8 @@ pub fn run(args: ShootoutArgs) -> Result<ExitCode> {
     if results.interrupted {
         return Ok(ExitCode::from(130));
     }
-    let failed = results.targets.iter().any(|t| t.outcome.is_failure());
+    let failed = results.targets.iter().any(|t| t.outcome.is_failure())
+        || results.services.iter().any(|s| s.outcome.is_failure());
     Ok(if failed {
         ExitCode::from(crate::exit::FAILED)
     } else {

@@ -164,7 +164,7 @@ impl Meter<'_> {
         let before: Vec<Option<Result<u64, String>>> = self
             .services
             .iter()
-            .map(|p| p.count(self.plan.timeout))
+            .map(|p| p.settled_count(self.plan.timeout))
             .collect();
         let mut tally = Tally::default();
         let measured = self.warm_up(target, task, cell, &mut tally).and_then(|()| {
@@ -180,7 +180,7 @@ impl Meter<'_> {
             Ok(())
         });
         for (p, before) in self.services.iter().zip(before) {
-            let after = p.count(self.plan.timeout);
+            let after = p.settled_count(self.plan.timeout);
             match (before, after) {
                 (Some(Ok(a)), Some(Ok(b))) => cell.counters.push(CounterCheck::new(
                     &p.name,

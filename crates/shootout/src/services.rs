@@ -61,6 +61,23 @@ pub struct Probe {
 }
 
 impl Probe {
+    /// Reads its counter once it stops moving (two reads 50 ms apart agree, within a
+    /// second): requests a previous load left in flight reach the service late, and must
+    /// not count in the next level.
+    pub fn settled_count(&self, timeout: Duration) -> Option<Result<u64, String>> {
+        let end = std::time::Instant::now() + Duration::from_secs(1);
+        let mut last = self.count(timeout)?;
+        loop {
+            std::thread::sleep(Duration::from_millis(50));
+            let now = self.count(timeout)?;
+            let same = matches!((&last, &now), (Ok(a), Ok(b)) if a == b);
+            if same || now.is_err() || std::time::Instant::now() >= end {
+                return Some(now);
+            }
+            last = now;
+        }
+    }
+
     /// Reads its counter now; `None` without a counter or when it cannot be read.
     pub fn count(&self, timeout: Duration) -> Option<Result<u64, String>> {
         let counter = self.counter.as_ref()?;

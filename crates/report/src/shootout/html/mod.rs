@@ -141,6 +141,8 @@ mod tests {
                 ulimit_nofile: (0, 0),
                 client_cpus: vec![],
                 server_cpus: vec![],
+                service_cpus: vec![],
+                cpu_sharing: vec![],
                 client_threads: 0,
                 toolchains: Default::default(),
                 command: String::new(),
@@ -155,6 +157,7 @@ mod tests {
                 },
             },
             targets: vec![],
+            services: vec![],
             interrupted: false,
             elapsed_s: 0.0,
         }
@@ -166,6 +169,7 @@ mod tests {
             base: None,
             params: vec![],
             skipped_scenarios: vec![],
+            services: vec![],
             language: "L".into(),
             outcome,
             message: None,
@@ -275,6 +279,9 @@ mod tests {
             repeats,
             summary,
             diagnosis: None,
+            tiers: vec![],
+            counters: vec![],
+            limiting_tier: None,
         }
     }
 
