@@ -521,6 +521,56 @@ start = "{out}/server {port} {images}"
             .any(|l| l.name == "ab" && l.requests == Some(100_000) && l.keepalive == Some(false)));
     }
 
+    /// The backend-call suite: one service every target uses, its URL in every start
+    /// command, a request id per request that the answer must echo, and every row's
+    /// levels kept by --quick.
+    #[test]
+    fn the_backend_suite_parses() {
+        let text = include_str!("../../../../suites/backend.toml");
+        let mut s = Suite::parse(text, "suites/backend.toml").unwrap();
+        assert_eq!(s.services.len(), 1);
+        let hello = &s.services[0];
+        assert_eq!(hello.name(), "hello");
+        assert_eq!(
+            hello.counter,
+            Some(Counter {
+                path: "/stats".into(),
+                field: Some("requests".into())
+            })
+        );
+        let rows: Vec<&str> = s.targets.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(
+            rows,
+            [
+                "java-blocking[threads=200]",
+                "java-blocking[threads=10000]",
+                "java-async",
+                "java-virtual-threads",
+                "java-netty",
+                "go-nethttp",
+                "go-nethttp[idle=10000]",
+                "node-fetch",
+                "python-aiohttp",
+                "rust-hyper"
+            ]
+        );
+        for t in &s.targets {
+            assert_eq!(t.uses, ["hello"], "{}", t.name);
+            assert!(t.start.contains("{service.hello.url}"), "{}", t.name);
+        }
+        for sc in &s.scenarios {
+            assert_eq!(sc.request_headers[0].name, "X-Request-Id");
+            assert_eq!(sc.random_parts(), 1);
+            assert_eq!(sc.header_echoes.len(), 1);
+        }
+        let levels: Vec<&str> = s.plan.levels.iter().map(|l| l.name.as_str()).collect();
+        assert_eq!(levels, ["c10", "c100", "c1000", "c10000", "ab"]);
+        s.make_quick();
+        for sc in &s.scenarios {
+            assert!(!s.levels_for(sc, &s.targets[0]).is_empty(), "{}", sc.name);
+        }
+    }
+
     #[test]
     fn a_good_suite_parses_with_defaults() {
         let s = Suite::parse(GOOD, "s.toml").unwrap();
