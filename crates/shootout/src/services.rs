@@ -36,6 +36,8 @@ struct Service<'a> {
     spec: &'a ServiceSpec,
     state: State,
     result: ServiceResult,
+    /// The build's progress line (`cached`, `7.9 s`), until it is printed.
+    built_line: Option<String>,
 }
 
 /// The run's services.
@@ -123,6 +125,7 @@ impl<'a> Services<'a> {
             .map(|spec| Service {
                 spec,
                 state: State::Idle,
+                built_line: None,
                 result: ServiceResult {
                     name: spec.name().to_string(),
                     outcome: Outcome::Skipped,
@@ -241,6 +244,9 @@ impl Service<'_> {
         let name = self.spec.name().to_string();
         match self.try_start(st, cpus, grace) {
             Ok(running) => {
+                if let Some(b) = self.built_line.take() {
+                    line(&format!("  service {name}: build: {b}"));
+                }
                 line(&format!(
                     "  service {name}: ready in {:.0} ms on port {}",
                     self.result.startup_ms.unwrap_or(0.0),
@@ -273,6 +279,13 @@ impl Service<'_> {
         let setup = Setup::new(spec, st.root, st.logs.to_path_buf())?;
         let built = st.builder.build(&setup)?;
         self.result.build = Some(built.info.clone());
+        if spec.build.is_some() {
+            self.built_line = Some(if built.info.cached {
+                "cached".to_string()
+            } else {
+                format!("{:.1} s", built.info.seconds)
+            });
+        }
         let port = lifecycle::free_port()?;
         let command = setup.start_command(&built, port, st.images, st.template, &[]);
         self.result.start_command = Some(command.clone());

@@ -69,9 +69,12 @@ impl Input<'_> {
 /// A rule's finding: the verdict, the tier it names, and why.
 type Finding = (Bottleneck, String, String);
 
+/// A rule: its name (for reading the table), and its test.
+type Rule = (&'static str, fn(&Input) -> Option<Finding>);
+
 /// The rules, first match wins. The single-server verdicts come first: errors, a full
 /// client, a full target are what they were.
-const RULES: &[(&str, fn(&Input) -> Option<Finding>)] = &[
+const RULES: &[Rule] = &[
     ("errors", |i| {
         (i.base.bottleneck == Bottleneck::Errors)
             .then(|| (Bottleneck::Errors, "errors".into(), String::new()))
