@@ -198,9 +198,34 @@ pub fn run(args: ShootoutArgs) -> Result<ExitCode> {
         .clone()
         .unwrap_or_else(|| find_root(args.suite.as_deref()));
     if args.list {
-        let (c, s) = runner::assign_cpus(&suite);
+        let (c, mut s) = runner::assign_cpus(&suite);
+        let v = shootout::services::assign_cpus(&suite, &mut s);
         println!("suite {:?} ({source}), root {}", suite.name, root.display());
         println!("client CPUs {c:?}, server CPUs {s:?}");
+        if !suite.services.is_empty() {
+            println!("service CPUs {v:?}");
+            for note in shootout::services::sharing(&c, &s, &v) {
+                println!("note: {note}");
+            }
+        }
+        for sv in &suite.services {
+            let missing: Vec<&str> = sv
+                .target
+                .requires
+                .iter()
+                .filter(|r| shootout::cache::which(r).is_none())
+                .map(|s| s.as_str())
+                .collect();
+            println!(
+                "service {:<21} {}",
+                sv.name(),
+                if missing.is_empty() {
+                    "ready".to_string()
+                } else {
+                    format!("down: {} missing: its targets will be skipped", missing.join(", "))
+                }
+            );
+        }
         for l in &suite.plan.levels {
             println!(
                 "level {:<8} {:>6} connections{}{}",
