@@ -204,9 +204,37 @@ pub fn run(args: ShootoutArgs) -> Result<ExitCode> {
         .clone()
         .unwrap_or_else(|| find_root(args.suite.as_deref()));
     if args.list {
-        let (c, s) = runner::assign_cpus(&suite);
+        let (c, mut s) = runner::assign_cpus(&suite);
+        let v = shootout::services::assign_cpus(&suite, &mut s);
         println!("suite {:?} ({source}), root {}", suite.name, root.display());
         println!("client CPUs {c:?}, server CPUs {s:?}");
+        if !suite.services.is_empty() {
+            println!("service CPUs {v:?}");
+            for note in shootout::services::sharing(&c, &s, &v) {
+                println!("note: {note}");
+            }
+        }
+        for sv in &suite.services {
+            let missing: Vec<&str> = sv
+                .target
+                .requires
+                .iter()
+                .filter(|r| shootout::cache::which(r).is_none())
+                .map(|s| s.as_str())
+                .collect();
+            println!(
+                "service {:<21} {}",
+                sv.name(),
+                if missing.is_empty() {
+                    "ready".to_string()
+                } else {
+                    format!(
+                        "down: {} missing: its targets will be skipped",
+                        missing.join(", ")
+                    )
+                }
+            );
+        }
         for l in &suite.plan.levels {
             println!(
                 "level {:<8} {:>6} connections{}{}",
@@ -285,14 +313,17 @@ pub fn run(args: ShootoutArgs) -> Result<ExitCode> {
     let cache = cache.canonicalize().unwrap_or(cache);
     let root = root.canonicalize().unwrap_or(root);
 
-    // Both sides of the largest level need a file per connection; the targets inherit it.
+    // Both sides of the largest level need a file per connection; the targets and services
+    // inherit it. A target that calls a service holds two per request in flight: its
+    // client's and its own connection to the service.
     let most = suite
         .plan
         .levels
         .iter()
         .map(|l| l.connections)
         .max()
-        .unwrap_or(0);
+        .unwrap_or(0)
+        * if suite.services.is_empty() { 1 } else { 2 };
     if let Err(e) = load::raise_fd_limit(most) {
         eprintln!("foxbench: warning: {e}");
     }
@@ -337,7 +368,8 @@ pub fn run(args: ShootoutArgs) -> Result<ExitCode> {
     if results.interrupted {
         return Ok(ExitCode::from(130));
     }
-    let failed = results.targets.iter().any(|t| t.outcome.is_failure());
+    let failed = results.targets.iter().any(|t| t.outcome.is_failure())
+        || results.services.iter().any(|s| s.outcome.is_failure());
     Ok(if failed {
         ExitCode::from(crate::exit::FAILED)
     } else {

@@ -211,6 +211,9 @@ pub struct RequestSpec {
     pub path: String,
     /// Extra headers as (name, value).
     pub headers: Vec<(String, String)>,
+    /// Extra headers whose values may hold random parts (`{hex:16}`), filled per request
+    /// like the path's; sent after `headers`.
+    pub random_headers: Vec<(String, String)>,
     /// The body, possibly empty.
     pub body: Vec<u8>,
     /// Content-Type for the body (ab's -T).
@@ -223,6 +226,7 @@ impl Default for RequestSpec {
             method: "GET".into(),
             path: "/".into(),
             headers: Vec::new(),
+            random_headers: Vec::new(),
             body: Vec::new(),
             content_type: None,
         }
@@ -282,7 +286,12 @@ impl RequestSpec {
             });
         }
         let path = Template::parse(&self.path)?;
-        let has = |n: &str| self.headers.iter().any(|(k, _)| k.eq_ignore_ascii_case(n));
+        let has = |n: &str| {
+            self.headers
+                .iter()
+                .chain(&self.random_headers)
+                .any(|(k, _)| k.eq_ignore_ascii_case(n))
+        };
         let mut template = Template::literal(self.method.as_bytes());
         template.push_literal(b" ");
         template.append(path);
@@ -321,6 +330,17 @@ impl RequestSpec {
         }
         for (k, v) in &self.headers {
             push(k, v);
+        }
+        template.push_literal(&out);
+        out.clear();
+        for (k, v) in &self.random_headers {
+            if k.is_empty() || !k.bytes().all(is_tchar) || v.contains(['\r', '\n']) {
+                return Err(TargetError::Header(format!("{k}: {v}")));
+            }
+            template.push_literal(k.as_bytes());
+            template.push_literal(b": ");
+            template.append(Template::parse(v)?);
+            template.push_literal(b"\r\n");
         }
         out.extend_from_slice(b"\r\n");
         out.extend_from_slice(&self.body);
@@ -413,6 +433,7 @@ mod tests {
             ],
             body: b"hi".to_vec(),
             content_type: Some("text/plain".into()),
+            ..RequestSpec::default()
         };
         let raw = String::from_utf8(wire(&spec, &t, true)).unwrap();
         assert!(
@@ -427,6 +448,39 @@ mod tests {
         assert!(raw.ends_with("\r\n\r\nhi"));
         let get = wire(&RequestSpec::get(&t), &t, false);
         assert!(!String::from_utf8(get).unwrap().contains("Content-Length"));
+    }
+
+    /// A scenario's `X-Request-Id = "{hex:16}"`: a new id per request, after the literal
+    /// headers; a bad name or an unparsable template is refused at encode time.
+    #[test]
+    fn random_headers_are_filled_per_request() {
+        let t = Target::parse("http://127.0.0.1:81/").unwrap();
+        let spec = RequestSpec {
+            headers: vec![("X-A".into(), "1".into())],
+            random_headers: vec![("X-Request-Id".into(), "id-{hex:16}".into())],
+            ..RequestSpec::get(&t)
+        };
+        let template = spec.encode(&t, false).unwrap();
+        let mut rng = Rng::new(7, 0);
+        let mut ids = Vec::new();
+        for _ in 0..2 {
+            let mut out = Vec::new();
+            template.fill(&mut rng, &mut out);
+            let raw = String::from_utf8(out).unwrap();
+            assert!(raw.contains("X-A: 1\r\nX-Request-Id: id-"), "{raw}");
+            assert!(raw.ends_with("\r\n\r\n"), "{raw}");
+            let id = raw.split("X-Request-Id: id-").nth(1).unwrap()[..16].to_string();
+            assert!(id.bytes().all(|b| b.is_ascii_hexdigit()), "{id}");
+            ids.push(id);
+        }
+        assert_ne!(ids[0], ids[1], "a new id per request");
+        for (k, v) in [("X Y", "1"), ("X", "{hex:99}"), ("X", "a\r\nB: 1")] {
+            let bad = RequestSpec {
+                random_headers: vec![(k.into(), v.into())],
+                ..RequestSpec::get(&t)
+            };
+            assert!(bad.encode(&t, false).is_err(), "{k}: {v}");
+        }
     }
 
     #[test]

@@ -95,8 +95,23 @@ impl Client {
 
     /// Sends one request; `close` adds `Connection: close`.
     pub fn request(&mut self, method: &str, path: &str, close: bool) -> Result<Response, String> {
+        self.send(method, path, &[], close)
+    }
+
+    /// Sends one request with extra headers; `close` adds `Connection: close`.
+    pub fn send(
+        &mut self,
+        method: &str,
+        path: &str,
+        headers: &[(String, String)],
+        close: bool,
+    ) -> Result<Response, String> {
+        let extra: String = headers
+            .iter()
+            .map(|(k, v)| format!("{k}: {v}\r\n"))
+            .collect();
         let req = format!(
-            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: foxbench-verify\r\n{}\r\n",
+            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: foxbench-verify\r\n{extra}{}\r\n",
             if close { "Connection: close\r\n" } else { "" }
         );
         self.stream

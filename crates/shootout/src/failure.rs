@@ -70,6 +70,21 @@ pub enum TargetFailure {
         /// What stopping it left.
         left: Abandoned,
     },
+    /// A service it uses is down (did not start, exited, or failed its check): skipped.
+    #[error("{0}")]
+    ServiceDown(String),
+    /// A service it uses exited during a level: the later levels were not run.
+    #[error(
+        "service {service} {why} during level {level}: the target's later levels were not run"
+    )]
+    ServiceDied {
+        /// The service.
+        service: String,
+        /// How it ended.
+        why: String,
+        /// The level it ended in.
+        level: String,
+    },
     /// It exited during a level.
     #[error("the target exited ({status}) during level {level}")]
     Crashed {
@@ -106,7 +121,8 @@ impl TargetFailure {
     /// not ready because of Ctrl-C was interrupted, not broken.
     pub fn outcome(&self, interrupted: bool) -> Outcome {
         match self {
-            TargetFailure::MissingTools { .. } => Outcome::Skipped,
+            TargetFailure::MissingTools { .. } | TargetFailure::ServiceDown(_) => Outcome::Skipped,
+            TargetFailure::ServiceDied { .. } => Outcome::Measured,
             TargetFailure::CacheKey(_) => Outcome::BuildFailed,
             TargetFailure::Build {
                 error: BuildError::Interrupted,

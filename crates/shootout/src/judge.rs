@@ -12,18 +12,21 @@ use crate::verify::Response;
 /// The seed of the random parts of verification requests.
 pub const VERIFY_SEED: u64 = 0xf0c5_a7a8_db7d;
 
-/// One request of a scenario: its path, and the random parts filled into it.
+/// One request of a scenario: its path and headers, and the random parts filled into them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Request {
     /// The path as sent.
     pub path: String,
-    /// Each random part's text, in order.
+    /// The scenario's request headers as sent.
+    pub headers: Vec<(String, String)>,
+    /// Each random part's text, in order: the path's, then each header's.
     pub parts: Vec<String>,
 }
 
 /// Concrete requests of a scenario, from a seeded generator.
 pub struct Requests<'a> {
     template: &'a Template,
+    headers: Vec<(&'a str, &'a Template)>,
     rng: Rng,
 }
 
@@ -32,33 +35,58 @@ impl<'a> Requests<'a> {
     pub fn new(template: &'a Template, seed: u64) -> Self {
         Requests {
             template,
+            headers: Vec::new(),
             rng: Rng::new(seed, 0),
+        }
+    }
+
+    /// The requests of a scenario, its path and its request headers, from `seed`.
+    pub fn of(s: &'a Scenario, seed: u64) -> Self {
+        Requests {
+            headers: s
+                .request_headers
+                .iter()
+                .map(|h| (h.name.as_str(), &h.template))
+                .collect(),
+            ..Requests::new(&s.template, seed)
         }
     }
 
     /// The next request: each random part filled, and remembered.
     pub fn next_request(&mut self) -> Request {
-        let mut path = Vec::new();
         let mut parts = Vec::new();
-        for piece in &self.template.pieces {
-            match piece {
-                Piece::Literal(bytes) => path.extend_from_slice(bytes),
-                Piece::Hole(hole) => {
-                    let mut part = Vec::new();
-                    Template {
-                        pieces: vec![Piece::Hole(*hole)],
-                    }
-                    .fill(&mut self.rng, &mut part);
-                    path.extend_from_slice(&part);
-                    parts.push(String::from_utf8_lossy(&part).into_owned());
-                }
-            }
-        }
+        let path = fill(self.template, &mut self.rng, &mut parts);
+        let headers = self
+            .headers
+            .iter()
+            .map(|(name, t)| (name.to_string(), fill(t, &mut self.rng, &mut parts)))
+            .collect();
         Request {
-            path: String::from_utf8_lossy(&path).into_owned(),
+            path,
+            headers,
             parts,
         }
     }
+}
+
+/// A template filled, each random part also pushed onto `parts`.
+fn fill(template: &Template, rng: &mut Rng, parts: &mut Vec<String>) -> String {
+    let mut out = Vec::new();
+    for piece in &template.pieces {
+        match piece {
+            Piece::Literal(bytes) => out.extend_from_slice(bytes),
+            Piece::Hole(hole) => {
+                let mut part = Vec::new();
+                Template {
+                    pieces: vec![Piece::Hole(*hole)],
+                }
+                .fill(rng, &mut part);
+                out.extend_from_slice(&part);
+                parts.push(String::from_utf8_lossy(&part).into_owned());
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// The body's content: a chunked body without its framing (which the framer checked).
@@ -123,7 +151,12 @@ pub fn judge(s: &Scenario, req: &Request, r: &Response) -> Result<Option<u64>, S
         if req.parts.is_empty() {
             e
         } else {
-            format!("{} {}: {e}", s.method, req.path)
+            let headers: String = req
+                .headers
+                .iter()
+                .map(|(k, v)| format!(" ({k}: {v})"))
+                .collect();
+            format!("{} {}{headers}: {e}", s.method, req.path)
         }
     })
 }
@@ -142,6 +175,18 @@ fn judge_response(s: &Scenario, req: &Request, r: &Response) -> Result<Option<u6
         };
         if s.all_images && name.eq_ignore_ascii_case("location") {
             image = caps.get(1).and_then(|m| m.as_str().parse().ok());
+        }
+    }
+    for (name, echo) in &s.header_echoes {
+        let pattern = echo.fill_escaped(&req.parts);
+        let re = regex::Regex::new(&pattern).map_err(|e| format!("{name}: {e}"))?;
+        let Some(v) = r.header(name) else {
+            return Err(format!(
+                "no {name} header (expected one matching {pattern:?}, the request's random part echoed)"
+            ));
+        };
+        if !re.is_match(v) {
+            return Err(format!("{name}: {v:?} does not match {pattern:?}"));
         }
     }
     let body = payload(r);
@@ -200,6 +245,63 @@ mod tests {
         }
     }
 
+    /// The backend suite's check: a random X-Request-Id per request, which the response
+    /// must echo in its header and body; a front end that never calls the backend fails.
+    #[test]
+    fn a_request_id_must_be_echoed() {
+        let text = r#"
+name = "b"
+[[scenario]]
+name = "backend"
+headers = { X-Request-Id = "{hex:16}" }
+[scenario.expect]
+status = 200
+headers = { X-Request-Id = '^{random.1}$' }
+body_contains = 'hello {random.1}'
+[[target]]
+name = "t"
+language = "x"
+dir = "."
+start = "x {port}"
+"#;
+        let s = Suite::parse(text, "b.toml").unwrap().scenarios.remove(0);
+        let mut reqs = Requests::of(&s, 3);
+        let (a, b) = (reqs.next_request(), reqs.next_request());
+        assert_eq!(a.path, "/");
+        assert_eq!(a.headers[0].0, "X-Request-Id");
+        assert_eq!(a.parts, [a.headers[0].1.clone()]);
+        assert_eq!(a.parts[0].len(), 16);
+        assert_ne!(a.parts, b.parts);
+        let answer = |id: Option<&str>, body: &str| Response {
+            status: 200,
+            headers: id
+                .map(|id| vec![("x-request-id".to_string(), id.to_string())])
+                .unwrap_or_default(),
+            body: body.as_bytes().to_vec(),
+            close: false,
+        };
+        let id = a.parts[0].as_str();
+        assert_eq!(
+            judge(&s, &a, &answer(Some(id), &format!("hello {id}\n"))),
+            Ok(None)
+        );
+        let cases = [
+            (answer(None, "hello\n"), "no X-Request-Id header"),
+            (
+                answer(Some("other"), &format!("hello {id}\n")),
+                "does not match",
+            ),
+            (answer(Some(id), "hello\n"), "body does not contain"),
+        ];
+        for (r, want) in cases {
+            let e = judge(&s, &a, &r).unwrap_err();
+            assert!(
+                e.contains(want) && e.contains(&format!("GET / (X-Request-Id: {id})")),
+                "{e}"
+            );
+        }
+    }
+
     #[test]
     fn requests_fill_the_path_from_a_seed_and_remember_the_parts() {
         let s = svg_scenario();
@@ -236,6 +338,7 @@ mod tests {
         let s = svg_scenario();
         let req = Request {
             path: "/a8db7d.svg".into(),
+            headers: Vec::new(),
             parts: vec!["a8db7d".into()],
         };
         let good = fox("a8db7d");

@@ -1,4 +1,5 @@
-//! foxbench shootout: suite files, the target lifecycle (build, start, verify, stop) and
+//! foxbench shootout: suite files, the target lifecycle (build, start, verify, stop), the
+//! services targets call (started, checked and stopped around them) and
 //! the run matrix, with the server probed throughout.
 //!
 //! This crate owns running targets and measuring them; it formats nothing beyond progress
@@ -18,8 +19,10 @@ mod measure;
 pub mod process;
 pub mod protocol;
 pub mod runner;
+pub mod services;
 pub mod suite;
 mod summary;
+mod tiers;
 pub mod verify;
 pub mod waiting;
 mod window;

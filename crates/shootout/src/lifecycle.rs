@@ -89,21 +89,28 @@ impl<'a> Setup<'a> {
             .join(format!("{}.{suffix}", self.spec.file_stem()))
     }
 
-    /// The start command for a build, a port and the suite's images and template.
-    pub fn start_command(&self, built: &Built, port: u16, images: u32, template: &str) -> String {
+    /// The start command for a build, a port, the suite's images and template, and the
+    /// services' placeholders (`service.NAME.port`, ...) as `services`.
+    pub fn start_command(
+        &self,
+        built: &Built,
+        port: u16,
+        images: u32,
+        template: &str,
+        services: &[(String, String)],
+    ) -> String {
         let (port, images) = (port.to_string(), images.to_string());
         let out = built.out.to_string_lossy();
         let dir = self.dir.to_string_lossy();
-        fill(
-            &self.spec.start,
-            &[
-                ("port", &port),
-                ("images", &images),
-                ("template", template),
-                ("out", &out),
-                ("dir", &dir),
-            ],
-        )
+        let mut vars: Vec<(&str, &str)> = vec![
+            ("port", &port),
+            ("images", &images),
+            ("template", template),
+            ("out", &out),
+            ("dir", &dir),
+        ];
+        vars.extend(services.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+        fill(&self.spec.start, &vars)
     }
 
     /// Starts `command` in its own process group, pinned to `cpus`, logging to a fresh log.
@@ -354,6 +361,7 @@ mod tests {
             ready_timeout: Duration::from_secs(5),
             inputs: Vec::new(),
             warmup: None,
+            uses: Vec::new(),
         }
     }
 
@@ -527,7 +535,7 @@ params = { v = ["1", "2"] }
             out: PathBuf::from("/cache/t-k"),
         };
         assert_eq!(
-            setup.start_command(&built, 8080, 21, "x-{n}"),
+            setup.start_command(&built, 8080, 21, "x-{n}", &[]),
             format!(
                 "/cache/t-k/srv --port 8080 -n 21 -t x-{{n}} -C {}",
                 root.join(".").display()

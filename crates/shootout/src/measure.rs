@@ -12,9 +12,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use load::{Arrival, Control, Plan as LoadPlan, RequestSpec, RunResult, StatusSet, Stop, Target};
-use report::shootout::{Cell, CellStatus, ProbePoint, ThreadDump, ThreadWaits};
+use report::shootout::{
+    Cell, CellStatus, CounterCheck, ProbePoint, ThreadDump, ThreadWaits, TierWindow,
+};
 
 use crate::lifecycle::Running;
+use crate::services::Probe;
 use crate::suite::{Level, Plan, Scenario};
 use crate::summary;
 use crate::waiting::futex_majority;
@@ -104,6 +107,9 @@ impl<'a> Task<'a> {
             diagnosis: None,
             limits: Vec::new(),
             thread_dumps: Vec::new(),
+            tiers: Vec::new(),
+            counters: Vec::new(),
+            limiting_tier: None,
         }
     }
 }
@@ -195,6 +201,10 @@ pub struct Meter<'a> {
     pub cpu_ids: (&'a [usize], &'a [usize]),
     /// JVM thread dumps, when a results directory takes them.
     pub dumps: Option<Dumps<'a>>,
+    /// The services the target uses, probed beside it.
+    pub services: &'a [Probe],
+    /// CPUs the services may use.
+    pub service_cpus: usize,
 }
 
 /// One load's result with the probe samples taken during it.
@@ -209,6 +219,23 @@ struct Probed {
     dumps: Vec<ThreadDump>,
     /// A counted level hit its time cap.
     capped: bool,
+    /// Each service's peak (RSS bytes, threads) over the samples.
+    service_peaks: Vec<(u64, u64)>,
+}
+
+/// Requests foxbench completed and sent over a level, warm-up included: what the
+/// services' counters are checked against.
+#[derive(Debug, Clone, Copy, Default)]
+struct Tally {
+    completed: u64,
+    sent: u64,
+}
+
+impl Tally {
+    fn add(&mut self, r: &RunResult) {
+        self.completed += r.counts.completed();
+        self.sent += r.counts.sent;
+    }
 }
 
 impl Meter<'_> {
@@ -224,24 +251,51 @@ impl Meter<'_> {
         task: &Task,
         cell: &mut Cell,
     ) -> Result<(), CellFailure> {
+        let before: Vec<Option<Result<u64, String>>> = self
+            .services
+            .iter()
+            .map(|p| p.settled_count(self.plan.timeout))
+            .collect();
         // The threads parked on a futex before any load: a runtime's own, not waiters.
         let futex_idle = probe::thread_waits(target.pid())
             .map(|w| w.iter().filter(|t| t.wait == probe::Wait::Futex).count() as u64)
             .unwrap_or(0);
-        self.warm_up(target, task, cell)?;
-        let repeats = task.level.repeats.unwrap_or(self.plan.repeats);
-        for i in 0..repeats {
-            if self.interrupted() {
-                cell.status = CellStatus::Interrupted;
-                cell.message = Some("interrupted: repeats measured so far are kept".into());
-                break;
+        let mut tally = Tally::default();
+        let measured = self.warm_up(target, task, cell, &mut tally).and_then(|()| {
+            let repeats = task.level.repeats.unwrap_or(self.plan.repeats);
+            for i in 0..repeats {
+                if self.interrupted() {
+                    cell.status = CellStatus::Interrupted;
+                    cell.message = Some("interrupted: repeats measured so far are kept".into());
+                    break;
+                }
+                let dump = (i == repeats / 2)
+                    .then(|| self.dump_plan(task, cell, futex_idle))
+                    .flatten();
+                self.repeat(target, task, cell, dump, futex_idle, &mut tally)?;
             }
-            let dump = (i == repeats / 2)
-                .then(|| self.dump_plan(task, cell, futex_idle))
-                .flatten();
-            self.repeat(target, task, cell, dump, futex_idle)?;
+            Ok(())
+        });
+        for (p, before) in self.services.iter().zip(before) {
+            let after = p.settled_count(self.plan.timeout);
+            match (before, after) {
+                (Some(Ok(a)), Some(Ok(b))) => cell.counters.push(CounterCheck::new(
+                    &p.name,
+                    b.saturating_sub(a),
+                    tally.completed,
+                    tally.sent,
+                )),
+                (Some(Err(e)), _) | (_, Some(Err(e))) => {
+                    let note = format!("counter of service {}: {e}", p.name);
+                    cell.message = Some(match cell.message.take() {
+                        Some(m) => format!("{m}; {note}"),
+                        None => note,
+                    });
+                }
+                _ => {}
+            }
         }
-        Ok(())
+        measured
     }
 
     /// The middle of the level's middle repeat: half the plan's duration, or for a counted
@@ -272,6 +326,7 @@ impl Meter<'_> {
         target: &mut Running,
         task: &Task,
         cell: &mut Cell,
+        tally: &mut Tally,
     ) -> Result<(), CellFailure> {
         let start = Instant::now();
         let slice = self.plan.warmup_slice;
@@ -287,6 +342,7 @@ impl Meter<'_> {
                     None,
                 )?
                 .result;
+            tally.add(&res);
             cell.warmup_rps
                 .push(res.counts.completed() as f64 / res.elapsed.as_secs_f64().max(1e-9));
             if target.exited().is_some() {
@@ -308,6 +364,7 @@ impl Meter<'_> {
         cell: &mut Cell,
         dump: Option<DumpPlan>,
         futex_idle: u64,
+        tally: &mut Tally,
     ) -> Result<(), CellFailure> {
         let (stop, cap) = match task.level.requests {
             Some(n) => (Stop::Requests(n), task.level.max_duration),
@@ -323,10 +380,20 @@ impl Meter<'_> {
         let t0 = probe::threads(pid).unwrap_or_default();
         let s0 = probe::sample(pid).ok();
         let sys0 = probe::system().ok();
+        let v0: Vec<Option<probe::Sample>> = self
+            .services
+            .iter()
+            .map(|p| probe::sample(p.pid).ok())
+            .collect();
         let c0 = probe::own_usage();
         let loaded = self.run_load(&plan, pid, self.plan.sample_interval, cap, dump);
         let c1 = probe::own_usage();
         let sys1 = probe::system().ok();
+        let v1: Vec<Option<probe::Sample>> = self
+            .services
+            .iter()
+            .map(|p| probe::sample(p.pid).ok())
+            .collect();
         let s1 = probe::sample(pid).ok();
         let t1 = probe::threads(pid).unwrap_or_default();
         let n1 = probe::by_name(pid).unwrap_or_default();
@@ -337,10 +404,13 @@ impl Meter<'_> {
             waits,
             dumps,
             capped,
+            service_peaks,
         } = loaded?;
+        tally.add(&result);
         let crashed = target.exited();
         let elapsed_s = result.elapsed.as_secs_f64().max(1e-9);
         let completed = result.counts.completed();
+        let services = self.tier_windows(&v0, &v1, &service_peaks, elapsed_s, completed);
         let server = s0.zip(s1).map(|(a, b)| {
             let from = Edge {
                 sample: a,
@@ -372,6 +442,7 @@ impl Meter<'_> {
             futex_idle,
             ..window::thread_waits(&waits)
         });
+        rep.services = services;
         cell.repeats.push(rep);
         cell.thread_dumps.extend(dumps);
         match crashed {
@@ -379,6 +450,45 @@ impl Meter<'_> {
             None if !probed => Err(CellFailure::Unprobed),
             None => Ok(()),
         }
+    }
+
+    /// Each service's window: CPU between the edges, peaks from the edges and the samples.
+    fn tier_windows(
+        &self,
+        before: &[Option<probe::Sample>],
+        after: &[Option<probe::Sample>],
+        peaks: &[(u64, u64)],
+        elapsed_s: f64,
+        completed: u64,
+    ) -> Vec<TierWindow> {
+        let cpus = self.service_cpus.max(1) as f64;
+        self.services
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let (a, b) = (
+                    before.get(i).cloned().flatten(),
+                    after.get(i).cloned().flatten(),
+                );
+                let cpu_s = match (&a, &b) {
+                    (Some(a), Some(b)) => b.cpu_ns().saturating_sub(a.cpu_ns()) as f64 / 1e9,
+                    _ => 0.0,
+                };
+                let (mut rss, mut threads) = peaks.get(i).copied().unwrap_or((0, 0));
+                for s in [&a, &b].into_iter().flatten() {
+                    rss = rss.max(s.rss_bytes);
+                    threads = threads.max(u64::from(s.threads));
+                }
+                TierWindow {
+                    name: p.name.clone(),
+                    cpu_s,
+                    cpu_percent: 100.0 * cpu_s / elapsed_s / cpus,
+                    cpu_us_per_request: (completed > 0).then(|| cpu_s * 1e6 / completed as f64),
+                    rss_peak_bytes: rss,
+                    threads_peak: threads,
+                }
+            })
+            .collect()
     }
 
     fn load_plan(&self, addr: SocketAddr, task: &Task, stop: Stop) -> LoadPlan {
@@ -389,6 +499,11 @@ impl Meter<'_> {
         let target = Target::parse(&url).expect("a loopback URL with a checked path parses");
         let requests = vec![RequestSpec {
             method: s.method.clone(),
+            random_headers: s
+                .request_headers
+                .iter()
+                .map(|h| (h.name.clone(), h.value.clone()))
+                .collect(),
             ..RequestSpec::get(&target)
         }];
         LoadPlan {
@@ -434,6 +549,7 @@ impl Meter<'_> {
         let interrupt = self.interrupt.clone();
         let capped = Arc::new(AtomicBool::new(false));
         let servers = self.server_cpus.max(1) as f64;
+        let service_pids: Vec<i32> = self.services.iter().map(|p| p.pid).collect();
         let sampler = {
             let (control, done, capped) = (control.clone(), done.clone(), capped.clone());
             std::thread::Builder::new()
@@ -447,6 +563,7 @@ impl Meter<'_> {
                     let mut next_wait = Duration::ZERO;
                     let mut dump = dump;
                     let mut dumper = None;
+                    let mut peaks = vec![(0u64, 0u64); service_pids.len()];
                     while !done.load(Ordering::Relaxed) {
                         let t = start.elapsed();
                         if !interval.is_zero() && t >= next_wait {
@@ -486,6 +603,12 @@ impl Meter<'_> {
                         }
                         if !interval.is_zero() && t >= next {
                             next += interval;
+                            for (peak, &pid) in peaks.iter_mut().zip(&service_pids) {
+                                if let Ok(s) = probe::sample(pid) {
+                                    peak.0 = peak.0.max(s.rss_bytes);
+                                    peak.1 = peak.1.max(u64::from(s.threads));
+                                }
+                            }
                             match probe::sample(root) {
                                 Ok(s) => {
                                     let ts = t.as_secs_f64();
@@ -511,7 +634,7 @@ impl Meter<'_> {
                         std::thread::sleep(Duration::from_millis(20));
                     }
                     let dumps = dumper.and_then(|h| h.join().ok()).unwrap_or_default();
-                    (series, waits, dumps)
+                    (series, waits, dumps, peaks)
                 })
                 .map_err(CellFailure::ProbeThread)?
         };
@@ -520,7 +643,7 @@ impl Meter<'_> {
             intervals.push(report::IntervalRow::from(iv));
         });
         done.store(true, Ordering::Relaxed);
-        let (series, waits, dumps) = sampler.join().unwrap_or_default();
+        let (series, waits, dumps, service_peaks) = sampler.join().unwrap_or_default();
         Ok(Probed {
             result: result.map_err(CellFailure::Load)?,
             series,
@@ -528,6 +651,7 @@ impl Meter<'_> {
             waits,
             dumps,
             capped: capped.load(Ordering::Relaxed),
+            service_peaks,
         })
     }
 }
@@ -594,6 +718,8 @@ mod tests {
             interrupt: &interrupt,
             cpu_ids: (&[0], &[1]),
             dumps: None,
+            services: &[],
+            service_cpus: 0,
         };
         let addr: SocketAddr = "127.0.0.1:8443".parse().unwrap();
         let plan = meter.load_plan(addr, &task, Stop::Requests(1));

@@ -5,15 +5,25 @@ use std::collections::BTreeMap;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-/// Kernel settings that change results, by sysctl name.
-pub const SYSCTLS: [&str; 6] = [
+/// Kernel settings that change results, by sysctl name: the listen backlogs, the
+/// ephemeral ports and TIME_WAIT (a run without keep-alive, or 10,000 connections), and the
+/// file and connection-tracking limits.
+pub const SYSCTLS: [&str; 10] = [
     "net.core.somaxconn",
+    "net.core.netdev_max_backlog",
     "net.ipv4.ip_local_port_range",
     "net.ipv4.tcp_tw_reuse",
     "net.ipv4.tcp_max_syn_backlog",
     "net.ipv4.tcp_fin_timeout",
+    "net.ipv4.tcp_max_tw_buckets",
     "fs.file-max",
+    "fs.nr_open",
+    "net.netfilter.nf_conntrack_max",
 ];
+
+/// Settings that exist only when their module is loaded (conntrack): left out of the
+/// protocol when absent, rather than recorded as unreadable.
+const OPTIONAL: [&str; 1] = ["net.netfilter.nf_conntrack_max"];
 
 /// The CPU model name.
 pub fn cpu_model() -> String {
@@ -64,6 +74,10 @@ pub fn mem_total_bytes() -> u64 {
 pub fn sysctls() -> BTreeMap<String, String> {
     SYSCTLS
         .iter()
+        .filter(|name| {
+            !OPTIONAL.contains(name)
+                || std::path::Path::new(&format!("/proc/sys/{}", name.replace('.', "/"))).exists()
+        })
         .map(|name| {
             let path = format!("/proc/sys/{}", name.replace('.', "/"));
             let v = std::fs::read_to_string(path)
@@ -138,6 +152,12 @@ mod tests {
         assert!(nproc() >= process_cpus(), "nproc counts every online CPU");
         let s = sysctls();
         assert!(s["net.core.somaxconn"].parse::<u64>().is_ok(), "{s:?}");
+        assert!(s["fs.nr_open"].parse::<u64>().is_ok(), "{s:?}");
+        // Conntrack is recorded when its module is loaded, and left out otherwise.
+        assert_eq!(
+            s.contains_key("net.netfilter.nf_conntrack_max"),
+            std::path::Path::new("/proc/sys/net/netfilter/nf_conntrack_max").exists()
+        );
         assert!(tool_version("sh").is_none() || tool_version("cc").is_some());
         assert!(tool_version("no-such-tool-foxbench").is_none());
     }

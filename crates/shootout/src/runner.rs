@@ -21,8 +21,10 @@ use crate::failure::{stop_note, TargetFailure};
 use crate::lifecycle::{self, Builder, Running, Setup};
 use crate::measure::{Dumps, Meter, Task};
 use crate::process;
+use crate::services::{self, Services, Start};
 use crate::suite::{Level, Scenario, Suite, TargetSpec};
 use crate::summary;
+use crate::tiers::{self, Layout};
 use crate::verify;
 
 pub use crate::summary::spectrum_points;
@@ -98,7 +100,9 @@ fn level_info(l: &Level, plan: &crate::suite::Plan) -> LevelInfo {
 pub fn run(suite: &Suite, opts: &Options, obs: &mut dyn Observer) -> ShootoutResults {
     let started = Instant::now();
     let all_cpus = process::allowed_cpus();
-    let (client_cpus, server_cpus) = assign_cpus(suite);
+    let (client_cpus, mut server_cpus) = assign_cpus(suite);
+    let service_cpus = services::assign_cpus(suite, &mut server_cpus);
+    let cpu_sharing = services::sharing(&client_cpus, &server_cpus, &service_cpus);
     let overlap = client_cpus.iter().any(|c| server_cpus.contains(c));
     if overlap {
         obs.line(&format!(
@@ -112,6 +116,22 @@ pub fn run(suite: &Suite, opts: &Options, obs: &mut dyn Observer) -> ShootoutRes
         ));
     }
     let client_threads = client_cpus.len().max(1);
+    if !suite.services.is_empty() {
+        obs.line(&format!(
+            "services on CPU {service_cpus:?}, targets on CPU {server_cpus:?}, foxbench on CPU {client_cpus:?}"
+        ));
+        for note in &cpu_sharing {
+            obs.line(&format!("note: {note}"));
+        }
+    }
+    let layout = Layout {
+        client: client_cpus.clone(),
+        server: server_cpus.clone(),
+        services: service_cpus.clone(),
+    };
+    let mut protocol = protocol(suite, opts, &client_cpus, &server_cpus, client_threads);
+    protocol.service_cpus = service_cpus.clone();
+    protocol.cpu_sharing = cpu_sharing;
     let mut results = ShootoutResults {
         schema: SHOOTOUT_SCHEMA.into(),
         suite: SuiteInfo {
@@ -120,8 +140,9 @@ pub fn run(suite: &Suite, opts: &Options, obs: &mut dyn Observer) -> ShootoutRes
             quick: opts.quick,
             text: opts.text.clone(),
         },
-        protocol: protocol(suite, opts, &client_cpus, &server_cpus, client_threads),
+        protocol,
         targets: Vec::new(),
+        services: Vec::new(),
         interrupted: false,
         elapsed_s: 0.0,
     };
@@ -133,8 +154,10 @@ pub fn run(suite: &Suite, opts: &Options, obs: &mut dyn Observer) -> ShootoutRes
         opts,
         server_cpus,
         client_threads,
+        layout,
     };
-    for spec in &suite.targets {
+    let mut services = Services::new(suite, service_cpus);
+    for (i, spec) in suite.targets.iter().enumerate() {
         let r = if ctx.interrupted() {
             TargetResult {
                 message: Some("the run was interrupted before this target".into()),
@@ -142,7 +165,7 @@ pub fn run(suite: &Suite, opts: &Options, obs: &mut dyn Observer) -> ShootoutRes
             }
         } else {
             obs.line(&format!("{} ({})", spec.name, spec.language));
-            ctx.target(spec, obs)
+            ctx.target(spec, &mut services, obs)
         };
         match r.outcome {
             Outcome::Measured => {}
@@ -153,10 +176,20 @@ pub fn run(suite: &Suite, opts: &Options, obs: &mut dyn Observer) -> ShootoutRes
             )),
         }
         results.targets.push(r);
+        // Services no later target uses stop now; Ctrl-C stops them all.
+        let rest = if ctx.interrupted() {
+            &[][..]
+        } else {
+            &suite.targets[i + 1..]
+        };
+        services.release(rest, &mut |l| obs.line(l));
+        results.services = services.results();
         results.interrupted = ctx.interrupted();
         results.elapsed_s = started.elapsed().as_secs_f64();
         obs.save(&results);
     }
+    services.stop_all(&mut |l| obs.line(l));
+    results.services = services.results();
     results.interrupted = ctx.interrupted();
     results.elapsed_s = started.elapsed().as_secs_f64();
     results
@@ -173,6 +206,7 @@ fn protocol(
     let mut tools: Vec<String> = suite
         .targets
         .iter()
+        .chain(suite.services.iter().map(|s| &s.target))
         .flat_map(|t| t.requires.clone())
         .collect();
     tools.sort();
@@ -199,6 +233,8 @@ fn protocol(
         ulimit_nofile: (nofile.0, nofile.1),
         client_cpus: client_cpus.to_vec(),
         server_cpus: server_cpus.to_vec(),
+        service_cpus: Vec::new(),
+        cpu_sharing: Vec::new(),
         client_threads: client_threads as u64,
         toolchains,
         command: opts.command.clone(),
@@ -227,6 +263,7 @@ fn empty(spec: &TargetSpec, outcome: Outcome) -> TargetResult {
             })
             .collect(),
         skipped_scenarios: Vec::new(),
+        services: spec.uses.clone(),
         language: spec.language.clone(),
         outcome,
         message: None,
@@ -249,6 +286,8 @@ struct Ctx<'a> {
     opts: &'a Options,
     server_cpus: Vec<usize>,
     client_threads: usize,
+    /// Where client, targets and services are pinned, for the tiers' diagnosis.
+    layout: Layout,
 }
 
 impl<'a> Ctx<'a> {
@@ -257,9 +296,14 @@ impl<'a> Ctx<'a> {
     }
 
     /// One target, start to stop; whatever went wrong is in the result.
-    fn target(&self, spec: &TargetSpec, obs: &mut dyn Observer) -> TargetResult {
+    fn target(
+        &self,
+        spec: &TargetSpec,
+        services: &mut Services,
+        obs: &mut dyn Observer,
+    ) -> TargetResult {
         let mut r = empty(spec, Outcome::Skipped);
-        if let Err(failure) = self.steps(spec, &mut r, obs) {
+        if let Err(failure) = self.steps(spec, services, &mut r, obs) {
             failure.record(&mut r, self.interrupted());
         }
         r
@@ -270,18 +314,32 @@ impl<'a> Ctx<'a> {
     fn steps(
         &self,
         spec: &TargetSpec,
+        services: &mut Services,
         r: &mut TargetResult,
         obs: &mut dyn Observer,
     ) -> Result<(), TargetFailure> {
         let grace = self.suite.plan.stop_grace;
-        let setup = Setup::new(spec, &self.opts.root, self.opts.out.join("logs"))?;
+        let logs = self.opts.out.join("logs");
+        let start = Start {
+            builder: self.builder(),
+            root: &self.opts.root,
+            logs: &logs,
+            images: self.suite.images,
+            template: &self.suite.template,
+            interrupt: &self.opts.interrupt,
+        };
+        let vars = services
+            .ready_for(spec, &start, &mut |l| obs.line(l))
+            .map_err(TargetFailure::ServiceDown)?;
+        let setup = Setup::new(spec, &self.opts.root, logs.clone())?;
         let built = self.builder().build(&setup)?;
         if spec.build.is_some() {
             obs.line(&build_line(&built.info));
         }
         r.build = Some(built.info.clone());
         let port = lifecycle::free_port()?;
-        let command = setup.start_command(&built, port, self.suite.images, &self.suite.template);
+        let command =
+            setup.start_command(&built, port, self.suite.images, &self.suite.template, &vars);
         r.start_command = Some(command.clone());
         let mut running = setup.spawn(command, port, &self.server_cpus)?;
         let startup = running
@@ -312,6 +370,7 @@ impl<'a> Ctx<'a> {
         r.outcome = Outcome::Measured;
         let levels = self.levels(
             &mut running,
+            services,
             spec,
             (&scenarios, &r.verify),
             paths,
@@ -369,9 +428,11 @@ impl<'a> Ctx<'a> {
     }
 
     /// Every scenario at each of its levels, a cell each; ends early if the target crashes.
+    #[allow(clippy::too_many_arguments)]
     fn levels(
         &self,
         running: &mut Running,
+        services: &mut Services,
         spec: &TargetSpec,
         (scenarios, verified): (&[&Scenario], &[Verification]),
         paths: (&str, &str),
@@ -379,6 +440,7 @@ impl<'a> Ctx<'a> {
         obs: &mut dyn Observer,
     ) -> Result<(), TargetFailure> {
         let warmup_max = spec.warmup.unwrap_or(self.suite.plan.warmup);
+        let probes = services.probes(spec);
         let meter = Meter {
             plan: &self.suite.plan,
             client_threads: self.client_threads,
@@ -390,6 +452,8 @@ impl<'a> Ctx<'a> {
                 always: self.opts.thread_dump,
                 target: &spec.name,
             }),
+            services: &probes,
+            service_cpus: self.layout.services.len(),
         };
         for (s, v) in scenarios.iter().zip(verified) {
             for level in self.suite.levels_for(s, spec) {
@@ -405,6 +469,7 @@ impl<'a> Ctx<'a> {
                 match meter.measure(running, &task, &mut cell) {
                     Ok(()) => {
                         summary::conclude(&mut cell, meter.server_cpus);
+                        tiers::conclude(&mut cell, &spec.name, &self.layout);
                         if let Some(line) = cell_line(&cell) {
                             obs.line(&line);
                         }
@@ -415,7 +480,23 @@ impl<'a> Ctx<'a> {
                     }
                 }
                 let failed = cell.status == CellStatus::Failed;
+                let service = services.crashed(spec);
+                if let Some((name, why)) = &service {
+                    let note = format!("service {name} {why} during this level");
+                    obs.line(&format!("  {note}"));
+                    cell.message = Some(match cell.message.take() {
+                        Some(m) => format!("{m}; {note}"),
+                        None => note,
+                    });
+                }
                 cells.push(cell);
+                if let Some((service, why)) = service {
+                    return Err(TargetFailure::ServiceDied {
+                        service,
+                        why,
+                        level: level.name.clone(),
+                    });
+                }
                 if let Some(status) = failed.then(|| running.exited()).flatten() {
                     return Err(TargetFailure::Crashed {
                         status,

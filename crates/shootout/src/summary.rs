@@ -246,6 +246,7 @@ mod tests {
             intervals: Vec::new(),
             system: None,
             waits: None,
+            services: Vec::new(),
         }
     }
 
@@ -468,6 +469,9 @@ mod tests {
                 diagnosis: None,
                 limits: Vec::new(),
                 thread_dumps: Vec::new(),
+                tiers: Vec::new(),
+                counters: Vec::new(),
+                limiting_tier: None,
             };
             if measured {
                 cell.repeats.push(rep(10.0, &[1_000], zero_server()));

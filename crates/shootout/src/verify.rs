@@ -41,10 +41,11 @@ pub fn verify(at: &Endpoint, s: &Scenario, images: u32, timeout: Duration) -> Ve
     let mut checks = Checks::default();
     let mut seen = BTreeSet::new();
     let mut keepalive = None;
-    let mut requests = Requests::new(&s.template, VERIFY_SEED);
+    let mut requests = Requests::of(s, VERIFY_SEED);
     // 1. One request on its own connection, with Connection: close.
     let req = requests.next_request();
-    let first = Client::open(at, timeout).and_then(|mut c| c.request(&s.method, &req.path, true));
+    let first = Client::open(at, timeout)
+        .and_then(|mut c| c.send(&s.method, &req.path, &req.headers, true));
     let ok = match &first {
         Ok(r) => checks.record(
             CheckKind::Response,
@@ -63,13 +64,15 @@ pub fn verify(at: &Endpoint, s: &Scenario, images: u32, timeout: Duration) -> Ve
             let mut c = Client::open(at, timeout)?;
             for i in 0..probe {
                 let req = requests.next_request();
-                let r = c.request(&s.method, &req.path, false).map_err(|e| {
-                    if i == 0 {
-                        e
-                    } else {
-                        format!("request {} on the same connection: {e}", i + 1)
-                    }
-                })?;
+                let r = c
+                    .send(&s.method, &req.path, &req.headers, false)
+                    .map_err(|e| {
+                        if i == 0 {
+                            e
+                        } else {
+                            format!("request {} on the same connection: {e}", i + 1)
+                        }
+                    })?;
                 let image = judge(s, &req, &r).map_err(|e| {
                     let e = format!("request {} on a kept-alive connection: {e}", i + 1);
                     wrong = Some(e.clone());
@@ -120,7 +123,7 @@ pub fn verify(at: &Endpoint, s: &Scenario, images: u32, timeout: Duration) -> Ve
                 let c = conn.as_mut().expect("just set");
                 sent += 1;
                 let req = requests.next_request();
-                match c.request(&s.method, &req.path, false) {
+                match c.send(&s.method, &req.path, &req.headers, false) {
                     Ok(r) => {
                         match judge(s, &req, &r) {
                             Ok(i) => seen.extend(i),

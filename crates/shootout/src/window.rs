@@ -249,6 +249,7 @@ pub fn repeat(
         intervals,
         system: None,
         waits: None,
+        services: Vec::new(),
     }
 }
 

@@ -5,6 +5,7 @@ use super::*;
 use std::path::{Path, PathBuf};
 
 mod production;
+mod services;
 mod waiting;
 
 fn faulty_dir() -> PathBuf {

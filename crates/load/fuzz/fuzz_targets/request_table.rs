@@ -1,5 +1,5 @@
 //! Fuzzes the request table's parsers: URL templates, URLs with random parts, and `--urls`
-//! lists. Any text must parse or fail with an error, never panic; a template that parses
+//! lists, and header values with random parts. Any text must parse or fail with an error, never panic; a template that parses
 //! fills to valid UTF-8 within its `max_len`, and a URL that parses encodes a request.
 //! Run: `cargo +nightly fuzz run request_table` in crates/load.
 #![no_main]
@@ -28,6 +28,16 @@ fuzz_target!(|data: &[u8]| {
             let mut out = Vec::new();
             t.fill(&mut Rng::new(1, 0), &mut out);
             assert!(out.starts_with(b"GET /") && out.ends_with(b"\r\n\r\n"));
+        }
+        // The same text as a header value with random parts (a suite's request headers).
+        let spec = RequestSpec {
+            random_headers: vec![("X-Request-Id".into(), text.to_string())],
+            ..RequestSpec::get(&target)
+        };
+        if let Ok(t) = spec.encode(&target, false) {
+            let mut out = Vec::new();
+            t.fill(&mut Rng::new(2, 0), &mut out);
+            assert!(out.ends_with(b"\r\n\r\n") && out.len() <= t.max_len());
         }
     }
     if let Ok(lines) = parse_urls(text, "fuzz.txt") {

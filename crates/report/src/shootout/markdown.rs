@@ -60,6 +60,7 @@ pub fn mark(b: Bottleneck) -> &'static str {
         Bottleneck::ClientBound => " ᶜ",
         Bottleneck::ServerCpuBound => "",
         Bottleneck::ServerThreadBound => " ᵗ",
+        Bottleneck::ServiceCpuBound => " ˢ",
         Bottleneck::Neither => " ⁿ",
         Bottleneck::Errors => " ᵉ",
         Bottleneck::LockBound => " ˡ",
@@ -257,13 +258,14 @@ pub fn to_markdown(r: &ShootoutResults) -> String {
         }
         out.push_str(
             "Marks: ᶜ client-bound (foxbench's CPU was saturated: the server may be faster), \
-             ᵗ one server thread saturated, ⁿ neither side's CPU saturated (contention, a pool or a lock), \
+             ᵗ one server thread saturated, ˢ a service's CPU saturated (the tier behind the target), ⁿ neither side's CPU saturated (contention, a pool or a lock), \
              ˡ lock-bound (CPUs not busy, most threads waiting on a futex), ᵉ errors. Unmarked cells were server-CPU-bound.\n\n",
         );
         cost_tables(&mut out, r, &rows);
         param_tables(&mut out, r);
         production_table(&mut out, r, &rows);
     }
+    out.push_str(&super::tiers::markdown(r));
 
     out.push_str("### Targets\n\n");
     out.push_str("| target | language | outcome | artifact | build | startup | idle RSS | peak RSS | CPU/req (keep-alive median) |\n");

@@ -12,6 +12,7 @@ mod rows;
 mod signature;
 pub(crate) mod svg;
 mod system;
+pub mod tiers;
 
 use std::collections::BTreeMap;
 
@@ -24,6 +25,7 @@ pub use signature::{flat_and_rising, signatures, Signature, FLAT_RATIO, LESSON, 
 pub use system::{
     busiest, CpuUse, SystemSummary, SystemWindow, ThreadDump, ThreadWaits, WchanCount, WAIT_NAMES,
 };
+pub use tiers::{CounterCheck, ServiceResult, Tier, TierRole, TierWindow, POST_GOAL_RPS};
 
 /// The schema identifier written into every `results.json`.
 pub const SHOOTOUT_SCHEMA: &str = "foxbench.shootout/1";
@@ -39,6 +41,9 @@ pub struct ShootoutResults {
     pub protocol: Protocol,
     /// One entry per target of the suite, in suite order, including skipped ones.
     pub targets: Vec<TargetResult>,
+    /// One entry per `[[service]]` of the suite; empty for a suite without services.
+    #[serde(default)]
+    pub services: Vec<ServiceResult>,
     /// True when the run was stopped early (Ctrl-C); what was measured is kept.
     pub interrupted: bool,
     /// Wall time of the whole run, seconds.
@@ -81,6 +86,13 @@ pub struct Protocol {
     pub client_cpus: Vec<usize>,
     /// CPUs the targets were pinned to.
     pub server_cpus: Vec<usize>,
+    /// CPUs the services were pinned to; empty without services.
+    #[serde(default)]
+    pub service_cpus: Vec<usize>,
+    /// What shares a CPU with what, in plain sentences (on 2 CPUs the services run beside
+    /// the target, or beside foxbench); empty when nothing does.
+    #[serde(default)]
+    pub cpu_sharing: Vec<String>,
     /// Load generator threads.
     pub client_threads: u64,
     /// Each toolchain's version line, by command.
@@ -148,6 +160,9 @@ pub struct TargetResult {
     /// Scenarios the target does not implement (the scenario's `targets` leaves it out).
     #[serde(default)]
     pub skipped_scenarios: Vec<String>,
+    /// The services it uses (its `use`).
+    #[serde(default)]
+    pub services: Vec<String>,
     /// Its language.
     pub language: String,
     /// Where it ended: see [`Outcome`].
@@ -312,6 +327,16 @@ pub struct Cell {
     pub summary: Option<CellSummary>,
     /// What limited the result.
     pub diagnosis: Option<Diagnosis>,
+    /// Each tier's figures (the target, then each service it uses); empty without services.
+    #[serde(default)]
+    pub tiers: Vec<Tier>,
+    /// Each counting service's requests over the level against foxbench's.
+    #[serde(default)]
+    pub counters: Vec<CounterCheck>,
+    /// The tier that limited the cell, for a target with services: `client`, the
+    /// target's name, `service NAME`, `neither` or `errors`.
+    #[serde(default)]
+    pub limiting_tier: Option<String>,
     /// JVM thread dumps taken in the middle of the level (`--thread-dump`, or when the
     /// cell was diagnosed as waiting). Empty in results from before they were taken.
     #[serde(default)]
@@ -418,6 +443,9 @@ pub struct Repeat {
     /// results from before they were sampled.
     #[serde(default)]
     pub waits: Option<ThreadWaits>,
+    /// Each service the target uses, over the repeat.
+    #[serde(default)]
+    pub services: Vec<TierWindow>,
 }
 
 /// The TLS handshakes of one repeat, as the load generator completed them.
@@ -602,6 +630,9 @@ pub enum Bottleneck {
     ServerCpuBound,
     /// One server thread was saturated while other CPU was free.
     ServerThreadBound,
+    /// A service's CPUs were saturated (its own, or shared with the target's or the
+    /// client's): the tier behind the target limited it.
+    ServiceCpuBound,
     /// Neither side's CPU was saturated while requests waited: contention, a pool or lock.
     Neither,
     /// Requests failed: ports, fds, timeouts or resets.
@@ -618,6 +649,7 @@ impl Bottleneck {
             Bottleneck::ClientBound => "client-bound",
             Bottleneck::ServerCpuBound => "server-CPU-bound",
             Bottleneck::ServerThreadBound => "server-thread-bound",
+            Bottleneck::ServiceCpuBound => "service-CPU-bound",
             Bottleneck::Neither => "neither",
             Bottleneck::Errors => "errors",
             Bottleneck::LockBound => "lock-bound",

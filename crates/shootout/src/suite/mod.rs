@@ -12,10 +12,12 @@ use serde::Deserialize;
 
 mod params;
 mod raw;
+mod services;
 mod tls;
 mod validate;
 
 pub use params::{row_name, PARAM_PREFIX};
+pub use services::{service_vars, Counter, ServiceCheck, ServiceSpec, SERVICE_PREFIX};
 pub use tls::{CertCheck, ScenarioTls};
 
 /// The avatar challenge, the suite `foxbench shootout` runs with no argument.
@@ -87,6 +89,8 @@ pub struct Suite {
     pub scenarios: Vec<Scenario>,
     /// The servers.
     pub targets: Vec<TargetSpec>,
+    /// The processes targets depend on (`[[service]]`), in suite order.
+    pub services: Vec<ServiceSpec>,
 }
 
 /// How each target is measured.
@@ -112,6 +116,9 @@ pub struct Plan {
     pub client_cpus: Option<Vec<usize>>,
     /// CPUs for the targets; `None` = automatic (the second half).
     pub server_cpus: Option<Vec<usize>>,
+    /// CPUs for the services; `None` = automatic (the last server CPU when there are two
+    /// or more, else the server CPUs, beside the target).
+    pub service_cpus: Option<Vec<usize>>,
     /// Longest a build may take.
     pub build_timeout: Duration,
 }
@@ -173,6 +180,9 @@ pub struct Scenario {
     pub path: String,
     /// The path parsed: literal pieces and random parts, filled per request.
     pub template: load::Template,
+    /// Request headers (`headers`), by name, each value possibly with random parts,
+    /// filled per request after the path's; in name order.
+    pub request_headers: Vec<RequestHeader>,
     /// Keep connections alive.
     pub keepalive: bool,
     /// Requests pipelined per connection.
@@ -181,6 +191,9 @@ pub struct Scenario {
     pub status: u16,
     /// Headers a correct response has, by name, each matching its pattern.
     pub headers: Vec<(String, Regex)>,
+    /// Headers a correct response has whose pattern holds `{random.N}`: filled with the
+    /// request's random parts (escaped), then matched.
+    pub header_echoes: Vec<(String, Echo)>,
     /// A pattern the body matches.
     pub body: Option<Regex>,
     /// Every one of the N images must be seen: the first capture group of the Location
@@ -204,6 +217,28 @@ impl Scenario {
         self.targets
             .as_ref()
             .is_none_or(|names| names.contains(&target.base))
+    }
+}
+
+/// A request header of a scenario: its name and value, random parts (`{hex:16}`) included.
+#[derive(Debug, Clone)]
+pub struct RequestHeader {
+    /// The header's name.
+    pub name: String,
+    /// Its value as written.
+    pub value: String,
+    /// The value parsed.
+    pub template: load::Template,
+}
+
+impl Scenario {
+    /// How many random parts a request has: the path's, then each request header's.
+    pub fn random_parts(&self) -> usize {
+        std::iter::once(&self.template)
+            .chain(self.request_headers.iter().map(|h| &h.template))
+            .flat_map(|t| &t.pieces)
+            .filter(|p| matches!(p, load::Piece::Hole(_)))
+            .count()
     }
 }
 
@@ -263,6 +298,13 @@ impl Echo {
             .unwrap_or(0)
     }
 
+    /// As [`Echo::fill`], each part escaped for a regular expression (`{random.N}` in an
+    /// expected header's pattern matches the part literally).
+    pub fn fill_escaped(&self, parts: &[String]) -> String {
+        let escaped: Vec<String> = parts.iter().map(|p| regex::escape(p)).collect();
+        self.fill(&escaped)
+    }
+
     /// The text for a request whose random parts were `parts`.
     pub fn fill(&self, parts: &[String]) -> String {
         self.pieces
@@ -311,6 +353,8 @@ pub struct TargetSpec {
     pub inputs: Vec<String>,
     /// Longest warm-up for this target, overriding the plan's (JIT runtimes).
     pub warmup: Option<Duration>,
+    /// The services (by name) it needs (`use`; every service of the suite when absent).
+    pub uses: Vec<String>,
 }
 
 impl TargetSpec {
@@ -475,6 +519,56 @@ start = "{out}/server {port} {images}"
             .levels
             .iter()
             .any(|l| l.name == "ab" && l.requests == Some(100_000) && l.keepalive == Some(false)));
+    }
+
+    /// The backend-call suite: one service every target uses, its URL in every start
+    /// command, a request id per request that the answer must echo, and every row's
+    /// levels kept by --quick.
+    #[test]
+    fn the_backend_suite_parses() {
+        let text = include_str!("../../../../suites/backend.toml");
+        let mut s = Suite::parse(text, "suites/backend.toml").unwrap();
+        assert_eq!(s.services.len(), 1);
+        let hello = &s.services[0];
+        assert_eq!(hello.name(), "hello");
+        assert_eq!(
+            hello.counter,
+            Some(Counter {
+                path: "/stats".into(),
+                field: Some("requests".into())
+            })
+        );
+        let rows: Vec<&str> = s.targets.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(
+            rows,
+            [
+                "java-blocking[threads=200]",
+                "java-blocking[threads=10000]",
+                "java-async",
+                "java-virtual-threads",
+                "java-netty",
+                "go-nethttp",
+                "go-nethttp[idle=10000]",
+                "node-fetch",
+                "python-aiohttp",
+                "rust-hyper"
+            ]
+        );
+        for t in &s.targets {
+            assert_eq!(t.uses, ["hello"], "{}", t.name);
+            assert!(t.start.contains("{service.hello.url}"), "{}", t.name);
+        }
+        for sc in &s.scenarios {
+            assert_eq!(sc.request_headers[0].name, "X-Request-Id");
+            assert_eq!(sc.random_parts(), 1);
+            assert_eq!(sc.header_echoes.len(), 1);
+        }
+        let levels: Vec<&str> = s.plan.levels.iter().map(|l| l.name.as_str()).collect();
+        assert_eq!(levels, ["c10", "c100", "c1000", "c10000", "ab"]);
+        s.make_quick();
+        for sc in &s.scenarios {
+            assert!(!s.levels_for(sc, &s.targets[0]).is_empty(), "{}", sc.name);
+        }
     }
 
     #[test]

@@ -27,6 +27,8 @@ pub(super) struct RawSuite {
     pub(super) scenarios: Vec<RawScenario>,
     #[serde(rename = "target")]
     pub(super) targets: Vec<RawTarget>,
+    #[serde(rename = "service", default)]
+    pub(super) services: Vec<RawService>,
 }
 
 fn default_images() -> u32 {
@@ -49,6 +51,7 @@ pub(super) struct RawPlan {
     pub(super) stop_grace: Option<Dur>,
     pub(super) client_cpus: Option<Cpus>,
     pub(super) server_cpus: Option<Cpus>,
+    pub(super) service_cpus: Option<Cpus>,
     pub(super) build_timeout: Option<Dur>,
 }
 
@@ -80,6 +83,8 @@ pub(super) struct RawScenario {
     pub(super) scheme: Option<String>,
     pub(super) insecure: Option<bool>,
     pub(super) cacert: Option<Command>,
+    #[serde(default)]
+    pub(super) headers: BTreeMap<String, String>,
     pub(super) expect: RawExpect,
 }
 
@@ -101,7 +106,7 @@ fn default_pipeline() -> usize {
 pub(super) struct RawExpect {
     pub(super) status: u16,
     #[serde(default)]
-    pub(super) headers: BTreeMap<String, Pattern>,
+    pub(super) headers: BTreeMap<String, HeaderPattern>,
     pub(super) body: Option<Pattern>,
     #[serde(default)]
     pub(super) all_images: bool,
@@ -131,6 +136,54 @@ pub(super) struct RawTarget {
     pub(super) warmup: Option<Dur>,
     pub(super) params: Option<Params>,
     pub(super) levels: Option<Vec<String>>,
+    #[serde(rename = "use")]
+    pub(super) uses: Option<Vec<String>>,
+}
+
+/// A `[[service]]`: built and started as a target is, with an optional check and counter.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawService {
+    pub(super) name: String,
+    pub(super) dir: String,
+    #[serde(default)]
+    pub(super) requires: Vec<String>,
+    pub(super) install: Option<String>,
+    pub(super) build: Option<Command>,
+    pub(super) start: Command,
+    #[serde(default)]
+    pub(super) env: BTreeMap<String, String>,
+    pub(super) artifact: Option<Command>,
+    #[serde(default = "default_ready")]
+    pub(super) ready: Ready,
+    pub(super) ready_timeout: Option<Dur>,
+    #[serde(default)]
+    pub(super) inputs: Vec<String>,
+    pub(super) verify: Option<RawServiceVerify>,
+    pub(super) counter: Option<RawCounter>,
+}
+
+/// A service's `verify`: one GET and what its answer must be.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawServiceVerify {
+    #[serde(default = "default_path")]
+    pub(super) path: String,
+    #[serde(default = "default_status")]
+    pub(super) status: u16,
+    pub(super) body: Option<Pattern>,
+}
+
+fn default_status() -> u16 {
+    200
+}
+
+/// A service's `counter`: an integer read over HTTP, the whole body or a JSON field.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawCounter {
+    pub(super) path: String,
+    pub(super) field: Option<String>,
 }
 
 fn default_ready() -> Ready {
@@ -157,12 +210,39 @@ pub(super) struct Pattern(pub(super) Regex);
 impl<'de> Deserialize<'de> for Pattern {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let text = String::deserialize(d)?;
-        Regex::new(&text).map(Pattern).map_err(|e| {
-            de::Error::custom(format!(
-                "invalid pattern {text:?}: {}",
-                one_line(&e.to_string())
-            ))
-        })
+        Pattern::compile(&text).map_err(de::Error::custom)
+    }
+}
+
+/// An expected header's pattern: a regex, or one holding `{random.N}` (the request's Nth
+/// random part, matched literally), compiled per request.
+#[derive(Debug, Clone)]
+pub(super) enum HeaderPattern {
+    Fixed(Regex),
+    Echo(super::Echo),
+}
+
+impl<'de> Deserialize<'de> for HeaderPattern {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        if !text.contains("{random.") {
+            return Pattern::compile(&text)
+                .map(|p| HeaderPattern::Fixed(p.0))
+                .map_err(de::Error::custom);
+        }
+        let echo = super::Echo::parse(&text).map_err(de::Error::custom)?;
+        // The pattern around the random parts must compile once they are filled in.
+        let sample: Vec<String> = (0..echo.parts_needed()).map(|_| "0".into()).collect();
+        Pattern::compile(&echo.fill_escaped(&sample)).map_err(de::Error::custom)?;
+        Ok(HeaderPattern::Echo(echo))
+    }
+}
+
+impl Pattern {
+    fn compile(text: &str) -> Result<Pattern, String> {
+        Regex::new(text)
+            .map(Pattern)
+            .map_err(|e| format!("invalid pattern {text:?}: {}", one_line(&e.to_string())))
     }
 }
 

@@ -6,21 +6,22 @@ use std::time::Duration;
 use regex::Regex;
 
 use super::params::{self, check_param_use, row_name};
-use super::raw::{one_line, RawPlan, RawQuick, RawScenario, RawSuite, RawTarget};
+use super::raw::{one_line, HeaderPattern, RawPlan, RawQuick, RawScenario, RawSuite, RawTarget};
+use super::services::{self, ServiceSpec};
 use super::{
-    timed_level, Echo, Level, Plan, PlanOverrides, Scenario, ScenarioTls, Suite, SuiteError,
-    TargetSpec,
+    timed_level, Echo, Level, Plan, PlanOverrides, RequestHeader, Scenario, ScenarioTls, Suite,
+    SuiteError, TargetSpec,
 };
 
 /// The suite's text and its name in errors, for locating mistakes found after parsing.
-struct Source<'a> {
+pub(super) struct Source<'a> {
     text: &'a str,
     file: &'a str,
 }
 
 impl Source<'_> {
     /// A mistake in the value of `key`, found at `line`.
-    fn key(&self, line: usize, key: &str, problem: String) -> SuiteError {
+    pub(super) fn key(&self, line: usize, key: &str, problem: String) -> SuiteError {
         SuiteError::Key {
             file: self.file.into(),
             line,
@@ -30,7 +31,7 @@ impl Source<'_> {
     }
 
     /// The line of `key` in the nth `[[table]]`.
-    fn line(&self, header: &str, n: usize, key: &str) -> usize {
+    pub(super) fn line(&self, header: &str, n: usize, key: &str) -> usize {
         line_of_key(self.text, header, n, key)
     }
 }
@@ -91,7 +92,8 @@ pub(super) fn suite(raw: RawSuite, text: &str, source: &str) -> Result<Suite, Su
         return Err(src.key(1, "scenario", "no [[scenario]]: add one".into()));
     }
     let names: Vec<String> = raw.targets.iter().map(|t| t.name.clone()).collect();
-    let targets = targets(raw.targets, &src, &levels)?;
+    let services = services::services(raw.services, &src)?;
+    let targets = targets(raw.targets, &src, &levels, &services)?;
     let scenarios = scenarios(raw.scenarios, &src, &levels, &targets)?;
     for (i, name) in names.iter().enumerate() {
         if !scenarios
@@ -113,6 +115,7 @@ pub(super) fn suite(raw: RawSuite, text: &str, source: &str) -> Result<Suite, Su
         quick,
         scenarios,
         targets,
+        services,
     })
 }
 
@@ -139,6 +142,7 @@ fn plan(p: RawPlan, src: &Source) -> Result<Plan, SuiteError> {
         stop_grace: p.stop_grace.map(|d| d.0).unwrap_or(Duration::from_secs(2)),
         client_cpus: p.client_cpus.and_then(|c| c.0),
         server_cpus: p.server_cpus.and_then(|c| c.0),
+        service_cpus: p.service_cpus.and_then(|c| c.0),
         build_timeout: p
             .build_timeout
             .map(|d| d.0)
@@ -229,7 +233,7 @@ fn scenarios(
         // The line is that of the key's last part: `status` is written under [scenario.expect].
         let err = |k: &str, problem: String| {
             src.key(
-                src.line("[[scenario]]", i, k.rsplit('.').next().unwrap_or(k)),
+                src.line("[[scenario]]", i, line_key(k)),
                 &format!("scenario[{i}].{k}"),
                 problem,
             )
@@ -267,12 +271,32 @@ fn scenarios(
                 format!("{} is not an HTTP status", s.expect.status),
             ));
         }
-        let headers: Vec<(String, Regex)> = s
-            .expect
-            .headers
-            .into_iter()
-            .map(|(k, v)| (k, v.0))
-            .collect();
+        let mut headers: Vec<(String, Regex)> = Vec::new();
+        let mut header_echoes: Vec<(String, Echo)> = Vec::new();
+        for (k, v) in s.expect.headers {
+            match v {
+                HeaderPattern::Fixed(re) => headers.push((k, re)),
+                HeaderPattern::Echo(e) => header_echoes.push((k, e)),
+            }
+        }
+        let mut request_headers = Vec::new();
+        for (name, value) in s.headers {
+            let template = load::Template::parse(&value)
+                .map_err(|e| err(&format!("headers.{name}"), one_line(&e.to_string())))?;
+            if load::parse_header(&format!("{name}: {value}")).is_err() {
+                return Err(err(
+                    &format!("headers.{name}"),
+                    format!(
+                        "{name:?}: {value:?} is not a header: a token name, a value on one line"
+                    ),
+                ));
+            }
+            request_headers.push(RequestHeader {
+                name,
+                value,
+                template,
+            });
+        }
         if s.expect.all_images {
             let loc = headers
                 .iter()
@@ -283,11 +307,23 @@ fn scenarios(
                 ));
             }
         }
-        let holes = template
-            .pieces
-            .iter()
+        let holes = std::iter::once(&template)
+            .chain(request_headers.iter().map(|h| &h.template))
+            .flat_map(|t| &t.pieces)
             .filter(|p| matches!(p, load::Piece::Hole(_)))
             .count();
+        for (name, e) in &header_echoes {
+            if e.parts_needed() > holes {
+                return Err(err(
+                    &format!("expect.headers.{name}"),
+                    format!(
+                        "{{random.{}}} but the request has {holes} random part{} (the path's, then its headers')",
+                        e.parts_needed(),
+                        if holes == 1 { "" } else { "s" }
+                    ),
+                ));
+            }
+        }
         let body_contains = s
             .expect
             .body_contains
@@ -300,7 +336,7 @@ fn scenarios(
                 return Err(err(
                     "expect.body_contains",
                     format!(
-                        "{{random.{}}} but the path {:?} has {holes} random part{}",
+                        "{{random.{}}} but the path {:?} and headers have {holes} random part{}",
                         e.parts_needed(),
                         s.path,
                         if holes == 1 { "" } else { "s" }
@@ -349,10 +385,12 @@ fn scenarios(
             method: s.method,
             path: s.path,
             template,
+            request_headers,
             keepalive: s.keepalive,
             pipeline: s.pipeline,
             status: s.expect.status,
             headers,
+            header_echoes,
             body: s.expect.body.map(|p| p.0),
             all_images: s.expect.all_images,
             xml_root: s.expect.body_xml_root,
@@ -369,6 +407,7 @@ fn targets(
     raw: Vec<RawTarget>,
     src: &Source,
     levels: &LevelNames,
+    services: &[ServiceSpec],
 ) -> Result<Vec<TargetSpec>, SuiteError> {
     if raw.is_empty() {
         return Err(src.key(1, "target", "no [[target]]: add one".into()));
@@ -425,6 +464,13 @@ fn targets(
         if let Some(names) = &t.levels {
             levels.check(names).map_err(|m| err("levels", m))?;
         }
+        let uses = services::uses(&t, services).map_err(|(key, m)| {
+            src.key(
+                src.line("[[target]]", i, key.split('.').next().unwrap_or(&key)),
+                &format!("target[{i}].{key}"),
+                m,
+            )
+        })?;
         let params = t.params.clone().unwrap_or_default();
         if let Some(p) = &t.params {
             p.check().map_err(|(key, m)| {
@@ -490,10 +536,18 @@ fn targets(
                 warmup: t.warmup.map(|d| d.0),
                 params: row,
                 levels: t.levels.clone(),
+                uses: uses.clone(),
             });
         }
     }
     Ok(targets)
+}
+
+/// The key whose line a scenario's mistake is on: `status` for `expect.status`, `headers`
+/// for `headers.X-Id` and `expect.headers.X-Id` (written inline on that line).
+fn line_key(k: &str) -> &str {
+    let k = k.strip_prefix("expect.").unwrap_or(k);
+    k.split('.').next().unwrap_or(k)
 }
 
 fn check_level_names(levels: &[Level]) -> Result<(), String> {
@@ -676,7 +730,7 @@ mod tests {
             ("images = 5", "images = 5\nimages = 6", Syntax, "s.toml:4: duplicate key"),
             ("duration = \"1s\"", "duration = \"1x\"", Key, "s.toml:7: key `plan.duration`: invalid duration unit \"x\" in \"1x\": use ms, s, m or h"),
             ("duration = \"1s\"", "duration = 5", Key, "s.toml:7: key `plan.duration`: invalid type: integer `5`, expected a string"),
-            ("build = \"cc", "biuld = \"cc", Key, "s.toml:20: key `target[0].biuld`: unknown field `biuld`, expected one of `name`, `language`, `dir`, `requires`, `install`, `build`, `start`, `env`, `artifact`, `ready`, `ready_timeout`, `inputs`, `warmup`, `params`, `levels`"),
+            ("build = \"cc", "biuld = \"cc", Key, "s.toml:20: key `target[0].biuld`: unknown field `biuld`, expected one of `name`, `language`, `dir`, `requires`, `install`, `build`, `start`, `env`, `artifact`, `ready`, `ready_timeout`, `inputs`, `warmup`, `params`, `levels`, `use`"),
             ("status = 302", "status = \"302\"", Key, "s.toml:12: key `scenario[0].expect.status`: invalid type: string \"302\", expected u16"),
             ("(\\d+)\\.png$'", "(\\d+\\.png$'", Key, "s.toml:13: key `scenario[0].expect.headers.Location`: invalid pattern \"^https://avatar\\\\.example/Renard-(\\\\d+\\\\.png$\": regex parse error: ^https://avatar\\.example/Renard-(\\d+\\.png$ ^ error: unclosed group"),
             ("{out}/server {port} {images}", "{out}/server {prot} {images}", Key, "s.toml:21: key `target[0].start`: unknown placeholder {prot} in \"{out}/server {prot} {images}\": use {port}, {images}, {template}, {out}, {dir}, or {param.NAME} for a parameter"),
@@ -693,7 +747,7 @@ mod tests {
             ("levels = [10,", "levels = [10, 10,", Key, "s.toml:1: key `plan.levels`: level \"c10\" appears twice: give one a name"),
             ("duration = \"1s\"", "duration = \"1s\"\nrepeats = 0", Key, "s.toml:1: key `plan.repeats`: must be at least 1"),
             ("duration = \"1s\"", "duration = \"1s\"\nclient_cpus = \"3-1\"", Key, "s.toml:8: key `plan.client_cpus`: invalid CPU list \"3-1\": expected e.g. \"0\", \"0-1\", \"0,2\" or \"auto\""),
-            ("duration = \"1s\"", "duration = \"1s\"\nsmaple = 1", Key, "s.toml:8: key `plan.smaple`: unknown field `smaple`, expected one of `levels`, `duration`, `repeats`, `warmup`, `warmup_slice`, `timeout`, `sample_interval`, `stop_grace`, `client_cpus`, `server_cpus`, `build_timeout`"),
+            ("duration = \"1s\"", "duration = \"1s\"\nsmaple = 1", Key, "s.toml:8: key `plan.smaple`: unknown field `smaple`, expected one of `levels`, `duration`, `repeats`, `warmup`, `warmup_slice`, `timeout`, `sample_interval`, `stop_grace`, `client_cpus`, `server_cpus`, `service_cpus`, `build_timeout`"),
             ("name = \"redirect\"", "name = \"redirect\"\npipeline = 0", Key, "s.toml:11: key `scenario[0].pipeline`: 0: use 1 to 1024"),
             ("name = \"redirect\"", "name = \"redirect\"\npipeline = 2000", Key, "s.toml:11: key `scenario[0].pipeline`: 2000: use 1 to 1024"),
             ("name = \"redirect\"", "name = \"redirect\"\npath = \"x\"", Key, "s.toml:11: key `scenario[0].path`: \"x\" must start with /"),
@@ -706,8 +760,8 @@ mod tests {
             ("dir = \"targets/c-epoll\"", "dir = \"\"", Key, "s.toml:19: key `target[0].dir`: \"\": give a path inside the suite's root, like targets/c"),
             ("images = 5", "images = 0", Key, "s.toml:1: key `images`: 0 images: use 1 to 65535"),
             ("images = 5", "images = 5\ntemplate = \"x\"", Key, "s.toml:1: key `template`: \"x\" has no {n} for the image number"),
-            ("images = 5", "images = 5\ncolour = 1", Key, "s.toml:4: key `colour`: unknown field `colour`, expected one of `name`, `images`, `template`, `plan`, `quick`, `scenario`, `target`"),
-            ("name = \"t\"", "nom = \"t\"", Key, "s.toml:2: key `nom`: unknown field `nom`, expected one of `name`, `images`, `template`, `plan`, `quick`, `scenario`, `target`"),
+            ("images = 5", "images = 5\ncolour = 1", Key, "s.toml:4: key `colour`: unknown field `colour`, expected one of `name`, `images`, `template`, `plan`, `quick`, `scenario`, `target`, `service`"),
+            ("name = \"t\"", "nom = \"t\"", Key, "s.toml:2: key `nom`: unknown field `nom`, expected one of `name`, `images`, `template`, `plan`, `quick`, `scenario`, `target`, `service`"),
             ("name = \"c\"", "name = \"c d\"", Key, "s.toml:17: key `target[0].name`: \"c d\": use letters, digits, '-', '_' or '.'"),
             ("build = \"cc -o {out}/server server.c\"", "build = \"cc -o {out}/server server.c {port}\"", Key, "s.toml:20: key `target[0].build`: {port} is only known at start"),
             ("start = \"{out}/server {port} {images}\"", "start = \"{out}/server {port} {images}\"\n[[target]]\nname = \"c\"\nlanguage = \"C\"\ndir = \"x\"\nstart = \"{port}\"", Key, "s.toml:23: key `target[1].name`: target \"c\" is defined twice"),
@@ -736,9 +790,23 @@ mod tests {
             ("name = \"redirect\"", "name = \"redirect\"\ntargets = []", Key, "s.toml:11: key `scenario[0].targets`: no targets: leave the key out for every target"),
             ("name = \"redirect\"", "name = \"redirect\"\nlevels = [\"c100\"]", Key, "s.toml:11: key `scenario[0].levels`: \"c100\" is not a level of [plan]: use c10, ab"),
             ("[plan]", "[quick]\nlevels = [10]\n[[scenario]]\nname = \"s\"\nlevels = [\"ab\"]\n[scenario.expect]\nstatus = 200\n[plan]", Key, "s.toml:9: key `scenario[0].levels`: none of [\"ab\"] is a level of [quick], so --quick would not measure it: add one of c10"),
-            ("all_images = true", "all_images = true\nbody_contains = \"#{random.1}\"", Key, "s.toml:15: key `scenario[0].expect.body_contains`: {random.1} but the path \"/\" has 0 random parts"),
+            ("all_images = true", "all_images = true\nbody_contains = \"#{random.1}\"", Key, "s.toml:15: key `scenario[0].expect.body_contains`: {random.1} but the path \"/\" and headers have 0 random parts"),
             ("all_images = true", "all_images = true\nbody_contains = \"#{random.x}\"", Key, "s.toml:15: key `scenario[0].expect.body_contains`: \"#{random.x}\": write {random.N} with N from 1, the Nth random part of the path"),
             ("all_images = true", "all_images = true\nbody_xml_root = \"\"", Key, "s.toml:15: key `scenario[0].expect.body_xml_root`: \"\" is not an element name, e.g. \"svg\""),
+            // Services, `use` and their placeholders.
+            ("[[target]]", "[[service]]\nname = \"hello\"\ndir = \"h\"\nstart = \"h {port}\"\n[[service]]\nname = \"hello\"\ndir = \"h\"\nstart = \"h {port}\"\n[[target]]", Key, "s.toml:21: key `service[1].name`: service \"hello\" is defined twice"),
+            ("[[target]]", "[[service]]\nname = \"hello\"\ndir = \"h\"\nstart = \"h\"\n[[target]]", Key, "s.toml:19: key `service[0].start`: \"h\" has no {port}: the service must listen where foxbench says"),
+            ("[[target]]", "[[service]]\nname = \"hello\"\ndir = \"h\"\nstart = \"h {port}\"\ncolour = 1\n[[target]]", Key, "s.toml:20: key `service[0].colour`: unknown field `colour`, expected one of `name`, `dir`, `requires`, `install`, `build`, `start`, `env`, `artifact`, `ready`, `ready_timeout`, `inputs`, `verify`, `counter`"),
+            ("[[target]]", "[[service]]\nname = \"hello\"\ndir = \"h\"\nstart = \"h {port} {service.db.url}\"\n[[target]]", Key, "s.toml:19: key `service[0].start`: \"h {port} {service.db.url}\": a service's commands take no {service.*} or {param.*} placeholders"),
+            ("[[target]]", "[[service]]\nname = \"hello\"\ndir = \"h\"\nstart = \"h {port}\"\nverify = { path = \"x\" }\n[[target]]", Key, "s.toml:20: key `service[0].verify`: path \"x\" must start with /"),
+            ("[[target]]", "[[service]]\nname = \"hello\"\ndir = \"h\"\nstart = \"h {port}\"\ncounter = { field = \"n\" }\n[[target]]", Key, "s.toml:20: key `service[0].counter`: missing field `path`"),
+            ("{out}/server {port} {images}", "{out}/server {port} {service.hello.url}", Key, "s.toml:21: key `target[0].start`: unknown service in {service.hello.url} in \"{out}/server {port} {service.hello.url}\": the suite has no [[service]]"),
+            ("duration = \"1s\"", "duration = \"1s\"\nservice_cpus = \"x\"", Key, "s.toml:8: key `plan.service_cpus`: invalid CPU list \"x\": expected e.g. \"0\", \"0-1\", \"0,2\" or \"auto\""),
+            // Request headers and their echoes.
+            ("name = \"redirect\"", "name = \"redirect\"\nheaders = { X-Id = \"{hex:99}\" }", Key, "s.toml:11: key `scenario[0].headers.X-Id`: {hex:99}: the length must be 1 to 64 at column 1 of \"{hex:99}\": random parts are {hex:N} (N = 1-64) or {int:A-B} (0 <= A <= B); write {{ and }} for literal braces"),
+            ("name = \"redirect\"", "name = \"redirect\"\nheaders = { \"X Id\" = \"1\" }", Key, "s.toml:11: key `scenario[0].headers.X Id`: \"X Id\": \"1\" is not a header: a token name, a value on one line"),
+            ("headers = { Location", "headers = { X-Id = '^{random.1}$', Location", Key, "s.toml:13: key `scenario[0].expect.headers.X-Id`: {random.1} but the request has 0 random parts (the path's, then its headers')"),
+            ("headers = { Location", "headers = { X-Id = '^({random.1}$', Location", Key, "s.toml:13: key `scenario[0].expect.headers.X-Id`: invalid pattern \"^(0$\": regex parse error: ^(0$ ^ error: unclosed group"),
             // TLS scenarios.
             ("name = \"redirect\"", "name = \"redirect\"\nscheme = \"tls\"", Key, "s.toml:11: key `scenario[0].scheme`: \"tls\": use \"http\" (the default) or \"https\""),
             ("name = \"redirect\"", "name = \"redirect\"\ninsecure = true", Key, "s.toml:11: key `scenario[0].insecure`: only for TLS: add scheme = \"https\""),
@@ -781,6 +849,59 @@ mod tests {
                 "{text:?}"
             );
         }
+    }
+
+    /// GOOD with a `hello` service before its target: the mistakes a target makes with
+    /// services, each named by its line and key.
+    #[test]
+    fn service_mistakes_name_the_line_and_key() {
+        let base = GOOD.replacen(
+            "[[target]]",
+            "[[service]]\nname = \"hello\"\ndir = \"h\"\nstart = \"h {port}\"\n[[target]]",
+            1,
+        );
+        let start = "start = \"{out}/server {port} {images}\"";
+        let cases: &[(&str, &str, &str)] = &[
+            (start, "start = \"{out}/server {port}\"\nuse = [\"nope\"]", "s.toml:26: key `target[0].use`: no service named \"nope\": the suite's services are hello"),
+            (start, "start = \"{out}/server {port}\"\nuse = [\"hello\", \"hello\"]", "s.toml:26: key `target[0].use`: \"hello\" is listed twice"),
+            (start, "start = \"{out}/server {port} {service.helo.url}\"", "s.toml:25: key `target[0].start`: unknown service in {service.helo.url} in \"{out}/server {port} {service.helo.url}\": the suite's services are hello"),
+            (start, "start = \"{out}/server {port} {service.hello.prot}\"", "s.toml:25: key `target[0].start`: {service.hello.prot} in \"{out}/server {port} {service.hello.prot}\": a service placeholder is {service.hello.port}, .host or .url"),
+            (start, "start = \"{out}/server {port} {service.hello.url}\"\nuse = []", "s.toml:25: key `target[0].start`: {service.hello.url} but the target's use leaves out \"hello\": add it, e.g. use = [\"hello\"]"),
+            ("build = \"cc -o {out}/server server.c\"", "build = \"cc -DP={service.hello.port} -o {out}/server server.c\"", "s.toml:24: key `target[0].build`: {service.hello.port}: a service's port is only known at start, so it may appear only in start"),
+            (start, "start = \"{out}/server {port}\"\nenv = { B = \"{service.hello.url}\" }", "s.toml:26: key `target[0].env.B`: {service.hello.url}: a service's port is only known at start, so it may appear only in start"),
+        ];
+        for (from, to, want) in cases {
+            assert!(base.contains(from), "{from}");
+            let e = Suite::parse(&base.replacen(from, to, 1), "s.toml").unwrap_err();
+            assert_eq!(
+                (kind(&e), e.to_string().as_str()),
+                (Kind::Key, *want),
+                "{to:?}"
+            );
+        }
+        // Without `use`, a target uses every service; with params, each row keeps its use.
+        let s = Suite::parse(
+            &base.replacen(
+                start,
+                "start = \"{out}/server {port} {service.hello.url} {param.n}\"\nparams = { n = [1, 2] }",
+                1,
+            ),
+            "s.toml",
+        )
+        .unwrap();
+        assert_eq!(s.services.len(), 1);
+        assert_eq!(s.targets.len(), 2);
+        for t in &s.targets {
+            assert_eq!(t.uses, ["hello"]);
+            assert!(
+                t.start.ends_with("{service.hello.url} ")
+                    || t.start.contains("{service.hello.url}")
+            );
+        }
+        assert_eq!(
+            s.targets[1].start,
+            "{out}/server {port} {service.hello.url} 2"
+        );
     }
 
     #[test]

@@ -51,6 +51,7 @@ pub fn to_html(r: &ShootoutResults) -> String {
         within::params(&mut out, r);
         within::production(&mut out, r, &rows);
     }
+    out.push_str(&super::tiers::html(r));
     targets_table(&mut out, r);
     problems(&mut out, r);
     verification(&mut out, r);
@@ -141,6 +142,8 @@ mod tests {
                 ulimit_nofile: (0, 0),
                 client_cpus: vec![],
                 server_cpus: vec![],
+                service_cpus: vec![],
+                cpu_sharing: vec![],
                 client_threads: 0,
                 toolchains: Default::default(),
                 command: String::new(),
@@ -155,6 +158,7 @@ mod tests {
                 },
             },
             targets: vec![],
+            services: vec![],
             interrupted: false,
             elapsed_s: 0.0,
         }
@@ -166,6 +170,7 @@ mod tests {
             base: None,
             params: vec![],
             skipped_scenarios: vec![],
+            services: vec![],
             language: "L".into(),
             outcome,
             message: None,
@@ -279,6 +284,9 @@ mod tests {
             diagnosis: None,
             limits: Vec::new(),
             thread_dumps: Vec::new(),
+            tiers: vec![],
+            counters: vec![],
+            limiting_tier: None,
         }
     }
 

@@ -375,6 +375,7 @@ fn bottleneck_badge(b: Bottleneck) -> String {
         Bottleneck::ServerCpuBound => "b-good",
         Bottleneck::ClientBound
         | Bottleneck::ServerThreadBound
+        | Bottleneck::ServiceCpuBound
         | Bottleneck::Neither
         | Bottleneck::LockBound => "b-warn",
         Bottleneck::Errors => "b-bad",

@@ -1,0 +1,407 @@
+//! The tiers of a cell whose target uses services: each tier's figures (the target, each
+//! service), and which tier limited the cell, refining the single-server diagnosis
+//! (`diagnosis`) with rules written as a table.
+//!
+//! On a small machine tiers share CPUs (on 2 CPUs the services run beside the target), so
+//! a CPU can be full while no tier alone is: the rules add up every tier's share of each
+//! CPU set before naming the one that used most of it.
+
+use report::shootout::{Bottleneck, Cell, Diagnosis, Tier, TierRole};
+use report::SATURATED_PERCENT;
+
+/// Where each side of the run is pinned.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Layout {
+    /// foxbench's CPUs.
+    pub client: Vec<usize>,
+    /// The targets' CPUs.
+    pub server: Vec<usize>,
+    /// The services' CPUs.
+    pub services: Vec<usize>,
+}
+
+/// One tier's CPU in a cell: its share of its own CPUs.
+#[derive(Debug, Clone, PartialEq)]
+struct Load<'a> {
+    name: &'a str,
+    /// What the verdict would be if this tier limited the cell.
+    verdict: Bottleneck,
+    cpus: &'a [usize],
+    percent: f64,
+}
+
+impl Load<'_> {
+    /// CPUs' worth of time it used, spread evenly over its CPUs.
+    fn cores(&self) -> f64 {
+        self.percent / 100.0 * self.cpus.len().max(1) as f64
+    }
+
+    /// Of that, what ran on `set`.
+    fn cores_on(&self, set: &[usize]) -> f64 {
+        if self.cpus.is_empty() {
+            return 0.0;
+        }
+        let shared = self.cpus.iter().filter(|c| set.contains(c)).count();
+        self.cores() * shared as f64 / self.cpus.len() as f64
+    }
+}
+
+/// What the rules read: the single-server verdict and every tier's load.
+struct Input<'a> {
+    base: &'a Diagnosis,
+    loads: Vec<Load<'a>>,
+}
+
+impl Input<'_> {
+    /// How busy the CPUs of `load` were, percent, counting every tier that runs there.
+    fn busy(&self, load: &Load) -> f64 {
+        let cores: f64 = self.loads.iter().map(|l| l.cores_on(load.cpus)).sum();
+        100.0 * cores / load.cpus.len().max(1) as f64
+    }
+
+    fn services(&self) -> impl Iterator<Item = &Load<'_>> {
+        self.loads
+            .iter()
+            .filter(|l| l.verdict == Bottleneck::ServiceCpuBound)
+    }
+}
+
+/// A rule's finding: the verdict, the tier it names, and why.
+type Finding = (Bottleneck, String, String);
+
+/// A rule: its name (for reading the table), and its test.
+type Rule = (&'static str, fn(&Input) -> Option<Finding>);
+
+/// The rules, first match wins. The single-server verdicts come first: errors, a full
+/// client, a full target are what they were.
+const RULES: &[Rule] = &[
+    ("errors", |i| {
+        (i.base.bottleneck == Bottleneck::Errors)
+            .then(|| (Bottleneck::Errors, "errors".into(), String::new()))
+    }),
+    ("client alone", |i| {
+        (i.base.bottleneck == Bottleneck::ClientBound)
+            .then(|| (Bottleneck::ClientBound, "client".into(), String::new()))
+    }),
+    ("target alone", |i| {
+        (i.base.bottleneck == Bottleneck::ServerCpuBound).then(|| {
+            let t = i
+                .loads
+                .iter()
+                .find(|l| l.verdict == Bottleneck::ServerCpuBound);
+            (
+                Bottleneck::ServerCpuBound,
+                t.map_or("target".into(), |t| t.name.to_string()),
+                String::new(),
+            )
+        })
+    }),
+    ("service alone", |i| {
+        i.services()
+            .filter(|l| l.percent >= SATURATED_PERCENT)
+            .max_by(|a, b| a.percent.total_cmp(&b.percent))
+            .map(|l| {
+                (
+                    Bottleneck::ServiceCpuBound,
+                    format!("service {}", l.name),
+                    format!(
+                        "service {} CPU-bound ({:.0}% of its CPUs)",
+                        l.name, l.percent
+                    ),
+                )
+            })
+    }),
+    ("shared CPUs full", |i| {
+        // The tier with the most CPU on a set that is full, all tiers there added up.
+        i.loads
+            .iter()
+            .filter(|l| i.busy(l) >= SATURATED_PERCENT)
+            .filter(|l| {
+                i.loads
+                    .iter()
+                    .any(|o| o.name != l.name && o.cores_on(l.cpus) > 0.0)
+            })
+            .max_by(|a, b| a.cores_on(a.cpus).total_cmp(&b.cores_on(b.cpus)))
+            .map(|l| {
+                let sharing: Vec<String> = i
+                    .loads
+                    .iter()
+                    .filter(|o| o.cores_on(l.cpus) > 0.0)
+                    .map(|o| {
+                        format!(
+                            "{} {:.0}%",
+                            o.name,
+                            100.0 * o.cores_on(l.cpus) / l.cpus.len().max(1) as f64
+                        )
+                    })
+                    .collect();
+                let tier = match l.verdict {
+                    Bottleneck::ServiceCpuBound => format!("service {}", l.name),
+                    Bottleneck::ClientBound => "client".into(),
+                    _ => l.name.to_string(),
+                };
+                let what = match l.verdict {
+                    Bottleneck::ServiceCpuBound => format!("service {} CPU-bound", l.name),
+                    Bottleneck::ClientBound => "client-bound".into(),
+                    _ => format!("{} CPU-bound", l.name),
+                };
+                (
+                    l.verdict,
+                    tier,
+                    format!(
+                        "{what}: CPU {} is full between tiers ({}), {} the most",
+                        cpus(l.cpus),
+                        sharing.join(" + "),
+                        l.name
+                    ),
+                )
+            })
+    }),
+    ("one thread", |i| {
+        (i.base.bottleneck == Bottleneck::ServerThreadBound).then(|| {
+            let t = i
+                .loads
+                .iter()
+                .find(|l| l.verdict == Bottleneck::ServerCpuBound);
+            (
+                Bottleneck::ServerThreadBound,
+                t.map_or("target".into(), |t| t.name.to_string()),
+                String::new(),
+            )
+        })
+    }),
+    ("neither", |_| {
+        Some((
+            Bottleneck::Neither,
+            "neither".into(),
+            "neither: every tier had CPU to spare while requests waited (a pool, a lock, a sleep, the backend's delay)".into(),
+        ))
+    }),
+];
+
+fn cpus(c: &[usize]) -> String {
+    c.iter()
+        .map(|c| c.to_string())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// The tiers of a measured cell whose target uses services, and the tier that limited it:
+/// fills `tiers` and `limiting_tier`, and refines the diagnosis. Does nothing for a cell
+/// without service figures.
+pub fn conclude(cell: &mut Cell, target: &str, layout: &Layout) {
+    let (Some(summary), Some(base)) = (&cell.summary, &cell.diagnosis) else {
+        return;
+    };
+    let Some(first) = cell.repeats.first() else {
+        return;
+    };
+    if first.services.is_empty() {
+        return;
+    }
+    let mut tiers = vec![Tier {
+        name: target.to_string(),
+        role: TierRole::Target,
+        cpu_us_per_request: summary.server_cpu_us_per_request,
+        cpu_percent: summary.server_cpu_percent,
+        rss_peak_bytes: summary.rss_peak_bytes,
+        threads_peak: summary.threads_peak,
+    }];
+    for (i, w) in first.services.iter().enumerate() {
+        let of = |f: fn(&report::shootout::TierWindow) -> Option<f64>| {
+            let mut v: Vec<f64> = cell
+                .repeats
+                .iter()
+                .filter_map(|r| r.services.get(i).and_then(f))
+                .collect();
+            report::shootout::median(&mut v)
+        };
+        tiers.push(Tier {
+            name: w.name.clone(),
+            role: TierRole::Service,
+            cpu_us_per_request: of(|w| w.cpu_us_per_request),
+            cpu_percent: of(|w| Some(w.cpu_percent)).unwrap_or(0.0),
+            rss_peak_bytes: cell
+                .repeats
+                .iter()
+                .filter_map(|r| r.services.get(i))
+                .map(|w| w.rss_peak_bytes)
+                .max()
+                .unwrap_or(0),
+            threads_peak: cell
+                .repeats
+                .iter()
+                .filter_map(|r| r.services.get(i))
+                .map(|w| w.threads_peak)
+                .max()
+                .unwrap_or(0),
+        });
+    }
+    let mut loads = vec![Load {
+        name: "foxbench",
+        verdict: Bottleneck::ClientBound,
+        cpus: &layout.client,
+        percent: summary.client_cpu_percent,
+    }];
+    loads.extend(tiers.iter().map(|t| Load {
+        name: &t.name,
+        verdict: match t.role {
+            TierRole::Target => Bottleneck::ServerCpuBound,
+            TierRole::Service => Bottleneck::ServiceCpuBound,
+        },
+        cpus: match t.role {
+            TierRole::Target => &layout.server,
+            TierRole::Service => &layout.services,
+        },
+        percent: t.cpu_percent,
+    }));
+    let input = Input { base, loads };
+    let (bottleneck, tier, why) = RULES
+        .iter()
+        .find_map(|(_, rule)| rule(&input))
+        .expect("the last rule always matches");
+    let figures: Vec<String> = tiers
+        .iter()
+        .map(|t| {
+            format!(
+                "{} {:.0}% of CPU {}{}",
+                t.name,
+                t.cpu_percent,
+                cpus(match t.role {
+                    TierRole::Target => &layout.server,
+                    TierRole::Service => &layout.services,
+                }),
+                t.cpu_us_per_request
+                    .map(|u| format!(" ({u:.1} µs/req)"))
+                    .unwrap_or_default()
+            )
+        })
+        .collect();
+    let detail = if why.is_empty() {
+        format!("{}; tiers: {}", base.detail, figures.join(", "))
+    } else {
+        format!("{why}; tiers: {}; {}", figures.join(", "), base.detail)
+    };
+    let diagnosis = Diagnosis { bottleneck, detail };
+    cell.diagnosis = Some(diagnosis);
+    cell.tiers = tiers;
+    cell.limiting_tier = Some(tier);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use report::shootout::{CellStatus, TierWindow};
+
+    /// A measured cell of target `t` with one service `hello`: the client's, the
+    /// target's and hello's CPU shares, and the base verdict.
+    fn cell(client: f64, target: f64, hello: f64, base: Bottleneck) -> Cell {
+        let text = include_str!("../../report/tests/data/results.json");
+        let r = report::shootout::ShootoutResults::from_json(text).unwrap();
+        let mut c = r
+            .targets
+            .iter()
+            .flat_map(|t| t.cells.clone())
+            .find(|c| c.summary.is_some() && !c.repeats.is_empty())
+            .unwrap();
+        c.status = CellStatus::Measured;
+        let s = c.summary.as_mut().unwrap();
+        s.client_cpu_percent = client;
+        s.server_cpu_percent = target;
+        s.server_cpu_us_per_request = Some(20.0);
+        c.diagnosis = Some(Diagnosis {
+            bottleneck: base,
+            detail: "base".into(),
+        });
+        for r in &mut c.repeats {
+            r.services = vec![TierWindow {
+                name: "hello".into(),
+                cpu_s: 0.1,
+                cpu_percent: hello,
+                cpu_us_per_request: Some(5.0),
+                rss_peak_bytes: 3 << 20,
+                threads_peak: 1,
+            }];
+        }
+        c
+    }
+
+    #[test]
+    fn the_limiting_tier_is_named() {
+        use Bottleneck::*;
+        let two = Layout {
+            client: vec![0],
+            server: vec![1],
+            services: vec![1],
+        };
+        let four = Layout {
+            client: vec![0, 1],
+            server: vec![2],
+            services: vec![3],
+        };
+        let cases = [
+            // (client %, target %, hello %, base verdict, layout) → (verdict, tier)
+            (
+                (95.0, 50.0, 40.0, ClientBound, &two),
+                (ClientBound, "client"),
+            ),
+            (
+                (50.0, 95.0, 4.0, ServerCpuBound, &two),
+                (ServerCpuBound, "t"),
+            ),
+            (
+                (40.0, 30.0, 97.0, Neither, &four),
+                (ServiceCpuBound, "service hello"),
+            ),
+            // 2 CPUs: the target and hello fill CPU 1 together; hello used more of it.
+            (
+                (40.0, 35.0, 60.0, Neither, &two),
+                (ServiceCpuBound, "service hello"),
+            ),
+            ((40.0, 60.0, 35.0, Neither, &two), (ServerCpuBound, "t")),
+            // Apart, neither is full: waiting.
+            ((40.0, 35.0, 60.0, Neither, &four), (Neither, "neither")),
+            ((30.0, 20.0, 10.0, Neither, &two), (Neither, "neither")),
+            ((30.0, 20.0, 10.0, Errors, &two), (Errors, "errors")),
+            (
+                (30.0, 50.0, 10.0, ServerThreadBound, &two),
+                (ServerThreadBound, "t"),
+            ),
+        ];
+        for ((client, target, hello, base, layout), (want, tier)) in cases {
+            let mut c = cell(client, target, hello, base);
+            conclude(&mut c, "t", layout);
+            let d = c.diagnosis.as_ref().unwrap();
+            assert_eq!(
+                (d.bottleneck, c.limiting_tier.as_deref()),
+                (want, Some(tier)),
+                "{client} {target} {hello} {base:?}: {}",
+                d.detail
+            );
+            assert!(
+                d.detail.contains("tiers: t ") && d.detail.contains("hello "),
+                "{}",
+                d.detail
+            );
+            assert_eq!(c.tiers.len(), 2);
+            assert_eq!(c.tiers[1].role, TierRole::Service);
+            assert_eq!(c.tiers[1].cpu_us_per_request, Some(5.0));
+        }
+        let mut c = cell(40.0, 35.0, 60.0, Neither);
+        conclude(&mut c, "t", &two);
+        assert!(c.diagnosis.unwrap().detail.starts_with(
+            "service hello CPU-bound: CPU 1 is full between tiers (t 35% + hello 60%)"
+        ),);
+    }
+
+    #[test]
+    fn a_cell_without_services_is_left_alone() {
+        let mut c = cell(40.0, 35.0, 60.0, Bottleneck::Neither);
+        for r in &mut c.repeats {
+            r.services.clear();
+        }
+        let before = c.clone();
+        conclude(&mut c, "t", &Layout::default());
+        assert_eq!(c, before);
+    }
+}
