@@ -353,17 +353,24 @@ def check_bound(fport, bport, bound):
             s.sendall(request)
             socks.append(s)
         # Until the first held call ends (less a margin), the count may only grow to the bound.
+        # A client pool replaces a connection it is closing (Go's Transport retires an idle one
+        # asynchronously) a moment before the backend's side of the old one leaves ESTABLISHED,
+        # so a snapshot of /proc/net/tcp may see a replacement and its predecessor at once:
+        # 1% (at least 2) over the bound is that race, an unbounded pool is far beyond it (Go's
+        # default Transport held 1,437 for a bound of 1,000).
+        slack = max(2, bound // 100)
         deadline = start + BOUND_DELAY_MS / 1000 * 0.8
         peak, reached = 0, None
         while time.monotonic() < deadline:
             peak = max(peak, open_connections(bport))
-            need(peak <= bound, f"{clients} calls in flight held {peak} backend connections open, over the bound {bound}")
-            if peak == bound and reached is None:
+            need(peak <= bound + slack, f"{clients} calls in flight held {peak} backend connections open, "
+                                        f"over the bound {bound} (+{slack} for connections being replaced)")
+            if peak >= bound and reached is None:
                 reached = time.monotonic()
             if reached is not None and time.monotonic() - reached > 1.0:
                 break
             time.sleep(0.05)
-        need(peak == bound, f"{clients} calls in flight held only {peak} backend connections in "
+        need(peak >= bound, f"{clients} calls in flight held only {peak} backend connections in "
                             f"{BOUND_DELAY_MS * 0.8 / 1000:.0f} s: the bound {bound} was never reached")
     finally:
         for s in socks:
