@@ -10,6 +10,7 @@ use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 
 use super::params::{Params, PARAM_PREFIX};
+use super::services::SERVICE_PREFIX;
 use super::{parse_cpus, timed_level, Level, Ready, LEVEL_MAX_DURATION, PLACEHOLDERS};
 
 #[derive(Deserialize)]
@@ -259,7 +260,24 @@ impl<'de> Deserialize<'de> for Command {
         let mut rest = text.as_str();
         while let Some(i) = rest.find('{') {
             let after = &rest[i + 1..];
-            let Some(j) = after.find('}') else { break };
+            let Some(j) = after.find('}') else {
+                // A shell brace group (`{ cmd; }`) may stay open here; a placeholder may not,
+                // or the command would get its text literally.
+                let word: String = after
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))
+                    .collect();
+                let head = word.split('.').next().unwrap_or("");
+                if PLACEHOLDERS.contains(&head)
+                    || word.starts_with(PARAM_PREFIX)
+                    || word.starts_with(SERVICE_PREFIX)
+                {
+                    return Err(de::Error::custom(format!(
+                        "unclosed placeholder {{{word} in {text:?}: close it with }}"
+                    )));
+                }
+                break;
+            };
             let name = &after[..j];
             // `{param.NAME}` is checked against the target's params once they are known.
             if name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')

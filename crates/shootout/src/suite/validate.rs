@@ -437,6 +437,13 @@ fn targets(
         if t.params.is_none() && targets.iter().any(|o| o.name == t.name) {
             return Err(err("name", format!("target {:?} is defined twice", t.name)));
         }
+        // A service and a target of one name would share a build cache entry and a log file.
+        if services.iter().any(|s| s.name() == t.name) {
+            return Err(err(
+                "name",
+                format!("{:?} is a service's name too: rename one of them", t.name),
+            ));
+        }
         if !t.start.0.contains("{port}") {
             return Err(err(
                 "start",
@@ -795,6 +802,10 @@ mod tests {
             ("all_images = true", "all_images = true\nbody_xml_root = \"\"", Key, "s.toml:15: key `scenario[0].expect.body_xml_root`: \"\" is not an element name, e.g. \"svg\""),
             // Services, `use` and their placeholders.
             ("[[target]]", "[[service]]\nname = \"hello\"\ndir = \"h\"\nstart = \"h {port}\"\n[[service]]\nname = \"hello\"\ndir = \"h\"\nstart = \"h {port}\"\n[[target]]", Key, "s.toml:21: key `service[1].name`: service \"hello\" is defined twice"),
+            // Regression (review of issue 10): a service and a target of one name shared a log file.
+            ("[[target]]", "[[service]]\nname = \"c\"\ndir = \"h\"\nstart = \"h {port}\"\n[[target]]", Key, "s.toml:21: key `target[0].name`: \"c\" is a service's name too: rename one of them"),
+            // Regression (review of issue 10): an unclosed service placeholder reached the command literally.
+            ("start = \"{out}/server {port} {images}\"", "start = \"{out}/server {port} {service.db.url\"", Key, "s.toml:21: key `target[0].start`: unclosed placeholder {service.db.url in \"{out}/server {port} {service.db.url\": close it with }"),
             ("[[target]]", "[[service]]\nname = \"hello\"\ndir = \"h\"\nstart = \"h\"\n[[target]]", Key, "s.toml:19: key `service[0].start`: \"h\" has no {port}: the service must listen where foxbench says"),
             ("[[target]]", "[[service]]\nname = \"hello\"\ndir = \"h\"\nstart = \"h {port}\"\ncolour = 1\n[[target]]", Key, "s.toml:20: key `service[0].colour`: unknown field `colour`, expected one of `name`, `dir`, `requires`, `install`, `build`, `start`, `env`, `artifact`, `ready`, `ready_timeout`, `inputs`, `verify`, `counter`"),
             ("[[target]]", "[[service]]\nname = \"hello\"\ndir = \"h\"\nstart = \"h {port} {service.db.url}\"\n[[target]]", Key, "s.toml:19: key `service[0].start`: \"h {port} {service.db.url}\": a service's commands take no {service.*} or {param.*} placeholders"),
