@@ -204,14 +204,21 @@ pub fn run(args: ShootoutArgs) -> Result<ExitCode> {
         .clone()
         .unwrap_or_else(|| find_root(args.suite.as_deref()));
     if args.list {
+        // Written, not printed: `--list | head` closes the pipe, and that is not an error.
+        let mut out = std::io::stdout().lock();
         let (c, mut s) = runner::assign_cpus(&suite);
         let v = shootout::services::assign_cpus(&suite, &mut s);
-        println!("suite {:?} ({source}), root {}", suite.name, root.display());
-        println!("client CPUs {c:?}, server CPUs {s:?}");
+        writeln!(
+            out,
+            "suite {:?} ({source}), root {}",
+            suite.name,
+            root.display()
+        )?;
+        writeln!(out, "client CPUs {c:?}, server CPUs {s:?}")?;
         if !suite.services.is_empty() {
-            println!("service CPUs {v:?}");
+            writeln!(out, "service CPUs {v:?}")?;
             for note in shootout::services::sharing(&c, &s, &v) {
-                println!("note: {note}");
+                writeln!(out, "note: {note}")?;
             }
         }
         for sv in &suite.services {
@@ -222,7 +229,8 @@ pub fn run(args: ShootoutArgs) -> Result<ExitCode> {
                 .filter(|r| shootout::cache::which(r).is_none())
                 .map(|s| s.as_str())
                 .collect();
-            println!(
+            writeln!(
+                out,
                 "service {:<21} {}",
                 sv.name(),
                 if missing.is_empty() {
@@ -233,10 +241,11 @@ pub fn run(args: ShootoutArgs) -> Result<ExitCode> {
                         missing.join(", ")
                     )
                 }
-            );
+            )?;
         }
         for l in &suite.plan.levels {
-            println!(
+            writeln!(
+                out,
                 "level {:<8} {:>6} connections{}{}",
                 l.name,
                 l.connections,
@@ -248,10 +257,11 @@ pub fn run(args: ShootoutArgs) -> Result<ExitCode> {
                 } else {
                     ""
                 }
-            );
+            )?;
         }
         for s in &suite.scenarios {
-            println!(
+            writeln!(
+                out,
                 "scenario {:<10} {} {}{}{}{}",
                 s.name,
                 s.method,
@@ -268,7 +278,7 @@ pub fn run(args: ShootoutArgs) -> Result<ExitCode> {
                     .as_ref()
                     .map(|t| format!(", targets {}", t.join(", ")))
                     .unwrap_or_default()
-            );
+            )?;
         }
         for t in &suite.targets {
             let missing: Vec<&str> = t
@@ -277,7 +287,8 @@ pub fn run(args: ShootoutArgs) -> Result<ExitCode> {
                 .filter(|r| shootout::cache::which(r).is_none())
                 .map(|s| s.as_str())
                 .collect();
-            println!(
+            writeln!(
+                out,
                 "target {:<22} {:<8} {}{}",
                 t.name,
                 t.language,
@@ -294,7 +305,7 @@ pub fn run(args: ShootoutArgs) -> Result<ExitCode> {
                         t.install.as_deref().unwrap_or("it")
                     )
                 }
-            );
+            )?;
         }
         return Ok(ExitCode::SUCCESS);
     }

@@ -397,6 +397,28 @@ mod signals {
 mod bad_input {
     use super::*;
 
+    /// Regression (review of issue 10): `shootout --list | head -1` panicked on the closed
+    /// pipe (exit 101) instead of exiting 0 as the house style asks.
+    #[test]
+    fn shootout_list_into_a_closed_pipe_exits_0() {
+        let mut child = foxbench()
+            .args(["shootout", "--list"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Close the reading end before the listing is written.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{:?}: {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+    }
+
     #[test]
     fn malformed_urls() {
         usage_error(&["load", "not a url"], "invalid URL");
