@@ -5,6 +5,8 @@
 //! (softirq and irq for TCP, kernel threads): a CPU spent on a connection per request
 //! shows here and nowhere in the server's or the client's process figures.
 
+use std::collections::BTreeMap;
+
 use procfs::{CurrentSI, KernelStats};
 
 use crate::ProbeError;
@@ -59,9 +61,9 @@ impl CpuTicks {
 /// One reading of `/proc/stat`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SystemStat {
-    /// Each CPU's ticks, by position in `/proc/stat` (the CPU's number while every CPU
-    /// is online; an offline CPU has no line).
-    pub cpus: Vec<CpuTicks>,
+    /// Each online CPU's ticks, by its number (an offline CPU has no line in `/proc/stat`,
+    /// so the lines are numbered from the online list, never by position).
+    pub cpus: BTreeMap<usize, CpuTicks>,
     /// Context switches since boot, all CPUs.
     pub ctxt: u64,
 }
@@ -69,23 +71,49 @@ pub struct SystemStat {
 /// Reads `/proc/stat`.
 pub fn system() -> Result<SystemStat, ProbeError> {
     let k = KernelStats::current().map_err(|e| ProbeError::Proc(e.to_string()))?;
+    // `/proc/stat` lists the online CPUs in ascending order; without the online list, every
+    // CPU is taken to be online.
+    let online = std::fs::read_to_string("/sys/devices/system/cpu/online")
+        .ok()
+        .and_then(|t| parse_cpu_list(&t))
+        .filter(|ids| ids.len() == k.cpu_time.len())
+        .unwrap_or_else(|| (0..k.cpu_time.len()).collect());
     Ok(SystemStat {
-        cpus: k
-            .cpu_time
-            .iter()
-            .map(|c| CpuTicks {
-                user: c.user,
-                nice: c.nice,
-                system: c.system,
-                idle: c.idle,
-                iowait: c.iowait.unwrap_or(0),
-                irq: c.irq.unwrap_or(0),
-                softirq: c.softirq.unwrap_or(0),
-                steal: c.steal.unwrap_or(0),
+        cpus: online
+            .into_iter()
+            .zip(&k.cpu_time)
+            .map(|(id, c)| {
+                (
+                    id,
+                    CpuTicks {
+                        user: c.user,
+                        nice: c.nice,
+                        system: c.system,
+                        idle: c.idle,
+                        iowait: c.iowait.unwrap_or(0),
+                        irq: c.irq.unwrap_or(0),
+                        softirq: c.softirq.unwrap_or(0),
+                        steal: c.steal.unwrap_or(0),
+                    },
+                )
             })
             .collect(),
         ctxt: k.ctxt,
     })
+}
+
+/// A kernel CPU list (`0-3,6,8-9`) in ascending order; `None` when it is not one.
+fn parse_cpu_list(text: &str) -> Option<Vec<usize>> {
+    let mut ids = Vec::new();
+    for part in text.trim().split(',') {
+        let (a, b) = part.split_once('-').unwrap_or((part, part));
+        let (a, b): (usize, usize) = (a.parse().ok()?, b.parse().ok()?);
+        if b < a || b - a > 65_536 {
+            return None;
+        }
+        ids.extend(a..=b);
+    }
+    ids.windows(2).all(|w| w[0] < w[1]).then_some(ids)
 }
 
 /// What one CPU did over a window, each state as a percentage of the window's ticks.
@@ -125,7 +153,7 @@ impl SystemStat {
     pub fn shares_since(&self, earlier: &SystemStat, cpus: &[usize]) -> Vec<CpuShare> {
         cpus.iter()
             .filter_map(|&cpu| {
-                let d = self.cpus.get(cpu)?.since(earlier.cpus.get(cpu)?);
+                let d = self.cpus.get(&cpu)?.since(earlier.cpus.get(&cpu)?);
                 let total = d.total();
                 if total == 0 {
                     return Some(CpuShare {
@@ -171,11 +199,11 @@ mod tests {
             ..Default::default()
         };
         let a = SystemStat {
-            cpus: vec![t(100, 100, 100, 100), t(0, 0, 0, 0)],
+            cpus: [(0, t(100, 100, 100, 100)), (1, t(0, 0, 0, 0))].into(),
             ctxt: 1000,
         };
         let b = SystemStat {
-            cpus: vec![t(130, 120, 107, 143), t(0, 0, 0, 0)],
+            cpus: [(0, t(130, 120, 107, 143)), (1, t(0, 0, 0, 0))].into(),
             ctxt: 3000,
         };
         let s = b.shares_since(&a, &[0, 1, 7]);
@@ -187,6 +215,18 @@ mod tests {
         assert_eq!(s[0].busy(), 93.0, "softirq counts as busy");
         assert_eq!((s[1].cpu, s[1].idle, s[1].busy()), (1, 100.0, 0.0));
         assert_eq!(b.ctxt_per_s_since(&a, 2.0), 1000.0);
+    }
+
+    /// Regression (review of issue 11): the lines of `/proc/stat` were taken as CPU numbers
+    /// by position, so with a CPU offline a pinned CPU's figures came from another one.
+    #[test]
+    fn cpus_are_numbered_from_the_online_list() {
+        assert_eq!(parse_cpu_list("0-1\n"), Some(vec![0, 1]));
+        assert_eq!(parse_cpu_list("0,2-3,6"), Some(vec![0, 2, 3, 6]));
+        assert_eq!(parse_cpu_list("5"), Some(vec![5]));
+        for bad in ["", "a", "3-1", "0,0", "1,0", "0-", "-1"] {
+            assert_eq!(parse_cpu_list(bad), None, "{bad:?}");
+        }
     }
 
     #[test]
@@ -206,7 +246,7 @@ mod tests {
             }
         }
         let after = system().unwrap();
-        let all: Vec<usize> = (0..after.cpus.len()).collect();
+        let all: Vec<usize> = after.cpus.keys().copied().collect();
         let shares = after.shares_since(&before, &all);
         assert_eq!(shares.len(), all.len());
         // 100 ms of this thread's CPU is at least some busy ticks on some CPU.

@@ -331,11 +331,11 @@ mod tests {
             ..Default::default()
         };
         let from = probe::SystemStat {
-            cpus: vec![t(0, 0, 0), t(0, 0, 0)],
+            cpus: [(0, t(0, 0, 0)), (1, t(0, 0, 0))].into(),
             ctxt: 0,
         };
         let to = probe::SystemStat {
-            cpus: vec![t(53, 40, 7), t(20, 2, 78)],
+            cpus: [(0, t(53, 40, 7)), (1, t(20, 2, 78))].into(),
             ctxt: 5000,
         };
         let w = system_window(&from, &to, (&[0], &[1]), 2.0);
