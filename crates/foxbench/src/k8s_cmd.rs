@@ -48,8 +48,26 @@ pub struct K8sJobArgs {
     pub load: Vec<String>,
 }
 
-/// Flags the Job sets itself.
-const OWN_FLAGS: [&str; 4] = ["--shard", "--start-at", "--json", "--hlog"];
+/// Flags the Job sets itself (or that have no place in a pod), and what to do instead.
+const OWN_FLAGS: [(&str, &str); 8] = [
+    ("--shard", "k8s-job gives each pod its share: use --agents"),
+    (
+        "--start-at",
+        "k8s-job sets one instant for every pod: use k8s-job's --start-at",
+    ),
+    (
+        "--json",
+        "each pod writes its result to its log for foxbench merge",
+    ),
+    (
+        "--hlog",
+        "a pod's files are lost with it: merge the JSON results instead",
+    ),
+    ("--threads", "k8s-job sets it from --cpus"),
+    ("-t", "k8s-job sets --threads from --cpus"),
+    ("--quiet", "k8s-job sets it: the log carries only the JSON"),
+    ("-q", "k8s-job sets --quiet: the log carries only the JSON"),
+];
 
 /// Renders the manifest for `args`, the start instant resolved at `now`.
 pub fn render(args: &K8sJobArgs, now: SystemTime) -> Result<String> {
@@ -57,12 +75,15 @@ pub fn render(args: &K8sJobArgs, now: SystemTime) -> Result<String> {
     if n == 0 || n > load::shard::MAX_SHARDS {
         bail!("--agents must be 1 to {}", load::shard::MAX_SHARDS);
     }
-    if let Some(f) = args.load.iter().find(|a| {
-        OWN_FLAGS
-            .iter()
-            .any(|o| a == o || a.starts_with(&format!("{o}=")))
-    }) {
-        bail!("{f}: k8s-job sets --shard, --start-at and --json itself; leave it out of the load flags");
+    for a in &args.load {
+        let own = OWN_FLAGS.iter().find(|(o, _)| {
+            a == o
+                || a.starts_with(&format!("{o}="))
+                || (o.len() == 2 && a.starts_with(o) && a.len() > 2 && !a.starts_with("--"))
+        });
+        if let Some((o, instead)) = own {
+            bail!("{a}: leave {o} out of the load flags: {instead}");
+        }
     }
     let name_ok = !args.name.is_empty()
         && args.name.len() <= 52

@@ -397,6 +397,37 @@ mod signals {
 mod bad_input {
     use super::*;
 
+    /// Regression (review of issue 13): k8s-job refused -t and -q with clap's "cannot be used
+    /// multiple times", and --hlog with a line that did not name it.
+    #[test]
+    fn k8s_job_names_each_flag_it_sets_itself() {
+        for (flag, needle) in [
+            (
+                &["--shard", "0/2"][..],
+                "leave --shard out of the load flags: k8s-job gives each pod its share",
+            ),
+            (
+                &["-t", "2"],
+                "leave -t out of the load flags: k8s-job sets --threads from --cpus",
+            ),
+            (&["-t2"], "leave -t out of the load flags"),
+            (
+                &["--threads=2"],
+                "leave --threads out of the load flags: k8s-job sets it from --cpus",
+            ),
+            (&["-q"], "leave -q out of the load flags"),
+            (
+                &["--hlog", "x.hlog"],
+                "leave --hlog out of the load flags: a pod's files are lost",
+            ),
+        ] {
+            let mut args = vec!["k8s-job", "--agents", "2", "--image", "foxbench:1", "--"];
+            args.extend_from_slice(flag);
+            args.push("http://127.0.0.1:8080/");
+            usage_error(&args, needle);
+        }
+    }
+
     /// Regression (review of issue 10): `shootout --list | head -1` panicked on the closed
     /// pipe (exit 101) instead of exiting 0 as the house style asks.
     #[test]
