@@ -24,6 +24,10 @@ pub struct DoctorArgs {
     /// checks ulimit -u, kernel.threads-max, kernel.pid_max and vm.max_map_count.
     #[arg(long, value_parser = at_least_one)]
     pub threads: Option<u64>,
+    /// The target is on another host: tcp_tw_reuse = 2 (the default) reuses TIME_WAIT ports
+    /// on loopback only, so --rate's closes then hold their ports 60 s.
+    #[arg(long)]
+    pub remote: bool,
     /// Print the findings as JSON (schemas/doctor.schema.json).
     #[arg(long)]
     pub json: bool,
@@ -43,6 +47,7 @@ pub fn run(args: DoctorArgs) -> Result<ExitCode> {
         connections: args.connections,
         closes_per_s: args.rate,
         threads: args.threads,
+        remote: args.remote,
     };
     let findings = check(&Machine::read(), &demand);
     let shorts = short(&findings).count();

@@ -54,6 +54,9 @@ pub struct Demand {
     /// Threads of the server, started by this user (a thread per connection); `None`
     /// when not asked.
     pub threads: Option<u64>,
+    /// The target is on another host: `tcp_tw_reuse = 2` (the default) reuses TIME_WAIT
+    /// ports on loopback only, so it does not help such a run.
+    pub remote: bool,
 }
 
 /// Whether a limit is enough for the demand.
@@ -343,13 +346,20 @@ fn file_max(m: &Machine, d: &Demand) -> Finding {
     )
 }
 
+/// Whether connect() may reuse this side's TIME_WAIT ports for the demand's target: with
+/// `tcp_tw_reuse` 1, or 2 on loopback.
+fn reuses(d: &Demand, tw_reuse: Option<u64>) -> bool {
+    match tw_reuse {
+        Some(0) | None => false,
+        Some(2) => !d.remote,
+        Some(_) => true,
+    }
+}
+
 /// Ports a client that closes first holds in TIME_WAIT, given `tw_reuse`: 60 s of closes,
-/// or about a second's when connect() may reuse them (1, or 2 on loopback).
+/// or about a second's when connect() may reuse them.
 fn time_wait_ports(d: &Demand, tw_reuse: Option<u64>) -> u64 {
-    let hold_s = match tw_reuse {
-        Some(0) | None => TIME_WAIT_S,
-        Some(_) => 1,
-    };
+    let hold_s = if reuses(d, tw_reuse) { 1 } else { TIME_WAIT_S };
     d.closes_per_s.unwrap_or(0) * hold_s
 }
 
@@ -397,19 +407,20 @@ fn tw_reuse(m: &Machine, d: &Demand) -> Finding {
         .map(|(lo, hi)| (hi + 1).saturating_sub(lo))
         .unwrap_or(0);
     // Short only when TIME_WAIT would take ports the run needs.
-    let hurts = v == 0 && d.connections + time_wait_ports(d, Some(0)) > ports;
+    let hurts = !reuses(d, Some(v)) && d.connections + time_wait_ports(d, Some(v)) > ports;
     let note = match v {
         0 => {
             "connect() never reuses a port in TIME_WAIT: each port closed by this side is held 60 s"
                 .to_string()
         }
+        2 if d.remote => "reuse on loopback only (the default): this remote target holds each port closed by this side 60 s".to_string(),
         2 => "reuse on loopback only (the default): a remote target needs 1".to_string(),
         _ => "connect() reuses a TIME_WAIT port after a second (needs TCP timestamps)".to_string(),
     };
     judged(
         "net.ipv4.tcp_tw_reuse",
         v,
-        "1 or 2",
+        if d.remote { "1" } else { "1 or 2" },
         !hurts,
         "sysctl -w net.ipv4.tcp_tw_reuse=1".into(),
         note,
@@ -631,11 +642,47 @@ mod tests {
         }
     }
 
+    /// Regression (review of issue 10): `tcp_tw_reuse = 2` counted as reuse for a remote
+    /// target too, so the ports TIME_WAIT holds were undercounted 60 times.
+    #[test]
+    fn tw_reuse_2_helps_loopback_only() {
+        let m = vm(); // tcp_tw_reuse 2, 28,232 ports
+        let d = |remote| Demand {
+            connections: 100,
+            closes_per_s: Some(1_000),
+            threads: None,
+            remote,
+        };
+        let find = |d: &Demand, check: &str| {
+            let f = super::check(&m, d);
+            f.into_iter().find(|f| f.check == check).unwrap()
+        };
+        // Loopback: 1,000 closes a second held a second each fit.
+        assert_eq!(
+            find(&d(false), "net.ipv4.ip_local_port_range").severity,
+            Severity::Ok
+        );
+        assert_eq!(
+            find(&d(false), "net.ipv4.tcp_tw_reuse").severity,
+            Severity::Ok
+        );
+        // Remote: held 60 s each, 60,100 ports are needed.
+        let ports = find(&d(true), "net.ipv4.ip_local_port_range");
+        assert_eq!(
+            (ports.severity, ports.needed.as_str()),
+            (Severity::Short, "60100 ports")
+        );
+        let tw = find(&d(true), "net.ipv4.tcp_tw_reuse");
+        assert_eq!(tw.severity, Severity::Short, "{tw:?}");
+        assert_eq!(tw.fix.as_deref(), Some("sysctl -w net.ipv4.tcp_tw_reuse=1"));
+    }
+
     fn demand(connections: u64) -> Demand {
         Demand {
             connections,
             closes_per_s: None,
             threads: None,
+            remote: false,
         }
     }
 
@@ -708,6 +755,7 @@ mod tests {
                 connections: *connections,
                 closes_per_s: *closes,
                 threads: None,
+                remote: false,
             };
             let findings = super::check(&m, &d);
             let f = findings.iter().find(|f| f.check == *check).unwrap();
@@ -821,6 +869,7 @@ mod tests {
                 connections: 100,
                 closes_per_s: None,
                 threads: *threads,
+                remote: false,
             };
             let findings = super::check(&m, &d);
             let f = findings.iter().find(|f| f.check == *check).unwrap();

@@ -13,6 +13,8 @@ pub fn short_limits(machine: &Machine, connections: u64) -> Vec<LimitNote> {
         connections,
         closes_per_s: None,
         threads: None,
+        // The shootout's targets run on this machine.
+        remote: false,
     };
     short(&check(machine, &demand))
         .map(|f| LimitNote {

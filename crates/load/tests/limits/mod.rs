@@ -64,6 +64,7 @@ fn every_check_answers_on_this_machine() {
                 connections,
                 closes_per_s: None,
                 threads: Some(connections),
+                remote: false,
             },
         );
         for f in &findings {
