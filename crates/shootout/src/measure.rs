@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use load::{Arrival, Control, Plan as LoadPlan, RequestSpec, RunResult, StatusSet, Stop, Target};
-use report::shootout::{Cell, CellStatus, ProbePoint};
+use report::shootout::{Cell, CellStatus, ProbePoint, Repeat};
 
 use crate::lifecycle::Running;
 use crate::suite::{Level, Plan, Scenario};
@@ -34,6 +34,9 @@ pub enum CellFailure {
     /// The target's process tree could not be read around a repeat (which is kept).
     #[error("the target's process could not be probed")]
     Unprobed,
+    /// A capacity level's search could not be set up.
+    #[error("the capacity search cannot run: {0}")]
+    Capacity(String),
 }
 
 /// A scenario at a level: what one cell loads.
@@ -99,6 +102,7 @@ impl<'a> Task<'a> {
             summary: None,
             diagnosis: None,
             limits: Vec::new(),
+            capacity: None,
         }
     }
 }
@@ -140,6 +144,9 @@ impl Meter<'_> {
         cell: &mut Cell,
     ) -> Result<(), CellFailure> {
         self.warm_up(target, task, cell)?;
+        if let Some(capacity) = &task.level.capacity {
+            return self.capacity(target, task, capacity, cell);
+        }
         let repeats = task.level.repeats.unwrap_or(self.plan.repeats);
         for _ in 0..repeats {
             if self.interrupted() {
@@ -191,7 +198,25 @@ impl Meter<'_> {
             Some(n) => (Stop::Requests(n), task.level.max_duration),
             None => (Stop::Duration(self.plan.duration), Duration::ZERO),
         };
+        let (repeat, failure) = self.probed_repeat(target, task, Arrival::Closed, stop, cap)?;
+        cell.repeats.push(repeat);
+        failure.map_or(Ok(()), Err)
+    }
+
+    /// One load of `arrival` until `stop` (or `cap`, 0 = none) with the server tree probed
+    /// around and during it and foxbench's own CPU measured: its repeat, and the failure
+    /// that ends the cell after it (the target exited, or could not be probed), if any.
+    /// The window runner of both the repeats and the capacity search's windows.
+    pub(crate) fn probed_repeat(
+        &self,
+        target: &mut Running,
+        task: &Task,
+        arrival: Arrival,
+        stop: Stop,
+        cap: Duration,
+    ) -> Result<(Repeat, Option<CellFailure>), CellFailure> {
         let mut plan = self.load_plan(target.addr, task, stop);
+        plan.arrival = arrival;
         // The per-repeat series of the results and the report's charts over time.
         if !self.plan.sample_interval.is_zero() {
             plan.interval = self.plan.sample_interval;
@@ -230,7 +255,7 @@ impl Meter<'_> {
         });
         let probed = server.is_some();
         let client = client_window(&c1.since(&c0), elapsed_s, self.client_threads, completed);
-        cell.repeats.push(window::repeat(
+        let repeat = window::repeat(
             &result,
             task.tls.is_some(),
             capped,
@@ -238,12 +263,13 @@ impl Meter<'_> {
             client,
             series,
             intervals,
-        ));
-        match crashed {
-            Some(status) => Err(CellFailure::Exited(status)),
-            None if !probed => Err(CellFailure::Unprobed),
-            None => Ok(()),
-        }
+        );
+        let failure = match crashed {
+            Some(status) => Some(CellFailure::Exited(status)),
+            None if !probed => Some(CellFailure::Unprobed),
+            None => None,
+        };
+        Ok((repeat, failure))
     }
 
     fn load_plan(&self, addr: SocketAddr, task: &Task, stop: Stop) -> LoadPlan {

@@ -87,6 +87,7 @@ fn level_info(l: &Level, plan: &crate::suite::Plan) -> LevelInfo {
         keepalive: l.keepalive,
         repeats: l.repeats.unwrap_or(plan.repeats),
         tls_resume: l.tls_resume,
+        capacity: l.capacity.as_ref().map(|c| c.info(l.max_duration)),
     }
 }
 

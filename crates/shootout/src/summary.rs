@@ -408,6 +408,7 @@ mod tests {
                 summary: None,
                 diagnosis: None,
                 limits: Vec::new(),
+                capacity: None,
             };
             if measured {
                 cell.repeats.push(rep(10.0, &[1_000], zero_server()));

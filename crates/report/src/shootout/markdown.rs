@@ -259,6 +259,7 @@ pub fn to_markdown(r: &ShootoutResults) -> String {
              ᵗ one server thread saturated, ⁿ neither side's CPU saturated (contention, a pool or a lock), \
              ᵉ errors. Unmarked cells were server-CPU-bound.\n\n",
         );
+        out.push_str(&super::capacity::markdown(r));
         cost_tables(&mut out, r, &rows);
         param_tables(&mut out, r);
         production_table(&mut out, r, &rows);

@@ -134,6 +134,10 @@ pub struct Level {
     /// TLS session resumption on reconnect (`tls_resume`); `None` = on. No effect on a
     /// plain-HTTP scenario.
     pub tls_resume: Option<bool>,
+    /// A capacity level (`capacity = "p99<10ms"`): instead of repeats, a search for the
+    /// highest constant rate that holds the objective within `max_duration`. It runs only
+    /// where a target's or scenario's `levels` names it.
+    pub capacity: Option<crate::capacity::CapacityLevel>,
 }
 
 /// A level's `max_duration` when the suite gives none.
@@ -149,6 +153,7 @@ fn timed_level(c: usize) -> Level {
         keepalive: None,
         repeats: None,
         tls_resume: None,
+        capacity: None,
     }
 }
 
@@ -425,15 +430,33 @@ impl Suite {
     }
 
     /// The levels a target runs a scenario at: the plan's, less those the scenario's or
-    /// the target's `levels` leave out.
+    /// the target's `levels` leave out. Capacity levels are opt-in: one runs only when the
+    /// scenario's or the target's `levels` names it and the other's does not leave it out.
+    /// A `levels` list that names only capacity levels leaves no ordinary level out.
     pub fn levels_for(&self, scenario: &Scenario, target: &TargetSpec) -> Vec<&Level> {
-        let keeps = |only: &Option<Vec<String>>, l: &Level| {
-            only.as_ref().is_none_or(|names| names.contains(&l.name))
+        // Names of no ordinary level here: capacity levels, or [quick]'s / [plan]'s own.
+        let not_ordinary = |name: &String| {
+            !self
+                .plan
+                .levels
+                .iter()
+                .any(|l| &l.name == name && l.capacity.is_none())
+        };
+        // Whether a list keeps a level, and whether it named it.
+        let keeps = |only: &Option<Vec<String>>, l: &Level| match only {
+            None => (true, false),
+            Some(names) if names.contains(&l.name) => (true, true),
+            Some(_) if l.capacity.is_some() => (false, false),
+            Some(names) => (names.iter().all(not_ordinary), false),
         };
         self.plan
             .levels
             .iter()
-            .filter(|l| keeps(&scenario.levels, l) && keeps(&target.levels, l))
+            .filter(|l| {
+                let (s_keeps, s_named) = keeps(&scenario.levels, l);
+                let (t_keeps, t_named) = keeps(&target.levels, l);
+                s_keeps && t_keeps && (l.capacity.is_none() || s_named || t_named)
+            })
             .collect()
     }
 }

@@ -197,9 +197,13 @@ impl LevelNames<'_> {
                 list(self.plan)
             ));
         }
+        // A capacity level may be named from [plan] or [quick] alone (the quick run's may
+        // differ); a list naming only capacity levels leaves no ordinary level out.
+        let all = || self.plan.iter().chain(self.quick.into_iter().flatten());
+        let capacity = |n: &String| all().any(|l| &l.name == n && l.capacity.is_some());
         if let Some(n) = names
             .iter()
-            .find(|n| !self.plan.iter().any(|l| &l.name == *n))
+            .find(|n| !self.plan.iter().any(|l| &l.name == *n) && !capacity(n))
         {
             return Err(format!(
                 "{n:?} is not a level of [plan]: use {}",
@@ -207,7 +211,9 @@ impl LevelNames<'_> {
             ));
         }
         if let Some(quick) = self.quick {
-            if !names.iter().any(|n| quick.iter().any(|l| &l.name == n)) {
+            if !names.iter().all(capacity)
+                && !names.iter().any(|n| quick.iter().any(|l| &l.name == n))
+            {
                 return Err(format!(
                     "none of {names:?} is a level of [quick], so --quick would not measure it: add one of {}",
                     list(quick)

@@ -71,6 +71,7 @@ mod tests {
             keepalive,
             repeats: 1,
             tls_resume: None,
+            capacity: None,
         }
     }
 

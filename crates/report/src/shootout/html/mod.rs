@@ -189,6 +189,7 @@ mod tests {
             keepalive: None,
             repeats: 1,
             tls_resume: None,
+            capacity: None,
         }
     }
 
@@ -276,6 +277,7 @@ mod tests {
             summary,
             diagnosis: None,
             limits: Vec::new(),
+            capacity: None,
         }
     }
 
