@@ -610,6 +610,105 @@ levels = ["c10"]
         assert!(e.ends_with("it has j, c"), "{e}");
     }
 
+    /// A suite with a capacity level in [plan] and another in [quick], opted into by some
+    /// targets and not by a scenario that names its own levels.
+    const WITH_CAPACITY: &str = r#"
+name = "t"
+images = 5
+
+[plan]
+levels = [10, 100, { name = "cap", connections = 50, capacity = "p99<10ms, errors<1%", max_duration = "20s", window = "1500ms", start_rate = 4000 }]
+
+[quick]
+levels = [10, { name = "cap-quick", connections = 50, capacity = "p99<10ms", max_duration = "10s" }]
+
+[[scenario]]
+name = "redirect"
+[scenario.expect]
+status = 302
+headers = { Location = '^https://avatar\.example/Renard-(\d+)\.png$' }
+all_images = true
+
+[[scenario]]
+name = "svg"
+path = "/{hex:6}.svg"
+levels = ["c10"]
+[scenario.expect]
+status = 200
+
+[[target]]
+name = "a"
+language = "C"
+dir = "targets/c-epoll"
+start = "{out}/server {port}"
+levels = ["cap", "cap-quick"]
+
+[[target]]
+name = "b"
+language = "C"
+dir = "targets/c-epoll"
+start = "{out}/server {port}"
+levels = ["cap"]
+
+[[target]]
+name = "c"
+language = "C"
+dir = "targets/c-epoll"
+start = "{out}/server {port}"
+
+[[target]]
+name = "d"
+language = "C"
+dir = "targets/c-epoll"
+start = "{out}/server {port}"
+levels = ["c10", "cap"]
+"#;
+
+    #[test]
+    fn capacity_levels_parse_and_run_only_where_named() {
+        let s = Suite::parse(WITH_CAPACITY, "s.toml").unwrap();
+        let cap = s.plan.levels[2].capacity.as_ref().unwrap();
+        assert_eq!(cap.objective, "p99<10ms, errors<1%");
+        assert_eq!(cap.slo.clauses.len(), 2);
+        assert_eq!(cap.window, Duration::from_millis(1500));
+        assert_eq!(cap.start_per_sec, 4000.0);
+        assert_eq!(s.plan.levels[2].max_duration, Duration::from_secs(20));
+        assert!(s.plan.levels[..2].iter().all(|l| l.capacity.is_none()));
+        let names = |s: &Suite, sc: usize, t: usize| -> Vec<String> {
+            s.levels_for(&s.scenarios[sc], &s.targets[t])
+                .iter()
+                .map(|l| l.name.clone())
+                .collect()
+        };
+        // (scenario, target) → levels, in the full run then in --quick.
+        let cases: [((usize, usize), &[&str], &[&str]); 8] = [
+            ((0, 0), &["c10", "c100", "cap"], &["c10", "cap-quick"]),
+            ((0, 1), &["c10", "c100", "cap"], &["c10"]),
+            ((0, 2), &["c10", "c100"], &["c10"]),
+            ((0, 3), &["c10", "cap"], &["c10"]),
+            ((1, 0), &["c10"], &["c10"]),
+            ((1, 1), &["c10"], &["c10"]),
+            ((1, 2), &["c10"], &["c10"]),
+            ((1, 3), &["c10"], &["c10"]),
+        ];
+        let mut quick = s.clone();
+        quick.make_quick();
+        let q = quick.plan.levels[1].capacity.as_ref().unwrap();
+        assert_eq!(
+            (q.window, q.start_per_sec),
+            (Duration::from_secs(1), 1000.0),
+            "the defaults"
+        );
+        for ((sc, t), full, short) in cases {
+            assert_eq!(names(&s, sc, t), full, "scenario {sc}, target {t}");
+            assert_eq!(
+                names(&quick, sc, t),
+                short,
+                "--quick: scenario {sc}, target {t}"
+            );
+        }
+    }
+
     #[test]
     fn cpu_lists() {
         assert_eq!(parse_cpus("auto").unwrap(), None);

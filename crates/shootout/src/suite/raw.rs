@@ -329,7 +329,7 @@ fn capacity_level<E: de::Error>(
     let slo = objective.parse::<report::slo::Slo>().map_err(|e| {
         E::custom(format!(
             "capacity: {}",
-            e.to_string().trim_start_matches("--slo: ")
+            e.to_string().trim_start_matches("--slo ")
         ))
     })?;
     if let Some(c) = slo.clauses.iter().find(|c| {
