@@ -76,6 +76,7 @@ pub(super) fn charts(out: &mut String, r: &ShootoutResults, rows: &[&TargetResul
         spectrum_chart(out, r, rows, scenario, &of, si);
     }
     super::over_time::over_time(out, r, rows);
+    super::capacity::ramp_charts(out, r);
     resource_charts(out, r, rows);
     rss_over_time(out, r, rows);
     out.push_str("</section>\n");
