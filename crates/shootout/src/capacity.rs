@@ -124,7 +124,7 @@ pub fn window_row(rate: f64, phase: WindowPhase, r: &Repeat, verdict: &SloReport
 }
 
 impl Meter<'_> {
-    /// Runs a capacity level's search into `cell` (after the warm-up): its windows in
+    /// Runs a capacity level's search into `cell` (no warm-up: its first windows are): its windows in
     /// `cell.capacity`, the window at the rate found as its repeat. Ctrl-C ends it with the
     /// windows so far; a target that exits or cannot be probed fails it, windows kept.
     pub(crate) fn capacity(

@@ -135,7 +135,8 @@ impl Meter<'_> {
         self.interrupt.load(Ordering::Relaxed)
     }
 
-    /// Warms the target up, then runs the level's repeats into `cell`. Ctrl-C ends it early
+    /// Warms the target up, then runs the level's repeats into `cell` (a capacity level: its
+    /// search, without warm-up). Ctrl-C ends it early
     /// with the repeats so far; a failure leaves the repeats so far for the caller to mark.
     pub fn measure(
         &self,
@@ -143,10 +144,12 @@ impl Meter<'_> {
         task: &Task,
         cell: &mut Cell,
     ) -> Result<(), CellFailure> {
-        self.warm_up(target, task, cell)?;
+        // A capacity level has no warm-up: its search starts low, and its first windows
+        // (doubling from the start rate) warm the target as the slices would.
         if let Some(capacity) = &task.level.capacity {
             return self.capacity(target, task, capacity, cell);
         }
+        self.warm_up(target, task, cell)?;
         let repeats = task.level.repeats.unwrap_or(self.plan.repeats);
         for _ in 0..repeats {
             if self.interrupted() {

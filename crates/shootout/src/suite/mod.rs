@@ -709,6 +709,49 @@ levels = ["c10", "cap"]
         }
     }
 
+    /// The avatar challenge searches the capacity of issue 12's five servers, on the
+    /// redirect only; --quick of avatar alone.
+    #[test]
+    fn the_default_suite_searches_the_capacity_of_five_servers() {
+        let full = Suite::parse(DEFAULT_SUITE, "built-in").unwrap();
+        let mut quick = full.clone();
+        quick.make_quick();
+        let running = |s: &Suite, level: &str| -> Vec<(String, String)> {
+            let mut v = Vec::new();
+            for sc in &s.scenarios {
+                for t in s.targets.iter().filter(|t| sc.applies_to(t)) {
+                    if s.levels_for(sc, t).iter().any(|l| l.name == level) {
+                        v.push((sc.name.clone(), t.name.clone()));
+                    }
+                }
+            }
+            v
+        };
+        let five = [
+            "avatar",
+            "c-epoll",
+            "nginx",
+            "go-nethttp",
+            "java-httpserver",
+        ];
+        let want = |names: &[&str]| -> Vec<(String, String)> {
+            names
+                .iter()
+                .map(|n| ("redirect".to_string(), n.to_string()))
+                .collect()
+        };
+        assert_eq!(running(&full, "cap"), want(&five));
+        assert_eq!(running(&quick, "cap-quick"), want(&["avatar"]));
+        let cap = full.plan.levels.iter().find(|l| l.name == "cap").unwrap();
+        assert_eq!(cap.capacity.as_ref().unwrap().objective, "p99<10ms");
+        // Every other level still runs for the five.
+        let avatar = full.targets.iter().find(|t| t.name == "avatar").unwrap();
+        assert_eq!(
+            full.levels_for(&full.scenarios[0], avatar).len(),
+            full.plan.levels.len()
+        );
+    }
+
     #[test]
     fn cpu_lists() {
         assert_eq!(parse_cpus("auto").unwrap(), None);
