@@ -81,7 +81,8 @@ fn level_info(l: &Level, plan: &crate::suite::Plan) -> LevelInfo {
     LevelInfo {
         name: l.name.clone(),
         connections: l.connections as u64,
-        duration_s: l.requests.is_none().then_some(plan.duration.as_secs_f64()),
+        duration_s: (l.requests.is_none() && l.capacity.is_none())
+            .then_some(plan.duration.as_secs_f64()),
         requests: l.requests,
         max_duration_s: l.requests.map(|_| l.max_duration.as_secs_f64()),
         keepalive: l.keepalive,

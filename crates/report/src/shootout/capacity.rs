@@ -176,7 +176,8 @@ pub fn stopped_text(s: Stopped) -> &'static str {
     }
 }
 
-fn thousands(v: f64) -> String {
+/// A whole number with thousands separators: `12,345`.
+pub fn thousands(v: f64) -> String {
     let n = v.round() as u64;
     let s = n.to_string();
     let mut out = String::new();
@@ -225,13 +226,13 @@ pub fn markdown(r: &ShootoutResults) -> String {
          the rate each server sustains, ranked. Closed-loop req/s cannot give this ranking when \
          the client is the bottleneck; a capacity marked ᶜ is foxbench's limit, not the server's.\n\n",
     );
-    o.push_str("| # | target | scenario | level | capacity (req/s) | p99 at it | bracket (held – failed) | closed-loop req/s, same connections | windows | search | stopped |\n");
-    o.push_str("|---:|---|---|---|---:|---:|---|---:|---:|---:|---|\n");
+    o.push_str("| # | target | scenario | level | capacity (req/s) | p99 at it | bracket (held – failed) | closed-loop req/s, same connections | search | stopped |\n");
+    o.push_str("|---:|---|---|---|---:|---:|---|---:|---:|---|\n");
     for (i, row) in rows.iter().enumerate() {
         let c = row.capacity;
         let _ = writeln!(
             o,
-            "| {} | {} | {} | {} (c{}) | {}{} | {} | {} | {} | {} | {:.0} s of {:.0} s | {} |",
+            "| {} | {} | {} | {} (c{}) | {}{} | {} | {} | {} | {} windows, {:.0} s of {:.0} s | {} |",
             i + 1,
             row.target,
             row.scenario,

@@ -429,6 +429,14 @@ pub fn to_markdown(r: &ShootoutResults) -> String {
         } else {
             ""
         };
+        if let Some(c) = &l.capacity {
+            let _ = writeln!(
+                out,
+                "- level {}: {} connections, capacity under `{}`: the highest constant rate holding it, windows of {} s, {} s budget, no warm-up",
+                l.name, l.connections, c.objective, c.window_s, c.budget_s
+            );
+            continue;
+        }
         let _ = writeln!(
             out,
             "- level {}: {} connections, {what}{ka}{resume}, {} repeat{}",

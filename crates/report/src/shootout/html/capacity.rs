@@ -9,7 +9,7 @@ use super::numbers::{tick_rate, tick_us};
 use super::{swatch, target_style};
 use crate::human_us;
 use crate::shootout::capacity::{
-    bracket_text, p99_at_rate, ranking, rate_text, stopped_text, CellWindow,
+    bracket_text, p99_at_rate, ranking, rate_text, stopped_text, thousands, CellWindow,
 };
 use crate::shootout::svg::{self, esc, Axis, LineChart, Point, Scale, Series};
 use crate::shootout::ShootoutResults;
@@ -29,8 +29,8 @@ pub(super) fn table(out: &mut String, r: &ShootoutResults) {
          req/s cannot show when the client is the bottleneck. <b>ᶜ</b> client-bound: foxbench's CPU was saturated at \
          the rate found or at the rate that failed, so the server may sustain more.</p>\n\
          <div class=\"scroll\"><table>\n<thead><tr><th class=\"n\">#</th><th>target</th><th>scenario</th><th>level</th>\
-         <th class=\"n\">capacity (req/s)</th><th class=\"n\">p99 at it</th><th>bracket (held – failed)</th>\
-         <th class=\"n\">closed-loop req/s, same connections</th><th class=\"n\">windows</th><th class=\"n\">search</th>\
+         <th class=\"n\">capacity, req/s</th><th class=\"n\">p99 at it</th><th>bracket (held – failed)</th>\
+         <th class=\"n\" title=\"the closed-loop median req/s of the same scenario at the same connections\">closed loop, same c</th><th class=\"n\">search</th>\
          <th>stopped</th></tr></thead>\n<tbody>",
         objectives
             .iter()
@@ -45,7 +45,7 @@ pub(super) fn table(out: &mut String, r: &ShootoutResults) {
             out,
             "<tr><td class=\"n\">{}</td><th scope=\"row\">{}{}</th><td>{}</td><td>{} (c{})</td>\
              <td class=\"n\"{}>{}{}</td><td class=\"n\">{}</td><td>{}</td><td class=\"n\">{}</td>\
-             <td class=\"n\">{}</td><td class=\"n\">{:.0} s of {:.0} s</td><td>{}</td></tr>",
+             <td class=\"n\">{} windows, {:.0} s of {:.0} s</td><td>{}</td></tr>",
             i + 1,
             t.map(|t| swatch(r, t)).unwrap_or_default(),
             esc(row.target),
@@ -61,7 +61,7 @@ pub(super) fn table(out: &mut String, r: &ShootoutResults) {
             if c.client_bound { " ᶜ" } else { "" },
             p99_at_rate(c).map_or("-".into(), human_us),
             esc(&bracket_text(c.bracket)),
-            row.closed_rps.map_or("-".into(), |v| format!("{v:.0}")),
+            row.closed_rps.map_or("-".into(), thousands),
             c.windows.len(),
             c.elapsed_s,
             c.budget_s,
