@@ -681,7 +681,8 @@ levels = ["c10", "cap"]
                 .collect()
         };
         // (scenario, target) → levels, in the full run then in --quick.
-        let cases: [((usize, usize), &[&str], &[&str]); 8] = [
+        type Case<'a> = ((usize, usize), &'a [&'a str], &'a [&'a str]);
+        let cases: [Case; 8] = [
             ((0, 0), &["c10", "c100", "cap"], &["c10", "cap-quick"]),
             ((0, 1), &["c10", "c100", "cap"], &["c10"]),
             ((0, 2), &["c10", "c100"], &["c10"]),
