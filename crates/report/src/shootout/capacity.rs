@@ -309,6 +309,101 @@ mod tests {
         }
     }
 
+    /// The fixture's run with a capacity cell added to its first two measured targets:
+    /// the second sustains more, client-bound.
+    fn with_capacity() -> ShootoutResults {
+        let text = include_str!("../../tests/data/results.json");
+        let mut r = ShootoutResults::from_json(text).unwrap();
+        let measured: Vec<usize> = r
+            .targets
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.cells.iter().any(|c| c.summary.is_some()))
+            .map(|(i, _)| i)
+            .take(2)
+            .collect();
+        assert_eq!(measured.len(), 2, "the fixture has two measured targets");
+        for (n, &i) in measured.iter().enumerate() {
+            let t = &mut r.targets[i];
+            let mut cell = t
+                .cells
+                .iter()
+                .find(|c| c.summary.is_some())
+                .unwrap()
+                .clone();
+            cell.level = "cap".into();
+            let (held, failed) = (1000.0 * (n + 1) as f64, 1100.0 * (n + 1) as f64);
+            let windows = vec![
+                window(held / 2.0, true, false),
+                window(held, true, n == 1),
+                window(failed, false, false),
+            ];
+            let bracket = Bracket {
+                held_per_sec: Some(held),
+                failed_per_sec: Some(failed),
+            };
+            cell.capacity = Some(CellCapacity {
+                objective: "p99<10ms".into(),
+                rate_per_sec: Some(held),
+                bracket,
+                stopped: Stopped::Converged,
+                client_bound: CellCapacity::client_bound_of(&windows, bracket),
+                window_s: 0.5,
+                budget_s: 8.0,
+                elapsed_s: 2.4,
+                windows,
+            });
+            t.cells.push(cell);
+        }
+        r
+    }
+
+    #[test]
+    fn the_ranking_puts_the_highest_sustained_rate_first_and_marks_the_client_bound() {
+        let r = with_capacity();
+        let rows = ranking(&r);
+        assert_eq!(rows.len(), 2);
+        assert_eq!(
+            rows.iter()
+                .map(|r| (r.capacity.rate_per_sec, r.capacity.client_bound))
+                .collect::<Vec<_>>(),
+            [(Some(2000.0), true), (Some(1000.0), false)]
+        );
+        assert!(
+            rows.iter().all(|r| r.closed_rps.is_some()),
+            "closed loop beside it"
+        );
+        let md = crate::shootout::to_markdown(&r);
+        let table: Vec<&str> = md
+            .lines()
+            .skip_while(|l| !l.starts_with("## Capacity under `p99<10ms`"))
+            .filter(|l| l.starts_with("| 1 |") || l.starts_with("| 2 |"))
+            .collect();
+        assert_eq!(table.len(), 2, "{md}");
+        assert!(
+            table[0].contains(&format!("| {} |", rows[0].target)),
+            "{}",
+            table[0]
+        );
+        assert!(table[0].contains("| 2,000 ᶜ |"), "{}", table[0]);
+        assert!(table[1].contains("| 1,000 |") && table[1].contains("| 1,000 – 1,100 |"));
+        assert!(md.contains("ᶜ client-bound: foxbench's CPU was saturated"));
+        let html = crate::shootout::to_html(&r);
+        crate::shootout::svg::assert_finite(&html);
+        assert!(html.contains("<div id=\"capacity\"><h3>Capacity under <code>p99&lt;10ms</code>"));
+        assert!(
+            html.contains("id=\"chart-capacity-0\""),
+            "latency over the ramp"
+        );
+        assert!(html.contains("2,000 ᶜ"));
+        // Without a capacity level, neither report has the section.
+        let plain =
+            ShootoutResults::from_json(include_str!("../../tests/data/results.json")).unwrap();
+        assert!(!crate::shootout::to_markdown(&plain).contains("Capacity under"));
+        let html = crate::shootout::to_html(&plain);
+        assert!(!html.contains("Capacity under") && !html.contains("chart-capacity"));
+    }
+
     #[test]
     fn rates_read_for_people() {
         let mut c = CellCapacity {
