@@ -530,11 +530,15 @@ fn cell_line(cell: &Cell) -> Option<String> {
                 .map(|u| format!("{u:.1} µs/req"))
                 .unwrap_or_default(),
             d.bottleneck.as_str()
-        ) + &[summary.handshake_line(), summary.process_line()]
-            .into_iter()
-            .flatten()
-            .map(|l| format!("\n      {l}"))
-            .collect::<String>(),
+        ) + &[
+            summary.handshake_line(),
+            summary.process_line(),
+            cell.capacity.as_ref().map(|c| c.line()),
+        ]
+        .into_iter()
+        .flatten()
+        .map(|l| format!("\n      {l}"))
+        .collect::<String>(),
     )
 }
 

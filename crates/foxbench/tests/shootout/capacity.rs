@@ -50,6 +50,10 @@ fn a_capacity_level_searches_within_its_budget_and_is_ranked() {
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");
+    assert!(
+        err.lines().any(|l| l.trim_start().starts_with("capacity ") && l.contains("req/s under p99<200ms")),
+        "the progress names the capacity: {err}"
+    );
     let v = results(&out.join("run"));
     let level = v["protocol"]["plan"]["levels"]
         .as_array()

@@ -83,6 +83,26 @@ pub struct CellWindow {
 }
 
 impl CellCapacity {
+    /// The search in one line, for the progress output: `capacity 16,000 req/s under
+    /// p99<10ms (bracket 16,000 – 16,250, converged, 9 windows in 4.8 s)`.
+    pub fn line(&self) -> String {
+        format!(
+            "capacity {} req/s under {}{} (bracket {}, {}, {} window{} in {:.1} s)",
+            rate_text(self),
+            self.objective,
+            if self.client_bound {
+                ", client-bound"
+            } else {
+                ""
+            },
+            bracket_text(self.bracket),
+            stopped_text(self.stopped),
+            self.windows.len(),
+            if self.windows.len() == 1 { "" } else { "s" },
+            self.elapsed_s
+        )
+    }
+
     /// Whether the client bounded the rate found: saturated at it or at the lowest rate
     /// that failed (the same rule as `foxbench load --find-max`, without its spectrum).
     pub fn client_bound_of(windows: &[CellWindow], bracket: Bracket) -> bool {
@@ -421,6 +441,10 @@ mod tests {
             windows: vec![window(12_345.4, true, false)],
         };
         assert_eq!(rate_text(&c), "12,345");
+        assert_eq!(
+            c.line(),
+            "capacity 12,345 req/s under p99<10ms (bracket 12,345 – -, converged, 1 window in 19.0 s)"
+        );
         assert_eq!(bracket_text(c.bracket), "12,345 – -");
         assert_eq!(p99_at_rate(&c), Some(900.0));
         c.stopped = Stopped::Ceiling;
