@@ -326,12 +326,18 @@ impl Slo {
     /// Judges every clause against a finished run; `breach` is what stopped it early under
     /// `--slo-abort`, and fails its clause whatever the whole run's value.
     pub fn judge(&self, report: &LoadReport, breach: Option<&Breach>) -> SloReport {
+        self.judge_figures(&Figures::of(report), breach)
+    }
+
+    /// The verdict on a run given by its figures alone (a shootout window, which keeps no
+    /// `LoadReport`).
+    pub fn judge_figures(&self, figures: &Figures, breach: Option<&Breach>) -> SloReport {
         let clauses: Vec<ClauseVerdict> = self
             .clauses
             .iter()
             .enumerate()
             .map(|(i, c)| {
-                let observed = observe(c, report);
+                let observed = observe(c, figures);
                 ClauseVerdict {
                     clause: c.text.clone(),
                     metric: c.metric_name(),
@@ -352,23 +358,52 @@ impl Slo {
     }
 }
 
+/// What a clause can be judged on: a run's histograms and counts.
+#[derive(Debug, Clone, Copy)]
+pub struct Figures<'a> {
+    /// The corrected latency histogram (`hdr_base64`).
+    pub corrected: &'a str,
+    /// The service-time histogram, when the run recorded it.
+    pub service: Option<&'a str>,
+    /// Requests sent.
+    pub sent: u64,
+    /// Requests that failed: errors and failure statuses.
+    pub failed: u64,
+    /// Complete responses per second.
+    pub requests_per_sec: f64,
+}
+
+impl<'a> Figures<'a> {
+    /// The figures of a `foxbench load` report.
+    pub fn of(r: &'a LoadReport) -> Figures<'a> {
+        Figures {
+            corrected: &r.latency.hdr_base64,
+            service: Series::Service.histogram(r),
+            sent: r.requests.sent,
+            failed: r.requests.errors + r.requests.failed_status,
+            requests_per_sec: r.throughput.requests_per_sec,
+        }
+    }
+}
+
 /// The value of a clause's metric over the whole run; None when it cannot be measured
 /// (a percentile of a run with no response, a series the run did not record).
-fn observe(c: &Clause, r: &LoadReport) -> Option<f64> {
+fn observe(c: &Clause, r: &Figures) -> Option<f64> {
     match c.metric {
         Metric::Percentile { p, series } => {
-            let h = stats::Latency::from_base64(series.histogram(r)?).ok()?;
+            let hdr = match series {
+                Series::Corrected => Some(r.corrected),
+                Series::Service => r.service,
+            };
+            let h = stats::Latency::from_base64(hdr?).ok()?;
             (!h.is_empty()).then(|| h.percentile_ns(p) as f64 / 1e3)
         }
-        Metric::Errors => {
-            let q = &r.requests;
-            Some(if q.sent == 0 {
-                0.0
-            } else {
-                100.0 * (q.errors + q.failed_status) as f64 / q.sent as f64
-            })
-        }
-        Metric::Rps => Some(r.throughput.requests_per_sec),
+        Metric::Errors => Some(if r.sent == 0 {
+            0.0
+        } else {
+            100.0 * r.failed as f64 / r.sent as f64
+        }),
+        Metric::Rps => Some(r.requests_per_sec),
     }
 }
 

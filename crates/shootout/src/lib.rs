@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 pub mod cache;
+pub mod capacity;
 pub mod check;
 pub mod client;
 pub mod diagnosis;

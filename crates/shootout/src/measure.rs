@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use load::{Arrival, Control, Plan as LoadPlan, RequestSpec, RunResult, StatusSet, Stop, Target};
 use report::shootout::{
-    Cell, CellStatus, CounterCheck, ProbePoint, ThreadDump, ThreadWaits, TierWindow,
+    Cell, CellStatus, CounterCheck, ProbePoint, Repeat, ThreadDump, ThreadWaits, TierWindow,
 };
 
 use crate::lifecycle::Running;
@@ -41,6 +41,9 @@ pub enum CellFailure {
     /// The target's process tree could not be read around a repeat (which is kept).
     #[error("the target's process could not be probed")]
     Unprobed,
+    /// A capacity level's search could not be set up.
+    #[error("the capacity search cannot run: {0}")]
+    Capacity(String),
 }
 
 /// A scenario at a level: what one cell loads.
@@ -110,6 +113,7 @@ impl<'a> Task<'a> {
             tiers: Vec::new(),
             counters: Vec::new(),
             limiting_tier: None,
+            capacity: None,
         }
     }
 }
@@ -127,7 +131,7 @@ pub struct Dumps<'a> {
 
 /// A dump to take during one repeat.
 #[derive(Debug, Clone)]
-struct DumpPlan {
+pub(crate) struct DumpPlan {
     /// When, since the repeat started.
     at: Duration,
     /// Whatever the threads are doing.
@@ -226,7 +230,7 @@ struct Probed {
 /// Requests foxbench completed and sent over a level, warm-up included: what the
 /// services' counters are checked against.
 #[derive(Debug, Clone, Copy, Default)]
-struct Tally {
+pub(crate) struct Tally {
     completed: u64,
     sent: u64,
 }
@@ -243,7 +247,8 @@ impl Meter<'_> {
         self.interrupt.load(Ordering::Relaxed)
     }
 
-    /// Warms the target up, then runs the level's repeats into `cell`. Ctrl-C ends it early
+    /// Warms the target up, then runs the level's repeats into `cell` (a capacity level: its
+    /// search, without warm-up). Ctrl-C ends it early
     /// with the repeats so far; a failure leaves the repeats so far for the caller to mark.
     pub fn measure(
         &self,
@@ -251,6 +256,11 @@ impl Meter<'_> {
         task: &Task,
         cell: &mut Cell,
     ) -> Result<(), CellFailure> {
+        // A capacity level has no warm-up: its search starts low, and its first windows
+        // (doubling from the start rate) warm the target as the slices would.
+        if let Some(capacity) = &task.level.capacity {
+            return self.capacity(target, task, capacity, cell);
+        }
         let before: Vec<Option<Result<u64, String>>> = self
             .services
             .iter()
@@ -370,7 +380,36 @@ impl Meter<'_> {
             Some(n) => (Stop::Requests(n), task.level.max_duration),
             None => (Stop::Duration(self.plan.duration), Duration::ZERO),
         };
+        let (repeat, dumps, failure) = self.probed_repeat(
+            target,
+            task,
+            Arrival::Closed,
+            (stop, cap),
+            (dump, futex_idle),
+            tally,
+        )?;
+        cell.repeats.push(repeat);
+        cell.thread_dumps.extend(dumps);
+        failure.map_or(Ok(()), Err)
+    }
+
+    /// One load of `arrival` until `stop` (or `cap`, 0 = none) with the server tree and the
+    /// services probed around and during it, its threads' waits sampled (the thread dumps of
+    /// `dump` taken; `futex_idle` threads were parked before the load) and foxbench's own CPU
+    /// measured: its repeat, the dumps, and the failure that ends the cell after it (the
+    /// target exited, or could not be probed), if any; `tally` counts its requests. The
+    /// window runner of both the repeats and the capacity search's windows.
+    pub(crate) fn probed_repeat(
+        &self,
+        target: &mut Running,
+        task: &Task,
+        arrival: Arrival,
+        (stop, cap): (Stop, Duration),
+        (dump, futex_idle): (Option<DumpPlan>, u64),
+        tally: &mut Tally,
+    ) -> Result<(Repeat, Vec<ThreadDump>, Option<CellFailure>), CellFailure> {
         let mut plan = self.load_plan(target.addr, task, stop);
+        plan.arrival = arrival;
         // The per-repeat series of the results and the report's charts over time.
         if !self.plan.sample_interval.is_zero() {
             plan.interval = self.plan.sample_interval;
@@ -443,13 +482,12 @@ impl Meter<'_> {
             ..window::thread_waits(&waits)
         });
         rep.services = services;
-        cell.repeats.push(rep);
-        cell.thread_dumps.extend(dumps);
-        match crashed {
-            Some(status) => Err(CellFailure::Exited(status)),
-            None if !probed => Err(CellFailure::Unprobed),
-            None => Ok(()),
-        }
+        let failure = match crashed {
+            Some(status) => Some(CellFailure::Exited(status)),
+            None if !probed => Some(CellFailure::Unprobed),
+            None => None,
+        };
+        Ok((rep, dumps, failure))
     }
 
     /// Each service's window: CPU between the edges, peaks from the edges and the samples.

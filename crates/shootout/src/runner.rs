@@ -86,12 +86,14 @@ fn level_info(l: &Level, plan: &crate::suite::Plan) -> LevelInfo {
     LevelInfo {
         name: l.name.clone(),
         connections: l.connections as u64,
-        duration_s: l.requests.is_none().then_some(plan.duration.as_secs_f64()),
+        duration_s: (l.requests.is_none() && l.capacity.is_none())
+            .then_some(plan.duration.as_secs_f64()),
         requests: l.requests,
         max_duration_s: l.requests.map(|_| l.max_duration.as_secs_f64()),
         keepalive: l.keepalive,
         repeats: l.repeats.unwrap_or(plan.repeats),
         tls_resume: l.tls_resume,
+        capacity: l.capacity.as_ref().map(|c| c.info(l.max_duration)),
     }
 }
 
@@ -618,11 +620,15 @@ fn cell_line(cell: &Cell) -> Option<String> {
                 .map(|u| format!("{u:.1} µs/req"))
                 .unwrap_or_default(),
             d.bottleneck.as_str()
-        ) + &[summary.handshake_line(), summary.process_line()]
-            .into_iter()
-            .flatten()
-            .map(|l| format!("\n      {l}"))
-            .collect::<String>(),
+        ) + &[
+            summary.handshake_line(),
+            summary.process_line(),
+            cell.capacity.as_ref().map(|c| c.line()),
+        ]
+        .into_iter()
+        .flatten()
+        .map(|l| format!("\n      {l}"))
+        .collect::<String>(),
     )
 }
 

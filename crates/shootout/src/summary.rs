@@ -472,6 +472,7 @@ mod tests {
                 tiers: Vec::new(),
                 counters: Vec::new(),
                 limiting_tier: None,
+                capacity: None,
             };
             if measured {
                 cell.repeats.push(rep(10.0, &[1_000], zero_server()));

@@ -303,3 +303,17 @@ fn a_bad_objective_is_one_line_and_exit_2() {
     // The search's own flags need the search.
     usage_error(&["load", "--window", "1s", url], "--find-max");
 }
+
+/// A search is one process's sequence of windows: it cannot be a shard of a plan shared by
+/// agents, nor wait for a start instant.
+#[test]
+fn find_max_refuses_shard_and_start_at() {
+    let url = "http://127.0.0.1:9/";
+    for extra in [["--shard", "0/2"], ["--start-at", "+1s"]] {
+        let mut args = vec!["load", "--find-max", "p99<10ms"];
+        args.extend(extra);
+        args.push(url);
+        usage_error(&args, "cannot be used with");
+        usage_error(&args, extra[0]);
+    }
+}

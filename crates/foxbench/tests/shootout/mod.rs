@@ -4,6 +4,7 @@
 use super::*;
 use std::path::{Path, PathBuf};
 
+mod capacity;
 mod production;
 mod services;
 mod waiting;

@@ -261,6 +261,7 @@ pub fn to_markdown(r: &ShootoutResults) -> String {
              ᵗ one server thread saturated, ˢ a service's CPU saturated (the tier behind the target), ⁿ neither side's CPU saturated (contention, a pool or a lock), \
              ˡ lock-bound (CPUs not busy, most threads waiting on a futex), ᵉ errors. Unmarked cells were server-CPU-bound.\n\n",
         );
+        out.push_str(&super::capacity::markdown(r));
         cost_tables(&mut out, r, &rows);
         param_tables(&mut out, r);
         production_table(&mut out, r, &rows);
@@ -445,6 +446,14 @@ pub fn to_markdown(r: &ShootoutResults) -> String {
         } else {
             ""
         };
+        if let Some(c) = &l.capacity {
+            let _ = writeln!(
+                out,
+                "- level {}: {} connections, capacity under `{}`: the highest constant rate holding it, windows of {} s, {} s budget, no warm-up",
+                l.name, l.connections, c.objective, c.window_s, c.budget_s
+            );
+            continue;
+        }
         let _ = writeln!(
             out,
             "- level {}: {} connections, {what}{ka}{resume}, {} repeat{}",

@@ -5,6 +5,7 @@
 //! Everything here is plain data written by the shootout runner; the renderings read
 //! nothing else, so `foxbench report results.json` reproduces them exactly.
 
+pub mod capacity;
 pub(crate) mod html;
 pub(crate) mod markdown;
 mod production;
@@ -143,6 +144,9 @@ pub struct LevelInfo {
     /// per connection); `None` = on.
     #[serde(default)]
     pub tls_resume: Option<bool>,
+    /// A capacity level's objective, window and budget; absent for other levels.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<capacity::LevelCapacity>,
 }
 
 /// What happened to one target (or one row of a target's parameters).
@@ -345,6 +349,10 @@ pub struct Cell {
     /// `foxbench doctor`); empty when none was, and in results written before them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub limits: Vec<LimitNote>,
+    /// A capacity level's search: the rate found under the objective and every window;
+    /// absent for other levels and in results written before capacity levels.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<capacity::CellCapacity>,
 }
 
 /// A machine limit short for a level, as `foxbench doctor` reports it.

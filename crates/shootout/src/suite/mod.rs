@@ -141,6 +141,10 @@ pub struct Level {
     /// TLS session resumption on reconnect (`tls_resume`); `None` = on. No effect on a
     /// plain-HTTP scenario.
     pub tls_resume: Option<bool>,
+    /// A capacity level (`capacity = "p99<10ms"`): instead of repeats, a search for the
+    /// highest constant rate that holds the objective within `max_duration`. It runs only
+    /// where a target's or scenario's `levels` names it.
+    pub capacity: Option<crate::capacity::CapacityLevel>,
 }
 
 /// A level's `max_duration` when the suite gives none.
@@ -156,6 +160,7 @@ fn timed_level(c: usize) -> Level {
         keepalive: None,
         repeats: None,
         tls_resume: None,
+        capacity: None,
     }
 }
 
@@ -469,15 +474,33 @@ impl Suite {
     }
 
     /// The levels a target runs a scenario at: the plan's, less those the scenario's or
-    /// the target's `levels` leave out.
+    /// the target's `levels` leave out. Capacity levels are opt-in: one runs only when the
+    /// scenario's or the target's `levels` names it and the other's does not leave it out.
+    /// A `levels` list that names only capacity levels leaves no ordinary level out.
     pub fn levels_for(&self, scenario: &Scenario, target: &TargetSpec) -> Vec<&Level> {
-        let keeps = |only: &Option<Vec<String>>, l: &Level| {
-            only.as_ref().is_none_or(|names| names.contains(&l.name))
+        // Names of no ordinary level here: capacity levels, or [quick]'s / [plan]'s own.
+        let not_ordinary = |name: &String| {
+            !self
+                .plan
+                .levels
+                .iter()
+                .any(|l| &l.name == name && l.capacity.is_none())
+        };
+        // Whether a list keeps a level, and whether it named it.
+        let keeps = |only: &Option<Vec<String>>, l: &Level| match only {
+            None => (true, false),
+            Some(names) if names.contains(&l.name) => (true, true),
+            Some(_) if l.capacity.is_some() => (false, false),
+            Some(names) => (names.iter().all(not_ordinary), false),
         };
         self.plan
             .levels
             .iter()
-            .filter(|l| keeps(&scenario.levels, l) && keeps(&target.levels, l))
+            .filter(|l| {
+                let (s_keeps, s_named) = keeps(&scenario.levels, l);
+                let (t_keeps, t_named) = keeps(&target.levels, l);
+                s_keeps && t_keeps && (l.capacity.is_none() || s_named || t_named)
+            })
             .collect()
     }
 }
@@ -679,6 +702,149 @@ levels = ["c10"]
         assert_eq!(names, ["j[jvm=-Xmx8m,stack=1m]", "c"]);
         let e = with_params().select(&["k".into()]).unwrap_err().to_string();
         assert!(e.ends_with("it has j, c"), "{e}");
+    }
+
+    /// A suite with a capacity level in [plan] and another in [quick], opted into by some
+    /// targets and not by a scenario that names its own levels.
+    const WITH_CAPACITY: &str = r#"
+name = "t"
+images = 5
+
+[plan]
+levels = [10, 100, { name = "cap", connections = 50, capacity = "p99<10ms, errors<1%", max_duration = "20s", window = "1500ms", start_rate = 4000 }]
+
+[quick]
+levels = [10, { name = "cap-quick", connections = 50, capacity = "p99<10ms", max_duration = "10s" }]
+
+[[scenario]]
+name = "redirect"
+[scenario.expect]
+status = 302
+headers = { Location = '^https://avatar\.example/Renard-(\d+)\.png$' }
+all_images = true
+
+[[scenario]]
+name = "svg"
+path = "/{hex:6}.svg"
+levels = ["c10"]
+[scenario.expect]
+status = 200
+
+[[target]]
+name = "a"
+language = "C"
+dir = "targets/c-epoll"
+start = "{out}/server {port}"
+levels = ["cap", "cap-quick"]
+
+[[target]]
+name = "b"
+language = "C"
+dir = "targets/c-epoll"
+start = "{out}/server {port}"
+levels = ["cap"]
+
+[[target]]
+name = "c"
+language = "C"
+dir = "targets/c-epoll"
+start = "{out}/server {port}"
+
+[[target]]
+name = "d"
+language = "C"
+dir = "targets/c-epoll"
+start = "{out}/server {port}"
+levels = ["c10", "cap"]
+"#;
+
+    #[test]
+    fn capacity_levels_parse_and_run_only_where_named() {
+        let s = Suite::parse(WITH_CAPACITY, "s.toml").unwrap();
+        let cap = s.plan.levels[2].capacity.as_ref().unwrap();
+        assert_eq!(cap.objective, "p99<10ms, errors<1%");
+        assert_eq!(cap.slo.clauses.len(), 2);
+        assert_eq!(cap.window, Duration::from_millis(1500));
+        assert_eq!(cap.start_per_sec, 4000.0);
+        assert_eq!(s.plan.levels[2].max_duration, Duration::from_secs(20));
+        assert!(s.plan.levels[..2].iter().all(|l| l.capacity.is_none()));
+        let names = |s: &Suite, sc: usize, t: usize| -> Vec<String> {
+            s.levels_for(&s.scenarios[sc], &s.targets[t])
+                .iter()
+                .map(|l| l.name.clone())
+                .collect()
+        };
+        // (scenario, target) → levels, in the full run then in --quick.
+        type Case<'a> = ((usize, usize), &'a [&'a str], &'a [&'a str]);
+        let cases: [Case; 8] = [
+            ((0, 0), &["c10", "c100", "cap"], &["c10", "cap-quick"]),
+            ((0, 1), &["c10", "c100", "cap"], &["c10"]),
+            ((0, 2), &["c10", "c100"], &["c10"]),
+            ((0, 3), &["c10", "cap"], &["c10"]),
+            ((1, 0), &["c10"], &["c10"]),
+            ((1, 1), &["c10"], &["c10"]),
+            ((1, 2), &["c10"], &["c10"]),
+            ((1, 3), &["c10"], &["c10"]),
+        ];
+        let mut quick = s.clone();
+        quick.make_quick();
+        let q = quick.plan.levels[1].capacity.as_ref().unwrap();
+        assert_eq!(
+            (q.window, q.start_per_sec),
+            (Duration::from_secs(1), 1000.0),
+            "the defaults"
+        );
+        for ((sc, t), full, short) in cases {
+            assert_eq!(names(&s, sc, t), full, "scenario {sc}, target {t}");
+            assert_eq!(
+                names(&quick, sc, t),
+                short,
+                "--quick: scenario {sc}, target {t}"
+            );
+        }
+    }
+
+    /// The avatar challenge searches the capacity of issue 12's five servers, on the
+    /// redirect only; --quick of avatar alone.
+    #[test]
+    fn the_default_suite_searches_the_capacity_of_five_servers() {
+        let full = Suite::parse(DEFAULT_SUITE, "built-in").unwrap();
+        let mut quick = full.clone();
+        quick.make_quick();
+        let running = |s: &Suite, level: &str| -> Vec<(String, String)> {
+            let mut v = Vec::new();
+            for sc in &s.scenarios {
+                for t in s.targets.iter().filter(|t| sc.applies_to(t)) {
+                    if s.levels_for(sc, t).iter().any(|l| l.name == level) {
+                        v.push((sc.name.clone(), t.name.clone()));
+                    }
+                }
+            }
+            v
+        };
+        let five = [
+            "avatar",
+            "c-epoll",
+            "nginx",
+            "go-nethttp",
+            "java-httpserver",
+        ];
+        let want = |names: &[&str]| -> Vec<(String, String)> {
+            names
+                .iter()
+                .map(|n| ("redirect".to_string(), n.to_string()))
+                .collect()
+        };
+        assert_eq!(running(&full, "cap"), want(&five));
+        assert_eq!(running(&quick, "cap-quick"), want(&["avatar"]));
+        let cap = full.plan.levels.iter().find(|l| l.name == "cap").unwrap();
+        assert_eq!(cap.capacity.as_ref().unwrap().objective, "p99<10ms");
+        // Every other level still runs for the five.
+        let avatar = full.targets.iter().find(|t| t.name == "avatar").unwrap();
+        assert_eq!(
+            full.levels_for(&full.scenarios[0], avatar).len(),
+            full.plan.levels.len()
+        );
     }
 
     #[test]

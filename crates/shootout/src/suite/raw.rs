@@ -331,6 +331,9 @@ impl<'de> Deserialize<'de> for Level {
                 let mut keepalive = None;
                 let mut repeats = None;
                 let mut tls_resume = None;
+                let mut objective = None;
+                let mut window = None;
+                let mut start_rate = None;
                 while let Some(key) = map.next_key::<String>()? {
                     match key.as_str() {
                         "name" => name = Some(map.next_value::<String>()?),
@@ -340,6 +343,9 @@ impl<'de> Deserialize<'de> for Level {
                         "keepalive" => keepalive = Some(map.next_value::<bool>()?),
                         "repeats" => repeats = Some(map.next_value::<u32>()?),
                         "tls_resume" => tls_resume = Some(map.next_value::<bool>()?),
+                        "capacity" => objective = Some(map.next_value::<String>()?),
+                        "window" => window = Some(map.next_value::<Dur>()?.0),
+                        "start_rate" => start_rate = Some(map.next_value::<f64>()?),
                         other => {
                             return Err(de::Error::unknown_field(
                                 other,
@@ -351,6 +357,9 @@ impl<'de> Deserialize<'de> for Level {
                                     "keepalive",
                                     "repeats",
                                     "tls_resume",
+                                    "capacity",
+                                    "window",
+                                    "start_rate",
                                 ],
                             ))
                         }
@@ -367,19 +376,82 @@ impl<'de> Deserialize<'de> for Level {
                 if repeats == Some(0) {
                     return Err(de::Error::custom("repeats must be at least 1"));
                 }
+                let max_duration = max_duration.unwrap_or(LEVEL_MAX_DURATION);
+                let capacity = match objective {
+                    None => {
+                        if window.is_some() || start_rate.is_some() {
+                            return Err(de::Error::custom(
+                                "window and start_rate belong to a capacity level: add capacity = \"p99<10ms\" or drop them",
+                            ));
+                        }
+                        None
+                    }
+                    Some(objective) => Some(capacity_level(
+                        objective,
+                        window,
+                        start_rate,
+                        max_duration,
+                        requests.is_some() || repeats.is_some(),
+                    )?),
+                };
                 Ok(Level {
                     name: name.unwrap_or_else(|| format!("c{connections}")),
                     connections: connections as usize,
                     requests,
-                    max_duration: max_duration.unwrap_or(LEVEL_MAX_DURATION),
+                    max_duration,
                     keepalive,
                     repeats,
                     tls_resume,
+                    capacity,
                 })
             }
         }
         d.deserialize_any(V)
     }
+}
+
+/// A capacity level's search, checked: the objective in `--slo`'s syntax, a window that
+/// fits the budget (`max_duration`), no `requests` or `repeats` (a search runs windows).
+fn capacity_level<E: de::Error>(
+    objective: String,
+    window: Option<Duration>,
+    start_rate: Option<f64>,
+    budget: Duration,
+    counted: bool,
+) -> Result<crate::capacity::CapacityLevel, E> {
+    if counted {
+        return Err(E::custom(
+            "a capacity level runs timed windows of a search: drop requests and repeats",
+        ));
+    }
+    let slo = objective.parse::<report::slo::Slo>().map_err(|e| {
+        E::custom(format!(
+            "capacity: {}",
+            e.to_string().trim_start_matches("--slo ")
+        ))
+    })?;
+    if let Some(c) = slo.clauses.iter().find(|c| {
+        matches!(
+            c.metric,
+            report::slo::Metric::Percentile {
+                series: report::slo::Series::Service,
+                ..
+            }
+        )
+    }) {
+        return Err(E::custom(format!(
+            "capacity: {:?}: the shootout judges the corrected latency only: drop [service]",
+            c.text
+        )));
+    }
+    let level = crate::capacity::CapacityLevel {
+        objective: objective.trim().to_string(),
+        slo,
+        window: window.unwrap_or(crate::capacity::DEFAULT_WINDOW),
+        start_per_sec: start_rate.unwrap_or(crate::capacity::DEFAULT_START_RATE),
+    };
+    level.config(budget).map_err(E::custom)?;
+    Ok(level)
 }
 
 /// A message folded onto one line (regex and TOML errors span several).

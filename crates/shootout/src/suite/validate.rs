@@ -201,9 +201,13 @@ impl LevelNames<'_> {
                 list(self.plan)
             ));
         }
+        // A capacity level may be named from [plan] or [quick] alone (the quick run's may
+        // differ); a list naming only capacity levels leaves no ordinary level out.
+        let all = || self.plan.iter().chain(self.quick.into_iter().flatten());
+        let capacity = |n: &String| all().any(|l| &l.name == n && l.capacity.is_some());
         if let Some(n) = names
             .iter()
-            .find(|n| !self.plan.iter().any(|l| &l.name == *n))
+            .find(|n| !self.plan.iter().any(|l| &l.name == *n) && !capacity(n))
         {
             return Err(format!(
                 "{n:?} is not a level of [plan]: use {}",
@@ -211,7 +215,9 @@ impl LevelNames<'_> {
             ));
         }
         if let Some(quick) = self.quick {
-            if !names.iter().any(|n| quick.iter().any(|l| &l.name == n)) {
+            if !names.iter().all(capacity)
+                && !names.iter().any(|n| quick.iter().any(|l| &l.name == n))
+            {
                 return Err(format!(
                     "none of {names:?} is a level of [quick], so --quick would not measure it: add one of {}",
                     list(quick)
@@ -746,7 +752,7 @@ mod tests {
             ("connections = 10, requests", "connections = 0, requests", Key, "s.toml:6: key `plan.levels[1]`: connections must be at least 1"),
             ("connections = 10, requests = 1000", "connections = 10, requests = 0", Key, "s.toml:6: key `plan.levels[1]`: requests must be at least 1"),
             ("keepalive = false }", "keepalive = false, repeats = 0 }", Key, "s.toml:6: key `plan.levels[1]`: repeats must be at least 1"),
-            ("keepalive = false }", "keepalive = false, colour = 1 }", Key, "s.toml:6: key `plan.levels[1]`: unknown field `colour`, expected one of `name`, `connections`, `requests`, `max_duration`, `keepalive`, `repeats`, `tls_resume`"),
+            ("keepalive = false }", "keepalive = false, colour = 1 }", Key, "s.toml:6: key `plan.levels[1]`: unknown field `colour`, expected one of `name`, `connections`, `requests`, `max_duration`, `keepalive`, `repeats`, `tls_resume`, `capacity`, `window`, `start_rate`"),
             ("{ name = \"ab\", connections = 10,", "{ name = \"ab\",", Key, "s.toml:6: key `plan.levels[1]`: missing field `connections`"),
             ("levels = [10,", "levels = [0,", Key, "s.toml:6: key `plan.levels[0]`: 0 connections: use 1 to 1000000"),
             ("levels = [10,", "levels = [\"x\",", Key, "s.toml:6: key `plan.levels[0]`: invalid type: string \"x\", expected a number of connections, or a table like { name = \"ab\", connections = 10, requests = 100000, keepalive = false }"),
@@ -818,6 +824,21 @@ mod tests {
             ("name = \"redirect\"", "name = \"redirect\"\nheaders = { \"X Id\" = \"1\" }", Key, "s.toml:11: key `scenario[0].headers.X Id`: \"X Id\": \"1\" is not a header: a token name, a value on one line"),
             ("headers = { Location", "headers = { X-Id = '^{random.1}$', Location", Key, "s.toml:13: key `scenario[0].expect.headers.X-Id`: {random.1} but the request has 0 random parts (the path's, then its headers')"),
             ("headers = { Location", "headers = { X-Id = '^({random.1}$', Location", Key, "s.toml:13: key `scenario[0].expect.headers.X-Id`: invalid pattern \"^(0$\": regex parse error: ^(0$ ^ error: unclosed group"),
+            // Capacity levels: the objective parsed at load, the search checked against its budget.
+            ("levels = [10,", "levels = [10, { name = \"cap\", connections = 5, capacity = \"p99<10\" },", Key, "s.toml:6: key `plan.levels[1]`: capacity: \"p99<10\": the threshold \"10\" needs a time unit (us, ms or s), e.g. p99<5ms"),
+            ("levels = [10,", "levels = [10, { name = \"cap\", connections = 5, capacity = \"latency<10ms\" },", Key, "s.toml:6: key `plan.levels[1]`: capacity: \"latency<10ms\": unknown metric \"latency\": use p<N> (p50, p99, p99.9; p99[service] names the service-time histogram), errors, rps"),
+            ("levels = [10,", "levels = [10, { name = \"cap\", connections = 5, capacity = \"p99[service]<10ms\" },", Key, "s.toml:6: key `plan.levels[1]`: capacity: \"p99[service]<10ms\": the shootout judges the corrected latency only: drop [service]"),
+            ("levels = [10,", "levels = [10, { name = \"cap\", connections = 5, capacity = 5 },", Key, "s.toml:6: key `plan.levels[1].capacity`: invalid type: integer `5`, expected a string"),
+            ("levels = [10,", "levels = [10, { name = \"cap\", connections = 5, capacity = \"p99<10ms\", requests = 10 },", Key, "s.toml:6: key `plan.levels[1]`: a capacity level runs timed windows of a search: drop requests and repeats"),
+            ("levels = [10,", "levels = [10, { name = \"cap\", connections = 5, capacity = \"p99<10ms\", repeats = 2 },", Key, "s.toml:6: key `plan.levels[1]`: a capacity level runs timed windows of a search: drop requests and repeats"),
+            ("levels = [10,", "levels = [10, { name = \"cap\", connections = 5, capacity = \"p99<10ms\", max_duration = \"1s\" },", Key, "s.toml:6: key `plan.levels[1]`: max_duration 1s does not hold one window of 1s (and 250ms to set it up): raise max_duration or shorten window"),
+            ("levels = [10,", "levels = [10, { name = \"cap\", connections = 5, capacity = \"p99<10ms\", window = \"0s\" },", Key, "s.toml:6: key `plan.levels[1].window`: invalid duration \"0s\": must be positive"),
+            ("levels = [10,", "levels = [10, { name = \"cap\", connections = 5, capacity = \"p99<10ms\", window = \"2s\", max_duration = \"2s\" },", Key, "s.toml:6: key `plan.levels[1]`: max_duration 2s does not hold one window of 2s (and 250ms to set it up): raise max_duration or shorten window"),
+            ("levels = [10,", "levels = [10, { name = \"cap\", connections = 5, capacity = \"p99<10ms\", start_rate = 0 },", Key, "s.toml:6: key `plan.levels[1]`: start_rate 0 is not a rate: give a positive number of requests per second"),
+            ("levels = [10,", "levels = [10, { name = \"cap\", connections = 5, capacity = \"p99<10ms\", start_rate = -5.0 },", Key, "s.toml:6: key `plan.levels[1]`: start_rate -5 is not a rate: give a positive number of requests per second"),
+            ("levels = [10,", "levels = [10, { name = \"cap\", connections = 5, window = \"1s\" },", Key, "s.toml:6: key `plan.levels[1]`: window and start_rate belong to a capacity level: add capacity = \"p99<10ms\" or drop them"),
+            ("levels = [10,", "levels = [10, { name = \"cap\", connections = 5, start_rate = 100.0 },", Key, "s.toml:6: key `plan.levels[1]`: window and start_rate belong to a capacity level: add capacity = \"p99<10ms\" or drop them"),
+            ("start = \"{out}/server {port} {images}\"", "start = \"{out}/server {port} {images}\"\nlevels = [\"cap\"]", Key, "s.toml:22: key `target[0].levels`: \"cap\" is not a level of [plan]: use c10, ab"),
             // TLS scenarios.
             ("name = \"redirect\"", "name = \"redirect\"\nscheme = \"tls\"", Key, "s.toml:11: key `scenario[0].scheme`: \"tls\": use \"http\" (the default) or \"https\""),
             ("name = \"redirect\"", "name = \"redirect\"\ninsecure = true", Key, "s.toml:11: key `scenario[0].insecure`: only for TLS: add scheme = \"https\""),

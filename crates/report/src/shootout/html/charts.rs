@@ -67,15 +67,15 @@ pub(super) fn charts(out: &mut String, r: &ShootoutResults, rows: &[&TargetResul
         if !timed.is_empty() {
             concurrency_charts(out, r, rows, scenario, &timed, &of, si);
         }
-        for (s, l, _) in cols
-            .iter()
-            .filter(|(s, l, _)| s == scenario && !timed_keepalive(r, s, l))
-        {
+        for (s, l, _) in cols.iter().filter(|(s, l, _)| {
+            s == scenario && !timed_keepalive(r, s, l) && !super::levels::capacity(r, l)
+        }) {
             counted_chart(out, r, rows, s, l, &of, si);
         }
         spectrum_chart(out, r, rows, scenario, &of, si);
     }
     super::over_time::over_time(out, r, rows);
+    super::capacity::ramp_charts(out, r);
     resource_charts(out, r, rows);
     rss_over_time(out, r, rows);
     out.push_str("</section>\n");

@@ -7,6 +7,15 @@ use crate::shootout::{LevelInfo, ShootoutResults};
 /// A level in a few words: `c100 (100 conns, 10 s)`.
 pub(super) fn level_text(l: &LevelInfo) -> String {
     let what = match (l.duration_s, l.requests) {
+        _ if l.capacity.is_some() => {
+            let c = l.capacity.as_ref().expect("matched");
+            format!(
+                "capacity under {}, {} s windows, {} s budget",
+                c.objective,
+                short(c.window_s),
+                short(c.budget_s)
+            )
+        }
         (_, Some(n)) => format!("{n} requests"),
         (Some(d), None) => format!("{} s", short(d)),
         (None, None) => String::new(),
@@ -34,6 +43,12 @@ pub(super) fn level<'a>(r: &'a ShootoutResults, name: &str) -> Option<&'a LevelI
     r.protocol.plan.levels.iter().find(|l| l.name == name)
 }
 
+/// Whether a column is a capacity level (charted over the ramp, not on the concurrency axis
+/// nor as a counted level).
+pub(super) fn capacity(r: &ShootoutResults, name: &str) -> bool {
+    level(r, name).is_some_and(|l| l.capacity.is_some())
+}
+
 /// Whether a column is a timed keep-alive level (the ones on the concurrency axis).
 pub(super) fn timed_keepalive(r: &ShootoutResults, scenario: &str, name: &str) -> bool {
     let cell_keepalive = r
@@ -43,7 +58,8 @@ pub(super) fn timed_keepalive(r: &ShootoutResults, scenario: &str, name: &str) -
         .all(|c| c.keepalive);
     match level(r, name) {
         Some(l) => {
-            l.requests.is_none()
+            l.capacity.is_none()
+                && l.requests.is_none()
                 && l.duration_s.is_some()
                 && l.keepalive != Some(false)
                 && cell_keepalive
@@ -71,6 +87,7 @@ mod tests {
             keepalive,
             repeats: 1,
             tls_resume: None,
+            capacity: None,
         }
     }
 

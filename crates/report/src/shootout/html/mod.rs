@@ -7,6 +7,7 @@
 //! the data (target names, messages, suite text, commands) goes through [`esc`]. The charts
 //! need no JavaScript; the one inline script only opens the `<details>` blocks for printing.
 
+mod capacity;
 pub(crate) mod charts;
 mod header;
 mod levels;
@@ -47,6 +48,7 @@ pub fn to_html(r: &ShootoutResults) -> String {
         out.push_str("<p class=\"note\">No target was measured.</p>\n");
     } else {
         tables(&mut out, r, &rows);
+        capacity::table(&mut out, r);
         within::costs(&mut out, r, &rows);
         within::params(&mut out, r);
         within::production(&mut out, r, &rows);
@@ -194,6 +196,7 @@ mod tests {
             keepalive: None,
             repeats: 1,
             tls_resume: None,
+            capacity: None,
         }
     }
 
@@ -287,6 +290,7 @@ mod tests {
             tiers: vec![],
             counters: vec![],
             limiting_tier: None,
+            capacity: None,
         }
     }
 

@@ -1,0 +1,458 @@
+//! A shootout capacity level's result (`capacity = "p99<10ms"` in a suite): the search's
+//! outcome per cell, each window with the server's and the client's CPU, and the ranking of
+//! servers by the rate they sustain under the objective. The search is
+//! `load::capacity::Search`; the windows are run by the shootout runner.
+
+use std::fmt::Write as _;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::{CellStatus, ShootoutResults};
+use crate::capacity::{Bracket, Stopped, WindowPhase};
+use crate::human_us;
+use crate::slo::ClauseVerdict;
+
+/// A capacity level as the suite gave it (in the protocol's levels).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct LevelCapacity {
+    /// The objective, as written (`p99<10ms`).
+    pub objective: String,
+    /// The length of each constant-rate window, seconds.
+    pub window_s: f64,
+    /// The search's time budget per cell (the level's `max_duration`), seconds.
+    pub budget_s: f64,
+}
+
+/// One cell's capacity search.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CellCapacity {
+    /// The objective, as written; every clause must hold over a whole window.
+    pub objective: String,
+    /// The highest constant rate whose window held the objective, requests per second;
+    /// null when none did.
+    pub rate_per_sec: Option<f64>,
+    /// The highest rate that held and the lowest that failed.
+    pub bracket: Bracket,
+    /// Why the search stopped.
+    pub stopped: Stopped,
+    /// True when the client was saturated in the window at the rate found or at the
+    /// lowest rate that failed: the figure is then foxbench's limit, not the server's.
+    pub client_bound: bool,
+    /// The length of each window, seconds.
+    pub window_s: f64,
+    /// The time budget, seconds.
+    pub budget_s: f64,
+    /// The search's wall time, seconds.
+    pub elapsed_s: f64,
+    /// Every window run, in order.
+    pub windows: Vec<CellWindow>,
+}
+
+/// One constant-rate window of a shootout capacity search.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CellWindow {
+    /// The rate asked for, requests per second.
+    pub rate_per_sec: f64,
+    /// Which part of the search ran it.
+    pub phase: WindowPhase,
+    /// True when every clause of the objective held over the whole window.
+    pub passed: bool,
+    /// Complete responses per second.
+    pub achieved_per_sec: f64,
+    /// Requests sent.
+    pub sent: u64,
+    /// Requests that failed (errors and failure statuses).
+    pub failed: u64,
+    /// Median corrected latency, µs; null with no response.
+    pub p50_us: Option<f64>,
+    /// 99th percentile of the corrected latency, µs; null with no response.
+    pub p99_us: Option<f64>,
+    /// foxbench's CPU share over the window, percent of its CPUs.
+    pub client_cpu_percent: f64,
+    /// foxbench's CPU per completed request, µs.
+    pub client_cpu_us_per_request: Option<f64>,
+    /// True when foxbench's CPU was saturated (`report::SATURATED_PERCENT`).
+    pub client_saturated: bool,
+    /// The server tree's CPU share over the window, percent of its CPUs.
+    pub server_cpu_percent: f64,
+    /// The server tree's CPU per completed request, µs.
+    pub server_cpu_us_per_request: Option<f64>,
+    /// Each clause's verdict and observed value.
+    pub clauses: Vec<ClauseVerdict>,
+}
+
+impl CellCapacity {
+    /// The search in one line, for the progress output: `capacity 16,000 req/s under
+    /// p99<10ms (bracket 16,000 – 16,250, converged, 9 windows in 4.8 s)`.
+    pub fn line(&self) -> String {
+        format!(
+            "capacity {} req/s under {}{} (bracket {}, {}, {} window{} in {:.1} s)",
+            rate_text(self),
+            self.objective,
+            if self.client_bound {
+                ", client-bound"
+            } else {
+                ""
+            },
+            bracket_text(self.bracket),
+            stopped_text(self.stopped),
+            self.windows.len(),
+            if self.windows.len() == 1 { "" } else { "s" },
+            self.elapsed_s
+        )
+    }
+
+    /// Whether the client bounded the rate found: saturated at it or at the lowest rate
+    /// that failed (the same rule as `foxbench load --find-max`, without its spectrum).
+    pub fn client_bound_of(windows: &[CellWindow], bracket: Bracket) -> bool {
+        let at = |rate: Option<f64>| {
+            rate.is_some_and(|r| {
+                windows
+                    .iter()
+                    .any(|w| w.rate_per_sec == r && w.client_saturated)
+            })
+        };
+        at(bracket.held_per_sec) || at(bracket.failed_per_sec)
+    }
+}
+
+/// One row of the capacity ranking.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CapacityRow<'a> {
+    /// The target.
+    pub target: &'a str,
+    /// The scenario.
+    pub scenario: &'a str,
+    /// The level.
+    pub level: &'a str,
+    /// Connections of the level.
+    pub connections: u64,
+    /// The cell's search.
+    pub capacity: &'a CellCapacity,
+    /// The closed-loop median req/s of the same scenario at the same connections, if a
+    /// timed level measured it: the figure the capacity is compared with.
+    pub closed_rps: Option<f64>,
+}
+
+/// Every capacity cell, highest sustainable rate first (cells that found none last).
+pub fn ranking(r: &ShootoutResults) -> Vec<CapacityRow<'_>> {
+    let mut rows: Vec<CapacityRow> = r
+        .targets
+        .iter()
+        .flat_map(|t| t.cells.iter().map(move |c| (t, c)))
+        .filter_map(|(t, c)| {
+            let capacity = c.capacity.as_ref()?;
+            let closed_rps = t
+                .cells
+                .iter()
+                .filter(|o| {
+                    o.capacity.is_none()
+                        && o.scenario == c.scenario
+                        && o.connections == c.connections
+                        && o.status == CellStatus::Measured
+                })
+                .find_map(|o| o.summary.as_ref().map(|s| s.rps_median));
+            Some(CapacityRow {
+                target: &t.name,
+                scenario: &c.scenario,
+                level: &c.level,
+                connections: c.connections,
+                capacity,
+                closed_rps,
+            })
+        })
+        .collect();
+    rows.sort_by(|a, b| {
+        let key = |r: &CapacityRow| r.capacity.rate_per_sec.unwrap_or(-1.0);
+        key(b).total_cmp(&key(a)).then(a.target.cmp(b.target))
+    });
+    rows
+}
+
+/// The rate found, for people: `12,300 req/s`, `≥ 12,300` when the ceiling held, `-`.
+pub fn rate_text(c: &CellCapacity) -> String {
+    match c.rate_per_sec {
+        Some(r) if c.stopped == Stopped::Ceiling => format!("≥ {}", thousands(r)),
+        Some(r) => thousands(r),
+        None => "none".into(),
+    }
+}
+
+/// The bracket, for people: `12,300 – 12,500`.
+pub fn bracket_text(b: Bracket) -> String {
+    let r = |v: Option<f64>| v.map_or("-".to_string(), thousands);
+    format!("{} – {}", r(b.held_per_sec), r(b.failed_per_sec))
+}
+
+/// Why the search stopped, in a word.
+pub fn stopped_text(s: Stopped) -> &'static str {
+    match s {
+        Stopped::Converged => "converged",
+        Stopped::Budget => "budget",
+        Stopped::Floor => "failed at the floor",
+        Stopped::Ceiling => "ceiling",
+        Stopped::Interrupted => "interrupted",
+    }
+}
+
+/// A whole number with thousands separators: `12,345`.
+pub fn thousands(v: f64) -> String {
+    let n = v.round() as u64;
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+/// The window's p99 at the rate found, for the table.
+pub fn p99_at_rate(c: &CellCapacity) -> Option<f64> {
+    let r = c.rate_per_sec?;
+    c.windows
+        .iter()
+        .find(|w| w.rate_per_sec == r && w.passed)
+        .and_then(|w| w.p99_us)
+}
+
+/// The Markdown section: servers ranked by sustainable rate under each objective; empty
+/// when no cell ran a capacity level.
+pub fn markdown(r: &ShootoutResults) -> String {
+    let rows = ranking(r);
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut o = String::new();
+    let objectives: Vec<&str> = {
+        let mut v: Vec<&str> = rows.iter().map(|r| r.capacity.objective.as_str()).collect();
+        v.dedup();
+        v
+    };
+    let _ = writeln!(
+        o,
+        "## Capacity under {}\n",
+        objectives
+            .iter()
+            .map(|o| format!("`{o}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    o.push_str(
+        "The highest constant arrival rate (open model) whose whole window held the objective: \
+         the rate each server sustains, ranked. Closed-loop req/s cannot give this ranking when \
+         the client is the bottleneck; a capacity marked ᶜ is foxbench's limit, not the server's.\n\n",
+    );
+    o.push_str("| # | target | scenario | level | capacity (req/s) | p99 at it | bracket (held – failed) | closed-loop req/s, same connections | search | stopped |\n");
+    o.push_str("|---:|---|---|---|---:|---:|---|---:|---:|---|\n");
+    for (i, row) in rows.iter().enumerate() {
+        let c = row.capacity;
+        let _ = writeln!(
+            o,
+            "| {} | {} | {} | {} (c{}) | {}{} | {} | {} | {} | {} windows, {:.0} s of {:.0} s | {} |",
+            i + 1,
+            row.target,
+            row.scenario,
+            row.level,
+            row.connections,
+            rate_text(c),
+            if c.client_bound { " ᶜ" } else { "" },
+            p99_at_rate(c).map_or("-".into(), human_us),
+            bracket_text(c.bracket),
+            row.closed_rps.map_or("-".into(), thousands),
+            c.windows.len(),
+            c.elapsed_s,
+            c.budget_s,
+            stopped_text(c.stopped),
+        );
+    }
+    o.push('\n');
+    if rows.iter().any(|r| r.capacity.client_bound) {
+        o.push_str(
+            "ᶜ client-bound: foxbench's CPU was saturated at the rate found or at the rate that \
+             failed; the server may sustain more.\n\n",
+        );
+    }
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn window(rate: f64, passed: bool, saturated: bool) -> CellWindow {
+        CellWindow {
+            rate_per_sec: rate,
+            phase: WindowPhase::Bisect,
+            passed,
+            achieved_per_sec: rate,
+            sent: rate as u64,
+            failed: 0,
+            p50_us: Some(100.0),
+            p99_us: Some(if passed { 900.0 } else { 20_000.0 }),
+            client_cpu_percent: if saturated { 99.0 } else { 20.0 },
+            client_cpu_us_per_request: Some(10.0),
+            client_saturated: saturated,
+            server_cpu_percent: 50.0,
+            server_cpu_us_per_request: Some(20.0),
+            clauses: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn client_bound_only_when_a_bounding_window_was_saturated() {
+        let bracket = Bracket {
+            held_per_sec: Some(1000.0),
+            failed_per_sec: Some(2000.0),
+        };
+        let cases = [
+            // (saturated at 500, at 1000, at 2000) → client-bound
+            ((false, false, false), false),
+            ((true, false, false), false),
+            ((false, true, false), true),
+            ((false, false, true), true),
+        ];
+        for ((a, b, c), want) in cases {
+            let windows = [
+                window(500.0, true, a),
+                window(1000.0, true, b),
+                window(2000.0, false, c),
+            ];
+            assert_eq!(
+                CellCapacity::client_bound_of(&windows, bracket),
+                want,
+                "{a} {b} {c}"
+            );
+        }
+    }
+
+    /// The fixture's run with a capacity cell added to its first two measured targets:
+    /// the second sustains more, client-bound.
+    fn with_capacity() -> ShootoutResults {
+        let text = include_str!("../../tests/data/results.json");
+        let mut r = ShootoutResults::from_json(text).unwrap();
+        let measured: Vec<usize> = r
+            .targets
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.cells.iter().any(|c| c.summary.is_some()))
+            .map(|(i, _)| i)
+            .take(2)
+            .collect();
+        assert_eq!(measured.len(), 2, "the fixture has two measured targets");
+        for (n, &i) in measured.iter().enumerate() {
+            let t = &mut r.targets[i];
+            let mut cell = t
+                .cells
+                .iter()
+                .find(|c| c.summary.is_some())
+                .unwrap()
+                .clone();
+            cell.level = "cap".into();
+            let (held, failed) = (1000.0 * (n + 1) as f64, 1100.0 * (n + 1) as f64);
+            let windows = vec![
+                window(held / 2.0, true, false),
+                window(held, true, n == 1),
+                window(failed, false, false),
+            ];
+            let bracket = Bracket {
+                held_per_sec: Some(held),
+                failed_per_sec: Some(failed),
+            };
+            cell.capacity = Some(CellCapacity {
+                objective: "p99<10ms".into(),
+                rate_per_sec: Some(held),
+                bracket,
+                stopped: Stopped::Converged,
+                client_bound: CellCapacity::client_bound_of(&windows, bracket),
+                window_s: 0.5,
+                budget_s: 8.0,
+                elapsed_s: 2.4,
+                windows,
+            });
+            t.cells.push(cell);
+        }
+        r
+    }
+
+    #[test]
+    fn the_ranking_puts_the_highest_sustained_rate_first_and_marks_the_client_bound() {
+        let r = with_capacity();
+        let rows = ranking(&r);
+        assert_eq!(rows.len(), 2);
+        assert_eq!(
+            rows.iter()
+                .map(|r| (r.capacity.rate_per_sec, r.capacity.client_bound))
+                .collect::<Vec<_>>(),
+            [(Some(2000.0), true), (Some(1000.0), false)]
+        );
+        assert!(
+            rows.iter().all(|r| r.closed_rps.is_some()),
+            "closed loop beside it"
+        );
+        let md = crate::shootout::to_markdown(&r);
+        let table: Vec<&str> = md
+            .lines()
+            .skip_while(|l| !l.starts_with("## Capacity under `p99<10ms`"))
+            .filter(|l| l.starts_with("| 1 |") || l.starts_with("| 2 |"))
+            .collect();
+        assert_eq!(table.len(), 2, "{md}");
+        assert!(
+            table[0].contains(&format!("| {} |", rows[0].target)),
+            "{}",
+            table[0]
+        );
+        assert!(table[0].contains("| 2,000 ᶜ |"), "{}", table[0]);
+        assert!(table[1].contains("| 1,000 |") && table[1].contains("| 1,000 – 1,100 |"));
+        assert!(md.contains("ᶜ client-bound: foxbench's CPU was saturated"));
+        let html = crate::shootout::to_html(&r);
+        crate::shootout::svg::assert_finite(&html);
+        assert!(html.contains("<div id=\"capacity\"><h3>Capacity under <code>p99&lt;10ms</code>"));
+        assert!(
+            html.contains("id=\"chart-capacity-0\""),
+            "latency over the ramp"
+        );
+        assert!(html.contains("2,000 ᶜ"));
+        // Without a capacity level, neither report has the section.
+        let plain =
+            ShootoutResults::from_json(include_str!("../../tests/data/results.json")).unwrap();
+        assert!(!crate::shootout::to_markdown(&plain).contains("Capacity under"));
+        let html = crate::shootout::to_html(&plain);
+        assert!(!html.contains("Capacity under") && !html.contains("chart-capacity"));
+    }
+
+    #[test]
+    fn rates_read_for_people() {
+        let mut c = CellCapacity {
+            objective: "p99<10ms".into(),
+            rate_per_sec: Some(12_345.4),
+            bracket: Bracket {
+                held_per_sec: Some(12_345.4),
+                failed_per_sec: None,
+            },
+            stopped: Stopped::Converged,
+            client_bound: false,
+            window_s: 1.0,
+            budget_s: 20.0,
+            elapsed_s: 19.0,
+            windows: vec![window(12_345.4, true, false)],
+        };
+        assert_eq!(rate_text(&c), "12,345");
+        assert_eq!(
+            c.line(),
+            "capacity 12,345 req/s under p99<10ms (bracket 12,345 – -, converged, 1 window in 19.0 s)"
+        );
+        assert_eq!(bracket_text(c.bracket), "12,345 – -");
+        assert_eq!(p99_at_rate(&c), Some(900.0));
+        c.stopped = Stopped::Ceiling;
+        assert_eq!(rate_text(&c), "≥ 12,345");
+        c.rate_per_sec = None;
+        assert_eq!(rate_text(&c), "none");
+        assert_eq!(p99_at_rate(&c), None);
+        assert_eq!(thousands(999.0), "999");
+        assert_eq!(thousands(1_000_000.0), "1,000,000");
+    }
+}

@@ -1,0 +1,344 @@
+//! Capacity levels (`capacity = "p99<10ms"` in a suite's levels): the highest constant
+//! arrival rate a target sustains under a latency objective.
+//!
+//! The search is `load::capacity::Search`; this module drives it with the shootout's own
+//! window runner (`Meter::probed_repeat`), so each window is an open-model load at one
+//! constant rate with the server tree probed around it (server CPU per request) and
+//! foxbench's own CPU measured (client-bound). Each window is judged whole by the
+//! objective (`report::slo`). The cell keeps every window in `capacity`, and as its one
+//! repeat the window at the rate found (or at the lowest rate tried), so its summary and
+//! charts read like any level's.
+
+use std::time::{Duration, Instant};
+
+use load::capacity::{Next, Phase, Search, SearchConfig, SearchError};
+use load::{Arrival, Stop};
+use report::capacity::{Bracket, Stopped, WindowPhase};
+use report::shootout::capacity::{CellCapacity, CellWindow, LevelCapacity};
+use report::shootout::{Cell, CellStatus, Repeat};
+use report::slo::{Figures, Slo, SloReport};
+
+use crate::lifecycle::Running;
+use crate::measure::{CellFailure, Meter, Tally, Task};
+
+/// The lowest rate a search tries, requests per second (or the start rate if lower).
+const FLOOR_PER_SEC: f64 = 10.0;
+/// The highest rate a search tries, requests per second.
+const CEILING_PER_SEC: f64 = 10_000_000.0;
+/// The bisection stops when the bracket is this narrow (relative).
+const PRECISION: f64 = 0.02;
+/// Setup time a window costs beyond its length (connecting, starting the workers,
+/// probing the server at its edges), counted against the budget.
+const WINDOW_SLACK: Duration = Duration::from_millis(250);
+/// A window's length when the level gives none.
+pub const DEFAULT_WINDOW: Duration = Duration::from_secs(1);
+/// The first rate tried when the level gives none, requests per second.
+pub const DEFAULT_START_RATE: f64 = 1000.0;
+
+/// A level's capacity search, as the suite gives it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CapacityLevel {
+    /// The objective as written, such as `p99<10ms`.
+    pub objective: String,
+    /// It parsed (`report::slo`'s syntax).
+    pub slo: Slo,
+    /// Each constant-rate window's length (`window`).
+    pub window: Duration,
+    /// The first rate tried (`start_rate`), requests per second.
+    pub start_per_sec: f64,
+}
+
+impl CapacityLevel {
+    /// The level's search within `budget` (its `max_duration`); the error says which key
+    /// to change.
+    pub fn config(&self, budget: Duration) -> Result<SearchConfig, String> {
+        if self.window.is_zero() {
+            return Err("window must be longer than zero".into());
+        }
+        let config = SearchConfig {
+            start_per_sec: self.start_per_sec,
+            floor_per_sec: FLOOR_PER_SEC.min(self.start_per_sec),
+            ceiling_per_sec: CEILING_PER_SEC.max(self.start_per_sec),
+            precision: PRECISION,
+            window: self.window + WINDOW_SLACK,
+            budget,
+            reserve: Duration::ZERO,
+        };
+        config.validate().map_err(|e| match e {
+            SearchError::Rate => format!(
+                "start_rate {} is not a rate: give a positive number of requests per second",
+                self.start_per_sec
+            ),
+            SearchError::Window => "window must be longer than zero".into(),
+            SearchError::Budget => format!(
+                "max_duration {:?} does not hold one window of {:?} (and {:?} to set it up): raise max_duration or shorten window",
+                budget, self.window, WINDOW_SLACK
+            ),
+            SearchError::Precision => e.to_string(),
+        })?;
+        Ok(config)
+    }
+
+    /// The level's capacity as the protocol records it.
+    pub fn info(&self, budget: Duration) -> LevelCapacity {
+        LevelCapacity {
+            objective: self.objective.clone(),
+            window_s: self.window.as_secs_f64(),
+            budget_s: budget.as_secs_f64(),
+        }
+    }
+}
+
+/// The objective's verdict on one window's repeat.
+pub fn judge(slo: &Slo, r: &Repeat) -> SloReport {
+    slo.judge_figures(
+        &Figures {
+            corrected: &r.hdr_base64,
+            service: None,
+            sent: r.requests.sent,
+            failed: r.requests.errors + r.requests.failed_status,
+            requests_per_sec: r.rps,
+        },
+        None,
+    )
+}
+
+/// One window's row from its repeat and verdict.
+pub fn window_row(rate: f64, phase: WindowPhase, r: &Repeat, verdict: &SloReport) -> CellWindow {
+    CellWindow {
+        rate_per_sec: rate,
+        phase,
+        passed: verdict.passed,
+        achieved_per_sec: r.rps,
+        sent: r.requests.sent,
+        failed: r.requests.errors + r.requests.failed_status,
+        p50_us: (r.latency.count > 0).then(|| r.latency.at(50.0)).flatten(),
+        p99_us: (r.latency.count > 0).then(|| r.latency.at(99.0)).flatten(),
+        client_cpu_percent: r.client.cpu_percent,
+        client_cpu_us_per_request: r.client.cpu_us_per_request,
+        client_saturated: r.client.cpu_percent >= report::SATURATED_PERCENT,
+        server_cpu_percent: r.server.cpu_percent,
+        server_cpu_us_per_request: r.server.cpu_us_per_request,
+        clauses: verdict.clauses.clone(),
+    }
+}
+
+impl Meter<'_> {
+    /// Runs a capacity level's search into `cell` (no warm-up: its first windows are): its windows in
+    /// `cell.capacity`, the window at the rate found as its repeat. Ctrl-C ends it with the
+    /// windows so far; a target that exits or cannot be probed fails it, windows kept.
+    pub(crate) fn capacity(
+        &self,
+        target: &mut Running,
+        task: &Task,
+        level: &CapacityLevel,
+        cell: &mut Cell,
+    ) -> Result<(), CellFailure> {
+        let budget = task.level.max_duration;
+        let config = level.config(budget).map_err(CellFailure::Capacity)?;
+        let mut search = Search::new(config).map_err(|e| CellFailure::Capacity(e.to_string()))?;
+        let started = Instant::now();
+        let mut windows = Vec::new();
+        let mut repeats = Vec::new();
+        let mut failure = None;
+        let stopped = loop {
+            if self.interrupt.load(std::sync::atomic::Ordering::Relaxed) {
+                break Stopped::Interrupted;
+            }
+            let (rate, phase) = match search.next(started.elapsed()) {
+                Next::Window {
+                    rate_per_sec,
+                    phase,
+                } => (rate_per_sec, phase),
+                Next::Done(why) => break stopped_of(why),
+            };
+            let arrival = Arrival::Open {
+                rate: load::Rate::constant(rate),
+            };
+            // Windows take no thread dumps, and no service counters are checked against them.
+            let (repeat, _, failed) = self.probed_repeat(
+                target,
+                task,
+                arrival,
+                (Stop::Duration(level.window), Duration::ZERO),
+                (None, 0),
+                &mut Tally::default(),
+            )?;
+            let verdict = judge(&level.slo, &repeat);
+            let phase = match phase {
+                Phase::Bracket => WindowPhase::Bracket,
+                Phase::Bisect => WindowPhase::Bisect,
+            };
+            windows.push(window_row(rate, phase, &repeat, &verdict));
+            repeats.push(repeat);
+            if let Some(f) = failed {
+                failure = Some(f);
+                break Stopped::Interrupted;
+            }
+            if !self.interrupt.load(std::sync::atomic::Ordering::Relaxed) {
+                search.record(rate, verdict.passed);
+            }
+        };
+        let (held, failed) = search.bracket();
+        let bracket = Bracket {
+            held_per_sec: held,
+            failed_per_sec: failed,
+        };
+        // The cell's repeat: the window at the rate found, else the lowest rate tried.
+        let body = match held {
+            Some(rate) => windows.iter().position(|w| w.rate_per_sec == rate),
+            None => windows
+                .iter()
+                .enumerate()
+                .min_by(|a, b| a.1.rate_per_sec.total_cmp(&b.1.rate_per_sec))
+                .map(|(i, _)| i),
+        };
+        if let Some(i) = body {
+            cell.repeats.push(repeats.swap_remove(i));
+        }
+        if stopped == Stopped::Interrupted && failure.is_none() {
+            cell.status = CellStatus::Interrupted;
+            cell.message = Some("interrupted: the windows measured so far are kept".into());
+        }
+        cell.capacity = Some(CellCapacity {
+            objective: level.objective.clone(),
+            rate_per_sec: held,
+            bracket,
+            stopped,
+            client_bound: CellCapacity::client_bound_of(&windows, bracket),
+            window_s: level.window.as_secs_f64(),
+            budget_s: budget.as_secs_f64(),
+            elapsed_s: started.elapsed().as_secs_f64(),
+            windows,
+        });
+        failure.map_or(Ok(()), Err)
+    }
+}
+
+fn stopped_of(why: load::capacity::Stopped) -> Stopped {
+    match why {
+        load::capacity::Stopped::Converged => Stopped::Converged,
+        load::capacity::Stopped::Budget => Stopped::Budget,
+        load::capacity::Stopped::Floor => Stopped::Floor,
+        load::capacity::Stopped::Ceiling => Stopped::Ceiling,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn level(window_ms: u64, start: f64) -> CapacityLevel {
+        CapacityLevel {
+            objective: "p99<10ms".into(),
+            slo: "p99<10ms".parse().unwrap(),
+            window: Duration::from_millis(window_ms),
+            start_per_sec: start,
+        }
+    }
+
+    #[test]
+    fn a_level_checks_its_search_against_its_budget() {
+        let ok = level(1000, 1000.0).config(Duration::from_secs(10)).unwrap();
+        assert_eq!(
+            ok.window,
+            Duration::from_millis(1250),
+            "the slack is budgeted"
+        );
+        assert_eq!((ok.floor_per_sec, ok.start_per_sec), (10.0, 1000.0));
+        assert_eq!(
+            level(1000, 5.0)
+                .config(Duration::from_secs(10))
+                .unwrap()
+                .floor_per_sec,
+            5.0
+        );
+        let cases = [
+            (
+                level(1000, 1000.0),
+                1000,
+                "max_duration 1s does not hold one window",
+            ),
+            (level(0, 1000.0), 10_000, "window must be longer than zero"),
+            (level(1000, 0.0), 10_000, "start_rate 0 is not a rate"),
+            (
+                level(1000, f64::NAN),
+                10_000,
+                "start_rate NaN is not a rate",
+            ),
+        ];
+        for (l, budget_ms, want) in cases {
+            let e = l.config(Duration::from_millis(budget_ms)).unwrap_err();
+            assert!(e.starts_with(want), "{e}");
+        }
+    }
+
+    #[test]
+    fn a_window_is_judged_on_its_whole_histogram_and_counts() {
+        let mut h = stats::Latency::new();
+        for _ in 0..98 {
+            h.record_ns(1_000_000);
+        }
+        h.record_ns(50_000_000);
+        h.record_ns(50_000_000);
+        let repeat = |h: &stats::Latency, failed: u64| Repeat {
+            elapsed_s: 1.0,
+            capped: false,
+            requests: report::Requests {
+                sent: 100,
+                ok: 100 - failed,
+                failed_status: failed,
+                completed: 100,
+                errors: 0,
+                in_flight: 0,
+                unsent: 0,
+            },
+            errors: Default::default(),
+            status: Default::default(),
+            connections: (&stats::Counts::default()).into(),
+            rps: 100.0,
+            latency: h.summary(),
+            hdr_base64: h.to_base64(),
+            server: crate::window::zero_server(),
+            client: report::shootout::ClientWindow {
+                cpu_user_s: 0.95,
+                cpu_sys_s: 0.0,
+                cpu_percent: 95.0,
+                cpu_us_per_request: Some(9500.0),
+            },
+            series: Vec::new(),
+            handshakes: None,
+            intervals: Vec::new(),
+            system: None,
+            waits: None,
+            services: Vec::new(),
+        };
+        let cases = [
+            // (objective, failed) → held
+            ("p99<10ms", 0, false),
+            ("p99<60ms", 0, true),
+            ("p98<=2ms", 0, true),
+            ("p99<60ms,errors<1%", 2, false),
+            ("p99<60ms,rps>=100", 0, true),
+        ];
+        for (objective, failed, held) in cases {
+            let slo: Slo = objective.parse().unwrap();
+            let r = repeat(&h, failed);
+            let v = judge(&slo, &r);
+            assert_eq!(v.passed, held, "{objective}");
+            let w = window_row(100.0, WindowPhase::Bracket, &r, &v);
+            assert_eq!(
+                (w.passed, w.failed, w.client_saturated),
+                (held, failed, true)
+            );
+            assert_eq!(w.p50_us, Some(h.percentile_ns(50.0) as f64 / 1e3));
+        }
+        let empty = stats::Latency::new();
+        let v = judge(&"p99<10ms".parse().unwrap(), &repeat(&empty, 0));
+        assert!(!v.passed, "no response: the percentile cannot hold");
+        assert_eq!(
+            window_row(1.0, WindowPhase::Bisect, &repeat(&empty, 0), &v).p99_us,
+            None
+        );
+    }
+}
