@@ -510,7 +510,13 @@ impl Meter<'_> {
             requests,
             connections,
             threads: self.client_threads.min(connections),
-            arrival: Arrival::Closed,
+            arrival: task
+                .level
+                .rate
+                .as_ref()
+                .map_or(Arrival::Closed, |r| Arrival::Open {
+                    rate: r.rate.clone(),
+                }),
             stop,
             pipeline: task.pipeline(),
             keepalive: task.keepalive,

@@ -92,6 +92,7 @@ fn level_info(l: &Level, plan: &crate::suite::Plan) -> LevelInfo {
         keepalive: l.keepalive,
         repeats: l.repeats.unwrap_or(plan.repeats),
         tls_resume: l.tls_resume,
+        rate: l.rate.as_ref().map(|r| r.text.clone()),
     }
 }
 

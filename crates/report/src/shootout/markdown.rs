@@ -447,9 +447,10 @@ pub fn to_markdown(r: &ShootoutResults) -> String {
         };
         let _ = writeln!(
             out,
-            "- level {}: {} connections, {what}{ka}{resume}, {} repeat{}",
+            "- level {}: {} connections, {what}{ka}{resume}{}, {} repeat{}",
             l.name,
             l.connections,
+            super::html::levels::open_model_text(l),
             l.repeats,
             if l.repeats == 1 { "" } else { "s" }
         );

@@ -143,6 +143,11 @@ pub struct LevelInfo {
     /// per connection); `None` = on.
     #[serde(default)]
     pub tls_resume: Option<bool>,
+    /// The open model's request rate (the suite's `rate`, as `foxbench load -R`): requests
+    /// sent when due, latency timed from then (coordinated-omission corrected). `None`: the
+    /// closed model, and in results written before open-model levels.
+    #[serde(default)]
+    pub rate: Option<String>,
 }
 
 /// What happened to one target (or one row of a target's parameters).

@@ -10,6 +10,8 @@ use std::time::Duration;
 use regex::Regex;
 use serde::Deserialize;
 
+#[cfg(test)]
+mod open_level_tests;
 mod params;
 mod raw;
 mod services;
@@ -141,6 +143,20 @@ pub struct Level {
     /// TLS session resumption on reconnect (`tls_resume`); `None` = on. No effect on a
     /// plain-HTTP scenario.
     pub tls_resume: Option<bool>,
+    /// The open model's schedule (`rate`); `None` = the closed model.
+    pub rate: Option<LevelRate>,
+}
+
+/// An open-model level's request rate (`rate = 400` or `rate = "100..1000/10s"`, as
+/// `foxbench load -R`): requests are sent when due whether or not earlier ones were
+/// answered, and latency is timed from when each was due, so a queue in the server is not
+/// hidden by coordinated omission. `connections` is then the most the level opens.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LevelRate {
+    /// The rate as the suite wrote it, for the protocol.
+    pub text: String,
+    /// The parsed schedule.
+    pub rate: load::Rate,
 }
 
 /// A level's `max_duration` when the suite gives none.
@@ -156,6 +172,7 @@ fn timed_level(c: usize) -> Level {
         keepalive: None,
         repeats: None,
         tls_resume: None,
+        rate: None,
     }
 }
 

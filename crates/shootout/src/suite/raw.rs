@@ -10,7 +10,7 @@ use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
 
 use super::params::{Params, PARAM_PREFIX};
-use super::{parse_cpus, timed_level, Level, Ready, LEVEL_MAX_DURATION, PLACEHOLDERS};
+use super::{parse_cpus, timed_level, Level, LevelRate, Ready, LEVEL_MAX_DURATION, PLACEHOLDERS};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -313,6 +313,7 @@ impl<'de> Deserialize<'de> for Level {
                 let mut keepalive = None;
                 let mut repeats = None;
                 let mut tls_resume = None;
+                let mut rate = None;
                 while let Some(key) = map.next_key::<String>()? {
                     match key.as_str() {
                         "name" => name = Some(map.next_value::<String>()?),
@@ -322,6 +323,7 @@ impl<'de> Deserialize<'de> for Level {
                         "keepalive" => keepalive = Some(map.next_value::<bool>()?),
                         "repeats" => repeats = Some(map.next_value::<u32>()?),
                         "tls_resume" => tls_resume = Some(map.next_value::<bool>()?),
+                        "rate" => rate = Some(map.next_value::<RateText>()?.0),
                         other => {
                             return Err(de::Error::unknown_field(
                                 other,
@@ -333,6 +335,7 @@ impl<'de> Deserialize<'de> for Level {
                                     "keepalive",
                                     "repeats",
                                     "tls_resume",
+                                    "rate",
                                 ],
                             ))
                         }
@@ -357,7 +360,41 @@ impl<'de> Deserialize<'de> for Level {
                     keepalive,
                     repeats,
                     tls_resume,
+                    rate,
                 })
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A level's `rate`: a number of requests per second, or any `foxbench load -R` text.
+struct RateText(LevelRate);
+
+impl<'de> Deserialize<'de> for RateText {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = RateText;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("requests per second, like 400, or a schedule like \"100..1000/10s\"")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<RateText, E> {
+                // Rate::parse refuses a rate that never sends a request.
+                let rate = load::Rate::parse(v).map_err(|e| E::custom(e.to_string()))?;
+                Ok(RateText(LevelRate {
+                    text: v.trim().to_string(),
+                    rate,
+                }))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<RateText, E> {
+                self.visit_str(&v.to_string())
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<RateText, E> {
+                self.visit_str(&v.to_string())
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<RateText, E> {
+                self.visit_str(&v.to_string())
             }
         }
         d.deserialize_any(V)

@@ -739,7 +739,7 @@ mod tests {
             ("connections = 10, requests", "connections = 0, requests", Key, "s.toml:6: key `plan.levels[1]`: connections must be at least 1"),
             ("connections = 10, requests = 1000", "connections = 10, requests = 0", Key, "s.toml:6: key `plan.levels[1]`: requests must be at least 1"),
             ("keepalive = false }", "keepalive = false, repeats = 0 }", Key, "s.toml:6: key `plan.levels[1]`: repeats must be at least 1"),
-            ("keepalive = false }", "keepalive = false, colour = 1 }", Key, "s.toml:6: key `plan.levels[1]`: unknown field `colour`, expected one of `name`, `connections`, `requests`, `max_duration`, `keepalive`, `repeats`, `tls_resume`"),
+            ("keepalive = false }", "keepalive = false, colour = 1 }", Key, "s.toml:6: key `plan.levels[1]`: unknown field `colour`, expected one of `name`, `connections`, `requests`, `max_duration`, `keepalive`, `repeats`, `tls_resume`, `rate`"),
             ("{ name = \"ab\", connections = 10,", "{ name = \"ab\",", Key, "s.toml:6: key `plan.levels[1]`: missing field `connections`"),
             ("levels = [10,", "levels = [0,", Key, "s.toml:6: key `plan.levels[0]`: 0 connections: use 1 to 1000000"),
             ("levels = [10,", "levels = [\"x\",", Key, "s.toml:6: key `plan.levels[0]`: invalid type: string \"x\", expected a number of connections, or a table like { name = \"ab\", connections = 10, requests = 100000, keepalive = false }"),

@@ -9,7 +9,7 @@
 
 pub(crate) mod charts;
 mod header;
-mod levels;
+pub(crate) mod levels;
 pub(crate) mod numbers;
 mod over_time;
 mod protocol;
@@ -194,6 +194,7 @@ mod tests {
             keepalive: None,
             repeats: 1,
             tls_resume: None,
+            rate: None,
         }
     }
 
