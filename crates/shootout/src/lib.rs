@@ -16,6 +16,7 @@ pub mod judge;
 mod lifecycle;
 mod limits;
 mod measure;
+pub mod pools;
 pub mod process;
 pub mod protocol;
 pub mod runner;

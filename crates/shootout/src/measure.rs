@@ -221,6 +221,8 @@ struct Probed {
     capped: bool,
     /// Each service's peak (RSS bytes, threads) over the samples.
     service_peaks: Vec<(u64, u64)>,
+    /// The target's connections to each service's port over the samples.
+    service_connections: Vec<probe::ConnectionSeries>,
 }
 
 /// Requests foxbench completed and sent over a level, warm-up included: what the
@@ -405,6 +407,7 @@ impl Meter<'_> {
             dumps,
             capped,
             service_peaks,
+            service_connections,
         } = loaded?;
         tally.add(&result);
         let crashed = target.exited();
@@ -443,6 +446,23 @@ impl Meter<'_> {
             ..window::thread_waits(&waits)
         });
         rep.services = services;
+        rep.service_connections = self
+            .services
+            .iter()
+            .zip(&service_connections)
+            .filter(|(_, c)| c.samples > 0)
+            .map(|(p, c)| report::shootout::pool::ServiceConnections {
+                service: p.name.clone(),
+                port: p.addr.port(),
+                samples: c.samples,
+                min: c.min,
+                mean: c.mean().unwrap_or(0.0),
+                max: c.max,
+                busy_share: c.busy_fraction(),
+                active_mean: None,
+                active_max: None,
+            })
+            .collect();
         cell.repeats.push(rep);
         cell.thread_dumps.extend(dumps);
         match crashed {
@@ -556,6 +576,7 @@ impl Meter<'_> {
         let capped = Arc::new(AtomicBool::new(false));
         let servers = self.server_cpus.max(1) as f64;
         let service_pids: Vec<i32> = self.services.iter().map(|p| p.pid).collect();
+        let service_ports: Vec<u16> = self.services.iter().map(|p| p.addr.port()).collect();
         let sampler = {
             let (control, done, capped) = (control.clone(), done.clone(), capped.clone());
             std::thread::Builder::new()
@@ -570,6 +591,7 @@ impl Meter<'_> {
                     let mut dump = dump;
                     let mut dumper = None;
                     let mut peaks = vec![(0u64, 0u64); service_pids.len()];
+                    let mut pools = vec![probe::ConnectionSeries::default(); service_ports.len()];
                     while !done.load(Ordering::Relaxed) {
                         let t = start.elapsed();
                         if !interval.is_zero() && t >= next_wait {
@@ -615,6 +637,12 @@ impl Meter<'_> {
                                     peak.1 = peak.1.max(u64::from(s.threads));
                                 }
                             }
+                            // How full the target's pool to each service is.
+                            for (pool, &port) in pools.iter_mut().zip(&service_ports) {
+                                if let Ok(c) = probe::connections(root, probe::Peer::Remote(port)) {
+                                    pool.push(c);
+                                }
+                            }
                             match probe::sample(root) {
                                 Ok(s) => {
                                     let ts = t.as_secs_f64();
@@ -640,7 +668,7 @@ impl Meter<'_> {
                         std::thread::sleep(Duration::from_millis(20));
                     }
                     let dumps = dumper.and_then(|h| h.join().ok()).unwrap_or_default();
-                    (series, waits, dumps, peaks)
+                    (series, waits, dumps, peaks, pools)
                 })
                 .map_err(CellFailure::ProbeThread)?
         };
@@ -649,7 +677,8 @@ impl Meter<'_> {
             intervals.push(report::IntervalRow::from(iv));
         });
         done.store(true, Ordering::Relaxed);
-        let (series, waits, dumps, service_peaks) = sampler.join().unwrap_or_default();
+        let (series, waits, dumps, service_peaks, service_connections) =
+            sampler.join().unwrap_or_default();
         Ok(Probed {
             result: result.map_err(CellFailure::Load)?,
             series,
@@ -658,6 +687,7 @@ impl Meter<'_> {
             dumps,
             capped: capped.load(Ordering::Relaxed),
             service_peaks,
+            service_connections,
         })
     }
 }
