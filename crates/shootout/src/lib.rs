@@ -6,6 +6,7 @@
 //! lines (reports are `report::shootout`), and it parses no command line.
 #![forbid(unsafe_code)]
 
+mod active;
 pub mod cache;
 pub mod check;
 pub mod client;

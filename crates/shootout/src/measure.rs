@@ -223,6 +223,8 @@ struct Probed {
     service_peaks: Vec<(u64, u64)>,
     /// The target's connections to each service's port over the samples.
     service_connections: Vec<probe::ConnectionSeries>,
+    /// Each service's `active` readings (empty without the command).
+    service_active: Vec<Vec<u64>>,
 }
 
 /// Requests foxbench completed and sent over a level, warm-up included: what the
@@ -408,6 +410,7 @@ impl Meter<'_> {
             capped,
             service_peaks,
             service_connections,
+            service_active,
         } = loaded?;
         tally.add(&result);
         let crashed = target.exited();
@@ -450,8 +453,9 @@ impl Meter<'_> {
             .services
             .iter()
             .zip(&service_connections)
-            .filter(|(_, c)| c.samples > 0)
-            .map(|(p, c)| report::shootout::pool::ServiceConnections {
+            .enumerate()
+            .filter(|(_, (_, c))| c.samples > 0)
+            .map(|(i, (p, c))| report::shootout::pool::ServiceConnections {
                 service: p.name.clone(),
                 port: p.addr.port(),
                 samples: c.samples,
@@ -459,8 +463,11 @@ impl Meter<'_> {
                 mean: c.mean().unwrap_or(0.0),
                 max: c.max,
                 busy_share: c.busy_fraction(),
-                active_mean: None,
-                active_max: None,
+                active_mean: service_active
+                    .get(i)
+                    .filter(|v| !v.is_empty())
+                    .map(|v| v.iter().sum::<u64>() as f64 / v.len() as f64),
+                active_max: service_active.get(i).and_then(|v| v.iter().max().copied()),
             })
             .collect();
         cell.repeats.push(rep);
@@ -672,6 +679,11 @@ impl Meter<'_> {
                 })
                 .map_err(CellFailure::ProbeThread)?
         };
+        let active = crate::active::sample(
+            self.services.iter().map(|p| p.active.clone()).collect(),
+            interval,
+            done.clone(),
+        );
         let mut intervals = Vec::new();
         let result = load::run_with_intervals(plan, &control, &mut |iv| {
             intervals.push(report::IntervalRow::from(iv));
@@ -679,6 +691,7 @@ impl Meter<'_> {
         done.store(true, Ordering::Relaxed);
         let (series, waits, dumps, service_peaks, service_connections) =
             sampler.join().unwrap_or_default();
+        let service_active = active.and_then(|h| h.join().ok()).unwrap_or_default();
         Ok(Probed {
             result: result.map_err(CellFailure::Load)?,
             series,
@@ -688,6 +701,7 @@ impl Meter<'_> {
             capped: capped.load(Ordering::Relaxed),
             service_peaks,
             service_connections,
+            service_active,
         })
     }
 }

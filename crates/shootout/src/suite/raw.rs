@@ -161,6 +161,7 @@ pub(super) struct RawService {
     pub(super) inputs: Vec<String>,
     pub(super) verify: Option<RawServiceVerify>,
     pub(super) counter: Option<RawCounter>,
+    pub(super) active: Option<Command>,
 }
 
 /// A service's `verify`: one GET and what its answer must be.
