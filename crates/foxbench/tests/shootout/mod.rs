@@ -4,6 +4,7 @@
 use super::*;
 use std::path::{Path, PathBuf};
 
+mod postgres;
 mod production;
 mod services;
 mod waiting;
