@@ -4,6 +4,7 @@
 use super::*;
 use std::path::{Path, PathBuf};
 
+mod pool;
 mod postgres;
 mod production;
 mod services;
