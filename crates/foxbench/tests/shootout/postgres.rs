@@ -21,7 +21,8 @@ fn suite(duration: &str) -> String {
 levels = [2]
 duration = "{duration}"
 repeats = 1
-warmup = "0s"
+warmup = "250ms"
+warmup_slice = "250ms"
 stop_grace = "10s"
 sample_interval = "250ms"
 
