@@ -29,6 +29,7 @@ sample_interval = "250ms"
 [[scenario]]
 name = "list"
 path = "/"
+keepalive = false   # http.server closes after each response
 [scenario.expect]
 status = 200
 body_contains = "run.sh"
