@@ -246,9 +246,13 @@ pub fn run(args: ShootoutArgs) -> Result<ExitCode> {
         for l in &suite.plan.levels {
             writeln!(
                 out,
-                "level {:<8} {:>6} connections{}{}",
+                "level {:<8} {:>6} connections{}{}{}",
                 l.name,
                 l.connections,
+                l.rate
+                    .as_ref()
+                    .map(|r| format!(", open model at {} req/s", r.text))
+                    .unwrap_or_default(),
                 l.requests
                     .map(|n| format!(", {n} requests"))
                     .unwrap_or_default(),

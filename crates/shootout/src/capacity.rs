@@ -312,6 +312,7 @@ mod tests {
             system: None,
             waits: None,
             services: Vec::new(),
+            service_connections: Vec::new(),
         };
         let cases = [
             // (objective, failed) → held

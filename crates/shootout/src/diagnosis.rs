@@ -47,6 +47,12 @@ pub struct Figures {
     pub system: Option<SystemSummary>,
     /// What the target's threads waited on, when sampled.
     pub waits: Option<ThreadWaits>,
+    /// The level's connections from foxbench: the most requests in flight.
+    pub level_connections: usize,
+    /// The target's connections to each service it uses, over the repeats.
+    pub service_connections: Vec<report::shootout::pool::ServiceConnections>,
+    /// Each service's share of its CPUs (median over the repeats), percent.
+    pub service_cpu_percent: Vec<(String, f64)>,
 }
 
 /// More than this share of requests failing makes a cell error-bound.

@@ -6,6 +6,7 @@
 //! lines (reports are `report::shootout`), and it parses no command line.
 #![forbid(unsafe_code)]
 
+mod active;
 pub mod cache;
 pub mod capacity;
 pub mod check;
@@ -17,6 +18,7 @@ pub mod judge;
 mod lifecycle;
 mod limits;
 mod measure;
+pub mod pools;
 pub mod process;
 pub mod protocol;
 pub mod runner;

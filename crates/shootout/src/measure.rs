@@ -225,6 +225,10 @@ struct Probed {
     capped: bool,
     /// Each service's peak (RSS bytes, threads) over the samples.
     service_peaks: Vec<(u64, u64)>,
+    /// The target's connections to each service's port over the samples.
+    service_connections: Vec<probe::ConnectionSeries>,
+    /// Each service's `active` readings (empty without the command).
+    service_active: Vec<Vec<u64>>,
 }
 
 /// Requests foxbench completed and sent over a level, warm-up included: what the
@@ -444,6 +448,8 @@ impl Meter<'_> {
             dumps,
             capped,
             service_peaks,
+            service_connections,
+            service_active,
         } = loaded?;
         tally.add(&result);
         let crashed = target.exited();
@@ -482,6 +488,27 @@ impl Meter<'_> {
             ..window::thread_waits(&waits)
         });
         rep.services = services;
+        rep.service_connections = self
+            .services
+            .iter()
+            .zip(&service_connections)
+            .enumerate()
+            .filter(|(_, (_, c))| c.samples > 0)
+            .map(|(i, (p, c))| report::shootout::pool::ServiceConnections {
+                service: p.name.clone(),
+                port: p.addr.port(),
+                samples: c.samples,
+                min: c.min,
+                mean: c.mean().unwrap_or(0.0),
+                max: c.max,
+                busy_share: c.busy_fraction(),
+                active_mean: service_active
+                    .get(i)
+                    .filter(|v| !v.is_empty())
+                    .map(|v| v.iter().sum::<u64>() as f64 / v.len() as f64),
+                active_max: service_active.get(i).and_then(|v| v.iter().max().copied()),
+            })
+            .collect();
         let failure = match crashed {
             Some(status) => Some(CellFailure::Exited(status)),
             None if !probed => Some(CellFailure::Unprobed),
@@ -548,7 +575,13 @@ impl Meter<'_> {
             requests,
             connections,
             threads: self.client_threads.min(connections),
-            arrival: Arrival::Closed,
+            arrival: task
+                .level
+                .rate
+                .as_ref()
+                .map_or(Arrival::Closed, |r| Arrival::Open {
+                    rate: r.rate.clone(),
+                }),
             stop,
             pipeline: task.pipeline(),
             keepalive: task.keepalive,
@@ -588,6 +621,7 @@ impl Meter<'_> {
         let capped = Arc::new(AtomicBool::new(false));
         let servers = self.server_cpus.max(1) as f64;
         let service_pids: Vec<i32> = self.services.iter().map(|p| p.pid).collect();
+        let service_ports: Vec<u16> = self.services.iter().map(|p| p.addr.port()).collect();
         let sampler = {
             let (control, done, capped) = (control.clone(), done.clone(), capped.clone());
             std::thread::Builder::new()
@@ -602,6 +636,7 @@ impl Meter<'_> {
                     let mut dump = dump;
                     let mut dumper = None;
                     let mut peaks = vec![(0u64, 0u64); service_pids.len()];
+                    let mut pools = vec![probe::ConnectionSeries::default(); service_ports.len()];
                     while !done.load(Ordering::Relaxed) {
                         let t = start.elapsed();
                         if !interval.is_zero() && t >= next_wait {
@@ -647,6 +682,12 @@ impl Meter<'_> {
                                     peak.1 = peak.1.max(u64::from(s.threads));
                                 }
                             }
+                            // How full the target's pool to each service is.
+                            for (pool, &port) in pools.iter_mut().zip(&service_ports) {
+                                if let Ok(c) = probe::connections(root, probe::Peer::Remote(port)) {
+                                    pool.push(c);
+                                }
+                            }
                             match probe::sample(root) {
                                 Ok(s) => {
                                     let ts = t.as_secs_f64();
@@ -672,16 +713,23 @@ impl Meter<'_> {
                         std::thread::sleep(Duration::from_millis(20));
                     }
                     let dumps = dumper.and_then(|h| h.join().ok()).unwrap_or_default();
-                    (series, waits, dumps, peaks)
+                    (series, waits, dumps, peaks, pools)
                 })
                 .map_err(CellFailure::ProbeThread)?
         };
+        let active = crate::active::sample(
+            self.services.iter().map(|p| p.active.clone()).collect(),
+            interval,
+            done.clone(),
+        );
         let mut intervals = Vec::new();
         let result = load::run_with_intervals(plan, &control, &mut |iv| {
             intervals.push(report::IntervalRow::from(iv));
         });
         done.store(true, Ordering::Relaxed);
-        let (series, waits, dumps, service_peaks) = sampler.join().unwrap_or_default();
+        let (series, waits, dumps, service_peaks, service_connections) =
+            sampler.join().unwrap_or_default();
+        let service_active = active.and_then(|h| h.join().ok()).unwrap_or_default();
         Ok(Probed {
             result: result.map_err(CellFailure::Load)?,
             series,
@@ -690,6 +738,8 @@ impl Meter<'_> {
             dumps,
             capped: capped.load(Ordering::Relaxed),
             service_peaks,
+            service_connections,
+            service_active,
         })
     }
 }

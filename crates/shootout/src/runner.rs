@@ -94,6 +94,7 @@ fn level_info(l: &Level, plan: &crate::suite::Plan) -> LevelInfo {
         repeats: l.repeats.unwrap_or(plan.repeats),
         tls_resume: l.tls_resume,
         capacity: l.capacity.as_ref().map(|c| c.info(l.max_duration)),
+        rate: l.rate.as_ref().map(|r| r.text.clone()),
     }
 }
 

@@ -60,6 +60,8 @@ pub struct Probe {
     pub addr: SocketAddr,
     /// Its request counter, if it has one.
     pub counter: Option<Counter>,
+    /// Its `active` command with `{port}` filled in, if it has one.
+    pub active: Option<String>,
 }
 
 impl Probe {
@@ -190,6 +192,11 @@ impl<'a> Services<'a> {
                     pid: r.pid(),
                     addr: r.addr,
                     counter: s.spec.counter.clone(),
+                    active: s
+                        .spec
+                        .active
+                        .as_ref()
+                        .map(|c| c.replace("{port}", &r.addr.port().to_string())),
                 }),
                 _ => None,
             })

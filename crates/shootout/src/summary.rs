@@ -188,7 +188,36 @@ pub fn figures(reps: &[Repeat], s: &CellSummary, server_cpus: usize) -> Figures 
         completed: reps.iter().map(|r| r.requests.completed).sum(),
         system: s.system.clone(),
         waits: s.waits.clone(),
+        level_connections: 0,
+        service_connections: report::shootout::pool::ServiceConnections::merge(
+            &reps
+                .iter()
+                .map(|r| r.service_connections.as_slice())
+                .collect::<Vec<_>>(),
+        ),
+        service_cpu_percent: service_cpu(reps),
     }
+}
+
+/// Each service's share of its CPUs, the median over the repeats.
+fn service_cpu(reps: &[Repeat]) -> Vec<(String, f64)> {
+    let mut names: Vec<&str> = Vec::new();
+    for t in reps.iter().flat_map(|r| &r.services) {
+        if !names.contains(&t.name.as_str()) {
+            names.push(&t.name);
+        }
+    }
+    names
+        .into_iter()
+        .filter_map(|n| {
+            let mut v: Vec<f64> = reps
+                .iter()
+                .flat_map(|r| r.services.iter().filter(|t| t.name == n))
+                .map(|t| t.cpu_percent)
+                .collect();
+            Some((n.to_string(), report::shootout::median(&mut v)?))
+        })
+        .collect()
 }
 
 /// Closes a cell whose measuring ended without failing: with repeats it is measured (unless
@@ -204,7 +233,11 @@ pub fn conclude(cell: &mut Cell, server_cpus: usize) {
         cell.status = CellStatus::Measured;
     }
     let summary = summarize(&cell.repeats);
-    cell.diagnosis = Some(diagnose(&figures(&cell.repeats, &summary, server_cpus)));
+    let figures = Figures {
+        level_connections: cell.connections as usize,
+        ..figures(&cell.repeats, &summary, server_cpus)
+    };
+    cell.diagnosis = Some(diagnose(&figures));
     cell.summary = Some(summary);
 }
 
@@ -247,6 +280,7 @@ mod tests {
             system: None,
             waits: None,
             services: Vec::new(),
+            service_connections: Vec::new(),
         }
     }
 
@@ -430,6 +464,9 @@ mod tests {
             completed: 130,
             system: None,
             waits: None,
+            level_connections: 0,
+            service_connections: Vec::new(),
+            service_cpu_percent: Vec::new(),
         };
         assert_eq!(f, want);
     }

@@ -170,6 +170,24 @@ const RULES: &[Rule] = &[
             )
         })
     }),
+    // What the target waited on (a lock, its pool, the backend's answers): the waiting
+    // verdicts of the single-server diagnosis, with their evidence, stand.
+    ("waiting", |i| {
+        let b = i.base.bottleneck;
+        let tier = match b {
+            Bottleneck::LockBound | Bottleneck::PoolBound => i
+                .loads
+                .iter()
+                .find(|l| l.verdict == Bottleneck::ServerCpuBound)
+                .map_or("target".into(), |t| t.name.to_string()),
+            Bottleneck::BackendWait => i
+                .services()
+                .next()
+                .map_or("a service".into(), |s| format!("service {}", s.name)),
+            _ => return None,
+        };
+        Some((b, tier, String::new()))
+    }),
     ("neither", |_| {
         Some((
             Bottleneck::Neither,
@@ -363,6 +381,19 @@ mod tests {
             ((40.0, 35.0, 60.0, Neither, &four), (Neither, "neither")),
             ((30.0, 20.0, 10.0, Neither, &two), (Neither, "neither")),
             ((30.0, 20.0, 10.0, Errors, &two), (Errors, "errors")),
+            // The waiting verdicts stand with their evidence (they were once turned into
+            // "neither" here, hiding the pool the connections named).
+            ((30.0, 20.0, 10.0, PoolBound, &two), (PoolBound, "t")),
+            ((30.0, 20.0, 10.0, LockBound, &two), (LockBound, "t")),
+            (
+                (30.0, 20.0, 10.0, BackendWait, &two),
+                (BackendWait, "service hello"),
+            ),
+            // A full service still comes first.
+            (
+                (40.0, 30.0, 97.0, PoolBound, &four),
+                (ServiceCpuBound, "service hello"),
+            ),
             (
                 (30.0, 50.0, 10.0, ServerThreadBound, &two),
                 (ServerThreadBound, "t"),

@@ -134,10 +134,20 @@ pub struct WaitRule {
 
 /// The waiting verdicts, in order (pool-bound and service-bound go before lock-bound: a
 /// pool's waiters sit on a futex too, and the connection count names the pool).
-pub const WAIT_RULES: &[WaitRule] = &[WaitRule {
-    bottleneck: Bottleneck::LockBound,
-    evidence: lock_bound,
-}];
+pub const WAIT_RULES: &[WaitRule] = &[
+    WaitRule {
+        bottleneck: Bottleneck::PoolBound,
+        evidence: crate::pools::pool_bound,
+    },
+    WaitRule {
+        bottleneck: Bottleneck::LockBound,
+        evidence: lock_bound,
+    },
+    WaitRule {
+        bottleneck: Bottleneck::BackendWait,
+        evidence: crate::pools::backend_wait,
+    },
+];
 
 /// Most threads on a futex: `196 of 200 threads waiting on a futex (futex_do_wait)`.
 /// The threads the target had parked on a futex before the load (a runtime's own) are

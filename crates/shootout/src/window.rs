@@ -250,6 +250,7 @@ pub fn repeat(
         system: None,
         waits: None,
         services: Vec::new(),
+        service_connections: Vec::new(),
     }
 }
 

@@ -5,6 +5,8 @@ use super::*;
 use std::path::{Path, PathBuf};
 
 mod capacity;
+mod pool;
+mod postgres;
 mod production;
 mod services;
 mod waiting;

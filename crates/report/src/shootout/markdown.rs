@@ -64,6 +64,8 @@ pub fn mark(b: Bottleneck) -> &'static str {
         Bottleneck::Neither => " ⁿ",
         Bottleneck::Errors => " ᵉ",
         Bottleneck::LockBound => " ˡ",
+        Bottleneck::PoolBound => " ᵖ",
+        Bottleneck::BackendWait => " ᵇ",
     }
 }
 
@@ -259,7 +261,7 @@ pub fn to_markdown(r: &ShootoutResults) -> String {
         out.push_str(
             "Marks: ᶜ client-bound (foxbench's CPU was saturated: the server may be faster), \
              ᵗ one server thread saturated, ˢ a service's CPU saturated (the tier behind the target), ⁿ neither side's CPU saturated (contention, a pool or a lock), \
-             ˡ lock-bound (CPUs not busy, most threads waiting on a futex), ᵉ errors. Unmarked cells were server-CPU-bound.\n\n",
+             ˡ lock-bound (CPUs not busy, most threads waiting on a futex), ᵖ pool-bound (a small constant pool of connections to a service, busy), ᵇ waiting on the backend (threads on sockets to an idle-ish service), ᵉ errors. Unmarked cells were server-CPU-bound.\n\n",
         );
         out.push_str(&super::capacity::markdown(r));
         cost_tables(&mut out, r, &rows);
@@ -456,9 +458,10 @@ pub fn to_markdown(r: &ShootoutResults) -> String {
         }
         let _ = writeln!(
             out,
-            "- level {}: {} connections, {what}{ka}{resume}, {} repeat{}",
+            "- level {}: {} connections, {what}{ka}{resume}{}, {} repeat{}",
             l.name,
             l.connections,
+            super::html::levels::open_model_text(l),
             l.repeats,
             if l.repeats == 1 { "" } else { "s" }
         );

@@ -8,6 +8,7 @@
 pub mod capacity;
 pub(crate) mod html;
 pub(crate) mod markdown;
+pub mod pool;
 mod production;
 mod rows;
 mod signature;
@@ -147,6 +148,11 @@ pub struct LevelInfo {
     /// A capacity level's objective, window and budget; absent for other levels.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capacity: Option<capacity::LevelCapacity>,
+    /// The open model's request rate (the suite's `rate`, as `foxbench load -R`): requests
+    /// sent when due, latency timed from then (coordinated-omission corrected). `None`: the
+    /// closed model, and in results written before open-model levels.
+    #[serde(default)]
+    pub rate: Option<String>,
 }
 
 /// What happened to one target (or one row of a target's parameters).
@@ -454,6 +460,10 @@ pub struct Repeat {
     /// Each service the target uses, over the repeat.
     #[serde(default)]
     pub services: Vec<TierWindow>,
+    /// The target's connections to each service it uses, sampled through the repeat;
+    /// empty in results from before they were sampled.
+    #[serde(default)]
+    pub service_connections: Vec<pool::ServiceConnections>,
 }
 
 /// The TLS handshakes of one repeat, as the load generator completed them.
@@ -648,6 +658,13 @@ pub enum Bottleneck {
     /// CPUs not busy while most of the target's threads waited on a futex: a lock or a
     /// pool held the requests.
     LockBound,
+    /// CPUs not busy while the target's connections to a service sat at a small constant
+    /// number, busy, with more requests in flight than connections: its pool held them.
+    PoolBound,
+    /// CPUs not busy, the service idle-ish, while the target's threads (or event loop)
+    /// waited on its sockets to the service: the service's latency held the requests.
+    #[serde(rename = "waiting-on-the-backend")]
+    BackendWait,
 }
 
 impl Bottleneck {
@@ -661,6 +678,8 @@ impl Bottleneck {
             Bottleneck::Neither => "neither",
             Bottleneck::Errors => "errors",
             Bottleneck::LockBound => "lock-bound",
+            Bottleneck::PoolBound => "pool-bound",
+            Bottleneck::BackendWait => "waiting-on-the-backend",
         }
     }
 }

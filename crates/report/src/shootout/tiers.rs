@@ -156,7 +156,9 @@ pub fn limiting_tier(cell: &Cell, target: &str) -> Option<String> {
     Some(match d.bottleneck {
         ClientBound => "client".into(),
         // A lock is in the target: its threads wait on it, whatever the CPUs do.
-        ServerCpuBound | ServerThreadBound | LockBound => target.into(),
+        // So is a pool: the target's own bound on its connections to the service.
+        ServerCpuBound | ServerThreadBound | LockBound | PoolBound => target.into(),
+        BackendWait => "a service".into(),
         ServiceCpuBound => "a service".into(),
         Neither => "neither".into(),
         Errors => "errors".into(),
@@ -269,6 +271,7 @@ pub fn markdown(r: &ShootoutResults) -> String {
             }
         }
     }
+    out.push_str(&super::pool::markdown(r));
     out
 }
 

@@ -10,6 +10,8 @@ use std::time::Duration;
 use regex::Regex;
 use serde::Deserialize;
 
+#[cfg(test)]
+mod open_level_tests;
 mod params;
 mod raw;
 mod services;
@@ -145,6 +147,20 @@ pub struct Level {
     /// highest constant rate that holds the objective within `max_duration`. It runs only
     /// where a target's or scenario's `levels` names it.
     pub capacity: Option<crate::capacity::CapacityLevel>,
+    /// The open model's schedule (`rate`); `None` = the closed model.
+    pub rate: Option<LevelRate>,
+}
+
+/// An open-model level's request rate (`rate = 400` or `rate = "100..1000/10s"`, as
+/// `foxbench load -R`): requests are sent when due whether or not earlier ones were
+/// answered, and latency is timed from when each was due, so a queue in the server is not
+/// hidden by coordinated omission. `connections` is then the most the level opens.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LevelRate {
+    /// The rate as the suite wrote it, for the protocol.
+    pub text: String,
+    /// The parsed schedule.
+    pub rate: load::Rate,
 }
 
 /// A level's `max_duration` when the suite gives none.
@@ -161,6 +177,7 @@ fn timed_level(c: usize) -> Level {
         repeats: None,
         tls_resume: None,
         capacity: None,
+        rate: None,
     }
 }
 

@@ -11,7 +11,7 @@ use serde::Deserialize;
 
 use super::params::{Params, PARAM_PREFIX};
 use super::services::SERVICE_PREFIX;
-use super::{parse_cpus, timed_level, Level, Ready, LEVEL_MAX_DURATION, PLACEHOLDERS};
+use super::{parse_cpus, timed_level, Level, LevelRate, Ready, LEVEL_MAX_DURATION, PLACEHOLDERS};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -162,6 +162,7 @@ pub(super) struct RawService {
     pub(super) inputs: Vec<String>,
     pub(super) verify: Option<RawServiceVerify>,
     pub(super) counter: Option<RawCounter>,
+    pub(super) active: Option<Command>,
 }
 
 /// A service's `verify`: one GET and what its answer must be.
@@ -334,6 +335,7 @@ impl<'de> Deserialize<'de> for Level {
                 let mut objective = None;
                 let mut window = None;
                 let mut start_rate = None;
+                let mut rate = None;
                 while let Some(key) = map.next_key::<String>()? {
                     match key.as_str() {
                         "name" => name = Some(map.next_value::<String>()?),
@@ -346,6 +348,7 @@ impl<'de> Deserialize<'de> for Level {
                         "capacity" => objective = Some(map.next_value::<String>()?),
                         "window" => window = Some(map.next_value::<Dur>()?.0),
                         "start_rate" => start_rate = Some(map.next_value::<f64>()?),
+                        "rate" => rate = Some(map.next_value::<RateText>()?.0),
                         other => {
                             return Err(de::Error::unknown_field(
                                 other,
@@ -360,6 +363,7 @@ impl<'de> Deserialize<'de> for Level {
                                     "capacity",
                                     "window",
                                     "start_rate",
+                                    "rate",
                                 ],
                             ))
                         }
@@ -394,6 +398,11 @@ impl<'de> Deserialize<'de> for Level {
                         requests.is_some() || repeats.is_some(),
                     )?),
                 };
+                if capacity.is_some() && rate.is_some() {
+                    return Err(de::Error::custom(
+                        "a capacity level searches for its own rates: drop rate, or capacity",
+                    ));
+                }
                 Ok(Level {
                     name: name.unwrap_or_else(|| format!("c{connections}")),
                     connections: connections as usize,
@@ -403,6 +412,7 @@ impl<'de> Deserialize<'de> for Level {
                     repeats,
                     tls_resume,
                     capacity,
+                    rate,
                 })
             }
         }
@@ -452,6 +462,39 @@ fn capacity_level<E: de::Error>(
     };
     level.config(budget).map_err(E::custom)?;
     Ok(level)
+}
+
+/// A level's `rate`: a number of requests per second, or any `foxbench load -R` text.
+struct RateText(LevelRate);
+
+impl<'de> Deserialize<'de> for RateText {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = RateText;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("requests per second, like 400, or a schedule like \"100..1000/10s\"")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<RateText, E> {
+                // Rate::parse refuses a rate that never sends a request.
+                let rate = load::Rate::parse(v).map_err(|e| E::custom(e.to_string()))?;
+                Ok(RateText(LevelRate {
+                    text: v.trim().to_string(),
+                    rate,
+                }))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<RateText, E> {
+                self.visit_str(&v.to_string())
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<RateText, E> {
+                self.visit_str(&v.to_string())
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<RateText, E> {
+                self.visit_str(&v.to_string())
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// A message folded onto one line (regex and TOML errors span several).

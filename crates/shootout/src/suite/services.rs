@@ -29,6 +29,10 @@ pub struct ServiceSpec {
     pub check: Option<ServiceCheck>,
     /// Its own count of the requests it served, read over HTTP.
     pub counter: Option<Counter>,
+    /// `active`: a shell command whose stdout is an integer, run a few times per measured
+    /// repeat with `{port}` filled in: how busy the service is by its own account (for
+    /// PostgreSQL, the client backends running a query, from `pg_stat_activity`).
+    pub active: Option<String>,
 }
 
 impl ServiceSpec {
@@ -156,6 +160,9 @@ pub(super) fn services(raw: Vec<RawService>, src: &Source) -> Result<Vec<Service
         for v in s.env.values() {
             commands.push(("env", v));
         }
+        if let Some(a) = &s.active {
+            commands.push(("active", &a.0));
+        }
         for (key, cmd) in commands {
             if cmd.contains(&format!("{{{SERVICE_PREFIX}")) || cmd.contains("{param.") {
                 return Err(err(
@@ -220,6 +227,7 @@ pub(super) fn services(raw: Vec<RawService>, src: &Source) -> Result<Vec<Service
                 path: c.path,
                 field: c.field,
             }),
+            active: s.active.map(|c| c.0),
         });
     }
     Ok(out)

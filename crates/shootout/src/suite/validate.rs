@@ -752,7 +752,7 @@ mod tests {
             ("connections = 10, requests", "connections = 0, requests", Key, "s.toml:6: key `plan.levels[1]`: connections must be at least 1"),
             ("connections = 10, requests = 1000", "connections = 10, requests = 0", Key, "s.toml:6: key `plan.levels[1]`: requests must be at least 1"),
             ("keepalive = false }", "keepalive = false, repeats = 0 }", Key, "s.toml:6: key `plan.levels[1]`: repeats must be at least 1"),
-            ("keepalive = false }", "keepalive = false, colour = 1 }", Key, "s.toml:6: key `plan.levels[1]`: unknown field `colour`, expected one of `name`, `connections`, `requests`, `max_duration`, `keepalive`, `repeats`, `tls_resume`, `capacity`, `window`, `start_rate`"),
+            ("keepalive = false }", "keepalive = false, colour = 1 }", Key, "s.toml:6: key `plan.levels[1]`: unknown field `colour`, expected one of `name`, `connections`, `requests`, `max_duration`, `keepalive`, `repeats`, `tls_resume`, `capacity`, `window`, `start_rate`, `rate`"),
             ("{ name = \"ab\", connections = 10,", "{ name = \"ab\",", Key, "s.toml:6: key `plan.levels[1]`: missing field `connections`"),
             ("levels = [10,", "levels = [0,", Key, "s.toml:6: key `plan.levels[0]`: 0 connections: use 1 to 1000000"),
             ("levels = [10,", "levels = [\"x\",", Key, "s.toml:6: key `plan.levels[0]`: invalid type: string \"x\", expected a number of connections, or a table like { name = \"ab\", connections = 10, requests = 100000, keepalive = false }"),
@@ -813,7 +813,7 @@ mod tests {
             // Regression (review of issue 10): an unclosed service placeholder reached the command literally.
             ("start = \"{out}/server {port} {images}\"", "start = \"{out}/server {port} {service.db.url\"", Key, "s.toml:21: key `target[0].start`: unclosed placeholder {service.db.url in \"{out}/server {port} {service.db.url\": close it with }"),
             ("[[target]]", "[[service]]\nname = \"hello\"\ndir = \"h\"\nstart = \"h\"\n[[target]]", Key, "s.toml:19: key `service[0].start`: \"h\" has no {port}: the service must listen where foxbench says"),
-            ("[[target]]", "[[service]]\nname = \"hello\"\ndir = \"h\"\nstart = \"h {port}\"\ncolour = 1\n[[target]]", Key, "s.toml:20: key `service[0].colour`: unknown field `colour`, expected one of `name`, `dir`, `requires`, `install`, `build`, `start`, `env`, `artifact`, `ready`, `ready_timeout`, `inputs`, `verify`, `counter`"),
+            ("[[target]]", "[[service]]\nname = \"hello\"\ndir = \"h\"\nstart = \"h {port}\"\ncolour = 1\n[[target]]", Key, "s.toml:20: key `service[0].colour`: unknown field `colour`, expected one of `name`, `dir`, `requires`, `install`, `build`, `start`, `env`, `artifact`, `ready`, `ready_timeout`, `inputs`, `verify`, `counter`, `active`"),
             ("[[target]]", "[[service]]\nname = \"hello\"\ndir = \"h\"\nstart = \"h {port} {service.db.url}\"\n[[target]]", Key, "s.toml:19: key `service[0].start`: \"h {port} {service.db.url}\": a service's commands take no {service.*} or {param.*} placeholders"),
             ("[[target]]", "[[service]]\nname = \"hello\"\ndir = \"h\"\nstart = \"h {port}\"\nverify = { path = \"x\" }\n[[target]]", Key, "s.toml:20: key `service[0].verify`: path \"x\" must start with /"),
             ("[[target]]", "[[service]]\nname = \"hello\"\ndir = \"h\"\nstart = \"h {port}\"\ncounter = { field = \"n\" }\n[[target]]", Key, "s.toml:20: key `service[0].counter`: missing field `path`"),
@@ -825,6 +825,7 @@ mod tests {
             ("headers = { Location", "headers = { X-Id = '^{random.1}$', Location", Key, "s.toml:13: key `scenario[0].expect.headers.X-Id`: {random.1} but the request has 0 random parts (the path's, then its headers')"),
             ("headers = { Location", "headers = { X-Id = '^({random.1}$', Location", Key, "s.toml:13: key `scenario[0].expect.headers.X-Id`: invalid pattern \"^(0$\": regex parse error: ^(0$ ^ error: unclosed group"),
             // Capacity levels: the objective parsed at load, the search checked against its budget.
+            ("levels = [10,", "levels = [10, { name = \"cap\", connections = 5, capacity = \"p99<10ms\", rate = 100 },", Key, "s.toml:6: key `plan.levels[1]`: a capacity level searches for its own rates: drop rate, or capacity"),
             ("levels = [10,", "levels = [10, { name = \"cap\", connections = 5, capacity = \"p99<10\" },", Key, "s.toml:6: key `plan.levels[1]`: capacity: \"p99<10\": the threshold \"10\" needs a time unit (us, ms or s), e.g. p99<5ms"),
             ("levels = [10,", "levels = [10, { name = \"cap\", connections = 5, capacity = \"latency<10ms\" },", Key, "s.toml:6: key `plan.levels[1]`: capacity: \"latency<10ms\": unknown metric \"latency\": use p<N> (p50, p99, p99.9; p99[service] names the service-time histogram), errors, rps"),
             ("levels = [10,", "levels = [10, { name = \"cap\", connections = 5, capacity = \"p99[service]<10ms\" },", Key, "s.toml:6: key `plan.levels[1]`: capacity: \"p99[service]<10ms\": the shootout judges the corrected latency only: drop [service]"),

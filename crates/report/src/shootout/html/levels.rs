@@ -31,11 +31,21 @@ pub(super) fn level_text(l: &LevelInfo) -> String {
         ""
     };
     format!(
-        "{} ({} conn{}, {what}{ka}{resume})",
+        "{} ({} conn{}, {what}{ka}{resume}{})",
         l.name,
         l.connections,
-        if l.connections == 1 { "" } else { "s" }
+        if l.connections == 1 { "" } else { "s" },
+        open_model_text(l)
     )
+}
+
+/// `, open model at 400 req/s, latency corrected` for an open-model level, else nothing:
+/// its latency is timed from when each request was due (coordinated omission corrected).
+pub(crate) fn open_model_text(l: &LevelInfo) -> String {
+    l.rate
+        .as_ref()
+        .map(|r| format!(", open model at {r} req/s, latency corrected"))
+        .unwrap_or_default()
 }
 
 /// The plan's level of that name.
@@ -88,6 +98,7 @@ mod tests {
             repeats: 1,
             tls_resume: None,
             capacity: None,
+            rate: None,
         }
     }
 
@@ -111,6 +122,13 @@ mod tests {
                     ..info(10, None, Some(500), Some(false))
                 },
                 "l (10 conns, 500 requests, no keep-alive, no TLS resumption)",
+            ),
+            (
+                LevelInfo {
+                    rate: Some("400".into()),
+                    ..info(150, Some(1.5), None, None)
+                },
+                "l (150 conns, 1.5 s, open model at 400 req/s, latency corrected)",
             ),
         ] {
             assert_eq!(level_text(&l), want);

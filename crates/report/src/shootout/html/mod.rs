@@ -10,7 +10,7 @@
 mod capacity;
 pub(crate) mod charts;
 mod header;
-mod levels;
+pub(crate) mod levels;
 pub(crate) mod numbers;
 mod over_time;
 mod protocol;
@@ -197,6 +197,7 @@ mod tests {
             repeats: 1,
             tls_resume: None,
             capacity: None,
+            rate: None,
         }
     }
 

@@ -92,7 +92,7 @@ pub(super) fn protocol(out: &mut String, r: &ShootoutResults) {
             "<tr><th scope=\"row\">{}</th><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{ka}</td><td class=\"n\">{}</td></tr>",
             esc(&l.name),
             l.connections,
-            esc(&what),
+            esc(&format!("{what}{}", super::levels::open_model_text(l))),
             l.repeats
         );
     }

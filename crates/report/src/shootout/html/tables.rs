@@ -74,7 +74,9 @@ pub(super) fn tables(out: &mut String, r: &ShootoutResults, rows: &[&TargetResul
         "<p class=\"note\">Best of each column in bold. Marks: <span class=\"mk\">ᶜ</span> client-bound \
          (foxbench's CPU was saturated: the server may be faster), <span class=\"mk\">ᵗ</span> one server thread saturated, \
          <span class=\"mk\">ⁿ</span> neither side's CPU saturated (contention, a pool or a lock), \
-         <span class=\"mk\">ˡ</span> lock-bound (CPUs not busy, most threads waiting on a futex), <span class=\"mk\">ᵉ</span> errors. \
+         <span class=\"mk\">ˡ</span> lock-bound (CPUs not busy, most threads waiting on a futex), \
+         <span class=\"mk\">ᵖ</span> pool-bound (a small constant pool of connections to a service, busy), \
+         <span class=\"mk\">ᵇ</span> waiting on the backend (threads on sockets to an idle-ish service), <span class=\"mk\">ᵉ</span> errors. \
          Unmarked cells were server-CPU-bound. Hover a cell for the figures behind its mark.</p>\n",
     );
 }
@@ -377,7 +379,9 @@ fn bottleneck_badge(b: Bottleneck) -> String {
         | Bottleneck::ServerThreadBound
         | Bottleneck::ServiceCpuBound
         | Bottleneck::Neither
-        | Bottleneck::LockBound => "b-warn",
+        | Bottleneck::LockBound
+        | Bottleneck::PoolBound
+        | Bottleneck::BackendWait => "b-warn",
         Bottleneck::Errors => "b-bad",
     };
     format!("<span class=\"badge {class}\">{}</span>", b.as_str())

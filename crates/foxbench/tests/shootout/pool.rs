@@ -1,0 +1,59 @@
+//! The diagnosis that finds the pool, end to end: a front end that calls a slow backend
+//! through a pool of 2 connections (`tests/data/pool`) is diagnosed pool-bound, or waiting
+//! on the backend, with the connections to the backend as evidence; the suite says nothing
+//! about the pool.
+
+use super::*;
+
+fn data() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/pool")
+}
+
+#[test]
+fn a_front_end_behind_a_pool_of_2_is_diagnosed_by_its_connections() {
+    let out = tmp("pool-bound");
+    let child = foxbench()
+        .args(["shootout", "suite.toml", "--root", ".", "--out"])
+        .arg(&out)
+        .arg("--cache")
+        .arg(out.join("cache"))
+        .current_dir(data())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(leftovers(pid).is_empty(), "{:?}", leftovers(pid));
+    let v = results(&out);
+    let t = target(&v, "pool-of-2");
+    assert_eq!(t["outcome"], "measured", "{err}");
+    let cells = t["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 2, "{err}");
+    for c in cells {
+        // The evidence: the target's connections to the backend, sampled through the
+        // level, sat at the pool's 2.
+        let conns = &c["repeats"][0]["service_connections"][0];
+        assert_eq!(conns["service"], "backend", "{c}");
+        assert_eq!(conns["max"].as_u64(), Some(2), "{conns}");
+        assert!(conns["samples"].as_u64().unwrap() >= 1, "{conns}");
+        let d = &c["diagnosis"];
+        let verdict = d["bottleneck"].as_str().unwrap();
+        let detail = d["detail"].as_str().unwrap();
+        assert!(
+            ["pool-bound", "waiting-on-the-backend"].contains(&verdict),
+            "{}: {d}",
+            c["level"]
+        );
+        assert!(detail.contains("connections to backend"), "{detail}");
+        if verdict == "pool-bound" {
+            assert!(detail.contains("2 of 2 connections to backend"), "{detail}");
+        }
+    }
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(md.contains("### Connections to services"), "{md}");
+    assert!(md.contains("| pool-of-2 | plain | c60 | backend |"), "{md}");
+    std::fs::remove_dir_all(&out).unwrap();
+}

@@ -1,0 +1,328 @@
+//! The waiting verdicts that read the target's connections to its services: "pool-bound"
+//! (a small constant pool, busy, with more requests in flight than it holds) and "waiting
+//! on the backend" (the target's threads on its sockets to a service that has CPU to
+//! spare). Entries of [`crate::waiting::WAIT_RULES`]; tried only when neither side's CPUs
+//! were the limit.
+
+use report::shootout::pool::ServiceConnections;
+use report::SATURATED_PERCENT;
+
+use crate::diagnosis::Figures;
+use crate::waiting::{futex_majority, FUTEX_THREADS};
+
+/// A pool counts as constant when its mean is at least this share of its most.
+pub const CONSTANT_SHARE: f64 = 0.9;
+
+/// A pool counts as small when the level has at least this many times more connections
+/// (requests in flight) than the pool has connections to the service.
+pub const OVERSUBSCRIBED: f64 = 2.0;
+
+/// Connections busy (bytes in flight) at least this share of the readings count as busy
+/// most of the level.
+pub const BUSY_SHARE: f64 = 0.5;
+
+/// A service below this share of its CPUs is idle-ish: its latency is not its CPU.
+pub const IDLE_SERVICE_PERCENT: f64 = 50.0;
+
+/// At least this share of the target's waiting thread observations on sockets or in
+/// epoll makes them waiting on the backend.
+pub const SOCKET_SHARE: f64 = 0.5;
+
+/// `2 of 2 connections to postgres busy 97% of the level`, or with a range.
+fn pool_words(c: &ServiceConnections) -> String {
+    let held = if c.min == c.max {
+        format!("{} of {}", c.max, c.max)
+    } else {
+        format!("{:.1} (of {}-{})", c.mean, c.min, c.max)
+    };
+    let busy = c
+        .busy_share
+        .map(|b| format!(" busy {:.0}% of the level", 100.0 * b))
+        .unwrap_or_default();
+    let active = c
+        .active_mean
+        .map(|a| format!(", {a:.1} active in {}", c.service))
+        .unwrap_or_default();
+    format!("{held} connections to {}{busy}{active}", c.service)
+}
+
+/// The threads the load parked on a futex (a runtime's own parked ones left out):
+/// `Some("196 of 200 threads waiting on a futex")` when they are most of the waiting ones.
+fn futex_waiters(f: &Figures) -> Option<String> {
+    let w = f.waits.as_ref()?;
+    let idle = w.futex_idle * w.samples;
+    let added = w.futex.saturating_sub(idle);
+    (futex_majority(added, w.running, w.total().saturating_sub(idle))
+        && w.mean_of(added) >= FUTEX_THREADS)
+        .then(|| {
+            format!(
+                "{:.0} of {:.0} threads waiting on a futex",
+                w.mean_of(w.futex),
+                w.threads_mean()
+            )
+        })
+}
+
+/// Pool-bound: some service's connections sat at a small constant number while the level
+/// had more requests in flight than that, and either most target threads waited on a
+/// futex (a thread-per-request server parked on the pool) or the connections were busy
+/// most of the level (an event loop's requests queued for them).
+pub fn pool_bound(f: &Figures) -> Option<String> {
+    f.service_connections.iter().find_map(|c| {
+        if c.samples == 0 || c.max == 0 {
+            return None;
+        }
+        let constant = c.min == c.max || c.mean >= CONSTANT_SHARE * f64::from(c.max);
+        let small = f.level_connections as f64 >= OVERSUBSCRIBED * f64::from(c.max);
+        if !(constant && small) {
+            return None;
+        }
+        let busy = c.busy_share.is_some_and(|b| b >= BUSY_SHARE);
+        let waiters = futex_waiters(f);
+        let queued = match (&waiters, busy) {
+            (Some(w), _) => w.clone(),
+            (None, true) => format!(
+                "{} requests in flight for {} connections",
+                f.level_connections, c.max
+            ),
+            (None, false) => return None,
+        };
+        Some(format!("{}; {queued}", pool_words(c)))
+    })
+}
+
+/// Waiting on the backend: the target held connections to a service with CPU to spare,
+/// and most of its waiting threads were on socket reads or in epoll (not on a futex).
+pub fn backend_wait(f: &Figures) -> Option<String> {
+    let w = f.waits.as_ref()?;
+    let waiting = w.total().saturating_sub(w.running);
+    let on_sockets = w.socket + w.epoll;
+    if waiting == 0 || (on_sockets as f64) < SOCKET_SHARE * waiting as f64 {
+        return None;
+    }
+    f.service_connections.iter().find_map(|c| {
+        if c.samples == 0 || c.mean < 1.0 {
+            return None;
+        }
+        let cpu = f
+            .service_cpu_percent
+            .iter()
+            .find(|(n, _)| *n == c.service)
+            .map(|(_, p)| *p)?;
+        if cpu >= IDLE_SERVICE_PERCENT.min(SATURATED_PERCENT) {
+            return None;
+        }
+        Some(format!(
+            "{}; {:.0} of {:.0} threads waiting on a socket read or in epoll; {} {cpu:.0}% of its CPUs",
+            pool_words(c),
+            w.mean_of(on_sockets),
+            w.threads_mean(),
+            c.service
+        ))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use report::shootout::{Bottleneck, CpuUse, SystemSummary, ThreadWaits};
+
+    use super::*;
+    use crate::diagnosis::diagnose;
+
+    fn cpu(cpu: u64, busy: f64) -> CpuUse {
+        CpuUse {
+            cpu,
+            user: busy * 0.7,
+            nice: 0.0,
+            system: busy * 0.3,
+            irq: 0.0,
+            softirq: 0.0,
+            steal: 0.0,
+            idle: 100.0 - busy,
+            iowait: 0.0,
+            busy,
+        }
+    }
+
+    /// A cell at `level` connections: process CPU %s, per-CPU busy %s, the target's
+    /// thread waits (samples, running, futex, socket, epoll), its connections to
+    /// postgres (min, mean, max, busy share) and postgres's CPU %.
+    struct Case {
+        level: usize,
+        procs: (f64, f64),
+        cpus: (f64, f64),
+        waits: (u64, u64, u64, u64, u64),
+        pool: Option<(u32, f64, u32, f64)>,
+        service_cpu: f64,
+    }
+
+    fn figures(c: &Case) -> Figures {
+        let (samples, running, futex, socket, epoll) = c.waits;
+        Figures {
+            client_cpu_percent: c.procs.0,
+            server_cpu_percent: c.procs.1,
+            busiest_thread_percent: c.procs.1,
+            server_cpus: 1,
+            sent: 10_000,
+            completed: 9_990,
+            system: Some(SystemSummary {
+                client: vec![cpu(0, c.cpus.0)],
+                server: vec![cpu(1, c.cpus.1)],
+                ctxt_per_s: 20_000.0,
+            }),
+            waits: Some(ThreadWaits {
+                samples,
+                threads_peak: (running + futex + socket + epoll) / samples,
+                running,
+                futex,
+                socket,
+                epoll,
+                ..Default::default()
+            }),
+            level_connections: c.level,
+            service_connections: c
+                .pool
+                .map(|(min, mean, max, busy)| ServiceConnections {
+                    service: "postgres".into(),
+                    port: 5432,
+                    samples: 6,
+                    min,
+                    mean,
+                    max,
+                    busy_share: Some(busy),
+                    active_mean: None,
+                    active_max: None,
+                })
+                .into_iter()
+                .collect(),
+            service_cpu_percent: vec![("postgres".into(), c.service_cpu)],
+            ..Default::default()
+        }
+    }
+
+    /// The verdicts on recorded figures, the existing ones beside the new: (name, case,
+    /// verdict, a phrase of its evidence).
+    #[test]
+    fn pool_bound_and_waiting_on_the_backend_on_recorded_figures() {
+        let table: Vec<(&str, Case, Bottleneck, &str)> = vec![
+            (
+                // The post's servlet: 200 threads, a pool of 2, CPUs mostly idle.
+                "pool-bound, thread per request",
+                Case {
+                    level: 150,
+                    procs: (20.0, 18.0),
+                    cpus: (31.0, 22.0),
+                    waits: (30, 30, 5880, 60, 30),
+                    pool: Some((2, 2.0, 2, 0.97)),
+                    service_cpu: 12.0,
+                },
+                Bottleneck::PoolBound,
+                "2 of 2 connections to postgres busy 97% of the level; 196 of 200 threads waiting on a futex; client CPU 0 31% busy",
+            ),
+            (
+                // An event loop: one thread in epoll, the requests queued in the pool.
+                "pool-bound, event loop",
+                Case {
+                    level: 50,
+                    procs: (25.0, 30.0),
+                    cpus: (40.0, 45.0),
+                    waits: (30, 6, 0, 0, 54),
+                    pool: Some((2, 2.0, 2, 0.8)),
+                    service_cpu: 15.0,
+                },
+                Bottleneck::PoolBound,
+                "2 of 2 connections to postgres busy 80% of the level; 50 requests in flight for 2 connections",
+            ),
+            (
+                // A pool of 150 at 150 connections is no small pool: its threads wait
+                // on their sockets to an idle database.
+                "pool of 150",
+                Case {
+                    level: 150,
+                    procs: (20.0, 30.0),
+                    cpus: (35.0, 40.0),
+                    waits: (30, 30, 300, 4200, 30),
+                    pool: Some((150, 150.0, 150, 0.3)),
+                    service_cpu: 20.0,
+                },
+                Bottleneck::BackendWait,
+                "150 of 150 connections to postgres busy 30% of the level; 141 of 152 threads waiting on a socket read or in epoll; postgres 20% of its CPUs",
+            ),
+            (
+                // The hello backend with delay_ms=10 at 12 connections: idle, but slow.
+                "waiting on the backend",
+                Case {
+                    level: 12,
+                    procs: (5.0, 4.0),
+                    cpus: (10.0, 8.0),
+                    waits: (30, 3, 0, 357, 30),
+                    pool: Some((12, 12.0, 12, 0.1)),
+                    service_cpu: 2.0,
+                },
+                Bottleneck::BackendWait,
+                "12 of 12 connections to postgres busy 10% of the level",
+            ),
+            (
+                // A pool that grows and shrinks is not the limit, however few.
+                "a pool that moves",
+                Case {
+                    level: 50,
+                    procs: (20.0, 25.0),
+                    cpus: (30.0, 30.0),
+                    waits: (30, 30, 0, 0, 30),
+                    pool: Some((1, 3.0, 10, 0.9)),
+                    service_cpu: 60.0,
+                },
+                Bottleneck::Neither,
+                "both sides had CPU to spare",
+            ),
+            (
+                // Pool 2 sharing CPU 1 with the database: the CPU verdict comes first.
+                "pool 2, server CPU saturated",
+                Case {
+                    level: 150,
+                    procs: (30.0, 92.0),
+                    cpus: (45.0, 97.0),
+                    waits: (30, 600, 5400, 0, 0),
+                    pool: Some((2, 2.0, 2, 0.97)),
+                    service_cpu: 40.0,
+                },
+                Bottleneck::ServerCpuBound,
+                "server CPU 1 97% busy",
+            ),
+            (
+                // No service: the mutex-around-a-sleep target stays lock-bound.
+                "lock-bound, no services",
+                Case {
+                    level: 50,
+                    procs: (3.0, 2.0),
+                    cpus: (20.0, 15.0),
+                    waits: (30, 30, 1500, 0, 30),
+                    pool: None,
+                    service_cpu: 0.0,
+                },
+                Bottleneck::LockBound,
+                "50 of 52 threads waiting on a futex",
+            ),
+            (
+                // A busy service is not "idle but slow".
+                "service busy",
+                Case {
+                    level: 10,
+                    procs: (10.0, 10.0),
+                    cpus: (20.0, 30.0),
+                    waits: (30, 0, 0, 300, 30),
+                    pool: Some((10, 10.0, 10, 0.5)),
+                    service_cpu: 85.0,
+                },
+                Bottleneck::Neither,
+                "both sides had CPU to spare",
+            ),
+        ];
+        for (name, case, want, phrase) in table {
+            let d = diagnose(&figures(&case));
+            assert_eq!(d.bottleneck, want, "{name}: {}", d.detail);
+            assert!(d.detail.contains(phrase), "{name}: {}", d.detail);
+        }
+    }
+}
