@@ -163,7 +163,9 @@ pub fn fds_needed(connections: u64) -> u64 {
 
 /// Raises the soft open-files limit to the hard one when `connections` need more than the
 /// soft limit allows (one file per connection, and a margin for the rest). Fails when even
-/// the hard limit is too low. Processes started afterwards inherit the raised limit.
+/// the hard limit is too low, after raising the soft limit as far as it goes: a caller that
+/// only warns (the shootout) still runs with every file the machine allows. Processes
+/// started afterwards inherit the raised limit.
 pub fn raise_fd_limit(connections: usize) -> Result<(), SetupError> {
     use nix::sys::resource::{getrlimit, setrlimit, Resource};
     let need = fds_needed(connections as u64);
@@ -171,6 +173,7 @@ pub fn raise_fd_limit(connections: usize) -> Result<(), SetupError> {
     if soft >= need {
         return Ok(());
     }
+    setrlimit(Resource::RLIMIT_NOFILE, hard, hard).map_err(SetupError::Rlimit)?;
     if hard < need {
         return Err(SetupError::FdLimit {
             connections,
@@ -178,7 +181,7 @@ pub fn raise_fd_limit(connections: usize) -> Result<(), SetupError> {
             hard,
         });
     }
-    setrlimit(Resource::RLIMIT_NOFILE, hard, hard).map_err(SetupError::Rlimit)
+    Ok(())
 }
 
 /// One blocking connect before the run, so that a dead target is one clear error, not a
@@ -264,5 +267,21 @@ mod tests {
             let e = raise_fd_limit(hard as usize).unwrap_err().to_string();
             assert!(e.contains("hard limit"), "{e}");
         }
+    }
+
+    /// The shootout asks for both ends of its largest level (20,000 files at 10,000
+    /// connections with a service) and only warns when the hard limit is short; the refusal
+    /// once left the soft limit where it was (1,024 on a fresh machine), so even 10,000
+    /// connections failed.
+    #[test]
+    fn fd_limit_short_hard_limit_still_raises_the_soft_one() {
+        use nix::sys::resource::{getrlimit, setrlimit, Resource};
+        let (_, hard) = getrlimit(Resource::RLIMIT_NOFILE).unwrap();
+        if hard >= u64::from(u32::MAX) || hard < 256 {
+            return; // unlimited or tiny: nothing to ask beyond it
+        }
+        setrlimit(Resource::RLIMIT_NOFILE, 1024.min(hard / 2), hard).unwrap();
+        assert!(raise_fd_limit(hard as usize).is_err());
+        assert_eq!(getrlimit(Resource::RLIMIT_NOFILE).unwrap(), (hard, hard));
     }
 }

@@ -4,4 +4,4 @@
 # Prints "N passed, N failed" last; exits non-zero if anything failed.
 exec python3 "$(dirname "$0")/../contract.py" --name java-async --skip-if-missing javac --skip-if-missing java \
   --build 'javac -d {out} AsyncFrontEnd.java' \
-  -- 'java -Xmx512m -XX:+UseSerialGC -Djava.util.concurrent.ForkJoinPool.common.parallelism=2 -cp {out} AsyncFrontEnd {port} {backend}'
+  -- 'java -Xmx1g -XX:+UseSerialGC -Djava.util.concurrent.ForkJoinPool.common.parallelism=2 -cp {out} AsyncFrontEnd {port} {backend}'

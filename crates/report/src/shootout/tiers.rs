@@ -196,20 +196,21 @@ pub fn markdown(r: &ShootoutResults) -> String {
         out.push_str(&format!("- {note}\n"));
     }
     out.push_str(&format!(
-        "\n### Against the post's goal of {} req/s\n\nreq/s (share of the goal), the tier that limited the cell, the target's peak threads and its peak RSS per connection.\n\n",
+        "\n### Against the post's goal of {} req/s\n\nreq/s (share of the goal), the requests that failed (errors and failing statuses, of those sent; the post's bar at 10,000 connections is under 0.1%) and those a counted level left unanswered at its time cap, the tier that limited the cell, the target's peak threads and its peak RSS above idle per connection.\n\n",
         POST_GOAL_RPS as u64
     ));
-    out.push_str("| target | scenario | level | req/s | of goal | limited by | threads | RSS / connection |\n|---|---|---|---:|---:|---|---:|---:|\n");
+    out.push_str("| target | scenario | level | req/s | of goal | failed | limited by | threads | RSS / connection |\n|---|---|---|---:|---:|---:|---|---:|---:|\n");
     for t in &r.targets {
         for c in &t.cells {
             let Some(s) = &c.summary else { continue };
             out.push_str(&format!(
-                "| {} | {} | {} | {:.0} | {:.0}% | {} | {} | {} |\n",
+                "| {} | {} | {} | {:.0} | {:.0}% | {} | {} | {} | {} |\n",
                 t.name,
                 c.scenario,
                 c.level,
                 s.rps_median,
                 100.0 * s.rps_median / POST_GOAL_RPS,
+                failed(s.errors + s.failed_status, s.sent) + &unanswered(c),
                 limiting_tier(c, &t.name).unwrap_or_default(),
                 s.threads_peak,
                 per_connection(s.rss_peak_bytes, t.idle.as_ref(), c.connections)
@@ -280,6 +281,34 @@ fn role(r: TierRole) -> &'static str {
         TierRole::Target => "target",
         TierRole::Service => "service",
     }
+}
+
+/// Failed requests of those sent: `0`, or the count and its share (`12 (0.03%)`).
+fn failed(failed: u64, sent: u64) -> String {
+    if failed == 0 {
+        return "0".into();
+    }
+    let share = 100.0 * failed as f64 / sent.max(failed).max(1) as f64;
+    let digits = if share < 0.1 { 3 } else { 1 };
+    format!("{failed} ({share:.digits$}%)")
+}
+
+/// A counted level whose repeats hit their time cap: `; 9000 of 30000 unanswered at the
+/// cap` (neither errors nor answers: still in flight or never sent when time ran out).
+fn unanswered(c: &Cell) -> String {
+    unanswered_of(c.repeats.iter().map(|r| (r.capped, &r.requests)))
+}
+
+fn unanswered_of<'a>(repeats: impl Iterator<Item = (bool, &'a crate::Requests)>) -> String {
+    let (left, asked) = repeats
+        .filter(|(capped, _)| *capped)
+        .fold((0, 0), |(l, a), (_, r)| {
+            (l + r.in_flight + r.unsent, a + r.sent + r.unsent)
+        });
+    if left == 0 {
+        return String::new();
+    }
+    format!("; {left} of {asked} unanswered at the cap")
 }
 
 /// Peak RSS above idle, per connection of the level.
@@ -375,6 +404,37 @@ mod tests {
                 c.line()
             );
         }
+    }
+
+    #[test]
+    fn failed_requests_show_their_share_against_the_bar() {
+        assert_eq!(failed(0, 40_000), "0");
+        assert_eq!(failed(12, 40_000), "12 (0.030%)");
+        assert_eq!(failed(400, 40_000), "400 (1.0%)");
+        // Never more than all: a failure counted without a send (a connect that failed).
+        assert_eq!(failed(5, 0), "5 (100.0%)");
+    }
+
+    #[test]
+    fn requests_cut_by_a_counted_levels_cap_are_not_hidden() {
+        let r = |sent, completed, in_flight, unsent| crate::Requests {
+            sent,
+            ok: completed,
+            failed_status: 0,
+            completed,
+            errors: 0,
+            in_flight,
+            unsent,
+        };
+        // 0 errors, but 20,709 of 40,000 never answered: the row must not read "0" alone.
+        let capped = r(29_291, 19_291, 10_000, 10_709);
+        assert_eq!(
+            unanswered_of([(true, &capped)].into_iter()),
+            "; 20709 of 40000 unanswered at the cap"
+        );
+        // A timed repeat always ends with requests in flight: not a cap.
+        let timed = r(2_615, 2_515, 100, 0);
+        assert_eq!(unanswered_of([(false, &timed)].into_iter()), "");
     }
 
     #[test]
