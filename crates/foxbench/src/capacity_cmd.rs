@@ -120,7 +120,9 @@ pub fn run(args: &LoadArgs, objective: &str) -> Result<ExitCode> {
         for share in SPECTRUM_SHARES {
             let index = if share == 100.0 {
                 trials.found_at(rate)
-            } else if !is_interrupted() && started.elapsed() + window <= args.max_time {
+            } else if !is_interrupted()
+                && started.elapsed() + window + WINDOW_SLACK <= args.max_time
+            {
                 trials.judge(
                     (rate * share / 100.0).round().max(1.0),
                     WindowPhase::Spectrum,

@@ -305,11 +305,16 @@ fn a_bad_objective_is_one_line_and_exit_2() {
 }
 
 /// A search is one process's sequence of windows: it cannot be a shard of a plan shared by
-/// agents, nor wait for a start instant.
+/// agents, nor wait for a start instant; and it writes no interval log (regression, review
+/// of issue 12: `--hlog` was silently ignored).
 #[test]
 fn find_max_refuses_shard_and_start_at() {
     let url = "http://127.0.0.1:9/";
-    for extra in [["--shard", "0/2"], ["--start-at", "+1s"]] {
+    for extra in [
+        ["--shard", "0/2"],
+        ["--start-at", "+1s"],
+        ["--hlog", "/tmp/x.hlog"],
+    ] {
         let mut args = vec!["load", "--find-max", "p99<10ms"];
         args.extend(extra);
         args.push(url);
