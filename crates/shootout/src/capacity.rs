@@ -159,7 +159,7 @@ impl Meter<'_> {
             let (repeat, _, failed) = self.probed_repeat(
                 target,
                 task,
-                arrival,
+                Some(arrival),
                 (Stop::Duration(level.window), Duration::ZERO),
                 (None, 0),
                 &mut Tally::default(),

@@ -384,14 +384,8 @@ impl Meter<'_> {
             Some(n) => (Stop::Requests(n), task.level.max_duration),
             None => (Stop::Duration(self.plan.duration), Duration::ZERO),
         };
-        let (repeat, dumps, failure) = self.probed_repeat(
-            target,
-            task,
-            Arrival::Closed,
-            (stop, cap),
-            (dump, futex_idle),
-            tally,
-        )?;
+        let (repeat, dumps, failure) =
+            self.probed_repeat(target, task, None, (stop, cap), (dump, futex_idle), tally)?;
         cell.repeats.push(repeat);
         cell.thread_dumps.extend(dumps);
         failure.map_or(Ok(()), Err)
@@ -407,17 +401,12 @@ impl Meter<'_> {
         &self,
         target: &mut Running,
         task: &Task,
-        arrival: Arrival,
+        arrival: Option<Arrival>,
         (stop, cap): (Stop, Duration),
         (dump, futex_idle): (Option<DumpPlan>, u64),
         tally: &mut Tally,
     ) -> Result<(Repeat, Vec<ThreadDump>, Option<CellFailure>), CellFailure> {
-        let mut plan = self.load_plan(target.addr, task, stop);
-        plan.arrival = arrival;
-        // The per-repeat series of the results and the report's charts over time.
-        if !self.plan.sample_interval.is_zero() {
-            plan.interval = self.plan.sample_interval;
-        }
+        let plan = self.window_plan(target.addr, task, arrival, stop);
         let pid = target.pid();
         let n0 = probe::by_name(pid).unwrap_or_default();
         let t0 = probe::threads(pid).unwrap_or_default();
@@ -554,6 +543,26 @@ impl Meter<'_> {
                 }
             })
             .collect()
+    }
+
+    /// A measured window's load: the level's own (closed, or a `rate` level's open model)
+    /// unless `arrival` replaces it (a capacity search's constant rate), with the interval
+    /// series of the results and the report's charts over time.
+    fn window_plan(
+        &self,
+        addr: SocketAddr,
+        task: &Task,
+        arrival: Option<Arrival>,
+        stop: Stop,
+    ) -> LoadPlan {
+        let mut plan = self.load_plan(addr, task, stop);
+        if let Some(a) = arrival {
+            plan.arrival = a;
+        }
+        if !self.plan.sample_interval.is_zero() {
+            plan.interval = self.plan.sample_interval;
+        }
+        plan
     }
 
     fn load_plan(&self, addr: SocketAddr, task: &Task, stop: Stop) -> LoadPlan {
@@ -778,6 +787,49 @@ mod tests {
             assert_eq!(cell.status, CellStatus::Excluded);
             assert_eq!((task.tls, cell.tls_resume), (None, None), "plain HTTP");
         }
+    }
+
+    /// Regression (the merge of capacity and rate levels): the measured window set the
+    /// closed model over a `rate` level's open model, so such a level ran closed.
+    #[test]
+    fn a_rate_level_keeps_its_open_model_and_a_search_window_sets_its_own() {
+        let suite = Suite::parse(DEFAULT_SUITE, "built-in").unwrap();
+        let s = suite.scenarios[0].clone();
+        let rate = load::Rate::parse("400").unwrap();
+        let level = Level {
+            rate: Some(crate::suite::LevelRate {
+                text: "400".into(),
+                rate: rate.clone(),
+            }),
+            ..suite.plan.levels[0].clone()
+        };
+        let task = Task::new(&s, &level, Duration::ZERO, ("/o", "/d"));
+        let interrupt = Arc::new(AtomicBool::new(false));
+        let meter = Meter {
+            plan: &suite.plan,
+            client_threads: 1,
+            server_cpus: 1,
+            interrupt: &interrupt,
+            cpu_ids: (&[0], &[1]),
+            dumps: None,
+            services: &[],
+            service_cpus: 0,
+        };
+        let addr: SocketAddr = "127.0.0.1:8080".parse().unwrap();
+        let stop = Stop::Duration(Duration::from_secs(1));
+        let own = meter.window_plan(addr, &task, None, stop.clone());
+        assert_eq!(own.arrival, Arrival::Open { rate });
+        assert_eq!(own.interval, suite.plan.sample_interval);
+        let search = Arrival::Open {
+            rate: load::Rate::constant(1000.0),
+        };
+        let set = meter.window_plan(addr, &task, Some(search.clone()), stop.clone());
+        assert_eq!(set.arrival, search);
+        let closed = Task::new(&s, &suite.plan.levels[0], Duration::ZERO, ("/o", "/d"));
+        assert_eq!(
+            meter.window_plan(addr, &closed, None, stop).arrival,
+            Arrival::Closed
+        );
     }
 
     #[test]
