@@ -817,13 +817,13 @@ mod tests {
         };
         let addr: SocketAddr = "127.0.0.1:8080".parse().unwrap();
         let stop = Stop::Duration(Duration::from_secs(1));
-        let own = meter.window_plan(addr, &task, None, stop.clone());
+        let own = meter.window_plan(addr, &task, None, stop);
         assert_eq!(own.arrival, Arrival::Open { rate });
         assert_eq!(own.interval, suite.plan.sample_interval);
         let search = Arrival::Open {
             rate: load::Rate::constant(1000.0),
         };
-        let set = meter.window_plan(addr, &task, Some(search.clone()), stop.clone());
+        let set = meter.window_plan(addr, &task, Some(search.clone()), stop);
         assert_eq!(set.arrival, search);
         let closed = Task::new(&s, &suite.plan.levels[0], Duration::ZERO, ("/o", "/d"));
         assert_eq!(

@@ -588,8 +588,9 @@ start = "{out}/server {port} {images}"
                 "java-virtual-threads",
                 "java-netty",
                 "go-nethttp",
-                "go-nethttp[idle=10000]",
-                "node-fetch",
+                "go-nethttp[idle=1024]",
+                "node-fetch[client=agent]",
+                "node-fetch[client=fetch]",
                 "python-aiohttp",
                 "rust-hyper"
             ]
@@ -604,7 +605,7 @@ start = "{out}/server {port} {images}"
             assert_eq!(sc.header_echoes.len(), 1);
         }
         let levels: Vec<&str> = s.plan.levels.iter().map(|l| l.name.as_str()).collect();
-        assert_eq!(levels, ["c10", "c100", "c1000", "c10000", "ab"]);
+        assert_eq!(levels, ["c10", "c100", "c1000", "ab", "c10000"]);
         s.make_quick();
         for sc in &s.scenarios {
             assert!(!s.levels_for(sc, &s.targets[0]).is_empty(), "{}", sc.name);
