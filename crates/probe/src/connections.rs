@@ -2,6 +2,9 @@
 //! service's, outbound) or on a local listening port (inbound), and how many of those had
 //! data in flight or unread: how full a pool to a service is, sampled through a window.
 //!
+//! The same table tells how many connections a server still holds after their client closed
+//! them (`CLOSE_WAIT`): requests it is still answering for a client that gave up.
+//!
 //! A tree's sockets are the `socket:[inode]` links of its processes' fd directories; the
 //! connections are the entries of `/proc/<pid>/net/tcp` and `tcp6` (read once per network
 //! namespace among the tree's processes) whose inode is one of them. A socket shared by
@@ -42,12 +45,23 @@ pub struct Socket {
     pub local_port: u16,
     /// Its remote port (0 for a listener).
     pub remote_port: u16,
-    /// Whether the state is ESTABLISHED.
-    pub established: bool,
+    /// Its state, as far as counting needs it.
+    pub state: State,
     /// Bytes sent and not yet acknowledged.
     pub tx_queue: u32,
     /// Bytes received and not yet read by the owner.
     pub rx_queue: u32,
+}
+
+/// The TCP states that counting tells apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum State {
+    /// ESTABLISHED.
+    Established,
+    /// CLOSE_WAIT: the peer closed its end and the owner has not closed its own yet.
+    ClosedByPeer,
+    /// Any other (LISTEN, SYN_SENT, FIN_WAIT, ...).
+    Other,
 }
 
 /// One reading: connections established for a [`Peer`], and how many of them were busy.
@@ -59,18 +73,29 @@ pub struct Connections {
     /// (`tx_queue` or `rx_queue` non-zero): an approximation of "in use", since a pool
     /// connection waiting for an answer already acknowledged has both queues empty.
     pub busy: u32,
+    /// Connections for the peer that the other end has closed and the tree still holds
+    /// (`CLOSE_WAIT`). For a server (`Peer::Local`): clients that left while it was still
+    /// working on their requests, or that it has not noticed leaving yet.
+    pub closed_by_peer: u32,
 }
 
-/// Counts the sockets of `owned` (inodes) that are established for `peer`.
+/// Counts the sockets of `owned` (inodes) for `peer`: established, and closed by the peer.
 pub fn count(sockets: &[Socket], owned: &HashSet<u64>, peer: Peer) -> Connections {
     let mut seen = HashSet::new();
     let mut c = Connections::default();
     for s in sockets {
-        if s.established && peer.matches(s) && owned.contains(&s.inode) && seen.insert(s.inode) {
-            c.established += 1;
-            if s.tx_queue > 0 || s.rx_queue > 0 {
-                c.busy += 1;
+        if !(peer.matches(s) && owned.contains(&s.inode) && seen.insert(s.inode)) {
+            continue;
+        }
+        match s.state {
+            State::Established => {
+                c.established += 1;
+                if s.tx_queue > 0 || s.rx_queue > 0 {
+                    c.busy += 1;
+                }
             }
+            State::ClosedByPeer => c.closed_by_peer += 1,
+            State::Other => {}
         }
     }
     c
@@ -97,7 +122,11 @@ fn tcp_table(p: &Process) -> Result<Vec<Socket>, ProbeError> {
             inode: e.inode,
             local_port: e.local_address.port(),
             remote_port: e.remote_address.port(),
-            established: e.state == TcpState::Established,
+            state: match e.state {
+                TcpState::Established => State::Established,
+                TcpState::CloseWait => State::ClosedByPeer,
+                _ => State::Other,
+            },
             tx_queue: e.tx_queue,
             rx_queue: e.rx_queue,
         });
@@ -183,12 +212,12 @@ impl ConnectionSeries {
 mod tests {
     use super::*;
 
-    fn sock(inode: u64, local: u16, remote: u16, established: bool, tx: u32, rx: u32) -> Socket {
+    fn sock(inode: u64, local: u16, remote: u16, state: State, tx: u32, rx: u32) -> Socket {
         Socket {
             inode,
             local_port: local,
             remote_port: remote,
-            established,
+            state,
             tx_queue: tx,
             rx_queue: rx,
         }
@@ -198,27 +227,34 @@ mod tests {
     fn counting_by_peer_owner_state_and_queues() {
         // A front end (inodes 1-5) with a listener on 8080, two clients of it, and a pool of
         // three to a service on 5432; another process's connection to 5432 (inode 9).
+        use State::{ClosedByPeer as Gone, Established as Up, Other};
         let table = [
-            sock(1, 8080, 0, false, 0, 0),      // the listener
-            sock(2, 8080, 40001, true, 0, 0),   // inbound, idle
-            sock(3, 8080, 40002, true, 0, 17),  // inbound, request unread
-            sock(4, 50001, 5432, true, 0, 0),   // pool, idle
-            sock(5, 50002, 5432, true, 120, 0), // pool, query unacknowledged
-            sock(6, 50003, 5432, false, 0, 0),  // pool, closing: not established
-            sock(9, 50004, 5432, true, 0, 900), // someone else's
-            sock(5, 50002, 5432, true, 120, 0), // listed twice (tcp and tcp6 never do; be safe)
+            sock(1, 8080, 0, Other, 0, 0),     // the listener
+            sock(2, 8080, 40001, Up, 0, 0),    // inbound, idle
+            sock(3, 8080, 40002, Up, 0, 17),   // inbound, request unread
+            sock(7, 8080, 40003, Gone, 0, 0),  // inbound, the client left mid-request
+            sock(4, 50001, 5432, Up, 0, 0),    // pool, idle
+            sock(5, 50002, 5432, Up, 120, 0),  // pool, query unacknowledged
+            sock(6, 50003, 5432, Other, 0, 0), // pool, closing: FIN_WAIT
+            sock(9, 50004, 5432, Up, 0, 900),  // someone else's
+            sock(8, 8080, 40004, Gone, 0, 0),  // someone else's, left
+            sock(5, 50002, 5432, Up, 120, 0),  // listed twice (tcp and tcp6 never do; be safe)
         ];
-        let owned: HashSet<u64> = [1, 2, 3, 4, 5, 6].into();
+        let owned: HashSet<u64> = [1, 2, 3, 4, 5, 6, 7].into();
         let cases = [
-            (Peer::Remote(5432), 2, 1),
-            (Peer::Local(8080), 2, 1),
-            (Peer::Remote(80), 0, 0),
-            (Peer::Local(5432), 0, 0),
+            (Peer::Remote(5432), 2, 1, 0),
+            (Peer::Local(8080), 2, 1, 1),
+            (Peer::Remote(80), 0, 0, 0),
+            (Peer::Local(5432), 0, 0, 0),
         ];
-        for (peer, established, busy) in cases {
+        for (peer, established, busy, closed_by_peer) in cases {
             assert_eq!(
                 count(&table, &owned, peer),
-                Connections { established, busy },
+                Connections {
+                    established,
+                    busy,
+                    closed_by_peer
+                },
                 "{peer:?}"
             );
         }
@@ -236,7 +272,11 @@ mod tests {
             (None, None, None)
         );
         for (established, busy) in [(2, 2), (2, 1), (1, 1), (3, 0)] {
-            s.push(Connections { established, busy });
+            s.push(Connections {
+                established,
+                busy,
+                closed_by_peer: 0,
+            });
         }
         assert_eq!((s.samples, s.min, s.max, s.busy_max), (4, 1, 3, 2));
         assert_eq!(s.mean(), Some(2.0));

@@ -90,17 +90,26 @@ fn connections_from_this_process_and_a_child_are_counted_and_followed() {
     wait_for(me, Peer::Remote(port), &mut outbound, |c| {
         c.established == 1
     });
-    // The server ends whose peers closed are no longer established.
-    wait_for(me, Peer::Local(port), &mut inbound, |c| c.established == 1);
+    // The server ends whose peers closed are no longer established: the server still
+    // holds them, closed by their clients (CLOSE_WAIT).
+    let c = wait_for(me, Peer::Local(port), &mut inbound, |c| c.established == 1);
+    assert_eq!(c.closed_by_peer, 4, "{c:?}");
     drop(mine);
     wait_for(me, Peer::Remote(port), &mut outbound, |c| {
         c.established == 0
+    });
+    wait_for(me, Peer::Local(port), &mut inbound, |c| {
+        c.closed_by_peer == 5
+    });
+    // The server closes its ends: none is held any more.
+    accepted.lock().unwrap().clear();
+    wait_for(me, Peer::Local(port), &mut inbound, |c| {
+        c == Connections::default()
     });
     // The window saw 5 at most and 0 at least.
     assert_eq!((outbound.max, outbound.min), (5, 0), "{outbound:?}");
     assert!(outbound.mean().unwrap() > 0.0 && outbound.mean().unwrap() < 5.0);
     assert_eq!(inbound.busy_max, 1, "{inbound:?}");
-    accepted.lock().unwrap().clear();
 }
 
 #[test]

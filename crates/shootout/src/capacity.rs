@@ -155,6 +155,9 @@ impl Meter<'_> {
             let arrival = Arrival::Open {
                 rate: load::Rate::constant(rate),
             };
+            // A window after one that failed starts once the server has finished the
+            // requests that window gave up.
+            self.settle(target, cell);
             // Windows take no thread dumps, and no service counters are checked against them.
             let (repeat, _, failed) = self.probed_repeat(
                 target,

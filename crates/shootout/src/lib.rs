@@ -23,6 +23,7 @@ pub mod process;
 pub mod protocol;
 pub mod runner;
 pub mod services;
+mod settle;
 pub mod suite;
 mod summary;
 mod tiers;

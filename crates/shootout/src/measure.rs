@@ -114,6 +114,7 @@ impl<'a> Task<'a> {
             counters: Vec::new(),
             limiting_tier: None,
             capacity: None,
+            settle: None,
         }
     }
 }
@@ -247,7 +248,7 @@ impl Tally {
 }
 
 impl Meter<'_> {
-    fn interrupted(&self) -> bool {
+    pub(crate) fn interrupted(&self) -> bool {
         self.interrupt.load(Ordering::Relaxed)
     }
 
@@ -346,6 +347,7 @@ impl Meter<'_> {
         let slice = self.plan.warmup_slice;
         let max = task.warmup_max;
         while !max.is_zero() && start.elapsed() + slice <= max + slice / 2 {
+            self.settle(target, cell);
             let plan = self.load_plan(target.addr, task, Stop::Duration(slice));
             let res = self
                 .run_load(
@@ -384,6 +386,7 @@ impl Meter<'_> {
             Some(n) => (Stop::Requests(n), task.level.max_duration),
             None => (Stop::Duration(self.plan.duration), Duration::ZERO),
         };
+        self.settle(target, cell);
         let (repeat, dumps, failure) =
             self.probed_repeat(target, task, None, (stop, cap), (dump, futex_idle), tally)?;
         cell.repeats.push(repeat);

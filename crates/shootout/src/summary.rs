@@ -510,6 +510,7 @@ mod tests {
                 counters: Vec::new(),
                 limiting_tier: None,
                 capacity: None,
+                settle: None,
             };
             if measured {
                 cell.repeats.push(rep(10.0, &[1_000], zero_server()));

@@ -9,26 +9,39 @@ fn data() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/pool")
 }
 
+/// The suite's run, once for the tests of this file: its results, its summary.md, and the
+/// stderr of the run.
+fn pool_run() -> &'static (serde_json::Value, String, String) {
+    static RUN: std::sync::OnceLock<(serde_json::Value, String, String)> =
+        std::sync::OnceLock::new();
+    RUN.get_or_init(|| {
+        let out = tmp("pool-bound");
+        let child = foxbench()
+            .args(["shootout", "suite.toml", "--root", ".", "--out"])
+            .arg(&out)
+            .arg("--cache")
+            .arg(out.join("cache"))
+            .current_dir(data())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        let o = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert!(o.status.success(), "{err}");
+        assert!(leftovers(pid).is_empty(), "{:?}", leftovers(pid));
+        let v = results(&out);
+        let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+        std::fs::remove_dir_all(&out).unwrap();
+        (v, md, err)
+    })
+}
+
 #[test]
 fn a_front_end_behind_a_pool_of_2_is_diagnosed_by_its_connections() {
-    let out = tmp("pool-bound");
-    let child = foxbench()
-        .args(["shootout", "suite.toml", "--root", ".", "--out"])
-        .arg(&out)
-        .arg("--cache")
-        .arg(out.join("cache"))
-        .current_dir(data())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let pid = child.id();
-    let o = child.wait_with_output().unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "{err}");
-    assert!(leftovers(pid).is_empty(), "{:?}", leftovers(pid));
-    let v = results(&out);
-    let t = target(&v, "pool-of-2");
+    let (v, md, err) = pool_run();
+    let t = target(v, "pool-of-2");
     assert_eq!(t["outcome"], "measured", "{err}");
     let cells = t["cells"].as_array().unwrap();
     assert_eq!(cells.len(), 2, "{err}");
@@ -52,8 +65,30 @@ fn a_front_end_behind_a_pool_of_2_is_diagnosed_by_its_connections() {
             assert!(detail.contains("2 of 2 connections to backend"), "{detail}");
         }
     }
-    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
     assert!(md.contains("### Connections to services"), "{md}");
     assert!(md.contains("| pool-of-2 | plain | c60 | backend |"), "{md}");
-    std::fs::remove_dir_all(&out).unwrap();
+}
+
+/// Regression (CI, 2026-11-25): each warm-up slice gave up on the requests still queued
+/// for the pool when it ended, and the server went on answering them for nobody; on a
+/// machine busy with other tests the c60 window queued behind three slices' worth of them
+/// and completed nothing ("errors"). Every load now starts once the server has finished
+/// them: the window of each level waited, and none began unsettled.
+#[test]
+fn requests_a_warm_up_slice_gave_up_are_finished_before_the_window() {
+    let (v, md, _) = pool_run();
+    let t = target(v, "pool-of-2");
+    for c in t["cells"].as_array().unwrap() {
+        let s = &c["settle"];
+        // 20 and 60 connections all wait on a pool that answers 200 a second: every slice
+        // ends with requests queued.
+        assert!(s["waits"].as_u64().unwrap() >= 1, "{}: {s}", c["level"]);
+        assert!(s["held_max"].as_u64().unwrap() >= 1, "{s}");
+        assert_eq!(s["unsettled"], 0, "{s}");
+        assert!(c["summary"]["rps_median"].as_f64().unwrap() > 0.0, "{c}");
+    }
+    assert!(
+        md.contains("for the server to finish requests an earlier load had given up"),
+        "{md}"
+    );
 }

@@ -374,11 +374,7 @@ pub fn to_markdown(r: &ShootoutResults) -> String {
                 (None, Some(m)) => (c.status.as_str().to_string(), m.clone()),
                 (None, None) => ("–".into(), String::new()),
             };
-            let why = match c.limits_line() {
-                Some(l) if why.is_empty() => l,
-                Some(l) => format!("{why}; {l}"),
-                None => why,
-            };
+            let why = c.why_with_notes(why);
             let dumps: String = c
                 .thread_dumps
                 .iter()
@@ -470,6 +466,11 @@ pub fn to_markdown(r: &ShootoutResults) -> String {
         out,
         "- warm-up: up to {} s per level in {} s slices, until throughput is steady",
         p.plan.warmup_max_s, p.plan.warmup_slice_s
+    );
+    let _ = writeln!(
+        out,
+        "- each load starts once the server has finished the requests the load before gave up (its connections closed by the client and still held), waiting at most {} s",
+        p.plan.timeout_s
     );
     for (tool, v) in &p.toolchains {
         let _ = writeln!(out, "- {tool}: {v}");

@@ -8,6 +8,7 @@
 pub mod capacity;
 pub(crate) mod html;
 pub(crate) mod markdown;
+mod notes;
 pub mod pool;
 mod production;
 mod rows;
@@ -23,6 +24,7 @@ use serde::{Deserialize, Serialize};
 
 pub use html::to_html;
 pub use markdown::to_markdown;
+pub use notes::{LimitNote, Settle};
 pub use signature::{flat_and_rising, signatures, Signature, FLAT_RATIO, LESSON, RISE_RATIO};
 pub use system::{
     busiest, CpuUse, SystemSummary, SystemWindow, ThreadDump, ThreadWaits, WchanCount, WAIT_NAMES,
@@ -359,45 +361,10 @@ pub struct Cell {
     /// absent for other levels and in results written before capacity levels.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capacity: Option<capacity::CellCapacity>,
-}
-
-/// A machine limit short for a level, as `foxbench doctor` reports it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct LimitNote {
-    /// The limit, as sysctl or ulimit names it (`net.core.somaxconn`, `ulimit -n`).
-    pub check: String,
-    /// The machine's figure.
-    pub observed: String,
-    /// What the level needs.
-    pub needed: String,
-    /// The command that fixes it.
-    pub fix: Option<String>,
-}
-
-impl Cell {
-    /// The short limits in one line, for the progress output and the report, if any.
-    pub fn limits_line(&self) -> Option<String> {
-        if self.limits.is_empty() {
-            return None;
-        }
-        let each: Vec<String> = self
-            .limits
-            .iter()
-            .map(|l| {
-                let fix = l
-                    .fix
-                    .as_deref()
-                    .map(|f| format!(": {f}"))
-                    .unwrap_or_default();
-                format!("{} {}, needs {}{fix}", l.check, l.observed, l.needed)
-            })
-            .collect();
-        Some(format!(
-            "machine limits short for {} connections: {}",
-            self.connections,
-            each.join("; ")
-        ))
-    }
+    /// The waits for the server to finish what an earlier load left it, before the
+    /// level's loads began; absent when none had to wait, and in results written before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settle: Option<Settle>,
 }
 
 /// Where a cell ended.

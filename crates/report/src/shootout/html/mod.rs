@@ -292,6 +292,7 @@ mod tests {
             counters: vec![],
             limiting_tier: None,
             capacity: None,
+            settle: None,
         }
     }
 

@@ -418,11 +418,7 @@ pub(super) fn diagnosis(out: &mut String, r: &ShootoutResults) {
                 ),
                 (None, None) => ("–".into(), String::new()),
             };
-            let why = match c.limits_line() {
-                Some(l) if why.is_empty() => l,
-                Some(l) => format!("{why}; {l}"),
-                None => why,
-            };
+            let why = c.why_with_notes(why);
             let dumps: String = c
                 .thread_dumps
                 .iter()
