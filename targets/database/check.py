@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The database suite's checker, shared by every targets/database/*/test.sh.
 
-    python3 targets/database/check.py postgres     the service script's lifecycle
+    python3 targets/database/check.py postgres     the service script's lifecycle, and its link
     python3 targets/database/check.py NAME         a target of suites/database.toml
 
 Everything runs for real: PostgreSQL through targets/database/postgres/run.sh (initdb into
@@ -382,6 +382,80 @@ def postgres_checks(rep, tmp):
     rep.check("port taken: exit 1 naming it, nothing left", taken_port)
 
 
+def build_toxiproxy(tmp):
+    """toxiproxy-server built by the postgres service's own `build` line of the suite, into
+    a fresh OUT; its path, or None (with the reason) when Go is missing."""
+    if not shutil.which("go"):
+        return None, "go is not installed (https://go.dev/dl, or Debian: apt-get install golang-go)"
+    with open(SUITE, "rb") as f:
+        service = next(s for s in tomllib.load(f)["service"] if s["name"] == "postgres")
+    out = os.path.join(tmp, "service-out")
+    os.makedirs(out)
+    r = subprocess.run(["sh", "-c", service["build"].replace("{out}", out)], cwd=os.path.join(REPO, service["dir"]),
+                       capture_output=True, text=True, timeout=600)
+    need(r.returncode == 0, f"the service's build failed: {r.stderr[-500:]}")
+    path = os.path.join(out, "toxiproxy-server")
+    need(os.access(path, os.X_OK), f"the build made no {path}")
+    return path, ""
+
+
+def link_checks(rep, tmp):
+    """run.sh --link MS TOXIPROXY: postgres on 127.0.0.2, each answer MS ms later on
+    127.0.0.1, the proxy in the tree and stopped with it."""
+    toxiproxy, why = None, ""
+    try:
+        toxiproxy, why = build_toxiproxy(tmp)
+    except Failed as e:
+        rep.add(False, "the link's toxiproxy-server builds", str(e))
+        return
+    if toxiproxy is None:
+        print(f"link: skipped: {why}", flush=True)
+        return
+
+    def bad_link():
+        for args in (["--link", "x", toxiproxy, "5432"], ["--link", "1", "/nonexistent", "5432"], ["--link", "1"]):
+            r = subprocess.run(["bash", RUN_SH, *args], capture_output=True, text=True, timeout=30)
+            need(r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, f"{args}: {r.returncode} {r.stderr!r}")
+    rep.check("bad --link: exit 2, one line", bad_link)
+
+    pg = Postgres(tmp, ["--link", "1", toxiproxy])
+    try:
+        if not rep.add(pg.ready(), "run.sh --link 1: ready through the link", pg.text()[-1500:]):
+            return
+        need_line = f"postgres ready on 127.0.0.1:{pg.port}, through a 1 ms link to 127.0.0.2:{pg.port}"
+
+        def line():
+            need(need_line in pg.text(), pg.text()[-500:])
+        rep.check("it says so", line)
+
+        def delayed():
+            # 100 statements over one connection, through the link and straight to
+            # postgres: the link adds 1 ms to each round trip (and to the handshake's).
+            script = "SELECT 1;\n" * 100
+            took = {}
+            for host in ("127.0.0.1", "127.0.0.2"):
+                t = time.monotonic()
+                r = subprocess.run(["psql", "-X", "-q", "-h", host, "-p", str(pg.port), "-U", "postgres", "-d",
+                                    "postgres", "-f", "-"], input=script, capture_output=True, text=True, timeout=60)
+                took[host] = time.monotonic() - t
+                need(r.returncode == 0, f"{host}: {r.stderr.strip()}")
+            extra = (took["127.0.0.1"] - took["127.0.0.2"]) / 100
+            need(0.0009 <= extra <= 0.02, f"{extra * 1000:.2f} ms more per statement through the link")
+            return f"{extra * 1000:.2f} ms more per statement"
+        rep.check("each round trip through the link is 1 ms longer", delayed)
+
+        def stopped():
+            names = [cmdline(p).split()[:1] for p in tree(pg.p.pid)]
+            need(any(n and n[0].endswith("toxiproxy-server") for n in names), f"tree: {names}")
+            before = tree(pg.p.pid)
+            pg.stop(30)
+            need(wait_for(lambda: not alive(before), 10), f"left running: {[cmdline(p) for p in alive(before)]}")
+            need(not (our_dirs() & {pg.data_dir()}), "data directory left")
+        rep.check("SIGTERM to the group stops postgres and the link", stopped)
+    finally:
+        pg.kill()
+
+
 # ---- a target -------------------------------------------------------------------------
 
 class Target(Proc):
@@ -577,6 +651,7 @@ def main(argv):
             if pg_bindir() is None or not shutil.which("psql"):
                 return skip("postgres: skipped: PostgreSQL is not installed (Debian: apt-get install postgresql)")
             postgres_checks(rep, tmp)
+            link_checks(rep, tmp)
         else:
             if target_checks(rep, tmp, name) == 0 and rep.passed == rep.failed == 0:
                 return 0

@@ -3,13 +3,21 @@
 # fresh temporary directory, the seed loaded in single-user mode, then `postgres` on
 # 127.0.0.1:PORT with a socket directory of its own. Never the system service.
 #
-#   run.sh [-k] PORT
+#   run.sh [-k] [--link MS TOXIPROXY] PORT
 #     -k   keep the data directory when stopped (for a look at it afterwards)
+#     --link MS TOXIPROXY
+#          serve PORT through a link MS milliseconds long, as a database on another
+#          host would be: postgres listens on 127.0.0.2:PORT, and TOXIPROXY (the path of
+#          Shopify's toxiproxy-server) on 127.0.0.1:PORT forwards to it, each answer
+#          delayed MS ms (a `latency` toxic downstream: MS ms more per round trip). The
+#          proxy's API listens on 127.0.0.3:PORT. This kernel has no netem qdisc
+#          (CONFIG_NET_SCH_NETEM is not set), so the delay is in user space.
 #
 # The process tree is this script (bash, waiting, no CPU) and postgres under it. The seed
 # (seed.sql: table docs, 10,000 JSON documents of about 2 KB) is in before postgres opens
 # its TCP port, so "the port accepts" means "ready and seeded". The script prints
-# "postgres ready on 127.0.0.1:PORT (data DIR)" then.
+# "postgres ready on 127.0.0.1:PORT (data DIR)" then. With --link, the proxy is in the tree
+# too, and PORT opens only once the proxy and its delay are in place.
 #
 # Stopping: SIGTERM or SIGINT to the script (or to its process group, as foxbench stops a
 # service) gives postgres a fast shutdown (SIGINT: open sessions are ended, not waited
@@ -24,12 +32,30 @@
 # installed (one line naming the package), 1 when it fails to start, else postgres's own.
 set -eu
 
+usage="usage: run.sh [-k] [--link MS TOXIPROXY] PORT"
 keep=
-if [ "${1:-}" = -k ]; then keep=1; shift; fi
-[ $# -eq 1 ] || { echo "usage: run.sh [-k] PORT" >&2; exit 2; }
+link_ms=
+toxiproxy=
+while [ $# -gt 1 ]; do
+    case $1 in
+        -k) keep=1; shift ;;
+        --link)
+            [ $# -ge 4 ] || { echo "$usage" >&2; exit 2; }
+            link_ms=$2; toxiproxy=$3; shift 3
+            case $link_ms in '' | *[!0-9]*) echo "run.sh: bad --link MS: $link_ms (whole milliseconds, e.g. 1)" >&2; exit 2 ;; esac
+            [ -x "$toxiproxy" ] || { echo "run.sh: --link: no toxiproxy-server at $toxiproxy (build it: GOBIN=DIR go install github.com/Shopify/toxiproxy/v2/cmd/server@v2.5.0)" >&2; exit 2; }
+            command -v curl >/dev/null 2>&1 || { echo "run.sh: --link needs curl (Debian: apt-get install curl)" >&2; exit 2; }
+            ;;
+        *) echo "$usage" >&2; exit 2 ;;
+    esac
+done
+[ $# -eq 1 ] || { echo "$usage" >&2; exit 2; }
 port=$1
 case $port in '' | *[!0-9]*) echo "run.sh: bad PORT: $port (a number, 1-65535)" >&2; exit 2 ;; esac
 [ "$port" -ge 1 ] && [ "$port" -le 65535 ] || { echo "run.sh: bad PORT: $port (1-65535)" >&2; exit 2; }
+# Where postgres listens: PORT itself, or behind the link on 127.0.0.2.
+pg_host=127.0.0.1
+[ -z "$link_ms" ] || pg_host=127.0.0.2
 
 here=$(cd "$(dirname "$0")" && pwd)
 
@@ -87,8 +113,13 @@ chmod 755 "$tmp"   # the server's user must reach its data and socket directorie
 [ "$(id -u)" -ne 0 ] || chown -R "$user:" "$tmp"
 
 pid=
+proxy=
 cleanup() {
     trap - EXIT INT TERM
+    if [ -n "$proxy" ]; then
+        kill "$proxy" 2>/dev/null || true
+        wait "$proxy" 2>/dev/null || true
+    fi
     if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
         kill -INT "$pid" 2>/dev/null || true   # fast shutdown
         wait "$pid" 2>/dev/null || true
@@ -99,7 +130,7 @@ trap cleanup EXIT
 trap 'cleanup; exit 143' TERM
 trap 'cleanup; exit 130' INT
 
-# -A trust: any local user connects as any role, over the socket and over 127.0.0.1 only
+# -A trust: any local user connects as any role, over the socket and over loopback only
 # (listen_addresses below). --no-sync: the directory is thrown away at the end.
 "${run_as[@]}" "$bindir/initdb" -D "$data" -U postgres -A trust -E UTF8 --locale=C --no-sync \
     >"$tmp/initdb.log" 2>&1 || {
@@ -112,7 +143,7 @@ trap 'cleanup; exit 130' INT
 # reads them. max_connections: the largest pool (150) plus monitoring and slack.
 # fsync and synchronous_commit off: the data is a throwaway seed; reads are what's measured.
 cat >>"$data/postgresql.conf" <<EOF
-listen_addresses = '127.0.0.1'
+listen_addresses = '$pg_host'
 port = $port
 unix_socket_directories = '$sock'
 max_connections = 200
@@ -143,7 +174,7 @@ pid=$!
 # Ready within 60 s (a loaded machine), or stop. pg_isready is the client's own check.
 isready=$bindir/pg_isready
 deadline=$((SECONDS + 60))
-until "$isready" -q -h 127.0.0.1 -p "$port" -U postgres -d postgres -t 2; do
+until "$isready" -q -h "$pg_host" -p "$port" -U postgres -d postgres -t 2; do
     if ! kill -0 "$pid" 2>/dev/null; then
         wait "$pid" || true
         echo "run.sh: postgres exited during startup (is port $port taken?)" >&2
@@ -151,15 +182,47 @@ until "$isready" -q -h 127.0.0.1 -p "$port" -U postgres -d postgres -t 2; do
         exit 1
     fi
     if [ $SECONDS -ge $deadline ]; then
-        echo "run.sh: postgres not ready on 127.0.0.1:$port within 60 s" >&2
+        echo "run.sh: postgres not ready on $pg_host:$port within 60 s" >&2
         exit 1
     fi
     sleep 0.1
 done
-echo "postgres ready on 127.0.0.1:$port (data $data, socket $sock, user $user, $bindir)"
 
-# Stay in the foreground as long as postgres runs; its exit status is ours.
+link=
+if [ -n "$link_ms" ]; then
+    # The link: toxiproxy-server (one OS thread's worth: it shares the services' CPUs),
+    # its proxy created disabled, the delay added, then enabled: PORT opens with the
+    # delay already in place.
+    api=http://127.0.0.3:$port
+    GOMAXPROCS=1 "$toxiproxy" -host 127.0.0.3 -port "$port" >"$tmp/toxiproxy.log" 2>&1 &
+    proxy=$!
+    deadline=$((SECONDS + 30))
+    until curl -sf -o /dev/null "$api/version"; do
+        if ! kill -0 "$proxy" 2>/dev/null; then
+            echo "run.sh: toxiproxy-server exited at start:" >&2; tail -n 5 "$tmp/toxiproxy.log" >&2; proxy=; exit 1
+        fi
+        [ $SECONDS -lt $deadline ] || { echo "run.sh: toxiproxy-server's API not up on $api within 30 s" >&2; exit 1; }
+        sleep 0.1
+    done
+    call() {
+        curl -sf -o /dev/null -X POST -H 'Content-Type: application/json' "$api$1" -d "$2" ||
+            { echo "run.sh: toxiproxy refused POST $1 $2 (is 127.0.0.1:$port taken?)" >&2; exit 1; }
+    }
+    call /proxies "{\"name\":\"postgres\",\"listen\":\"127.0.0.1:$port\",\"upstream\":\"127.0.0.2:$port\",\"enabled\":false}"
+    call /proxies/postgres/toxics "{\"name\":\"link\",\"type\":\"latency\",\"stream\":\"downstream\",\"attributes\":{\"latency\":$link_ms,\"jitter\":0}}"
+    call /proxies/postgres "{\"enabled\":true}"
+    link=", through a ${link_ms} ms link to 127.0.0.2:$port"
+fi
+echo "postgres ready on 127.0.0.1:$port$link (data $data, socket $sock, user $user, $bindir)"
+
+# Stay in the foreground as long as postgres (and the link) run; the first to exit ends
+# the service, with its status.
 status=0
-wait "$pid" || status=$?
-pid=
+if [ -n "$proxy" ]; then
+    wait -n "$pid" "$proxy" || status=$?
+    kill -0 "$proxy" 2>/dev/null || { echo "run.sh: the link (toxiproxy-server) exited" >&2; proxy=; }
+else
+    wait "$pid" || status=$?
+    pid=
+fi
 exit "$status"
