@@ -49,6 +49,9 @@ pub struct Figures {
     pub waits: Option<ThreadWaits>,
     /// The level's connections from foxbench: the most requests in flight.
     pub level_connections: usize,
+    /// The mean requests in flight at the target over the repeats, by Little's law
+    /// (throughput × mean latency); `None` without responses.
+    pub in_flight: Option<f64>,
     /// The target's connections to each service it uses, over the repeats.
     pub service_connections: Vec<report::shootout::pool::ServiceConnections>,
     /// Each service's share of its CPUs (median over the repeats), percent.
@@ -137,10 +140,13 @@ pub fn diagnose(f: &Figures) -> Diagnosis {
             detail: format!("{evidence}; {cpus}"),
         };
     }
+    let idle = crate::waiting::idle_workers(f)
+        .map(|w| format!("; {w}"))
+        .unwrap_or_default();
     Diagnosis {
         bottleneck: Bottleneck::Neither,
         detail: format!(
-            "{cpus}{}: requests waited while both sides had CPU to spare: a pool, a lock, a sleep or the kernel{}",
+            "{cpus}{}: requests waited while both sides had CPU to spare: a pool, a lock, a sleep or the kernel{idle}{}",
             f.p99_us.map(|p| format!(", p99 {}", report::human_us(p))).unwrap_or_default(),
             f.waits
                 .as_ref()

@@ -1,5 +1,5 @@
 //! The waiting verdicts that read the target's connections to its services: "pool-bound"
-//! (a small constant pool, busy, with more requests in flight than it holds) and "waiting
+//! (a small steady pool with more requests in flight than it holds) and "waiting
 //! on the backend" (the target's threads on its sockets to a service that has CPU to
 //! spare). Entries of [`crate::waiting::WAIT_RULES`]; tried only when neither side's CPUs
 //! were the limit.
@@ -10,8 +10,11 @@ use report::SATURATED_PERCENT;
 use crate::diagnosis::Figures;
 use crate::waiting::{futex_majority, FUTEX_THREADS};
 
-/// A pool counts as constant when its mean is at least this share of its most.
-pub const CONSTANT_SHARE: f64 = 0.9;
+/// A pool counts as steady when its mean is at most this many times its fewest
+/// connections: a connection above the floor now and then (pgx opens one more for each
+/// PostgreSQL cancel request, when a load that ends abandons queries) is not growth. A
+/// pool that opens connections as demand rises has a mean well above its floor.
+pub const STEADY_RATIO: f64 = 1.25;
 
 /// A pool counts as small when the level has at least this many times more connections
 /// (requests in flight) than the pool has connections to the service.
@@ -63,30 +66,37 @@ fn futex_waiters(f: &Figures) -> Option<String> {
         })
 }
 
-/// Pool-bound: some service's connections sat at a small constant number while the level
-/// had more requests in flight than that, and either most target threads waited on a
-/// futex (a thread-per-request server parked on the pool) or the connections were busy
-/// most of the level (an event loop's requests queued for them).
+/// Pool-bound: some service's connections sat at a small steady number while the target
+/// had more requests in flight than that (by Little's law, from the cell's throughput and
+/// mean latency; the level's connections when there is no latency), and neither side's
+/// CPUs were the limit (the rule runs after those verdicts). Then at most that many
+/// requests can be at the service at once and the rest wait for a connection: the pool is
+/// where they queue. The evidence names the connections, the requests in flight, and the
+/// target's threads parked on a futex (a thread-per-request server waiting on the pool)
+/// when most of them were. Without the in-flight figure, the connections must also have
+/// been busy most of the level.
 pub fn pool_bound(f: &Figures) -> Option<String> {
     f.service_connections.iter().find_map(|c| {
         if c.samples == 0 || c.max == 0 {
             return None;
         }
-        let constant = c.min == c.max || c.mean >= CONSTANT_SHARE * f64::from(c.max);
-        let small = f.level_connections as f64 >= OVERSUBSCRIBED * f64::from(c.max);
-        if !(constant && small) {
+        let steady = c.min == c.max || (c.min > 0 && c.mean <= STEADY_RATIO * f64::from(c.min));
+        let in_flight = f.in_flight.unwrap_or(f.level_connections as f64);
+        let small = in_flight >= OVERSUBSCRIBED * c.mean;
+        if !(steady && small) {
             return None;
         }
         let busy = c.busy_share.is_some_and(|b| b >= BUSY_SHARE);
-        let waiters = futex_waiters(f);
-        let queued = match (&waiters, busy) {
-            (Some(w), _) => w.clone(),
-            (None, true) => format!(
-                "{} requests in flight for {} connections",
-                f.level_connections, c.max
-            ),
-            (None, false) => return None,
-        };
+        if f.in_flight.is_none() && !busy {
+            return None;
+        }
+        let mut queued = format!(
+            "{in_flight:.0} requests in flight for {} connections",
+            c.min
+        );
+        if let Some(w) = futex_waiters(f) {
+            queued = format!("{queued}; {w}");
+        }
         Some(format!("{}; {queued}", pool_words(c)))
     })
 }
@@ -146,7 +156,7 @@ mod tests {
 
     /// A cell at `level` connections: process CPU %s, per-CPU busy %s, the target's
     /// thread waits (samples, running, futex, socket, epoll), its connections to
-    /// postgres (min, mean, max, busy share) and postgres's CPU %.
+    /// postgres (min, mean, max, busy share), postgres's CPU % and the requests in flight.
     struct Case {
         level: usize,
         procs: (f64, f64),
@@ -154,6 +164,8 @@ mod tests {
         waits: (u64, u64, u64, u64, u64),
         pool: Option<(u32, f64, u32, f64)>,
         service_cpu: f64,
+        /// Requests in flight by Little's law.
+        in_flight: Option<f64>,
     }
 
     fn figures(c: &Case) -> Figures {
@@ -180,6 +192,7 @@ mod tests {
                 ..Default::default()
             }),
             level_connections: c.level,
+            in_flight: c.in_flight,
             service_connections: c
                 .pool
                 .map(|(min, mean, max, busy)| ServiceConnections {
@@ -215,9 +228,10 @@ mod tests {
                     waits: (30, 30, 5880, 60, 30),
                     pool: Some((2, 2.0, 2, 0.97)),
                     service_cpu: 12.0,
+                    in_flight: Some(150.0),
                 },
                 Bottleneck::PoolBound,
-                "2 of 2 connections to postgres busy 97% of the level; 196 of 200 threads waiting on a futex; client CPU 0 31% busy",
+                "2 of 2 connections to postgres busy 97% of the level; 150 requests in flight for 2 connections; 196 of 200 threads waiting on a futex; client CPU 0 31% busy",
             ),
             (
                 // An event loop: one thread in epoll, the requests queued in the pool.
@@ -229,6 +243,7 @@ mod tests {
                     waits: (30, 6, 0, 0, 54),
                     pool: Some((2, 2.0, 2, 0.8)),
                     service_cpu: 15.0,
+                    in_flight: Some(50.0),
                 },
                 Bottleneck::PoolBound,
                 "2 of 2 connections to postgres busy 80% of the level; 50 requests in flight for 2 connections",
@@ -244,6 +259,7 @@ mod tests {
                     waits: (30, 30, 300, 4200, 30),
                     pool: Some((150, 150.0, 150, 0.3)),
                     service_cpu: 20.0,
+                    in_flight: Some(150.0),
                 },
                 Bottleneck::BackendWait,
                 "150 of 150 connections to postgres busy 30% of the level; 141 of 152 threads waiting on a socket read or in epoll; postgres 20% of its CPUs",
@@ -258,6 +274,7 @@ mod tests {
                     waits: (30, 3, 0, 357, 30),
                     pool: Some((12, 12.0, 12, 0.1)),
                     service_cpu: 2.0,
+                    in_flight: Some(12.0),
                 },
                 Bottleneck::BackendWait,
                 "12 of 12 connections to postgres busy 10% of the level",
@@ -272,6 +289,7 @@ mod tests {
                     waits: (30, 30, 0, 0, 30),
                     pool: Some((1, 3.0, 10, 0.9)),
                     service_cpu: 60.0,
+                    in_flight: Some(50.0),
                 },
                 Bottleneck::Neither,
                 "both sides had CPU to spare",
@@ -286,6 +304,7 @@ mod tests {
                     waits: (30, 600, 5400, 0, 0),
                     pool: Some((2, 2.0, 2, 0.97)),
                     service_cpu: 40.0,
+                    in_flight: Some(150.0),
                 },
                 Bottleneck::ServerCpuBound,
                 "server CPU 1 97% busy",
@@ -300,6 +319,7 @@ mod tests {
                     waits: (30, 30, 1500, 0, 30),
                     pool: None,
                     service_cpu: 0.0,
+                    in_flight: Some(50.0),
                 },
                 Bottleneck::LockBound,
                 "50 of 52 threads waiting on a futex",
@@ -314,9 +334,76 @@ mod tests {
                     waits: (30, 0, 0, 300, 30),
                     pool: Some((10, 10.0, 10, 0.5)),
                     service_cpu: 85.0,
+                    in_flight: Some(10.0),
                 },
                 Bottleneck::Neither,
                 "both sides had CPU to spare",
+            ),
+            (
+                // A pool of 2 to a database 1 ms away (the suite's link): the connections'
+                // queues are empty while each waits for its answer, so "busy" is low, but
+                // 49 requests in flight for 2 connections can only be waiting for them.
+                "pool-bound behind a link",
+                Case {
+                    level: 50,
+                    procs: (25.0, 10.0),
+                    cpus: (40.0, 30.0),
+                    waits: (30, 6, 0, 0, 27),
+                    pool: Some((2, 2.0, 2, 0.1)),
+                    service_cpu: 15.0,
+                    in_flight: Some(49.1),
+                },
+                Bottleneck::PoolBound,
+                "2 of 2 connections to postgres busy 10% of the level; 49 requests in flight for 2 connections",
+            ),
+            (
+                // go-sql's pool of 2 at the end of a load: pgx opened a connection for each
+                // PostgreSQL cancel request of a query the load abandoned. Brief, so the
+                // pool is still 2 (merged over 3 repeats: 2-5, 2.14 on average).
+                "a pool of 2 with cancel connections",
+                Case {
+                    level: 50,
+                    procs: (25.0, 10.0),
+                    cpus: (40.0, 30.0),
+                    waits: (30, 6, 0, 0, 27),
+                    pool: Some((2, 2.14, 5, 0.1)),
+                    service_cpu: 15.0,
+                    in_flight: Some(49.8),
+                },
+                Bottleneck::PoolBound,
+                "2.1 (of 2-5) connections to postgres busy 10% of the level; 50 requests in flight for 2 connections",
+            ),
+            (
+                // The same pool at 400 req/s (the open model over up to 150 connections):
+                // under one request in flight, the pool is not where they wait.
+                "a pool of 2 at a rate it carries",
+                Case {
+                    level: 150,
+                    procs: (5.0, 5.0),
+                    cpus: (10.0, 10.0),
+                    waits: (30, 1, 0, 0, 28),
+                    pool: Some((2, 2.0, 2, 0.05)),
+                    service_cpu: 5.0,
+                    in_flight: Some(0.7),
+                },
+                Bottleneck::BackendWait,
+                "2 of 2 connections to postgres busy 5% of the level; 1 of 1 threads waiting on a socket read or in epoll",
+            ),
+            (
+                // A thread pool of 200 (the JDK HttpServer's) at 10 connections: 210 threads
+                // on a futex are its idle workers, waiting for work, not a lock.
+                "idle workers",
+                Case {
+                    level: 10,
+                    procs: (15.0, 30.0),
+                    cpus: (30.0, 40.0),
+                    waits: (30, 45, 6291, 12, 228),
+                    pool: Some((150, 150.0, 150, 0.05)),
+                    service_cpu: 20.0,
+                    in_flight: Some(10.3),
+                },
+                Bottleneck::Neither,
+                "210 of 219 threads idle on a futex, waiting for work: 10 requests in flight",
             ),
         ];
         for (name, case, want, phrase) in table {

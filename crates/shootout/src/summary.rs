@@ -189,6 +189,9 @@ pub fn figures(reps: &[Repeat], s: &CellSummary, server_cpus: usize) -> Figures 
         system: s.system.clone(),
         waits: s.waits.clone(),
         level_connections: 0,
+        // Little's law: the mean in flight is the throughput times the mean time in flight.
+        in_flight: (s.latency.count > 0 && s.rps_median > 0.0)
+            .then(|| s.rps_median * s.latency.mean_us / 1e6),
         service_connections: report::shootout::pool::ServiceConnections::merge(
             &reps
                 .iter()
@@ -465,6 +468,8 @@ mod tests {
             system: None,
             waits: None,
             level_connections: 0,
+            // 1 req/s × a mean of 1 µs.
+            in_flight: Some(1e-6),
             service_connections: Vec::new(),
             service_cpu_percent: Vec::new(),
         };

@@ -149,17 +149,46 @@ pub const WAIT_RULES: &[WaitRule] = &[
     },
 ];
 
-/// Most threads on a futex: `196 of 200 threads waiting on a futex (futex_do_wait)`.
-/// The threads the target had parked on a futex before the load (a runtime's own) are
-/// left out of both counts: only the waiters the load added can be waiting for a lock.
-fn lock_bound(f: &Figures) -> Option<String> {
+/// The futex waiters the load added (the runtime's own parked threads left out), on
+/// average, and of those the ones that can be waiting for a lock: a thread waits for a
+/// lock only while it holds a request, so with `in_flight` requests in flight and `T`
+/// threads, at least `T - in_flight` threads hold none: idle workers of a thread pool,
+/// parked on its queue's futex, waiting for work. `(added, contended)`.
+fn futex_waiters(f: &Figures) -> Option<(f64, f64)> {
     let w: &ThreadWaits = f.waits.as_ref()?;
     let idle = w.futex_idle * w.samples;
     let added = w.futex.saturating_sub(idle);
     if !futex_majority(added, w.running, w.total().saturating_sub(idle)) {
         return None;
     }
-    if w.mean_of(added) < FUTEX_THREADS {
+    let added = w.mean_of(added);
+    let without_work = f.in_flight.map_or(0.0, |n| (w.threads_mean() - n).max(0.0));
+    Some((added, (added - without_work).max(0.0)))
+}
+
+/// `190 of 200 threads idle on a futex, waiting for work: 10 requests in flight`: most
+/// waiting threads are on a futex, but no more than the threads without a request, so
+/// they are a pool's idle workers, not contention. For the "neither" verdict's detail.
+pub fn idle_workers(f: &Figures) -> Option<String> {
+    let w = f.waits.as_ref()?;
+    let (added, contended) = futex_waiters(f)?;
+    (contended < FUTEX_THREADS && added >= FUTEX_THREADS).then(|| {
+        format!(
+            "{added:.0} of {:.0} threads idle on a futex, waiting for work: {:.0} requests in flight",
+            w.threads_mean(),
+            f.in_flight.unwrap_or(0.0)
+        )
+    })
+}
+
+/// Most threads on a futex: `196 of 200 threads waiting on a futex (futex_do_wait)`.
+/// The threads the target had parked on a futex before the load (a runtime's own) are
+/// left out of both counts: only the waiters the load added can be waiting for a lock,
+/// and of those only as many as hold a request ([`futex_waiters`]).
+fn lock_bound(f: &Figures) -> Option<String> {
+    let w: &ThreadWaits = f.waits.as_ref()?;
+    let (_, contended) = futex_waiters(f)?;
+    if contended < FUTEX_THREADS {
         return None;
     }
     let on_futex = w.mean_of(w.futex);

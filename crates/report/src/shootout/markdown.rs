@@ -261,7 +261,7 @@ pub fn to_markdown(r: &ShootoutResults) -> String {
         out.push_str(
             "Marks: ᶜ client-bound (foxbench's CPU was saturated: the server may be faster), \
              ᵗ one server thread saturated, ˢ a service's CPU saturated (the tier behind the target), ⁿ neither side's CPU saturated (contention, a pool or a lock), \
-             ˡ lock-bound (CPUs not busy, most threads waiting on a futex), ᵖ pool-bound (a small constant pool of connections to a service, busy), ᵇ waiting on the backend (threads on sockets to an idle-ish service), ᵉ errors. Unmarked cells were server-CPU-bound.\n\n",
+             ˡ lock-bound (CPUs not busy, most threads waiting on a futex), ᵖ pool-bound (a small steady pool of connections to a service, with more requests in flight than it holds), ᵇ waiting on the backend (threads on sockets to an idle-ish service), ᵉ errors. Unmarked cells were server-CPU-bound.\n\n",
         );
         out.push_str(&super::capacity::markdown(r));
         cost_tables(&mut out, r, &rows);
@@ -548,7 +548,42 @@ fn param_tables(out: &mut String, r: &ShootoutResults) {
             );
         }
         out.push('\n');
+        ratio_table(out, r, &g);
     }
+}
+
+/// A group's req/s level by level, each row against the first (pool 150 against pool 2).
+fn ratio_table(out: &mut String, r: &ShootoutResults, g: &rows::ParamGroup) {
+    let ratios = g.ratios(r);
+    let Some((first, rest)) = g.rows.split_first() else {
+        return;
+    };
+    if ratios.is_empty() {
+        return;
+    }
+    let base = g.label(first);
+    let _ = writeln!(out, "### {}: req/s against {base}\n", g.name);
+    let _ = write!(out, "| level | {base} |");
+    for t in rest {
+        let l = g.label(t);
+        let _ = write!(out, " {l} | {l} / {base} |");
+    }
+    out.push_str("\n|---|---:|");
+    out.push_str(&"---:|---:|".repeat(rest.len()));
+    out.push('\n');
+    for row in &ratios {
+        let _ = write!(out, "| {} | {} |", row.column, rate(row.reference));
+        for o in &row.others {
+            match o {
+                Some((v, x)) => {
+                    let _ = write!(out, " {} | {x:.2}× |", rate(*v));
+                }
+                None => out.push_str(" – | – |"),
+            }
+        }
+        out.push('\n');
+    }
+    out.push('\n');
 }
 
 /// A CPU list as `0,1`.

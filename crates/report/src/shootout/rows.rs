@@ -115,6 +115,61 @@ impl<'a> ParamGroup<'a> {
     }
 }
 
+/// One column's req/s across a group's rows: the first row's, and each other row's with
+/// its ratio to the first (`None` where a row has no figure).
+pub(crate) struct RatioRow {
+    /// The column's name as the report prints it.
+    pub column: String,
+    /// The first row's req/s.
+    pub reference: f64,
+    /// Each other row's req/s and its ratio to the first's, in row order.
+    pub others: Vec<Option<(f64, f64)>>,
+}
+
+impl<'a> ParamGroup<'a> {
+    /// A row's parameters as `pool=150`, or its name for the plain row.
+    pub fn label(&self, t: &'a TargetResult) -> String {
+        if t.params.is_empty() {
+            return t.name.clone();
+        }
+        t.params
+            .iter()
+            .map(|p| format!("{}={}", p.name, p.value))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    /// Every column the first row measured, with each other row's req/s against it: "what
+    /// pool 150 gains over pool 2", level by level. Empty for a group of one row.
+    pub fn ratios(&self, r: &ShootoutResults) -> Vec<RatioRow> {
+        let Some((first, rest)) = self.rows.split_first() else {
+            return Vec::new();
+        };
+        if rest.is_empty() {
+            return Vec::new();
+        }
+        let rps = |t: &TargetResult, s: &str, l: &str| {
+            t.cell(s, l)
+                .and_then(|c| c.summary.as_ref())
+                .map(|s| s.rps_median)
+        };
+        r.columns()
+            .iter()
+            .filter_map(|(s, l, _)| {
+                let reference = rps(first, s, l).filter(|v| *v > 0.0)?;
+                Some(RatioRow {
+                    column: super::markdown::column_name(r, s, l),
+                    reference,
+                    others: rest
+                        .iter()
+                        .map(|t| rps(t, s, l).map(|v| (v, v / reference)))
+                        .collect(),
+                })
+            })
+            .collect()
+    }
+}
+
 /// Every target that has parameter rows, with its rows: compared in the first column
 /// (in run order) that all of them measured, else the first that any of them did.
 pub(crate) fn param_groups(r: &ShootoutResults) -> Vec<ParamGroup<'_>> {
@@ -157,7 +212,7 @@ pub(crate) fn param_groups(r: &ShootoutResults) -> Vec<ParamGroup<'_>> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::markdown::ranking;
+    use super::super::markdown::{ranking, rate};
     use super::super::{to_html, to_markdown, Param};
     use super::*;
 
@@ -350,6 +405,41 @@ mod tests {
         assert!(row.ends_with("| 30.0 MiB |"), "{row}");
         let html = to_html(&r);
         assert!(html.contains("<h3>node-http: rows by parameter at redirect c10</h3>"));
+        // Each row's req/s against the first's, level by level (pool 150 against pool 2):
+        // the plain row measured c10 of both scenarios; the parameter rows only redirect.
+        let plain = g.rows[0].cell("redirect", "c10").unwrap();
+        let base = plain.summary.as_ref().unwrap().rps_median;
+        let ratios = g.ratios(&r);
+        let svg = ratios.iter().find(|x| x.column == "svg c10").unwrap();
+        assert_eq!(svg.others, [None, None]);
+        let c10 = ratios.iter().find(|x| x.column == "redirect c10").unwrap();
+        assert_eq!(c10.reference, base);
+        let want: Vec<Option<(f64, f64)>> = [1e7, 1e7 + 1.0]
+            .iter()
+            .map(|v| Some((*v, v / base)))
+            .collect();
+        assert_eq!(c10.others, want);
+        assert!(
+            md.contains("### node-http: req/s against node-http\n"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| level | node-http | heap=8m | heap=8m / node-http | heap=16m | heap=16m / node-http |"),
+            "{md}"
+        );
+        let line = format!(
+            "| redirect c10 | {} | {} | {:.2}× |",
+            rate(base),
+            rate(1e7),
+            1e7 / base
+        );
+        assert!(md.contains(&line), "{line} in {md}");
+        assert!(
+            md.contains("| svg c10 |") && md.contains("| – | – | – | – |"),
+            "{md}"
+        );
+        assert!(html.contains("<h3>node-http: req/s against node-http</h3>"));
+        assert!(html.contains(&format!("<b>{:.2}×</b>", 1e7 / base)));
         // The JSON keeps the rows' parameters; files without them load too (tested above).
         let back = ShootoutResults::from_json(&serde_json::to_string(&r).unwrap()).unwrap();
         assert_eq!(back, r);

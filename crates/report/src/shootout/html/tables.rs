@@ -75,7 +75,7 @@ pub(super) fn tables(out: &mut String, r: &ShootoutResults, rows: &[&TargetResul
          (foxbench's CPU was saturated: the server may be faster), <span class=\"mk\">ᵗ</span> one server thread saturated, \
          <span class=\"mk\">ⁿ</span> neither side's CPU saturated (contention, a pool or a lock), \
          <span class=\"mk\">ˡ</span> lock-bound (CPUs not busy, most threads waiting on a futex), \
-         <span class=\"mk\">ᵖ</span> pool-bound (a small constant pool of connections to a service, busy), \
+         <span class=\"mk\">ᵖ</span> pool-bound (a small steady pool of connections to a service, with more requests in flight than it holds), \
          <span class=\"mk\">ᵇ</span> waiting on the backend (threads on sockets to an idle-ish service), <span class=\"mk\">ᵉ</span> errors. \
          Unmarked cells were server-CPU-bound. Hover a cell for the figures behind its mark.</p>\n",
     );

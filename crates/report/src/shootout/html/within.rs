@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use super::swatch;
 use crate::shootout::markdown::{bytes, column_name, rate};
 use crate::shootout::production::production_rows;
-use crate::shootout::rows::{cost_tables, param_groups};
+use crate::shootout::rows::{cost_tables, param_groups, ParamGroup};
 use crate::shootout::svg::esc;
 use crate::shootout::{Cell, ShootoutResults, TargetResult};
 
@@ -102,7 +102,57 @@ pub(super) fn params(out: &mut String, r: &ShootoutResults) {
             "</tbody></table></div><p class=\"note\">RSS and PSS of the server's whole process tree: once ready (idle), \
              and the peak over the compared cell's repeats. Hover a row for its start command.</p>\n",
         );
+        ratios(out, r, &g);
     }
+}
+
+/// A group's req/s level by level, each row against the first (pool 150 against pool 2).
+fn ratios(out: &mut String, r: &ShootoutResults, g: &ParamGroup) {
+    let rows = g.ratios(r);
+    let Some((first, rest)) = g.rows.split_first() else {
+        return;
+    };
+    if rows.is_empty() {
+        return;
+    }
+    let base = esc(&g.label(first));
+    let _ = write!(
+        out,
+        "<h3>{}: req/s against {base}</h3>\n<div class=\"scroll\"><table>\n<thead><tr><th>level</th><th class=\"n\">{base}</th>",
+        esc(g.name)
+    );
+    for t in rest {
+        let l = esc(&g.label(t));
+        let _ = write!(
+            out,
+            "<th class=\"n\">{l}</th><th class=\"n\">{l} / {base}</th>"
+        );
+    }
+    out.push_str("</tr></thead>\n<tbody>\n");
+    for row in &rows {
+        let _ = write!(
+            out,
+            "<tr><th scope=\"row\">{}</th><td class=\"n\">{}</td>",
+            esc(&row.column),
+            esc(&rate(row.reference))
+        );
+        for o in &row.others {
+            match o {
+                Some((v, x)) => {
+                    let _ = write!(
+                        out,
+                        "<td class=\"n\">{}</td><td class=\"n\"><b>{x:.2}×</b></td>",
+                        esc(&rate(*v))
+                    );
+                }
+                None => out.push_str("<td class=\"n\">–</td><td class=\"n\">–</td>"),
+            }
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str(
+        "</tbody></table></div><p class=\"note\">Median req/s of each row at each level, and its ratio to the first row's.</p>\n",
+    );
 }
 
 /// The production path: TLS handshakes per second and each process's CPU per request.
