@@ -74,8 +74,8 @@ pub fn flat_and_rising(levels: &[(u64, f64, f64)]) -> bool {
     lo > 0.0 && hi <= FLAT_RATIO * lo && rising && last >= RISE_RATIO * first
 }
 
-/// Every target and scenario whose measured levels of one kind (keep-alive or not) show
-/// the signature, with at least one of them not CPU-bound.
+/// Every target and scenario whose measured closed-model levels of one kind (keep-alive or
+/// not) show the signature, with at least one of them not CPU-bound.
 pub fn signatures(r: &ShootoutResults) -> Vec<Signature> {
     let mut out = Vec::new();
     for t in r.ranked() {
@@ -86,11 +86,20 @@ pub fn signatures(r: &ShootoutResults) -> Vec<Signature> {
             }
         }
         for (scenario, keepalive) in series {
+            // The closed model's levels only: an open-model level's req/s is its schedule's
+            // and a capacity level's is its search's, not what the connections carried.
+            let closed = |c: &Cell| {
+                !r.protocol
+                    .plan
+                    .levels
+                    .iter()
+                    .any(|l| l.name == c.level && (l.rate.is_some() || l.capacity.is_some()))
+            };
             let mut cells: Vec<&Cell> = t
                 .cells
                 .iter()
                 .filter(|c| c.scenario == scenario && c.keepalive == keepalive)
-                .filter(|c| c.summary.is_some())
+                .filter(|c| c.summary.is_some() && closed(c))
                 .collect();
             cells.sort_by_key(|c| c.connections);
             let levels: Vec<(String, u64, f64, f64)> = cells
@@ -169,6 +178,45 @@ mod tests {
         for (levels, want) in table {
             assert_eq!(flat_and_rising(levels), *want, "{levels:?}");
         }
+    }
+
+    /// Regression: the database suite's open-model level (`r400`: 150 connections at most,
+    /// 400 req/s) sorted beside c150 and hid every pool-2 row's signature.
+    #[test]
+    fn an_open_model_level_beside_the_closed_ones_leaves_the_signature_to_them() {
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/data/results.json"
+        ))
+        .unwrap();
+        let mut r = ShootoutResults::from_json(&text).unwrap();
+        let mut t = r.targets[0].clone();
+        t.name = "pool-of-2".into();
+        let cell = |level: &str, connections: u64, rps: f64, p50_us: f64| {
+            let mut c = t.cells[0].clone();
+            (c.level, c.connections, c.keepalive) = (level.into(), connections, true);
+            let s = c.summary.as_mut().unwrap();
+            s.rps_median = rps;
+            s.latency.percentiles = vec![stats::Percentile {
+                percentile: 50.0,
+                value_us: p50_us,
+            }];
+            c.diagnosis.as_mut().unwrap().bottleneck = Bottleneck::PoolBound;
+            c
+        };
+        t.cells = vec![
+            cell("c10", 10, 1400.0, 7_000.0),
+            cell("c150", 150, 1390.0, 100_000.0),
+            cell("r400", 150, 399.0, 2_500.0),
+        ];
+        r.targets = vec![t];
+        let mut level = r.protocol.plan.levels[0].clone();
+        (level.name, level.connections, level.rate) = ("r400".into(), 150, Some("400".into()));
+        r.protocol.plan.levels.push(level);
+        let found = signatures(&r);
+        assert_eq!(found.len(), 1, "{found:?}");
+        let names: Vec<&str> = found[0].levels.iter().map(|l| l.0.as_str()).collect();
+        assert_eq!(names, ["c10", "c150"]);
     }
 
     #[test]
