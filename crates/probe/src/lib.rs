@@ -259,13 +259,42 @@ impl OwnUsage {
     pub fn cpu(&self) -> Duration {
         self.user + self.sys
     }
+
+    /// This CPU with `other`'s left out (a helper thread's), and `self`'s peak RSS.
+    pub fn without(&self, other: &OwnUsage) -> OwnUsage {
+        OwnUsage {
+            user: self.user.saturating_sub(other.user),
+            sys: self.sys.saturating_sub(other.sys),
+            max_rss_bytes: self.max_rss_bytes,
+        }
+    }
+
+    /// The CPU of both (two helper threads'), with the larger peak RSS.
+    pub fn plus(&self, other: &OwnUsage) -> OwnUsage {
+        OwnUsage {
+            user: self.user + other.user,
+            sys: self.sys + other.sys,
+            max_rss_bytes: self.max_rss_bytes.max(other.max_rss_bytes),
+        }
+    }
 }
 
 /// This process's CPU and peak RSS, from getrusage(2): its CPU is exact to the
 /// microsecond, where `/proc/self/stat` counts 10 ms ticks (±1% of a 1.5 s window).
 pub fn own_usage() -> OwnUsage {
-    use nix::sys::resource::{getrusage, UsageWho};
-    let Ok(u) = getrusage(UsageWho::RUSAGE_SELF) else {
+    usage(nix::sys::resource::UsageWho::RUSAGE_SELF)
+}
+
+/// The calling thread's CPU since it started (getrusage(2) `RUSAGE_THREAD`), with the
+/// process's peak RSS: what a helper thread (the shootout's probe) cost, to be told apart
+/// from the load generator's own figure.
+pub fn thread_usage() -> OwnUsage {
+    usage(nix::sys::resource::UsageWho::RUSAGE_THREAD)
+}
+
+fn usage(who: nix::sys::resource::UsageWho) -> OwnUsage {
+    use nix::sys::resource::getrusage;
+    let Ok(u) = getrusage(who) else {
         return OwnUsage::default();
     };
     let tv = |t: nix::sys::time::TimeVal| {
@@ -421,5 +450,33 @@ mod tests {
         assert!(d.cpu() <= u1.cpu());
         assert!(u1.max_rss_bytes > 0);
         assert_eq!(u0.since(&u1).cpu(), Duration::ZERO, "saturates");
+    }
+
+    #[test]
+    fn a_helper_threads_cpu_is_its_own_and_leaves_the_process_figure() {
+        let p0 = own_usage();
+        // A helper spins until it has had 40 ms of CPU, within a deadline; it reports its
+        // own usage, which the process's figure holds and can leave out.
+        let helper = std::thread::spawn(|| {
+            let end = std::time::Instant::now() + Duration::from_secs(20);
+            let mut x = 0u64;
+            while thread_usage().cpu() < Duration::from_millis(40)
+                && std::time::Instant::now() < end
+            {
+                for _ in 0..10_000 {
+                    x = x.wrapping_add(std::hint::black_box(1));
+                }
+            }
+            (thread_usage(), x)
+        });
+        let (mine, _) = helper.join().unwrap();
+        let all = own_usage().since(&p0);
+        assert!(mine.cpu() >= Duration::from_millis(40), "{mine:?}");
+        assert!(all.cpu() >= mine.cpu(), "{all:?} {mine:?}");
+        // This thread only waited: leaving the helper out leaves little.
+        let rest = all.without(&mine);
+        assert!(rest.cpu() < all.cpu(), "{rest:?} {all:?}");
+        assert_eq!(mine.plus(&mine).cpu(), 2 * mine.cpu());
+        assert_eq!(mine.without(&all).cpu(), Duration::ZERO, "saturates");
     }
 }

@@ -48,12 +48,13 @@ pub fn read(cmd: &str, timeout: Duration) -> Result<u64, String> {
 }
 
 /// Reads each command (`None`: a service without one) every `interval` until `done`: the
-/// readings of each, in order.
+/// readings of each, in order, and the reading thread's own CPU (the probe's, not the
+/// load generator's).
 pub fn sample(
     cmds: Vec<Option<String>>,
     interval: Duration,
     done: Arc<AtomicBool>,
-) -> Option<JoinHandle<Vec<Vec<u64>>>> {
+) -> Option<JoinHandle<(Vec<Vec<u64>>, probe::OwnUsage)>> {
     if interval.is_zero() || cmds.iter().all(Option::is_none) {
         return None;
     }
@@ -73,7 +74,7 @@ pub fn sample(
                 }
                 std::thread::sleep(Duration::from_millis(10));
             }
-            out
+            (out, probe::thread_usage())
         })
         .ok()
 }
@@ -106,8 +107,10 @@ mod tests {
         let deadline = Instant::now() + Duration::from_secs(20);
         std::thread::sleep(Duration::from_millis(100));
         done.store(true, Ordering::Relaxed);
-        let out = h.join().unwrap();
+        let (out, usage) = h.join().unwrap();
         assert!(Instant::now() < deadline);
+        // Spawning `sh` costs the reading thread CPU: its own, told apart from the load's.
+        assert!(usage.cpu() > Duration::ZERO, "{usage:?}");
         assert_eq!(out.len(), 2);
         assert!(
             !out[0].is_empty() && out[0].iter().all(|&n| n == 2),

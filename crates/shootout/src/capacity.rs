@@ -308,6 +308,7 @@ mod tests {
                 cpu_sys_s: 0.0,
                 cpu_percent: 95.0,
                 cpu_us_per_request: Some(9500.0),
+                probe_cpu_s: None,
             },
             series: Vec::new(),
             handshakes: None,

@@ -230,6 +230,8 @@ struct Probed {
     service_connections: Vec<probe::ConnectionSeries>,
     /// Each service's `active` readings (empty without the command).
     service_active: Vec<Vec<u64>>,
+    /// The CPU of the probe's threads (sampler, `active` reader, thread dumps).
+    probe_usage: probe::OwnUsage,
 }
 
 /// Requests foxbench completed and sent over a level, warm-up included: what the
@@ -442,6 +444,7 @@ impl Meter<'_> {
             service_peaks,
             service_connections,
             service_active,
+            probe_usage,
         } = loaded?;
         tally.add(&result);
         let crashed = target.exited();
@@ -462,7 +465,14 @@ impl Meter<'_> {
             server_window(&from, &to, &series, elapsed_s, completed, self.server_cpus)
         });
         let probed = server.is_some();
-        let client = client_window(&c1.since(&c0), elapsed_s, self.client_threads, completed);
+        // The load generator's CPU: foxbench's, less its probe threads'.
+        let mut client = client_window(
+            &c1.since(&c0).without(&probe_usage),
+            elapsed_s,
+            self.client_threads,
+            completed,
+        );
+        client.probe_cpu_s = Some(probe_usage.cpu().as_secs_f64());
         let mut rep = window::repeat(
             &result,
             task.tls.is_some(),
@@ -675,7 +685,9 @@ impl Meter<'_> {
                                 let t_s = t.as_secs_f64();
                                 dumper = std::thread::Builder::new()
                                     .name("foxbench-dump".into())
-                                    .spawn(move || take_dumps(root, &d, t_s))
+                                    .spawn(move || {
+                                        (take_dumps(root, &d, t_s), probe::thread_usage())
+                                    })
                                     .ok();
                             }
                         }
@@ -724,8 +736,10 @@ impl Meter<'_> {
                         }
                         std::thread::sleep(Duration::from_millis(20));
                     }
-                    let dumps = dumper.and_then(|h| h.join().ok()).unwrap_or_default();
-                    (series, waits, dumps, peaks, pools)
+                    let (dumps, dump_usage) =
+                        dumper.and_then(|h| h.join().ok()).unwrap_or_default();
+                    let usage = probe::thread_usage().plus(&dump_usage);
+                    (series, waits, dumps, peaks, pools, usage)
                 })
                 .map_err(CellFailure::ProbeThread)?
         };
@@ -739,9 +753,9 @@ impl Meter<'_> {
             intervals.push(report::IntervalRow::from(iv));
         });
         done.store(true, Ordering::Relaxed);
-        let (series, waits, dumps, service_peaks, service_connections) =
+        let (series, waits, dumps, service_peaks, service_connections, sampler_usage) =
             sampler.join().unwrap_or_default();
-        let service_active = active.and_then(|h| h.join().ok()).unwrap_or_default();
+        let (service_active, active_usage) = active.and_then(|h| h.join().ok()).unwrap_or_default();
         Ok(Probed {
             result: result.map_err(CellFailure::Load)?,
             series,
@@ -752,6 +766,7 @@ impl Meter<'_> {
             service_peaks,
             service_connections,
             service_active,
+            probe_usage: sampler_usage.plus(&active_usage),
         })
     }
 }

@@ -276,6 +276,7 @@ mod tests {
                 cpu_sys_s: 0.0,
                 cpu_percent: rps / 100.0,
                 cpu_us_per_request: Some(rps / 10.0),
+                probe_cpu_s: None,
             },
             series: Vec::new(),
             handshakes: None,

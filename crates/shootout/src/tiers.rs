@@ -9,6 +9,8 @@
 use report::shootout::{Bottleneck, Cell, Diagnosis, Tier, TierRole};
 use report::SATURATED_PERCENT;
 
+use crate::waiting::OWN_SHARE_PERCENT;
+
 /// Where each side of the run is pinned.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Layout {
@@ -46,17 +48,40 @@ impl Load<'_> {
     }
 }
 
-/// What the rules read: the single-server verdict and every tier's load.
+/// What the rules read: the single-server verdict, every tier's load, and each CPU's busy
+/// share from `/proc/stat` when it was read.
 struct Input<'a> {
     base: &'a Diagnosis,
     loads: Vec<Load<'a>>,
+    cpu_busy: Vec<(usize, f64)>,
 }
 
 impl Input<'_> {
-    /// How busy the CPUs of `load` were, percent, counting every tier that runs there.
+    /// How busy the CPUs of `load` were, percent: every tier that runs there added up, or
+    /// `/proc/stat`'s figure for them when the tiers account for at least half of it (the
+    /// kernel's network work for the tiers, softirq, is charged to none of them; a CPU
+    /// busy mostly with other work on the machine is not blamed on a tier).
     fn busy(&self, load: &Load) -> f64 {
         let cores: f64 = self.loads.iter().map(|l| l.cores_on(load.cpus)).sum();
-        100.0 * cores / load.cpus.len().max(1) as f64
+        let tiers = 100.0 * cores / load.cpus.len().max(1) as f64;
+        let stat: Vec<f64> = self
+            .cpu_busy
+            .iter()
+            .filter(|(c, _)| load.cpus.contains(c))
+            .map(|(_, b)| *b)
+            .collect();
+        if stat.len() != load.cpus.len() || stat.is_empty() || tiers < OWN_SHARE_PERCENT {
+            return tiers;
+        }
+        tiers.max(stat.iter().sum::<f64>() / stat.len() as f64)
+    }
+
+    /// `/proc/stat`'s busy share of `load`'s CPUs, when it counted for [`Input::busy`].
+    fn stat_busy(&self, load: &Load) -> Option<f64> {
+        let cores: f64 = self.loads.iter().map(|l| l.cores_on(load.cpus)).sum();
+        let tiers = 100.0 * cores / load.cpus.len().max(1) as f64;
+        let b = self.busy(load);
+        (b > tiers).then_some(b)
     }
 
     fn services(&self) -> impl Iterator<Item = &Load<'_>> {
@@ -149,9 +174,12 @@ const RULES: &[Rule] = &[
                     l.verdict,
                     tier,
                     format!(
-                        "{what}: CPU {} is full between tiers ({}), {} the most",
+                        "{what}: CPU {} is full between tiers ({}{}), {} the most",
                         cpus(l.cpus),
                         sharing.join(" + "),
+                        i.stat_busy(l)
+                            .map(|b| format!("; {b:.0}% busy on /proc/stat"))
+                            .unwrap_or_default(),
                         l.name
                     ),
                 )
@@ -273,7 +301,17 @@ pub fn conclude(cell: &mut Cell, target: &str, layout: &Layout) {
         },
         percent: t.cpu_percent,
     }));
-    let input = Input { base, loads };
+    let cpu_busy = summary
+        .system
+        .iter()
+        .flat_map(|s| s.client.iter().chain(&s.server))
+        .map(|c| (c.cpu as usize, c.busy))
+        .collect();
+    let input = Input {
+        base,
+        loads,
+        cpu_busy,
+    };
     let (bottleneck, tier, why) = RULES
         .iter()
         .find_map(|(_, rule)| rule(&input))
@@ -423,6 +461,58 @@ mod tests {
         assert!(c.diagnosis.unwrap().detail.starts_with(
             "service hello CPU-bound: CPU 1 is full between tiers (t 35% + hello 60%)"
         ),);
+    }
+
+    /// Regression (the database suite's quick run): go-sql with pool 150 at c150 filled
+    /// CPU 1 (100% busy on /proc/stat, 11% of it softirq) while the target (26%) and
+    /// postgres with its link (60%) added up to 86%; two futex waiters more than before
+    /// the load read as lock-bound. The CPU was full between the tiers.
+    #[test]
+    fn a_cpu_full_on_proc_stat_between_tiers_is_the_limit() {
+        use report::shootout::{CpuUse, SystemSummary};
+        let two = Layout {
+            client: vec![0],
+            server: vec![1],
+            services: vec![1],
+        };
+        let cpu = |cpu: u64, busy: f64| CpuUse {
+            cpu,
+            user: busy / 2.0,
+            nice: 0.0,
+            system: busy / 2.0,
+            irq: 0.0,
+            softirq: 0.0,
+            steal: 0.0,
+            idle: 100.0 - busy,
+            iowait: 0.0,
+            busy,
+        };
+        let cases = [
+            // (target %, postgres %, CPU 1 busy) → verdict
+            ((26.0, 60.0, 100.0), Bottleneck::ServiceCpuBound),
+            // Without /proc/stat's figure, 86% is not full.
+            ((26.0, 60.0, 86.0), Bottleneck::LockBound),
+            // Busy with other work: the tiers used under half of it.
+            ((20.0, 10.0, 100.0), Bottleneck::LockBound),
+        ];
+        for ((target, hello, busy), want) in cases {
+            let mut c = cell(40.0, target, hello, Bottleneck::LockBound);
+            c.summary.as_mut().unwrap().system = Some(SystemSummary {
+                client: vec![cpu(0, 45.0)],
+                server: vec![cpu(1, busy)],
+                ctxt_per_s: 17_000.0,
+            });
+            conclude(&mut c, "t", &two);
+            let d = c.diagnosis.as_ref().unwrap();
+            assert_eq!(d.bottleneck, want, "{target} {hello} {busy}: {}", d.detail);
+            if want == Bottleneck::ServiceCpuBound {
+                assert!(
+                    d.detail.starts_with("service hello CPU-bound: CPU 1 is full between tiers (t 26% + hello 60%; 100% busy on /proc/stat)"),
+                    "{}",
+                    d.detail
+                );
+            }
+        }
     }
 
     #[test]

@@ -213,6 +213,7 @@ pub fn client_window(
         cpu_sys_s: c.cpu_sys_s,
         cpu_percent: c.cpu_percent,
         cpu_us_per_request: c.cpu_us_per_request,
+        probe_cpu_s: None,
     }
 }
 

@@ -508,6 +508,12 @@ pub struct ClientWindow {
     pub cpu_percent: f64,
     /// CPU µs per completed response.
     pub cpu_us_per_request: Option<f64>,
+    /// foxbench's probe over the window (its threads sampling the server and the services,
+    /// running `active` commands, taking thread dumps), CPU seconds. Left out of the
+    /// figures above, which are the load generator's; it ran on the client's CPUs, so
+    /// their per-CPU busy share holds it. `None` in results from before it was told apart.
+    #[serde(default)]
+    pub probe_cpu_s: Option<f64>,
 }
 
 /// One probe sample of the server tree.
