@@ -86,6 +86,12 @@ fn requests_a_warm_up_slice_gave_up_are_finished_before_the_window() {
         assert!(s["held_max"].as_u64().unwrap() >= 1, "{s}");
         assert_eq!(s["unsettled"], 0, "{s}");
         assert!(c["summary"]["rps_median"].as_f64().unwrap() > 0.0, "{c}");
+        // The probe's threads (which sampled this server's threads and connections) are
+        // measured apart from the load generator, never charged to it.
+        for r in c["repeats"].as_array().unwrap() {
+            let probe = r["client"]["probe_cpu_s"].as_f64().unwrap();
+            assert!(probe > 0.0, "{}", r["client"]);
+        }
     }
     assert!(
         md.contains("for the server to finish requests an earlier load had given up"),
