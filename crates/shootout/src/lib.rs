@@ -22,6 +22,7 @@ pub mod pools;
 pub mod process;
 pub mod protocol;
 pub mod runner;
+mod sampler;
 pub mod services;
 mod settle;
 pub mod suite;

@@ -1,26 +1,27 @@
 //! Measuring one cell (a scenario at a level): warm-up until throughput is steady, then the
-//! level's repeats, with a sampler thread probing the server throughout (its tree, its
-//! threads' wait states) and `/proc/stat` read at each repeat's edges; a JVM thread dump
-//! in the middle of the level when asked for, or when its threads wait on a futex.
+//! level's repeats, each load begun once the server has finished the last one's abandoned
+//! requests (`settle`), probed throughout (`sampler`: its tree, its threads' wait states),
+//! with `/proc/stat` read at each repeat's edges; a JVM thread dump in the middle of the
+//! level when asked for, or when its threads wait on a futex.
 
 use std::io;
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitStatus;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use load::{Arrival, Control, Plan as LoadPlan, RequestSpec, RunResult, StatusSet, Stop, Target};
+use load::{Arrival, Plan as LoadPlan, RequestSpec, RunResult, StatusSet, Stop, Target};
 use report::shootout::{
-    Cell, CellStatus, CounterCheck, ProbePoint, Repeat, ThreadDump, ThreadWaits, TierWindow,
+    Cell, CellStatus, CounterCheck, Repeat, ThreadDump, ThreadWaits, TierWindow,
 };
 
 use crate::lifecycle::Running;
+use crate::sampler::{file_safe, DumpPlan, Probed};
 use crate::services::Probe;
 use crate::suite::{Level, Plan, Scenario};
 use crate::summary;
-use crate::waiting::futex_majority;
 use crate::window::{self, client_window, server_window, system_window, zero_server, Edge};
 
 /// Why a cell failed; its message is the cell's.
@@ -130,67 +131,6 @@ pub struct Dumps<'a> {
     pub target: &'a str,
 }
 
-/// A dump to take during one repeat.
-#[derive(Debug, Clone)]
-pub(crate) struct DumpPlan {
-    /// When, since the repeat started.
-    at: Duration,
-    /// Whatever the threads are doing.
-    always: bool,
-    /// Threads on a futex before the load, left out of the test.
-    futex_idle: u64,
-    /// The results directory, and the file name's stem (`target-scenario-level`).
-    dir: PathBuf,
-    stem: String,
-}
-
-/// The CPU time the calling thread has used.
-fn thread_cpu() -> Duration {
-    use nix::time::{clock_gettime, ClockId};
-    clock_gettime(ClockId::CLOCK_THREAD_CPUTIME_ID)
-        .map(Duration::from)
-        .unwrap_or_default()
-}
-
-/// A file-name-safe version of `s`.
-fn file_safe(s: &str) -> String {
-    s.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
-}
-
-/// Dumps every JVM of the tree into `plan.dir/thread-dumps/`, at `t_s` into the repeat.
-fn take_dumps(root: i32, plan: &DumpPlan, t_s: f64) -> Vec<ThreadDump> {
-    let sub = plan.dir.join("thread-dumps");
-    if let Err(e) = std::fs::create_dir_all(&sub) {
-        eprintln!("note: cannot create {}: {e}", sub.display());
-        return Vec::new();
-    }
-    crate::dump::jvms(root)
-        .into_iter()
-        .filter_map(|(pid, jcmd)| {
-            let name = format!("{}-{pid}.txt", plan.stem);
-            match crate::dump::thread_dump(pid, &jcmd, &sub.join(&name)) {
-                Ok(()) => Some(ThreadDump {
-                    pid: pid as u64,
-                    path: format!("thread-dumps/{name}"),
-                    t_s,
-                }),
-                Err(e) => {
-                    eprintln!("note: no thread dump of JVM {pid}: {e}");
-                    None
-                }
-            }
-        })
-        .collect()
-}
-
 /// What measuring needs from the run: the plan, the CPUs on each side, and Ctrl-C.
 #[derive(Debug, Clone, Copy)]
 pub struct Meter<'a> {
@@ -210,28 +150,6 @@ pub struct Meter<'a> {
     pub services: &'a [Probe],
     /// CPUs the services may use.
     pub service_cpus: usize,
-}
-
-/// One load's result with the probe samples taken during it.
-struct Probed {
-    result: RunResult,
-    series: Vec<ProbePoint>,
-    /// The load's intervals of `plan.interval`.
-    intervals: Vec<report::IntervalRow>,
-    /// The target's threads' wait states, sampled through the load.
-    waits: probe::WaitHistogram,
-    /// JVM thread dumps taken during it.
-    dumps: Vec<ThreadDump>,
-    /// A counted level hit its time cap.
-    capped: bool,
-    /// Each service's peak (RSS bytes, threads) over the samples.
-    service_peaks: Vec<(u64, u64)>,
-    /// The target's connections to each service's port over the samples.
-    service_connections: Vec<probe::ConnectionSeries>,
-    /// Each service's `active` readings (empty without the command).
-    service_active: Vec<Vec<u64>>,
-    /// The CPU of the probe's threads (sampler, `active` reader, thread dumps).
-    probe_usage: probe::OwnUsage,
 }
 
 /// Requests foxbench completed and sent over a level, warm-up included: what the
@@ -623,151 +541,6 @@ impl Meter<'_> {
             },
             ..LoadPlan::new(target)
         }
-    }
-
-    /// Runs one load while a sampler thread probes the server every `interval` (0 = no
-    /// samples) and its threads' waits five times as often (at most a tenth of the time),
-    /// stops the load on Ctrl-C, when the server dies, or after `cap` (0 = none), and
-    /// takes the thread dumps of `dump`.
-    fn run_load(
-        &self,
-        plan: &LoadPlan,
-        root: i32,
-        interval: Duration,
-        cap: Duration,
-        dump: Option<DumpPlan>,
-    ) -> Result<Probed, CellFailure> {
-        let control = Control::new(plan.effective_threads());
-        let done = Arc::new(AtomicBool::new(false));
-        let interrupt = self.interrupt.clone();
-        let capped = Arc::new(AtomicBool::new(false));
-        let servers = self.server_cpus.max(1) as f64;
-        let service_pids: Vec<i32> = self.services.iter().map(|p| p.pid).collect();
-        let service_ports: Vec<u16> = self.services.iter().map(|p| p.addr.port()).collect();
-        let sampler = {
-            let (control, done, capped) = (control.clone(), done.clone(), capped.clone());
-            std::thread::Builder::new()
-                .name("foxbench-probe".into())
-                .spawn(move || {
-                    let start = Instant::now();
-                    let mut series = Vec::new();
-                    let mut next = Duration::ZERO;
-                    let mut last: Option<(f64, u64)> = None;
-                    let mut waits = probe::WaitHistogram::default();
-                    let mut next_wait = Duration::ZERO;
-                    let mut dump = dump;
-                    let mut dumper = None;
-                    let mut peaks = vec![(0u64, 0u64); service_pids.len()];
-                    let mut pools = vec![probe::ConnectionSeries::default(); service_ports.len()];
-                    while !done.load(Ordering::Relaxed) {
-                        let t = start.elapsed();
-                        if !interval.is_zero() && t >= next_wait {
-                            let cpu0 = thread_cpu();
-                            if let Ok(w) = probe::thread_waits(root) {
-                                waits.add(&w);
-                            }
-                            // A tree of thousands of threads costs milliseconds a sample:
-                            // keep sampling it to a tenth of the client's CPU (CPU time, not
-                            // wall time, which a busy machine stretches).
-                            let cost = thread_cpu().saturating_sub(cpu0);
-                            next_wait = start.elapsed() + (interval / 5).max(cost * 10);
-                        }
-                        if dump.as_ref().is_some_and(|d| t >= d.at) {
-                            let d = dump.take().expect("checked");
-                            let n = |w| waits.counts.get(&w).copied().unwrap_or(0);
-                            let idle = d.futex_idle * waits.samples;
-                            let waiting = futex_majority(
-                                n(probe::Wait::Futex).saturating_sub(idle),
-                                n(probe::Wait::Running),
-                                waits.total().saturating_sub(idle),
-                            );
-                            if d.always || waiting {
-                                let t_s = t.as_secs_f64();
-                                dumper = std::thread::Builder::new()
-                                    .name("foxbench-dump".into())
-                                    .spawn(move || {
-                                        (take_dumps(root, &d, t_s), probe::thread_usage())
-                                    })
-                                    .ok();
-                            }
-                        }
-                        if interrupt.load(Ordering::Relaxed) {
-                            control.stop();
-                        }
-                        if !cap.is_zero() && t >= cap {
-                            capped.store(true, Ordering::Relaxed);
-                            control.stop();
-                        }
-                        if !interval.is_zero() && t >= next {
-                            next += interval;
-                            for (peak, &pid) in peaks.iter_mut().zip(&service_pids) {
-                                if let Ok(s) = probe::sample(pid) {
-                                    peak.0 = peak.0.max(s.rss_bytes);
-                                    peak.1 = peak.1.max(u64::from(s.threads));
-                                }
-                            }
-                            // How full the target's pool to each service is.
-                            for (pool, &port) in pools.iter_mut().zip(&service_ports) {
-                                if let Ok(c) = probe::connections(root, probe::Peer::Remote(port)) {
-                                    pool.push(c);
-                                }
-                            }
-                            match probe::sample(root) {
-                                Ok(s) => {
-                                    let ts = t.as_secs_f64();
-                                    let cpu = match last {
-                                        Some((t0, c0)) if ts > t0 => {
-                                            100.0 * (s.cpu_ns().saturating_sub(c0)) as f64
-                                                / 1e9
-                                                / (ts - t0)
-                                                / servers
-                                        }
-                                        _ => 0.0,
-                                    };
-                                    last = Some((ts, s.cpu_ns()));
-                                    series.push(window::point(ts, cpu, &s));
-                                }
-                                // The server died: stop loading a dead port.
-                                Err(probe::ProbeError::Gone(_)) => control.stop(),
-                                Err(_) => {}
-                            }
-                        } else if interval.is_zero() && probe::tree(root).is_err() {
-                            control.stop();
-                        }
-                        std::thread::sleep(Duration::from_millis(20));
-                    }
-                    let (dumps, dump_usage) =
-                        dumper.and_then(|h| h.join().ok()).unwrap_or_default();
-                    let usage = probe::thread_usage().plus(&dump_usage);
-                    (series, waits, dumps, peaks, pools, usage)
-                })
-                .map_err(CellFailure::ProbeThread)?
-        };
-        let active = crate::active::sample(
-            self.services.iter().map(|p| p.active.clone()).collect(),
-            interval,
-            done.clone(),
-        );
-        let mut intervals = Vec::new();
-        let result = load::run_with_intervals(plan, &control, &mut |iv| {
-            intervals.push(report::IntervalRow::from(iv));
-        });
-        done.store(true, Ordering::Relaxed);
-        let (series, waits, dumps, service_peaks, service_connections, sampler_usage) =
-            sampler.join().unwrap_or_default();
-        let (service_active, active_usage) = active.and_then(|h| h.join().ok()).unwrap_or_default();
-        Ok(Probed {
-            result: result.map_err(CellFailure::Load)?,
-            series,
-            intervals,
-            waits,
-            dumps,
-            capped: capped.load(Ordering::Relaxed),
-            service_peaks,
-            service_connections,
-            service_active,
-            probe_usage: sampler_usage.plus(&active_usage),
-        })
     }
 }
 
