@@ -16,8 +16,8 @@ use crate::waiting::{futex_majority, FUTEX_THREADS};
 /// pool that opens connections as demand rises has a mean well above its floor.
 pub const STEADY_RATIO: f64 = 1.25;
 
-/// A pool counts as small when the level has at least this many times more connections
-/// (requests in flight) than the pool has connections to the service.
+/// A pool counts as small when the target has at least this many times more requests in
+/// flight than the pool holds connections to the service (its mean).
 pub const OVERSUBSCRIBED: f64 = 2.0;
 
 /// Connections busy (bytes in flight) at least this share of the readings count as busy
