@@ -431,14 +431,18 @@ def link_checks(rep, tmp):
         def delayed():
             # 100 statements over one connection, through the link and straight to
             # postgres: the link adds 1 ms to each round trip (and to the handshake's).
+            # Three rounds each, alternating, the fastest of each kept: a busy machine's
+            # stall in one run does not read as the link's delay, or hide it.
             script = "SELECT 1;\n" * 100
             took = {}
-            for host in ("127.0.0.1", "127.0.0.2"):
-                t = time.monotonic()
-                r = subprocess.run(["psql", "-X", "-q", "-h", host, "-p", str(pg.port), "-U", "postgres", "-d",
-                                    "postgres", "-f", "-"], input=script, capture_output=True, text=True, timeout=60)
-                took[host] = time.monotonic() - t
-                need(r.returncode == 0, f"{host}: {r.stderr.strip()}")
+            for _ in range(3):
+                for host in ("127.0.0.1", "127.0.0.2"):
+                    t = time.monotonic()
+                    r = subprocess.run(["psql", "-X", "-q", "-h", host, "-p", str(pg.port), "-U", "postgres", "-d",
+                                        "postgres", "-f", "-"], input=script, capture_output=True, text=True,
+                                       timeout=60)
+                    took[host] = min(took.get(host, float("inf")), time.monotonic() - t)
+                    need(r.returncode == 0, f"{host}: {r.stderr.strip()}")
             extra = (took["127.0.0.1"] - took["127.0.0.2"]) / 100
             need(0.0009 <= extra <= 0.02, f"{extra * 1000:.2f} ms more per statement through the link")
             return f"{extra * 1000:.2f} ms more per statement"

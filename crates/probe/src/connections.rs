@@ -60,6 +60,8 @@ pub enum State {
     Established,
     /// CLOSE_WAIT: the peer closed its end and the owner has not closed its own yet.
     ClosedByPeer,
+    /// LISTEN.
+    Listen,
     /// Any other (LISTEN, SYN_SENT, FIN_WAIT, ...).
     Other,
 }
@@ -95,7 +97,7 @@ pub fn count(sockets: &[Socket], owned: &HashSet<u64>, peer: Peer) -> Connection
                 }
             }
             State::ClosedByPeer => c.closed_by_peer += 1,
-            State::Other => {}
+            State::Listen | State::Other => {}
         }
     }
     c
@@ -125,6 +127,7 @@ fn tcp_table(p: &Process) -> Result<Vec<Socket>, ProbeError> {
             state: match e.state {
                 TcpState::Established => State::Established,
                 TcpState::CloseWait => State::ClosedByPeer,
+                TcpState::Listen => State::Listen,
                 _ => State::Other,
             },
             tx_queue: e.tx_queue,
@@ -132,6 +135,32 @@ fn tcp_table(p: &Process) -> Result<Vec<Socket>, ProbeError> {
         });
     }
     Ok(out)
+}
+
+/// Whether one of `pids` holds a socket listening on local `port`: that a port which
+/// accepts connections is the target's own, not another process's that took it between
+/// the choice of the port and the target's bind.
+pub fn listens(pids: &[i32], port: u16) -> Result<bool, ProbeError> {
+    let mut owned = HashSet::new();
+    let mut namespaces = BTreeSet::new();
+    let mut sockets = Vec::new();
+    for &pid in pids {
+        let Ok(p) = Process::new(pid) else { continue };
+        socket_inodes(&p, &mut owned);
+        let ns = std::fs::metadata(format!("/proc/{pid}/ns/net"))
+            .map(|m| m.ino())
+            .unwrap_or(0);
+        if namespaces.insert(ns) {
+            match tcp_table(&p) {
+                Ok(t) => sockets.extend(t),
+                Err(_) if !p.is_alive() => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+    Ok(sockets
+        .iter()
+        .any(|s| s.state == State::Listen && s.local_port == port && owned.contains(&s.inode)))
 }
 
 /// The connections of the tree rooted at `root` established for `peer`, now.

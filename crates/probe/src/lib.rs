@@ -37,7 +37,9 @@ use std::time::Duration;
 
 use procfs::process::Process;
 
-pub use connections::{connections, count, ConnectionSeries, Connections, Peer, Socket, State};
+pub use connections::{
+    connections, count, listens, ConnectionSeries, Connections, Peer, Socket, State,
+};
 
 /// Why a sample could not be taken.
 #[derive(Debug, thiserror::Error)]

@@ -113,6 +113,21 @@ fn connections_from_this_process_and_a_child_are_counted_and_followed() {
 }
 
 #[test]
+fn a_listening_port_is_known_by_its_owner() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let me = std::process::id() as i32;
+    assert!(probe::listens(&[me], port).unwrap());
+    // A child that does not hold it: the port answers, but not as the child's.
+    let mut child = Command::new("sleep").arg("30").spawn().unwrap();
+    assert!(!probe::listens(&[child.id() as i32], port).unwrap());
+    let _ = child.kill();
+    let _ = child.wait();
+    drop(listener);
+    assert!(!probe::listens(&[me], port).unwrap());
+}
+
+#[test]
 fn a_child_only_tree_counts_its_own() {
     // The child is the root: this process's sockets are not in its tree.
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();

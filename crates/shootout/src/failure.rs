@@ -172,6 +172,13 @@ pub enum NotReady {
     /// Ctrl-C came first.
     #[error("interrupted while waiting for readiness")]
     Interrupted,
+    /// The port answered, but another process listens on it: it took the port between
+    /// the choice and the target's bind (the start is tried again on another port).
+    #[error("{addr} answered, but another process listens on it, not the target")]
+    PortTaken {
+        /// Where.
+        addr: SocketAddr,
+    },
     /// Its time ran out.
     #[error("not ready after {after:?} ({} on {addr}): raise ready_timeout if it starts slowly", unanswered(*.ready))]
     TimedOut {

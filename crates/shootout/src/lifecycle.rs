@@ -230,6 +230,44 @@ impl Builder<'_> {
     }
 }
 
+/// How many ports a start tries when another process takes the chosen one first.
+pub const PORT_TRIES: usize = 3;
+
+impl Setup<'_> {
+    /// Starts the target on a free port with `command(port)` and waits until it is ready
+    /// there: the running target, its start command and its startup time. A port that
+    /// another process took between the choice and the target's bind (two shootouts, or
+    /// two tests, at once) is chosen again, up to [`PORT_TRIES`] times.
+    pub fn start(
+        &self,
+        command: &dyn Fn(u16) -> String,
+        cpus: &[usize],
+        (ready, timeout): (Ready, Duration),
+        interrupt: &AtomicBool,
+        grace: Duration,
+    ) -> Result<(Running, String, Duration), TargetFailure> {
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            let port = free_port()?;
+            let cmd = command(port);
+            let mut running = self.spawn(cmd.clone(), port, cpus)?;
+            match running.wait_ready(ready, timeout, interrupt) {
+                Ok(startup) => return Ok((running, cmd, startup)),
+                Err(NotReady::PortTaken { .. }) if tries < PORT_TRIES => {
+                    running.stop(grace);
+                }
+                Err(reason) => {
+                    return Err(TargetFailure::NotReady {
+                        reason,
+                        left: running.abandon(grace),
+                    })
+                }
+            }
+        }
+    }
+}
+
 /// A free loopback port (the OS picks; the target binds it right after).
 pub fn free_port() -> Result<u16, TargetFailure> {
     let port = || Ok::<_, io::Error>(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port());
@@ -295,6 +333,12 @@ impl Running {
                     .is_some(),
             };
             if ok {
+                // The port is the target's only if one of its processes listens on it
+                // (a probe that cannot tell counts as yes).
+                let members = self.server.members();
+                if matches!(probe::listens(&members, self.addr.port()), Ok(false)) {
+                    return Err(NotReady::PortTaken { addr: self.addr });
+                }
                 return Ok(self.spawned_at.elapsed());
             }
             // Fine polling at first: startup time is a reported figure (most targets are
@@ -550,15 +594,42 @@ params = { v = ["1", "2"] }
         let logs = root.clone();
         let never = AtomicBool::new(false);
 
-        // A listener held open by this test: the port accepts, so a TCP target is ready.
+        // Regression (CI, 2026-11-25): a listener held open by another process (this test)
+        // accepts on the target's port; the target does not listen there, so it is not
+        // ready. Another test's avatar once took a port between its choice and a target's
+        // bind, and the target's verification read avatar's answers.
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
         let s = spec(&[], ".", "sleep 30");
         let setup = Setup::new(&s, &root, logs.clone()).unwrap();
         let mut running = setup.spawn("sleep 30".into(), port, &[]).unwrap();
-        assert!(running
+        let e = running
             .wait_ready(Ready::Tcp, Duration::from_secs(5), &never)
-            .is_ok());
+            .unwrap_err();
+        assert!(matches!(e, NotReady::PortTaken { .. }), "{e}");
+        assert_eq!(
+            e.to_string(),
+            format!("127.0.0.1:{port} answered, but another process listens on it, not the target")
+        );
+        assert_eq!(stop_note(&running.stop(Duration::from_secs(2))), "");
+
+        // A target that listens on its port itself is ready, through `start`.
+        let script = "import socket,sys,time\ns=socket.socket()\ns.bind(('127.0.0.1',int(sys.argv[1])))\ns.listen()\ntime.sleep(30)";
+        let s = spec(&[], ".", "x");
+        let setup = Setup::new(&s, &root, logs.clone()).unwrap();
+        let (mut running, command, _) = setup
+            .start(
+                &|port| format!("python3 -c \"{script}\" {port}"),
+                &[],
+                (Ready::Tcp, Duration::from_secs(20)),
+                &never,
+                Duration::from_secs(2),
+            )
+            .unwrap();
+        assert!(
+            command.ends_with(&running.addr.port().to_string()),
+            "{command}"
+        );
         assert_eq!(stop_note(&running.stop(Duration::from_secs(2))), "");
 
         // One that prints and exits is reported with its last line.

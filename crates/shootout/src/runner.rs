@@ -18,7 +18,7 @@ use report::shootout::{
 
 use crate::cache;
 use crate::failure::{stop_note, TargetFailure};
-use crate::lifecycle::{self, Builder, Running, Setup};
+use crate::lifecycle::{Builder, Running, Setup};
 use crate::measure::{Dumps, Meter, Task};
 use crate::process;
 use crate::services::{self, Services, Start};
@@ -340,17 +340,17 @@ impl<'a> Ctx<'a> {
             obs.line(&build_line(&built.info));
         }
         r.build = Some(built.info.clone());
-        let port = lifecycle::free_port()?;
-        let command =
-            setup.start_command(&built, port, self.suite.images, &self.suite.template, &vars);
-        r.start_command = Some(command.clone());
-        let mut running = setup.spawn(command, port, &self.server_cpus)?;
-        let startup = running
-            .wait_ready(spec.ready, spec.ready_timeout, &self.opts.interrupt)
-            .map_err(|reason| TargetFailure::NotReady {
-                reason,
-                left: running.abandon(grace),
-            })?;
+        let (mut running, command, startup) = setup.start(
+            &|port| {
+                setup.start_command(&built, port, self.suite.images, &self.suite.template, &vars)
+            },
+            &self.server_cpus,
+            (spec.ready, spec.ready_timeout),
+            &self.opts.interrupt,
+            grace,
+        )?;
+        r.start_command = Some(command);
+        let port = running.addr.port();
         let startup_ms = startup.as_secs_f64() * 1e3;
         r.startup_ms = Some(startup_ms);
         obs.line(&format!("  ready in {startup_ms:.0} ms on port {port}"));

@@ -13,7 +13,7 @@ use std::time::Duration;
 use report::shootout::{Outcome, ServiceResult};
 
 use crate::failure::{stop_note, TargetFailure};
-use crate::lifecycle::{self, Builder, Running, Setup};
+use crate::lifecycle::{Builder, Running, Setup};
 use crate::suite::{service_vars, Counter, ServiceCheck, ServiceSpec, Suite, TargetSpec};
 use crate::verify::Client;
 
@@ -313,16 +313,14 @@ impl Service<'_> {
                 format!("{:.1} s", built.info.seconds)
             });
         }
-        let port = lifecycle::free_port()?;
-        let command = setup.start_command(&built, port, st.images, st.template, &[]);
-        self.result.start_command = Some(command.clone());
-        let mut running = setup.spawn(command, port, cpus)?;
-        let startup = running
-            .wait_ready(spec.ready, spec.ready_timeout, st.interrupt)
-            .map_err(|reason| TargetFailure::NotReady {
-                reason,
-                left: running.abandon(grace),
-            })?;
+        let (running, command, startup) = setup.start(
+            &|port| setup.start_command(&built, port, st.images, st.template, &[]),
+            cpus,
+            (spec.ready, spec.ready_timeout),
+            st.interrupt,
+            grace,
+        )?;
+        self.result.start_command = Some(command);
         self.result.startup_ms = Some(startup.as_secs_f64() * 1e3);
         self.result.idle = running.idle();
         Ok(running)
