@@ -133,10 +133,7 @@ fn tree_by_children(root: i32) -> Walk {
     let Ok(stat) = std::fs::read_to_string(format!("/proc/{root}/stat")) else {
         return Walk::Gone;
     };
-    let state = stat
-        .rfind(')')
-        .and_then(|i| stat[i + 1..].split_whitespace().next());
-    if state == Some("Z") {
+    if stat_state(&stat) == Some("Z") {
         return Walk::Gone;
     }
     let mut out = vec![root];
@@ -153,10 +150,7 @@ fn tree_by_children(root: i32) -> Walk {
             path.push("children");
             match std::fs::read_to_string(&path) {
                 Ok(list) => {
-                    for child in list
-                        .split_whitespace()
-                        .filter_map(|p| p.parse::<i32>().ok())
-                    {
+                    for child in children_list(&list) {
                         if seen.insert(child) {
                             out.push(child);
                         }
@@ -175,6 +169,21 @@ fn tree_by_children(root: i32) -> Walk {
         }
     }
     Walk::Tree(out)
+}
+
+/// The state letter of a `/proc/<pid>/stat` line: the first field after the command name,
+/// which is in parentheses and may itself hold spaces and parentheses (so the last `)`).
+pub fn stat_state(stat: &str) -> Option<&str> {
+    let i = stat.rfind(')')?;
+    stat[i + 1..].split_whitespace().next()
+}
+
+/// The pids of a `/proc/<pid>/task/<tid>/children` list (space-separated); anything else
+/// in it is skipped.
+pub fn children_list(text: &str) -> impl Iterator<Item = i32> + '_ {
+    text.split_whitespace()
+        .filter_map(|p| p.parse::<i32>().ok())
+        .filter(|p| *p > 0)
 }
 
 /// The tree from every process's parent: the whole of `/proc` read once.
@@ -502,6 +511,23 @@ mod tests {
     #[test]
     fn a_missing_root_is_gone() {
         assert!(matches!(sample(i32::MAX - 7), Err(ProbeError::Gone(_))));
+    }
+
+    #[test]
+    fn stat_lines_and_children_lists_are_read_whatever_the_command_name() {
+        let cases = [
+            ("12 (sleep) S 1 12 12", Some("S")),
+            ("12 (a) b) (c) Z 1", Some("Z")),
+            ("12 (no state)", None),
+            ("no parenthesis", None),
+            ("", None),
+        ];
+        for (line, want) in cases {
+            assert_eq!(stat_state(line), want, "{line:?}");
+        }
+        let got: Vec<i32> = children_list("101 102 x -3 0 103\n").collect();
+        assert_eq!(got, [101, 102, 103]);
+        assert_eq!(children_list("").count(), 0);
     }
 
     /// The walk down the kernel's children lists finds what the scan of every parent
