@@ -104,13 +104,15 @@ pub fn count(sockets: &[Socket], owned: &HashSet<u64>, peer: Peer) -> Connection
 }
 
 /// The socket inodes a process holds open.
-fn socket_inodes(p: &Process, into: &mut HashSet<u64>) {
-    let Ok(fds) = p.fd() else { return };
+/// Whether its fd directory could be read (another user's process cannot be, unless root).
+fn socket_inodes(p: &Process, into: &mut HashSet<u64>) -> bool {
+    let Ok(fds) = p.fd() else { return false };
     for fd in fds.flatten() {
         if let FDTarget::Socket(inode) = fd.target {
             into.insert(inode);
         }
     }
+    true
 }
 
 /// The TCP table (IPv4 and IPv6) as seen from `p`'s network namespace.
@@ -139,14 +141,18 @@ fn tcp_table(p: &Process) -> Result<Vec<Socket>, ProbeError> {
 
 /// Whether one of `pids` holds a socket listening on local `port`: that a port which
 /// accepts connections is the target's own, not another process's that took it between
-/// the choice of the port and the target's bind.
+/// the choice of the port and the target's bind. Fails, rather than say no, when a live
+/// process's sockets could not be read (another user's, without root).
 pub fn listens(pids: &[i32], port: u16) -> Result<bool, ProbeError> {
     let mut owned = HashSet::new();
     let mut namespaces = BTreeSet::new();
     let mut sockets = Vec::new();
+    let mut unreadable = None;
     for &pid in pids {
         let Ok(p) = Process::new(pid) else { continue };
-        socket_inodes(&p, &mut owned);
+        if !socket_inodes(&p, &mut owned) && p.is_alive() {
+            unreadable = Some(pid);
+        }
         let ns = std::fs::metadata(format!("/proc/{pid}/ns/net"))
             .map(|m| m.ino())
             .unwrap_or(0);
@@ -158,9 +164,15 @@ pub fn listens(pids: &[i32], port: u16) -> Result<bool, ProbeError> {
             }
         }
     }
-    Ok(sockets
+    let found = sockets
         .iter()
-        .any(|s| s.state == State::Listen && s.local_port == port && owned.contains(&s.inode)))
+        .any(|s| s.state == State::Listen && s.local_port == port && owned.contains(&s.inode));
+    match unreadable {
+        Some(pid) if !found => Err(ProbeError::Proc(format!(
+            "the sockets of process {pid} cannot be read"
+        ))),
+        _ => Ok(found),
+    }
 }
 
 /// The connections of the tree rooted at `root` established for `peer`, now.
