@@ -157,12 +157,14 @@ pub struct Meter<'a> {
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Tally {
     completed: u64,
+    failed_status: u64,
     sent: u64,
 }
 
 impl Tally {
     fn add(&mut self, r: &RunResult) {
         self.completed += r.counts.completed();
+        self.failed_status += r.counts.failed_status;
         self.sent += r.counts.sent;
     }
 }
@@ -217,7 +219,7 @@ impl Meter<'_> {
                 (Some(Ok(a)), Some(Ok(b))) => cell.counters.push(CounterCheck::new(
                     &p.name,
                     b.saturating_sub(a),
-                    tally.completed,
+                    (tally.completed, tally.failed_status),
                     tally.sent,
                 )),
                 (Some(Err(e)), _) | (_, Some(Err(e))) => {
