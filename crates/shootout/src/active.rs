@@ -97,17 +97,24 @@ mod tests {
     #[test]
     fn sampling_reads_until_done() {
         let done = Arc::new(AtomicBool::new(false));
+        // The command leaves a mark each time it runs: a reading is under way once it is
+        // there, and the reader finishes a reading before it looks at `done`.
+        let mark = std::env::temp_dir().join(format!("foxbench-active-{}", std::process::id()));
+        let _ = std::fs::remove_file(&mark);
         let h = sample(
-            vec![Some("echo 2".into()), None],
+            vec![Some(format!("touch {} && echo 2", mark.display())), None],
             Duration::from_millis(20),
             done.clone(),
         )
         .expect("a command to read");
-        // Poll until a few readings could have been taken, with a deadline.
+        // Poll until a reading has started, with a deadline.
         let deadline = Instant::now() + Duration::from_secs(20);
-        std::thread::sleep(Duration::from_millis(100));
+        while !mark.exists() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
         done.store(true, Ordering::Relaxed);
         let (out, usage) = h.join().unwrap();
+        let _ = std::fs::remove_file(&mark);
         assert!(Instant::now() < deadline);
         // Spawning `sh` costs the reading thread CPU: its own, told apart from the load's.
         assert!(usage.cpu() > Duration::ZERO, "{usage:?}");
