@@ -139,35 +139,56 @@ fn tcp_table(p: &Process) -> Result<Vec<Socket>, ProbeError> {
     Ok(out)
 }
 
+/// The sockets of some processes: the inodes they hold, the TCP tables of their network
+/// namespaces, and a live process whose fds could not be read (another user's, without
+/// root), if any.
+struct Held {
+    owned: HashSet<u64>,
+    sockets: Vec<Socket>,
+    unreadable: Option<i32>,
+}
+
+impl Held {
+    fn read(pids: &[i32]) -> Result<Held, ProbeError> {
+        let mut held = Held {
+            owned: HashSet::new(),
+            sockets: Vec::new(),
+            unreadable: None,
+        };
+        let mut namespaces = BTreeSet::new();
+        for &pid in pids {
+            let Ok(p) = Process::new(pid) else { continue };
+            if !socket_inodes(&p, &mut held.owned) && p.is_alive() {
+                held.unreadable = Some(pid);
+            }
+            // One table per network namespace, read through its first process.
+            let ns = std::fs::metadata(format!("/proc/{pid}/ns/net"))
+                .map(|m| m.ino())
+                .unwrap_or(0);
+            if namespaces.insert(ns) {
+                match tcp_table(&p) {
+                    Ok(t) => held.sockets.extend(t),
+                    // It exited between the listing and the read.
+                    Err(_) if !p.is_alive() => {}
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        Ok(held)
+    }
+}
+
 /// Whether one of `pids` holds a socket listening on local `port`: that a port which
 /// accepts connections is the target's own, not another process's that took it between
 /// the choice of the port and the target's bind. Fails, rather than say no, when a live
 /// process's sockets could not be read (another user's, without root).
 pub fn listens(pids: &[i32], port: u16) -> Result<bool, ProbeError> {
-    let mut owned = HashSet::new();
-    let mut namespaces = BTreeSet::new();
-    let mut sockets = Vec::new();
-    let mut unreadable = None;
-    for &pid in pids {
-        let Ok(p) = Process::new(pid) else { continue };
-        if !socket_inodes(&p, &mut owned) && p.is_alive() {
-            unreadable = Some(pid);
-        }
-        let ns = std::fs::metadata(format!("/proc/{pid}/ns/net"))
-            .map(|m| m.ino())
-            .unwrap_or(0);
-        if namespaces.insert(ns) {
-            match tcp_table(&p) {
-                Ok(t) => sockets.extend(t),
-                Err(_) if !p.is_alive() => {}
-                Err(e) => return Err(e),
-            }
-        }
-    }
-    let found = sockets
+    let held = Held::read(pids)?;
+    let found = held
+        .sockets
         .iter()
-        .any(|s| s.state == State::Listen && s.local_port == port && owned.contains(&s.inode));
-    match unreadable {
+        .any(|s| s.state == State::Listen && s.local_port == port && held.owned.contains(&s.inode));
+    match held.unreadable {
         Some(pid) if !found => Err(ProbeError::Proc(format!(
             "the sockets of process {pid} cannot be read"
         ))),
@@ -177,26 +198,8 @@ pub fn listens(pids: &[i32], port: u16) -> Result<bool, ProbeError> {
 
 /// The connections of the tree rooted at `root` established for `peer`, now.
 pub fn connections(root: i32, peer: Peer) -> Result<Connections, ProbeError> {
-    let mut owned = HashSet::new();
-    let mut sockets = Vec::new();
-    let mut namespaces = BTreeSet::new();
-    for pid in tree(root)? {
-        let Ok(p) = Process::new(pid) else { continue };
-        socket_inodes(&p, &mut owned);
-        // One table per network namespace, read through its first process.
-        let ns = std::fs::metadata(format!("/proc/{pid}/ns/net"))
-            .map(|m| m.ino())
-            .unwrap_or(0);
-        if namespaces.insert(ns) {
-            match tcp_table(&p) {
-                Ok(t) => sockets.extend(t),
-                // It exited between the listing and the read.
-                Err(_) if !p.is_alive() => {}
-                Err(e) => return Err(e),
-            }
-        }
-    }
-    Ok(count(&sockets, &owned, peer))
+    let held = Held::read(&tree(root)?)?;
+    Ok(count(&held.sockets, &held.owned, peer))
 }
 
 /// Readings of one peer through a window: min, mean and max of the established and busy
