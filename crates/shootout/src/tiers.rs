@@ -62,6 +62,20 @@ impl Input<'_> {
     /// kernel's network work for the tiers, softirq, is charged to none of them; a CPU
     /// busy mostly with other work on the machine is not blamed on a tier).
     fn busy(&self, load: &Load) -> f64 {
+        let (tiers, stat) = self.shares(load);
+        stat.map_or(tiers, |b| tiers.max(b))
+    }
+
+    /// `/proc/stat`'s busy share of `load`'s CPUs, when it counted for [`Input::busy`]
+    /// (above the tiers' sum).
+    fn stat_busy(&self, load: &Load) -> Option<f64> {
+        let (tiers, stat) = self.shares(load);
+        stat.filter(|b| *b > tiers)
+    }
+
+    /// The tiers' summed share of `load`'s CPUs, and `/proc/stat`'s when it was read for
+    /// all of them and the tiers used at least half of it.
+    fn shares(&self, load: &Load) -> (f64, Option<f64>) {
         let cores: f64 = self.loads.iter().map(|l| l.cores_on(load.cpus)).sum();
         let tiers = 100.0 * cores / load.cpus.len().max(1) as f64;
         let stat: Vec<f64> = self
@@ -71,17 +85,9 @@ impl Input<'_> {
             .map(|(_, b)| *b)
             .collect();
         if stat.len() != load.cpus.len() || stat.is_empty() || tiers < OWN_SHARE_PERCENT {
-            return tiers;
+            return (tiers, None);
         }
-        tiers.max(stat.iter().sum::<f64>() / stat.len() as f64)
-    }
-
-    /// `/proc/stat`'s busy share of `load`'s CPUs, when it counted for [`Input::busy`].
-    fn stat_busy(&self, load: &Load) -> Option<f64> {
-        let cores: f64 = self.loads.iter().map(|l| l.cores_on(load.cpus)).sum();
-        let tiers = 100.0 * cores / load.cpus.len().max(1) as f64;
-        let b = self.busy(load);
-        (b > tiers).then_some(b)
+        (tiers, Some(stat.iter().sum::<f64>() / stat.len() as f64))
     }
 
     fn services(&self) -> impl Iterator<Item = &Load<'_>> {
