@@ -138,12 +138,14 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
 }
 
-/// The nginx binary, or None (the test then says it was skipped and why).
+/// The nginx binary, or None after a loud skip (a failure under `FOXBENCH_REQUIRE`).
+#[track_caller]
 pub fn nginx_binary() -> Option<PathBuf> {
-    ["/usr/sbin/nginx", "/usr/bin/nginx"]
-        .iter()
-        .map(PathBuf::from)
-        .find(|p| p.exists())
+    testkit::require(
+        "nginx",
+        &["/usr/sbin/nginx", "/usr/bin/nginx"],
+        "apt-get install nginx-light",
+    )
 }
 
 /// A private nginx with TLS on a free loopback port, one worker, logging per request the

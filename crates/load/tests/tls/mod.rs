@@ -19,15 +19,10 @@ fn https_plan(url: &str, certs: &Certs) -> Plan {
     p
 }
 
-/// nginx, or a line saying the test is skipped (CI installs nginx-light, so it runs there).
+/// nginx, or None after a loud skip (CI requires nginx, so it runs there).
+#[track_caller]
 fn nginx(certs: &Certs, protocols: &str) -> Option<Nginx> {
-    match nginx_binary() {
-        Some(bin) => Some(Nginx::start(&bin, certs, protocols)),
-        None => {
-            eprintln!("skipped: nginx is not installed (apt-get install nginx-light)");
-            None
-        }
-    }
+    nginx_binary().map(|bin| Nginx::start(&bin, certs, protocols))
 }
 
 /// (protocol, reused, connection) of each access-log line.
