@@ -23,13 +23,18 @@
 //!   tables: how many connections are established to a service's port ([`Peer::Remote`])
 //!   or on a listening port ([`Peer::Local`]), and how many had bytes in flight or unread;
 //!   a [`ConnectionSeries`] keeps min, mean and max through a window.
+//! - [`tcp_counters`] reads the network namespace's TCP counters (`/proc/net/netstat` and
+//!   `/proc/net/snmp`): delayed ACKs, listen overflows, retransmits, memory pressure. They
+//!   are system-wide (per namespace), taken at a window's edges.
 #![forbid(unsafe_code)]
 
 mod connections;
 mod cpu;
+mod netstat;
 mod waits;
 
 pub use cpu::{system, CpuShare, CpuTicks, SystemStat};
+pub use netstat::{counter_pairs, parse_tcp_counters, tcp_counters, TcpCounters};
 pub use waits::{classify, thread_waits, ThreadWait, Wait, WaitHistogram, WCHAN_RULES};
 
 use std::collections::{BTreeMap, HashMap};

@@ -23,6 +23,7 @@ pub mod merge;
 mod open;
 pub mod shootout;
 pub mod slo;
+pub mod tcp;
 pub mod time;
 mod tls;
 pub use open::{OpenMeasured, OpenReport};

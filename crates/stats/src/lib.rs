@@ -123,6 +123,16 @@ impl Latency {
         self.hist.value_at_percentile(p)
     }
 
+    /// Samples recorded between `low_ns` and `high_ns` inclusive (at the histogram's
+    /// precision: values equivalent to either bound count).
+    pub fn count_between(&self, low_ns: u64, high_ns: u64) -> u64 {
+        if low_ns > high_ns {
+            return 0;
+        }
+        self.hist
+            .count_between(low_ns.clamp(1, HIGHEST_NS), high_ns.clamp(1, HIGHEST_NS))
+    }
+
     /// The smallest value that is equivalent to `ns` at this histogram's precision.
     pub fn lowest_equivalent(&self, ns: u64) -> u64 {
         self.hist.lowest_equivalent(ns)

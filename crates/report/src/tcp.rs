@@ -1,0 +1,522 @@
+//! The kernel's TCP counters over a run or a cell, and the rules that read them: Nagle
+//! against delayed ACKs, listen-queue overflows, retransmits and socket-memory pressure.
+//!
+//! One place for the rules: `foxbench load` and the shootout's diagnosis both call
+//! [`findings`]. The counters are the network namespace's, not the run's own (the probe
+//! reads `/proc/net/netstat` and `/proc/net/snmp` before and after), so other traffic in
+//! the namespace adds to them; the rules ask for rates per request that a stray
+//! connection does not reach.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::human_us;
+
+macro_rules! tcp_counts {
+    ($( $(#[$doc:meta])* $field:ident = $name:literal, )*) => {
+        /// The TCP counters the rules read, by the kernel's names (TcpExt and Tcp): a
+        /// window's growth (`u64`) or that per completed response (`f64`).
+        #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+        pub struct TcpCounts<T> {
+            $( $(#[$doc])* #[serde(rename = $name)] pub $field: T, )*
+        }
+
+        impl<T: Copy> TcpCounts<T> {
+            /// Each counter with the kernel's name, in order.
+            pub fn named(&self) -> Vec<(&'static str, T)> {
+                vec![$(($name, self.$field)),*]
+            }
+
+            /// Applies `f` to every counter.
+            pub fn map<U>(&self, f: impl Fn(T) -> U) -> TcpCounts<U> {
+                TcpCounts { $( $field: f(self.$field), )* }
+            }
+        }
+
+        impl TcpCounts<u64> {
+            /// The counters from (kernel name, value) pairs, as the probe gives them; a
+            /// name not given is 0, one not known is left out.
+            pub fn from_named<'a>(pairs: impl IntoIterator<Item = (&'a str, u64)>) -> Self {
+                let mut c = TcpCounts::default();
+                for (name, v) in pairs {
+                    match name {
+                        $( $name => c.$field = v, )*
+                        _ => {}
+                    }
+                }
+                c
+            }
+
+            /// The sum of two windows' counts.
+            pub fn plus(&self, o: &TcpCounts<u64>) -> TcpCounts<u64> {
+                TcpCounts { $( $field: self.$field.saturating_add(o.$field), )* }
+            }
+        }
+    };
+}
+
+tcp_counts! {
+    /// Delayed ACKs sent.
+    delayed_acks = "DelayedACKs",
+    /// Delayed ACKs further delayed by a locked socket.
+    delayed_ack_locked = "DelayedACKLocked",
+    /// Delayed ACKs lost.
+    delayed_ack_lost = "DelayedACKLost",
+    /// Connections dropped because an accept queue was full.
+    listen_overflows = "ListenOverflows",
+    /// Connections dropped at a listen socket (overflows included).
+    listen_drops = "ListenDrops",
+    /// Retransmission timeouts.
+    tcp_timeouts = "TCPTimeouts",
+    /// Retransmits lost again.
+    tcp_lost_retransmit = "TCPLostRetransmit",
+    /// SYN and SYN-ACK retransmits.
+    tcp_syn_retrans = "TCPSynRetrans",
+    /// SYN cookies sent (a SYN queue overflowed).
+    syncookies_sent = "SyncookiesSent",
+    /// Entries into TCP memory pressure.
+    tcp_memory_pressures = "TCPMemoryPressures",
+    /// Packets pruned from receive queues for lack of memory.
+    tcp_rcv_pruned = "RcvPruned",
+    /// Connections aborted for lack of memory.
+    tcp_abort_on_memory = "TCPAbortOnMemory",
+    /// Packets dropped on a full socket backlog.
+    tcp_backlog_drop = "TCPBacklogDrop",
+    /// Segments retransmitted (Tcp).
+    retrans_segs = "RetransSegs",
+    /// Failed connection attempts (Tcp).
+    attempt_fails = "AttemptFails",
+    /// Established connections reset (Tcp).
+    estab_resets = "EstabResets",
+}
+
+/// The TCP counters over a run (or a cell's repeats), and what the rules made of them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TcpReport {
+    /// How much each counter grew over the window: system-wide for the network namespace
+    /// foxbench ran in, not only its own connections.
+    pub deltas: TcpCounts<u64>,
+    /// The same per completed response; absent when none completed.
+    pub per_request: Option<TcpCounts<f64>>,
+    /// What the rules found, most specific first; empty when nothing crossed a rule.
+    pub warnings: Vec<TcpWarning>,
+}
+
+/// One rule that fired, with its evidence in words.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TcpWarning {
+    /// Which rule.
+    pub kind: TcpFinding,
+    /// The counters and latencies behind it, and the fix, in one line.
+    pub detail: String,
+}
+
+/// The rules of [`findings`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum TcpFinding {
+    /// Responses written in several segments without TCP_NODELAY waited for the client's
+    /// delayed ACK (Nagle's algorithm).
+    Nagle,
+    /// A listen socket's accept queue overflowed: connects paid SYN retry times.
+    ListenOverflow,
+    /// TCP ran short of socket memory: packets pruned, dropped or connections aborted.
+    MemoryPressure,
+    /// Segments were retransmitted (on loopback: the kernel dropped them).
+    Retransmits,
+}
+
+impl TcpFinding {
+    /// The kebab-case name used in JSON and reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TcpFinding::Nagle => "nagle",
+            TcpFinding::ListenOverflow => "listen-overflow",
+            TcpFinding::MemoryPressure => "memory-pressure",
+            TcpFinding::Retransmits => "retransmits",
+        }
+    }
+}
+
+/// What ran the server, when known: it decides the fix a detail names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Runtime {
+    /// A JVM: the JDK's `com.sun.net.httpserver` writes without TCP_NODELAY by default.
+    Jvm,
+    /// Anything else, or not known (a remote server).
+    Other,
+}
+
+/// Delayed ACKs per completed response from which a Nagle stall is considered.
+pub const NAGLE_ACKS_PER_REQUEST: f64 = 0.5;
+/// Linux's delayed-ACK timer (`TCP_DELACK_MIN`), ms.
+pub const DELAYED_ACK_MS: f64 = 40.0;
+/// Share of responses whose latency sits at the delayed-ACK timer or a multiple of it, from
+/// which the latency counts as clustered there.
+pub const CLUSTER_SHARE: f64 = 0.5;
+/// A connect that took this long paid a SYN retry (the first after 1 s), µs.
+pub const SYN_RETRY_US: f64 = 900_000.0;
+/// Data segments retransmitted per completed response from which retransmits are named
+/// (with at least [`RETRANS_MIN`] of them).
+pub const RETRANS_PER_REQUEST: f64 = 0.001;
+/// Fewest data retransmits named: a few are noise from other sockets of the namespace.
+pub const RETRANS_MIN: u64 = 10;
+
+/// The figures the rules read, besides the counters.
+#[derive(Debug, Clone, Copy)]
+pub struct Evidence<'a> {
+    /// The counters' growth over the window.
+    pub deltas: &'a TcpCounts<u64>,
+    /// Complete responses in the window.
+    pub completed: u64,
+    /// Request latency of the window.
+    pub latency: &'a stats::Latency,
+    /// Connect times of the window, when connections were opened.
+    pub connect: Option<&'a stats::Latency>,
+    /// True when the client's or the server's CPUs were saturated: waits are then queueing
+    /// for a CPU, and no Nagle stall is named.
+    pub cpu_saturated: bool,
+    /// `net.core.somaxconn`, when read.
+    pub somaxconn: Option<u64>,
+    /// True when the server is on loopback (nothing is lost on the wire).
+    pub loopback: bool,
+    /// What runs the server.
+    pub runtime: Runtime,
+}
+
+/// The share of `latency`'s responses within the band of the delayed-ACK timer or one of
+/// its first five multiples (from 5 ms under to 20 ms over each).
+pub fn delayed_ack_share(latency: &stats::Latency) -> f64 {
+    if latency.is_empty() {
+        return 0.0;
+    }
+    let hits: u64 = (1..=5u64)
+        .map(|k| {
+            let t_ns = DELAYED_ACK_MS as u64 * 1_000_000 * k;
+            latency.count_between(t_ns - 5_000_000, t_ns + 20_000_000)
+        })
+        .sum();
+    hits as f64 / latency.len() as f64
+}
+
+/// Connects of `connect` that took a SYN retry or more (≥ [`SYN_RETRY_US`]).
+pub fn slow_connects(connect: &stats::Latency) -> u64 {
+    connect.count_between(SYN_RETRY_US as u64 * 1000, u64::MAX)
+}
+
+/// The report of a window: its counters, per response, and the rules' findings.
+pub fn report(e: &Evidence) -> TcpReport {
+    let per = e.completed as f64;
+    TcpReport {
+        deltas: *e.deltas,
+        per_request: (e.completed > 0).then(|| e.deltas.map(|v| v as f64 / per)),
+        warnings: findings(e),
+    }
+}
+
+/// What the counters say about a window, most specific first.
+pub fn findings(e: &Evidence) -> Vec<TcpWarning> {
+    [
+        listen_overflow(e),
+        memory_pressure(e),
+        retransmits(e),
+        nagle(e),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+fn nagle(e: &Evidence) -> Option<TcpWarning> {
+    if e.completed == 0 || e.cpu_saturated {
+        return None;
+    }
+    let d = e.deltas;
+    let per = d.delayed_acks as f64 / e.completed as f64;
+    let share = delayed_ack_share(e.latency);
+    if per < NAGLE_ACKS_PER_REQUEST || share < CLUSTER_SHARE {
+        return None;
+    }
+    let p50 = human_us(e.latency.percentile_ns(50.0) as f64 / 1e3);
+    let jvm = match e.runtime {
+        Runtime::Jvm => "; on a JVM with com.sun.net.httpserver: -Dsun.net.httpserver.nodelay=true",
+        Runtime::Other => "",
+    };
+    Some(TcpWarning {
+        kind: TcpFinding::Nagle,
+        detail: format!(
+            "{per:.2} delayed ACKs per request with p50 {p50}: the server likely writes responses in several segments without TCP_NODELAY (Nagle); each waits for the client's delayed ACK (~40 ms) (TcpExt DelayedACKs {} over {} responses, {:.0}% of latencies at the 40 ms timer or a multiple); fix: set TCP_NODELAY on the server's sockets{jvm}",
+            d.delayed_acks,
+            e.completed,
+            share * 100.0
+        ),
+    })
+}
+
+fn listen_overflow(e: &Evidence) -> Option<TcpWarning> {
+    let d = e.deltas;
+    let dropped = d.listen_overflows.max(d.listen_drops);
+    if dropped == 0 && d.syncookies_sent == 0 {
+        return None;
+    }
+    let connects = e
+        .connect
+        .map(|c| {
+            format!(
+                ", {} of {} connects took 1 s or more (SYN retries at 1 s, 3 s, ...)",
+                slow_connects(c),
+                c.len()
+            )
+        })
+        .unwrap_or_default();
+    let somaxconn = e
+        .somaxconn
+        .map(|s| format!(" (now {s})"))
+        .unwrap_or_default();
+    Some(TcpWarning {
+        kind: TcpFinding::ListenOverflow,
+        detail: format!(
+            "the server's accept queue overflowed: TcpExt ListenOverflows {}, ListenDrops {}, TCPSynRetrans {}, SyncookiesSent {}{connects}; the server accepts too slowly for its listen backlog: raise the backlog it passes to listen() and net.core.somaxconn{somaxconn}, which caps it",
+            d.listen_overflows, d.listen_drops, d.tcp_syn_retrans, d.syncookies_sent
+        ),
+    })
+}
+
+fn memory_pressure(e: &Evidence) -> Option<TcpWarning> {
+    let d = e.deltas;
+    if d.tcp_memory_pressures + d.tcp_rcv_pruned + d.tcp_abort_on_memory + d.tcp_backlog_drop == 0 {
+        return None;
+    }
+    Some(TcpWarning {
+        kind: TcpFinding::MemoryPressure,
+        detail: format!(
+            "TCP was short of socket memory: TcpExt TCPMemoryPressures {}, RcvPruned {}, TCPAbortOnMemory {}, TCPBacklogDrop {}; the waits are the kernel's, not the server's CPU: check net.ipv4.tcp_mem and net.ipv4.tcp_rmem/tcp_wmem, and the machine's free memory",
+            d.tcp_memory_pressures, d.tcp_rcv_pruned, d.tcp_abort_on_memory, d.tcp_backlog_drop
+        ),
+    })
+}
+
+fn retransmits(e: &Evidence) -> Option<TcpWarning> {
+    let d = e.deltas;
+    // SYN retransmits are the listen queue's (named by its own rule); the rest are data.
+    let data = d.retrans_segs.saturating_sub(d.tcp_syn_retrans);
+    if data < RETRANS_MIN || (data as f64) < RETRANS_PER_REQUEST * e.completed as f64 {
+        return None;
+    }
+    let where_ = if e.loopback {
+        "on loopback nothing is lost on the wire: the kernel dropped them (socket memory, a full backlog)"
+    } else {
+        "packets were lost between client and server"
+    };
+    Some(TcpWarning {
+        kind: TcpFinding::Retransmits,
+        detail: format!(
+            "{data} segments retransmitted (Tcp RetransSegs {} less TCPSynRetrans {}), {:.3} per request, TCPTimeouts {}: {where_}; the waits are retransmit timers, not the server's CPU",
+            d.retrans_segs,
+            d.tcp_syn_retrans,
+            data as f64 / e.completed.max(1) as f64,
+            d.tcp_timeouts
+        ),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn latency(ms: &[u64], n: usize) -> stats::Latency {
+        let mut h = stats::Latency::new();
+        for i in 0..n {
+            h.record_ns(ms[i % ms.len()] * 1_000_000 + 300_000);
+        }
+        h
+    }
+
+    fn ev<'a>(d: &'a TcpCounts<u64>, completed: u64, lat: &'a stats::Latency) -> Evidence<'a> {
+        Evidence {
+            deltas: d,
+            completed,
+            latency: lat,
+            connect: None,
+            cpu_saturated: false,
+            somaxconn: Some(4096),
+            loopback: true,
+            runtime: Runtime::Other,
+        }
+    }
+
+    fn kinds(e: &Evidence) -> Vec<TcpFinding> {
+        findings(e).into_iter().map(|w| w.kind).collect()
+    }
+
+    /// The Nagle rule at its edges: the ACK rate, the clustering and the CPUs.
+    #[test]
+    fn nagle_boundaries() {
+        let at_40 = latency(&[44], 1000);
+        let at_80 = latency(&[43, 83], 1000);
+        let fast = latency(&[4], 1000);
+        let at_25 = latency(&[25], 1000);
+        let half = latency(&[44, 44, 44, 44, 44, 2, 2, 2, 2, 2], 1000);
+        let less = latency(&[44, 44, 44, 44, 2, 2, 2, 2, 2, 2], 1000);
+        let acks = |n| TcpCounts {
+            delayed_acks: n,
+            ..Default::default()
+        };
+        let (a1290, a500, a499) = (acks(1290), acks(500), acks(499));
+        let table: Vec<(&str, Evidence, bool)> = vec![
+            (
+                "the issue's row: 1.29 per request, p50 44 ms",
+                ev(&a1290, 1000, &at_40),
+                true,
+            ),
+            ("0.50 per request", ev(&a500, 1000, &at_40), true),
+            ("0.499 per request", ev(&a499, 1000, &at_40), false),
+            ("multiples of 40 ms", ev(&a1290, 1000, &at_80), true),
+            ("fast: not clustered", ev(&a1290, 1000, &fast), false),
+            ("25 ms: not the timer", ev(&a1290, 1000, &at_25), false),
+            ("half at the timer", ev(&a1290, 1000, &half), true),
+            ("40% at the timer", ev(&a1290, 1000, &less), false),
+            ("nothing completed", ev(&a1290, 0, &at_40), false),
+            (
+                "a CPU saturated",
+                Evidence {
+                    cpu_saturated: true,
+                    ..ev(&a1290, 1000, &at_40)
+                },
+                false,
+            ),
+        ];
+        for (name, e, want) in table {
+            assert_eq!(kinds(&e).contains(&TcpFinding::Nagle), want, "{name}");
+        }
+        let d = &findings(&ev(&a1290, 1000, &at_40))[0].detail;
+        assert!(
+            d.starts_with("1.29 delayed ACKs per request with p50 44")
+                && d.contains("without TCP_NODELAY (Nagle)")
+                && d.contains("DelayedACKs 1290")
+                && !d.contains("sun.net"),
+            "{d}"
+        );
+        let jvm = Evidence {
+            runtime: Runtime::Jvm,
+            ..ev(&a1290, 1000, &at_40)
+        };
+        assert!(findings(&jvm)[0]
+            .detail
+            .contains("-Dsun.net.httpserver.nodelay=true"));
+    }
+
+    #[test]
+    fn listen_overflow_boundaries() {
+        let lat = latency(&[2], 100);
+        let mut connect = stats::Latency::new();
+        for _ in 0..180 {
+            connect.record_ns(100_000);
+        }
+        for _ in 0..15 {
+            connect.record_ns(1_020_000_000);
+        }
+        for _ in 0..5 {
+            connect.record_ns(3_050_000_000);
+        }
+        let none = TcpCounts::default();
+        let one = TcpCounts {
+            listen_overflows: 1,
+            listen_drops: 1,
+            ..Default::default()
+        };
+        let drops = TcpCounts {
+            listen_drops: 3,
+            ..Default::default()
+        };
+        let cookies = TcpCounts {
+            syncookies_sent: 2,
+            ..Default::default()
+        };
+        for (name, d, want) in [
+            ("none", &none, false),
+            ("one overflow", &one, true),
+            ("drops only", &drops, true),
+            ("SYN cookies", &cookies, true),
+        ] {
+            let e = Evidence {
+                connect: Some(&connect),
+                ..ev(d, 100, &lat)
+            };
+            assert_eq!(
+                kinds(&e).contains(&TcpFinding::ListenOverflow),
+                want,
+                "{name}"
+            );
+        }
+        let e = Evidence {
+            connect: Some(&connect),
+            ..ev(&one, 100, &lat)
+        };
+        let d = &findings(&e)[0].detail;
+        assert!(
+            d.contains("ListenOverflows 1")
+                && d.contains("20 of 200 connects took 1 s or more")
+                && d.contains("net.core.somaxconn (now 4096)")
+                && d.contains("listen()"),
+            "{d}"
+        );
+    }
+
+    #[test]
+    fn retransmit_and_memory_boundaries() {
+        let lat = latency(&[2], 100);
+        let r = |retrans_segs, tcp_syn_retrans| TcpCounts {
+            retrans_segs,
+            tcp_syn_retrans,
+            ..Default::default()
+        };
+        let (r10, r9, syn) = (r(10, 0), r(9, 0), r(30, 25));
+        let r50 = r(50, 0);
+        let table: Vec<(&str, Evidence, bool)> = vec![
+            ("10 in 1,000", ev(&r10, 1000, &lat), true),
+            ("9: noise", ev(&r9, 1000, &lat), false),
+            ("SYN retransmits are not data", ev(&syn, 1000, &lat), false),
+            ("10 in 10,000", ev(&r10, 10_000, &lat), true),
+            ("10 in 10,001", ev(&r10, 10_001, &lat), false),
+            ("50 in 1,000,000", ev(&r50, 1_000_000, &lat), false),
+        ];
+        for (name, e, want) in table {
+            assert_eq!(kinds(&e).contains(&TcpFinding::Retransmits), want, "{name}");
+        }
+        let d = &findings(&ev(&r10, 1000, &lat))[0].detail;
+        assert!(
+            d.contains("on loopback") && d.contains("not the server's CPU"),
+            "{d}"
+        );
+        for field in [
+            "TCPMemoryPressures",
+            "RcvPruned",
+            "TCPAbortOnMemory",
+            "TCPBacklogDrop",
+        ] {
+            let d = TcpCounts::from_named([(field, 1)]);
+            let w = findings(&ev(&d, 1000, &lat));
+            assert_eq!(w[0].kind, TcpFinding::MemoryPressure, "{field}");
+            assert!(
+                w[0].detail.contains(&format!("{field} 1")),
+                "{}",
+                w[0].detail
+            );
+        }
+        assert!(findings(&ev(&TcpCounts::default(), 1000, &lat)).is_empty());
+    }
+
+    #[test]
+    fn named_round_trips_and_per_request() {
+        let c = TcpCounts::from_named([("DelayedACKs", 20), ("RetransSegs", 4), ("Nope", 9)]);
+        assert_eq!((c.delayed_acks, c.retrans_segs), (20, 4));
+        assert_eq!(TcpCounts::from_named(c.named()), c);
+        let lat = latency(&[2], 10);
+        let r = report(&ev(&c, 10, &lat));
+        assert_eq!(r.per_request.unwrap().delayed_acks, 2.0);
+        assert!(report(&ev(&c, 0, &lat)).per_request.is_none());
+        let json = serde_json::to_value(&r).unwrap();
+        assert_eq!(json["deltas"]["DelayedACKs"], 20);
+    }
+}
