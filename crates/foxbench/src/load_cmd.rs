@@ -398,6 +398,7 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
     // Everything is ready: wait for the synchronised start, if any, as the last step.
     agent::wait(start_at, agent.late_ok, &interrupted)?;
     let before = probe::own_usage();
+    let tcp_before = probe::tcp_counters().ok();
     let started_wall = std::time::SystemTime::now();
     let started = Instant::now();
     let mut intervals = Vec::new();
@@ -410,6 +411,7 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
     });
     let wall = started.elapsed();
     let used = probe::own_usage().since(&before);
+    let tcp_after = probe::tcp_counters().ok();
     control.stop(); // ends the watcher
     let _ = watcher.join();
     let result = result?;
@@ -421,6 +423,9 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
     report.shard = shard;
     report.start = Some(start);
     report.slo = slo.as_ref().map(|s| s.judge(&report, breach.as_ref()));
+    report.tcp = tcp_before
+        .zip(tcp_after)
+        .map(|(a, b)| tcp_report(&plan, &result, &report, &a, &b));
     let text = report.to_text();
     match args.json.as_deref() {
         Some("-") => {
@@ -453,6 +458,9 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
     }
     if args.quiet {
         if let Some(w) = report.saturation_warning() {
+            let _ = writeln!(std::io::stderr(), "foxbench: warning: {w}");
+        }
+        for w in report.tcp_warnings() {
             let _ = writeln!(std::io::stderr(), "foxbench: warning: {w}");
         }
     }
@@ -544,6 +552,32 @@ pub(crate) fn watch(
 }
 
 /// The plan in the report's terms, and the report: wiring only.
+/// The kernel's TCP counters between `before` and `after` and the rules' warnings on them
+/// (the same rules as the shootout's diagnosis). The client's kernel delays the ACKs, so
+/// the Nagle rule holds for a remote server too; its somaxconn is only known on loopback.
+fn tcp_report(
+    plan: &Plan,
+    result: &RunResult,
+    report: &LoadReport,
+    before: &probe::TcpCounters,
+    after: &probe::TcpCounters,
+) -> report::tcp::TcpReport {
+    let deltas = report::tcp::TcpCounts::from_named(after.since(before).named());
+    let loopback = plan.target.addr.ip().is_loopback();
+    report::tcp::report(&report::tcp::Evidence {
+        deltas: &deltas,
+        completed: result.counts.completed(),
+        latency: &result.latency,
+        connect: (!result.connect.is_empty()).then_some(&result.connect),
+        cpu_saturated: report.client.saturated,
+        somaxconn: loopback
+            .then(|| load::limits::Machine::read().somaxconn)
+            .flatten(),
+        loopback,
+        runtime: report::tcp::Runtime::Other,
+    })
+}
+
 pub(crate) fn build_report(
     plan: &Plan,
     threads: usize,

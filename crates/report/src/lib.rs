@@ -96,6 +96,11 @@ pub struct LoadReport {
     /// found, or at the lowest rate tried when none held); absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub capacity: Option<capacity::CapacityReport>,
+    /// The kernel's TCP counters over the run (system-wide for the client's network
+    /// namespace, read before and after), per response, and the warnings their rules gave
+    /// (Nagle, a full accept queue, drops); absent when they could not be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<tcp::TcpReport>,
 }
 
 /// The load model.
@@ -487,6 +492,7 @@ impl LoadReport {
             start: None,
             agents: None,
             capacity: None,
+            tcp: None,
         }
     }
 }
@@ -526,6 +532,14 @@ impl LoadReport {
                 self.client.cpu_percent
             )
         })
+    }
+
+    /// The warnings of the kernel's TCP counters ([`tcp::findings`]), one line each.
+    pub fn tcp_warnings(&self) -> impl Iterator<Item = &str> {
+        self.tcp
+            .iter()
+            .flat_map(|t| &t.warnings)
+            .map(|w| w.detail.as_str())
     }
 
     /// The human report, with the figures ab and wrk users look for.
@@ -762,6 +776,9 @@ impl LoadReport {
         if let Some(w) = self.saturation_warning() {
             let _ = writeln!(o, "warning: {w}");
         }
+        for w in self.tcp_warnings() {
+            let _ = writeln!(o, "warning: {w}");
+        }
         if let Some(slo) = &self.slo {
             slo.write_text(&mut o);
         }
@@ -937,6 +954,7 @@ mod tests {
             start: None,
             agents: None,
             capacity: None,
+            tcp: None,
         }
     }
 

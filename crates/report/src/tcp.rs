@@ -154,6 +154,10 @@ pub const DELAYED_ACK_MS: f64 = 40.0;
 /// Share of responses whose latency sits at the delayed-ACK timer or a multiple of it, from
 /// which the latency counts as clustered there.
 pub const CLUSTER_SHARE: f64 = 0.5;
+/// Listen-queue overflows (or drops, or SYN cookies) per completed response from which
+/// the queue is named: a burst of connects at a window's start that overflowed a few times
+/// is not what limited thousands of responses.
+pub const LISTEN_OVERFLOWS_PER_REQUEST: f64 = 0.01;
 /// A connect that took this long paid a SYN retry (the first after 1 s), µs.
 pub const SYN_RETRY_US: f64 = 900_000.0;
 /// Data segments retransmitted per completed response from which retransmits are named
@@ -185,7 +189,8 @@ pub struct Evidence<'a> {
 }
 
 /// The share of `latency`'s responses within the band of the delayed-ACK timer or one of
-/// its first five multiples (from 5 ms under to 20 ms over each).
+/// its first five multiples (from 2 ms under to 10 ms over each: the timer plus a short
+/// service time; a queue's latency spread wider rarely sits there).
 pub fn delayed_ack_share(latency: &stats::Latency) -> f64 {
     if latency.is_empty() {
         return 0.0;
@@ -193,7 +198,7 @@ pub fn delayed_ack_share(latency: &stats::Latency) -> f64 {
     let hits: u64 = (1..=5u64)
         .map(|k| {
             let t_ns = DELAYED_ACK_MS as u64 * 1_000_000 * k;
-            latency.count_between(t_ns - 5_000_000, t_ns + 20_000_000)
+            latency.count_between(t_ns - 2_000_000, t_ns + 10_000_000)
         })
         .sum();
     hits as f64 / latency.len() as f64
@@ -255,8 +260,11 @@ fn nagle(e: &Evidence) -> Option<TcpWarning> {
 
 fn listen_overflow(e: &Evidence) -> Option<TcpWarning> {
     let d = e.deltas;
-    let dropped = d.listen_overflows.max(d.listen_drops);
-    if dropped == 0 && d.syncookies_sent == 0 {
+    let dropped = d
+        .listen_overflows
+        .max(d.listen_drops)
+        .max(d.syncookies_sent);
+    if dropped == 0 || (dropped as f64) < LISTEN_OVERFLOWS_PER_REQUEST * e.completed as f64 {
         return None;
     }
     let connects = e
@@ -356,6 +364,8 @@ mod tests {
         let at_80 = latency(&[43, 83], 1000);
         let fast = latency(&[4], 1000);
         let at_25 = latency(&[25], 1000);
+        let at_55 = latency(&[55], 1000);
+        let at_49 = latency(&[49], 1000);
         let half = latency(&[44, 44, 44, 44, 44, 2, 2, 2, 2, 2], 1000);
         let less = latency(&[44, 44, 44, 44, 2, 2, 2, 2, 2, 2], 1000);
         let acks = |n| TcpCounts {
@@ -374,6 +384,16 @@ mod tests {
             ("multiples of 40 ms", ev(&a1290, 1000, &at_80), true),
             ("fast: not clustered", ev(&a1290, 1000, &fast), false),
             ("25 ms: not the timer", ev(&a1290, 1000, &at_25), false),
+            (
+                "49 ms: the timer and a service time",
+                ev(&a1290, 1000, &at_49),
+                true,
+            ),
+            (
+                "55 ms: a queue, not the timer",
+                ev(&a1290, 1000, &at_55),
+                false,
+            ),
             ("half at the timer", ev(&a1290, 1000, &half), true),
             ("40% at the timer", ev(&a1290, 1000, &less), false),
             ("nothing completed", ev(&a1290, 0, &at_40), false),
@@ -429,6 +449,10 @@ mod tests {
             listen_drops: 3,
             ..Default::default()
         };
+        let few = TcpCounts {
+            listen_overflows: 2,
+            ..Default::default()
+        };
         let cookies = TcpCounts {
             syncookies_sent: 2,
             ..Default::default()
@@ -438,10 +462,12 @@ mod tests {
             ("one overflow", &one, true),
             ("drops only", &drops, true),
             ("SYN cookies", &cookies, true),
+            ("2 in 201 responses", &few, false),
         ] {
+            let completed = if name.starts_with("2 in") { 201 } else { 100 };
             let e = Evidence {
                 connect: Some(&connect),
-                ..ev(d, 100, &lat)
+                ..ev(d, completed, &lat)
             };
             assert_eq!(
                 kinds(&e).contains(&TcpFinding::ListenOverflow),

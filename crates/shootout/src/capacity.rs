@@ -317,6 +317,8 @@ mod tests {
             waits: None,
             services: Vec::new(),
             service_connections: Vec::new(),
+            tcp: None,
+            connect_hdr_base64: None,
         };
         let cases = [
             // (objective, failed) → held

@@ -4,6 +4,7 @@
 //! waiting verdicts are a table: both in [`crate::waiting`].
 
 use report::shootout::{Bottleneck, Diagnosis, SystemSummary, ThreadWaits};
+use report::tcp::{TcpFinding, TcpWarning};
 use report::SATURATED_PERCENT;
 
 use crate::waiting::{client_saturated, cpus_line, other_work, server_saturated, waiting};
@@ -56,6 +57,9 @@ pub struct Figures {
     pub service_connections: Vec<report::shootout::pool::ServiceConnections>,
     /// Each service's share of its CPUs (median over the repeats), percent.
     pub service_cpu_percent: Vec<(String, f64)>,
+    /// What the kernel's TCP counters showed ([`report::tcp::findings`]), most specific
+    /// first.
+    pub tcp: Vec<TcpWarning>,
 }
 
 /// More than this share of requests failing makes a cell error-bound.
@@ -88,6 +92,16 @@ pub fn diagnose(f: &Figures) -> Diagnosis {
                 f.sent, f.errors
             ),
         };
+    }
+    // The kernel's drops and retransmits come before errors and CPUs: requests that
+    // waited on a retransmit timer or a full accept queue were not limited by a CPU.
+    let network = [
+        TcpFinding::ListenOverflow,
+        TcpFinding::MemoryPressure,
+        TcpFinding::Retransmits,
+    ];
+    if let Some(d) = tcp_verdict(f, &network, &cpus) {
+        return d;
     }
     let failed = f.errors + f.failed_status;
     if f.sent > 0 && failed as f64 > ERROR_SHARE * f.sent as f64 {
@@ -140,6 +154,11 @@ pub fn diagnose(f: &Figures) -> Diagnosis {
             detail: format!("{evidence}; {cpus}"),
         };
     }
+    // After the waiting rules: a pool or a lock with its own evidence keeps its verdict (a
+    // request held past 40 ms gets a delayed ACK from the server's kernel too).
+    if let Some(d) = tcp_verdict(f, &[TcpFinding::Nagle], &cpus) {
+        return d;
+    }
     let idle = crate::waiting::idle_workers(f)
         .map(|w| format!("; {w}"))
         .unwrap_or_default();
@@ -155,6 +174,15 @@ pub fn diagnose(f: &Figures) -> Diagnosis {
                 .unwrap_or_default()
         ),
     }
+}
+
+/// The first TCP finding of one of `kinds`, as the verdict.
+fn tcp_verdict(f: &Figures, kinds: &[TcpFinding], cpus: &str) -> Option<Diagnosis> {
+    let w = f.tcp.iter().find(|w| kinds.contains(&w.kind))?;
+    Some(Diagnosis {
+        bottleneck: w.kind.into(),
+        detail: format!("{}; {cpus}", w.detail),
+    })
 }
 
 #[cfg(test)]
@@ -405,6 +433,100 @@ mod tests {
                 "{name}: the process figures stay beside: {}",
                 d.detail
             );
+        }
+    }
+
+    fn warning(kind: TcpFinding) -> TcpWarning {
+        TcpWarning {
+            kind,
+            detail: format!("{} evidence", kind.as_str()),
+        }
+    }
+
+    /// Where the TCP findings stand among the other verdicts: drops and retransmits before
+    /// errors and CPUs (never server-CPU-bound), Nagle after the waiting rules' evidence.
+    #[test]
+    fn tcp_findings_among_the_verdicts() {
+        let idle = with_cpus(
+            f(20.0, 15.0, 15.0),
+            cpu(0, 15.0, 5.0, 0.0, 80.0),
+            cpu(1, 10.0, 5.0, 0.0, 85.0),
+            Some(waits(30, 3, 0, 300, 27)),
+        );
+        let lock = with_cpus(
+            f(2.0, 3.0, 3.0),
+            cpu(0, 20.0, 9.0, 2.0, 69.0),
+            cpu(1, 12.0, 8.0, 2.0, 78.0),
+            Some(waits(30, 30, 5880, 0, 90)),
+        );
+        let table: Vec<(&str, Figures, Vec<TcpFinding>, Bottleneck)> = vec![
+            (
+                "nagle, CPUs idle",
+                idle.clone(),
+                vec![TcpFinding::Nagle],
+                Bottleneck::Nagle,
+            ),
+            ("no finding", idle.clone(), vec![], Bottleneck::Neither),
+            (
+                "a lock's evidence stands before nagle",
+                lock,
+                vec![TcpFinding::Nagle],
+                Bottleneck::LockBound,
+            ),
+            (
+                "retransmits, server CPU saturated: not server-CPU-bound",
+                f(50.0, 97.0, 97.0),
+                vec![TcpFinding::Retransmits],
+                Bottleneck::Retransmits,
+            ),
+            (
+                "memory pressure before errors",
+                Figures {
+                    errors: 50,
+                    resets: 50,
+                    ..f(20.0, 20.0, 20.0)
+                },
+                vec![TcpFinding::MemoryPressure],
+                Bottleneck::MemoryPressure,
+            ),
+            (
+                "a full accept queue before the connect errors it caused",
+                Figures {
+                    errors: 300,
+                    connect_timeouts: 300,
+                    ..f(20.0, 20.0, 20.0)
+                },
+                vec![TcpFinding::ListenOverflow, TcpFinding::Nagle],
+                Bottleneck::ListenOverflow,
+            ),
+            (
+                "nothing completed stays errors",
+                Figures {
+                    completed: 0,
+                    ..f(20.0, 20.0, 20.0)
+                },
+                vec![TcpFinding::ListenOverflow],
+                Bottleneck::Errors,
+            ),
+        ];
+        for (name, fig, kinds, want) in table {
+            let fig = Figures {
+                tcp: kinds.into_iter().map(warning).collect(),
+                ..fig
+            };
+            let d = diagnose(&fig);
+            assert_eq!(d.bottleneck, want, "{name}: {}", d.detail);
+            if let Some(w) = fig
+                .tcp
+                .first()
+                .filter(|_| want.as_str() == fig.tcp[0].kind.as_str())
+            {
+                assert!(
+                    d.detail.starts_with(&w.detail) && d.detail.contains("client CPU"),
+                    "{name}: {}",
+                    d.detail
+                );
+            }
         }
     }
 

@@ -116,6 +116,7 @@ impl<'a> Task<'a> {
             limiting_tier: None,
             capacity: None,
             settle: None,
+            tcp: None,
         }
     }
 }
@@ -343,7 +344,9 @@ impl Meter<'_> {
             .map(|p| probe::sample(p.pid).ok())
             .collect();
         let c0 = probe::own_usage();
+        let tcp0 = probe::tcp_counters().ok();
         let loaded = self.run_load(&plan, pid, self.plan.sample_interval, cap, dump);
+        let tcp1 = probe::tcp_counters().ok();
         let c1 = probe::own_usage();
         let sys1 = probe::system().ok();
         let v1: Vec<Option<probe::Sample>> = self
@@ -410,6 +413,7 @@ impl Meter<'_> {
             ..window::thread_waits(&waits)
         });
         rep.services = services;
+        rep.tcp = tcp0.zip(tcp1).map(|(a, b)| window::tcp_delta(&a, &b));
         rep.service_connections = self
             .services
             .iter()

@@ -444,6 +444,13 @@ impl<'a> Ctx<'a> {
     ) -> Result<(), TargetFailure> {
         let warmup_max = spec.warmup.unwrap_or(self.suite.plan.warmup);
         let probes = services.probes(spec);
+        let net = summary::Net {
+            runtime: match spec.language.as_str() {
+                "java" | "kotlin" | "scala" | "clojure" => report::tcp::Runtime::Jvm,
+                _ => report::tcp::Runtime::Other,
+            },
+            somaxconn: load::limits::Machine::read().somaxconn,
+        };
         let meter = Meter {
             plan: &self.suite.plan,
             client_threads: self.client_threads,
@@ -471,7 +478,7 @@ impl<'a> Ctx<'a> {
                 crate::limits::before_level(&mut cell, obs);
                 match meter.measure(running, &task, &mut cell) {
                     Ok(()) => {
-                        summary::conclude(&mut cell, meter.server_cpus);
+                        summary::conclude(&mut cell, meter.server_cpus, &net);
                         tiers::conclude(&mut cell, &spec.name, &self.layout);
                         if let Some(line) = cell_line(&cell) {
                             obs.line(&line);

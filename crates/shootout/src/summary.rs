@@ -6,7 +6,10 @@ use report::shootout::{
 };
 use stats::Latency;
 
+use report::tcp::{Evidence, Runtime, TcpCounts, TcpReport};
+
 use crate::diagnosis::{diagnose, Figures};
+use crate::waiting::{client_saturated, server_saturated};
 
 /// Warm-up is over once the last two slices' throughputs agree within 10%.
 pub fn steady(warmup_rps: &[f64]) -> bool {
@@ -199,6 +202,7 @@ pub fn figures(reps: &[Repeat], s: &CellSummary, server_cpus: usize) -> Figures 
                 .collect::<Vec<_>>(),
         ),
         service_cpu_percent: service_cpu(reps),
+        tcp: Vec::new(),
     }
 }
 
@@ -223,9 +227,64 @@ fn service_cpu(reps: &[Repeat]) -> Vec<(String, f64)> {
         .collect()
 }
 
+/// What the TCP rules know of the target and the host besides the counters.
+#[derive(Debug, Clone, Copy)]
+pub struct Net {
+    /// What runs the target (a JVM gets the JDK HttpServer's fix named).
+    pub runtime: Runtime,
+    /// `net.core.somaxconn`, when read.
+    pub somaxconn: Option<u64>,
+}
+
+impl Default for Net {
+    fn default() -> Self {
+        Net {
+            runtime: Runtime::Other,
+            somaxconn: None,
+        }
+    }
+}
+
+/// The TCP counters of the repeats that read them, added up, and the rules' findings on
+/// them with the cell's merged latency and connect times; `None` when no repeat read them.
+/// The shootout runs on loopback.
+pub fn tcp_report(
+    reps: &[Repeat],
+    s: &CellSummary,
+    cpu_saturated: bool,
+    net: &Net,
+) -> Option<TcpReport> {
+    let read: Vec<&Repeat> = reps.iter().filter(|r| r.tcp.is_some()).collect();
+    if read.is_empty() {
+        return None;
+    }
+    let deltas = read
+        .iter()
+        .filter_map(|r| r.tcp.as_ref())
+        .fold(TcpCounts::default(), |a, d| a.plus(d));
+    let latency = Latency::from_base64(&s.hdr_base64).unwrap_or_default();
+    let mut connect = Latency::new();
+    for h in read.iter().filter_map(|r| r.connect_hdr_base64.as_deref()) {
+        if let Ok(h) = Latency::from_base64(h) {
+            let _ = connect.merge(&h);
+        }
+    }
+    Some(report::tcp::report(&Evidence {
+        deltas: &deltas,
+        completed: read.iter().map(|r| r.requests.completed).sum(),
+        latency: &latency,
+        connect: (!connect.is_empty()).then_some(&connect),
+        cpu_saturated,
+        somaxconn: net.somaxconn,
+        loopback: true,
+        runtime: net.runtime,
+    }))
+}
+
 /// Closes a cell whose measuring ended without failing: with repeats it is measured (unless
-/// interrupted) and gets its summary and diagnosis; without any, it was interrupted.
-pub fn conclude(cell: &mut Cell, server_cpus: usize) {
+/// interrupted) and gets its summary, its TCP counters' report and its diagnosis; without
+/// any, it was interrupted.
+pub fn conclude(cell: &mut Cell, server_cpus: usize, net: &Net) {
     if cell.repeats.is_empty() {
         if cell.status == CellStatus::Excluded {
             cell.status = CellStatus::Interrupted;
@@ -236,10 +295,17 @@ pub fn conclude(cell: &mut Cell, server_cpus: usize) {
         cell.status = CellStatus::Measured;
     }
     let summary = summarize(&cell.repeats);
-    let figures = Figures {
+    let mut figures = Figures {
         level_connections: cell.connections as usize,
         ..figures(&cell.repeats, &summary, server_cpus)
     };
+    let saturated = client_saturated(&figures) || server_saturated(&figures);
+    cell.tcp = tcp_report(&cell.repeats, &summary, saturated, net);
+    figures.tcp = cell
+        .tcp
+        .as_ref()
+        .map(|t| t.warnings.clone())
+        .unwrap_or_default();
     cell.diagnosis = Some(diagnose(&figures));
     cell.summary = Some(summary);
 }
@@ -252,6 +318,33 @@ mod tests {
 
     use super::*;
     use crate::window::zero_server;
+
+    /// A measured cell of one connection without repeats.
+    fn a_cell() -> Cell {
+        Cell {
+            scenario: "s".into(),
+            level: "c1".into(),
+            connections: 1,
+            keepalive: true,
+            pipeline: 1,
+            tls_resume: None,
+            status: CellStatus::Measured,
+            message: None,
+            warmup_s: 0.0,
+            warmup_rps: Vec::new(),
+            repeats: Vec::new(),
+            summary: None,
+            diagnosis: None,
+            limits: Vec::new(),
+            thread_dumps: Vec::new(),
+            tiers: Vec::new(),
+            counters: Vec::new(),
+            limiting_tier: None,
+            capacity: None,
+            settle: None,
+            tcp: None,
+        }
+    }
 
     /// A repeat with the given throughput, latencies (ns) and server figures.
     fn rep(rps: f64, latencies_ns: &[u64], server: ServerWindow) -> Repeat {
@@ -285,6 +378,8 @@ mod tests {
             waits: None,
             services: Vec::new(),
             service_connections: Vec::new(),
+            tcp: None,
+            connect_hdr_base64: None,
         }
     }
 
@@ -473,6 +568,7 @@ mod tests {
             in_flight: Some(1e-6),
             service_connections: Vec::new(),
             service_cpu_percent: Vec::new(),
+            tcp: Vec::new(),
         };
         assert_eq!(f, want);
     }
@@ -517,11 +613,12 @@ mod tests {
                 limiting_tier: None,
                 capacity: None,
                 settle: None,
+                tcp: None,
             };
             if measured {
                 cell.repeats.push(rep(10.0, &[1_000], zero_server()));
             }
-            conclude(&mut cell, 1);
+            conclude(&mut cell, 1, &Net::default());
             assert_eq!(cell.status, after, "{before:?}");
             assert_eq!(cell.summary.is_some(), summarized);
             assert_eq!(cell.diagnosis.is_some(), summarized);
@@ -622,6 +719,61 @@ mod tests {
         assert_eq!(
             (s.handshakes_full_per_s, s.handshakes_resumed_per_s),
             (None, None)
+        );
+    }
+
+    /// A cell whose repeats read the TCP counters: added up, per response, and the
+    /// Nagle rule with the JVM's fix when the target is a JVM.
+    #[test]
+    fn tcp_counters_of_the_repeats_make_the_cells_report_and_verdict() {
+        let at_44ms = vec![44_000_000; 50];
+        let mut reps = vec![
+            rep(200.0, &at_44ms, server(20.0, 1000, 1000)),
+            rep(200.0, &at_44ms, server(20.0, 1000, 1000)),
+        ];
+        for r in &mut reps {
+            r.requests.completed = 50;
+            r.requests.sent = 50;
+            r.tcp = Some(TcpCounts {
+                delayed_acks: 60,
+                ..Default::default()
+            });
+        }
+        let mut cell = a_cell();
+        cell.repeats = reps.clone();
+        let jvm = Net {
+            runtime: Runtime::Jvm,
+            somaxconn: Some(4096),
+        };
+        conclude(&mut cell, 1, &jvm);
+        let tcp = cell.tcp.as_ref().expect("the repeats read the counters");
+        assert_eq!(tcp.deltas.delayed_acks, 120);
+        assert_eq!(tcp.per_request.unwrap().delayed_acks, 1.2);
+        let d = cell.diagnosis.unwrap();
+        assert_eq!(
+            d.bottleneck,
+            report::shootout::Bottleneck::Nagle,
+            "{}",
+            d.detail
+        );
+        assert!(
+            d.detail
+                .starts_with("1.20 delayed ACKs per request with p50 44")
+                && d.detail.contains("-Dsun.net.httpserver.nodelay=true"),
+            "{}",
+            d.detail
+        );
+        // Without counters (results from before), no report and the old verdicts.
+        let mut cell = a_cell();
+        cell.repeats = reps
+            .into_iter()
+            .map(|r| Repeat { tcp: None, ..r })
+            .collect();
+        conclude(&mut cell, 1, &jvm);
+        assert!(cell.tcp.is_none());
+        assert_ne!(
+            cell.diagnosis.unwrap().bottleneck,
+            report::shootout::Bottleneck::Nagle
         );
     }
 }

@@ -110,6 +110,19 @@ const RULES: &[Rule] = &[
         (i.base.bottleneck == Bottleneck::Errors)
             .then(|| (Bottleneck::Errors, "errors".into(), String::new()))
     }),
+    // The kernel's TCP counters named the wait (Nagle, a full accept queue, drops): they
+    // are the namespace's, so no one tier is named, and no CPU took the requests' time.
+    ("network", |i| {
+        let b = i.base.bottleneck;
+        matches!(
+            b,
+            Bottleneck::Nagle
+                | Bottleneck::ListenOverflow
+                | Bottleneck::MemoryPressure
+                | Bottleneck::Retransmits
+        )
+        .then(|| (b, "network".into(), String::new()))
+    }),
     ("client alone", |i| {
         (i.base.bottleneck == Bottleneck::ClientBound)
             .then(|| (Bottleneck::ClientBound, "client".into(), String::new()))

@@ -8,6 +8,7 @@ use report::shootout::{
     ClientWindow, CpuUse, Handshakes, ProbePoint, ProcessCpu, Repeat, ServerWindow, SystemWindow,
     ThreadWaits, WchanCount,
 };
+use report::tcp::TcpCounts;
 
 /// The server tree read at one edge of a measured window.
 #[derive(Debug, Clone)]
@@ -252,7 +253,14 @@ pub fn repeat(
         waits: None,
         services: Vec::new(),
         service_connections: Vec::new(),
+        tcp: None,
+        connect_hdr_base64: (!res.connect.is_empty()).then(|| res.connect.to_base64()),
     }
+}
+
+/// The kernel's TCP counters' growth between a window's edges, as the report holds them.
+pub fn tcp_delta(from: &probe::TcpCounters, to: &probe::TcpCounters) -> TcpCounts<u64> {
+    TcpCounts::from_named(to.since(from).named())
 }
 
 #[cfg(test)]

@@ -66,6 +66,10 @@ pub fn mark(b: Bottleneck) -> &'static str {
         Bottleneck::LockBound => " ˡ",
         Bottleneck::PoolBound => " ᵖ",
         Bottleneck::BackendWait => " ᵇ",
+        Bottleneck::Nagle => " ᵃ",
+        Bottleneck::ListenOverflow => " ᵒ",
+        Bottleneck::MemoryPressure => " ᵐ",
+        Bottleneck::Retransmits => " ʳ",
     }
 }
 
@@ -261,7 +265,7 @@ pub fn to_markdown(r: &ShootoutResults) -> String {
         out.push_str(
             "Marks: ᶜ client-bound (foxbench's CPU was saturated: the server may be faster), \
              ᵗ one server thread saturated, ˢ a service's CPU saturated (the tier behind the target), ⁿ neither side's CPU saturated (contention, a pool or a lock), \
-             ˡ lock-bound (CPUs not busy, most threads waiting on a futex), ᵖ pool-bound (a small steady pool of connections to a service, with more requests in flight than it holds), ᵇ waiting on the backend (threads on sockets to an idle-ish service), ᵉ errors. Unmarked cells were server-CPU-bound.\n\n",
+             ˡ lock-bound (CPUs not busy, most threads waiting on a futex), ᵖ pool-bound (a small steady pool of connections to a service, with more requests in flight than it holds), ᵇ waiting on the backend (threads on sockets to an idle-ish service), ᵃ Nagle (responses waited for delayed ACKs: no TCP_NODELAY), ᵒ listen overflow (the accept queue overflowed), ᵐ TCP memory pressure, ʳ retransmits, ᵉ errors. Unmarked cells were server-CPU-bound.\n\n",
         );
         out.push_str(&super::capacity::markdown(r));
         cost_tables(&mut out, r, &rows);

@@ -365,6 +365,11 @@ pub struct Cell {
     /// level's loads began; absent when none had to wait, and in results written before.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub settle: Option<Settle>,
+    /// The kernel's TCP counters over the repeats (system-wide, for the network namespace
+    /// the shootout ran in), per response, and what the rules found; absent in results
+    /// written before they were read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<crate::tcp::TcpReport>,
 }
 
 /// Where a cell ended.
@@ -431,6 +436,14 @@ pub struct Repeat {
     /// empty in results from before they were sampled.
     #[serde(default)]
     pub service_connections: Vec<pool::ServiceConnections>,
+    /// How much the kernel's TCP counters grew over the repeat (system-wide, the network
+    /// namespace's); absent in results written before they were read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<crate::tcp::TcpCounts<u64>>,
+    /// This repeat's connect times (HdrHistogram compressed V2, base64, ns); absent when no
+    /// connection was opened, and in results written before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub connect_hdr_base64: Option<String>,
 }
 
 /// The TLS handshakes of one repeat, as the load generator completed them.
@@ -638,6 +651,27 @@ pub enum Bottleneck {
     /// waited on its sockets to the service: the service's latency held the requests.
     #[serde(rename = "waiting-on-the-backend")]
     BackendWait,
+    /// Responses waited for the client's delayed ACK: the server writes them in several
+    /// segments without TCP_NODELAY (the kernel's TCP counters, [`crate::tcp`]).
+    Nagle,
+    /// The server's accept queue overflowed: connects paid SYN retry times.
+    ListenOverflow,
+    /// TCP was short of socket memory: the kernel's waits, not the server's CPU.
+    MemoryPressure,
+    /// Segments were retransmitted (on loopback, dropped by the kernel).
+    Retransmits,
+}
+
+impl From<crate::tcp::TcpFinding> for Bottleneck {
+    fn from(f: crate::tcp::TcpFinding) -> Self {
+        use crate::tcp::TcpFinding;
+        match f {
+            TcpFinding::Nagle => Bottleneck::Nagle,
+            TcpFinding::ListenOverflow => Bottleneck::ListenOverflow,
+            TcpFinding::MemoryPressure => Bottleneck::MemoryPressure,
+            TcpFinding::Retransmits => Bottleneck::Retransmits,
+        }
+    }
 }
 
 impl Bottleneck {
@@ -653,6 +687,10 @@ impl Bottleneck {
             Bottleneck::LockBound => "lock-bound",
             Bottleneck::PoolBound => "pool-bound",
             Bottleneck::BackendWait => "waiting-on-the-backend",
+            Bottleneck::Nagle => "nagle",
+            Bottleneck::ListenOverflow => "listen-overflow",
+            Bottleneck::MemoryPressure => "memory-pressure",
+            Bottleneck::Retransmits => "retransmits",
         }
     }
 }

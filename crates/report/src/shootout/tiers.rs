@@ -176,6 +176,8 @@ pub fn limiting_tier(cell: &Cell, target: &str) -> Option<String> {
         ServiceCpuBound => "a service".into(),
         Neither => "neither".into(),
         Errors => "errors".into(),
+        // The kernel's TCP counters are the namespace's: they name no one tier.
+        Nagle | ListenOverflow | MemoryPressure | Retransmits => "network".into(),
     })
 }
 

@@ -293,6 +293,7 @@ mod tests {
             limiting_tier: None,
             capacity: None,
             settle: None,
+            tcp: None,
         }
     }
 

@@ -76,7 +76,7 @@ pub(super) fn tables(out: &mut String, r: &ShootoutResults, rows: &[&TargetResul
          <span class=\"mk\">ⁿ</span> neither side's CPU saturated (contention, a pool or a lock), \
          <span class=\"mk\">ˡ</span> lock-bound (CPUs not busy, most threads waiting on a futex), \
          <span class=\"mk\">ᵖ</span> pool-bound (a small steady pool of connections to a service, with more requests in flight than it holds), \
-         <span class=\"mk\">ᵇ</span> waiting on the backend (threads on sockets to an idle-ish service), <span class=\"mk\">ᵉ</span> errors. \
+         <span class=\"mk\">ᵇ</span> waiting on the backend (threads on sockets to an idle-ish service), <span class=\"mk\">ᵃ</span> Nagle (responses waited for delayed ACKs: no TCP_NODELAY), <span class=\"mk\">ᵒ</span> listen overflow, <span class=\"mk\">ᵐ</span> TCP memory pressure, <span class=\"mk\">ʳ</span> retransmits, <span class=\"mk\">ᵉ</span> errors. \
          Unmarked cells were server-CPU-bound. Hover a cell for the figures behind its mark.</p>\n",
     );
 }
@@ -382,7 +382,11 @@ fn bottleneck_badge(b: Bottleneck) -> String {
         | Bottleneck::LockBound
         | Bottleneck::PoolBound
         | Bottleneck::BackendWait => "b-warn",
-        Bottleneck::Errors => "b-bad",
+        Bottleneck::Errors
+        | Bottleneck::Nagle
+        | Bottleneck::ListenOverflow
+        | Bottleneck::MemoryPressure
+        | Bottleneck::Retransmits => "b-bad",
     };
     format!("<span class=\"badge {class}\">{}</span>", b.as_str())
 }
