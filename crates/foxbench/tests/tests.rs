@@ -8,6 +8,7 @@ mod capacity;
 mod compare;
 mod doctor;
 mod interop;
+mod netdiag;
 mod series;
 mod shootout;
 mod slo;

@@ -63,6 +63,9 @@ tcp_counters! {
     tcp_lost_retransmit = "TcpExt" "TCPLostRetransmit",
     /// SYN and SYN-ACK retransmissions.
     tcp_syn_retrans = "TcpExt" "TCPSynRetrans",
+    /// Tail loss probes sent: counted in RetransSegs, and spurious on a busy loopback (the
+    /// peer was slow to ACK, not a packet lost).
+    tcp_loss_probes = "TcpExt" "TCPLossProbes",
     /// SYN cookies sent (the SYN queue overflowed).
     syncookies_sent = "TcpExt" "SyncookiesSent",
     /// Times TCP entered memory pressure (`net.ipv4.tcp_mem`).
