@@ -582,9 +582,12 @@ start = "{out}/server {port} {images}"
         assert_eq!(
             rows,
             [
-                "java-blocking[threads=200]",
-                "java-blocking[threads=10000]",
-                "java-async",
+                "java-blocking[threads=200,nodelay=true]",
+                "java-blocking[threads=200,nodelay=false]",
+                "java-blocking[threads=10000,nodelay=true]",
+                "java-blocking[threads=10000,nodelay=false]",
+                "java-async[nodelay=true]",
+                "java-async[nodelay=false]",
                 "java-virtual-threads",
                 "java-netty",
                 "go-nethttp",
