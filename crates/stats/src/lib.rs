@@ -372,6 +372,27 @@ mod tests {
     }
 
     proptest! {
+        /// Against a sorted Vec: every value strictly inside the bounds' equivalence
+        /// ranges is counted, none outside them.
+        #[test]
+        fn count_between_matches_the_exact_count(
+            values in proptest::collection::vec(1u64..100_000_000_000, 0..300),
+            low in 1u64..100_000_000_000,
+            span in 0u64..50_000_000_000,
+        ) {
+            let mut h = Latency::new();
+            for &v in &values {
+                h.record_ns(v);
+            }
+            let high = low + span;
+            let (lo, hi) = (h.lowest_equivalent(low), h.highest_equivalent(high));
+            let inner = values.iter().filter(|&&v| v >= h.highest_equivalent(low) + 1 && v < h.lowest_equivalent(high)).count() as u64;
+            let outer = values.iter().filter(|&&v| v >= lo && v <= hi).count() as u64;
+            let got = h.count_between(low, high);
+            prop_assert!(inner <= got && got <= outer, "{} <= {} <= {}", inner, got, outer);
+            prop_assert_eq!(h.count_between(high + 1, low.saturating_sub(1).max(1).min(high)), 0);
+        }
+
         #[test]
         fn merged_equals_one_histogram_fed_everything(
             parts in proptest::collection::vec(proptest::collection::vec(1u64..50_000_000_000, 0..200), 1..6)
