@@ -97,14 +97,33 @@ impl Cell {
         Some(line)
     }
 
+    /// The kernel's TCP warnings that the verdict did not already name (a Nagle stall
+    /// under a pool's verdict, say), one after the other.
+    pub fn tcp_line(&self) -> Option<String> {
+        let verdict = self.diagnosis.as_ref().map(|d| d.bottleneck);
+        let lines: Vec<String> = self
+            .tcp
+            .iter()
+            .flat_map(|t| &t.warnings)
+            .filter(|w| Some(super::Bottleneck::from(w.kind)) != verdict)
+            .map(|w| format!("TCP {}: {}", w.kind.as_str(), w.detail))
+            .collect();
+        (!lines.is_empty()).then(|| lines.join("; "))
+    }
+
     /// `why` (a diagnosis' detail or a cell's message) with the cell's notes after it.
     pub fn why_with_notes(&self, why: String) -> String {
-        [Some(why), self.limits_line(), self.settle_line()]
-            .into_iter()
-            .flatten()
-            .filter(|s| !s.is_empty())
-            .collect::<Vec<_>>()
-            .join("; ")
+        [
+            Some(why),
+            self.limits_line(),
+            self.settle_line(),
+            self.tcp_line(),
+        ]
+        .into_iter()
+        .flatten()
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ")
     }
 }
 
@@ -146,5 +165,31 @@ mod tests {
         );
         let v = serde_json::to_value(&c).unwrap();
         assert_eq!(v["settle"]["unsettled"], 1);
+    }
+
+    #[test]
+    fn tcp_warnings_the_verdict_did_not_name_follow_it() {
+        use crate::tcp::{TcpFinding, TcpReport, TcpWarning};
+        let mut c: Cell = serde_json::from_value(serde_json::json!({
+            "scenario": "plain", "level": "c10", "connections": 10, "keepalive": true,
+            "pipeline": 1, "status": "measured", "warmup_s": 0.5, "warmup_rps": [],
+            "repeats": [],
+            "diagnosis": { "bottleneck": "pool-bound", "detail": "pool" }
+        }))
+        .unwrap();
+        assert_eq!(c.why_with_notes("pool".into()), "pool");
+        let warn = |kind| TcpWarning {
+            kind,
+            detail: "evidence".into(),
+        };
+        c.tcp = Some(TcpReport {
+            deltas: Default::default(),
+            per_request: None,
+            warnings: vec![warn(TcpFinding::Nagle)],
+        });
+        assert_eq!(c.why_with_notes("pool".into()), "pool; TCP nagle: evidence");
+        // The verdict's own warning is its detail already.
+        c.diagnosis.as_mut().unwrap().bottleneck = super::super::Bottleneck::Nagle;
+        assert_eq!(c.why_with_notes("nagle".into()), "nagle");
     }
 }
