@@ -29,6 +29,7 @@
 
 pub mod capacity;
 mod control;
+pub mod h2;
 mod interval;
 pub mod limits;
 mod plan;
