@@ -69,6 +69,25 @@ pub struct LoadArgs {
     #[arg(long = "pipeline", default_value_t = 1)]
     pub pipeline: usize,
 
+    /// Speak HTTP/2: h2 negotiated by ALPN for https://, h2c with prior knowledge for
+    /// http://. A server that cannot is one line and exit 2.
+    #[arg(long = "http2")]
+    pub http2: bool,
+
+    /// --http2: streams kept in flight on each connection (h2load's -m), never more than
+    /// the server's SETTINGS_MAX_CONCURRENT_STREAMS.
+    #[arg(long = "streams", default_value_t = 1, requires = "http2")]
+    pub streams: u32,
+
+    /// --http2: the receive window of each stream, in bytes (default 2^30-1, as h2load's).
+    /// (--window is --find-max's.)
+    #[arg(long = "stream-window", value_name = "BYTES", requires = "http2")]
+    pub stream_window: Option<u32>,
+
+    /// --http2: the receive window of each connection, in bytes (default 2^30-1).
+    #[arg(long = "connection-window", value_name = "BYTES", requires = "http2")]
+    pub connection_window: Option<u32>,
+
     /// Open model: send this many requests per second in total, answered or not, and
     /// time each from when it was due (corrects coordinated omission). A ramp:
     /// `1000..20000/60s`; stages `1000/10s,5000/30s` (each reached at its end); steps
@@ -255,7 +274,12 @@ fn flag_error(e: &PlanError) -> String {
     let flag = match e {
         PlanError::Connections => "--connections",
         PlanError::Threads => "--threads",
-        PlanError::Pipeline | PlanError::PipelineWithoutKeepalive => "--pipeline",
+        PlanError::Pipeline
+        | PlanError::PipelineWithoutKeepalive
+        | PlanError::PipelineWithHttp2 => "--pipeline",
+        PlanError::Streams | PlanError::StreamsWithoutKeepalive => "--streams",
+        PlanError::Window => "--stream-window",
+        PlanError::ConnectionWindow => "--connection-window",
         PlanError::Rate(_) => "--rate",
         PlanError::Requests => "--requests",
         PlanError::Duration => "--duration",
@@ -306,6 +330,15 @@ pub(crate) fn build_plan(args: &LoadArgs) -> Result<Plan> {
     plan.connections = args.connections;
     plan.threads = threads;
     plan.pipeline = args.pipeline;
+    if args.http2 {
+        let d = load::H2Options::default();
+        plan.protocol = load::Protocol::Http2(load::H2Options {
+            streams: args.streams,
+            window: args.stream_window.unwrap_or(d.window),
+            connection_window: args.connection_window.unwrap_or(d.connection_window),
+            ..d
+        });
+    }
     plan.keepalive = !args.no_keepalive;
     plan.timeout = args.timeout;
     plan.connect_timeout = args.connect_timeout;

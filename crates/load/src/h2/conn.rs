@@ -245,11 +245,13 @@ impl Conn {
     }
 
     /// The server's SETTINGS_MAX_CONCURRENT_STREAMS, once it said one.
+    #[cfg(test)]
     pub fn server_max_streams(&self) -> Option<u32> {
         (self.settings_seen && self.peer_max_streams != u32::MAX).then_some(self.peer_max_streams)
     }
 
     /// Streams open now.
+    #[cfg(test)]
     pub fn open_streams(&self) -> usize {
         self.streams.len()
     }

@@ -49,7 +49,6 @@ pub(crate) mod setting {
     pub const MAX_CONCURRENT_STREAMS: u16 = 3;
     pub const INITIAL_WINDOW_SIZE: u16 = 4;
     pub const MAX_FRAME_SIZE: u16 = 5;
-    pub const MAX_HEADER_LIST_SIZE: u16 = 6;
 }
 
 /// HTTP/2 error codes (RFC 9113 7), 0..=13; others are reported as "other".

@@ -53,7 +53,7 @@ impl RequestShape {
             max_block: 0,
         };
         let mut block = Vec::new();
-        let mut field = |block: &mut Vec<u8>, raw: &mut u64, name: &str, value: &str| {
+        let field = |block: &mut Vec<u8>, raw: &mut u64, name: &str, value: &str| {
             hpack::put_field(block, name, value);
             *raw += (name.len() + value.len()) as u64;
         };
