@@ -235,7 +235,19 @@ impl Conn {
         } else if !self.settings_seen {
             1
         } else {
-            self.opts.streams.min(self.peer_max_streams) as usize
+            let allowed = self.opts.streams.min(self.peer_max_streams) as usize;
+            // Never more new streams than IDs are left: one past 2^31 - 1 would go out with
+            // the reserved bit set, as stream 1 (found against nginx).
+            allowed.min(self.streams.len() + self.ids_left())
+        }
+    }
+
+    /// Stream IDs left for new streams on this connection.
+    fn ids_left(&self) -> usize {
+        if self.ids_exhausted() {
+            0
+        } else {
+            ((frame::MAX_STREAM_ID - self.next_id) / 2 + 1) as usize
         }
     }
 
@@ -269,6 +281,7 @@ impl Conn {
         counts: &mut H2Counts,
     ) -> u32 {
         self.start(out);
+        debug_assert!(!self.ids_exhausted(), "a stream opened past the last ID");
         let id = self.next_id;
         self.next_id = self.next_id.saturating_add(2);
         let (sent, raw) = shape.put_headers(id, shape.body.is_empty(), rng, scratch, out);

@@ -191,6 +191,10 @@ impl Worker {
         }
         if expired {
             self.flush(idx, now);
+            // The streams freed are room for the requests still to come.
+            if self.cfg.keepalive && self.slots[idx].phase == Phase::Open && self.room(idx) > 0 {
+                let _ = self.offer(idx, now);
+            }
         }
     }
 

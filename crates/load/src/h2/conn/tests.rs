@@ -441,8 +441,10 @@ fn window_updates_as_data_is_consumed() {
     assert_eq!(r, Err(ConnError::Local(Violation::FlowControl)));
 }
 
+/// Regression: the room was the streams allowed, not the IDs left, so the stream after
+/// 2^31 - 1 went out as stream 1 and nginx closed the connection (PROTOCOL_ERROR).
 #[test]
-fn stream_ids_run_out_before_2_pow_31() {
+fn stream_ids_run_out_before_2_pow_31_capacity_counts_ids_left() {
     let mut f = Fixture::new(
         H2Options {
             first_stream_id: frame::MAX_STREAM_ID - 2,
@@ -450,8 +452,15 @@ fn stream_ids_run_out_before_2_pow_31() {
         },
         0,
     );
+    f.feed(&settings(&[])).1.unwrap();
+    assert_eq!(
+        f.c.capacity(),
+        2,
+        "two IDs left, though four streams are allowed"
+    );
     f.open(1);
     assert!(!f.c.ids_exhausted());
+    assert_eq!(f.c.capacity(), 2, "one open, one ID left");
     f.open(1);
     assert_eq!(f.ids, [frame::MAX_STREAM_ID - 2, frame::MAX_STREAM_ID]);
     assert!(f.c.ids_exhausted());
