@@ -320,7 +320,7 @@ pub fn explain(err: &rustls::Error, host: &str) -> String {
             format!("certificate for {host} was rejected ({e:?}): pass --cacert FILE or --insecure")
         }
         Error::AlertReceived(AlertDescription::NoApplicationProtocol) => format!(
-            "{host} offers no HTTP/1.1 over TLS (ALPN): it speaks only h2, and foxbench load speaks HTTP/1.1; use h2load"
+            "{host} offers no HTTP/1.1 over TLS (ALPN): it speaks only h2: pass --http2"
         ),
         Error::AlertReceived(AlertDescription::ProtocolVersion) => format!(
             "{host} accepts none of TLS 1.2 and 1.3, the versions foxbench speaks"
