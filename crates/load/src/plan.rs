@@ -447,6 +447,43 @@ mod tests {
     }
 
     #[test]
+    fn http2_settings_that_make_no_sense_are_refused_one_line_each() {
+        let mut ok = Plan::new(Target::parse("http://127.0.0.1:1/").unwrap());
+        fn h2(streams: u32, window: u32, connection_window: u32) -> Protocol {
+            Protocol::Http2(H2Options {
+                streams,
+                window,
+                connection_window,
+                ..H2Options::default()
+            })
+        }
+        ok.protocol = h2(10, 65_535, 65_535);
+        assert_eq!(ok.validate(), Ok(()));
+        assert_eq!(ok.per_connection(), 10);
+        type Spoil = fn(&mut Plan);
+        let cases: [(Spoil, PlanError); 6] = [
+            (|p| p.pipeline = 2, PlanError::PipelineWithHttp2),
+            (|p| p.keepalive = false, PlanError::StreamsWithoutKeepalive),
+            (|p| p.protocol = h2(0, 1, 65_535), PlanError::Streams),
+            (|p| p.protocol = h2(1, 0, 65_535), PlanError::Window),
+            (|p| p.protocol = h2(1, 1 << 31, 65_535), PlanError::Window),
+            (|p| p.protocol = h2(1, 1, 1000), PlanError::ConnectionWindow),
+        ];
+        for (spoil, want) in cases {
+            let mut p = ok.clone();
+            spoil(&mut p);
+            assert_eq!(p.validate(), Err(want.clone()));
+            let text = want.to_string();
+            assert!(!text.contains('\n'), "{text}");
+        }
+        // One stream per connection without keep-alive is what h2 does then.
+        let mut p = ok.clone();
+        p.protocol = h2(1, 65_535, 65_535);
+        p.keepalive = false;
+        assert_eq!(p.validate(), Ok(()));
+    }
+
+    #[test]
     fn threads_never_outnumber_connections() {
         let mut p = Plan::new(Target::parse("http://127.0.0.1:1/").unwrap());
         p.threads = 8;
