@@ -590,11 +590,7 @@ impl Conn {
                     r?;
                 }
             }
-            kind::PRIORITY => {
-                if p.len() != 5 {
-                    return violation(Violation::FrameSize);
-                }
-            }
+            kind::PRIORITY if p.len() != 5 => return violation(Violation::FrameSize),
             kind::RST_STREAM => {
                 if h.stream == 0 {
                     return violation(Violation::Protocol);
@@ -626,7 +622,7 @@ impl Conn {
                     }
                     return Ok(());
                 }
-                if p.len() % 6 != 0 {
+                if !p.len().is_multiple_of(6) {
                     return violation(Violation::FrameSize);
                 }
                 if self.settings_seen {

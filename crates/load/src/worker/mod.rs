@@ -768,10 +768,9 @@ impl Worker {
                             .conn
                             .as_ref()
                             .is_some_and(Transport::is_established)
+                        && !self.established(idx)
                     {
-                        if !self.established(idx) {
-                            return;
-                        }
+                        return;
                     }
                     if !done {
                         // A short write means the socket buffer is full: wait for the edge.
