@@ -921,6 +921,8 @@ mod tests {
                 reconnects: 9,
                 closed_by_server: 0,
             },
+            protocol: None,
+            http2: None,
             tls: None,
             open: None,
             client: Client {
