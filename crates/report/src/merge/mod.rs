@@ -364,8 +364,7 @@ pub fn merge(sources: &[Source], opts: Options) -> Result<LoadReport, MergeError
     let elapsed_s = ((end - t0 as f64) / 1e9).max(1e-9);
 
     let mut m = first.clone();
-    // HTTP/2 counts are not merged across agents yet: absent rather than shard 0's alone.
-    m.http2 = None;
+    m.http2 = crate::http2::Http2Report::merge(by_shard.values().map(|s| s.report.http2.as_ref()));
     // Saturating: real counts never come near u64::MAX, crafted ones must not panic.
     let sum = |f: &dyn Fn(&LoadReport) -> u64| {
         by_shard
