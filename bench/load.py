@@ -56,8 +56,18 @@ SCENARIOS = {
     "tls-noka-resume-c10": dict(c=10, keepalive=False, pipeline=1, tls="resume",
                                 desc="TLS, new connection per request, sessions resumed, c=10",
                                 servers=["nginx-tls"]),
+    # HTTP/2 (h2: streams per connection) against nginx with `listen ... http2`, over TLS
+    # (ALPN) and h2c (prior knowledge). The baseline is h2load, nghttp2's own client.
+    "h2-c10-m1": dict(c=10, keepalive=True, pipeline=1, h2=1, desc="HTTP/2, c=10, 1 stream",
+                      servers=["nginx-h2", "nginx-h2c"], tools=["foxbench", "h2load", "oha"]),
+    "h2-c10-m10": dict(c=10, keepalive=True, pipeline=1, h2=10, desc="HTTP/2, c=10, 10 streams",
+                       servers=["nginx-h2", "nginx-h2c"], tools=["foxbench", "h2load", "oha"]),
+    "h2-c100-m10": dict(c=100, keepalive=True, pipeline=1, h2=10,
+                        desc="HTTP/2, c=100, 10 streams",
+                        servers=["nginx-h2", "nginx-h2c"], tools=["foxbench", "h2load", "oha"]),
 }
-BASELINE = {"noka-c10": "ab", "pipe16-c10": "wrk", "tls-noka-full-c10": "ab",
+BASELINE = {"h2-c10-m1": "h2load", "h2-c10-m10": "h2load", "h2-c100-m10": "h2load",
+            "noka-c10": "ab", "pipe16-c10": "wrk", "tls-noka-full-c10": "ab",
             "tls-noka-resume-c10": "oha"}  # default: wrk
 
 
@@ -188,6 +198,9 @@ class H2load(Tool):
     def command(self, sc, url, seconds, count):
         if not sc["keepalive"]:
             raise Skip("h2load has no no-keep-alive mode")
+        if sc.get("h2"):
+            m = sc["h2"]
+            return [self.path, "-t1", f"-c{sc['c']}", f"-m{m}", f"-n{max(count, sc['c'] * m)}", url]
         cmd = [self.path, "--h1", "-t1", f"-c{sc['c']}", f"-n{max(count, sc['c'] * sc['pipeline'])}"]
         if sc["pipeline"] > 1:
             cmd.append(f"-m{sc['pipeline']}")  # with --h1, -m is the pipelining depth
@@ -282,8 +295,12 @@ class Oha(Tool):
             cmd += self.json_flag
         if not sc["keepalive"]:
             cmd.append("--disable-keepalive")
-        if sc.get("tls"):
+        if sc.get("tls") or url.startswith("https"):
             cmd.append("--insecure")  # the test certificate; the others do not verify either
+        if sc.get("h2"):
+            if url.startswith("http://"):
+                raise Skip("oha speaks h2 only over TLS (no prior-knowledge h2c)")
+            cmd += ["--http2", "-p", str(sc["h2"])]
         return cmd + [url]
 
     def parse(self, out, err):
@@ -341,7 +358,9 @@ class Foxbench(Tool):
             cmd += ["--pipeline", str(sc["pipeline"])]
         if not sc["keepalive"]:
             cmd.append("--no-keepalive")
-        if sc.get("tls"):
+        if sc.get("h2"):
+            cmd += ["--http2", "--streams", str(sc["h2"])]
+        if sc.get("tls") or url.startswith("https"):
             # Verifies the handshake's signature, not the test certificate's chain.
             cmd.append("--insecure")
             if sc["tls"] == "full":
@@ -357,7 +376,8 @@ class Foxbench(Tool):
         # The contract's kinds; finer sub-kinds (connect_refused, ...) go to detail so
         # nothing is counted twice.
         all_errors = j.get("errors") or {}
-        errors = {k: all_errors[k] for k in ("connect", "write", "read", "parse", "timeout", "tls")
+        errors = {k: all_errors[k] for k in ("connect", "write", "read", "parse", "timeout", "tls",
+                                             "reset", "protocol")
                   if all_errors.get(k)}
         if req.get("failed_status"):
             errors["status"] = req["failed_status"]
@@ -512,7 +532,7 @@ class Server:
 
     @property
     def url(self):
-        scheme = "https" if self.name == "nginx-tls" else "http"
+        scheme = "https" if self.name in ("nginx-tls", "nginx-h2") else "http"
         return f"{scheme}://127.0.0.1:{self.port}/"
 
     def start(self):
@@ -522,13 +542,16 @@ class Server:
             subprocess.run(["make", "-s", "-C", os.path.dirname(binary)], check=True)
             self.cmd = [binary, "-w", "1", str(self.port), "5"]
             self.proc = spawn(self.cmd, SERVER_CPU, log, log)
-        elif self.name in ("nginx", "nginx-tls"):
+        elif self.name in ("nginx", "nginx-tls", "nginx-h2", "nginx-h2c"):
             prefix = os.path.join(self.tmp, self.name)
             os.makedirs(os.path.join(prefix, "tmp"), exist_ok=True)
             with open(os.path.join(HERE, "nginx/return302.conf")) as f:
                 conf = f.read().replace("127.0.0.1:8081", f"127.0.0.1:{self.port}")
-            if self.name == "nginx-tls":
-                conf = conf.replace(" reuseport;", " reuseport ssl;\n" + tls_directives(prefix))
+            if self.name in ("nginx-tls", "nginx-h2"):
+                http2 = " http2" if self.name == "nginx-h2" else ""
+                conf = conf.replace(" reuseport;", f" reuseport ssl{http2};\n" + tls_directives(prefix))
+            elif self.name == "nginx-h2c":
+                conf = conf.replace(" reuseport;", " reuseport http2;")
             conf_path = os.path.join(prefix, "nginx.conf")
             with open(conf_path, "w") as f:
                 f.write(conf)
@@ -536,18 +559,37 @@ class Server:
             self.cmd = [nginx, "-p", prefix, "-e", "stderr", "-c", conf_path, "-g", "daemon off;"]
             self.proc = spawn(self.cmd, SERVER_CPU, log, log)
         else:
-            raise SystemExit(f"unknown server {self.name!r}: expected c-epoll, nginx or nginx-tls")
+            raise SystemExit(f"unknown server {self.name!r}: expected c-epoll, nginx, nginx-tls, "
+                             "nginx-h2 or nginx-h2c")
         deadline = time.monotonic() + 10
         while True:
             if self.proc.poll() is not None:
                 raise SystemExit(f"{self.name} exited at startup; see {log.name}")
+            if self.name == "nginx-h2c":
+                # h2c only: verified by h2load below, HTTP/1.1 is not spoken on this port.
+                try:
+                    socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                    resp = None
+                    break
+                except OSError:
+                    if time.monotonic() > deadline:
+                        raise SystemExit(f"{self.name} did not listen on 127.0.0.1:{self.port}")
+                    time.sleep(0.05)
+                    continue
             try:
-                resp = http_get(self.port, tls=self.name == "nginx-tls")
+                resp = http_get(self.port, tls=self.name in ("nginx-tls", "nginx-h2"))
                 break
             except OSError:
                 if time.monotonic() > deadline:
                     raise SystemExit(f"{self.name} did not listen on 127.0.0.1:{self.port} within 10 s")
                 time.sleep(0.05)
+        if resp is None:
+            h2load = shutil.which("h2load") or "/usr/bin/h2load"
+            r = subprocess.run([h2load, "-n1", "-c1", self.url], capture_output=True, text=True,
+                               timeout=10)
+            if "1 succeeded" not in r.stdout or "0 2xx, 1 3xx" not in r.stdout:
+                raise SystemExit(f"{self.name} did not answer h2c with a 302: {r.stdout[-300:]}")
+            return
         # Verify before loading: a fast wrong answer wins nothing.
         head = resp.split(b"\r\n\r\n", 1)[0]
         if not re.match(rb"HTTP/1\.1 302 ", head) or b"\r\nLocation: " + AVATAR_PREFIX not in head:

@@ -69,6 +69,25 @@ pub struct LoadArgs {
     #[arg(long = "pipeline", default_value_t = 1)]
     pub pipeline: usize,
 
+    /// Speak HTTP/2: h2 negotiated by ALPN for https://, h2c with prior knowledge for
+    /// http://. A server that cannot is one line and exit 2.
+    #[arg(long = "http2")]
+    pub http2: bool,
+
+    /// --http2: streams kept in flight on each connection (h2load's -m), never more than
+    /// the server's SETTINGS_MAX_CONCURRENT_STREAMS.
+    #[arg(long = "streams", default_value_t = 1, requires = "http2")]
+    pub streams: u32,
+
+    /// --http2: the receive window of each stream, in bytes (default 2^30-1, as h2load's).
+    /// (--window is --find-max's.)
+    #[arg(long = "stream-window", value_name = "BYTES", requires = "http2")]
+    pub stream_window: Option<u32>,
+
+    /// --http2: the receive window of each connection, in bytes (default 2^30-1).
+    #[arg(long = "connection-window", value_name = "BYTES", requires = "http2")]
+    pub connection_window: Option<u32>,
+
     /// Open model: send this many requests per second in total, answered or not, and
     /// time each from when it was due (corrects coordinated omission). A ramp:
     /// `1000..20000/60s`; stages `1000/10s,5000/30s` (each reached at its end); steps
@@ -255,7 +274,12 @@ fn flag_error(e: &PlanError) -> String {
     let flag = match e {
         PlanError::Connections => "--connections",
         PlanError::Threads => "--threads",
-        PlanError::Pipeline | PlanError::PipelineWithoutKeepalive => "--pipeline",
+        PlanError::Pipeline
+        | PlanError::PipelineWithoutKeepalive
+        | PlanError::PipelineWithHttp2 => "--pipeline",
+        PlanError::Streams | PlanError::StreamsWithoutKeepalive => "--streams",
+        PlanError::Window => "--stream-window",
+        PlanError::ConnectionWindow => "--connection-window",
         PlanError::Rate(_) => "--rate",
         PlanError::Requests => "--requests",
         PlanError::Duration => "--duration",
@@ -306,6 +330,15 @@ pub(crate) fn build_plan(args: &LoadArgs) -> Result<Plan> {
     plan.connections = args.connections;
     plan.threads = threads;
     plan.pipeline = args.pipeline;
+    if args.http2 {
+        let d = load::H2Options::default();
+        plan.protocol = load::Protocol::Http2(load::H2Options {
+            streams: args.streams,
+            window: args.stream_window.unwrap_or(d.window),
+            connection_window: args.connection_window.unwrap_or(d.connection_window),
+            ..d
+        });
+    }
     plan.keepalive = !args.no_keepalive;
     plan.timeout = args.timeout;
     plan.connect_timeout = args.connect_timeout;
@@ -678,7 +711,44 @@ pub(crate) fn build_report(
         r.counts.completed(),
         used.max_rss_bytes,
     );
-    LoadReport::new(target, config, measured, table, intervals, client)
+    let mut report = LoadReport::new(target, config, measured, table, intervals, client);
+    if let load::Protocol::Http2(opts) = plan.protocol {
+        let over_tls = plan.target.scheme == load::Scheme::Https;
+        report.protocol = Some(if over_tls { "h2" } else { "h2c" }.into());
+        report.http2 = r.h2.as_ref().map(|h| http2_report(h, opts, r));
+    }
+    report
+}
+
+/// The HTTP/2 section of the report, from the engine's counts.
+fn http2_report(h: &load::H2Counts, opts: load::H2Options, r: &RunResult) -> report::Http2Report {
+    let by_code = |counts: &[u64; 15]| {
+        counts
+            .iter()
+            .zip(load::h2::CODE_NAMES)
+            .filter(|(n, _)| **n > 0)
+            .map(|(n, name)| (name.to_string(), *n))
+            .collect()
+    };
+    report::Http2Report {
+        alpn: r.tls.as_ref().and_then(|t| t.alpn.clone()),
+        streams: u64::from(opts.streams),
+        server_max_streams: h.server_max_streams.map(u64::from),
+        streams_used_max: h.streams_used_max,
+        connections: h.connections,
+        retries: h.retries,
+        id_rollovers: h.id_rollovers,
+        pings_answered: h.pings_answered,
+        header_bytes_sent: h.header_bytes_sent,
+        header_bytes_sent_decoded: h.header_bytes_sent_raw,
+        header_bytes_received: h.header_bytes_received,
+        header_bytes_received_decoded: h.header_bytes_received_raw,
+        hpack_saving_percent: h.hpack_saving().map(|s| s * 100.0),
+        rst_stream: by_code(&h.rst_received),
+        goaway: by_code(&h.goaway_received),
+        stream_window: u64::from(opts.window),
+        connection_window: u64::from(opts.connection_window),
+    }
 }
 
 /// Requests the schedule made due for this shard over a run that lasted `elapsed` (at

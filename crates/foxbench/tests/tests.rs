@@ -7,6 +7,7 @@ mod agents;
 mod capacity;
 mod compare;
 mod doctor;
+mod http2;
 mod interop;
 mod netdiag;
 mod series;
@@ -57,10 +58,12 @@ fn result(json: &[u8]) -> Value {
         "{r}"
     );
     let e = &v["errors"];
-    let kinds: u64 = ["connect", "write", "read", "parse", "timeout", "tls"]
-        .iter()
-        .map(|k| e[*k].as_u64().unwrap())
-        .sum();
+    let kinds: u64 = [
+        "connect", "write", "read", "parse", "timeout", "tls", "reset", "protocol",
+    ]
+    .iter()
+    .map(|k| e[*k].as_u64().unwrap())
+    .sum();
     assert_eq!(n("errors"), kinds);
     v
 }

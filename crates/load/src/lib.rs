@@ -1,4 +1,5 @@
-//! The foxbench load engine: HTTP/1.1 over many connections, one event loop per thread.
+//! The foxbench load engine: HTTP/1.1 or HTTP/2 over many connections, one event loop per
+//! thread.
 //!
 //! This crate owns sending requests and framing responses: the [`Plan`] says what load to
 //! apply, [`run`] applies it and returns a [`RunResult`] of counts and histograms, and
@@ -24,11 +25,16 @@
 //! Accounting: every request issued ends in exactly one outcome, so
 //! `sent = ok + failed_status + errors + in_flight` holds for every run.
 //!
+//! HTTP/2 ([`Protocol::Http2`], `--http2`) lives in [`h2`], sans I/O: the worker feeds it
+//! the bytes it reads and writes what it appends, as it does with the HTTP/1 framer. A
+//! request is a stream; `--streams` play the part pipelining plays for HTTP/1.1.
+//!
 //! [`Schedule`]: schedule
 #![forbid(unsafe_code)]
 
 pub mod capacity;
 mod control;
+pub mod h2;
 mod interval;
 pub mod limits;
 mod plan;
@@ -51,7 +57,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub use control::{Control, Snapshot};
-pub use plan::{Arrival, Plan, PlanError, StatusSet, Stop, MAX_PIPELINE};
+pub use h2::{H2Counts, H2Options};
+pub use plan::{Arrival, Plan, PlanError, Protocol, StatusSet, Stop, MAX_PIPELINE};
 pub use rate::{Rate, RateError, Stage};
 pub use response::{parse_head, Chunked, Framer, Framing, Head, ParseError, Step, MAX_HEAD};
 pub use setup::{connect_blocking, fds_needed, preflight, raise_fd_limit, Connection, SetupError};
@@ -132,6 +139,9 @@ pub struct RunResult {
     pub status: Vec<(u16, u64)>,
     /// Per row of the request table, in the plan's order.
     pub shapes: Vec<ShapeCounts>,
+    /// HTTP/2's counts (streams, retries, resets and GOAWAYs by code, header bytes);
+    /// `None` under HTTP/1.1.
+    pub h2: Option<H2Counts>,
     /// Wall time from the start of the workers to the end of the last one.
     pub elapsed: Duration,
     /// True when the run was stopped early through [`Control::stop`].
@@ -166,10 +176,15 @@ pub fn run_with_intervals(
         &plan.requests,
         plan.selection,
         !plan.keepalive,
+        matches!(plan.protocol, Protocol::Http2(_)),
     )?);
     let tls = match plan.target.scheme {
         Scheme::Http => None,
-        Scheme::Https => Some(tls::Connector::new(&plan.target.host, &plan.tls)?),
+        Scheme::Https => Some(tls::Connector::new(
+            &plan.target.host,
+            &plan.tls,
+            matches!(plan.protocol, Protocol::Http2(_)),
+        )?),
     };
     let budget = match plan.stop {
         Stop::Requests(n) => Some(Arc::new(schedule::Budget::new(n, threads))),
@@ -187,6 +202,7 @@ pub fn run_with_intervals(
             seed: plan.seed,
             connections: shard::share(plan.connections as u64, threads as u64, id as u64) as usize,
             pipeline: plan.pipeline,
+            protocol: plan.protocol,
             keepalive: plan.keepalive,
             schedule: schedule::Schedule::new(
                 plan.arrival.clone(),
@@ -234,6 +250,7 @@ pub fn run_with_intervals(
     let mut tls_info = None;
     let mut status = vec![0u64; 1000];
     let mut shapes = vec![ShapeCounts::default(); plan.requests.len()];
+    let mut h2 = H2Counts::default();
     let mut first_err = None;
     for h in handles {
         match h.join() {
@@ -249,6 +266,7 @@ pub fn run_with_intervals(
                     .merge(&w.handshake_resumed)
                     .expect("same bounds");
                 tls_info = tls_info.or(w.tls);
+                h2.merge(&w.h2);
                 for (i, n) in w.status.iter().enumerate() {
                     status[i] += n;
                 }
@@ -283,6 +301,7 @@ pub fn run_with_intervals(
             .map(|(c, &n)| (c as u16, n))
             .collect(),
         shapes,
+        h2: matches!(plan.protocol, Protocol::Http2(_)).then_some(h2),
         elapsed,
         interrupted: control.stopped(),
     })

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use crate::h2::H2Options;
 use crate::shard::Shard;
 use crate::table::Selection;
 use crate::{Rate, RequestSpec, Target, TlsOptions};
@@ -28,6 +29,17 @@ pub enum Stop {
     Requests(u64),
     /// After this long; requests still unanswered then are counted as in flight.
     Duration(Duration),
+}
+
+/// The HTTP version spoken on every connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Protocol {
+    /// HTTP/1.1, with `pipeline` requests in flight per connection.
+    #[default]
+    Http1,
+    /// HTTP/2 (`--http2`): h2 negotiated by ALPN over TLS, h2c with prior knowledge over
+    /// plain TCP; streams and windows as set.
+    Http2(H2Options),
 }
 
 /// Which status codes count as failures.
@@ -129,6 +141,8 @@ pub struct Plan {
     pub interval: Duration,
     /// Certificate verification and resumption, for an https:// target.
     pub tls: TlsOptions,
+    /// HTTP/1.1 or HTTP/2.
+    pub protocol: Protocol,
     /// Which share of a plan run by several agents this is ([`Plan::shard`]); the whole
     /// plan by default. Connections and `-n` above are already this shard's.
     pub shard: Shard,
@@ -163,6 +177,16 @@ pub enum PlanError {
     Interval,
     /// An empty request table.
     NoRequests,
+    /// Pipelining asked for under HTTP/2, where streams take its place.
+    PipelineWithHttp2,
+    /// Streams out of range.
+    Streams,
+    /// More than one stream per connection without keep-alive.
+    StreamsWithoutKeepalive,
+    /// A stream window out of range.
+    Window,
+    /// A connection window out of range.
+    ConnectionWindow,
     /// A whole-number setting too small to give every shard at least one.
     Shard {
         /// The setting: "connections" or "requests".
@@ -180,7 +204,12 @@ impl PlanError {
         match self {
             PlanError::Connections => "connections",
             PlanError::Threads => "threads",
-            PlanError::Pipeline | PlanError::PipelineWithoutKeepalive => "pipeline",
+            PlanError::Pipeline
+            | PlanError::PipelineWithoutKeepalive
+            | PlanError::PipelineWithHttp2 => "pipeline",
+            PlanError::Streams | PlanError::StreamsWithoutKeepalive => "streams",
+            PlanError::Window => "window",
+            PlanError::ConnectionWindow => "connection window",
             PlanError::Rate(_) => "rate",
             PlanError::Requests => "requests",
             PlanError::Duration => "duration",
@@ -202,6 +231,16 @@ impl PlanError {
             PlanError::PipelineWithoutKeepalive => {
                 "needs keep-alive: a new connection per request carries one request".into()
             }
+            PlanError::PipelineWithHttp2 => {
+                "has no meaning under HTTP/2: streams multiplex requests instead (--streams)"
+                    .into()
+            }
+            PlanError::Streams => format!("must be between 1 and {MAX_PIPELINE}"),
+            PlanError::StreamsWithoutKeepalive => {
+                "above 1 needs keep-alive: a new connection per request carries one stream".into()
+            }
+            PlanError::Window => "must be between 1 and 2147483647 bytes".into(),
+            PlanError::ConnectionWindow => "must be between 65535 and 2147483647 bytes".into(),
             PlanError::Rate(r) => {
                 format!("must be a positive number of requests per second, not {r}")
             }
@@ -251,6 +290,7 @@ impl Plan {
             fail_status: StatusSet::outside_2xx_3xx(),
             interval: Duration::from_secs(1),
             tls: TlsOptions::default(),
+            protocol: Protocol::Http1,
             shard: Shard::WHOLE,
         }
     }
@@ -292,6 +332,23 @@ impl Plan {
         if !self.keepalive && self.pipeline > 1 {
             return Err(PlanError::PipelineWithoutKeepalive);
         }
+        if let Protocol::Http2(h2) = &self.protocol {
+            if self.pipeline > 1 {
+                return Err(PlanError::PipelineWithHttp2);
+            }
+            if h2.streams == 0 || h2.streams as usize > MAX_PIPELINE {
+                return Err(PlanError::Streams);
+            }
+            if !self.keepalive && h2.streams > 1 {
+                return Err(PlanError::StreamsWithoutKeepalive);
+            }
+            if h2.window == 0 || h2.window > crate::h2::frame::MAX_WINDOW {
+                return Err(PlanError::Window);
+            }
+            if !(65_535..=crate::h2::frame::MAX_WINDOW).contains(&h2.connection_window) {
+                return Err(PlanError::ConnectionWindow);
+            }
+        }
         if let Arrival::Open { rate } = &self.arrival {
             let peak = rate.peak_per_sec();
             if !(peak.is_finite() && peak > 0.0) {
@@ -316,6 +373,14 @@ impl Plan {
             return Err(PlanError::NoRequests);
         }
         Ok(())
+    }
+
+    /// Requests one connection may carry at once: the pipeline depth, or the streams.
+    pub fn per_connection(&self) -> usize {
+        match self.protocol {
+            Protocol::Http1 => self.pipeline,
+            Protocol::Http2(h2) => h2.streams as usize,
+        }
     }
 
     /// The number of worker threads the plan really uses: never more than its connections.
@@ -379,6 +444,43 @@ mod tests {
             rate: Rate::constant(f64::NAN),
         };
         assert!(matches!(p.validate(), Err(PlanError::Rate(_))));
+    }
+
+    #[test]
+    fn http2_settings_that_make_no_sense_are_refused_one_line_each() {
+        let mut ok = Plan::new(Target::parse("http://127.0.0.1:1/").unwrap());
+        fn h2(streams: u32, window: u32, connection_window: u32) -> Protocol {
+            Protocol::Http2(H2Options {
+                streams,
+                window,
+                connection_window,
+                ..H2Options::default()
+            })
+        }
+        ok.protocol = h2(10, 65_535, 65_535);
+        assert_eq!(ok.validate(), Ok(()));
+        assert_eq!(ok.per_connection(), 10);
+        type Spoil = fn(&mut Plan);
+        let cases: [(Spoil, PlanError); 6] = [
+            (|p| p.pipeline = 2, PlanError::PipelineWithHttp2),
+            (|p| p.keepalive = false, PlanError::StreamsWithoutKeepalive),
+            (|p| p.protocol = h2(0, 1, 65_535), PlanError::Streams),
+            (|p| p.protocol = h2(1, 0, 65_535), PlanError::Window),
+            (|p| p.protocol = h2(1, 1 << 31, 65_535), PlanError::Window),
+            (|p| p.protocol = h2(1, 1, 1000), PlanError::ConnectionWindow),
+        ];
+        for (spoil, want) in cases {
+            let mut p = ok.clone();
+            spoil(&mut p);
+            assert_eq!(p.validate(), Err(want.clone()));
+            let text = want.to_string();
+            assert!(!text.contains('\n'), "{text}");
+        }
+        // One stream per connection without keep-alive is what h2 does then.
+        let mut p = ok.clone();
+        p.protocol = h2(1, 65_535, 65_535);
+        p.keepalive = false;
+        assert_eq!(p.validate(), Ok(()));
     }
 
     #[test]

@@ -8,7 +8,7 @@ use std::net::TcpStream;
 use std::time::Duration;
 
 use crate::tls::{self, Connector, TlsError, TlsOptions};
-use crate::{Plan, Scheme, Target};
+use crate::{Plan, Protocol, Scheme, Target};
 
 /// Why a run cannot start on this machine or against this target.
 #[derive(Debug, thiserror::Error)]
@@ -56,6 +56,14 @@ pub enum SetupError {
         addr: std::net::SocketAddr,
         /// What went wrong and what to do, in one line.
         message: String,
+    },
+    /// `--http2` against a server that does not speak HTTP/2.
+    #[error("{addr} does not speak HTTP/2: {reason}")]
+    NoHttp2 {
+        /// The target's address.
+        addr: std::net::SocketAddr,
+        /// What it did instead, and what to do.
+        reason: String,
     },
     /// The limit could not be read or raised.
     #[error("cannot raise the open-files limit (RLIMIT_NOFILE): {0}")]
@@ -122,10 +130,11 @@ fn handshake(
     tls: &TlsOptions,
     timeout: Duration,
     mut sock: TcpStream,
+    http2: bool,
 ) -> Result<rustls::StreamOwned<rustls::ClientConnection, TcpStream>, SetupError> {
     let addr = target.addr;
     let host = &target.host;
-    let connector = Connector::new(host, tls)?;
+    let connector = Connector::new(host, tls, http2)?;
     let fail = |message: String| SetupError::Tls { addr, message };
     let mut session = connector
         .session()
@@ -135,6 +144,14 @@ fn handshake(
     while session.is_handshaking() {
         if let Err(e) = session.complete_io(&mut sock) {
             let message = match e.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>()) {
+                Some(rustls::Error::AlertReceived(
+                    rustls::AlertDescription::NoApplicationProtocol,
+                )) if http2 => {
+                    return Err(SetupError::NoHttp2 {
+                        addr,
+                        reason: no_h2_over_alpn(host),
+                    })
+                }
                 Some(tls_err) => tls::explain(tls_err, host),
                 None => match e.kind() {
                     io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => format!(
@@ -188,8 +205,59 @@ pub fn raise_fd_limit(connections: usize) -> Result<(), SetupError> {
 /// report full of connect failures. For https it also completes one TLS handshake with
 /// the run's settings, so that a certificate that does not verify, or a server that does
 /// not speak TLS, stops the run with one line rather than counting as load errors.
+///
+/// Under `--http2` it also checks that the server speaks HTTP/2: over TLS, that it selected
+/// `h2` by ALPN; over plain TCP, that it answers the h2c preface with SETTINGS.
 pub fn preflight(plan: &Plan) -> Result<(), SetupError> {
-    open(&plan.target, &plan.tls, plan.connect_timeout, plan.timeout).map(drop)
+    let http2 = matches!(plan.protocol, Protocol::Http2(_));
+    let conn = open(
+        &plan.target,
+        &plan.tls,
+        plan.connect_timeout,
+        plan.timeout,
+        http2,
+    )?;
+    if http2 {
+        check_h2(conn, &plan.target, plan.timeout)?;
+    }
+    Ok(())
+}
+
+fn no_h2_over_alpn(host: &str) -> String {
+    format!("{host} did not select h2 by ALPN: enable HTTP/2 on the server (nginx: `listen ... ssl http2;`), or drop --http2")
+}
+
+/// Checks that the server at the other end of `conn` speaks HTTP/2.
+fn check_h2(mut conn: Connection, target: &Target, timeout: Duration) -> Result<(), SetupError> {
+    use std::io::{Read as _, Write as _};
+    let addr = target.addr;
+    let fail = |reason: String| SetupError::NoHttp2 { addr, reason };
+    if let Stream::Tls(s) = &conn.stream {
+        if s.conn.alpn_protocol() != Some(b"h2") {
+            return Err(fail(no_h2_over_alpn(&target.host)));
+        }
+    }
+    let _ = conn.tcp().set_read_timeout(Some(timeout));
+    let mut hello = crate::h2::frame::PREFACE.to_vec();
+    crate::h2::frame::put_settings(&mut hello, &[]);
+    let mut head = [0u8; crate::h2::frame::HEADER_LEN];
+    let got = conn
+        .write_all(&hello)
+        .and_then(|()| conn.read_exact(&mut head));
+    match got {
+        Ok(()) if crate::h2::frame::Header::parse(&head).kind == crate::h2::frame::kind::SETTINGS => {
+            Ok(())
+        }
+        Ok(()) if head.starts_with(b"HTTP/") => Err(fail(
+            "it answered the h2c preface with HTTP/1: enable h2c (nginx: `listen ... http2;`), use https:// for h2 over TLS, or drop --http2".into(),
+        )),
+        Ok(()) => Err(fail(format!(
+            "it answered the connection preface with {head:02x?}, not SETTINGS: is it an HTTP/2 server?"
+        ))),
+        Err(e) => Err(fail(format!(
+            "no SETTINGS in answer to the connection preface within {timeout:?} ({e}): enable HTTP/2 on the server, or drop --http2"
+        ))),
+    }
 }
 
 /// A blocking connection to `target` for a few requests outside a run (the shootout's
@@ -201,7 +269,7 @@ pub fn connect_blocking(
     tls: &TlsOptions,
     timeout: Duration,
 ) -> Result<Connection, SetupError> {
-    open(target, tls, timeout, timeout)
+    open(target, tls, timeout, timeout, false)
 }
 
 fn open(
@@ -209,6 +277,7 @@ fn open(
     tls: &TlsOptions,
     connect_timeout: Duration,
     timeout: Duration,
+    http2: bool,
 ) -> Result<Connection, SetupError> {
     let addr = target.addr;
     let sock = match TcpStream::connect_timeout(&addr, connect_timeout) {
@@ -227,7 +296,7 @@ fn open(
     let stream = match target.scheme {
         Scheme::Http => Stream::Plain(sock),
         Scheme::Https => {
-            let s = handshake(target, tls, timeout, sock)?;
+            let s = handshake(target, tls, timeout, sock, http2)?;
             let _ = s.sock.set_read_timeout(None);
             let _ = s.sock.set_write_timeout(None);
             Stream::Tls(Box::new(s))

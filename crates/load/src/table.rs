@@ -39,15 +39,21 @@ pub(crate) struct RequestTable {
     pub selection: Selection,
     /// The most bytes one encoded request can take.
     pub max_len: usize,
+    /// Under HTTP/2: each shape's header block and body, in the same order; else empty.
+    pub h2: Vec<crate::h2::request::RequestShape>,
+    /// Under HTTP/2: the longest value with random parts, for the scratch buffer.
+    pub h2_max_value: usize,
 }
 
 impl RequestTable {
     /// Encodes every request for `target`; `close` asks the server to close after each.
+    /// With `http2`, each is also encoded as an HTTP/2 header block and body.
     pub fn new(
         target: &Target,
         requests: &[RequestSpec],
         selection: Selection,
         close: bool,
+        http2: bool,
     ) -> Result<Self, TargetError> {
         let shapes = requests
             .iter()
@@ -58,15 +64,30 @@ impl RequestTable {
                 })
             })
             .collect::<Result<Vec<_>, TargetError>>()?;
+        let h2 = if http2 {
+            requests
+                .iter()
+                .map(|r| crate::h2::request::RequestShape::new(r, target))
+                .collect::<Result<Vec<_>, TargetError>>()?
+        } else {
+            Vec::new()
+        };
         let max_len = shapes
             .iter()
             .map(|s| s.template.max_len())
+            .chain(
+                h2.iter()
+                    .map(|s| s.max_headers_frame() + s.max_data_frames()),
+            )
             .max()
             .unwrap_or(0);
+        let h2_max_value = h2.iter().map(|s| s.max_value()).max().unwrap_or(0);
         Ok(Self {
             shapes,
             selection,
             max_len,
+            h2,
+            h2_max_value,
         })
     }
 }
@@ -104,6 +125,12 @@ impl Picker {
         }
     }
 
+    /// The generator that fills random parts.
+    #[inline]
+    pub fn rng(&mut self) -> &mut Rng {
+        &mut self.rng
+    }
+
     /// Appends request `shape` to `out`, its random parts filled.
     #[inline]
     pub fn encode(&mut self, table: &RequestTable, shape: usize, out: &mut Vec<u8>) {
@@ -125,7 +152,7 @@ mod tests {
                 ..RequestSpec::default()
             })
             .collect();
-        RequestTable::new(&t, &reqs, selection, false).unwrap()
+        RequestTable::new(&t, &reqs, selection, false, false).unwrap()
     }
 
     #[test]

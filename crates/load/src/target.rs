@@ -263,12 +263,51 @@ impl RequestSpec {
         }
     }
 
-    /// Encodes the request once, as sent on the wire: literal bytes, and the random parts
-    /// of its path as holes filled per request.
-    ///
-    /// With `close`, the request asks the server to close the connection afterwards.
-    /// Headers given by the user replace the defaults of the same name.
-    pub fn encode(&self, target: &Target, close: bool) -> Result<Template, TargetError> {
+    /// The headers foxbench adds that the user did not give, in order: Host, User-Agent,
+    /// Accept, Connection (with `close`), Content-Type and Content-Length. HTTP/1.1 and
+    /// HTTP/2 ([`crate::h2`]) encode the same list.
+    pub(crate) fn default_headers(
+        &self,
+        target: &Target,
+        close: bool,
+    ) -> Vec<(&'static str, String)> {
+        let has = |n: &str| {
+            self.headers
+                .iter()
+                .chain(&self.random_headers)
+                .any(|(k, _)| k.eq_ignore_ascii_case(n))
+        };
+        let mut out = Vec::new();
+        if !has("host") {
+            out.push(("Host", target.host_header.clone()));
+        }
+        if !has("user-agent") {
+            out.push((
+                "User-Agent",
+                concat!("foxbench/", env!("CARGO_PKG_VERSION")).to_string(),
+            ));
+        }
+        if !has("accept") {
+            out.push(("Accept", "*/*".to_string()));
+        }
+        if close && !has("connection") {
+            out.push(("Connection", "close".to_string()));
+        }
+        if let Some(ct) = &self.content_type {
+            if !has("content-type") {
+                out.push(("Content-Type", ct.clone()));
+            }
+        }
+        if (!self.body.is_empty() || !matches!(self.method.as_str(), "GET" | "HEAD"))
+            && !has("content-length")
+        {
+            out.push(("Content-Length", self.body.len().to_string()));
+        }
+        out
+    }
+
+    /// Checks the method and path, and parses the path's template.
+    pub(crate) fn checked_path(&self) -> Result<Template, TargetError> {
         if self.method.is_empty() || !self.method.bytes().all(is_tchar) {
             return Err(TargetError::Method(self.method.clone()));
         }
@@ -285,13 +324,24 @@ impl RequestSpec {
                         .into(),
             });
         }
-        let path = Template::parse(&self.path)?;
-        let has = |n: &str| {
-            self.headers
-                .iter()
-                .chain(&self.random_headers)
-                .any(|(k, _)| k.eq_ignore_ascii_case(n))
-        };
+        Ok(Template::parse(&self.path)?)
+    }
+
+    /// Checks a random header's name and value.
+    pub(crate) fn checked_random_header(k: &str, v: &str) -> Result<Template, TargetError> {
+        if k.is_empty() || !k.bytes().all(is_tchar) || v.contains(['\r', '\n']) {
+            return Err(TargetError::Header(format!("{k}: {v}")));
+        }
+        Ok(Template::parse(v)?)
+    }
+
+    /// Encodes the request once, as sent on the wire: literal bytes, and the random parts
+    /// of its path as holes filled per request.
+    ///
+    /// With `close`, the request asks the server to close the connection afterwards.
+    /// Headers given by the user replace the defaults of the same name.
+    pub fn encode(&self, target: &Target, close: bool) -> Result<Template, TargetError> {
+        let path = self.checked_path()?;
         let mut template = Template::literal(self.method.as_bytes());
         template.push_literal(b" ");
         template.append(path);
@@ -303,30 +353,8 @@ impl RequestSpec {
             out.extend_from_slice(v.as_bytes());
             out.extend_from_slice(b"\r\n");
         };
-        if !has("host") {
-            push("Host", &target.host_header);
-        }
-        if !has("user-agent") {
-            push(
-                "User-Agent",
-                concat!("foxbench/", env!("CARGO_PKG_VERSION")),
-            );
-        }
-        if !has("accept") {
-            push("Accept", "*/*");
-        }
-        if close && !has("connection") {
-            push("Connection", "close");
-        }
-        if let Some(ct) = &self.content_type {
-            if !has("content-type") {
-                push("Content-Type", ct);
-            }
-        }
-        if (!self.body.is_empty() || !matches!(self.method.as_str(), "GET" | "HEAD"))
-            && !has("content-length")
-        {
-            push("Content-Length", &self.body.len().to_string());
+        for (k, v) in self.default_headers(target, close) {
+            push(k, &v);
         }
         for (k, v) in &self.headers {
             push(k, v);
@@ -334,12 +362,10 @@ impl RequestSpec {
         template.push_literal(&out);
         out.clear();
         for (k, v) in &self.random_headers {
-            if k.is_empty() || !k.bytes().all(is_tchar) || v.contains(['\r', '\n']) {
-                return Err(TargetError::Header(format!("{k}: {v}")));
-            }
+            let value = Self::checked_random_header(k, v)?;
             template.push_literal(k.as_bytes());
             template.push_literal(b": ");
-            template.append(Template::parse(v)?);
+            template.append(value);
             template.push_literal(b"\r\n");
         }
         out.extend_from_slice(b"\r\n");

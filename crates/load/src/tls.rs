@@ -149,15 +149,16 @@ pub(crate) struct Connector {
 }
 
 impl Connector {
-    /// Builds the run's configuration for `host` (SNI, unless it is an IP address).
-    pub fn new(host: &str, opts: &TlsOptions) -> Result<Self, TlsError> {
+    /// Builds the run's configuration for `host` (SNI, unless it is an IP address),
+    /// offering `h2` alone by ALPN with `http2`, else `http/1.1`.
+    pub fn new(host: &str, opts: &TlsOptions, http2: bool) -> Result<Self, TlsError> {
         let name = ServerName::try_from(host.trim_start_matches('[').trim_end_matches(']'))
             .map_err(|_| TlsError::ServerName {
                 host: host.to_string(),
             })?
             .to_owned();
         Ok(Self {
-            config: Arc::new(config(opts)?),
+            config: Arc::new(config(opts, http2)?),
             name,
         })
     }
@@ -212,8 +213,10 @@ fn add_pem(store: &mut RootCertStore, path: &Path) -> Result<(), TlsError> {
     Ok(())
 }
 
-/// The client configuration: TLS 1.2 and 1.3, ALPN `http/1.1`, resumption as asked.
-fn config(opts: &TlsOptions) -> Result<ClientConfig, TlsError> {
+/// The client configuration: TLS 1.2 and 1.3, ALPN `http/1.1` (or `h2` alone with
+/// `http2`: a server that cannot speak it must say so in the handshake), resumption as
+/// asked.
+fn config(opts: &TlsOptions, http2: bool) -> Result<ClientConfig, TlsError> {
     let provider = provider();
     let builder = ClientConfig::builder_with_provider(provider.clone())
         .with_safe_default_protocol_versions()?;
@@ -226,7 +229,11 @@ fn config(opts: &TlsOptions) -> Result<ClientConfig, TlsError> {
             .with_root_certificates(roots(verify)?)
             .with_no_client_auth(),
     };
-    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    config.alpn_protocols = if http2 {
+        vec![b"h2".to_vec()]
+    } else {
+        vec![b"http/1.1".to_vec()]
+    };
     config.resumption = if opts.resume {
         // Room for every connection of a large run to keep a ticket.
         Resumption::in_memory_sessions(4096)
@@ -313,7 +320,7 @@ pub fn explain(err: &rustls::Error, host: &str) -> String {
             format!("certificate for {host} was rejected ({e:?}): pass --cacert FILE or --insecure")
         }
         Error::AlertReceived(AlertDescription::NoApplicationProtocol) => format!(
-            "{host} offers no HTTP/1.1 over TLS (ALPN): it speaks only h2, and foxbench load speaks HTTP/1.1; use h2load"
+            "{host} offers no HTTP/1.1 over TLS (ALPN): it speaks only h2: pass --http2"
         ),
         Error::AlertReceived(AlertDescription::ProtocolVersion) => format!(
             "{host} accepts none of TLS 1.2 and 1.3, the versions foxbench speaks"

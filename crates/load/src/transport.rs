@@ -216,6 +216,14 @@ impl Transport {
         }
     }
 
+    /// The protocol the server selected by ALPN; `None` for plain TCP or none selected.
+    pub fn alpn(&self) -> Option<&[u8]> {
+        match self {
+            Transport::Tcp { .. } => None,
+            Transport::Tls(t) => t.session.alpn_protocol(),
+        }
+    }
+
     /// What the TLS handshake negotiated; `None` for plain TCP or before it is done.
     pub fn tls_info(&self) -> Option<TlsInfo> {
         match self {

@@ -151,3 +151,38 @@ fn tls_keepalive_allocates_only_rustls_records_per_request() {
         "{per_request:.2} allocations per request over TLS (2,000 requests: {small}, 20,000: {large})"
     );
 }
+
+/// HTTP/2 over a kept-alive h2c connection to nginx, templates and 10 streams each: the
+/// frames, HPACK (Huffman-coded values from nginx) and stream bookkeeping allocate nothing
+/// per request. nginx closes nothing here (keepalive_requests is 1,000,000).
+#[test]
+fn h2c_keepalive_streams_allocate_nothing_per_request() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    use support::tls::{nginx_binary, Nginx};
+    let Some(bin) = nginx_binary() else {
+        return;
+    };
+    let ng = Nginx::h2(&bin, None, 128);
+    let target = Target::parse(&format!("http://{}/doc/{{hex:6}}.svg", ng.addr)).unwrap();
+    let mut plan = Plan::new(target.clone());
+    plan.requests.push(RequestSpec {
+        path: "/doc/{int:1-10000}?q={hex:12}".into(),
+        ..RequestSpec::get(&target)
+    });
+    plan.selection = Selection::Random;
+    plan.protocol = load::Protocol::Http2(load::H2Options {
+        streams: 10,
+        ..load::H2Options::default()
+    });
+    plan.connections = 4;
+    plan.threads = 2;
+    plan.interval = Duration::from_secs(600);
+    plan.stop = Stop::Requests(2_000);
+    let small = allocations(&plan);
+    plan.stop = Stop::Requests(20_000);
+    let large = allocations(&plan);
+    assert!(
+        large <= small + 200,
+        "h2c: 2,000 requests allocated {small} times, 20,000 allocated {large}"
+    );
+}

@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 pub mod agents;
 pub mod capacity;
 pub mod compare;
+pub mod http2;
 pub mod load_html;
 pub mod merge;
 mod open;
@@ -26,6 +27,7 @@ pub mod slo;
 pub mod tcp;
 pub mod time;
 mod tls;
+pub use http2::Http2Report;
 pub use open::{OpenMeasured, OpenReport};
 pub use stats::{Percentile, Summary};
 pub use tls::{TlsMeasured, TlsReport};
@@ -69,6 +71,12 @@ pub struct LoadReport {
     /// warnings; absent for the closed model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub open: Option<OpenReport>,
+    /// The HTTP version spoken: "http/1.1", "h2" (over TLS) or "h2c".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<String>,
+    /// `--http2`: streams, retries, resets and GOAWAYs, header bytes; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http2: Option<http2::Http2Report>,
     /// TLS: what was negotiated and the handshakes; absent for http:// runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tls: Option<TlsReport>,
@@ -309,6 +317,12 @@ pub struct Errors {
     /// TLS: a failed or stalled handshake, an alert, a bad record.
     #[serde(default)]
     pub tls: u64,
+    /// HTTP/2: the server reset the stream.
+    #[serde(default)]
+    pub reset: u64,
+    /// HTTP/2: a connection error, or a response without `:status`.
+    #[serde(default)]
+    pub protocol: u64,
 }
 
 /// Rates and traffic.
@@ -403,6 +417,8 @@ impl From<&stats::Counts> for Errors {
             parse: c.parse,
             timeout: c.timeout,
             tls: c.tls,
+            reset: c.reset,
+            protocol: c.protocol,
         }
     }
 }
@@ -482,6 +498,8 @@ impl LoadReport {
             latency: dist(run.latency),
             connect: (!run.connect.is_empty()).then(|| dist(run.connect)),
             connections: c.into(),
+            protocol: Some("http/1.1".into()),
+            http2: None,
             tls: run.tls.map(|t| TlsReport::new(t, c)),
             open: run.open.map(|o| OpenReport::new(o, c)),
             client,
@@ -741,6 +759,13 @@ impl LoadReport {
             e.connect, e.connect_refused, e.connect_ports_exhausted, e.connect_timeout, e.write, e.read, e.parse, e.timeout,
             if self.tls.is_some() || e.tls > 0 { format!(", tls {}", e.tls) } else { String::new() }
         );
+        if self.http2.is_some() || e.reset + e.protocol > 0 {
+            let _ = writeln!(
+                o,
+                "               reset {}, protocol {}",
+                e.reset, e.protocol
+            );
+        }
         if e.connect_ports_exhausted > 0 {
             let _ = writeln!(
                 o,
@@ -755,6 +780,9 @@ impl LoadReport {
         );
         if let Some(tls) = &self.tls {
             tls.write_text(&mut o, c.keepalive);
+        }
+        if let Some(h2) = &self.http2 {
+            h2.write_text(&mut o, self.protocol.as_deref().unwrap_or("h2"));
         }
         if let Some(open) = &self.open {
             open.write_text(&mut o);
@@ -880,6 +908,8 @@ mod tests {
                 parse: 0,
                 timeout: 0,
                 tls: 0,
+                reset: 0,
+                protocol: 0,
             },
             status: [("302".to_string(), 8), ("500".to_string(), 1)].into(),
             throughput: Throughput {
@@ -909,6 +939,8 @@ mod tests {
                 reconnects: 9,
                 closed_by_server: 0,
             },
+            protocol: None,
+            http2: None,
             tls: None,
             open: None,
             client: Client {

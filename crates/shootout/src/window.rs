@@ -454,6 +454,7 @@ mod tests {
             tls: None,
             status: vec![(200, 90), (500, 10)],
             shapes: Vec::new(),
+            h2: None,
             elapsed: Duration::from_secs(2),
             interrupted: false,
         };

@@ -30,6 +30,12 @@ pub struct Counts {
     pub timeout: u64,
     /// Requests lost to TLS: a failed or stalled handshake, an alert, a bad record.
     pub tls: u64,
+    /// HTTP/2: requests whose stream the server reset (RST_STREAM), by any error code
+    /// other than REFUSED_STREAM (refused streams are sent again).
+    pub reset: u64,
+    /// HTTP/2: requests lost to a connection error: a GOAWAY with an error code, a
+    /// malformed frame, an HPACK failure, a response without `:status`.
+    pub protocol: u64,
     /// Requests still unanswered when the run stopped.
     pub in_flight: u64,
     /// Open model: requests that fell due but found no free connection before the stop.
@@ -58,7 +64,14 @@ pub struct Counts {
 impl Counts {
     /// Requests that ended in an error of any kind.
     pub fn errors(&self) -> u64 {
-        self.connect + self.write + self.read + self.parse + self.timeout + self.tls
+        self.connect
+            + self.write
+            + self.read
+            + self.parse
+            + self.timeout
+            + self.tls
+            + self.reset
+            + self.protocol
     }
 
     /// Complete responses, whatever their status.
@@ -87,6 +100,8 @@ impl Counts {
             parse,
             timeout,
             tls,
+            reset,
+            protocol,
             in_flight,
             unsent,
             late,
@@ -111,6 +126,8 @@ impl Counts {
         self.parse += parse;
         self.timeout += timeout;
         self.tls += tls;
+        self.reset += reset;
+        self.protocol += protocol;
         self.in_flight += in_flight;
         self.unsent += unsent;
         self.late += late;
@@ -144,6 +161,8 @@ impl Counts {
             parse: d(self.parse, earlier.parse),
             timeout: d(self.timeout, earlier.timeout),
             tls: d(self.tls, earlier.tls),
+            reset: d(self.reset, earlier.reset),
+            protocol: d(self.protocol, earlier.protocol),
             in_flight: d(self.in_flight, earlier.in_flight),
             unsent: d(self.unsent, earlier.unsent),
             late: d(self.late, earlier.late),
@@ -165,7 +184,7 @@ mod tests {
 
     fn sample(k: u64) -> Counts {
         Counts {
-            sent: 11 * k,
+            sent: 13 * k,
             ok: 5 * k,
             failed_status: k,
             connect: k,
@@ -174,6 +193,8 @@ mod tests {
             read: k,
             timeout: k,
             tls: k,
+            reset: k,
+            protocol: k,
             in_flight: 0,
             bytes_read: 100 * k,
             max_batch: k,
@@ -187,9 +208,9 @@ mod tests {
         assert!(a.conserved() && b.conserved());
         let mut m = a;
         m.merge(&b);
-        assert_eq!(m.sent, 44);
+        assert_eq!(m.sent, 52);
         assert_eq!(m.completed(), 24);
-        assert_eq!(m.errors(), 20);
+        assert_eq!(m.errors(), 28);
         assert_eq!(m.bytes_read, 400);
         assert_eq!(m.max_batch, 3, "the largest batch, not a sum");
         assert!(m.conserved());

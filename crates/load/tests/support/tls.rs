@@ -188,6 +188,52 @@ impl Nginx {
             cert = certs.cert.display(),
             key = certs.key.display(),
         );
+        Nginx::launch(bin, dir, &conf, port, log)
+    }
+
+    /// Starts nginx speaking HTTP/2 on a free loopback port: h2 over TLS with `certs`, else
+    /// h2c; `http2_max_concurrent_streams` as given. The access log has one line per request:
+    /// `$server_protocol $status $connection $connection_requests`.
+    pub fn h2(bin: &Path, certs: Option<&Certs>, max_streams: u32) -> Nginx {
+        let dir = TempDir::new("nginx-h2");
+        let port = {
+            let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            l.local_addr().unwrap().port()
+        };
+        let d = dir.0.display();
+        let log = dir.0.join("access.log");
+        let tls = match certs {
+            Some(c) => format!(
+                "ssl_certificate {}; ssl_certificate_key {};",
+                c.cert.display(),
+                c.key.display()
+            ),
+            None => String::new(),
+        };
+        let conf = format!(
+            "daemon off; master_process off; worker_processes 1; pid {d}/nginx.pid; error_log {d}/error.log;\n\
+             events {{ worker_connections 1024; }}\n\
+             http {{\n\
+               client_body_temp_path {d}/body; proxy_temp_path {d}/proxy; fastcgi_temp_path {d}/fcgi;\n\
+               uwsgi_temp_path {d}/uwsgi; scgi_temp_path {d}/scgi;\n\
+               log_format h2 '$server_protocol $status $connection $connection_requests';\n\
+               access_log {log} h2;\n\
+               keepalive_requests 1000000;\n\
+               http2_max_concurrent_streams {max_streams};\n\
+               server {{\n\
+                 listen 127.0.0.1:{port} {ssl}http2;\n\
+                 {tls}\n\
+                 location / {{ return 302 https://avatar.example/Renard-1.png; }}\n\
+                 location /ok {{ return 200 \"ok\"; }}\n\
+               }}\n\
+             }}\n",
+            log = log.display(),
+            ssl = if certs.is_some() { "ssl " } else { "" },
+        );
+        Nginx::launch(bin, dir, &conf, port, log)
+    }
+
+    fn launch(bin: &Path, dir: TempDir, conf: &str, port: u16, log: PathBuf) -> Nginx {
         let conf_path = dir.0.join("nginx.conf");
         std::fs::write(&conf_path, conf).unwrap();
         let child = Command::new(bin)

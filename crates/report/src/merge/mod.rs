@@ -224,7 +224,14 @@ fn add(
 fn check_conserved(name: &str, r: &crate::Requests, e: &crate::Errors) -> Result<(), MergeError> {
     // u128: a crafted file's counts must not overflow the check.
     let w = u128::from;
-    let kinds = w(e.connect) + w(e.write) + w(e.read) + w(e.parse) + w(e.timeout) + w(e.tls);
+    let kinds = w(e.connect)
+        + w(e.write)
+        + w(e.read)
+        + w(e.parse)
+        + w(e.timeout)
+        + w(e.tls)
+        + w(e.reset)
+        + w(e.protocol);
     if w(r.sent) != w(r.ok) + w(r.failed_status) + w(r.errors) + w(r.in_flight)
         || w(r.errors) != kinds
         || w(r.completed) != w(r.ok) + w(r.failed_status)
@@ -357,6 +364,7 @@ pub fn merge(sources: &[Source], opts: Options) -> Result<LoadReport, MergeError
     let elapsed_s = ((end - t0 as f64) / 1e9).max(1e-9);
 
     let mut m = first.clone();
+    m.http2 = crate::http2::Http2Report::merge(by_shard.values().map(|s| s.report.http2.as_ref()));
     // Saturating: real counts never come near u64::MAX, crafted ones must not panic.
     let sum = |f: &dyn Fn(&LoadReport) -> u64| {
         by_shard
@@ -382,6 +390,8 @@ pub fn merge(sources: &[Source], opts: Options) -> Result<LoadReport, MergeError
         parse: sum(&|r| r.errors.parse),
         timeout: sum(&|r| r.errors.timeout),
         tls: sum(&|r| r.errors.tls),
+        reset: sum(&|r| r.errors.reset),
+        protocol: sum(&|r| r.errors.protocol),
     };
     check_conserved("the merge", &m.requests, &m.errors)?;
     m.connections = crate::Connections {
@@ -628,6 +638,8 @@ fn merge_intervals(
             add(&mut a.parse, b.parse);
             add(&mut a.timeout, b.timeout);
             add(&mut a.tls, b.tls);
+            add(&mut a.reset, b.reset);
+            add(&mut a.protocol, b.protocol);
             slot.hist.merge(&hist).map_err(|e| MergeError::Histogram {
                 source_name: s.name.clone(),
                 what: what.clone(),

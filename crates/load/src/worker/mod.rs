@@ -26,13 +26,16 @@ use mio::{Events, Interest, Poll, Token};
 use nix::sys::time::TimeSpec;
 use nix::sys::timerfd::{ClockId, Expiration, TimerFd, TimerFlags, TimerSetTimeFlags};
 
+use crate::h2::{self as http2, H2Counts};
 use crate::interval::Rotor;
 use crate::response::{Framer, ParseError, Step};
 use crate::schedule::{Grant, Schedule};
 use crate::table::{Picker, RequestTable, Shape};
 use crate::tls::{Connector, Handshake, TlsInfo};
 use crate::transport::{is_tls_error, Read, Transport};
-use crate::{Control, Counts, LoadError, StatusSet};
+use crate::{Control, Counts, LoadError, Protocol, StatusSet};
+
+mod h2;
 use stats::Latency;
 
 /// How often connections are scanned for timeouts and retries.
@@ -50,6 +53,8 @@ pub(crate) struct Config {
     pub seed: u64,
     pub connections: usize,
     pub pipeline: usize,
+    /// HTTP/1.1, or HTTP/2 with its streams and windows.
+    pub protocol: Protocol,
     /// Reuse connections: connect eagerly and keep them. Otherwise a connection is opened
     /// for each request, when the request is granted.
     pub keepalive: bool,
@@ -76,6 +81,8 @@ pub(crate) struct WorkerResult {
     pub status: Vec<u64>,
     /// Per request shape: (sent, completed).
     pub shapes: Vec<(u64, u64)>,
+    /// HTTP/2's own counts; zero under HTTP/1.1.
+    pub h2: H2Counts,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,6 +104,10 @@ struct Pending {
     sent_ns: u64,
     /// Its row in the request table.
     shape: u32,
+    /// HTTP/2: its stream; 0 under HTTP/1.1.
+    stream: u32,
+    /// HTTP/2: times it was sent again after a GOAWAY or REFUSED_STREAM.
+    retries: u8,
 }
 
 struct Slot {
@@ -122,6 +133,11 @@ struct Slot {
     leftover: Vec<u8>,
     /// Connections this slot has opened.
     opened: u64,
+    /// HTTP/2: the connection's streams and windows.
+    h2: Option<http2::Conn>,
+    /// HTTP/2: requests a GOAWAY or REFUSED_STREAM left unprocessed, to send again on the
+    /// next connection. Not in `inflight`: no stream carries them.
+    requeue: Vec<Pending>,
     /// On the free list: waiting for a request to fall due.
     listed: bool,
 }
@@ -200,6 +216,10 @@ enum Failure {
     Timeout,
     /// A TLS handshake failed or stalled, or the TLS layer failed (an alert, a bad record).
     Tls,
+    /// HTTP/2: the server reset the stream.
+    Reset,
+    /// HTTP/2: a connection error.
+    Protocol,
 }
 
 impl Failure {
@@ -225,6 +245,10 @@ struct Worker {
     /// This worker's requests numbered below this fell due while every connection was
     /// busy: they are counted late.
     late_until: u64,
+    /// HTTP/2's counts, apart from `rec` so that a connection's events can reach both.
+    h2: H2Counts,
+    /// HTTP/2: where a value with random parts is filled before its length is written.
+    scratch: Vec<u8>,
 }
 
 /// How long before a due instant the open model stops sleeping and polls instead.
@@ -244,7 +268,16 @@ fn token(idx: usize, generation: u32) -> Token {
 pub(crate) fn run(cfg: Config, rotor: Rotor) -> Result<WorkerResult, LoadError> {
     let poll = Poll::new().map_err(LoadError::Poll)?;
     // Room for a full pipeline and a partly written request before it: no growth later.
-    let out_capacity = (cfg.pipeline + 1) * cfg.table.max_len;
+    // HTTP/2 adds its preface and control frames.
+    let per_connection = match cfg.protocol {
+        Protocol::Http1 => cfg.pipeline,
+        Protocol::Http2(o) => o.streams as usize,
+    };
+    let control_room = match cfg.protocol {
+        Protocol::Http1 => 0,
+        Protocol::Http2(_) => h2::CONTROL_ROOM,
+    };
+    let out_capacity = (per_connection + 1) * cfg.table.max_len + control_room;
     let slots = (0..cfg.connections)
         .map(|_| Slot {
             conn: None,
@@ -254,7 +287,7 @@ pub(crate) fn run(cfg: Config, rotor: Rotor) -> Result<WorkerResult, LoadError> 
             tcp_up_ns: None,
             retry_at_ns: 0,
             failures: 0,
-            inflight: VecDeque::with_capacity(cfg.pipeline),
+            inflight: VecDeque::with_capacity(per_connection),
             out: Vec::with_capacity(out_capacity),
             out_pos: 0,
             wait_since_ns: 0,
@@ -262,6 +295,14 @@ pub(crate) fn run(cfg: Config, rotor: Rotor) -> Result<WorkerResult, LoadError> 
             leftover: Vec::new(),
             opened: 0,
             listed: false,
+            h2: match cfg.protocol {
+                Protocol::Http1 => None,
+                Protocol::Http2(o) => Some(http2::Conn::new(o)),
+            },
+            requeue: Vec::with_capacity(match cfg.protocol {
+                Protocol::Http1 => 0,
+                Protocol::Http2(_) => per_connection,
+            }),
         })
         .collect();
     let shapes = cfg.table.shapes.len();
@@ -288,6 +329,8 @@ pub(crate) fn run(cfg: Config, rotor: Rotor) -> Result<WorkerResult, LoadError> 
         timer: None,
         armed_ns: None,
         late_until: 0,
+        h2: H2Counts::default(),
+        scratch: Vec::with_capacity(cfg.table.h2_max_value),
         cfg,
     };
     if w.cfg.schedule.is_open() {
@@ -304,6 +347,7 @@ pub(crate) fn run(cfg: Config, rotor: Rotor) -> Result<WorkerResult, LoadError> 
         tls: w.rec.tls,
         status: w.rec.status,
         shapes: w.rec.shapes,
+        h2: w.h2,
     })
 }
 
@@ -379,7 +423,11 @@ impl Worker {
 
     /// True when `-n` is used up and every request has its outcome.
     fn finished(&self) -> bool {
-        self.cfg.schedule.exhausted() && self.slots.iter().all(|s| s.inflight.is_empty())
+        self.cfg.schedule.exhausted()
+            && self
+                .slots
+                .iter()
+                .all(|s| s.inflight.is_empty() && s.requeue.is_empty())
     }
 
     fn publish(&self) {
@@ -394,8 +442,9 @@ impl Worker {
     /// the last interval.
     fn finish(&mut self) {
         for slot in &mut self.slots {
-            self.rec.counts.in_flight += slot.inflight.len() as u64;
+            self.rec.counts.in_flight += (slot.inflight.len() + slot.requeue.len()) as u64;
             slot.inflight.clear();
+            slot.requeue.clear();
             slot.conn = None;
         }
         let now = now_ns(self.cfg.epoch);
@@ -417,9 +466,28 @@ impl Worker {
         }
     }
 
+    /// Requests the slot may take now: the pipeline's room, or the streams the HTTP/2
+    /// connection may open beside those in flight.
+    #[inline]
+    fn room(&self, idx: usize) -> usize {
+        let slot = &self.slots[idx];
+        let capacity = match &slot.h2 {
+            None => self.cfg.pipeline,
+            Some(conn) => conn.capacity(),
+        };
+        capacity.saturating_sub(slot.inflight.len())
+    }
+
     /// Offers the slot's room to the schedule and issues what it grants.
     fn offer(&mut self, idx: usize, now: u64) -> Grant {
-        let room = (self.cfg.pipeline - self.slots[idx].inflight.len()) as u64;
+        if !self.slots[idx].requeue.is_empty() {
+            // Requests a GOAWAY or REFUSED_STREAM left go before new ones.
+            return self.reissue(idx, now);
+        }
+        let room = self.room(idx) as u64;
+        if room == 0 {
+            return Grant::Never;
+        }
         let grant = self.cfg.schedule.grant(room, now);
         match grant {
             Grant::Now { n, first } => {
@@ -429,8 +497,7 @@ impl Worker {
                 } else {
                     self.flush(idx, now);
                 }
-                let slot = &self.slots[idx];
-                if slot.phase == Phase::Open && slot.inflight.len() < self.cfg.pipeline {
+                if self.slots[idx].phase == Phase::Open && self.room(idx) > 0 {
                     self.list_free(idx);
                 }
             }
@@ -449,6 +516,8 @@ impl Worker {
             rec,
             picker,
             late_until,
+            h2,
+            scratch,
             ..
         } = self;
         let slot = &mut slots[idx];
@@ -462,12 +531,27 @@ impl Worker {
         }
         for seq in first..first + n {
             let shape = picker.pick(&cfg.table);
-            picker.encode(&cfg.table, shape, &mut slot.out);
+            let stream = match slot.h2.as_mut() {
+                None => {
+                    picker.encode(&cfg.table, shape, &mut slot.out);
+                    0
+                }
+                Some(conn) => conn.open(
+                    shape as u32,
+                    &cfg.table.h2[shape],
+                    picker.rng(),
+                    scratch,
+                    &mut slot.out,
+                    h2,
+                ),
+            };
             let start_ns = cfg.schedule.start_ns(seq, now);
             slot.inflight.push_back(Pending {
                 start_ns,
                 sent_ns: now,
                 shape: shape as u32,
+                stream,
+                retries: 0,
             });
             rec.shapes[shape].0 += 1;
             if rec.open {
@@ -482,6 +566,9 @@ impl Worker {
         }
         rec.counts.sent += n;
         rec.counts.max_batch = rec.counts.max_batch.max(n);
+        if slot.h2.is_some() {
+            h2.streams_used_max = h2.streams_used_max.max(slot.inflight.len() as u64);
+        }
     }
 
     fn connect(&mut self, idx: usize, now: u64) {
@@ -507,6 +594,11 @@ impl Worker {
         };
         slot.conn = Some(conn);
         slot.phase = Phase::Connecting;
+        if let Some(h2) = slot.h2.as_mut() {
+            // The preface goes out at once, so that the server's SETTINGS (how many streams
+            // it allows) arrive before the slot is offered more than one request.
+            h2.start(&mut slot.out);
+        }
         slot.opened += 1;
         if slot.opened > 1 {
             self.rec.counts.reconnects += 1;
@@ -544,7 +636,7 @@ impl Worker {
                 }
                 return;
             }
-            if self.cfg.keepalive && self.slots[idx].inflight.len() < self.cfg.pipeline {
+            if self.cfg.keepalive && self.room(idx) > 0 {
                 let _ = self.offer(idx, now);
                 if !same(self) {
                     return;
@@ -569,7 +661,9 @@ impl Worker {
         let result = conn.poll_connect();
         self.note_tcp_up(idx);
         match result {
-            Ok(true) => self.established(idx),
+            Ok(true) => {
+                self.established(idx);
+            }
             Ok(false) => {}
             Err(e) => {
                 let f = self.connecting_failure(idx, &e);
@@ -602,7 +696,10 @@ impl Worker {
         }
     }
 
-    fn established(&mut self, idx: usize) {
+    /// Records a connection established. False when it failed instead: under `--http2`,
+    /// a TLS server that did not select h2 (the preflight says so in one line; this is a
+    /// server that changed its mind during the run).
+    fn established(&mut self, idx: usize) -> bool {
         // A fresh clock read: the caller's `now` may be from before the connect started.
         let now = now_ns(self.cfg.epoch);
         let slot = &mut self.slots[idx];
@@ -614,8 +711,10 @@ impl Worker {
             .record_ns(tcp_up.saturating_sub(slot.since_ns));
         self.rec.counts.connections_opened += 1;
         let Some(conn) = slot.conn.as_ref() else {
-            return;
+            return false;
         };
+        let h2_refused =
+            slot.h2.is_some() && conn.handshake().is_some() && conn.alpn() != Some(&b"h2"[..]);
         if let Some(kind) = conn.handshake() {
             let took = now.saturating_sub(tcp_up);
             match kind {
@@ -632,6 +731,11 @@ impl Worker {
                 self.rec.tls = conn.tls_info();
             }
         }
+        if h2_refused {
+            self.fail(idx, Failure::Protocol, now);
+            return false;
+        }
+        true
     }
 
     /// Writes whatever issued requests are not written yet.
@@ -664,8 +768,9 @@ impl Worker {
                             .conn
                             .as_ref()
                             .is_some_and(Transport::is_established)
+                        && !self.established(idx)
                     {
-                        self.established(idx);
+                        return;
                     }
                     if !done {
                         // A short write means the socket buffer is full: wait for the edge.
@@ -703,22 +808,35 @@ impl Worker {
                 }
                 Ok(Read::Data { n, drained }) => {
                     self.rec.counts.bytes_read += n as u64;
-                    let flow = feed(
-                        &mut self.slots[idx],
-                        &mut self.rec,
-                        &self.cfg.table.shapes,
-                        &self.rbuf[..n],
-                        now,
-                        self.cfg.keepalive,
-                    );
+                    let flow = if self.slots[idx].h2.is_some() {
+                        h2::feed(
+                            &mut self.slots[idx],
+                            &mut self.rec,
+                            &mut self.h2,
+                            &self.cfg.table.h2,
+                            &self.rbuf[..n],
+                            now,
+                        )
+                    } else {
+                        feed(
+                            &mut self.slots[idx],
+                            &mut self.rec,
+                            &self.cfg.table.shapes,
+                            &self.rbuf[..n],
+                            now,
+                            self.cfg.keepalive,
+                        )
+                        .map_err(|_| Failure::Parse)
+                    };
                     match flow {
                         Ok(Flow::Continue) => {}
                         Ok(Flow::Close) => {
                             self.close_and_replace(idx, Failure::Read, now);
                             return;
                         }
-                        Err(_) => {
-                            self.fail(idx, Failure::Parse, now);
+                        Err(f) => {
+                            self.goodbye(idx);
+                            self.fail(idx, f, now);
                             return;
                         }
                     }
@@ -741,8 +859,12 @@ impl Worker {
             }
         }
         // Responses freed room: refill it at once, in one write, timed from now.
-        if self.cfg.keepalive && self.slots[idx].inflight.len() < self.cfg.pipeline {
+        if self.cfg.keepalive && self.room(idx) > 0 {
             let _ = self.offer(idx, now_ns(self.cfg.epoch));
+        }
+        // HTTP/2 answers (SETTINGS and PING acknowledgements, window updates) go out now.
+        if self.slots[idx].h2.is_some() && self.slots[idx].unwritten() {
+            self.flush(idx, now);
         }
     }
 
@@ -790,6 +912,8 @@ impl Worker {
                 c.tls += n;
                 self.slots[idx].failures += 1;
             }
+            Failure::Reset => c.reset += n,
+            Failure::Protocol => c.protocol += n,
         }
         self.slots[idx].inflight.clear();
         self.close_and_replace(idx, f, now);
@@ -809,6 +933,9 @@ impl Worker {
         slot.out_pos = 0;
         slot.framer = Framer::new();
         slot.leftover.clear();
+        if let Some(h2) = slot.h2.as_mut() {
+            h2.reset();
+        }
         slot.generation = slot.generation.wrapping_add(1);
         // Back off only on repeated connect failures: 0, 1, 2, 4 ... 64 ms.
         let backoff_ms = match slot.failures {
@@ -845,6 +972,8 @@ impl Worker {
                     // With nothing in flight this only counts the failure and retries.
                     self.fail(idx, Failure::ConnectTimeout, now);
                 }
+                // HTTP/2 times out each stream alone: the others go on.
+                Phase::Open if slot.h2.is_some() => self.h2_timeouts(idx, now),
                 Phase::Open
                     if !slot.inflight.is_empty()
                         && now.saturating_sub(slot.wait_since_ns) >= timeout =>
@@ -904,7 +1033,7 @@ impl Worker {
             self.slots[idx].listed = false;
             let slot = &self.slots[idx];
             let ready = match slot.phase {
-                Phase::Open => slot.inflight.len() < self.cfg.pipeline,
+                Phase::Open => self.room(idx) > 0,
                 // A slot waiting out a connect backoff is reopened by the tick.
                 Phase::Closed => slot.conn.is_none() && slot.retry_at_ns <= now,
                 // Listed again once established.
@@ -986,6 +1115,8 @@ fn feed_slice(
                     start_ns: now,
                     sent_ns: now,
                     shape: 0,
+                    stream: 0,
+                    retries: 0,
                 });
                 rec.response(status, req, now);
                 slot.wait_since_ns = now;

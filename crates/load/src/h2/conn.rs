@@ -1,0 +1,780 @@
+//! One client HTTP/2 connection's state, sans I/O: the frames read are fed in, the frames
+//! to write are appended to the caller's output buffer, and what happened to the streams
+//! comes back as [`Event`]s. The worker owns the socket and the requests' clocks.
+
+use super::frame::{self, code, flag, kind, setting, Header, HEADER_LEN, MAX_WINDOW};
+use super::hpack::{self, Decoder, HpackError};
+use super::request::RequestShape;
+use super::H2Counts;
+use crate::template::Rng;
+
+/// The flow-control and stream settings a run asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct H2Options {
+    /// Streams kept in flight on each connection (`--streams`), at most what the server
+    /// allows.
+    pub streams: u32,
+    /// The initial window of each stream we advertise (`--window`).
+    pub window: u32,
+    /// The connection's receive window (`--connection-window`).
+    pub connection_window: u32,
+    /// The first stream ID of each connection: 1, except in tests that reach the end of the
+    /// ID space without sending a billion requests.
+    #[doc(hidden)]
+    pub first_stream_id: u32,
+}
+
+/// The default windows: 2^30 - 1, as h2load and oha use.
+pub const DEFAULT_WINDOW: u32 = (1 << 30) - 1;
+
+impl Default for H2Options {
+    fn default() -> Self {
+        Self {
+            streams: 1,
+            window: DEFAULT_WINDOW,
+            connection_window: DEFAULT_WINDOW,
+            first_stream_id: 1,
+        }
+    }
+}
+
+/// The RFC's initial window (65,535) before SETTINGS change it.
+const RFC_WINDOW: i64 = 65_535;
+
+/// Control frames (PING, SETTINGS, empty DATA) the server may send between two responses
+/// before the connection counts as flooding us.
+const MAX_CONTROL_WITHOUT_PROGRESS: u32 = 10_000;
+
+/// The largest header block accepted, over HEADERS and CONTINUATION frames.
+const MAX_BLOCK: usize = 256 * 1024;
+
+/// What happened to a stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Event {
+    /// The response is complete: its final status.
+    Response { stream: u32, status: u16 },
+    /// The server reset the stream (RST_STREAM other than REFUSED_STREAM).
+    Reset { stream: u32, code: u32 },
+    /// The server refused the stream unprocessed (REFUSED_STREAM): safe to send again.
+    Refused { stream: u32 },
+    /// A response ended without a valid `:status`: the stream was reset.
+    Malformed { stream: u32 },
+    /// A graceful GOAWAY: streams above `last_stream` were not processed; no new streams.
+    GoAway { last_stream: u32 },
+}
+
+/// Why the connection failed: an HTTP/2 connection error, counted as `protocol`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ConnError {
+    /// The server sent GOAWAY with this error code.
+    Remote(u32),
+    /// We found a violation; the error code we send in our GOAWAY.
+    Local(Violation),
+}
+
+/// A violation found in what the server sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Violation {
+    /// The first frame was not SETTINGS: not an HTTP/2 server, or garbage.
+    NoPreface,
+    /// A frame larger than our SETTINGS_MAX_FRAME_SIZE, or of the wrong size for its type.
+    FrameSize,
+    /// A frame that breaks the protocol (a PUSH_PROMISE, a frame on stream 0 that needs one,
+    /// a CONTINUATION out of place, a bad SETTINGS value).
+    Protocol,
+    /// A header block HPACK could not decode.
+    Hpack(HpackError),
+    /// The server sent more than a window allowed, or overflowed one of ours.
+    FlowControl,
+    /// Control frames without end while no response progresses.
+    Flood,
+}
+
+impl ConnError {
+    /// The error code of the connection error.
+    pub fn code(&self) -> u32 {
+        match self {
+            ConnError::Remote(c) => *c,
+            ConnError::Local(v) => match v {
+                Violation::NoPreface | Violation::Protocol => code::PROTOCOL_ERROR,
+                Violation::FrameSize => code::FRAME_SIZE_ERROR,
+                Violation::Hpack(_) => code::COMPRESSION_ERROR,
+                Violation::FlowControl => code::FLOW_CONTROL_ERROR,
+                Violation::Flood => code::ENHANCE_YOUR_CALM,
+            },
+        }
+    }
+}
+
+fn violation<T>(v: Violation) -> Result<T, ConnError> {
+    Err(ConnError::Local(v))
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Stream {
+    id: u32,
+    /// What the server lets us send on this stream.
+    send_window: i64,
+    /// The request shape whose body is being sent.
+    shape: u32,
+    /// Body bytes sent; the body is done when it reaches the body's length.
+    body_sent: usize,
+    /// Bytes received since our last WINDOW_UPDATE for the stream.
+    consumed: u32,
+    /// The final (non-1xx) status, once its HEADERS came.
+    status: Option<u16>,
+}
+
+/// A header block being assembled from HEADERS and CONTINUATION frames.
+#[derive(Debug, Clone, Copy)]
+struct OpenBlock {
+    stream: u32,
+    end_stream: bool,
+}
+
+/// One connection's HTTP/2 state.
+#[derive(Debug)]
+pub(crate) struct Conn {
+    opts: H2Options,
+    started: bool,
+    /// The server's first SETTINGS came.
+    settings_seen: bool,
+    next_id: u32,
+    /// The server's SETTINGS_MAX_CONCURRENT_STREAMS (u32::MAX until it says).
+    peer_max_streams: u32,
+    peer_initial_window: i64,
+    peer_max_frame: usize,
+    send_window: i64,
+    /// Bytes received since our last connection WINDOW_UPDATE.
+    consumed: u32,
+    /// What the server may still send on the connection before our next update.
+    recv_window: i64,
+    /// No new streams: a GOAWAY came, or a stream was refused.
+    draining: bool,
+    streams: Vec<Stream>,
+    /// A frame split across reads (never DATA, which is skipped as it comes).
+    partial: Vec<u8>,
+    /// The rest of a DATA frame still to come: (bytes, stream, end_stream).
+    data_left: usize,
+    data_stream: u32,
+    data_end: bool,
+    block: Vec<u8>,
+    open_block: Option<OpenBlock>,
+    decoder: Decoder,
+    control_without_progress: u32,
+}
+
+impl Conn {
+    pub fn new(opts: H2Options) -> Self {
+        let streams = opts.streams.max(1) as usize;
+        Self {
+            opts,
+            started: false,
+            settings_seen: false,
+            next_id: opts.first_stream_id | 1,
+            peer_max_streams: u32::MAX,
+            peer_initial_window: RFC_WINDOW,
+            peer_max_frame: frame::DEFAULT_MAX_FRAME as usize,
+            send_window: RFC_WINDOW,
+            consumed: 0,
+            recv_window: RFC_WINDOW,
+            draining: false,
+            streams: Vec::with_capacity(streams),
+            partial: Vec::with_capacity(HEADER_LEN + frame::DEFAULT_MAX_FRAME as usize),
+            data_left: 0,
+            data_stream: 0,
+            data_end: false,
+            block: Vec::new(),
+            open_block: None,
+            decoder: Decoder::new(),
+            control_without_progress: 0,
+        }
+    }
+
+    /// Back to a fresh connection's state, keeping the buffers.
+    pub fn reset(&mut self) {
+        let mut fresh = Conn::new(self.opts);
+        std::mem::swap(&mut fresh.partial, &mut self.partial);
+        std::mem::swap(&mut fresh.streams, &mut self.streams);
+        std::mem::swap(&mut fresh.block, &mut self.block);
+        fresh.partial.clear();
+        fresh.streams.clear();
+        fresh.block.clear();
+        *self = fresh;
+    }
+
+    /// Appends the connection preface and our SETTINGS, once per connection.
+    pub fn start(&mut self, out: &mut Vec<u8>) {
+        if self.started {
+            return;
+        }
+        self.started = true;
+        out.extend_from_slice(frame::PREFACE);
+        frame::put_settings(
+            out,
+            &[
+                (setting::ENABLE_PUSH, 0),
+                (setting::INITIAL_WINDOW_SIZE, self.opts.window),
+                (setting::HEADER_TABLE_SIZE, hpack::TABLE_SIZE as u32),
+                (setting::MAX_FRAME_SIZE, frame::DEFAULT_MAX_FRAME),
+            ],
+        );
+        let more = i64::from(self.opts.connection_window) - RFC_WINDOW;
+        if more > 0 {
+            frame::put_window_update(out, 0, more as u32);
+            self.recv_window += more;
+        }
+    }
+
+    /// How many streams may be open now: one until the server's SETTINGS says how many it
+    /// allows, then `--streams` within its limit; none once draining or out of IDs.
+    #[inline]
+    pub fn capacity(&self) -> usize {
+        if self.draining || self.ids_exhausted() {
+            0
+        } else if !self.settings_seen {
+            1
+        } else {
+            let allowed = self.opts.streams.min(self.peer_max_streams) as usize;
+            // Never more new streams than IDs are left: one past 2^31 - 1 would go out with
+            // the reserved bit set, as stream 1 (found against nginx).
+            allowed.min(self.streams.len() + self.ids_left())
+        }
+    }
+
+    /// Stream IDs left for new streams on this connection.
+    fn ids_left(&self) -> usize {
+        if self.ids_exhausted() {
+            0
+        } else {
+            ((frame::MAX_STREAM_ID - self.next_id) / 2 + 1) as usize
+        }
+    }
+
+    /// No stream ID is left for a new stream: the connection must be replaced.
+    pub fn ids_exhausted(&self) -> bool {
+        self.next_id > frame::MAX_STREAM_ID
+    }
+
+    /// The server's SETTINGS_MAX_CONCURRENT_STREAMS, once it said one.
+    #[cfg(test)]
+    pub fn server_max_streams(&self) -> Option<u32> {
+        (self.settings_seen && self.peer_max_streams != u32::MAX).then_some(self.peer_max_streams)
+    }
+
+    /// Streams open now.
+    #[cfg(test)]
+    pub fn open_streams(&self) -> usize {
+        self.streams.len()
+    }
+
+    /// Opens a stream for a request of `shape` (row `shape_idx`): its HEADERS, then as much
+    /// of its body as the windows allow. Returns the stream ID.
+    #[inline]
+    pub fn open(
+        &mut self,
+        shape_idx: u32,
+        shape: &RequestShape,
+        rng: &mut Rng,
+        scratch: &mut Vec<u8>,
+        out: &mut Vec<u8>,
+        counts: &mut H2Counts,
+    ) -> u32 {
+        self.start(out);
+        debug_assert!(!self.ids_exhausted(), "a stream opened past the last ID");
+        let id = self.next_id;
+        self.next_id = self.next_id.saturating_add(2);
+        let (sent, raw) = shape.put_headers(id, shape.body.is_empty(), rng, scratch, out);
+        counts.header_bytes_sent += sent;
+        counts.header_bytes_sent_raw += raw;
+        self.streams.push(Stream {
+            id,
+            send_window: self.peer_initial_window,
+            shape: shape_idx,
+            body_sent: 0,
+            consumed: 0,
+            status: None,
+        });
+        if !shape.body.is_empty() {
+            let i = self.streams.len() - 1;
+            self.send_body(i, &shape.body, out);
+        }
+        id
+    }
+
+    /// Forgets a stream we give up on (a timeout), telling the server.
+    pub fn cancel(&mut self, stream: u32, out: &mut Vec<u8>) {
+        if let Some(i) = self.find(stream) {
+            self.streams.swap_remove(i);
+            frame::put_rst(out, stream, code::CANCEL);
+        }
+    }
+
+    /// Stops opening streams on this connection.
+    pub fn drain(&mut self) {
+        self.draining = true;
+    }
+
+    /// Appends our GOAWAY for a connection error.
+    pub fn goaway(&self, out: &mut Vec<u8>, code: u32) {
+        frame::put_goaway(out, 0, code);
+    }
+
+    fn find(&self, stream: u32) -> Option<usize> {
+        self.streams.iter().position(|s| s.id == stream)
+    }
+
+    /// Sends what the windows allow of stream `i`'s body.
+    fn send_body(&mut self, i: usize, body: &[u8], out: &mut Vec<u8>) {
+        let s = &mut self.streams[i];
+        while s.body_sent < body.len() {
+            let room = s
+                .send_window
+                .min(self.send_window)
+                .min(self.peer_max_frame as i64);
+            if room <= 0 {
+                return;
+            }
+            let n = (body.len() - s.body_sent).min(room as usize);
+            let end = s.body_sent + n == body.len();
+            frame::put_header(
+                out,
+                n,
+                kind::DATA,
+                if end { flag::END_STREAM } else { 0 },
+                s.id,
+            );
+            out.extend_from_slice(&body[s.body_sent..s.body_sent + n]);
+            s.body_sent += n;
+            s.send_window -= n as i64;
+            self.send_window -= n as i64;
+        }
+    }
+
+    /// Sends what the windows now allow of every body still waiting.
+    fn send_bodies(&mut self, shapes: &[RequestShape], out: &mut Vec<u8>) {
+        for i in 0..self.streams.len() {
+            let body = &shapes[self.streams[i].shape as usize].body;
+            if self.streams[i].body_sent < body.len() {
+                self.send_body(i, body, out);
+            }
+        }
+    }
+
+    /// Feeds bytes read from the server. Frames to send back (SETTINGS and PING
+    /// acknowledgements, WINDOW_UPDATEs, body DATA) are appended to `out`.
+    pub fn feed(
+        &mut self,
+        mut data: &[u8],
+        shapes: &[RequestShape],
+        out: &mut Vec<u8>,
+        counts: &mut H2Counts,
+        ev: &mut impl FnMut(Event),
+    ) -> Result<(), ConnError> {
+        loop {
+            if self.data_left > 0 {
+                let n = self.data_left.min(data.len());
+                self.data_left -= n;
+                data = &data[n..];
+                if self.data_left > 0 {
+                    return Ok(());
+                }
+                self.data_done(ev);
+            }
+            if data.is_empty() {
+                return Ok(());
+            }
+            if !self.partial.is_empty() {
+                // Complete the header, then the frame, from the front of `data`.
+                if self.partial.len() < HEADER_LEN {
+                    let n = (HEADER_LEN - self.partial.len()).min(data.len());
+                    self.partial.extend_from_slice(&data[..n]);
+                    data = &data[n..];
+                    if self.partial.len() < HEADER_LEN {
+                        return Ok(());
+                    }
+                }
+                let h = Header::parse(&self.partial);
+                self.check(&h)?;
+                if h.kind == kind::DATA {
+                    self.partial.clear();
+                    self.start_data(h, counts, out, ev)?;
+                    continue;
+                }
+                let n = (HEADER_LEN + h.len - self.partial.len()).min(data.len());
+                self.partial.extend_from_slice(&data[..n]);
+                data = &data[n..];
+                if self.partial.len() < HEADER_LEN + h.len {
+                    return Ok(());
+                }
+                let whole = std::mem::take(&mut self.partial);
+                let r = self.frame(h, &whole[HEADER_LEN..], shapes, out, counts, ev);
+                self.partial = whole;
+                self.partial.clear();
+                r?;
+                continue;
+            }
+            if data.len() < HEADER_LEN {
+                self.partial.extend_from_slice(data);
+                return Ok(());
+            }
+            let h = Header::parse(data);
+            self.check(&h)?;
+            if h.kind == kind::DATA {
+                data = &data[HEADER_LEN..];
+                self.start_data(h, counts, out, ev)?;
+                continue;
+            }
+            if data.len() < HEADER_LEN + h.len {
+                self.partial.extend_from_slice(data);
+                return Ok(());
+            }
+            self.frame(
+                h,
+                &data[HEADER_LEN..HEADER_LEN + h.len],
+                shapes,
+                out,
+                counts,
+                ev,
+            )?;
+            data = &data[HEADER_LEN + h.len..];
+        }
+    }
+
+    /// Checks a frame header before its payload is read.
+    fn check(&self, h: &Header) -> Result<(), ConnError> {
+        if !self.settings_seen && (h.kind != kind::SETTINGS || h.flags & flag::ACK != 0) {
+            return violation(Violation::NoPreface);
+        }
+        if h.len > frame::DEFAULT_MAX_FRAME as usize {
+            return violation(Violation::FrameSize);
+        }
+        if self.open_block.is_some() && h.kind != kind::CONTINUATION {
+            return violation(Violation::Protocol);
+        }
+        Ok(())
+    }
+
+    fn start_data(
+        &mut self,
+        h: Header,
+        counts: &mut H2Counts,
+        out: &mut Vec<u8>,
+        ev: &mut impl FnMut(Event),
+    ) -> Result<(), ConnError> {
+        if h.stream == 0 || (h.flags & flag::PADDED != 0 && h.len == 0) {
+            return violation(Violation::Protocol);
+        }
+        if h.len == 0 && h.flags & flag::END_STREAM == 0 {
+            self.control(counts)?;
+        }
+        // The whole payload, padding included, counts against the windows.
+        self.recv_window -= h.len as i64;
+        if self.recv_window < 0 {
+            return violation(Violation::FlowControl);
+        }
+        self.consumed += h.len as u32;
+        if self.consumed >= self.opts.connection_window / 2 {
+            frame::put_window_update(out, 0, self.consumed);
+            self.recv_window += i64::from(self.consumed);
+            self.consumed = 0;
+        }
+        let end = h.flags & flag::END_STREAM != 0;
+        if let Some(i) = self.find(h.stream) {
+            let s = &mut self.streams[i];
+            s.consumed += h.len as u32;
+            if s.consumed > self.opts.window {
+                return violation(Violation::FlowControl);
+            }
+            if !end && s.consumed >= self.opts.window / 2 {
+                frame::put_window_update(out, s.id, s.consumed);
+                s.consumed = 0;
+            }
+        }
+        self.data_left = h.len;
+        self.data_stream = h.stream;
+        self.data_end = end;
+        if h.len == 0 {
+            self.data_done(ev);
+        }
+        Ok(())
+    }
+
+    /// A DATA frame was read whole.
+    fn data_done(&mut self, ev: &mut impl FnMut(Event)) {
+        if self.data_end {
+            self.data_end = false;
+            self.end_stream(self.data_stream, ev);
+        }
+    }
+
+    /// The server ended its side of `stream`: the response is complete.
+    fn end_stream(&mut self, stream: u32, ev: &mut impl FnMut(Event)) {
+        let Some(i) = self.find(stream) else {
+            return; // cancelled by us, or never ours
+        };
+        let s = self.streams.swap_remove(i);
+        self.control_without_progress = 0;
+        match s.status {
+            Some(status) => ev(Event::Response { stream, status }),
+            None => ev(Event::Malformed { stream }),
+        }
+    }
+
+    /// Counts a control frame; too many without a response in between is a flood.
+    fn control(&mut self, _counts: &mut H2Counts) -> Result<(), ConnError> {
+        self.control_without_progress += 1;
+        if self.control_without_progress > MAX_CONTROL_WITHOUT_PROGRESS {
+            return violation(Violation::Flood);
+        }
+        Ok(())
+    }
+
+    /// Handles one whole frame other than DATA.
+    fn frame(
+        &mut self,
+        h: Header,
+        p: &[u8],
+        shapes: &[RequestShape],
+        out: &mut Vec<u8>,
+        counts: &mut H2Counts,
+        ev: &mut impl FnMut(Event),
+    ) -> Result<(), ConnError> {
+        match h.kind {
+            kind::HEADERS => {
+                if h.stream == 0 {
+                    return violation(Violation::Protocol);
+                }
+                let mut p = p;
+                if h.flags & flag::PADDED != 0 {
+                    let pad = usize::from(*p.first().ok_or(ConnError::Local(Violation::Protocol))?);
+                    if pad + 1 > p.len() {
+                        return violation(Violation::Protocol);
+                    }
+                    p = &p[1..p.len() - pad];
+                }
+                if h.flags & flag::PRIORITY != 0 {
+                    if p.len() < 5 {
+                        return violation(Violation::FrameSize);
+                    }
+                    p = &p[5..];
+                }
+                let end_stream = h.flags & flag::END_STREAM != 0;
+                if h.flags & flag::END_HEADERS != 0 {
+                    self.headers(h.stream, end_stream, p, counts, ev)?;
+                } else {
+                    self.block.clear();
+                    self.block.extend_from_slice(p);
+                    self.open_block = Some(OpenBlock {
+                        stream: h.stream,
+                        end_stream,
+                    });
+                }
+            }
+            kind::CONTINUATION => {
+                let Some(open) = self.open_block else {
+                    return violation(Violation::Protocol);
+                };
+                if h.stream != open.stream {
+                    return violation(Violation::Protocol);
+                }
+                if self.block.len() + p.len() > MAX_BLOCK {
+                    return violation(Violation::FrameSize);
+                }
+                self.block.extend_from_slice(p);
+                if h.flags & flag::END_HEADERS != 0 {
+                    self.open_block = None;
+                    let block = std::mem::take(&mut self.block);
+                    let r = self.headers(open.stream, open.end_stream, &block, counts, ev);
+                    self.block = block;
+                    r?;
+                }
+            }
+            kind::PRIORITY if p.len() != 5 => return violation(Violation::FrameSize),
+            kind::RST_STREAM => {
+                if h.stream == 0 {
+                    return violation(Violation::Protocol);
+                }
+                if p.len() != 4 {
+                    return violation(Violation::FrameSize);
+                }
+                let c = u32::from_be_bytes([p[0], p[1], p[2], p[3]]);
+                counts.rst_received[frame::code_slot(c)] += 1;
+                if let Some(i) = self.find(h.stream) {
+                    self.streams.swap_remove(i);
+                    ev(if c == code::REFUSED_STREAM {
+                        Event::Refused { stream: h.stream }
+                    } else {
+                        Event::Reset {
+                            stream: h.stream,
+                            code: c,
+                        }
+                    });
+                }
+            }
+            kind::SETTINGS => {
+                if h.stream != 0 {
+                    return violation(Violation::Protocol);
+                }
+                if h.flags & flag::ACK != 0 {
+                    if !p.is_empty() {
+                        return violation(Violation::FrameSize);
+                    }
+                    return Ok(());
+                }
+                if !p.len().is_multiple_of(6) {
+                    return violation(Violation::FrameSize);
+                }
+                if self.settings_seen {
+                    self.control(counts)?;
+                }
+                for pair in p.chunks_exact(6) {
+                    let id = u16::from_be_bytes([pair[0], pair[1]]);
+                    let v = u32::from_be_bytes([pair[2], pair[3], pair[4], pair[5]]);
+                    self.setting(id, v)?;
+                }
+                if !self.settings_seen {
+                    self.settings_seen = true;
+                    counts.connections += 1;
+                    if self.peer_max_streams != u32::MAX {
+                        counts.server_max_streams = Some(
+                            counts
+                                .server_max_streams
+                                .map_or(self.peer_max_streams, |m| m.min(self.peer_max_streams)),
+                        );
+                    }
+                }
+                frame::put_header(out, 0, kind::SETTINGS, flag::ACK, 0);
+                // A larger initial window may free a waiting body.
+                self.send_bodies(shapes, out);
+            }
+            kind::PUSH_PROMISE => {
+                // Push is disabled in our SETTINGS: a PUSH_PROMISE is a connection error.
+                return violation(Violation::Protocol);
+            }
+            kind::PING => {
+                if h.stream != 0 {
+                    return violation(Violation::Protocol);
+                }
+                if p.len() != 8 {
+                    return violation(Violation::FrameSize);
+                }
+                if h.flags & flag::ACK == 0 {
+                    self.control(counts)?;
+                    counts.pings_answered += 1;
+                    frame::put_header(out, 8, kind::PING, flag::ACK, 0);
+                    out.extend_from_slice(p);
+                }
+            }
+            kind::GOAWAY => {
+                if h.stream != 0 {
+                    return violation(Violation::Protocol);
+                }
+                if p.len() < 8 {
+                    return violation(Violation::FrameSize);
+                }
+                let last = u32::from_be_bytes([p[0], p[1], p[2], p[3]]) & frame::MAX_STREAM_ID;
+                let c = u32::from_be_bytes([p[4], p[5], p[6], p[7]]);
+                counts.goaway_received[frame::code_slot(c)] += 1;
+                if c != code::NO_ERROR {
+                    return Err(ConnError::Remote(c));
+                }
+                self.draining = true;
+                self.streams.retain(|s| s.id <= last);
+                ev(Event::GoAway { last_stream: last });
+            }
+            kind::WINDOW_UPDATE => {
+                if p.len() != 4 {
+                    return violation(Violation::FrameSize);
+                }
+                let inc = i64::from(u32::from_be_bytes([p[0], p[1], p[2], p[3]]) & MAX_WINDOW);
+                if inc == 0 {
+                    return violation(Violation::Protocol);
+                }
+                if h.stream == 0 {
+                    self.send_window += inc;
+                    if self.send_window > i64::from(MAX_WINDOW) {
+                        return violation(Violation::FlowControl);
+                    }
+                } else if let Some(i) = self.find(h.stream) {
+                    self.streams[i].send_window += inc;
+                    if self.streams[i].send_window > i64::from(MAX_WINDOW) {
+                        return violation(Violation::FlowControl);
+                    }
+                }
+                self.send_bodies(shapes, out);
+            }
+            // Unknown frame types are ignored (RFC 9113 4.1).
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn setting(&mut self, id: u16, v: u32) -> Result<(), ConnError> {
+        match id {
+            setting::ENABLE_PUSH if v > 0 => violation(Violation::Protocol),
+            setting::MAX_CONCURRENT_STREAMS => {
+                self.peer_max_streams = v;
+                Ok(())
+            }
+            setting::INITIAL_WINDOW_SIZE => {
+                if v > MAX_WINDOW {
+                    return violation(Violation::FlowControl);
+                }
+                let delta = i64::from(v) - self.peer_initial_window;
+                self.peer_initial_window = i64::from(v);
+                for s in &mut self.streams {
+                    s.send_window += delta;
+                    if s.send_window > i64::from(MAX_WINDOW) {
+                        return violation(Violation::FlowControl);
+                    }
+                }
+                Ok(())
+            }
+            setting::MAX_FRAME_SIZE => {
+                if !(frame::DEFAULT_MAX_FRAME..=0xff_ffff).contains(&v) {
+                    return violation(Violation::Protocol);
+                }
+                self.peer_max_frame = v as usize;
+                Ok(())
+            }
+            // HEADER_TABLE_SIZE limits a table our requests do not use; the others do not
+            // concern a client.
+            _ => Ok(()),
+        }
+    }
+
+    /// A complete header block for `stream`.
+    fn headers(
+        &mut self,
+        stream: u32,
+        end_stream: bool,
+        block: &[u8],
+        counts: &mut H2Counts,
+        ev: &mut impl FnMut(Event),
+    ) -> Result<(), ConnError> {
+        // Decoded whatever the stream, so that the table stays in step with the server's.
+        let b = self
+            .decoder
+            .decode(block)
+            .map_err(|e| ConnError::Local(Violation::Hpack(e)))?;
+        counts.header_bytes_received += block.len() as u64;
+        counts.header_bytes_received_raw += b.raw_bytes;
+        if let Some(i) = self.find(stream) {
+            let s = &mut self.streams[i];
+            match b.status {
+                // An interim response (100 Continue, 103 Early Hints): the final one follows.
+                Some(st) if (100..200).contains(&st) && s.status.is_none() && !end_stream => {}
+                Some(st) if s.status.is_none() => s.status = Some(st),
+                _ => {}
+            }
+        }
+        if end_stream {
+            self.end_stream(stream, ev);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;

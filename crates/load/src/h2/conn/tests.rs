@@ -1,0 +1,484 @@
+//! The connection state machine against server byte streams built frame by frame, each fed
+//! whole and byte by byte (frames split across reads).
+
+use super::*;
+use crate::h2::frame::put_header;
+use crate::{RequestSpec, Target};
+
+fn shape(body: usize) -> RequestShape {
+    let spec = RequestSpec {
+        method: if body > 0 { "POST" } else { "GET" }.into(),
+        body: vec![b'x'; body],
+        ..RequestSpec::default()
+    };
+    RequestShape::new(&spec, &Target::parse("http://127.0.0.1:1/").unwrap()).unwrap()
+}
+
+fn frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    put_header(&mut out, payload.len(), kind, flags, stream);
+    out.extend_from_slice(payload);
+    out
+}
+
+fn settings(pairs: &[(u16, u32)]) -> Vec<u8> {
+    let mut out = Vec::new();
+    frame::put_settings(&mut out, pairs);
+    out
+}
+
+/// A connection with `n` streams open on shape `s`, its preface written.
+struct Fixture {
+    c: Conn,
+    shapes: Vec<RequestShape>,
+    out: Vec<u8>,
+    counts: H2Counts,
+    ids: Vec<u32>,
+}
+
+impl Fixture {
+    fn new(opts: H2Options, body: usize) -> Self {
+        Fixture {
+            c: Conn::new(opts),
+            shapes: vec![shape(body)],
+            out: Vec::new(),
+            counts: H2Counts::default(),
+            ids: Vec::new(),
+        }
+    }
+
+    fn open(&mut self, n: usize) {
+        for _ in 0..n {
+            let id = self.c.open(
+                0,
+                &self.shapes[0],
+                &mut Rng::new(0, 0),
+                &mut Vec::new(),
+                &mut self.out,
+                &mut self.counts,
+            );
+            self.ids.push(id);
+        }
+    }
+
+    /// Feeds `data` whole, then (on a clone of the state) byte by byte; both must agree.
+    fn feed(&mut self, data: &[u8]) -> (Vec<Event>, Result<(), ConnError>) {
+        let mut whole = Vec::new();
+        let r = self.c.feed(
+            data,
+            &self.shapes,
+            &mut self.out,
+            &mut self.counts,
+            &mut |e| whole.push(e),
+        );
+        (whole, r)
+    }
+}
+
+fn split_feed(opts: H2Options, streams: usize, data: &[u8]) -> (Vec<Event>, Result<(), ConnError>) {
+    let mut f = Fixture::new(opts, 0);
+    f.open(streams);
+    let mut events = Vec::new();
+    for b in data {
+        let r = f.c.feed(
+            std::slice::from_ref(b),
+            &f.shapes,
+            &mut f.out,
+            &mut f.counts,
+            &mut |e| events.push(e),
+        );
+        if r.is_err() {
+            return (events, r);
+        }
+    }
+    (events, Ok(()))
+}
+
+fn opts(streams: u32) -> H2Options {
+    H2Options {
+        streams,
+        ..H2Options::default()
+    }
+}
+
+/// Feeds whole and byte by byte, asserts both give the same events and result.
+#[track_caller]
+fn both(streams: usize, data: &[u8]) -> (Vec<Event>, Result<(), ConnError>) {
+    let mut f = Fixture::new(opts(100), 0);
+    f.open(streams);
+    let whole = f.feed(data);
+    let split = split_feed(opts(100), streams, data);
+    assert_eq!(whole, split, "fed whole and byte by byte");
+    whole
+}
+
+#[test]
+fn preface_settings_and_window_go_out_once() {
+    let mut f = Fixture::new(opts(10), 0);
+    f.open(2);
+    assert!(f.out.starts_with(frame::PREFACE));
+    assert_eq!(
+        f.out.windows(24).filter(|w| *w == frame::PREFACE).count(),
+        1
+    );
+    let h = Header::parse(&f.out[24..]);
+    assert_eq!((h.kind, h.stream), (kind::SETTINGS, 0));
+    assert_eq!(f.ids, [1, 3]);
+}
+
+#[test]
+fn capacity_is_one_until_the_server_says_then_its_limit() {
+    let mut f = Fixture::new(opts(100), 0);
+    assert_eq!(f.c.capacity(), 1);
+    let (ev, r) = f.feed(&settings(&[(setting::MAX_CONCURRENT_STREAMS, 5)]));
+    assert!(ev.is_empty() && r.is_ok());
+    assert_eq!(f.c.capacity(), 5);
+    assert_eq!(f.c.server_max_streams(), Some(5));
+    assert_eq!(f.counts.server_max_streams, Some(5));
+    // Our SETTINGS ACK went out.
+    let ack = frame(kind::SETTINGS, flag::ACK, 0, &[]);
+    assert!(f.out.windows(9).any(|w| w == ack.as_slice()));
+    f.c.drain();
+    assert_eq!(f.c.capacity(), 0);
+}
+
+fn response(stream: u32, status_block: &[u8], body: usize) -> Vec<u8> {
+    let mut d = frame(kind::HEADERS, flag::END_HEADERS, stream, status_block);
+    d.extend(frame(
+        kind::DATA,
+        flag::END_STREAM,
+        stream,
+        &vec![b'z'; body],
+    ));
+    d
+}
+
+#[test]
+fn responses_complete_on_end_stream_in_any_order_and_split() {
+    let mut data = settings(&[]);
+    data.extend(response(3, &[0x88], 100)); // :status 200
+    let mut h = vec![0x48, 0x03];
+    h.extend_from_slice(b"302"); // :status 302, literal with indexing
+    data.extend(response(1, &h, 0));
+    data.extend(response(5, &[0xbe], 16_000)); // 302 from the dynamic table
+    let (ev, r) = both(3, &data);
+    r.unwrap();
+    assert_eq!(
+        ev,
+        [
+            Event::Response {
+                stream: 3,
+                status: 200
+            },
+            Event::Response {
+                stream: 1,
+                status: 302
+            },
+            Event::Response {
+                stream: 5,
+                status: 302
+            },
+        ]
+    );
+}
+
+#[test]
+fn headers_over_continuation_frames() {
+    let mut data = settings(&[]);
+    let block = [0x48, 0x03, b'2', b'0', b'4'];
+    data.extend(frame(kind::HEADERS, flag::END_STREAM, 1, &block[..2]));
+    data.extend(frame(kind::CONTINUATION, 0, 1, &block[2..3]));
+    data.extend(frame(kind::CONTINUATION, flag::END_HEADERS, 1, &block[3..]));
+    let (ev, r) = both(1, &data);
+    r.unwrap();
+    assert_eq!(
+        ev,
+        [Event::Response {
+            stream: 1,
+            status: 204
+        }]
+    );
+    // A CONTINUATION without HEADERS, or another frame inside a block, is an error.
+    let mut bad = settings(&[]);
+    bad.extend(frame(kind::CONTINUATION, flag::END_HEADERS, 1, &[0x88]));
+    assert_eq!(both(1, &bad).1, Err(ConnError::Local(Violation::Protocol)));
+    let mut bad = settings(&[]);
+    bad.extend(frame(kind::HEADERS, 0, 1, &[0x88]));
+    bad.extend(frame(kind::PING, 0, 0, &[0; 8]));
+    assert_eq!(both(1, &bad).1, Err(ConnError::Local(Violation::Protocol)));
+}
+
+#[test]
+fn interim_responses_and_trailers() {
+    let mut data = settings(&[]);
+    let mut interim = vec![0x08, 0x03];
+    interim.extend_from_slice(b"103");
+    data.extend(frame(kind::HEADERS, flag::END_HEADERS, 1, &interim));
+    data.extend(frame(kind::HEADERS, flag::END_HEADERS, 1, &[0x8d])); // 404
+    data.extend(frame(kind::DATA, 0, 1, b"body"));
+    // Trailers: a block without :status ends the stream.
+    data.extend(frame(
+        kind::HEADERS,
+        flag::END_HEADERS | flag::END_STREAM,
+        1,
+        &[0x00, 0x01, b'x', 0x01, b'y'],
+    ));
+    let (ev, r) = both(1, &data);
+    r.unwrap();
+    assert_eq!(
+        ev,
+        [Event::Response {
+            stream: 1,
+            status: 404
+        }]
+    );
+    // A stream that ends with no status at all is malformed.
+    let mut data = settings(&[]);
+    data.extend(frame(kind::DATA, flag::END_STREAM, 1, b""));
+    assert_eq!(both(1, &data).0, [Event::Malformed { stream: 1 }]);
+}
+
+#[test]
+fn rst_stream_refused_and_other_codes() {
+    let mut data = settings(&[]);
+    data.extend(frame(
+        kind::RST_STREAM,
+        0,
+        1,
+        &code::REFUSED_STREAM.to_be_bytes(),
+    ));
+    data.extend(frame(kind::RST_STREAM, 0, 3, &2u32.to_be_bytes()));
+    data.extend(frame(kind::RST_STREAM, 0, 99, &2u32.to_be_bytes())); // not ours
+    let mut f = Fixture::new(opts(4), 0);
+    f.open(2);
+    let (ev, r) = f.feed(&data);
+    r.unwrap();
+    assert_eq!(
+        ev,
+        [
+            Event::Refused { stream: 1 },
+            Event::Reset { stream: 3, code: 2 }
+        ]
+    );
+    assert_eq!(f.counts.rst_received[7], 1);
+    assert_eq!(f.counts.rst_received[2], 2);
+    assert_eq!(f.c.open_streams(), 0);
+}
+
+#[test]
+fn goaway_graceful_keeps_processed_streams_and_error_fails_all() {
+    let goaway = |last: u32, c: u32| {
+        let mut p = last.to_be_bytes().to_vec();
+        p.extend(c.to_be_bytes());
+        frame(kind::GOAWAY, 0, 0, &p)
+    };
+    let mut data = settings(&[]);
+    data.extend(goaway(3, code::NO_ERROR));
+    data.extend(response(3, &[0x88], 0));
+    let mut f = Fixture::new(opts(4), 0);
+    f.open(3);
+    let (ev, r) = f.feed(&data);
+    r.unwrap();
+    assert_eq!(
+        ev,
+        [
+            Event::GoAway { last_stream: 3 },
+            Event::Response {
+                stream: 3,
+                status: 200
+            }
+        ]
+    );
+    assert_eq!(f.c.capacity(), 0);
+    let mut data = settings(&[]);
+    data.extend(goaway(0, 2));
+    assert_eq!(both(1, &data).1, Err(ConnError::Remote(2)));
+}
+
+#[test]
+fn connection_errors_by_cause() {
+    type Case = (&'static str, Vec<u8>, ConnError);
+    let after_settings = |tail: Vec<u8>| {
+        let mut d = settings(&[]);
+        d.extend(tail);
+        d
+    };
+    let cases: Vec<Case> = vec![
+        (
+            "garbage instead of the preface",
+            b"HTTP/1.1 400 Bad Request\r\n\r\n".to_vec(),
+            ConnError::Local(Violation::NoPreface),
+        ),
+        (
+            "a frame before SETTINGS",
+            frame(kind::PING, 0, 0, &[0; 8]),
+            ConnError::Local(Violation::NoPreface),
+        ),
+        (
+            "a frame larger than our SETTINGS_MAX_FRAME_SIZE",
+            after_settings(frame(
+                kind::HEADERS,
+                flag::END_HEADERS,
+                1,
+                &vec![0x88; 16_385],
+            )),
+            ConnError::Local(Violation::FrameSize),
+        ),
+        (
+            "a PUSH_PROMISE",
+            after_settings(frame(
+                kind::PUSH_PROMISE,
+                flag::END_HEADERS,
+                1,
+                &[0, 0, 0, 2, 0x82],
+            )),
+            ConnError::Local(Violation::Protocol),
+        ),
+        (
+            "an HPACK table-size bomb",
+            after_settings(frame(
+                kind::HEADERS,
+                flag::END_HEADERS,
+                1,
+                &[0x3f, 0xe1, 0xff, 0x03],
+            )),
+            ConnError::Local(Violation::Hpack(HpackError::BadTableSize)),
+        ),
+        (
+            "push enabled by the server",
+            settings(&[(setting::ENABLE_PUSH, 1)]),
+            ConnError::Local(Violation::Protocol),
+        ),
+        (
+            "a window past 2^31-1",
+            after_settings(frame(kind::WINDOW_UPDATE, 0, 0, &MAX_WINDOW.to_be_bytes())),
+            ConnError::Local(Violation::FlowControl),
+        ),
+        (
+            "a PING of the wrong size",
+            after_settings(frame(kind::PING, 0, 0, &[0; 7])),
+            ConnError::Local(Violation::FrameSize),
+        ),
+    ];
+    for (what, data, want) in cases {
+        assert_eq!(both(1, &data).1, Err(want), "{what}");
+    }
+    assert_eq!(
+        ConnError::Local(Violation::Flood).code(),
+        code::ENHANCE_YOUR_CALM
+    );
+}
+
+#[test]
+fn pings_are_answered_and_a_flood_is_cut() {
+    let mut f = Fixture::new(opts(1), 0);
+    f.open(1);
+    let mut data = settings(&[]);
+    data.extend(frame(kind::PING, 0, 0, b"12345678"));
+    f.feed(&data).1.unwrap();
+    let ack = frame(kind::PING, flag::ACK, 0, b"12345678");
+    assert!(f.out.windows(ack.len()).any(|w| w == ack.as_slice()));
+    let ping = frame(kind::PING, 0, 0, b"abcdefgh");
+    let flood: Vec<u8> = ping.repeat(MAX_CONTROL_WITHOUT_PROGRESS as usize + 1);
+    assert_eq!(f.feed(&flood).1, Err(ConnError::Local(Violation::Flood)));
+}
+
+#[test]
+fn bodies_wait_for_the_servers_windows() {
+    let mut f = Fixture::new(opts(1), 100_000);
+    f.open(1);
+    let data_sent = |out: &[u8]| -> usize {
+        // Walk our own output's frames after the preface.
+        let mut i = frame::PREFACE.len();
+        let mut n = 0;
+        while i + 9 <= out.len() {
+            let h = Header::parse(&out[i..]);
+            if h.kind == kind::DATA {
+                n += h.len;
+            }
+            i += 9 + h.len;
+        }
+        n
+    };
+    assert_eq!(data_sent(&f.out), 65_535);
+    f.feed(&settings(&[])).1.unwrap();
+    assert_eq!(data_sent(&f.out), 65_535);
+    f.feed(&frame(kind::WINDOW_UPDATE, 0, 1, &40_000u32.to_be_bytes()))
+        .1
+        .unwrap();
+    assert_eq!(
+        data_sent(&f.out),
+        65_535,
+        "the connection window is still shut"
+    );
+    f.feed(&frame(kind::WINDOW_UPDATE, 0, 0, &40_000u32.to_be_bytes()))
+        .1
+        .unwrap();
+    assert_eq!(data_sent(&f.out), 100_000);
+}
+
+#[test]
+fn window_updates_as_data_is_consumed() {
+    let o = H2Options {
+        streams: 1,
+        window: 1000,
+        connection_window: 65_535,
+        first_stream_id: 1,
+    };
+    let mut f = Fixture::new(o, 0);
+    f.open(1);
+    let before = f.out.len();
+    let mut data = settings(&[]);
+    data.extend(frame(kind::HEADERS, flag::END_HEADERS, 1, &[0x88]));
+    data.extend(frame(kind::DATA, 0, 1, &[0; 600]));
+    f.feed(&data).1.unwrap();
+    let update = frame(kind::WINDOW_UPDATE, 0, 1, &600u32.to_be_bytes());
+    assert!(f.out[before..]
+        .windows(update.len())
+        .any(|w| w == update.as_slice()));
+    // More than the stream's window at once is a flow-control error.
+    let (_, r) = f.feed(&frame(kind::DATA, 0, 1, &[0; 1001]));
+    assert_eq!(r, Err(ConnError::Local(Violation::FlowControl)));
+}
+
+/// Regression: the room was the streams allowed, not the IDs left, so the stream after
+/// 2^31 - 1 went out as stream 1 and nginx closed the connection (PROTOCOL_ERROR).
+#[test]
+fn stream_ids_run_out_before_2_pow_31_capacity_counts_ids_left() {
+    let mut f = Fixture::new(
+        H2Options {
+            first_stream_id: frame::MAX_STREAM_ID - 2,
+            ..opts(4)
+        },
+        0,
+    );
+    f.feed(&settings(&[])).1.unwrap();
+    assert_eq!(
+        f.c.capacity(),
+        2,
+        "two IDs left, though four streams are allowed"
+    );
+    f.open(1);
+    assert!(!f.c.ids_exhausted());
+    assert_eq!(f.c.capacity(), 2, "one open, one ID left");
+    f.open(1);
+    assert_eq!(f.ids, [frame::MAX_STREAM_ID - 2, frame::MAX_STREAM_ID]);
+    assert!(f.c.ids_exhausted());
+    assert_eq!(f.c.capacity(), 0);
+    f.c.reset();
+    assert!(!f.c.ids_exhausted());
+}
+
+#[test]
+fn cancelled_streams_send_rst_and_their_frames_are_ignored() {
+    let mut f = Fixture::new(opts(2), 0);
+    f.open(1);
+    f.c.cancel(1, &mut f.out);
+    let rst = frame(kind::RST_STREAM, 0, 1, &code::CANCEL.to_be_bytes());
+    assert!(f.out.ends_with(&rst));
+    let mut data = settings(&[]);
+    data.extend(response(1, &[0x88], 10));
+    let (ev, r) = f.feed(&data);
+    r.unwrap();
+    assert!(ev.is_empty());
+}

@@ -1,0 +1,135 @@
+//! HTTP/2 for the engine (`--http2`): frames, HPACK and one connection's stream and
+//! flow-control state, sans I/O. The worker drives it as it drives the HTTP/1 [`Framer`]:
+//! it feeds what it read, writes what the connection appended to its output buffer, and
+//! turns [`Event`]s into outcomes of its requests.
+//!
+//! - [`frame`]: the frame header and the frames the client writes, hand-written as the
+//!   HTTP/1 path is.
+//! - [`hpack`]: the response decoder (hand-written, allocation-free; the module says why)
+//!   and the request encoding.
+//! - [`request`]: a request shape's header block, encoded once, with template values filled
+//!   per request.
+//! - [`conn`]: SETTINGS, PING, GOAWAY, RST_STREAM, windows, stream IDs.
+//!
+//! Accounting: a request is a stream. RST_STREAM fails it as `reset`; a connection error
+//! (a GOAWAY with an error code, a malformed frame, an HPACK failure) fails every stream of
+//! the connection as `protocol`. Streams a graceful GOAWAY left unprocessed, and streams
+//! refused with REFUSED_STREAM, are sent again on a new connection, counted once (and in
+//! [`H2Counts::retries`]).
+//!
+//! [`Framer`]: crate::Framer
+
+pub(crate) mod conn;
+pub mod frame;
+pub(crate) mod hpack;
+mod huffman_table;
+pub(crate) mod request;
+
+pub(crate) use conn::{Conn, ConnError, Event};
+pub use conn::{H2Options, DEFAULT_WINDOW};
+pub use frame::CODE_NAMES;
+
+/// What HTTP/2 counted over a run, beside the outcome counts.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct H2Counts {
+    /// RST_STREAM frames received, by error code ([`CODE_NAMES`]).
+    pub rst_received: [u64; 15],
+    /// GOAWAY frames received, by error code.
+    pub goaway_received: [u64; 15],
+    /// Connections whose server SETTINGS arrived.
+    pub connections: u64,
+    /// The lowest SETTINGS_MAX_CONCURRENT_STREAMS a server stated; `None` when none did.
+    pub server_max_streams: Option<u32>,
+    /// The most streams open at once on one connection.
+    pub streams_used_max: u64,
+    /// Requests sent again after a graceful GOAWAY or REFUSED_STREAM.
+    pub retries: u64,
+    /// Connections replaced because their stream IDs ran out (2^31).
+    pub id_rollovers: u64,
+    /// PINGs answered.
+    pub pings_answered: u64,
+    /// HPACK-encoded header bytes sent, and what they decode to (names and values).
+    pub header_bytes_sent: u64,
+    /// Decoded size of the header blocks sent.
+    pub header_bytes_sent_raw: u64,
+    /// HPACK-encoded header bytes received.
+    pub header_bytes_received: u64,
+    /// Decoded size of the header blocks received.
+    pub header_bytes_received_raw: u64,
+}
+
+impl H2Counts {
+    /// Adds `other` into `self`.
+    pub fn merge(&mut self, other: &H2Counts) {
+        for (a, b) in self.rst_received.iter_mut().zip(other.rst_received) {
+            *a += b;
+        }
+        for (a, b) in self.goaway_received.iter_mut().zip(other.goaway_received) {
+            *a += b;
+        }
+        self.connections += other.connections;
+        self.server_max_streams = match (self.server_max_streams, other.server_max_streams) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        self.streams_used_max = self.streams_used_max.max(other.streams_used_max);
+        self.retries += other.retries;
+        self.id_rollovers += other.id_rollovers;
+        self.pings_answered += other.pings_answered;
+        self.header_bytes_sent += other.header_bytes_sent;
+        self.header_bytes_sent_raw += other.header_bytes_sent_raw;
+        self.header_bytes_received += other.header_bytes_received;
+        self.header_bytes_received_raw += other.header_bytes_received_raw;
+    }
+
+    /// HPACK's saving on the headers sent and received together, as h2load reports it:
+    /// 1 - encoded / decoded; `None` before any header was counted.
+    pub fn hpack_saving(&self) -> Option<f64> {
+        let raw = self.header_bytes_sent_raw + self.header_bytes_received_raw;
+        let enc = self.header_bytes_sent + self.header_bytes_received;
+        (raw > 0).then(|| 1.0 - enc as f64 / raw as f64)
+    }
+}
+
+/// Runs the response side of a connection on arbitrary bytes, as a server would send
+/// them: the fuzz target's entry. Never panics; returns the events and the error, if any.
+#[doc(hidden)]
+pub fn fuzz_feed(data: &[u8], split: usize) -> usize {
+    let mut c = Conn::new(H2Options {
+        streams: 8,
+        ..H2Options::default()
+    });
+    let shape = request::RequestShape::new(
+        &crate::RequestSpec::default(),
+        &crate::Target::parse("http://127.0.0.1:1/").expect("a literal URL"),
+    )
+    .expect("a literal request");
+    let mut out = Vec::new();
+    let mut scratch = Vec::new();
+    let mut rng = crate::Rng::new(0, 0);
+    let mut counts = H2Counts::default();
+    for i in 0..8 {
+        c.open(0, &shape, &mut rng, &mut scratch, &mut out, &mut counts);
+        let _ = i;
+    }
+    let shapes = [shape];
+    let mut events = 0;
+    let split = split.min(data.len());
+    for part in [&data[..split], &data[split..]] {
+        if c.feed(part, &shapes, &mut out, &mut counts, &mut |_| events += 1)
+            .is_err()
+        {
+            break;
+        }
+    }
+    events
+}
+
+/// Decodes one header block with a fresh decoder: the HPACK fuzz target's entry.
+#[doc(hidden)]
+pub fn fuzz_hpack(block: &[u8]) -> Option<u16> {
+    hpack::Decoder::new()
+        .decode(block)
+        .ok()
+        .and_then(|b| b.status)
+}

@@ -1,0 +1,212 @@
+//! The worker's side of an HTTP/2 connection: turning the connection's [`Event`]s into
+//! outcomes of the requests in flight, sending again what a GOAWAY or REFUSED_STREAM left
+//! unprocessed, and timing out streams one by one.
+
+use super::{Failure, Flow, Pending, Phase, Recorder, Slot, Worker};
+use crate::h2::request::RequestShape;
+use crate::h2::{ConnError, Event, H2Counts};
+use crate::schedule::Grant;
+
+/// Output room beyond the requests' own: the preface, SETTINGS, and the acknowledgements
+/// and window updates one read can call for.
+pub(super) const CONTROL_ROOM: usize = 4096;
+
+/// Unwritten output past which a server that keeps asking for answers (PINGs, SETTINGS)
+/// while not reading them is cut off as flooding.
+const MAX_UNWRITTEN: usize = 1 << 20;
+
+/// Times a request is sent again after GOAWAYs or REFUSED_STREAMs before it fails.
+const MAX_RETRIES: u8 = 3;
+
+/// Removes the request carried by `stream` from `inflight`, keeping the others in order.
+#[inline]
+fn take(inflight: &mut std::collections::VecDeque<Pending>, stream: u32) -> Option<Pending> {
+    let i = inflight.iter().position(|p| p.stream == stream)?;
+    inflight.remove(i)
+}
+
+/// A request left unprocessed: queued to go again, or failed once it has gone too often.
+fn requeue(p: Pending, requeue: &mut Vec<Pending>, rec: &mut Recorder, failure: Failure) {
+    if p.retries >= MAX_RETRIES {
+        match failure {
+            Failure::Reset => rec.counts.reset += 1,
+            _ => rec.counts.protocol += 1,
+        }
+        return;
+    }
+    requeue.push(Pending {
+        retries: p.retries + 1,
+        ..p
+    });
+}
+
+/// Feeds bytes read on an HTTP/2 connection and records the streams that ended.
+pub(super) fn feed(
+    slot: &mut Slot,
+    rec: &mut Recorder,
+    counts: &mut H2Counts,
+    shapes: &[RequestShape],
+    data: &[u8],
+    now: u64,
+) -> Result<Flow, Failure> {
+    let Slot {
+        h2,
+        inflight,
+        requeue: queue,
+        out,
+        wait_since_ns,
+        ..
+    } = slot;
+    let Some(conn) = h2.as_mut() else {
+        return Ok(Flow::Continue);
+    };
+    let mut refused = false;
+    let fed = conn.feed(data, shapes, out, counts, &mut |ev| match ev {
+        Event::Response { stream, status } => {
+            if let Some(req) = take(inflight, stream) {
+                rec.response(status, req, now);
+                *wait_since_ns = now;
+            }
+        }
+        Event::Reset { stream, .. } => {
+            if take(inflight, stream).is_some() {
+                rec.counts.reset += 1;
+            }
+        }
+        Event::Malformed { stream } => {
+            if take(inflight, stream).is_some() {
+                rec.counts.protocol += 1;
+            }
+        }
+        Event::Refused { stream } => {
+            if let Some(req) = take(inflight, stream) {
+                requeue(req, queue, rec, Failure::Reset);
+                refused = true;
+            }
+        }
+        Event::GoAway { last_stream } => {
+            while let Some(i) = inflight.iter().position(|p| p.stream > last_stream) {
+                if let Some(req) = inflight.remove(i) {
+                    requeue(req, queue, rec, Failure::Protocol);
+                }
+            }
+        }
+    });
+    if let Err(e) = fed {
+        // Our GOAWAY, written as the connection closes (`Worker::goodbye`).
+        if let ConnError::Local(_) = e {
+            conn.goaway(out, e.code());
+        }
+        return Err(Failure::Protocol);
+    }
+    if refused {
+        // Sent again on a new connection: this one drains first.
+        conn.drain();
+    }
+    if out.len() > MAX_UNWRITTEN {
+        conn.goaway(out, crate::h2::frame::code::ENHANCE_YOUR_CALM);
+        return Err(Failure::Protocol);
+    }
+    if conn.capacity() == 0 && inflight.is_empty() {
+        // Draining (GOAWAY, a refused stream) or out of stream IDs, and nothing left to
+        // wait for: replace the connection.
+        if conn.ids_exhausted() {
+            counts.id_rollovers += 1;
+        }
+        return Ok(Flow::Close);
+    }
+    Ok(Flow::Continue)
+}
+
+impl Worker {
+    /// Sends again, on this slot's connection, what the last one left unprocessed, as many
+    /// as its streams allow; connects first when the slot is closed.
+    pub(super) fn reissue(&mut self, idx: usize, now: u64) -> Grant {
+        let room = self.room(idx);
+        if room == 0 {
+            return Grant::Never;
+        }
+        let Worker {
+            cfg,
+            slots,
+            picker,
+            h2,
+            scratch,
+            ..
+        } = self;
+        let slot = &mut slots[idx];
+        let Some(conn) = slot.h2.as_mut() else {
+            return Grant::Never;
+        };
+        if slot.inflight.is_empty() {
+            slot.wait_since_ns = now;
+        }
+        if slot.out_pos > 0 {
+            slot.out.drain(..slot.out_pos);
+            slot.out_pos = 0;
+        }
+        let n = room.min(slot.requeue.len());
+        for req in slot.requeue.drain(..n) {
+            let stream = conn.open(
+                req.shape,
+                &cfg.table.h2[req.shape as usize],
+                picker.rng(),
+                scratch,
+                &mut slot.out,
+                h2,
+            );
+            slot.inflight.push_back(Pending {
+                stream,
+                sent_ns: now,
+                ..req
+            });
+        }
+        h2.retries += n as u64;
+        if slot.phase == Phase::Closed {
+            self.connect(idx, now);
+        } else {
+            self.flush(idx, now);
+        }
+        Grant::Now { n: 0, first: 0 }
+    }
+
+    /// Fails each stream that has waited longer than the timeout, alone: it is reset
+    /// (CANCEL) and the connection goes on.
+    pub(super) fn h2_timeouts(&mut self, idx: usize, now: u64) {
+        let timeout = self.cfg.timeout.as_nanos() as u64;
+        let slot = &mut self.slots[idx];
+        let Some(conn) = slot.h2.as_mut() else {
+            return;
+        };
+        let mut expired = false;
+        while let Some(p) = slot.inflight.front() {
+            if now.saturating_sub(p.sent_ns) < timeout {
+                break;
+            }
+            let stream = p.stream;
+            slot.inflight.pop_front();
+            conn.cancel(stream, &mut slot.out);
+            self.rec.counts.timeout += 1;
+            expired = true;
+        }
+        if expired {
+            self.flush(idx, now);
+            // The streams freed are room for the requests still to come.
+            if self.cfg.keepalive && self.slots[idx].phase == Phase::Open && self.room(idx) > 0 {
+                let _ = self.offer(idx, now);
+            }
+        }
+    }
+
+    /// Writes what is queued (our GOAWAY) once, before a failed connection is closed; a
+    /// socket that does not take it loses nothing of ours.
+    pub(super) fn goodbye(&mut self, idx: usize) {
+        let slot = &mut self.slots[idx];
+        if slot.h2.is_none() {
+            return;
+        }
+        if let Some(conn) = slot.conn.as_mut() {
+            let _ = conn.write(&slot.out[slot.out_pos..]);
+        }
+    }
+}

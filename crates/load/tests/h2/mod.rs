@@ -1,0 +1,202 @@
+//! HTTP/2 against real servers (nginx over TLS and h2c, nghttpd) and against small
+//! in-test servers that misbehave on purpose (`hostile`).
+
+mod hostile;
+
+use std::time::Duration;
+
+use load::{H2Options, Plan, Protocol, RequestSpec, Stop, Target, TlsOptions, Verify};
+
+use super::run;
+use crate::support::tls::{nginx_binary, Certs, Nginx};
+
+/// A plan speaking HTTP/2 with `streams` per connection.
+fn h2_plan(url: &str, streams: u32) -> Plan {
+    let mut p = Plan::new(Target::parse(url).unwrap());
+    p.threads = 2;
+    p.connections = 4;
+    p.timeout = Duration::from_secs(5);
+    p.connect_timeout = Duration::from_secs(2);
+    p.stop = Stop::Requests(200);
+    p.protocol = Protocol::Http2(H2Options {
+        streams,
+        ..H2Options::default()
+    });
+    p
+}
+
+fn h2_counts(r: &load::RunResult) -> &load::H2Counts {
+    r.h2.as_ref().expect("an --http2 run reports HTTP/2 counts")
+}
+
+/// The requests nginx logged over HTTP/2, once it logged `n` lines.
+fn logged_h2(n: &Nginx, want: usize) -> usize {
+    let lines = n.log_lines(want);
+    assert!(
+        lines.iter().all(|l| l.starts_with("HTTP/2.0 ")),
+        "every request arrived over HTTP/2: {:?}",
+        lines.iter().find(|l| !l.starts_with("HTTP/2.0 "))
+    );
+    lines.len()
+}
+
+#[test]
+fn nginx_h2c_counts_exactly_n() {
+    let Some(bin) = nginx_binary() else { return };
+    let nginx = Nginx::h2(&bin, None, 128);
+    let mut total = 0;
+    for (n, conns, threads, streams) in [
+        (1, 1, 1, 1),
+        (7, 3, 2, 1),
+        (1000, 4, 2, 10),
+        (999, 2, 1, 64),
+    ] {
+        let mut p = h2_plan(&format!("http://{}/", nginx.addr), streams);
+        p.stop = Stop::Requests(n);
+        p.connections = conns;
+        p.threads = threads;
+        load::preflight(&p).expect("nginx speaks h2c");
+        let r = run(&p);
+        assert_eq!((r.counts.sent, r.counts.ok), (n, n), "{:?}", r.counts);
+        assert_eq!(r.status, vec![(302, n)]);
+        let h = h2_counts(&r);
+        assert_eq!(h.server_max_streams, Some(128));
+        assert!(h.streams_used_max <= u64::from(streams));
+        assert_eq!(h.retries, 0);
+        assert!(
+            h.header_bytes_received > 0 && h.header_bytes_received_raw > h.header_bytes_received
+        );
+        total += n as usize;
+        assert_eq!(
+            logged_h2(&nginx, total),
+            total,
+            "n={n} c={conns} m={streams}"
+        );
+    }
+}
+
+#[test]
+fn nginx_h2_over_tls_by_alpn_counts_exactly_n() {
+    let Some(bin) = nginx_binary() else { return };
+    let certs = Certs::for_names(&["localhost"]);
+    let nginx = Nginx::h2(&bin, Some(&certs), 128);
+    let mut p = h2_plan(&format!("https://localhost:{}/", nginx.addr.port()), 10);
+    p.tls = TlsOptions {
+        verify: Verify::CaFile(certs.ca.clone()),
+        ..TlsOptions::default()
+    };
+    p.stop = Stop::Requests(2000);
+    load::preflight(&p).expect("nginx selects h2");
+    let r = run(&p);
+    assert_eq!(r.counts.ok, 2000, "{:?}", r.counts);
+    assert_eq!(r.tls.as_ref().and_then(|t| t.alpn.as_deref()), Some("h2"));
+    assert_eq!(h2_counts(&r).streams_used_max, 10);
+    assert_eq!(logged_h2(&nginx, 2000), 2000);
+}
+
+/// The server allows 5 streams; 100 are asked for: none is refused, and no connection
+/// ever has more than 5 in flight, even before the server's SETTINGS arrive.
+#[test]
+fn streams_stay_within_max_concurrent_streams() {
+    let Some(bin) = nginx_binary() else { return };
+    let nginx = Nginx::h2(&bin, None, 5);
+    let mut p = h2_plan(&format!("http://{}/", nginx.addr), 100);
+    p.stop = Stop::Requests(3000);
+    let r = run(&p);
+    assert_eq!(r.counts.ok, 3000, "{:?}", r.counts);
+    let h = h2_counts(&r);
+    assert_eq!(h.server_max_streams, Some(5));
+    assert_eq!(h.streams_used_max, 5);
+    assert_eq!(h.rst_received.iter().sum::<u64>(), 0, "no stream refused");
+    assert_eq!(h.retries, 0);
+    assert_eq!(logged_h2(&nginx, 3000), 3000);
+}
+
+#[test]
+fn stream_ids_running_out_open_a_new_connection() {
+    let Some(bin) = nginx_binary() else { return };
+    let nginx = Nginx::h2(&bin, None, 128);
+    let mut p = h2_plan(&format!("http://{}/", nginx.addr), 4);
+    p.connections = 1;
+    p.threads = 1;
+    p.stop = Stop::Requests(90);
+    // 20 IDs left on each connection: 90 requests need five connections.
+    p.protocol = Protocol::Http2(H2Options {
+        streams: 4,
+        first_stream_id: (1 << 31) - 40,
+        ..H2Options::default()
+    });
+    let r = run(&p);
+    let h = h2_counts(&r);
+    assert_eq!(r.counts.ok, 90, "{:?} {h:?}", r.counts);
+    assert_eq!(h.id_rollovers, 4, "{h:?}");
+    assert_eq!(r.counts.connections_opened, 5);
+    assert_eq!(logged_h2(&nginx, 90), 90);
+}
+
+#[test]
+fn tls_server_without_h2_is_one_line_at_preflight() {
+    let Some(bin) = nginx_binary() else { return };
+    let certs = Certs::for_names(&["localhost"]);
+    let nginx = Nginx::start(&bin, &certs, "TLSv1.2 TLSv1.3");
+    let mut p = h2_plan(&format!("https://localhost:{}/", nginx.addr.port()), 1);
+    p.tls.verify = Verify::CaFile(certs.ca.clone());
+    let e = load::preflight(&p).unwrap_err().to_string();
+    assert!(
+        e.contains("does not speak HTTP/2") && e.contains("did not select h2") && !e.contains('\n'),
+        "{e}"
+    );
+}
+
+#[test]
+fn http1_server_under_h2c_is_one_line_at_preflight() {
+    let s = crate::support::redirect_server();
+    let p = h2_plan(&s.url(), 1);
+    let e = load::preflight(&p).unwrap_err().to_string();
+    assert!(e.contains("answered the h2c preface with HTTP/1"), "{e}");
+}
+
+#[test]
+fn nghttpd_serves_every_stream() {
+    let Some(bin) = testkit::require(
+        "nghttpd",
+        &["/usr/bin/nghttpd"],
+        "apt-get install nghttp2-server",
+    ) else {
+        return;
+    };
+    let dir = crate::support::tls::TempDir::new("nghttpd");
+    std::fs::write(dir.0.join("index.html"), "hello").unwrap();
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let mut child = std::process::Command::new(bin)
+        .args(["--no-tls", "-d"])
+        .arg(&dir.0)
+        .args(["--address", "127.0.0.1", &port.to_string()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start nghttpd");
+    let addr: std::net::SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+    testkit::wait_until(Duration::from_secs(10), "nghttpd listening", || {
+        std::net::TcpStream::connect(addr).is_ok()
+    });
+    let mut p = h2_plan(&format!("http://{addr}/index.html"), 10);
+    p.stop = Stop::Requests(500);
+    // A POST body rides in DATA frames within nghttpd's windows.
+    p.requests.push(RequestSpec {
+        method: "POST".into(),
+        path: "/index.html".into(),
+        body: vec![b'b'; 100_000],
+        ..RequestSpec::default()
+    });
+    let r = run(&p);
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(r.counts.sent, 500);
+    assert_eq!(r.counts.completed(), 500, "{:?}", r.counts);
+    assert_eq!(r.counts.errors(), 0);
+    assert!(r.status.iter().any(|&(s, _)| s == 200), "{:?}", r.status);
+}
