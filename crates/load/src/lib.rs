@@ -33,6 +33,7 @@ mod interval;
 pub mod limits;
 mod plan;
 mod rate;
+mod reason;
 mod response;
 mod schedule;
 mod setup;

@@ -2,6 +2,7 @@
 
 mod limits;
 mod open;
+mod reasons;
 mod support;
 mod tls;
 
@@ -38,6 +39,7 @@ fn run(p: &Plan) -> RunResult {
         c.errors(),
         c.in_flight
     );
+    assert!(c.reasons_conserved(), "reasons differ from kinds: {c:?}");
     // Generous: these runs take milliseconds to a few timeouts; a hang takes forever.
     let bound = Duration::from_secs(20) + p.timeout * 4;
     assert!(
