@@ -21,6 +21,7 @@ pub mod compare;
 pub mod load_html;
 pub mod merge;
 mod open;
+pub mod reasons;
 pub mod shootout;
 pub mod slo;
 pub mod time;
@@ -54,6 +55,10 @@ pub struct LoadReport {
     pub requests: Requests,
     /// Requests that failed with an error, by kind.
     pub errors: Errors,
+    /// The same errors by reason, most frequent first; for each kind the counts sum to
+    /// its count in `errors` (empty in files written before issue 23).
+    #[serde(default)]
+    pub errors_by_reason: Vec<reasons::ReasonRow>,
     /// Complete responses by status code.
     pub status: BTreeMap<String, u64>,
     /// Rates and bytes.
@@ -147,6 +152,9 @@ pub struct IntervalRow {
     /// Those errors by kind (all zero in files written before issue 12).
     #[serde(default)]
     pub errors_by_kind: Errors,
+    /// Those errors by reason (absent when there were none, and before issue 23).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub errors_by_reason: Vec<reasons::ReasonRow>,
     /// Complete responses per second.
     pub requests_per_sec: f64,
     /// Median latency of the responses in it, µs (0 when there were none).
@@ -170,6 +178,7 @@ impl From<&stats::Interval> for IntervalRow {
             requests: iv.counts.completed(),
             errors: iv.counts.errors(),
             errors_by_kind: (&iv.counts).into(),
+            errors_by_reason: reasons::rows(&iv.counts.reasons),
             requests_per_sec: iv.rate_per_sec(),
             p50_us: us(iv.latency.percentile_ns(50.0)),
             p99_us: us(iv.latency.percentile_ns(99.0)),
@@ -462,6 +471,7 @@ impl LoadReport {
             interrupted: run.interrupted,
             requests: c.into(),
             errors: c.into(),
+            errors_by_reason: reasons::rows(&c.reasons),
             status: run
                 .status
                 .iter()
@@ -732,6 +742,7 @@ impl LoadReport {
                 "               EADDRNOTAVAIL: the client ran out of ephemeral ports (see net.ipv4.ip_local_port_range); not a server failure"
             );
         }
+        reasons::write_text(&mut o, &self.errors_by_reason, r.sent);
         let cn = &self.connections;
         let _ = writeln!(
             o,
@@ -863,6 +874,13 @@ mod tests {
                 timeout: 0,
                 tls: 0,
             },
+            errors_by_reason: vec![reasons::ReasonRow::new(
+                stats::Reason::new(
+                    stats::reason::Kind::Connect,
+                    stats::reason::Cause::Errno(stats::reason::EADDRNOTAVAIL),
+                ),
+                1,
+            )],
             status: [("302".to_string(), 8), ("500".to_string(), 1)].into(),
             throughput: Throughput {
                 requests_per_sec: 9.0,
@@ -924,6 +942,7 @@ mod tests {
                     requests: u64::from(p99_us > 0.0) * 3,
                     errors: 0,
                     errors_by_kind: Errors::default(),
+                    errors_by_reason: Vec::new(),
                     requests_per_sec: 3.0,
                     p50_us: p99_us / 2.0,
                     p99_us,
