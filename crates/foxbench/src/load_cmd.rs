@@ -369,8 +369,12 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
     // First Ctrl-C (or SIGTERM): stop and report. Second: exit at once.
     let interrupted = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register_conditional_shutdown(sig, 130, interrupted.clone())
-            .context("cannot install signal handler")?;
+        signal_hook::flag::register_conditional_shutdown(
+            sig,
+            crate::exit::INTERRUPTED,
+            interrupted.clone(),
+        )
+        .context("cannot install signal handler")?;
         signal_hook::flag::register(sig, interrupted.clone())
             .context("cannot install signal handler")?;
     }
@@ -473,7 +477,16 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
             }
             Ok(ExitCode::from(crate::exit::FAILED))
         }
-        _ => Ok(ExitCode::SUCCESS),
+        _ => match report.no_success() {
+            // The run completed and measured nothing.
+            Some(line) => {
+                if args.quiet {
+                    let _ = writeln!(std::io::stderr(), "foxbench: {line}");
+                }
+                Ok(ExitCode::from(crate::exit::FAILED))
+            }
+            None => Ok(ExitCode::SUCCESS),
+        },
     }
 }
 

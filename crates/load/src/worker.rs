@@ -852,7 +852,11 @@ impl Worker {
                         .tcp_up_ns
                         .is_some_and(|up| now.saturating_sub(up) >= timeout) =>
                 {
-                    self.fail(idx, Reason::new(Kind::Tls, Cause::Timeout(At::Handshake)), now);
+                    self.fail(
+                        idx,
+                        Reason::new(Kind::Tls, Cause::Timeout(At::Handshake)),
+                        now,
+                    );
                 }
                 Phase::Connecting
                     if slot.tcp_up_ns.is_none()

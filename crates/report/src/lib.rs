@@ -537,11 +537,41 @@ impl LoadReport {
         })
     }
 
+    /// When requests were sent and none succeeded, one line that says so with the top
+    /// reason: the run completed and measured nothing (exit status 1).
+    pub fn no_success(&self) -> Option<String> {
+        let r = &self.requests;
+        if r.sent == 0 || r.ok > 0 {
+            return None;
+        }
+        let top_error = self.errors_by_reason.first();
+        let top_status = self
+            .status
+            .iter()
+            .max_by_key(|(_, n)| **n)
+            .filter(|_| r.failed_status > 0);
+        let top = match (top_error, top_status) {
+            (Some(e), Some((code, n))) if *n > e.count => {
+                format!("status {code} {n} of {}", r.sent)
+            }
+            (Some(e), _) => e.line(r.sent),
+            (None, Some((code, n))) => format!("status {code} {n} of {}", r.sent),
+            (None, None) if r.in_flight == r.sent => {
+                format!("all {} requests were still unanswered at the stop", r.sent)
+            }
+            (None, None) => format!("{} errors", r.errors),
+        };
+        Some(format!("No request succeeded: {top}"))
+    }
+
     /// The human report, with the figures ab and wrk users look for.
     pub fn to_text(&self) -> String {
         let mut o = String::new();
         let c = &self.config;
         let r = &self.requests;
+        if let Some(line) = self.no_success() {
+            let _ = writeln!(o, "{line}");
+        }
         let _ = writeln!(
             o,
             "foxbench load {} {}",

@@ -233,7 +233,10 @@ fn errno_words(kind: Kind, n: u16) -> (String, Option<String>) {
         Kind::Read | Kind::Timeout | Kind::Parse => "reading the response",
         Kind::Tls => "in TLS",
     };
-    (format!("{what} while {during} ({name})"), hint.map(str::to_string))
+    (
+        format!("{what} while {during} ({name})"),
+        hint.map(str::to_string),
+    )
 }
 
 fn rule_words(rule: Rule) -> (String, Option<String>) {
@@ -314,9 +317,20 @@ mod tests {
     use super::*;
 
     fn every_reason() -> Vec<Reason> {
-        let mut causes = vec![Cause::NotTls, Cause::TlsOther, Cause::Unknown, Cause::Errno(999)];
+        let mut causes = vec![
+            Cause::NotTls,
+            Cause::TlsOther,
+            Cause::Unknown,
+            Cause::Errno(999),
+        ];
         causes.extend(stats::reason::ERRNOS.iter().map(|(n, _)| Cause::Errno(*n)));
-        for at in [At::Connect, At::Handshake, At::BeforeResponse, At::MidHead, At::MidBody] {
+        for at in [
+            At::Connect,
+            At::Handshake,
+            At::BeforeResponse,
+            At::MidHead,
+            At::MidBody,
+        ] {
             causes.extend([
                 Cause::Closed(at),
                 Cause::Reset(at),
@@ -325,8 +339,14 @@ mod tests {
             ]);
         }
         causes.extend(
-            [Rule::Head, Rule::HeadTooLarge, Rule::ContentLength, Rule::ChunkSize, Rule::Upgrade]
-                .map(Cause::Parse),
+            [
+                Rule::Head,
+                Rule::HeadTooLarge,
+                Rule::ContentLength,
+                Rule::ChunkSize,
+                Rule::Upgrade,
+            ]
+            .map(Cause::Parse),
         );
         causes.extend(
             [
@@ -392,9 +412,6 @@ mod tests {
         let mut twice = t;
         twice.merge(&t);
         assert_eq!(table(&merged), twice);
-        assert_eq!(
-            merged.iter().map(|r| r.count).sum::<u64>(),
-            2 * t.total()
-        );
+        assert_eq!(merged.iter().map(|r| r.count).sum::<u64>(), 2 * t.total());
     }
 }

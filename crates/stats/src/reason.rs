@@ -433,7 +433,10 @@ impl Reasons {
 
     /// The count of `reason`, if the table keeps it.
     pub fn count(&self, reason: Reason) -> Option<u64> {
-        self.rows().iter().find(|(r, _)| *r == reason).map(|(_, n)| *n)
+        self.rows()
+            .iter()
+            .find(|(r, _)| *r == reason)
+            .map(|(_, n)| *n)
     }
 
     /// Failures of `kind` past the table's room: their reasons were not kept.

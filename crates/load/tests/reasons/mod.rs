@@ -59,17 +59,32 @@ fn each_framing_rule_broken_is_its_own_parse_reason() {
         parse(Rule::Head),
     );
     every_request_fails_with(
-        |c| answer(c, b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello"),
+        |c| {
+            answer(
+                c,
+                b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello",
+            )
+        },
         10,
         parse(Rule::ContentLength),
     );
     every_request_fails_with(
-        |c| answer(c, b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n"),
+        |c| {
+            answer(
+                c,
+                b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n",
+            )
+        },
         10,
         parse(Rule::ChunkSize),
     );
     every_request_fails_with(
-        |c| answer(c, b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n"),
+        |c| {
+            answer(
+                c,
+                b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n",
+            )
+        },
         10,
         parse(Rule::Upgrade),
     );
@@ -210,7 +225,10 @@ fn issue_23_close_notify_mid_body_is_a_truncation_at_once() {
     let want = Reason::new(Kind::Read, Cause::CloseNotify(At::MidBody));
     assert_eq!(r.counts.read, 30, "{:?}", r.counts);
     assert_eq!(r.counts.reasons.count(want), Some(30), "{:?}", r.counts);
-    assert!(started.elapsed() < Duration::from_secs(10), "waited for the timeout");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "waited for the timeout"
+    );
 }
 
 #[test]
