@@ -234,6 +234,7 @@ pub fn repeat(
         capped,
         requests: c.into(),
         errors: c.into(),
+        errors_by_reason: report::reasons::rows(&c.reasons),
         status: res
             .status
             .iter()
