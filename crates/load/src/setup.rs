@@ -189,7 +189,6 @@ fn refused_after_handshake(
     }
 }
 
-
 /// Open files a run of `connections` needs: one per connection, and 64 for the rest
 /// (stdio, epoll and timer fds, the sampler's files).
 pub fn fds_needed(connections: u64) -> u64 {

@@ -286,14 +286,20 @@ fn client_key(c: &ClientCert, provider: &CryptoProvider) -> Result<CertifiedKey,
             e => e.to_string(),
         },
     })?;
-    CertifiedKey::from_der(chain, key, provider).map_err(|e| TlsError::ClientKeyMismatch {
-        cert: c.cert.clone(),
-        key: c.key.clone(),
-        reason: match e {
-            rustls::Error::InconsistentKeys(_) => {
-                "the key's public half is not the certificate's".into()
-            }
-            _ => "the key is not RSA, ECDSA (P-256, P-384) or Ed25519".into(),
+    CertifiedKey::from_der(chain, key, provider).map_err(|e| match e {
+        rustls::Error::InvalidCertificate(_) => TlsError::ClientCert {
+            path: c.cert.clone(),
+            reason: "not a certificate foxbench can present (X.509 v1, or an unsupported key): make a v3 one (openssl x509 -req with -extfile)".into(),
+        },
+        rustls::Error::InconsistentKeys(_) => TlsError::ClientKeyMismatch {
+            cert: c.cert.clone(),
+            key: c.key.clone(),
+            reason: "the key's public half is not the certificate's".into(),
+        },
+        _ => TlsError::ClientKeyMismatch {
+            cert: c.cert.clone(),
+            key: c.key.clone(),
+            reason: "the key is not RSA, ECDSA (P-256, P-384) or Ed25519".into(),
         },
     })
 }
@@ -479,7 +485,7 @@ pub fn explain(err: &rustls::Error, host: &str) -> String {
     match err {
         Error::InvalidCertificate(c) => match c {
             C::UnknownIssuer => format!(
-                "certificate for {host} is self-signed or from an unknown authority: pass --cacert FILE (the CA's certificate, or the server's own) or --insecure"
+                "certificate for {host} is self-signed or from an unknown authority: pass --cacert FILE or --insecure (FILE may be the CA's certificate or the server's own)"
             ),
             C::NotValidForNameContext { presented, .. } if presented.iter().any(|n| plain_name(n).is_some()) => format!(
                 "certificate is not valid for {host}: it holds {}: connect by one of those names, or pass --insecure",
@@ -629,7 +635,14 @@ mod tests {
             let line = explain(&e, "127.0.0.1");
             assert!(!line.contains('\n'), "{line}");
             for debug in [
-                "{", "(Other", "UnixTime", "Context", "Unknown(", "OtherError", "DnsName", "IpAddress(",
+                "{",
+                "(Other",
+                "UnixTime",
+                "Context",
+                "Unknown(",
+                "OtherError",
+                "DnsName",
+                "IpAddress(",
             ] {
                 assert!(!line.contains(debug), "{e:?} reads {line:?}");
             }
@@ -648,7 +661,10 @@ mod tests {
         let name = explain(
             &Error::InvalidCertificate(C::NotValidForNameContext {
                 expected: ServerName::try_from("a.example").unwrap(),
-                presented: vec!["DnsName(\"b.example\")".into(), "IpAddress(10.0.0.1)".into()],
+                presented: vec![
+                    "DnsName(\"b.example\")".into(),
+                    "IpAddress(10.0.0.1)".into(),
+                ],
             }),
             "a.example",
         );

@@ -28,7 +28,7 @@ pub mod time;
 mod tls;
 pub use open::{OpenMeasured, OpenReport};
 pub use stats::{Percentile, Summary};
-pub use tls::{TlsMeasured, TlsReport};
+pub use tls::{ClientCertificate, TlsMeasured, TlsReport};
 
 /// The schema identifier written into every load result.
 pub const LOAD_SCHEMA: &str = "foxbench.load/1";
@@ -561,7 +561,17 @@ impl LoadReport {
             }
             (None, None) => format!("{} errors", r.errors),
         };
-        Some(format!("No request succeeded: {top}"))
+        let asked = self
+            .tls
+            .as_ref()
+            .is_some_and(|t| t.client_certificate == ClientCertificate::AskedNoneGiven);
+        Some(match asked {
+            true => format!(
+                "No request succeeded: {top}; {}",
+                ClientCertificate::NONE_GIVEN
+            ),
+            false => format!("No request succeeded: {top}"),
+        })
     }
 
     /// The human report, with the figures ab and wrk users look for.

@@ -638,6 +638,7 @@ mod tests {
         };
         let task = Task::new(&s, &full, Duration::ZERO, ("/o", "/d"));
         let want = load::TlsOptions {
+            client: None,
             verify: load::Verify::CaFile("/o/cert.pem".into()),
             resume: false,
         };

@@ -445,6 +445,7 @@ mod tests {
             handshake_full: Latency::new(),
             handshake_resumed: Latency::new(),
             tls: None,
+            client_cert_asked: false,
             status: vec![(200, 90), (500, 10)],
             shapes: Vec::new(),
             elapsed: Duration::from_secs(2),

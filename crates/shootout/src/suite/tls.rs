@@ -76,7 +76,11 @@ impl ScenarioTls {
                 load::Verify::CaFile(fill(path, &[("out", out), ("dir", dir)]).into())
             }
         };
-        load::TlsOptions { verify, resume }
+        load::TlsOptions {
+            verify,
+            resume,
+            client: None,
+        }
     }
 }
 
@@ -124,6 +128,7 @@ mod tests {
         assert_eq!(
             o,
             load::TlsOptions {
+                client: None,
                 verify: load::Verify::CaFile("/cache/nginx-tls-k/tls/cert.pem".into()),
                 resume: false
             }
