@@ -630,6 +630,7 @@ mod tests {
         let suite = Suite::parse(DEFAULT_SUITE, "built-in").unwrap();
         let mut s = suite.scenarios[0].clone();
         s.tls = Some(crate::suite::ScenarioTls {
+            client: None,
             cert: crate::suite::CertCheck::CaFile("{out}/cert.pem".into()),
         });
         let full = Level {
