@@ -127,7 +127,7 @@ pub fn merge(all: &[&[ReasonRow]]) -> Vec<ReasonRow> {
         }
     }
     let mut out: Vec<ReasonRow> = sum.into_values().collect();
-    out.sort_by(|a, b| b.count.cmp(&a.count));
+    out.sort_by_key(|r| std::cmp::Reverse(r.count));
     out
 }
 

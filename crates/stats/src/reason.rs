@@ -338,7 +338,8 @@ impl Cause {
         if let Some((n, _)) = ERRNOS.iter().find(|(_, name)| *name == s) {
             return Some(Cause::Errno(*n));
         }
-        let staged: [(&str, fn(At) -> Cause); 4] = [
+        type Staged = fn(At) -> Cause;
+        let staged: [(&str, Staged); 4] = [
             ("closed_", Cause::Closed),
             ("reset_", Cause::Reset),
             ("close_notify_", Cause::CloseNotify),
@@ -468,7 +469,7 @@ impl Reasons {
     /// The kept reasons, most frequent first (ties in the order they came).
     pub fn ranked(&self) -> Vec<(Reason, u64)> {
         let mut rows = self.rows().to_vec();
-        rows.sort_by(|a, b| b.1.cmp(&a.1));
+        rows.sort_by_key(|r| std::cmp::Reverse(r.1));
         rows
     }
 

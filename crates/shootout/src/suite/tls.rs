@@ -77,8 +77,12 @@ impl ScenarioTls {
     ) -> Result<Option<ScenarioTls>, (&'static str, String)> {
         let pair = match client {
             (None, None) => return Ok(tls),
-            (Some(_), None) => return Err(("cert", "needs its private key: add key = \"FILE\"".into())),
-            (None, Some(_)) => return Err(("key", "needs its certificate: add cert = \"FILE\"".into())),
+            (Some(_), None) => {
+                return Err(("cert", "needs its private key: add key = \"FILE\"".into()))
+            }
+            (None, Some(_)) => {
+                return Err(("key", "needs its certificate: add cert = \"FILE\"".into()))
+            }
             (Some(c), Some(k)) => (c, k),
         };
         for (key, path) in [("cert", &pair.0), ("key", &pair.1)] {
@@ -172,7 +176,10 @@ mod tests {
         assert_eq!(bad(https(), None, Some("k.pem")), "key");
         assert_eq!(bad(https(), Some(" "), Some("k.pem")), "cert");
         assert_eq!(bad(None, Some("c.pem"), Some("k.pem")), "cert");
-        assert_eq!(ScenarioTls::with_client(https(), pair(None, None)).unwrap(), https());
+        assert_eq!(
+            ScenarioTls::with_client(https(), pair(None, None)).unwrap(),
+            https()
+        );
     }
 
     #[test]
