@@ -62,8 +62,12 @@ pub fn run(args: &LoadArgs, objective: &str) -> Result<ExitCode> {
 
     let interrupted = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register_conditional_shutdown(sig, 130, interrupted.clone())
-            .context("cannot install signal handler")?;
+        signal_hook::flag::register_conditional_shutdown(
+            sig,
+            crate::exit::INTERRUPTED,
+            interrupted.clone(),
+        )
+        .context("cannot install signal handler")?;
         signal_hook::flag::register(sig, interrupted.clone())
             .context("cannot install signal handler")?;
     }

@@ -151,6 +151,14 @@ pub struct LoadArgs {
     #[arg(long = "insecure")]
     pub insecure: bool,
 
+    /// https: present this client certificate (PEM, leaf first) when the server asks for one.
+    #[arg(long = "cert", value_name = "FILE", requires = "key")]
+    pub cert: Option<PathBuf>,
+
+    /// https: the private key of --cert (PEM: PKCS#8, RSA or EC; RSA, ECDSA or Ed25519).
+    #[arg(long = "key", value_name = "FILE", requires = "cert")]
+    pub key: Option<PathBuf>,
+
     /// https: resume TLS sessions on reconnect (tickets or session IDs).
     #[arg(long = "tls-resume", value_enum, default_value = "on")]
     pub tls_resume: OnOff,
@@ -364,6 +372,13 @@ pub(crate) fn build_plan(args: &LoadArgs) -> Result<Plan> {
             (None, false) => Verify::System,
         },
         resume: args.tls_resume == OnOff::On,
+        client: match (&args.cert, &args.key) {
+            (Some(cert), Some(key)) => Some(load::ClientCert {
+                cert: cert.clone(),
+                key: key.clone(),
+            }),
+            _ => None,
+        },
     };
     if let Some(fs) = &args.fail_status {
         plan.fail_status = StatusSet::parse(fs).map_err(|e| anyhow!("--fail-status: {e}"))?;
@@ -402,8 +417,12 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
     // First Ctrl-C (or SIGTERM): stop and report. Second: exit at once.
     let interrupted = Arc::new(AtomicBool::new(false));
     for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register_conditional_shutdown(sig, 130, interrupted.clone())
-            .context("cannot install signal handler")?;
+        signal_hook::flag::register_conditional_shutdown(
+            sig,
+            crate::exit::INTERRUPTED,
+            interrupted.clone(),
+        )
+        .context("cannot install signal handler")?;
         signal_hook::flag::register(sig, interrupted.clone())
             .context("cannot install signal handler")?;
     }
@@ -514,7 +533,16 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
             }
             Ok(ExitCode::from(crate::exit::FAILED))
         }
-        _ => Ok(ExitCode::SUCCESS),
+        _ => match report.no_success() {
+            // The run completed and measured nothing.
+            Some(line) => {
+                if args.quiet {
+                    let _ = writeln!(std::io::stderr(), "foxbench: {line}");
+                }
+                Ok(ExitCode::from(crate::exit::FAILED))
+            }
+            None => Ok(ExitCode::SUCCESS),
+        },
     }
 }
 
@@ -680,6 +708,11 @@ pub(crate) fn build_report(
         resumption: plan.tls.resume,
         full: &r.handshake_full,
         resumed: &r.handshake_resumed,
+        client_certificate: match (r.client_cert_asked, plan.tls.client.is_some()) {
+            (false, _) => report::ClientCertificate::NotAsked,
+            (true, false) => report::ClientCertificate::AskedNoneGiven,
+            (true, true) => report::ClientCertificate::Presented,
+        },
     });
     let open = match &plan.arrival {
         Arrival::Closed => None,

@@ -66,12 +66,20 @@ pub(crate) fn parse_load_args(argv: &[String]) -> Result<load_cmd::LoadArgs, Str
     }
 }
 
-/// Exit codes, as in the house style.
+/// Exit codes: the list is README.md's "Exit codes", and this is its code.
+///
+/// 0: success, and a closed stdout. 1 ([`exit::FAILED`]): the command completed and what it
+/// measured failed (an `--slo` clause, a load run in which no request succeeded, a
+/// `--find-max` with no rate that holds, a shootout target that failed, a `--fail-on`
+/// change, a short `doctor` limit). 2 ([`exit::USAGE`]): usage or setup error, one line.
+/// 130: a second Ctrl-C ended the process at once.
 pub mod exit {
-    /// The run completed but failed a threshold or verification.
+    /// The command completed, and what it measured failed.
     pub const FAILED: u8 = 1;
     /// Usage or setup error.
     pub const USAGE: u8 = 2;
+    /// A second Ctrl-C (or SIGTERM) ended the process at once.
+    pub const INTERRUPTED: i32 = 130;
 }
 
 fn main() -> ExitCode {

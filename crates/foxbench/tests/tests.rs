@@ -314,7 +314,46 @@ mod load {
         assert!(started.elapsed() < Duration::from_secs(15));
         let v = result(&out.stdout);
         assert_eq!(v["errors"]["timeout"], 3);
-        assert!(out.status.success());
+        assert_eq!(v["errors_by_reason"][0]["code"], "timeout_before_response");
+        assert_eq!(v["errors_by_reason"][0]["count"], 3);
+        // Nothing succeeded: the run completed and measured nothing.
+        assert_eq!(out.status.code(), Some(1));
+    }
+
+    #[test]
+    fn issue_23_no_success_is_the_first_line_with_the_top_reason_and_exit_1() {
+        let s = Server::spawn(|mut c| {
+            if c.next_request().is_some() {
+                c.send(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\npartial");
+                std::thread::sleep(Duration::from_millis(20));
+                c.reset();
+            }
+        });
+        let out = run(&["load", "-n", "20", "-c", "2", &s.url()]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{text}");
+        assert_eq!(
+            text.lines().next(),
+            Some("No request succeeded: read 20 (100%): connection reset by the server mid-body (ECONNRESET)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("Errors by reason:\n  read 20 (100%)"),
+            "{text}"
+        );
+        // -q: the line goes to stderr, alone.
+        let out = run(&["load", "-q", "-n", "20", "-c", "2", &s.url()]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1));
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.starts_with("foxbench: No request succeeded: read 20"),
+            "{err}"
+        );
+        // One success is enough for exit 0.
+        let ok = redirect_server();
+        let out = run(&["load", "-q", "-n", "5", &ok.url()]);
+        assert_eq!(out.status.code(), Some(0));
     }
 }
 

@@ -39,6 +39,7 @@ mod interval;
 pub mod limits;
 mod plan;
 mod rate;
+mod reason;
 mod response;
 mod schedule;
 mod setup;
@@ -67,7 +68,9 @@ pub use stats::{Counts, Interval, Latency};
 pub use table::Selection;
 pub use target::{parse_header, RequestSpec, Scheme, Target, TargetError};
 pub use template::{Hole, Piece, Rng, Template, TemplateError};
-pub use tls::{explain as explain_tls, Handshake, TlsError, TlsInfo, TlsOptions, Verify};
+pub use tls::{
+    explain as explain_tls, ClientCert, Handshake, TlsError, TlsInfo, TlsOptions, Verify,
+};
 pub use urls::{load_urls, parse_urls, UrlLine, UrlsError};
 
 /// Why a run could not start.
@@ -135,6 +138,8 @@ pub struct RunResult {
     pub handshake_resumed: Latency,
     /// TLS: what the first handshake negotiated; `None` for http:// or when none completed.
     pub tls: Option<TlsInfo>,
+    /// https: a server asked for a client certificate in some handshake of the run.
+    pub client_cert_asked: bool,
     /// Responses by status code, ascending.
     pub status: Vec<(u16, u64)>,
     /// Per row of the request table, in the plan's order.
@@ -294,6 +299,7 @@ pub fn run_with_intervals(
         handshake_full,
         handshake_resumed,
         tls: tls_info,
+        client_cert_asked: tls.as_ref().is_some_and(tls::Connector::client_cert_asked),
         status: status
             .iter()
             .enumerate()

@@ -169,7 +169,41 @@ fn handshake(
             return Err(fail(message));
         }
     }
-    Ok(rustls::StreamOwned::new(session, sock))
+    let mut stream = rustls::StreamOwned::new(session, sock);
+    if connector.client_cert_asked()
+        && stream.conn.protocol_version() == Some(rustls::ProtocolVersion::TLSv1_3)
+    {
+        refused_after_handshake(&mut stream, timeout, host).map_err(fail)?;
+    }
+    Ok(stream)
+}
+
+/// TLS 1.3 finishes the client's side of the handshake before the server has judged its
+/// certificate: a server that refuses it (or its absence) says so in the first record
+/// after. So when the server asked for one, read once, bounded, before calling the
+/// handshake good; only then does the run send load.
+fn refused_after_handshake(
+    stream: &mut rustls::StreamOwned<rustls::ClientConnection, TcpStream>,
+    timeout: Duration,
+    host: &str,
+) -> Result<(), String> {
+    use std::io::Read as _;
+    let _ = stream
+        .sock
+        .set_read_timeout(Some(timeout.min(Duration::from_secs(1))));
+    let mut byte = [0u8; 1];
+    match stream.read(&mut byte) {
+        // Nothing came: the server kept the connection, certificate accepted.
+        Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {
+            Ok(())
+        }
+        Err(e) => match e.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>()) {
+            Some(tls_err) => Err(tls::explain(tls_err, host)),
+            None => Err("the server closed the connection right after the TLS handshake: it may require a client certificate (--cert FILE --key FILE)".into()),
+        },
+        Ok(0) => Err("the server closed the connection right after the TLS handshake: it may require a client certificate (--cert FILE --key FILE)".into()),
+        Ok(_) => Ok(()),
+    }
 }
 
 /// Open files a run of `connections` needs: one per connection, and 64 for the rest

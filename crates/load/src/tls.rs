@@ -14,13 +14,15 @@
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
-use rustls::client::Resumption;
+use rustls::client::{ResolvesClientCert, Resumption, WebPkiServerVerifier};
 use rustls::crypto::{self, CryptoProvider};
 use rustls::pki_types::pem::PemObject;
-use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
+use rustls::sign::CertifiedKey;
 use rustls::{ClientConfig, ClientConnection, DigitallySignedStruct, RootCertStore};
 use rustls::{HandshakeKind, SignatureScheme};
 
@@ -46,6 +48,15 @@ impl fmt::Display for Verify {
     }
 }
 
+/// A client certificate and its private key, as PEM files (`--cert`, `--key`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientCert {
+    /// The certificate chain, leaf first.
+    pub cert: PathBuf,
+    /// Its private key: PKCS#8, PKCS#1 (RSA) or SEC1 (EC); RSA, ECDSA or Ed25519.
+    pub key: PathBuf,
+}
+
 /// The TLS settings of a plan; used only for `https://` targets.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TlsOptions {
@@ -53,6 +64,8 @@ pub struct TlsOptions {
     pub verify: Verify,
     /// Resume sessions on reconnect (tickets or session IDs, whatever the server offers).
     pub resume: bool,
+    /// The certificate to present when the server asks for one (mutual TLS).
+    pub client: Option<ClientCert>,
 }
 
 impl Default for TlsOptions {
@@ -60,6 +73,7 @@ impl Default for TlsOptions {
         Self {
             verify: Verify::System,
             resume: true,
+            client: None,
         }
     }
 }
@@ -85,6 +99,32 @@ pub enum TlsError {
     #[error("no trusted root certificates found on this system ({reason}): install ca-certificates, or pass --cacert FILE or --insecure")]
     NoSystemRoots {
         /// What the loader said.
+        reason: String,
+    },
+    /// The client certificate file could not be read or holds no certificate.
+    #[error("cannot read a client certificate from {path}: {reason}: give the certificate as PEM (-----BEGIN CERTIFICATE-----)")]
+    ClientCert {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
+    /// The client key file could not be read or holds no key foxbench can use.
+    #[error("cannot read a private key from {path}: {reason}: give an unencrypted PEM key (PKCS#8, RSA or EC; RSA, ECDSA or Ed25519)")]
+    ClientKey {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
+    /// The key does not belong to the certificate, or is of a kind the provider refuses.
+    #[error("the private key {key} does not fit the certificate {cert}: {reason}")]
+    ClientKeyMismatch {
+        /// The certificate file.
+        cert: PathBuf,
+        /// The key file.
+        key: PathBuf,
+        /// Why.
         reason: String,
     },
     /// The host cannot be a TLS server name.
@@ -146,6 +186,8 @@ impl TlsInfo {
 pub(crate) struct Connector {
     config: Arc<ClientConfig>,
     name: ServerName<'static>,
+    /// A server asked this configuration for a client certificate.
+    asked: Arc<AtomicBool>,
 }
 
 impl Connector {
@@ -157,10 +199,17 @@ impl Connector {
                 host: host.to_string(),
             })?
             .to_owned();
+        let asked = Arc::new(AtomicBool::new(false));
         Ok(Self {
-            config: Arc::new(config(opts, http2)?),
+            config: Arc::new(config(opts, http2, asked.clone())?),
             name,
+            asked,
         })
+    }
+
+    /// True once a server asked for a client certificate (sent a CertificateRequest).
+    pub fn client_cert_asked(&self) -> bool {
+        self.asked.load(Ordering::Relaxed)
     }
 
     /// A new client session, its ClientHello ready to write.
@@ -187,13 +236,20 @@ fn roots(verify: &Verify) -> Result<RootCertStore, TlsError> {
                 return Err(TlsError::NoSystemRoots { reason });
             }
         }
-        Verify::CaFile(path) => add_pem(&mut store, path)?,
+        Verify::CaFile(path) => {
+            for cert in ca_file(path)? {
+                store.add(cert).map_err(|e| TlsError::CaFile {
+                    path: path.to_path_buf(),
+                    reason: e.to_string(),
+                })?;
+            }
+        }
         Verify::Insecure => {}
     }
     Ok(store)
 }
 
-fn add_pem(store: &mut RootCertStore, path: &Path) -> Result<(), TlsError> {
+fn ca_file(path: &Path) -> Result<Vec<CertificateDer<'static>>, TlsError> {
     let bad = |reason: String| TlsError::CaFile {
         path: path.to_path_buf(),
         reason,
@@ -207,28 +263,84 @@ fn add_pem(store: &mut RootCertStore, path: &Path) -> Result<(), TlsError> {
             path: path.to_path_buf(),
         });
     }
-    for cert in certs {
-        store.add(cert).map_err(|e| bad(e.to_string()))?;
+    Ok(certs)
+}
+
+/// Reads `--cert` and `--key` into a signing identity, checking that they belong together.
+fn client_key(c: &ClientCert, provider: &CryptoProvider) -> Result<CertifiedKey, TlsError> {
+    let chain = CertificateDer::pem_file_iter(&c.cert)
+        .and_then(|certs| certs.collect::<Result<Vec<_>, _>>())
+        .map_err(|e| TlsError::ClientCert {
+            path: c.cert.clone(),
+            reason: e.to_string(),
+        })?;
+    if chain.is_empty() {
+        return Err(TlsError::ClientCert {
+            path: c.cert.clone(),
+            reason: "no PEM certificate in it".into(),
+        });
     }
-    Ok(())
+    let key = PrivateKeyDer::from_pem_file(&c.key).map_err(|e| TlsError::ClientKey {
+        path: c.key.clone(),
+        reason: match e {
+            rustls::pki_types::pem::Error::NoItemsFound => "no PEM private key in it".into(),
+            e => e.to_string(),
+        },
+    })?;
+    CertifiedKey::from_der(chain, key, provider).map_err(|e| match e {
+        rustls::Error::InvalidCertificate(_) => TlsError::ClientCert {
+            path: c.cert.clone(),
+            reason: "not a certificate foxbench can present (X.509 v1, or an unsupported key): make a v3 one (openssl x509 -req with -extfile)".into(),
+        },
+        rustls::Error::InconsistentKeys(_) => TlsError::ClientKeyMismatch {
+            cert: c.cert.clone(),
+            key: c.key.clone(),
+            reason: "the key's public half is not the certificate's".into(),
+        },
+        _ => TlsError::ClientKeyMismatch {
+            cert: c.cert.clone(),
+            key: c.key.clone(),
+            reason: "the key is not RSA, ECDSA (P-256, P-384) or Ed25519".into(),
+        },
+    })
 }
 
 /// The client configuration: TLS 1.2 and 1.3, ALPN `http/1.1` (or `h2` alone with
 /// `http2`: a server that cannot speak it must say so in the handshake), resumption as
-/// asked.
-fn config(opts: &TlsOptions, http2: bool) -> Result<ClientConfig, TlsError> {
+/// asked; a client certificate when one is given, and a note when a server asks for one.
+fn config(
+    opts: &TlsOptions,
+    http2: bool,
+    asked: Arc<AtomicBool>,
+) -> Result<ClientConfig, TlsError> {
     let provider = provider();
+    let identity = ClientIdentity {
+        key: match &opts.client {
+            Some(c) => Some(Arc::new(client_key(c, &provider)?)),
+            None => None,
+        },
+        asked,
+    };
     let builder = ClientConfig::builder_with_provider(provider.clone())
         .with_safe_default_protocol_versions()?;
-    let mut config = match opts.verify {
-        Verify::Insecure => builder
-            .dangerous()
-            .with_custom_certificate_verifier(Arc::new(AnyCertificate(provider)))
-            .with_no_client_auth(),
-        ref verify => builder
-            .with_root_certificates(roots(verify)?)
-            .with_no_client_auth(),
+    let verifier: Arc<dyn ServerCertVerifier> = match &opts.verify {
+        Verify::Insecure => Arc::new(AnyCertificate(provider)),
+        verify => {
+            let roots = Arc::new(roots(verify)?);
+            let webpki = WebPkiServerVerifier::builder_with_provider(roots, provider)
+                .build()
+                .map_err(|e| TlsError::Config(rustls::Error::General(e.to_string())))?;
+            let pins = match verify {
+                Verify::CaFile(path) => ca_file(path)?,
+                _ => Vec::new(),
+            };
+            Arc::new(Pinned { pins, webpki })
+        }
     };
+    let mut config = builder
+        .dangerous()
+        .with_custom_certificate_verifier(verifier)
+        .with_client_cert_resolver(Arc::new(identity));
     config.alpn_protocols = if http2 {
         vec![b"h2".to_vec()]
     } else {
@@ -241,6 +353,82 @@ fn config(opts: &TlsOptions, http2: bool) -> Result<ClientConfig, TlsError> {
         Resumption::disabled()
     };
     Ok(config)
+}
+
+/// The client certificate to present, if any, and a note that the server asked for one:
+/// a TLS 1.3 server refuses a missing or bad certificate only after the handshake looks
+/// done, so the preflight reads on when it was asked.
+#[derive(Debug)]
+struct ClientIdentity {
+    key: Option<Arc<CertifiedKey>>,
+    asked: Arc<AtomicBool>,
+}
+
+impl ResolvesClientCert for ClientIdentity {
+    fn resolve(&self, _hints: &[&[u8]], _schemes: &[SignatureScheme]) -> Option<Arc<CertifiedKey>> {
+        self.asked.store(true, Ordering::Relaxed);
+        self.key.clone()
+    }
+
+    fn has_certs(&self) -> bool {
+        self.key.is_some()
+    }
+}
+
+/// Verification against roots, where a server certificate byte-identical to one in
+/// `--cacert` is trusted as pinned, `CA:TRUE` or not, as OpenSSL (curl, wrk, h2load) and Go
+/// do: `openssl req -x509` makes `CA:TRUE` certificates by default, and webpki refuses
+/// those as a server's. The name is still checked; the pinned certificate's dates are not.
+#[derive(Debug)]
+struct Pinned {
+    pins: Vec<CertificateDer<'static>>,
+    webpki: Arc<WebPkiServerVerifier>,
+}
+
+impl ServerCertVerifier for Pinned {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        server_name: &ServerName<'_>,
+        ocsp: &[u8],
+        now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        if self.pins.iter().any(|p| p.as_ref() == end_entity.as_ref()) {
+            let cert = webpki::EndEntityCert::try_from(end_entity).map_err(|_| {
+                rustls::Error::InvalidCertificate(rustls::CertificateError::BadEncoding)
+            })?;
+            cert.verify_is_valid_for_subject_name(server_name)
+                .map_err(|_| {
+                    rustls::Error::InvalidCertificate(rustls::CertificateError::NotValidForName)
+                })?;
+            return Ok(ServerCertVerified::assertion());
+        }
+        self.webpki
+            .verify_server_cert(end_entity, intermediates, server_name, ocsp, now)
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.webpki.verify_tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.webpki.verify_tls13_signature(message, cert, dss)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.webpki.supported_verify_schemes()
+    }
 }
 
 /// `--insecure`: accepts any certificate for any name, but still checks the handshake's
@@ -302,33 +490,195 @@ pub(crate) fn handshake_kind(conn: &ClientConnection) -> Handshake {
 }
 
 /// One line for a handshake that failed, saying what to do about it. `host` is the name
-/// the certificate was checked against.
+/// the certificate was checked against. No Rust `Debug` text: dates in UTC, names listed.
 pub fn explain(err: &rustls::Error, host: &str) -> String {
-    use rustls::{AlertDescription, CertificateError, Error, InvalidMessage};
+    use rustls::{CertificateError as C, Error};
     match err {
-        Error::InvalidCertificate(CertificateError::UnknownIssuer) => format!(
-            "certificate for {host} is self-signed or from an unknown authority: pass --cacert FILE or --insecure"
-        ),
-        Error::InvalidCertificate(CertificateError::NotValidForName)
-        | Error::InvalidCertificate(CertificateError::NotValidForNameContext { .. }) => format!(
-            "certificate is not valid for {host}: connect by a name it was issued for, or pass --insecure"
-        ),
-        Error::InvalidCertificate(
-            CertificateError::Expired | CertificateError::ExpiredContext { .. },
-        ) => format!("certificate for {host} has expired: renew it, or pass --insecure"),
-        Error::InvalidCertificate(e) => {
-            format!("certificate for {host} was rejected ({e:?}): pass --cacert FILE or --insecure")
+        Error::InvalidCertificate(c) => match c {
+            C::UnknownIssuer => format!(
+                "certificate for {host} is self-signed or from an unknown authority: pass --cacert FILE or --insecure (FILE may be the CA's certificate or the server's own)"
+            ),
+            C::NotValidForNameContext { presented, .. } if presented.iter().any(|n| plain_name(n).is_some()) => format!(
+                "certificate is not valid for {host}: it holds {}: connect by one of those names, or pass --insecure",
+                presented.iter().filter_map(|n| plain_name(n)).collect::<Vec<_>>().join(", ")
+            ),
+            C::NotValidForName | C::NotValidForNameContext { .. } => format!(
+                "certificate is not valid for {host}: connect by a name it was issued for, or pass --insecure"
+            ),
+            C::ExpiredContext { time, not_after } => format!(
+                "certificate for {host} has expired: valid until {}, now {}: renew it, or pass --insecure",
+                utc(*not_after),
+                utc(*time)
+            ),
+            C::Expired => format!("certificate for {host} has expired: renew it, or pass --insecure"),
+            C::NotValidYetContext { time, not_before } => format!(
+                "certificate for {host} is not valid yet: valid from {}, now {}: check both clocks, or pass --insecure",
+                utc(*not_before),
+                utc(*time)
+            ),
+            C::NotValidYet => format!(
+                "certificate for {host} is not valid yet: check both clocks, or pass --insecure"
+            ),
+            C::Other(o) if crate::reason::is_ca_used_as_end_entity(o) => format!(
+                "certificate for {host} is a CA certificate (CA:TRUE, as `openssl req -x509` makes by default) and not the one in --cacert: pass that very certificate with --cacert, or make the server's with -addext basicConstraints=critical,CA:FALSE"
+            ),
+            C::BadSignature => format!(
+                "certificate for {host} has a signature that does not verify: pass --cacert FILE with its real issuer, or --insecure"
+            ),
+            C::Revoked => format!("certificate for {host} was revoked: renew it"),
+            C::BadEncoding => format!("certificate for {host} is not valid DER: fix the server's certificate file"),
+            C::InvalidPurpose | C::InvalidPurposeContext { .. } => format!(
+                "certificate for {host} is not for a TLS server (extendedKeyUsage lacks serverAuth): make it with -addext extendedKeyUsage=serverAuth, or pass --insecure"
+            ),
+            _ => format!(
+                "certificate for {host} was rejected (an unsupported algorithm or extension): pass --insecure to skip verification"
+            ),
+        },
+        Error::AlertReceived(alert) => {
+            let n = u8::from(*alert);
+            let name = stats::reason::alert_name(n)
+                .map_or_else(|| format!("number {n}"), str::to_string);
+            match name.as_str() {
+                "certificate_required" => format!(
+                    "{host} asked for a client certificate (alert certificate_required): pass --cert FILE --key FILE"
+                ),
+                "bad_certificate" | "unsupported_certificate" | "certificate_revoked"
+                | "certificate_expired" | "certificate_unknown" | "unknown_ca" | "access_denied" => format!(
+                    "{host} refused the client certificate (alert {name}): check --cert against the CA the server trusts, and its dates"
+                ),
+                "handshake_failure" => format!(
+                    "{host} refused the TLS handshake (alert handshake_failure): it may require a client certificate (--cert FILE --key FILE) or a cipher suite foxbench lacks"
+                ),
+                "no_application_protocol" => format!(
+                    "{host} offers no HTTP/1.1 over TLS (ALPN): it speaks only h2: pass --http2"
+                ),
+                "protocol_version" => format!(
+                    "{host} accepts none of TLS 1.2 and 1.3, the versions foxbench speaks"
+                ),
+                "unrecognized_name" => format!(
+                    "{host} serves no such name (alert unrecognized_name): connect by a name it serves"
+                ),
+                _ => format!("{host} ended the TLS handshake with the alert {name}"),
+            }
         }
-        Error::AlertReceived(AlertDescription::NoApplicationProtocol) => format!(
-            "{host} offers no HTTP/1.1 over TLS (ALPN): it speaks only h2: pass --http2"
+        Error::InvalidMessage(_) => format!(
+            "{host} did not answer with TLS: is it a plain HTTP server? use http://"
         ),
-        Error::AlertReceived(AlertDescription::ProtocolVersion) => format!(
-            "{host} accepts none of TLS 1.2 and 1.3, the versions foxbench speaks"
+        Error::PeerIncompatible(_) => format!(
+            "{host} offered nothing foxbench accepts (no common TLS version, cipher suite or key exchange)"
         ),
-        Error::AlertReceived(alert) => format!("{host} ended the TLS handshake with the alert {alert:?}"),
-        Error::InvalidMessage(InvalidMessage::InvalidContentType) | Error::InvalidMessage(_) => format!(
-            "{host} did not answer with TLS ({err}): is it a plain HTTP server? use http://"
-        ),
-        other => format!("TLS handshake with {host} failed: {other}"),
+        Error::PeerMisbehaved(_) => format!("{host} broke the TLS protocol"),
+        Error::NoCertificatesPresented => format!("{host} presented no certificate"),
+        Error::DecryptError => format!("{host} sent a record that does not decrypt"),
+        _ => format!("TLS handshake with {host} failed"),
+    }
+}
+
+/// A name webpki presents as `DnsName("a.example")` or `IpAddress(10.0.0.1)`, as the
+/// name alone; `None` for other kinds (URIs, directory names).
+fn plain_name(presented: &str) -> Option<&str> {
+    if let Some(dns) = presented.strip_prefix("DnsName(\"") {
+        return dns.strip_suffix("\")");
+    }
+    presented.strip_prefix("IpAddress(")?.strip_suffix(')')
+}
+
+/// A certificate time as RFC 3339 in UTC, to the second.
+fn utc(t: UnixTime) -> String {
+    let at = std::time::UNIX_EPOCH + std::time::Duration::from_secs(t.as_secs());
+    crate::start::format_rfc3339(at).replace(".000000Z", "Z")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rustls::{AlertDescription, CertificateError as C, Error, OtherError};
+
+    /// Every failure's sentence is one line with no Rust `Debug` text.
+    #[test]
+    fn every_explanation_is_one_plain_line() {
+        let t = |s: u64| UnixTime::since_unix_epoch(std::time::Duration::from_secs(s));
+        let mut errors = vec![
+            Error::InvalidCertificate(C::ExpiredContext {
+                time: t(1_795_707_117),
+                not_after: t(1_795_620_717),
+            }),
+            Error::InvalidCertificate(C::NotValidYetContext {
+                time: t(1_795_620_717),
+                not_before: t(1_795_707_117),
+            }),
+            Error::InvalidCertificate(C::NotValidForNameContext {
+                expected: ServerName::try_from("a.example").unwrap(),
+                presented: vec![
+                    "DnsName(\"b.example\")".into(),
+                    "IpAddress(10.0.0.1)".into(),
+                    "DirectoryName".into(),
+                ],
+            }),
+            Error::InvalidCertificate(C::Other(OtherError(Arc::new(
+                webpki::Error::CaUsedAsEndEntity,
+            )))),
+            Error::InvalidCertificate(C::Other(OtherError(Arc::new(
+                webpki::Error::UnsupportedCriticalExtension,
+            )))),
+            Error::InvalidMessage(rustls::InvalidMessage::InvalidContentType),
+            Error::PeerMisbehaved(rustls::PeerMisbehaved::IllegalMiddleboxChangeCipherSpec),
+            Error::PeerIncompatible(rustls::PeerIncompatible::NoCipherSuitesInCommon),
+            Error::General("x".into()),
+        ];
+        for c in [
+            C::UnknownIssuer,
+            C::NotValidForName,
+            C::Expired,
+            C::NotValidYet,
+            C::BadSignature,
+            C::Revoked,
+            C::BadEncoding,
+            C::InvalidPurpose,
+            C::UnknownRevocationStatus,
+        ] {
+            errors.push(Error::InvalidCertificate(c));
+        }
+        for n in 0..=255u8 {
+            errors.push(Error::AlertReceived(AlertDescription::from(n)));
+        }
+        for e in errors {
+            let line = explain(&e, "127.0.0.1");
+            assert!(!line.contains('\n'), "{line}");
+            for debug in [
+                "{",
+                "(Other",
+                "UnixTime",
+                "Context",
+                "Unknown(",
+                "OtherError",
+                "DnsName",
+                "IpAddress(",
+            ] {
+                assert!(!line.contains(debug), "{e:?} reads {line:?}");
+            }
+        }
+        let expired = explain(
+            &Error::InvalidCertificate(C::ExpiredContext {
+                time: t(1_795_707_117),
+                not_after: t(1_795_620_717),
+            }),
+            "127.0.0.1",
+        );
+        assert!(
+            expired.contains("valid until 2026-11-25T15:31:57Z, now 2026-11-26T15:31:57Z"),
+            "{expired}"
+        );
+        let name = explain(
+            &Error::InvalidCertificate(C::NotValidForNameContext {
+                expected: ServerName::try_from("a.example").unwrap(),
+                presented: vec![
+                    "DnsName(\"b.example\")".into(),
+                    "IpAddress(10.0.0.1)".into(),
+                ],
+            }),
+            "a.example",
+        );
+        assert!(name.contains("it holds b.example, 10.0.0.1:"), "{name}");
     }
 }

@@ -27,8 +27,11 @@ use crate::tls::{self, Connector, Handshake, TlsInfo};
 pub(crate) enum Read {
     /// `n` bytes. `drained`: nothing more can be read until a new readiness edge.
     Data { n: usize, drained: bool },
-    /// The peer closed its side.
-    Eof,
+    /// The peer closed its side: with TLS's close_notify, or at the TCP level.
+    Eof {
+        /// The close was TLS's close_notify, not a bare TCP close.
+        close_notify: bool,
+    },
 }
 
 /// The byte stream of one connection.
@@ -51,12 +54,8 @@ pub(crate) struct TlsStream {
     session: ClientConnection,
     /// The TCP connect completed (a first write went through).
     tcp_up: bool,
-}
-
-/// An error of the TLS layer (a failed handshake, an alert, a bad record), as opposed to
-/// one of the socket: the worker counts these as `tls`.
-pub(crate) fn is_tls_error(e: &io::Error) -> bool {
-    e.get_ref().is_some_and(|inner| inner.is::<rustls::Error>())
+    /// The server sent close_notify: once its plaintext is read, the stream has ended.
+    peer_closed: bool,
 }
 
 fn tls_error(e: rustls::Error) -> io::Error {
@@ -104,6 +103,7 @@ impl Transport {
                 stream,
                 session,
                 tcp_up: false,
+                peer_closed: false,
             })),
         })
     }
@@ -196,7 +196,9 @@ impl Transport {
     pub fn read(&mut self, buf: &mut [u8]) -> io::Result<Read> {
         match self {
             Transport::Tcp { stream, .. } => match stream.read(buf)? {
-                0 => Ok(Read::Eof),
+                0 => Ok(Read::Eof {
+                    close_notify: false,
+                }),
                 // Edge-triggered: a short read drained the kernel's buffer, and any later
                 // data raises a new edge.
                 n => Ok(Read::Data {
@@ -259,7 +261,8 @@ impl TlsStream {
         };
         let n = self.session.read_tls(&mut probe)?;
         let drained = probe.short || n == 0;
-        self.session.process_new_packets().map_err(tls_error)?;
+        let state = self.session.process_new_packets().map_err(tls_error)?;
+        self.peer_closed = state.peer_has_closed();
         if n == 0 && self.session.is_handshaking() {
             return Err(io::Error::new(
                 io::ErrorKind::UnexpectedEof,
@@ -329,12 +332,14 @@ impl TlsStream {
         let mut drained = false;
         loop {
             match self.session.reader().read(buf) {
-                Ok(0) => return Ok(Read::Eof), // close_notify
+                Ok(0) => return Ok(Read::Eof { close_notify: true }),
                 Ok(n) => {
+                    // After a close_notify no edge will come for the end of the stream,
+                    // which waits in the session: the caller must read on to it.
                     return Ok(Read::Data {
                         n,
-                        drained: drained && n < buf.len(),
-                    })
+                        drained: drained && n < buf.len() && !self.peer_closed,
+                    });
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
                     if drained {
@@ -342,7 +347,11 @@ impl TlsStream {
                     }
                 }
                 // A TCP close without close_notify, as many servers do.
-                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(Read::Eof),
+                Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => {
+                    return Ok(Read::Eof {
+                        close_notify: false,
+                    })
+                }
                 Err(e) => return Err(e),
             }
             drained = self.receive()?;

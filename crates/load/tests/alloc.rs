@@ -186,3 +186,78 @@ fn h2c_keepalive_streams_allocate_nothing_per_request() {
         "h2c: 2,000 requests allocated {small} times, 20,000 allocated {large}"
     );
 }
+
+/// Failures carry their reasons with no allocation: a run in which every request fails to
+/// parse (and its connection is replaced) allocates no more per failure than the
+/// reconnect itself does. The server is a separate process, so its own allocations are not
+/// counted.
+#[test]
+fn failures_record_their_reasons_without_allocating() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(python) =
+        testkit::require("python3", &["/usr/bin/python3"], "apt-get install python3")
+    else {
+        return;
+    };
+    // Answers each connection's first request with a malformed status line, then waits
+    // for the client to close.
+    let script = "import socket,threading\n\
+        s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n\
+        s.bind(('127.0.0.1',0)); s.listen(1024); print(s.getsockname()[1], flush=True)\n\
+        def h(c):\n\
+        \x20   try:\n\
+        \x20       c.recv(65536); c.sendall(b'HTTP/1.1 OK 200 whatever\\r\\n\\r\\n'); c.recv(65536)\n\
+        \x20   finally: c.close()\n\
+        while True:\n\
+        \x20   c,_=s.accept(); threading.Thread(target=h,args=(c,),daemon=True).start()\n";
+    /// Kills the server however the test ends.
+    struct Child(std::process::Child);
+    impl Drop for Child {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let mut child = Child(
+        std::process::Command::new(python)
+            .args(["-c", script])
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("python3 starts"),
+    );
+    let mut port = String::new();
+    {
+        use std::io::BufRead as _;
+        let out = child.0.stdout.take().unwrap();
+        std::io::BufReader::new(out).read_line(&mut port).unwrap();
+    }
+    let target = Target::parse(&format!("http://127.0.0.1:{}/", port.trim())).unwrap();
+    let mut plan = Plan::new(target);
+    plan.connections = 2;
+    plan.threads = 1;
+    plan.interval = Duration::from_secs(600);
+    let failures = |plan: &Plan| {
+        let control = Control::new(plan.effective_threads());
+        let before = ALLOCS.load(Ordering::Relaxed);
+        let r = load::run(plan, &control).expect("run starts");
+        let after = ALLOCS.load(Ordering::Relaxed);
+        assert!(
+            r.counts.conserved() && r.counts.reasons_conserved(),
+            "{:?}",
+            r.counts
+        );
+        assert_eq!(r.counts.parse, r.counts.sent, "{:?}", r.counts);
+        after - before
+    };
+    plan.stop = Stop::Requests(200);
+    let small = failures(&plan);
+    plan.stop = Stop::Requests(2_000);
+    let large = failures(&plan);
+    drop(child);
+    let per_failure = (large.saturating_sub(small)) as f64 / 1_800.0;
+    eprintln!("parse failures: {small} allocations for 200, {large} for 2,000: {per_failure:.2} per failure");
+    assert!(
+        per_failure < 0.5,
+        "{per_failure:.2} allocations per failed request (200: {small}, 2,000: {large})"
+    );
+}

@@ -3,6 +3,7 @@
 mod h2;
 mod limits;
 mod open;
+mod reasons;
 mod support;
 mod tls;
 
@@ -39,6 +40,7 @@ fn run(p: &Plan) -> RunResult {
         c.errors(),
         c.in_flight
     );
+    assert!(c.reasons_conserved(), "reasons differ from kinds: {c:?}");
     // Generous: these runs take milliseconds to a few timeouts; a hang takes forever.
     let bound = Duration::from_secs(20) + p.timeout * 4;
     assert!(

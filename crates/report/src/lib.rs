@@ -22,6 +22,7 @@ pub mod http2;
 pub mod load_html;
 pub mod merge;
 mod open;
+pub mod reasons;
 pub mod shootout;
 pub mod slo;
 pub mod tcp;
@@ -30,7 +31,7 @@ mod tls;
 pub use http2::Http2Report;
 pub use open::{OpenMeasured, OpenReport};
 pub use stats::{Percentile, Summary};
-pub use tls::{TlsMeasured, TlsReport};
+pub use tls::{ClientCertificate, TlsMeasured, TlsReport};
 
 /// The schema identifier written into every load result.
 pub const LOAD_SCHEMA: &str = "foxbench.load/1";
@@ -57,6 +58,10 @@ pub struct LoadReport {
     pub requests: Requests,
     /// Requests that failed with an error, by kind.
     pub errors: Errors,
+    /// The same errors by reason, most frequent first; for each kind the counts sum to
+    /// its count in `errors` (empty in files written before issue 23).
+    #[serde(default)]
+    pub errors_by_reason: Vec<reasons::ReasonRow>,
     /// Complete responses by status code.
     pub status: BTreeMap<String, u64>,
     /// Rates and bytes.
@@ -161,6 +166,9 @@ pub struct IntervalRow {
     /// Those errors by kind (all zero in files written before issue 12).
     #[serde(default)]
     pub errors_by_kind: Errors,
+    /// Those errors by reason (absent when there were none, and before issue 23).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub errors_by_reason: Vec<reasons::ReasonRow>,
     /// Complete responses per second.
     pub requests_per_sec: f64,
     /// Median latency of the responses in it, µs (0 when there were none).
@@ -184,6 +192,7 @@ impl From<&stats::Interval> for IntervalRow {
             requests: iv.counts.completed(),
             errors: iv.counts.errors(),
             errors_by_kind: (&iv.counts).into(),
+            errors_by_reason: reasons::rows(&iv.counts.reasons),
             requests_per_sec: iv.rate_per_sec(),
             p50_us: us(iv.latency.percentile_ns(50.0)),
             p99_us: us(iv.latency.percentile_ns(99.0)),
@@ -484,6 +493,7 @@ impl LoadReport {
             interrupted: run.interrupted,
             requests: c.into(),
             errors: c.into(),
+            errors_by_reason: reasons::rows(&c.reasons),
             status: run
                 .status
                 .iter()
@@ -560,11 +570,51 @@ impl LoadReport {
             .map(|w| w.detail.as_str())
     }
 
+    /// When requests were sent and none succeeded, one line that says so with the top
+    /// reason: the run completed and measured nothing (exit status 1).
+    pub fn no_success(&self) -> Option<String> {
+        let r = &self.requests;
+        if r.sent == 0 || r.ok > 0 {
+            return None;
+        }
+        let top_error = self.errors_by_reason.first();
+        let top_status = self
+            .status
+            .iter()
+            .max_by_key(|(_, n)| **n)
+            .filter(|_| r.failed_status > 0);
+        let top = match (top_error, top_status) {
+            (Some(e), Some((code, n))) if *n > e.count => {
+                format!("status {code} {n} of {}", r.sent)
+            }
+            (Some(e), _) => e.line(r.sent),
+            (None, Some((code, n))) => format!("status {code} {n} of {}", r.sent),
+            (None, None) if r.in_flight == r.sent => {
+                format!("all {} requests were still unanswered at the stop", r.sent)
+            }
+            (None, None) => format!("{} errors", r.errors),
+        };
+        let asked = self
+            .tls
+            .as_ref()
+            .is_some_and(|t| t.client_certificate == ClientCertificate::AskedNoneGiven);
+        Some(match asked {
+            true => format!(
+                "No request succeeded: {top}; {}",
+                ClientCertificate::NONE_GIVEN
+            ),
+            false => format!("No request succeeded: {top}"),
+        })
+    }
+
     /// The human report, with the figures ab and wrk users look for.
     pub fn to_text(&self) -> String {
         let mut o = String::new();
         let c = &self.config;
         let r = &self.requests;
+        if let Some(line) = self.no_success() {
+            let _ = writeln!(o, "{line}");
+        }
         let _ = writeln!(
             o,
             "foxbench load {} {}",
@@ -772,6 +822,7 @@ impl LoadReport {
                 "               EADDRNOTAVAIL: the client ran out of ephemeral ports (see net.ipv4.ip_local_port_range); not a server failure"
             );
         }
+        reasons::write_text(&mut o, &self.errors_by_reason, r.sent);
         let cn = &self.connections;
         let _ = writeln!(
             o,
@@ -911,6 +962,13 @@ mod tests {
                 reset: 0,
                 protocol: 0,
             },
+            errors_by_reason: vec![reasons::ReasonRow::new(
+                stats::Reason::new(
+                    stats::reason::Kind::Connect,
+                    stats::reason::Cause::Errno(stats::reason::EADDRNOTAVAIL),
+                ),
+                1,
+            )],
             status: [("302".to_string(), 8), ("500".to_string(), 1)].into(),
             throughput: Throughput {
                 requests_per_sec: 9.0,
@@ -974,6 +1032,7 @@ mod tests {
                     requests: u64::from(p99_us > 0.0) * 3,
                     errors: 0,
                     errors_by_kind: Errors::default(),
+                    errors_by_reason: Vec::new(),
                     requests_per_sec: 3.0,
                     p50_us: p99_us / 2.0,
                     p99_us,

@@ -28,6 +28,30 @@ pub struct TlsMeasured<'a> {
     pub full: &'a stats::Latency,
     /// Time of each resumed handshake.
     pub resumed: &'a stats::Latency,
+    /// Whether a client certificate was asked for and presented.
+    pub client_certificate: ClientCertificate,
+}
+
+/// Whether the server asked for a client certificate (mutual TLS), and whether one was
+/// presented.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum ClientCertificate {
+    /// The server asked for none.
+    #[default]
+    NotAsked,
+    /// The server asked, and foxbench had none to give (no `--cert`).
+    AskedNoneGiven,
+    /// The server asked, and the `--cert` certificate was presented.
+    Presented,
+}
+
+impl ClientCertificate {
+    /// The words for a server that asked and got none, with what to do.
+    pub const NONE_GIVEN: &'static str =
+        "the server asked for a client certificate and none was given: pass --cert FILE --key FILE";
 }
 
 /// TLS of an https:// run.
@@ -56,6 +80,9 @@ pub struct TlsReport {
     pub handshake_full: Option<Distribution>,
     /// Resumed handshake time.
     pub handshake_resumed: Option<Distribution>,
+    /// Whether the server asked for a client certificate, and whether one was presented.
+    #[serde(default)]
+    pub client_certificate: ClientCertificate,
 }
 
 impl TlsReport {
@@ -74,6 +101,7 @@ impl TlsReport {
             handshakes_resumed: counts.handshakes_resumed,
             handshake_full: dist(m.full),
             handshake_resumed: dist(m.resumed),
+            client_certificate: m.client_certificate,
         }
     }
 
@@ -96,6 +124,15 @@ impl TlsReport {
             self.verify,
             if self.resumption { "on" } else { "off" }
         );
+        match self.client_certificate {
+            ClientCertificate::NotAsked => {}
+            ClientCertificate::AskedNoneGiven => {
+                let _ = writeln!(o, "               {}", ClientCertificate::NONE_GIVEN);
+            }
+            ClientCertificate::Presented => {
+                let _ = writeln!(o, "               client certificate presented (--cert)");
+            }
+        }
         let total = self.handshakes_full + self.handshakes_resumed;
         let paid = if keepalive {
             String::new()

@@ -390,6 +390,7 @@ fn with_intervals(n: usize) -> ShootoutResults {
                         requests: ((rep.rps * d) as u64).max(1),
                         errors: 0,
                         errors_by_kind: Default::default(),
+                        errors_by_reason: Vec::new(),
                         requests_per_sec: rep.rps,
                         p50_us: 100.0,
                         p99_us: 1000.0 * (i + 1) as f64,

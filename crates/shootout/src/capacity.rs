@@ -297,6 +297,7 @@ mod tests {
                 unsent: 0,
             },
             errors: Default::default(),
+            errors_by_reason: Vec::new(),
             status: Default::default(),
             connections: (&stats::Counts::default()).into(),
             rps: 100.0,

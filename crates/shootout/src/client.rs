@@ -278,6 +278,11 @@ fn suite_terms(e: &str) -> String {
         "give a PEM file with --cacert",
         "name a PEM file in the scenario's cacert",
     )
+    .replace(
+        "pass --cert FILE --key FILE",
+        "set the scenario's cert = \"FILE\" and key = \"FILE\" in the suite",
+    )
+    .replace("--cert FILE --key FILE", "the scenario's cert and key")
 }
 
 #[cfg(test)]

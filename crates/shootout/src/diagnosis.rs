@@ -38,6 +38,8 @@ pub struct Figures {
     pub resets: u64,
     /// Of those: malformed responses.
     pub parse: u64,
+    /// The errors by reason, most frequent first.
+    pub reasons: Vec<report::reasons::ReasonRow>,
     /// Responses with a failing status.
     pub failed_status: u64,
     /// p99 latency, µs.
@@ -88,8 +90,8 @@ pub fn diagnose(f: &Figures) -> Diagnosis {
         return Diagnosis {
             bottleneck: Bottleneck::Errors,
             detail: format!(
-                "no response completed in the window ({} requests sent, {} failed): the server did not keep up with accepting and answering; {cpus}",
-                f.sent, f.errors
+                "no response completed in the window ({} requests sent, {} failed): the server did not keep up with accepting and answering{}; {cpus}",
+                f.sent, f.errors, top_reasons(f)
             ),
         };
     }
@@ -123,8 +125,9 @@ pub fn diagnose(f: &Figures) -> Diagnosis {
         return Diagnosis {
             bottleneck: Bottleneck::Errors,
             detail: format!(
-                "{:.1}% of requests failed, mostly {n} {what}; {cpus}",
-                100.0 * failed as f64 / f.sent as f64
+                "{:.1}% of requests failed, mostly {n} {what}{}; {cpus}",
+                100.0 * failed as f64 / f.sent as f64,
+                top_reasons(f)
             ),
         };
     }
@@ -183,6 +186,15 @@ fn tcp_verdict(f: &Figures, kinds: &[TcpFinding], cpus: &str) -> Option<Diagnosi
         bottleneck: w.kind.into(),
         detail: format!("{}; {cpus}", w.detail),
     })
+}
+
+/// The top reasons of a cell's errors, as "; top reasons: ...", or nothing.
+fn top_reasons(f: &Figures) -> String {
+    let lines: Vec<String> = f.reasons.iter().take(2).map(|r| r.line(f.sent)).collect();
+    if lines.is_empty() {
+        return String::new();
+    }
+    format!("; top reasons: {}", lines.join("; "))
 }
 
 #[cfg(test)]
@@ -531,6 +543,33 @@ mod tests {
     }
 
     #[test]
+    fn errors_name_their_top_reasons() {
+        use stats::reason::{At, Cause, Kind, Reason};
+        let row = |k, c, n| report::reasons::ReasonRow::new(Reason::new(k, c), n);
+        let d = diagnose(&Figures {
+            sent: 1000,
+            errors: 300,
+            resets: 300,
+            reasons: vec![
+                row(Kind::Read, Cause::Reset(At::MidBody), 200),
+                row(Kind::Write, Cause::Errno(32), 90),
+                row(Kind::Read, Cause::Closed(At::MidHead), 10),
+            ],
+            ..f(50.0, 50.0, 50.0)
+        });
+        assert!(
+            d.detail.contains("top reasons: read 200 (20%): connection reset by the server mid-body (ECONNRESET); write 90 (9.0%)"),
+            "{}",
+            d.detail
+        );
+        assert!(
+            !d.detail.contains("mid-head"),
+            "only the top two: {}",
+            d.detail
+        );
+    }
+
+    #[test]
     fn errors_name_their_main_kind() {
         let d = diagnose(&Figures {
             errors: 300,
@@ -544,6 +583,7 @@ mod tests {
             d.detail
         );
         let d = diagnose(&f(20.0, 15.0, 15.0));
+        assert!(!d.detail.contains("top reasons"), "{}", d.detail);
         assert!(
             d.detail.contains("client CPU 20%") && d.detail.contains("server CPU 15%"),
             "{}",

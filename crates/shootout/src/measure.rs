@@ -634,6 +634,7 @@ mod tests {
         let suite = Suite::parse(DEFAULT_SUITE, "built-in").unwrap();
         let mut s = suite.scenarios[0].clone();
         s.tls = Some(crate::suite::ScenarioTls {
+            client: None,
             cert: crate::suite::CertCheck::CaFile("{out}/cert.pem".into()),
         });
         let full = Level {
@@ -642,6 +643,7 @@ mod tests {
         };
         let task = Task::new(&s, &full, Duration::ZERO, ("/o", "/d"));
         let want = load::TlsOptions {
+            client: None,
             verify: load::Verify::CaFile("/o/cert.pem".into()),
             resume: false,
         };

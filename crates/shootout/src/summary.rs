@@ -78,6 +78,12 @@ pub fn summarize(reps: &[Repeat]) -> CellSummary {
             .unwrap_or(0),
         fds_peak: reps.iter().map(|r| r.server.fds_peak).max().unwrap_or(0),
         errors: reps.iter().map(|r| r.requests.errors).sum(),
+        errors_by_reason: report::reasons::merge(
+            &reps
+                .iter()
+                .map(|r| r.errors_by_reason.as_slice())
+                .collect::<Vec<_>>(),
+        ),
         failed_status: reps.iter().map(|r| r.requests.failed_status).sum(),
         sent: reps.iter().map(|r| r.requests.sent).sum(),
         handshakes_full_per_s: med(&|r| r.handshakes.map(|h| h.full_per_s)),
@@ -186,6 +192,7 @@ pub fn figures(reps: &[Repeat], s: &CellSummary, server_cpus: usize) -> Figures 
         timeouts: sum(&|r| r.errors.timeout),
         resets: sum(&|r| r.errors.read + r.errors.write),
         parse: sum(&|r| r.errors.parse),
+        reasons: s.errors_by_reason.clone(),
         failed_status: s.failed_status,
         p99_us: s.latency.at(99.0),
         completed: reps.iter().map(|r| r.requests.completed).sum(),
@@ -358,6 +365,7 @@ mod tests {
             capped: false,
             requests: (&counts).into(),
             errors: (&counts).into(),
+            errors_by_reason: Vec::new(),
             status: BTreeMap::new(),
             connections: (&counts).into(),
             rps,
@@ -542,6 +550,13 @@ mod tests {
         counts.connect = 2;
         let mut b = rep(1.0, &[], zero_server());
         (b.requests, b.errors) = ((&counts).into(), (&counts).into());
+        // Reasons add exactly across the repeats.
+        let reset = stats::Reason::new(
+            stats::reason::Kind::Read,
+            stats::reason::Cause::Reset(stats::reason::At::MidBody),
+        );
+        a.errors_by_reason = vec![report::reasons::ReasonRow::new(reset, 3)];
+        b.errors_by_reason = vec![report::reasons::ReasonRow::new(reset, 4)];
         let reps = [a, b];
         let f = figures(&reps, &summarize(&reps), 3);
         let want = Figures {
@@ -558,6 +573,7 @@ mod tests {
             timeouts: 10,
             resets: 10,
             parse: 8,
+            reasons: vec![report::reasons::ReasonRow::new(reset, 7)],
             failed_status: 10,
             p99_us: Some(1.0),
             completed: 130,

@@ -235,6 +235,7 @@ pub fn repeat(
         capped,
         requests: c.into(),
         errors: c.into(),
+        errors_by_reason: report::reasons::rows(&c.reasons),
         status: res
             .status
             .iter()
@@ -452,6 +453,7 @@ mod tests {
             handshake_full: Latency::new(),
             handshake_resumed: Latency::new(),
             tls: None,
+            client_cert_asked: false,
             status: vec![(200, 90), (500, 10)],
             shapes: Vec::new(),
             h2: None,

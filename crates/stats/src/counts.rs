@@ -1,5 +1,7 @@
 //! Outcome and traffic counters of a run: every request issued ends in exactly one outcome.
 
+use crate::reason::{Kind, Reasons};
+
 /// Outcome and traffic counters. Merged by adding ([`Counts::merge`]).
 ///
 /// The conservation law `sent = ok + failed_status + errors() + in_flight` holds for every
@@ -59,6 +61,8 @@ pub struct Counts {
     pub handshakes_full: u64,
     /// TLS handshakes that resumed a session.
     pub handshakes_resumed: u64,
+    /// The errors (`connect` .. `tls`) by reason; of each kind as many as its counter.
+    pub reasons: Reasons,
 }
 
 impl Counts {
@@ -82,6 +86,28 @@ impl Counts {
     /// True when every issued request has exactly one outcome.
     pub fn conserved(&self) -> bool {
         self.sent == self.completed() + self.errors() + self.in_flight
+    }
+
+    /// The error counter of `kind`.
+    pub fn of_kind(&self, kind: Kind) -> u64 {
+        match kind {
+            Kind::Connect => self.connect,
+            Kind::Write => self.write,
+            Kind::Read => self.read,
+            Kind::Parse => self.parse,
+            Kind::Timeout => self.timeout,
+            Kind::Tls => self.tls,
+            Kind::Reset => self.reset,
+            Kind::Protocol => self.protocol,
+        }
+    }
+
+    /// True when every error has exactly one reason: for each kind, the reasons counted
+    /// sum to its counter.
+    pub fn reasons_conserved(&self) -> bool {
+        Kind::ALL
+            .into_iter()
+            .all(|k| self.reasons.of_kind(k) == self.of_kind(k))
     }
 
     /// Adds `other` into `self`: sums, except `max_batch`, which is the larger of the two.
@@ -113,6 +139,7 @@ impl Counts {
             max_batch,
             handshakes_full,
             handshakes_resumed,
+            reasons,
         } = *other;
         self.sent += sent;
         self.ok += ok;
@@ -139,6 +166,7 @@ impl Counts {
         self.max_batch = self.max_batch.max(max_batch);
         self.handshakes_full += handshakes_full;
         self.handshakes_resumed += handshakes_resumed;
+        self.reasons.merge(&reasons);
     }
 
     /// What happened between `earlier` and `self` (two readings of the same counters).
@@ -174,6 +202,7 @@ impl Counts {
             max_batch: self.max_batch,
             handshakes_full: d(self.handshakes_full, earlier.handshakes_full),
             handshakes_resumed: d(self.handshakes_resumed, earlier.handshakes_resumed),
+            reasons: self.reasons.since(&earlier.reasons),
         }
     }
 }

@@ -13,9 +13,11 @@ use std::time::Duration;
 mod counts;
 pub mod hlog;
 mod interval;
+pub mod reason;
 pub mod significance;
 pub use counts::Counts;
 pub use interval::Interval;
+pub use reason::{Reason, Reasons};
 
 use base64::Engine as _;
 use hdrhistogram::serialization::{Deserializer, Serializer, V2DeflateSerializer};

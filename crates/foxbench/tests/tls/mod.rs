@@ -25,6 +25,47 @@ fn self_signed_without_cacert_is_one_line_and_no_load() {
     usage_error(&["load", "--tls-resume", "maybe", &url], "--tls-resume");
 }
 
+/// Bad --cert and --key files: one line naming the file and the problem, exit 2, no load.
+#[test]
+fn issue_23_bad_client_certificate_files_are_one_line() {
+    let certs = Certs::for_names(&["127.0.0.1"]);
+    let other = Certs::for_names(&["127.0.0.1"]);
+    let s = tls_redirect_server(certs.server_config());
+    let url = format!("https://127.0.0.1:{}/", s.addr.port());
+    let ca = certs.ca.to_str().unwrap();
+    let garbage = certs.dir.0.join("garbage.pem");
+    std::fs::write(&garbage, "not a pem file\n").unwrap();
+    let garbage = garbage.to_str().unwrap();
+    let (cert, key) = (certs.cert.to_str().unwrap(), certs.key.to_str().unwrap());
+    let other_key = other.key.to_str().unwrap();
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &["--cert", "/nonexistent/c.pem", "--key", key],
+            "cannot read a client certificate from /nonexistent/c.pem",
+        ),
+        (
+            &["--cert", garbage, "--key", key],
+            "garbage.pem: no PEM certificate in it",
+        ),
+        (
+            &["--cert", cert, "--key", garbage],
+            "cannot read a private key from",
+        ),
+        (
+            &["--cert", cert, "--key", other_key],
+            "does not fit the certificate",
+        ),
+        (&["--cert", cert], "--key"),
+    ];
+    for (flags, needle) in cases {
+        let mut args = vec!["load", "-n", "5", "--cacert", ca];
+        args.extend_from_slice(flags);
+        args.push(&url);
+        usage_error(&args, needle);
+    }
+    assert_eq!(s.requests(), 0, "a bad client certificate sends no load");
+}
+
 #[test]
 fn cacert_run_reports_tls_in_text_and_json() {
     let certs = Certs::for_names(&["localhost"]);

@@ -302,6 +302,12 @@ impl Conn {
         id
     }
 
+    /// True once the final response head of `stream` has come: a timeout then is mid-body.
+    pub fn has_head(&self, stream: u32) -> bool {
+        self.find(stream)
+            .is_some_and(|i| self.streams[i].status.is_some())
+    }
+
     /// Forgets a stream we give up on (a timeout), telling the server.
     pub fn cancel(&mut self, stream: u32, out: &mut Vec<u8>) {
         if let Some(i) = self.find(stream) {

@@ -71,24 +71,17 @@ pub mod code {
     pub const ENHANCE_YOUR_CALM: u32 = 11;
 }
 
-/// The names of the error codes, indexed by code; code 14 and above are "other".
-pub const CODE_NAMES: [&str; 15] = [
-    "NO_ERROR",
-    "PROTOCOL_ERROR",
-    "INTERNAL_ERROR",
-    "FLOW_CONTROL_ERROR",
-    "SETTINGS_TIMEOUT",
-    "STREAM_CLOSED",
-    "FRAME_SIZE_ERROR",
-    "REFUSED_STREAM",
-    "CANCEL",
-    "COMPRESSION_ERROR",
-    "CONNECT_ERROR",
-    "ENHANCE_YOUR_CALM",
-    "INADEQUATE_SECURITY",
-    "HTTP_1_1_REQUIRED",
-    "other",
-];
+/// The names of the error codes, indexed by code; code 14 and above are "other". The
+/// names themselves are `stats::reason::H2_ERRORS`, which words the failures they cause.
+pub const CODE_NAMES: [&str; 15] = {
+    let mut names = ["other"; 15];
+    let mut i = 0;
+    while i < stats::reason::H2_ERRORS.len() {
+        names[i] = stats::reason::H2_ERRORS[i];
+        i += 1;
+    }
+    names
+};
 
 /// Where `code` is counted in a table of [`CODE_NAMES`].
 pub fn code_slot(code: u32) -> usize {

@@ -3,9 +3,11 @@
 //! unprocessed, and timing out streams one by one.
 
 use super::{Failure, Flow, Pending, Phase, Recorder, Slot, Worker};
+use crate::h2::frame::code;
 use crate::h2::request::RequestShape;
 use crate::h2::{ConnError, Event, H2Counts};
 use crate::schedule::Grant;
+use stats::reason::{At, Cause, Kind, Reason};
 
 /// Output room beyond the requests' own: the preface, SETTINGS, and the acknowledgements
 /// and window updates one read can call for.
@@ -25,13 +27,11 @@ fn take(inflight: &mut std::collections::VecDeque<Pending>, stream: u32) -> Opti
     inflight.remove(i)
 }
 
-/// A request left unprocessed: queued to go again, or failed once it has gone too often.
+/// A request left unprocessed: queued to go again, or failed for `failure` once it has
+/// gone too often.
 fn requeue(p: Pending, requeue: &mut Vec<Pending>, rec: &mut Recorder, failure: Failure) {
     if p.retries >= MAX_RETRIES {
-        match failure {
-            Failure::Reset => rec.counts.reset += 1,
-            _ => rec.counts.protocol += 1,
-        }
+        rec.failed(failure, 1);
         return;
     }
     requeue.push(Pending {
@@ -68,44 +68,54 @@ pub(super) fn feed(
                 *wait_since_ns = now;
             }
         }
-        Event::Reset { stream, .. } => {
+        Event::Reset { stream, code } => {
             if take(inflight, stream).is_some() {
-                rec.counts.reset += 1;
+                rec.failed(Reason::new(Kind::Reset, Cause::H2Received(code)), 1);
             }
         }
         Event::Malformed { stream } => {
             if take(inflight, stream).is_some() {
-                rec.counts.protocol += 1;
+                let f = Reason::new(Kind::Protocol, Cause::H2Sent(code::PROTOCOL_ERROR));
+                rec.failed(f, 1);
             }
         }
         Event::Refused { stream } => {
             if let Some(req) = take(inflight, stream) {
-                requeue(req, queue, rec, Failure::Reset);
+                let f = Reason::new(Kind::Reset, Cause::H2Received(code::REFUSED_STREAM));
+                requeue(req, queue, rec, f);
                 refused = true;
             }
         }
         Event::GoAway { last_stream } => {
             while let Some(i) = inflight.iter().position(|p| p.stream > last_stream) {
                 if let Some(req) = inflight.remove(i) {
-                    requeue(req, queue, rec, Failure::Protocol);
+                    let f = Reason::new(Kind::Protocol, Cause::H2Received(code::NO_ERROR));
+                    requeue(req, queue, rec, f);
                 }
             }
         }
     });
     if let Err(e) = fed {
         // Our GOAWAY, written as the connection closes (`Worker::goodbye`).
-        if let ConnError::Local(_) = e {
-            conn.goaway(out, e.code());
-        }
-        return Err(Failure::Protocol);
+        let cause = match e {
+            ConnError::Local(_) => {
+                conn.goaway(out, e.code());
+                Cause::H2Sent(e.code())
+            }
+            ConnError::Remote(c) => Cause::H2Received(c),
+        };
+        return Err(Reason::new(Kind::Protocol, cause));
     }
     if refused {
         // Sent again on a new connection: this one drains first.
         conn.drain();
     }
     if out.len() > MAX_UNWRITTEN {
-        conn.goaway(out, crate::h2::frame::code::ENHANCE_YOUR_CALM);
-        return Err(Failure::Protocol);
+        conn.goaway(out, code::ENHANCE_YOUR_CALM);
+        return Err(Reason::new(
+            Kind::Protocol,
+            Cause::H2Sent(code::ENHANCE_YOUR_CALM),
+        ));
     }
     if conn.capacity() == 0 && inflight.is_empty() {
         // Draining (GOAWAY, a refused stream) or out of stream IDs, and nothing left to
@@ -185,8 +195,13 @@ impl Worker {
             }
             let stream = p.stream;
             slot.inflight.pop_front();
+            let at = match conn.has_head(stream) {
+                true => At::MidBody,
+                false => At::BeforeResponse,
+            };
             conn.cancel(stream, &mut slot.out);
-            self.rec.counts.timeout += 1;
+            self.rec
+                .failed(Reason::new(Kind::Timeout, Cause::Timeout(at)), 1);
             expired = true;
         }
         if expired {

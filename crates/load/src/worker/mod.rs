@@ -28,12 +28,14 @@ use nix::sys::timerfd::{ClockId, Expiration, TimerFd, TimerFlags, TimerSetTimeFl
 
 use crate::h2::{self as http2, H2Counts};
 use crate::interval::Rotor;
+use crate::reason;
 use crate::response::{Framer, ParseError, Step};
 use crate::schedule::{Grant, Schedule};
 use crate::table::{Picker, RequestTable, Shape};
 use crate::tls::{Connector, Handshake, TlsInfo};
-use crate::transport::{is_tls_error, Read, Transport};
+use crate::transport::{Read, Transport};
 use crate::{Control, Counts, LoadError, Protocol, StatusSet};
+use stats::reason::{At, Cause, Kind, Reason, EADDRNOTAVAIL, ECONNREFUSED};
 
 mod h2;
 use stats::Latency;
@@ -204,27 +206,44 @@ impl Recorder {
             self.counts.ok += 1;
         }
     }
+
+    /// Counts `n` requests failed for `f`, in its kind's counter and by its reason.
+    fn failed(&mut self, f: Failure, n: u64) {
+        let c = &mut self.counts;
+        match f.kind {
+            Kind::Connect => {
+                c.connect += n;
+                match f.cause {
+                    Cause::Errno(ECONNREFUSED) => c.connect_refused += n,
+                    Cause::Errno(EADDRNOTAVAIL) => c.connect_ports_exhausted += n,
+                    Cause::Timeout(_) => c.connect_timeout += n,
+                    _ => {}
+                }
+            }
+            Kind::Write => c.write += n,
+            Kind::Read => c.read += n,
+            Kind::Parse => c.parse += n,
+            Kind::Timeout => c.timeout += n,
+            Kind::Tls => c.tls += n,
+            Kind::Reset => c.reset += n,
+            Kind::Protocol => c.protocol += n,
+        }
+        c.reasons.add(f, n);
+    }
 }
 
-#[derive(Debug, Clone, Copy)]
-enum Failure {
-    Connect(io::ErrorKind, Option<i32>),
-    ConnectTimeout,
-    Write,
-    Read,
-    Parse,
-    Timeout,
-    /// A TLS handshake failed or stalled, or the TLS layer failed (an alert, a bad record).
-    Tls,
-    /// HTTP/2: the server reset the stream.
-    Reset,
-    /// HTTP/2: a connection error.
-    Protocol,
-}
+/// Why the requests in flight on a connection fail: the error counter and the cause, a
+/// `Copy` code that costs no more to carry than the kind alone.
+type Failure = Reason;
 
-impl Failure {
-    fn connect(e: &io::Error) -> Self {
-        Failure::Connect(e.kind(), e.raw_os_error())
+/// Where a slot's oldest request in flight stands in its response.
+fn stage(slot: &Slot) -> At {
+    if !slot.framer.between_responses() {
+        At::MidBody
+    } else if slot.leftover.is_empty() {
+        At::BeforeResponse
+    } else {
+        At::MidHead
     }
 }
 
@@ -689,10 +708,10 @@ impl Worker {
     /// How a failure while connecting counts: a TLS error, or any failure once TCP is up
     /// (the handshake failed), is `tls`; the rest are `connect`.
     fn connecting_failure(&self, idx: usize, e: &io::Error) -> Failure {
-        if is_tls_error(e) || self.slots[idx].tcp_up_ns.is_some() {
-            Failure::Tls
+        if reason::tls_error(e).is_some() || self.slots[idx].tcp_up_ns.is_some() {
+            Reason::new(Kind::Tls, reason::of_io(e, At::Handshake))
         } else {
-            Failure::connect(e)
+            Reason::new(Kind::Connect, reason::of_io(e, At::Connect))
         }
     }
 
@@ -732,7 +751,7 @@ impl Worker {
             }
         }
         if h2_refused {
-            self.fail(idx, Failure::Protocol, now);
+            self.fail(idx, Reason::new(Kind::Protocol, Cause::NoH2), now);
             return false;
         }
         true
@@ -782,10 +801,12 @@ impl Worker {
                 Err(e) => {
                     let f = if connecting {
                         self.connecting_failure(idx, &e)
-                    } else if is_tls_error(&e) {
-                        Failure::Tls
                     } else {
-                        Failure::Write
+                        let kind = match reason::tls_error(&e) {
+                            Some(_) => Kind::Tls,
+                            None => Kind::Write,
+                        };
+                        Reason::new(kind, reason::of_io(&e, stage(&self.slots[idx])))
                     };
                     self.fail(idx, f, now);
                     return;
@@ -802,8 +823,8 @@ impl Worker {
                 return;
             };
             match conn.read(&mut self.rbuf) {
-                Ok(Read::Eof) => {
-                    self.eof(idx, now);
+                Ok(Read::Eof { close_notify }) => {
+                    self.eof(idx, close_notify, now);
                     return;
                 }
                 Ok(Read::Data { n, drained }) => {
@@ -826,12 +847,14 @@ impl Worker {
                             now,
                             self.cfg.keepalive,
                         )
-                        .map_err(|_| Failure::Parse)
+                        .map_err(|e| Reason::new(Kind::Parse, reason::of_parse(e)))
                     };
                     match flow {
                         Ok(Flow::Continue) => {}
                         Ok(Flow::Close) => {
-                            self.close_and_replace(idx, Failure::Read, now);
+                            // Requests pipelined behind a response that closed.
+                            let f = Reason::new(Kind::Read, Cause::Closed(At::BeforeResponse));
+                            self.close_and_replace(idx, f, now);
                             return;
                         }
                         Err(f) => {
@@ -848,11 +871,11 @@ impl Worker {
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => {
-                    let f = if is_tls_error(&e) {
-                        Failure::Tls
-                    } else {
-                        Failure::Read
+                    let kind = match reason::tls_error(&e) {
+                        Some(_) => Kind::Tls,
+                        None => Kind::Read,
                     };
+                    let f = Reason::new(kind, reason::of_io(&e, stage(&self.slots[idx])));
                     self.fail(idx, f, now);
                     return;
                 }
@@ -868,18 +891,30 @@ impl Worker {
         }
     }
 
-    fn eof(&mut self, idx: usize, now: u64) {
+    /// The server closed the stream: with a TCP FIN, or with TLS's close_notify. Either
+    /// ends a response framed by the close, truncates one that is not complete, and between
+    /// responses is a clean close.
+    fn eof(&mut self, idx: usize, close_notify: bool, now: u64) {
         let slot = &mut self.slots[idx];
+        let at = stage(slot);
+        let f = Reason::new(
+            Kind::Read,
+            match close_notify {
+                true => Cause::CloseNotify(at),
+                false => Cause::Closed(at),
+            },
+        );
         if let Some(status) = slot.framer.eof() {
             if let Some(req) = slot.inflight.pop_front() {
                 self.rec.response(status, req, now);
             }
-            self.close_and_replace(idx, Failure::Read, now);
+            let rest = Reason::new(Kind::Read, Cause::Closed(At::BeforeResponse));
+            self.close_and_replace(idx, rest, now);
         } else if slot.inflight.is_empty() {
             self.rec.counts.closed_by_server += 1;
-            self.close_and_replace(idx, Failure::Read, now);
+            self.close_and_replace(idx, f, now);
         } else {
-            self.fail(idx, Failure::Read, now);
+            self.fail(idx, f, now);
         }
     }
 
@@ -887,33 +922,10 @@ impl Worker {
     /// unless the run is ending, reopened (after a backoff for repeated connect failures).
     fn fail(&mut self, idx: usize, f: Failure, now: u64) {
         let n = self.slots[idx].inflight.len() as u64;
-        let c = &mut self.rec.counts;
-        match f {
-            Failure::Connect(kind, os) => {
-                c.connect += n;
-                if kind == io::ErrorKind::ConnectionRefused {
-                    c.connect_refused += n;
-                } else if kind == io::ErrorKind::AddrNotAvailable || os == Some(libc::EADDRNOTAVAIL)
-                {
-                    c.connect_ports_exhausted += n;
-                }
-                self.slots[idx].failures += 1;
-            }
-            Failure::ConnectTimeout => {
-                c.connect += n;
-                c.connect_timeout += n;
-                self.slots[idx].failures += 1;
-            }
-            Failure::Write => c.write += n,
-            Failure::Read => c.read += n,
-            Failure::Parse => c.parse += n,
-            Failure::Timeout => c.timeout += n,
-            Failure::Tls => {
-                c.tls += n;
-                self.slots[idx].failures += 1;
-            }
-            Failure::Reset => c.reset += n,
-            Failure::Protocol => c.protocol += n,
+        self.rec.failed(f, n);
+        if matches!(f.kind, Kind::Connect | Kind::Tls) {
+            // Repeated connect and handshake failures back off.
+            self.slots[idx].failures += 1;
         }
         self.slots[idx].inflight.clear();
         self.close_and_replace(idx, f, now);
@@ -963,14 +975,19 @@ impl Worker {
                         .tcp_up_ns
                         .is_some_and(|up| now.saturating_sub(up) >= timeout) =>
                 {
-                    self.fail(idx, Failure::Tls, now);
+                    self.fail(
+                        idx,
+                        Reason::new(Kind::Tls, Cause::Timeout(At::Handshake)),
+                        now,
+                    );
                 }
                 Phase::Connecting
                     if slot.tcp_up_ns.is_none()
                         && now.saturating_sub(slot.since_ns) >= connect_timeout =>
                 {
                     // With nothing in flight this only counts the failure and retries.
-                    self.fail(idx, Failure::ConnectTimeout, now);
+                    let f = Reason::new(Kind::Connect, Cause::Timeout(At::Connect));
+                    self.fail(idx, f, now);
                 }
                 // HTTP/2 times out each stream alone: the others go on.
                 Phase::Open if slot.h2.is_some() => self.h2_timeouts(idx, now),
@@ -978,7 +995,8 @@ impl Worker {
                     if !slot.inflight.is_empty()
                         && now.saturating_sub(slot.wait_since_ns) >= timeout =>
                 {
-                    self.fail(idx, Failure::Timeout, now);
+                    let f = Reason::new(Kind::Timeout, Cause::Timeout(stage(slot)));
+                    self.fail(idx, f, now);
                 }
                 Phase::Closed if slot.conn.is_none() && !slot.listed && slot.retry_at_ns <= now => {
                     self.open_slot(idx, now);

@@ -160,6 +160,12 @@ pub struct Nginx {
 impl Nginx {
     /// Starts nginx serving `certs` with `protocols` (e.g. "TLSv1.2 TLSv1.3").
     pub fn start(bin: &Path, certs: &Certs, protocols: &str) -> Nginx {
+        Nginx::start_with(bin, &certs.cert, &certs.key, protocols, "")
+    }
+
+    /// Starts nginx serving `cert` and `key`, with `extra` directives in its server block
+    /// (e.g. `ssl_verify_client on;`). The log's fifth field is `$ssl_client_verify`.
+    pub fn start_with(bin: &Path, cert: &Path, key: &Path, protocols: &str, extra: &str) -> Nginx {
         let dir = TempDir::new("nginx");
         let port = {
             let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -173,20 +179,20 @@ impl Nginx {
              http {{\n\
                client_body_temp_path {d}/body; proxy_temp_path {d}/proxy; fastcgi_temp_path {d}/fcgi;\n\
                uwsgi_temp_path {d}/uwsgi; scgi_temp_path {d}/scgi;\n\
-               log_format tls '$ssl_protocol $ssl_session_reused $connection $connection_requests';\n\
+               log_format tls '$ssl_protocol $ssl_session_reused $connection $connection_requests $ssl_client_verify';\n\
                access_log {log} tls;\n\
                keepalive_requests 100000;\n\
                server {{\n\
                  listen 127.0.0.1:{port} ssl;\n\
                  ssl_certificate {cert}; ssl_certificate_key {key};\n\
                  ssl_protocols {protocols};\n\
-                 ssl_session_cache shared:TLS:1m;\n\
+                 ssl_session_cache shared:TLS:1m; {extra}\n\
                  location / {{ return 302 https://avatar.example/Renard-1.png; }}\n\
                }}\n\
              }}\n",
             log = log.display(),
-            cert = certs.cert.display(),
-            key = certs.key.display(),
+            cert = cert.display(),
+            key = key.display(),
         );
         Nginx::launch(bin, dir, &conf, port, log)
     }

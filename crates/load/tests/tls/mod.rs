@@ -15,6 +15,7 @@ fn https_plan(url: &str, certs: &Certs) -> Plan {
     p.tls = TlsOptions {
         verify: Verify::CaFile(certs.ca.clone()),
         resume: true,
+        client: None,
     };
     p
 }
@@ -138,6 +139,7 @@ fn connect_blocking_speaks_tls_and_fails_like_the_preflight() {
     let tls = TlsOptions {
         verify: Verify::CaFile(certs.ca.clone()),
         resume: true,
+        client: None,
     };
     let mut c = load::connect_blocking(&target, &tls, Duration::from_secs(10)).unwrap();
     c.tcp()

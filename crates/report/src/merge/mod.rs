@@ -394,6 +394,11 @@ pub fn merge(sources: &[Source], opts: Options) -> Result<LoadReport, MergeError
         protocol: sum(&|r| r.errors.protocol),
     };
     check_conserved("the merge", &m.requests, &m.errors)?;
+    let by_reason: Vec<&[crate::reasons::ReasonRow]> = by_shard
+        .values()
+        .map(|s| s.report.errors_by_reason.as_slice())
+        .collect();
+    m.errors_by_reason = crate::reasons::merge(&by_reason);
     m.connections = crate::Connections {
         opened: sum(&|r| r.connections.opened),
         reconnects: sum(&|r| r.connections.reconnects),
@@ -612,6 +617,7 @@ fn merge_intervals(
                     requests: 0,
                     errors: 0,
                     errors_by_kind: crate::Errors::default(),
+                    errors_by_reason: Vec::new(),
                     requests_per_sec: 0.0,
                     p50_us: 0.0,
                     p99_us: 0.0,
@@ -640,6 +646,8 @@ fn merge_intervals(
             add(&mut a.tls, b.tls);
             add(&mut a.reset, b.reset);
             add(&mut a.protocol, b.protocol);
+            slot.row.errors_by_reason =
+                crate::reasons::merge(&[&slot.row.errors_by_reason, &row.errors_by_reason]);
             slot.hist.merge(&hist).map_err(|e| MergeError::Histogram {
                 source_name: s.name.clone(),
                 what: what.clone(),

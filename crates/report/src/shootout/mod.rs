@@ -397,6 +397,9 @@ pub struct Repeat {
     pub requests: crate::Requests,
     /// Errors by kind.
     pub errors: crate::Errors,
+    /// The same errors by reason, most frequent first (empty before issue 23).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub errors_by_reason: Vec<crate::reasons::ReasonRow>,
     /// Responses by status code.
     pub status: BTreeMap<String, u64>,
     /// Connections opened, reopened and closed by the server.
@@ -585,6 +588,9 @@ pub struct CellSummary {
     pub fds_peak: u64,
     /// Requests that ended in an error, all repeats.
     pub errors: u64,
+    /// Those errors by reason, all repeats added exactly, most frequent first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub errors_by_reason: Vec<crate::reasons::ReasonRow>,
     /// Responses with a failing status, all repeats.
     pub failed_status: u64,
     /// Requests issued, all repeats.

@@ -84,6 +84,9 @@ pub(super) struct RawScenario {
     pub(super) scheme: Option<String>,
     pub(super) insecure: Option<bool>,
     pub(super) cacert: Option<Command>,
+    /// A client certificate and its key (mutual TLS), PEM files.
+    pub(super) cert: Option<Command>,
+    pub(super) key: Option<Command>,
     #[serde(default)]
     pub(super) headers: BTreeMap<String, String>,
     pub(super) expect: RawExpect,

@@ -1,6 +1,7 @@
 //! A scenario over TLS: `scheme = "https"`, how the target's certificate is checked
 //! (`insecure = true`, or `cacert = "..."` naming a PEM file, often one the target's build
-//! made under `{out}`), and the level key `tls_resume` that turns session resumption off.
+//! made under `{out}`), a client certificate for mutual TLS (`cert` and `key`, PEM files),
+//! and the level key `tls_resume` that turns session resumption off.
 
 use super::fill;
 
@@ -20,6 +21,9 @@ pub enum CertCheck {
 pub struct ScenarioTls {
     /// How the certificate is checked.
     pub cert: CertCheck,
+    /// The client certificate and key files to present (`cert`, `key`); `{out}` and
+    /// `{dir}` are the target's.
+    pub client: Option<(String, String)>,
 }
 
 impl ScenarioTls {
@@ -63,7 +67,36 @@ impl ScenarioTls {
             }
             return Ok(None);
         }
-        Ok(Some(ScenarioTls { cert }))
+        Ok(Some(ScenarioTls { cert, client: None }))
+    }
+
+    /// Adds the scenario keys `cert` and `key`: both or neither, and only over TLS.
+    pub(super) fn with_client(
+        tls: Option<ScenarioTls>,
+        client: (Option<String>, Option<String>),
+    ) -> Result<Option<ScenarioTls>, (&'static str, String)> {
+        let pair = match client {
+            (None, None) => return Ok(tls),
+            (Some(_), None) => {
+                return Err(("cert", "needs its private key: add key = \"FILE\"".into()))
+            }
+            (None, Some(_)) => {
+                return Err(("key", "needs its certificate: add cert = \"FILE\"".into()))
+            }
+            (Some(c), Some(k)) => (c, k),
+        };
+        for (key, path) in [("cert", &pair.0), ("key", &pair.1)] {
+            if path.trim().is_empty() {
+                return Err((key, "empty path: name a PEM file".into()));
+            }
+        }
+        match tls {
+            Some(tls) => Ok(Some(ScenarioTls {
+                client: Some(pair),
+                ..tls
+            })),
+            None => Err(("cert", "only for TLS: add scheme = \"https\"".into())),
+        }
     }
 
     /// The load engine's settings for a target whose build went to `out` and whose
@@ -76,7 +109,15 @@ impl ScenarioTls {
                 load::Verify::CaFile(fill(path, &[("out", out), ("dir", dir)]).into())
             }
         };
-        load::TlsOptions { verify, resume }
+        let path = |p: &str| std::path::PathBuf::from(fill(p, &[("out", out), ("dir", dir)]));
+        load::TlsOptions {
+            verify,
+            resume,
+            client: self.client.as_ref().map(|(cert, key)| load::ClientCert {
+                cert: path(cert),
+                key: path(key),
+            }),
+        }
     }
 }
 
@@ -116,19 +157,48 @@ mod tests {
     }
 
     #[test]
+    fn cert_and_key_come_together_over_tls_and_name_the_targets_paths() {
+        let https = || ScenarioTls::read(Some("https"), None, None).unwrap();
+        let pair = |c: Option<&str>, k: Option<&str>| (c.map(String::from), k.map(String::from));
+        let tls = ScenarioTls::with_client(https(), pair(Some("{out}/c.pem"), Some("{out}/k.pem")))
+            .unwrap()
+            .unwrap();
+        let o = tls.options("/cache/t", "/src/t", true);
+        assert_eq!(
+            o.client,
+            Some(load::ClientCert {
+                cert: "/cache/t/c.pem".into(),
+                key: "/cache/t/k.pem".into()
+            })
+        );
+        let bad = |tls, c, k| ScenarioTls::with_client(tls, pair(c, k)).unwrap_err().0;
+        assert_eq!(bad(https(), Some("c.pem"), None), "cert");
+        assert_eq!(bad(https(), None, Some("k.pem")), "key");
+        assert_eq!(bad(https(), Some(" "), Some("k.pem")), "cert");
+        assert_eq!(bad(None, Some("c.pem"), Some("k.pem")), "cert");
+        assert_eq!(
+            ScenarioTls::with_client(https(), pair(None, None)).unwrap(),
+            https()
+        );
+    }
+
+    #[test]
     fn a_cacert_names_the_targets_own_paths() {
         let tls = ScenarioTls {
+            client: None,
             cert: CertCheck::CaFile("{out}/tls/cert.pem".into()),
         };
         let o = tls.options("/cache/nginx-tls-k", "/src/targets/x", false);
         assert_eq!(
             o,
             load::TlsOptions {
+                client: None,
                 verify: load::Verify::CaFile("/cache/nginx-tls-k/tls/cert.pem".into()),
                 resume: false
             }
         );
         let insecure = ScenarioTls {
+            client: None,
             cert: CertCheck::Insecure,
         };
         assert_eq!(

@@ -384,7 +384,9 @@ fn scenarios(
         if let Some(names) = &s.levels {
             levels.check(names).map_err(|m| err("levels", m))?;
         }
+        let client = (s.cert.map(|c| c.0), s.key.map(|c| c.0));
         let tls = ScenarioTls::read(s.scheme.as_deref(), s.insecure, s.cacert.map(|c| c.0))
+            .and_then(|tls| ScenarioTls::with_client(tls, client))
             .map_err(|(key, m)| err(key, m))?;
         scenarios.push(Scenario {
             name: s.name,

@@ -231,6 +231,7 @@ mod tests {
             threads_peak: 0,
             fds_peak: 0,
             errors: 0,
+            errors_by_reason: Vec::new(),
             failed_status: 0,
             sent: 0,
             handshakes_full_per_s: None,

@@ -1,0 +1,91 @@
+//! Why a request failed, read from what the engine saw: an `io::Error`, a rustls error, a
+//! framing error. Each gives a [`Cause`]: a small `Copy` code, never a string, so the
+//! failure path stays as cheap as counting (the wording is the report's).
+
+use std::io;
+
+use stats::reason::{At, Cause, CertProblem, Rule, ECONNREFUSED, ECONNRESET};
+
+use crate::response::ParseError;
+
+/// The rustls error inside `e`, if the TLS layer failed rather than the socket.
+pub(crate) fn tls_error(e: &io::Error) -> Option<&rustls::Error> {
+    e.get_ref()?.downcast_ref::<rustls::Error>()
+}
+
+/// The cause of a socket error `e` that struck at `at`.
+pub(crate) fn of_io(e: &io::Error, at: At) -> Cause {
+    if let Some(t) = tls_error(e) {
+        return of_tls(t);
+    }
+    match (e.raw_os_error(), e.kind()) {
+        (Some(n), _) if n == i32::from(ECONNRESET) => Cause::Reset(at),
+        (Some(n), _) => u16::try_from(n).map_or(Cause::Unknown, Cause::Errno),
+        (None, io::ErrorKind::ConnectionReset) => Cause::Reset(at),
+        (None, io::ErrorKind::ConnectionRefused) => Cause::Errno(ECONNREFUSED),
+        // The transport's own "closed during the TLS handshake".
+        (None, io::ErrorKind::UnexpectedEof) => Cause::Closed(at),
+        _ => Cause::Unknown,
+    }
+}
+
+/// The cause of a failed TLS session.
+pub(crate) fn of_tls(e: &rustls::Error) -> Cause {
+    use rustls::{CertificateError as C, Error as E};
+    match e {
+        E::AlertReceived(a) => Cause::AlertReceived(u8::from(*a)),
+        E::InvalidCertificate(c) => Cause::Cert(match c {
+            C::Expired | C::ExpiredContext { .. } => CertProblem::Expired,
+            C::NotValidYet | C::NotValidYetContext { .. } => CertProblem::NotValidYet,
+            C::NotValidForName | C::NotValidForNameContext { .. } => CertProblem::WrongName,
+            C::UnknownIssuer => CertProblem::UnknownIssuer,
+            C::BadSignature => CertProblem::BadSignature,
+            C::Revoked => CertProblem::Revoked,
+            C::Other(o) if is_ca_used_as_end_entity(o) => CertProblem::CaUsedAsServer,
+            _ => CertProblem::Invalid,
+        }),
+        E::InvalidMessage(_) => Cause::NotTls,
+        // rustls answers these with an alert of its own: name the alert it sent.
+        E::PeerIncompatible(_) | E::NoCertificatesPresented => Cause::AlertSent(40),
+        E::PeerMisbehaved(_) => Cause::AlertSent(47),
+        E::DecryptError => Cause::AlertSent(51),
+        _ => Cause::TlsOther,
+    }
+}
+
+/// True when webpki refused a certificate because it is a CA's (`CA:TRUE`).
+pub(crate) fn is_ca_used_as_end_entity(o: &rustls::OtherError) -> bool {
+    matches!(
+        o.0.downcast_ref::<webpki::Error>(),
+        Some(webpki::Error::CaUsedAsEndEntity)
+    )
+}
+
+/// The framing rule a malformed response broke.
+pub(crate) fn of_parse(e: ParseError) -> Cause {
+    Cause::Parse(match e {
+        ParseError::Head => Rule::Head,
+        ParseError::HeadTooLarge => Rule::HeadTooLarge,
+        ParseError::ContentLength => Rule::ContentLength,
+        ParseError::Chunk => Rule::ChunkSize,
+        ParseError::Upgrade => Rule::Upgrade,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn socket_errors_name_their_errno_and_resets_their_stage() {
+        let reset = io::Error::from_raw_os_error(104);
+        assert_eq!(of_io(&reset, At::MidBody), Cause::Reset(At::MidBody));
+        let pipe = io::Error::from_raw_os_error(32);
+        assert_eq!(of_io(&pipe, At::BeforeResponse), Cause::Errno(32));
+        let tls = io::Error::new(
+            io::ErrorKind::InvalidData,
+            rustls::Error::AlertReceived(rustls::AlertDescription::CertificateRequired),
+        );
+        assert_eq!(of_io(&tls, At::Handshake), Cause::AlertReceived(116));
+    }
+}

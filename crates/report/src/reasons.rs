@@ -1,0 +1,469 @@
+//! Failed requests by reason, in plain words: the rows of `errors_by_reason`, their exact
+//! merge, and the text report's "Errors by reason" table.
+//!
+//! The engine counts a small code per failure ([`stats::Reason`]); this module is the one
+//! place that words it. Every wording is one line, with no Rust `Debug` text, and a hint
+//! where there is something to do.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+use stats::reason::{
+    alert_name, errno_name, h2_error_name, At, Cause, CertProblem, Kind, Reason, Rule,
+};
+use stats::Reasons;
+
+/// The code of the row that counts failures whose reason a full table did not keep.
+pub const OTHER: &str = "other";
+
+/// Failed requests of one kind for one reason.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ReasonRow {
+    /// The error counter they are in (`connect`, `write`, `read`, `parse`, `timeout`, `tls`).
+    pub kind: String,
+    /// The reason's stable code, e.g. `ECONNRESET`, `close_notify_mid_body`,
+    /// `alert_received:certificate_required`; `other` for reasons past the table's room.
+    pub code: String,
+    /// Requests that failed so.
+    pub count: u64,
+    /// The reason in plain words.
+    pub reason: String,
+    /// What to do about it, where there is something to do.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
+
+impl ReasonRow {
+    /// The row of `count` failures for `reason`.
+    pub fn new(reason: Reason, count: u64) -> ReasonRow {
+        let (words, hint) = describe(reason);
+        ReasonRow {
+            kind: reason.kind.as_str().to_string(),
+            code: reason.cause.code(),
+            count,
+            reason: words,
+            hint,
+        }
+    }
+
+    fn other(kind: Kind, count: u64) -> ReasonRow {
+        ReasonRow {
+            kind: kind.as_str().to_string(),
+            code: OTHER.to_string(),
+            count,
+            reason: "other reasons, past the distinct reasons a run keeps".to_string(),
+            hint: None,
+        }
+    }
+
+    /// One line: "tls 100 (100%): the server asked … : pass --cert FILE --key FILE".
+    /// `of` is what the share is of (the requests sent).
+    pub fn line(&self, of: u64) -> String {
+        let share = 100.0 * self.count as f64 / of.max(1) as f64;
+        let mut s = format!(
+            "{} {} ({}%): {}",
+            self.kind,
+            self.count,
+            trim_share(share),
+            self.reason
+        );
+        if let Some(h) = &self.hint {
+            let _ = write!(s, ": {h}");
+        }
+        s
+    }
+}
+
+fn trim_share(share: f64) -> String {
+    if share >= 10.0 || share == 0.0 {
+        format!("{share:.0}")
+    } else if share >= 0.1 {
+        format!("{share:.1}")
+    } else {
+        format!("{share:.2}")
+    }
+}
+
+/// The rows of a table, most frequent first; each kind's "other" after the kept reasons.
+pub fn rows(t: &Reasons) -> Vec<ReasonRow> {
+    let mut rows: Vec<ReasonRow> = t
+        .ranked()
+        .into_iter()
+        .map(|(r, n)| ReasonRow::new(r, n))
+        .collect();
+    rows.extend(
+        Kind::ALL
+            .into_iter()
+            .filter(|k| t.other(*k) > 0)
+            .map(|k| ReasonRow::other(k, t.other(k))),
+    );
+    rows
+}
+
+/// Reads rows back into a table; rows whose kind or code this foxbench does not know are
+/// counted as their kind's "other" (or skipped when the kind is unknown too).
+pub fn table(rows: &[ReasonRow]) -> Reasons {
+    let mut t = Reasons::default();
+    for row in rows {
+        let Some(kind) = Kind::parse(&row.kind) else {
+            continue;
+        };
+        match Cause::parse(&row.code) {
+            Some(cause) if row.code != OTHER => t.add(Reason::new(kind, cause), row.count),
+            _ => t.add_other(kind, row.count),
+        }
+    }
+    t
+}
+
+/// Adds the rows of several results, exactly: by kind and code, with no bound (the bound
+/// is the engine's, per run). Most frequent first.
+pub fn merge(all: &[&[ReasonRow]]) -> Vec<ReasonRow> {
+    let mut sum: BTreeMap<(String, String), ReasonRow> = BTreeMap::new();
+    for rows in all {
+        for row in rows.iter() {
+            sum.entry((row.kind.clone(), row.code.clone()))
+                .and_modify(|r| r.count = r.count.saturating_add(row.count))
+                .or_insert_with(|| row.clone());
+        }
+    }
+    let mut out: Vec<ReasonRow> = sum.into_values().collect();
+    out.sort_by_key(|r| std::cmp::Reverse(r.count));
+    out
+}
+
+/// The text report's table: one line per reason, shares of `sent`. Nothing when no error.
+pub fn write_text(o: &mut String, rows: &[ReasonRow], sent: u64) {
+    if rows.is_empty() {
+        return;
+    }
+    let _ = writeln!(o, "Errors by reason:");
+    for row in rows {
+        let _ = writeln!(o, "  {}", row.line(sent));
+    }
+}
+
+/// The reason in plain words, and a hint where one exists.
+pub fn describe(reason: Reason) -> (String, Option<String>) {
+    let hint = |s: &str| Some(s.to_string());
+    let (words, hint) = match reason.cause {
+        Cause::Errno(n) => errno_words(reason.kind, n),
+        Cause::Closed(At::Handshake) => (
+            "the server closed the connection during the TLS handshake".into(),
+            hint("is it a TLS server, and does it accept TLS 1.2 or 1.3?"),
+        ),
+        Cause::Closed(at) => (
+            format!("the server closed the connection {}", at_words(at)),
+            None,
+        ),
+        Cause::Reset(at) => (
+            format!("connection reset by the server {} (ECONNRESET)", at_words(at)),
+            None,
+        ),
+        Cause::CloseNotify(at) => (
+            format!(
+                "the server ended TLS (close_notify) {}: the response is truncated",
+                at_words(at)
+            ),
+            None,
+        ),
+        Cause::Timeout(At::Connect) => (
+            "no connection within the connect timeout".into(),
+            hint("is the address reachable? raise --connect-timeout"),
+        ),
+        Cause::Timeout(At::Handshake) => (
+            "no TLS handshake within the timeout".into(),
+            hint("is it a TLS server? raise --timeout"),
+        ),
+        Cause::Timeout(at) => (
+            format!("no complete response within the timeout, {}", at_words(at)),
+            hint("the server stalled; raise --timeout if it is just slow"),
+        ),
+        Cause::Parse(rule) => rule_words(rule),
+        Cause::AlertReceived(n) => received_alert_words(n),
+        Cause::AlertSent(n) => (
+            format!(
+                "foxbench ended the TLS handshake (alert {} sent): the server offered nothing it accepts",
+                alert_text(n)
+            ),
+            None,
+        ),
+        Cause::Cert(p) => cert_words(p),
+        Cause::NotTls => (
+            "the server did not answer with TLS".into(),
+            hint("is it a plain HTTP server? use http://"),
+        ),
+        Cause::TlsOther => ("the TLS layer failed".into(), None),
+        Cause::H2Received(code) => h2_received_words(reason.kind, code),
+        Cause::H2Sent(code) => (
+            format!(
+                "the server broke HTTP/2, and foxbench ended {} with {}",
+                match reason.kind {
+                    Kind::Protocol => "the connection",
+                    _ => "the stream",
+                },
+                h2_code_text(code)
+            ),
+            None,
+        ),
+        Cause::NoH2 => (
+            "the server does not speak HTTP/2 (ALPN chose another protocol, or no SETTINGS came)".into(),
+            hint("enable HTTP/2 on the server, or drop --http2"),
+        ),
+        Cause::Unknown => ("no more is known".into(), None),
+    };
+    (words, hint)
+}
+
+fn at_words(at: At) -> &'static str {
+    match at {
+        At::Connect => "while connecting",
+        At::Handshake => "during the TLS handshake",
+        At::BeforeResponse => "before the response",
+        At::MidHead => "mid-head",
+        At::MidBody => "mid-body",
+    }
+}
+
+fn errno_words(kind: Kind, n: u16) -> (String, Option<String>) {
+    let name = match errno_name(n) {
+        Some(s) => s.to_string(),
+        None => format!("errno {n}"),
+    };
+    let (what, hint) = match name.as_str() {
+        "ECONNREFUSED" => ("connection refused", Some("is the server running and listening there?")),
+        "EADDRNOTAVAIL" => (
+            "the client ran out of local ports",
+            Some("use keep-alive or fewer connections, or widen net.ipv4.ip_local_port_range; not a server failure"),
+        ),
+        "EPIPE" => ("the server had closed the connection before the request was written", None),
+        "ETIMEDOUT" => ("the connection timed out in the kernel", None),
+        "EHOSTUNREACH" | "ENETUNREACH" | "ENETDOWN" => ("no route to the server", Some("check the address and the network")),
+        "EMFILE" | "ENFILE" => ("out of open files", Some("raise the limit (ulimit -n) or use fewer connections")),
+        "ECONNABORTED" => ("the connection was aborted", None),
+        "ENOBUFS" | "ENOMEM" => ("the kernel ran out of buffers", None),
+        _ => ("the operating system refused", None),
+    };
+    let during = match kind {
+        Kind::Connect => "connecting",
+        Kind::Write => "writing the request",
+        Kind::Read | Kind::Timeout | Kind::Parse => "reading the response",
+        Kind::Tls => "in TLS",
+        Kind::Reset | Kind::Protocol => "in HTTP/2",
+    };
+    (
+        format!("{what} while {during} ({name})"),
+        hint.map(str::to_string),
+    )
+}
+
+fn rule_words(rule: Rule) -> (String, Option<String>) {
+    let words = match rule {
+        Rule::Head => "the status line or a header line is malformed",
+        Rule::HeadTooLarge => "the response head is too large (over 64 KiB without its end)",
+        Rule::ContentLength => "Content-Length is not a number, or two disagree",
+        Rule::ChunkSize => "a chunk-size line is not hexadecimal",
+        Rule::Upgrade => "the server switched protocols (101), which a load test cannot follow",
+    };
+    (words.to_string(), None)
+}
+
+fn alert_text(n: u8) -> String {
+    match alert_name(n) {
+        Some(s) => s.to_string(),
+        None => format!("number {n}"),
+    }
+}
+
+fn received_alert_words(n: u8) -> (String, Option<String>) {
+    let name = alert_text(n);
+    let (what, hint) = match n {
+        116 => (
+            "the server asked for a client certificate",
+            Some("pass --cert FILE --key FILE"),
+        ),
+        40 => (
+            "the server refused the handshake",
+            Some("it may require a client certificate (--cert FILE --key FILE) or a cipher foxbench lacks"),
+        ),
+        42 | 43 | 44 | 45 | 46 | 48 => (
+            "the server refused the client certificate",
+            Some("check --cert against the CA the server trusts (and its dates)"),
+        ),
+        70 => (
+            "the server accepts none of TLS 1.2 and 1.3",
+            None,
+        ),
+        120 => (
+            "the server offers no HTTP/1.1 over TLS (ALPN)",
+            Some("it speaks only h2: pass --http2"),
+        ),
+        112 => ("the server knows no such name (SNI)", Some("connect by a name it serves")),
+        _ => ("the server ended TLS with an alert", None),
+    };
+    (format!("{what} (alert {name})"), hint.map(str::to_string))
+}
+
+fn h2_code_text(code: u32) -> String {
+    match h2_error_name(code) {
+        Some(s) => s.to_string(),
+        None => format!("error code {code}"),
+    }
+}
+
+fn h2_received_words(kind: Kind, code: u32) -> (String, Option<String>) {
+    let name = h2_code_text(code);
+    match (kind, code) {
+        // REFUSED_STREAM: unprocessed, sent again; a failure only once the retries ran out.
+        (Kind::Reset, 7) => (
+            "the server refused the stream (RST_STREAM REFUSED_STREAM) on every retry".into(),
+            Some("it is past its limit of streams or connections; lower --streams".into()),
+        ),
+        (Kind::Reset, _) => (format!("the server reset the stream (RST_STREAM {name})"), None),
+        // A graceful GOAWAY left the stream unprocessed on every retry.
+        (_, 0) => (
+            "the server closed the connection gracefully (GOAWAY NO_ERROR) before the stream, on every retry".into(),
+            None,
+        ),
+        (Kind::Protocol, 11) => (
+            "the server ended the connection (GOAWAY ENHANCE_YOUR_CALM)".into(),
+            Some("it judged the load abusive; fewer streams or connections".into()),
+        ),
+        _ => (format!("the server ended the connection (GOAWAY {name})"), None),
+    }
+}
+
+fn cert_words(p: CertProblem) -> (String, Option<String>) {
+    let (what, hint) = match p {
+        CertProblem::Expired => ("the server's certificate has expired", "renew it, or pass --insecure"),
+        CertProblem::NotValidYet => (
+            "the server's certificate is not valid yet",
+            "check the clocks, or pass --insecure",
+        ),
+        CertProblem::WrongName => (
+            "the server's certificate is not valid for the name connected to",
+            "connect by a name it was issued for, or pass --insecure",
+        ),
+        CertProblem::UnknownIssuer => (
+            "the server's certificate is self-signed or from an unknown authority",
+            "pass --cacert FILE or --insecure",
+        ),
+        CertProblem::CaUsedAsServer => (
+            "the server's certificate is a CA certificate (CA:TRUE) not given in --cacert",
+            "pass that very certificate with --cacert, or make one with -addext basicConstraints=critical,CA:FALSE",
+        ),
+        CertProblem::BadSignature => ("the server's certificate has a bad signature", "pass --insecure to skip verification"),
+        CertProblem::Revoked => ("the server's certificate was revoked", "renew it"),
+        CertProblem::Invalid => ("the server's certificate was rejected", "pass --cacert FILE or --insecure"),
+    };
+    (what.to_string(), Some(hint.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn every_reason() -> Vec<Reason> {
+        let mut causes = vec![
+            Cause::NotTls,
+            Cause::TlsOther,
+            Cause::Unknown,
+            Cause::Errno(999),
+            Cause::NoH2,
+        ];
+        for code in 0..16 {
+            causes.extend([Cause::H2Received(code), Cause::H2Sent(code)]);
+        }
+        causes.extend(stats::reason::ERRNOS.iter().map(|(n, _)| Cause::Errno(*n)));
+        for at in [
+            At::Connect,
+            At::Handshake,
+            At::BeforeResponse,
+            At::MidHead,
+            At::MidBody,
+        ] {
+            causes.extend([
+                Cause::Closed(at),
+                Cause::Reset(at),
+                Cause::CloseNotify(at),
+                Cause::Timeout(at),
+            ]);
+        }
+        causes.extend(
+            [
+                Rule::Head,
+                Rule::HeadTooLarge,
+                Rule::ContentLength,
+                Rule::ChunkSize,
+                Rule::Upgrade,
+            ]
+            .map(Cause::Parse),
+        );
+        causes.extend(
+            [
+                CertProblem::Expired,
+                CertProblem::NotValidYet,
+                CertProblem::WrongName,
+                CertProblem::UnknownIssuer,
+                CertProblem::CaUsedAsServer,
+                CertProblem::BadSignature,
+                CertProblem::Revoked,
+                CertProblem::Invalid,
+            ]
+            .map(Cause::Cert),
+        );
+        for (n, _) in stats::reason::ALERTS.iter().chain([(201, "")].iter()) {
+            causes.extend([Cause::AlertReceived(*n), Cause::AlertSent(*n)]);
+        }
+        Kind::ALL
+            .into_iter()
+            .flat_map(|k| causes.iter().map(move |c| Reason::new(k, *c)))
+            .collect()
+    }
+
+    /// Every reason's wording is one line, in words: no Debug text of any kind.
+    #[test]
+    fn every_wording_is_one_plain_line() {
+        for r in every_reason() {
+            let line = ReasonRow::new(r, 3).line(10);
+            assert!(!line.contains('\n'), "{line}");
+            for debug in ["{", "}", "(Other", "UnixTime", "Context", "Some(", "None"] {
+                assert!(!line.contains(debug), "{r:?} reads {line:?}");
+            }
+            assert!(line.len() < 240, "{line}");
+        }
+    }
+
+    #[test]
+    fn the_issue_examples_read_as_asked() {
+        let tls = ReasonRow::new(Reason::new(Kind::Tls, Cause::AlertReceived(116)), 100);
+        assert_eq!(
+            tls.line(100),
+            "tls 100 (100%): the server asked for a client certificate (alert certificate_required): pass --cert FILE --key FILE"
+        );
+        let read = ReasonRow::new(Reason::new(Kind::Read, Cause::Reset(At::MidBody)), 12);
+        assert_eq!(
+            read.line(12_000),
+            "read 12 (0.1%): connection reset by the server mid-body (ECONNRESET)"
+        );
+    }
+
+    #[test]
+    fn rows_read_back_into_the_table_and_merge_exactly() {
+        let mut t = Reasons::default();
+        for (i, r) in every_reason().into_iter().enumerate().take(40) {
+            t.add(r, i as u64 + 1);
+        }
+        let rows = rows(&t);
+        assert_eq!(table(&rows), t);
+        let json = serde_json::to_string(&rows).unwrap();
+        let back: Vec<ReasonRow> = serde_json::from_str(&json).unwrap();
+        assert_eq!(table(&back), t);
+        let merged = merge(&[&rows, &rows]);
+        let mut twice = t;
+        twice.merge(&t);
+        assert_eq!(table(&merged), twice);
+        assert_eq!(merged.iter().map(|r| r.count).sum::<u64>(), 2 * t.total());
+    }
+}

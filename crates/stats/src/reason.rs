@@ -1,0 +1,638 @@
+//! Why a request failed: a small `Copy` code beside its kind, counted on the hot path in a
+//! bounded table ([`Reasons`]) and worded only at report time (by the `report` crate).
+//!
+//! A [`Reason`] is a [`Kind`] (the error counter it belongs to) and a [`Cause`]. Both are
+//! plain enums: a new kind of error (an HTTP/2 stream reset, say) plugs in by adding a
+//! variant to each, never by restructuring. Every reason has a stable machine code
+//! ([`Cause::code`]) that the JSON carries and [`Cause::parse`] reads back.
+//!
+//! Errno and TLS alert numbers are Linux's and RFC 8446's: foxbench runs on Linux only (its
+//! engine is epoll), and the alert numbers are the wire's.
+
+use std::fmt;
+
+/// The error counters of [`crate::Counts`] a reason can belong to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub enum Kind {
+    /// The connection could not be established.
+    Connect,
+    /// Writing the request failed.
+    Write,
+    /// The connection ended before the response was complete.
+    #[default]
+    Read,
+    /// The response was malformed.
+    Parse,
+    /// No complete response within the timeout.
+    Timeout,
+    /// The TLS layer failed.
+    Tls,
+    /// HTTP/2: the server reset the stream (RST_STREAM).
+    Reset,
+    /// HTTP/2: the connection failed (a GOAWAY with an error, a malformed frame, HPACK).
+    Protocol,
+}
+
+impl Kind {
+    /// Every kind, in report order.
+    pub const ALL: [Kind; 8] = [
+        Kind::Connect,
+        Kind::Write,
+        Kind::Read,
+        Kind::Parse,
+        Kind::Timeout,
+        Kind::Tls,
+        Kind::Reset,
+        Kind::Protocol,
+    ];
+
+    /// The counter's name, as in the JSON's `errors`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Connect => "connect",
+            Kind::Write => "write",
+            Kind::Read => "read",
+            Kind::Parse => "parse",
+            Kind::Timeout => "timeout",
+            Kind::Tls => "tls",
+            Kind::Reset => "reset",
+            Kind::Protocol => "protocol",
+        }
+    }
+
+    /// Reads a name written by [`Kind::as_str`].
+    pub fn parse(s: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Where in a request's life something happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum At {
+    /// While the TCP connection was being opened.
+    Connect,
+    /// During the TLS handshake.
+    Handshake,
+    /// Before any byte of the response.
+    BeforeResponse,
+    /// Within the response head.
+    MidHead,
+    /// Within the response body.
+    MidBody,
+}
+
+impl At {
+    const ALL: [At; 5] = [
+        At::Connect,
+        At::Handshake,
+        At::BeforeResponse,
+        At::MidHead,
+        At::MidBody,
+    ];
+
+    /// Its code, as part of a cause's code.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            At::Connect => "connect",
+            At::Handshake => "handshake",
+            At::BeforeResponse => "before_response",
+            At::MidHead => "mid_head",
+            At::MidBody => "mid_body",
+        }
+    }
+}
+
+/// Which rule of HTTP/1 framing a response broke.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Rule {
+    /// The status line or a header line is malformed.
+    Head,
+    /// The head did not end within the size foxbench accepts.
+    HeadTooLarge,
+    /// Content-Length is not a number, or two of them disagree.
+    ContentLength,
+    /// A chunk-size line is not hexadecimal, or overflows.
+    ChunkSize,
+    /// The server switched protocols (101).
+    Upgrade,
+}
+
+impl Rule {
+    const ALL: [Rule; 5] = [
+        Rule::Head,
+        Rule::HeadTooLarge,
+        Rule::ContentLength,
+        Rule::ChunkSize,
+        Rule::Upgrade,
+    ];
+
+    /// Its code.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Rule::Head => "bad_head",
+            Rule::HeadTooLarge => "head_too_large",
+            Rule::ContentLength => "bad_content_length",
+            Rule::ChunkSize => "bad_chunk_size",
+            Rule::Upgrade => "upgrade",
+        }
+    }
+}
+
+/// Why the server's certificate did not verify.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CertProblem {
+    /// Its validity ended.
+    Expired,
+    /// Its validity has not begun.
+    NotValidYet,
+    /// It is not valid for the name connected to.
+    WrongName,
+    /// Its issuer is not trusted (or it is self-signed and not trusted itself).
+    UnknownIssuer,
+    /// It is a CA certificate (`CA:TRUE`) used as a server's.
+    CaUsedAsServer,
+    /// Its signature does not verify.
+    BadSignature,
+    /// It was revoked.
+    Revoked,
+    /// Anything else: a bad encoding, an unsupported algorithm or purpose.
+    Invalid,
+}
+
+impl CertProblem {
+    const ALL: [CertProblem; 8] = [
+        CertProblem::Expired,
+        CertProblem::NotValidYet,
+        CertProblem::WrongName,
+        CertProblem::UnknownIssuer,
+        CertProblem::CaUsedAsServer,
+        CertProblem::BadSignature,
+        CertProblem::Revoked,
+        CertProblem::Invalid,
+    ];
+
+    /// Its code.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CertProblem::Expired => "cert_expired",
+            CertProblem::NotValidYet => "cert_not_valid_yet",
+            CertProblem::WrongName => "cert_wrong_name",
+            CertProblem::UnknownIssuer => "cert_unknown_issuer",
+            CertProblem::CaUsedAsServer => "cert_ca_used_as_server",
+            CertProblem::BadSignature => "cert_bad_signature",
+            CertProblem::Revoked => "cert_revoked",
+            CertProblem::Invalid => "cert_invalid",
+        }
+    }
+}
+
+/// What happened, beside the kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub enum Cause {
+    /// The operating system's error number (Linux).
+    Errno(u16),
+    /// The server closed the connection (FIN).
+    Closed(At),
+    /// The server reset the connection (ECONNRESET).
+    Reset(At),
+    /// The server ended TLS with close_notify.
+    CloseNotify(At),
+    /// Nothing came within the timeout.
+    Timeout(At),
+    /// The response broke a framing rule.
+    Parse(Rule),
+    /// The server sent this TLS alert.
+    AlertReceived(u8),
+    /// foxbench sent this TLS alert: the server broke the protocol or offered nothing usable.
+    AlertSent(u8),
+    /// The server's certificate did not verify.
+    Cert(CertProblem),
+    /// The server did not answer with TLS.
+    NotTls,
+    /// Any other failure of the TLS layer.
+    TlsOther,
+    /// HTTP/2: the server sent this error code (RST_STREAM or GOAWAY).
+    H2Received(u32),
+    /// HTTP/2: foxbench found the server breaking the protocol and ended the stream or the
+    /// connection with this error code.
+    H2Sent(u32),
+    /// HTTP/2 was asked for and the server does not speak it (ALPN, or the h2c preface).
+    NoH2,
+    /// Nothing more is known.
+    #[default]
+    Unknown,
+}
+
+/// Linux errno numbers and names, for the codes; the ones a load generator meets.
+pub const ERRNOS: [(u16, &str); 20] = [
+    (1, "EPERM"),
+    (4, "EINTR"),
+    (5, "EIO"),
+    (11, "EAGAIN"),
+    (12, "ENOMEM"),
+    (13, "EACCES"),
+    (22, "EINVAL"),
+    (23, "ENFILE"),
+    (24, "EMFILE"),
+    (32, "EPIPE"),
+    (98, "EADDRINUSE"),
+    (99, "EADDRNOTAVAIL"),
+    (100, "ENETDOWN"),
+    (101, "ENETUNREACH"),
+    (103, "ECONNABORTED"),
+    (104, "ECONNRESET"),
+    (105, "ENOBUFS"),
+    (110, "ETIMEDOUT"),
+    (111, "ECONNREFUSED"),
+    (113, "EHOSTUNREACH"),
+];
+
+/// Linux's ECONNREFUSED.
+pub const ECONNREFUSED: u16 = 111;
+/// Linux's EADDRNOTAVAIL.
+pub const EADDRNOTAVAIL: u16 = 99;
+/// Linux's ECONNRESET.
+pub const ECONNRESET: u16 = 104;
+
+/// TLS alert numbers and names (RFC 8446 section 6, and TLS 1.2's).
+pub const ALERTS: [(u8, &str); 27] = [
+    (0, "close_notify"),
+    (10, "unexpected_message"),
+    (20, "bad_record_mac"),
+    (22, "record_overflow"),
+    (40, "handshake_failure"),
+    (42, "bad_certificate"),
+    (43, "unsupported_certificate"),
+    (44, "certificate_revoked"),
+    (45, "certificate_expired"),
+    (46, "certificate_unknown"),
+    (47, "illegal_parameter"),
+    (48, "unknown_ca"),
+    (49, "access_denied"),
+    (50, "decode_error"),
+    (51, "decrypt_error"),
+    (70, "protocol_version"),
+    (71, "insufficient_security"),
+    (80, "internal_error"),
+    (86, "inappropriate_fallback"),
+    (90, "user_canceled"),
+    (109, "missing_extension"),
+    (110, "unsupported_extension"),
+    (112, "unrecognized_name"),
+    (113, "bad_certificate_status_response"),
+    (115, "unknown_psk_identity"),
+    (116, "certificate_required"),
+    (120, "no_application_protocol"),
+];
+
+/// HTTP/2 error codes and names (RFC 9113 section 7), indexed by code.
+pub const H2_ERRORS: [&str; 14] = [
+    "NO_ERROR",
+    "PROTOCOL_ERROR",
+    "INTERNAL_ERROR",
+    "FLOW_CONTROL_ERROR",
+    "SETTINGS_TIMEOUT",
+    "STREAM_CLOSED",
+    "FRAME_SIZE_ERROR",
+    "REFUSED_STREAM",
+    "CANCEL",
+    "COMPRESSION_ERROR",
+    "CONNECT_ERROR",
+    "ENHANCE_YOUR_CALM",
+    "INADEQUATE_SECURITY",
+    "HTTP_1_1_REQUIRED",
+];
+
+/// The name of HTTP/2 error code `n`, if it is a registered one.
+pub fn h2_error_name(n: u32) -> Option<&'static str> {
+    H2_ERRORS.get(usize::try_from(n).ok()?).copied()
+}
+
+fn h2_error_number(s: &str) -> Option<u32> {
+    match H2_ERRORS.iter().position(|name| *name == s) {
+        Some(n) => u32::try_from(n).ok(),
+        None => s.strip_prefix("code_")?.parse().ok(),
+    }
+}
+
+/// The name of errno `n`, if it is one of [`ERRNOS`].
+pub fn errno_name(n: u16) -> Option<&'static str> {
+    ERRNOS.iter().find(|(k, _)| *k == n).map(|(_, s)| *s)
+}
+
+/// The name of TLS alert `n`, if it is a known one.
+pub fn alert_name(n: u8) -> Option<&'static str> {
+    ALERTS.iter().find(|(k, _)| *k == n).map(|(_, s)| *s)
+}
+
+fn alert_number(s: &str) -> Option<u8> {
+    match ALERTS.iter().find(|(_, name)| *name == s) {
+        Some((n, _)) => Some(*n),
+        None => s.strip_prefix("alert_")?.parse().ok(),
+    }
+}
+
+impl Cause {
+    /// Its stable machine code, e.g. `ECONNRESET`, `closed_mid_body`,
+    /// `alert_received:certificate_required`, `cert_expired`.
+    pub fn code(self) -> String {
+        let alert = |n: u8| match alert_name(n) {
+            Some(s) => s.to_string(),
+            None => format!("alert_{n}"),
+        };
+        let h2 = |n: u32| match h2_error_name(n) {
+            Some(s) => s.to_string(),
+            None => format!("code_{n}"),
+        };
+        match self {
+            Cause::Errno(n) => match errno_name(n) {
+                Some(s) => s.to_string(),
+                None => format!("errno_{n}"),
+            },
+            Cause::Closed(at) => format!("closed_{}", at.as_str()),
+            Cause::Reset(at) => format!("reset_{}", at.as_str()),
+            Cause::CloseNotify(at) => format!("close_notify_{}", at.as_str()),
+            Cause::Timeout(at) => format!("timeout_{}", at.as_str()),
+            Cause::Parse(rule) => rule.as_str().to_string(),
+            Cause::AlertReceived(n) => format!("alert_received:{}", alert(n)),
+            Cause::AlertSent(n) => format!("alert_sent:{}", alert(n)),
+            Cause::Cert(p) => p.as_str().to_string(),
+            Cause::NotTls => "not_tls".to_string(),
+            Cause::TlsOther => "tls_other".to_string(),
+            Cause::H2Received(n) => format!("h2_received:{}", h2(n)),
+            Cause::H2Sent(n) => format!("h2_sent:{}", h2(n)),
+            Cause::NoH2 => "no_h2".to_string(),
+            Cause::Unknown => "unknown".to_string(),
+        }
+    }
+
+    /// Reads a code written by [`Cause::code`].
+    pub fn parse(s: &str) -> Option<Cause> {
+        if let Some(n) = s.strip_prefix("alert_received:") {
+            return alert_number(n).map(Cause::AlertReceived);
+        }
+        if let Some(n) = s.strip_prefix("alert_sent:") {
+            return alert_number(n).map(Cause::AlertSent);
+        }
+        if let Some(n) = s.strip_prefix("h2_received:") {
+            return h2_error_number(n).map(Cause::H2Received);
+        }
+        if let Some(n) = s.strip_prefix("h2_sent:") {
+            return h2_error_number(n).map(Cause::H2Sent);
+        }
+        if let Some(n) = s.strip_prefix("errno_") {
+            return n.parse().ok().map(Cause::Errno);
+        }
+        if let Some((n, _)) = ERRNOS.iter().find(|(_, name)| *name == s) {
+            return Some(Cause::Errno(*n));
+        }
+        type Staged = fn(At) -> Cause;
+        let staged: [(&str, Staged); 4] = [
+            ("closed_", Cause::Closed),
+            ("reset_", Cause::Reset),
+            ("close_notify_", Cause::CloseNotify),
+            ("timeout_", Cause::Timeout),
+        ];
+        for (prefix, make) in staged {
+            if let Some(rest) = s.strip_prefix(prefix) {
+                if let Some(at) = At::ALL.into_iter().find(|a| a.as_str() == rest) {
+                    return Some(make(at));
+                }
+            }
+        }
+        if let Some(r) = Rule::ALL.into_iter().find(|r| r.as_str() == s) {
+            return Some(Cause::Parse(r));
+        }
+        if let Some(p) = CertProblem::ALL.into_iter().find(|p| p.as_str() == s) {
+            return Some(Cause::Cert(p));
+        }
+        match s {
+            "not_tls" => Some(Cause::NotTls),
+            "tls_other" => Some(Cause::TlsOther),
+            "no_h2" => Some(Cause::NoH2),
+            "unknown" => Some(Cause::Unknown),
+            _ => None,
+        }
+    }
+}
+
+/// Why one request failed: the counter it is in, and what happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct Reason {
+    /// The error counter.
+    pub kind: Kind,
+    /// What happened.
+    pub cause: Cause,
+}
+
+impl Reason {
+    /// A reason.
+    pub const fn new(kind: Kind, cause: Cause) -> Self {
+        Self { kind, cause }
+    }
+}
+
+/// How many distinct reasons a table keeps; the rest are counted per kind as "other".
+pub const REASONS_KEPT: usize = 16;
+
+/// Failed requests by reason: the first [`REASONS_KEPT`] distinct reasons, and per kind an
+/// "other" count past them. Fixed size and `Copy`, so that counting allocates nothing and
+/// the table rides inside [`crate::Counts`] through intervals and merges.
+///
+/// For every kind, the table's count of that kind equals the error counter it shadows.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Reasons {
+    rows: [(Reason, u64); REASONS_KEPT],
+    len: u8,
+    other: [u64; Kind::ALL.len()],
+}
+
+impl PartialEq for Reasons {
+    /// Equal when every reason has the same count (whatever the order they came in).
+    fn eq(&self, other: &Self) -> bool {
+        self.other == other.other
+            && self.len == other.len
+            && self.rows().iter().all(|(r, n)| other.count(*r) == Some(*n))
+    }
+}
+
+impl Eq for Reasons {}
+
+impl Reasons {
+    /// Counts `n` requests failed for `reason`.
+    #[inline]
+    pub fn add(&mut self, reason: Reason, n: u64) {
+        if n == 0 {
+            return;
+        }
+        let len = usize::from(self.len);
+        if let Some(row) = self.rows[..len].iter_mut().find(|(r, _)| *r == reason) {
+            row.1 += n;
+        } else if len < REASONS_KEPT {
+            self.rows[len] = (reason, n);
+            self.len += 1;
+        } else {
+            self.other[reason.kind.index()] += n;
+        }
+    }
+
+    /// The reasons kept, in the order they first came, each with its count.
+    pub fn rows(&self) -> &[(Reason, u64)] {
+        &self.rows[..usize::from(self.len)]
+    }
+
+    /// The count of `reason`, if the table keeps it.
+    pub fn count(&self, reason: Reason) -> Option<u64> {
+        self.rows()
+            .iter()
+            .find(|(r, _)| *r == reason)
+            .map(|(_, n)| *n)
+    }
+
+    /// Failures of `kind` past the table's room: their reasons were not kept.
+    pub fn other(&self, kind: Kind) -> u64 {
+        self.other[kind.index()]
+    }
+
+    /// Every failure of `kind`, kept or not.
+    pub fn of_kind(&self, kind: Kind) -> u64 {
+        let kept: u64 = self
+            .rows()
+            .iter()
+            .filter(|(r, _)| r.kind == kind)
+            .map(|(_, n)| n)
+            .sum();
+        kept + self.other(kind)
+    }
+
+    /// Every failure counted.
+    pub fn total(&self) -> u64 {
+        self.rows().iter().map(|(_, n)| n).sum::<u64>() + self.other.iter().sum::<u64>()
+    }
+
+    /// True when nothing is counted.
+    pub fn is_empty(&self) -> bool {
+        self.total() == 0
+    }
+
+    /// The kept reasons, most frequent first (ties in the order they came).
+    pub fn ranked(&self) -> Vec<(Reason, u64)> {
+        let mut rows = self.rows().to_vec();
+        rows.sort_by_key(|r| std::cmp::Reverse(r.1));
+        rows
+    }
+
+    /// Adds `other` into `self`; reasons past the room go to their kind's "other".
+    pub fn merge(&mut self, other: &Reasons) {
+        for &(r, n) in other.rows() {
+            self.add(r, n);
+        }
+        for (mine, theirs) in self.other.iter_mut().zip(other.other) {
+            *mine += theirs;
+        }
+    }
+
+    /// Counts `n` failures of `kind` whose reason is not known (read from a file that
+    /// carries only an "other" count).
+    pub fn add_other(&mut self, kind: Kind, n: u64) {
+        self.other[kind.index()] += n;
+    }
+
+    /// What was counted between `earlier` and `self`, two readings of the same table.
+    pub fn since(&self, earlier: &Reasons) -> Reasons {
+        let mut d = Reasons::default();
+        for &(r, n) in self.rows() {
+            d.add(r, n.saturating_sub(earlier.count(r).unwrap_or(0)));
+        }
+        for (i, k) in Kind::ALL.into_iter().enumerate() {
+            d.other[i] = self.other(k).saturating_sub(earlier.other(k));
+        }
+        d
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn every_cause() -> Vec<Cause> {
+        let mut all = vec![Cause::NotTls, Cause::TlsOther, Cause::Unknown];
+        all.extend(ERRNOS.iter().map(|(n, _)| Cause::Errno(*n)));
+        all.push(Cause::Errno(777));
+        for at in At::ALL {
+            all.extend([
+                Cause::Closed(at),
+                Cause::Reset(at),
+                Cause::CloseNotify(at),
+                Cause::Timeout(at),
+            ]);
+        }
+        all.extend(Rule::ALL.map(Cause::Parse));
+        all.extend(CertProblem::ALL.map(Cause::Cert));
+        for n in [0, 40, 116, 120, 201] {
+            all.extend([Cause::AlertReceived(n), Cause::AlertSent(n)]);
+        }
+        // Every registered HTTP/2 error code, and unregistered ones.
+        for n in (0..14).chain([14, 0x1000, u32::MAX]) {
+            all.extend([Cause::H2Received(n), Cause::H2Sent(n)]);
+        }
+        all.push(Cause::NoH2);
+        all
+    }
+
+    #[test]
+    fn every_code_reads_back_and_is_distinct() {
+        let all = every_cause();
+        let codes: std::collections::BTreeSet<String> = all.iter().map(|c| c.code()).collect();
+        assert_eq!(codes.len(), all.len(), "two causes share a code");
+        for c in all {
+            assert_eq!(Cause::parse(&c.code()), Some(c), "{}", c.code());
+        }
+        assert_eq!(Cause::parse("nonsense"), None);
+        assert_eq!(
+            Cause::AlertReceived(116).code(),
+            "alert_received:certificate_required"
+        );
+        assert_eq!(Cause::H2Received(7).code(), "h2_received:REFUSED_STREAM");
+        assert_eq!(Cause::H2Sent(99).code(), "h2_sent:code_99");
+    }
+
+    #[test]
+    fn a_full_table_counts_the_rest_per_kind_and_keeps_the_totals() {
+        let mut t = Reasons::default();
+        for n in 0..(REASONS_KEPT as u16 + 4) {
+            t.add(Reason::new(Kind::Connect, Cause::Errno(1000 + n)), 2);
+        }
+        t.add(Reason::new(Kind::Tls, Cause::NotTls), 3);
+        assert_eq!(t.rows().len(), REASONS_KEPT);
+        assert_eq!(t.other(Kind::Connect), 8);
+        assert_eq!(t.other(Kind::Tls), 3);
+        assert_eq!(t.of_kind(Kind::Connect), 2 * (REASONS_KEPT as u64 + 4));
+        assert_eq!(t.total(), 2 * (REASONS_KEPT as u64 + 4) + 3);
+    }
+
+    #[test]
+    fn since_undoes_merge() {
+        let r = |c| Reason::new(Kind::Read, c);
+        let mut a = Reasons::default();
+        a.add(r(Cause::Closed(At::MidBody)), 4);
+        let mut b = Reasons::default();
+        b.add(r(Cause::Reset(At::MidHead)), 5);
+        b.add(r(Cause::Closed(At::MidBody)), 1);
+        let mut m = a;
+        m.merge(&b);
+        assert_eq!(m.count(r(Cause::Closed(At::MidBody))), Some(5));
+        assert_eq!(m.since(&a), b);
+        assert!(a.since(&m).is_empty(), "saturates instead of wrapping");
+    }
+}
