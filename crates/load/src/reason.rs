@@ -42,6 +42,7 @@ pub(crate) fn of_tls(e: &rustls::Error) -> Cause {
             C::BadSignature => CertProblem::BadSignature,
             C::Revoked => CertProblem::Revoked,
             C::Other(o) if is_ca_used_as_end_entity(o) => CertProblem::CaUsedAsServer,
+            C::Other(o) if o.0.is::<crate::tls::UnknownIssuer>() => CertProblem::UnknownIssuer,
             _ => CertProblem::Invalid,
         }),
         E::InvalidMessage(_) => Cause::NotTls,

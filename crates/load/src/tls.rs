@@ -406,6 +406,15 @@ impl ServerCertVerifier for Pinned {
         }
         self.webpki
             .verify_server_cert(end_entity, intermediates, server_name, ocsp, now)
+            .map_err(|e| match e {
+                rustls::Error::InvalidCertificate(rustls::CertificateError::UnknownIssuer) => {
+                    let issuer = issuer_of(intermediates.last().unwrap_or(end_entity));
+                    rustls::Error::InvalidCertificate(rustls::CertificateError::Other(
+                        rustls::OtherError(Arc::new(UnknownIssuer(issuer))),
+                    ))
+                }
+                e => e,
+            })
     }
 
     fn verify_tls12_signature(
@@ -428,6 +437,26 @@ impl ServerCertVerifier for Pinned {
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
         self.webpki.supported_verify_schemes()
+    }
+}
+
+/// An unknown issuer, named: the issuer of the last certificate the server sent.
+#[derive(Debug)]
+pub(crate) struct UnknownIssuer(pub String);
+
+impl fmt::Display for UnknownIssuer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown issuer {}", self.0)
+    }
+}
+
+impl std::error::Error for UnknownIssuer {}
+
+/// The issuer's distinguished name of `cert`, e.g. `CN=foxbench test CA`.
+fn issuer_of(cert: &CertificateDer<'_>) -> String {
+    match x509_parser::parse_x509_certificate(cert.as_ref()) {
+        Ok((_, c)) => c.issuer().to_string(),
+        Err(_) => "(unreadable)".into(),
     }
 }
 
@@ -518,6 +547,10 @@ pub fn explain(err: &rustls::Error, host: &str) -> String {
             ),
             C::NotValidYet => format!(
                 "certificate for {host} is not valid yet: check both clocks, or pass --insecure"
+            ),
+            C::Other(o) if o.0.downcast_ref::<UnknownIssuer>().is_some() => format!(
+                "certificate for {host} is self-signed or from an unknown authority: pass --cacert FILE or --insecure (its issuer is {}; FILE may be that CA's certificate or the server's own)",
+                o.0.downcast_ref::<UnknownIssuer>().map_or("", |u| u.0.as_str())
             ),
             C::Other(o) if crate::reason::is_ca_used_as_end_entity(o) => format!(
                 "certificate for {host} is a CA certificate (CA:TRUE, as `openssl req -x509` makes by default) and not the one in --cacert: pass that very certificate with --cacert, or make the server's with -addext basicConstraints=critical,CA:FALSE"
@@ -680,5 +713,15 @@ mod tests {
             "a.example",
         );
         assert!(name.contains("it holds b.example, 10.0.0.1:"), "{name}");
+        let issuer = explain(
+            &Error::InvalidCertificate(C::Other(OtherError(Arc::new(UnknownIssuer(
+                "CN=foxbench test CA".into(),
+            ))))),
+            "127.0.0.1",
+        );
+        assert!(
+            issuer.contains("its issuer is CN=foxbench test CA;"),
+            "{issuer}"
+        );
     }
 }

@@ -4,6 +4,7 @@
 //! at `schemas/load.schema.json`) and how they read as text, and the comparison of runs
 //! ([`compare`], with its schema at `schemas/compare.schema.json`), a load result's HTML page
 //! ([`load_html`]), its `--slo` verdicts ([`slo`]), a `--find-max` result ([`capacity`]),
+//! the errors by reason in plain words ([`reasons`]),
 //! and the exact merge of several agents' results into one ([`merge`], with the `agents`,
 //! `shard` and `start` sections of [`agents`]). It renders from result data
 //! only: it runs nothing and measures nothing, and depends on no internal crate but

@@ -1,7 +1,9 @@
 //! Latency recording for foxbench: HDR histograms, merging, summaries and serialization.
 //!
 //! This crate owns how samples are kept and summarised, and the outcome counters of a run
-//! ([`Counts`]). It does no I/O and knows nothing about HTTP or sockets: the load engine
+//! ([`Counts`]), with the failures by reason ([`reason`]: small codes for an errno, a TLS
+//! alert, where a response stood; their words are the `report` crate's). It does no I/O
+//! and touches no socket: the load engine
 //! records durations into a [`Latency`] per worker and merges them, and the reports read
 //! [`Summary`] values and [`Counts`]. Every sample lands in a
 //! fixed-size histogram, so memory stays constant however long a run is. It also owns the

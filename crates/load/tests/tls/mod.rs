@@ -189,8 +189,12 @@ fn certificate_failures_are_one_line_setup_errors() {
         e.contains("certificate for 127.0.0.1") && e.contains("--cacert FILE or --insecure"),
         "{e}"
     );
+    // The unknown issuer is named.
+    assert!(e.contains("its issuer is CN=foxbench test CA"), "{e}");
     let e = preflight_error(&url, Verify::CaFile(certs.ca.clone()));
     assert!(e.contains("not valid for 127.0.0.1"), "{e}");
+    // The names the certificate holds are listed.
+    assert!(e.contains("it holds other.example"), "{e}");
     // --insecure passes the preflight, and the run completes.
     let mut p = plan(&url);
     p.tls.verify = Verify::Insecure;
