@@ -400,14 +400,25 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
     let before = probe::own_usage();
     let started_wall = std::time::SystemTime::now();
     let started = Instant::now();
-    let mut intervals = Vec::new();
+    // Bounded: the newest intervals at full resolution, older ones merged (--hlog keeps all).
+    let mut intervals = report::series::Series::for_load();
+    let mut series_error = None;
     let result = load::run_with_intervals(&plan, &control, &mut |iv| {
         live_p99_ns.store(iv.latency.percentile_ns(99.0), Ordering::Relaxed);
-        intervals.push(report::IntervalRow::from(iv));
+        if series_error.is_none() {
+            series_error = intervals
+                .push(iv.index, report::IntervalRow::from(iv))
+                .err();
+        }
         if observers.observe(iv) {
             control.stop();
         }
     });
+    if let Some(e) = series_error {
+        // Cannot happen with the rows made above; said rather than hidden if it does.
+        eprintln!("foxbench: warning: the interval series is incomplete: {e}");
+    }
+    let intervals = intervals.into_rows();
     let wall = started.elapsed();
     let used = probe::own_usage().since(&before);
     control.stop(); // ends the watcher
