@@ -197,6 +197,12 @@ pub struct LoadArgs {
     #[arg(long = "late-ok", requires = "start_at")]
     pub late_ok: bool,
 
+    /// Serve a live page of the run at ADDR (default 127.0.0.1:0, a free loopback port):
+    /// the URL, with an unguessable token in its path, is printed at the start; when the run
+    /// ends the page becomes the final report. Give an address beyond loopback explicitly.
+    #[arg(long = "dashboard", value_name = "ADDR", num_args = 0..=1, require_equals = true, default_missing_value = "127.0.0.1:0")]
+    pub dashboard: Option<std::net::SocketAddr>,
+
     /// Print the latency distribution (always printed; accepted for wrk compatibility).
     #[arg(long = "latency", hide = true)]
     pub latency: bool,
@@ -393,6 +399,11 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
         Stop::Requests(n) => Some(n),
         Stop::Duration(_) => None,
     };
+    let series = crate::live::series();
+    let mut live = args
+        .dashboard
+        .map(|addr| crate::live::Live::bind(addr, &plan, slo.as_ref(), threads, series.clone()))
+        .transpose()?;
     let abort = slo.as_ref().filter(|_| args.slo_abort);
     let mut observers = Observers::new(args.hlog.as_deref(), abort, total_requests)?;
     // Everything is ready: wait for the synchronised start, if any, as the last step.
@@ -400,15 +411,19 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
     let before = probe::own_usage();
     let started_wall = std::time::SystemTime::now();
     let started = Instant::now();
+    if let Some(live) = &mut live {
+        live.start(threads, plan.target.addr.port());
+    }
     // Bounded: the newest intervals at full resolution, older ones merged (--hlog keeps all).
-    let mut intervals = report::series::Series::for_load();
     let mut series_error = None;
     let result = load::run_with_intervals(&plan, &control, &mut |iv| {
         live_p99_ns.store(iv.latency.percentile_ns(99.0), Ordering::Relaxed);
         if series_error.is_none() {
-            series_error = intervals
-                .push(iv.index, report::IntervalRow::from(iv))
-                .err();
+            let mut rows = series.lock().unwrap_or_else(|e| e.into_inner());
+            series_error = rows.push(iv.index, report::IntervalRow::from(iv)).err();
+        }
+        if let Some(live) = &live {
+            live.pushed();
         }
         if observers.observe(iv) {
             control.stop();
@@ -418,7 +433,12 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
         // Cannot happen with the rows made above; said rather than hidden if it does.
         eprintln!("foxbench: warning: the interval series is incomplete: {e}");
     }
-    let intervals = intervals.into_rows();
+    let intervals: Vec<report::IntervalRow> = series
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .rows()
+        .cloned()
+        .collect();
     let wall = started.elapsed();
     let used = probe::own_usage().since(&before);
     control.stop(); // ends the watcher
@@ -433,6 +453,10 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
     report.start = Some(start);
     report.slo = slo.as_ref().map(|s| s.judge(&report, breach.as_ref()));
     let text = report.to_text();
+    if let Some(live) = live {
+        let json = serde_json::to_string_pretty(&report).expect("report serializes");
+        live.finish(&report::load_html::to_html(&report), &json);
+    }
     match args.json.as_deref() {
         Some("-") => {
             let mut out = std::io::stdout().lock();
