@@ -42,11 +42,11 @@
     return !holds(100 * err / Math.max(1, req + err));
   }
 
-  function make(id, series, scales, extraSeries) {
+  function make(id, series, scales, yAxis) {
     var el = document.getElementById(id);
     var opts = {
       width: W(), height: 220, scales: scales || { x: { time: false } },
-      axes: [{ label: "seconds into the run" }, {}],
+      axes: [{ label: "seconds into the run" }, yAxis || { size: 60 }],
       series: [{ label: "t (s)" }].concat(series),
       legend: { live: true }
     };
@@ -67,7 +67,10 @@
       { label: "max", stroke: colour(4), value: fmtUs }
     ];
     sloLines("latency").forEach(function (c) { lat.push({ label: c.text, stroke: "#2ca02c", dash: [2, 2], value: fmtUs }); });
-    charts.lat = make("c-lat", lat, { x: { time: false }, y: { distr: 3 } });
+    charts.lat = make("c-lat", lat, { x: { time: false }, y: { distr: 3, log: 10 } }, {
+      size: 80,
+      values: function (u, vals) { return vals.map(function (v) { return fmtUs(null, v); }); }
+    });
     var err = KINDS.map(function (k, i) { return { label: k, stroke: colour(i + 1) }; });
     sloLines("errors").forEach(function (c) { err.push({ label: c.text + " (% of requests)", stroke: "#2ca02c", dash: [2, 2] }); });
     charts.err = make("c-err", err);
@@ -147,6 +150,8 @@
     document.body.appendChild(a);
   }
 
+  // For tests and the curious: what the page holds and draws.
+  window.foxbench = { rows: function () { return rows; }, charts: charts };
   var es = new EventSource("events");
   es.addEventListener("meta", function (e) { meta = JSON.parse(e.data); setup(); later(); });
   es.addEventListener("history", function (e) { rows = JSON.parse(e.data); trim(rows); later(); });
