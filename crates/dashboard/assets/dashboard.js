@@ -129,8 +129,10 @@
     document.body.setAttribute("data-points", String(whole.length));
   }
 
+  // At most two redraws a second: at --interval 10ms, a redraw per event would keep the
+  // browser's CPU busy for nothing the eye can follow.
   function later() {
-    if (!pending) { pending = true; requestAnimationFrame(redraw); }
+    if (!pending) { pending = true; setTimeout(redraw, 500); }
   }
 
   function trim(a) { if (a.length > MAX_POINTS) a.splice(0, a.length - MAX_POINTS); }

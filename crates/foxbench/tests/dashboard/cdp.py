@@ -82,6 +82,8 @@ try:
     out["max_p99_us_drawn"] = wait_for(
         page, "window.foxbench && Math.max.apply(null, window.foxbench.charts.lat.data[2].filter(v => v != null)) > 200000"
         " && Math.max.apply(null, window.foxbench.charts.lat.data[2].filter(v => v != null))", 20)
+    # bench/soak.py waits into the run before its mid-run screenshot.
+    time.sleep(float(os.environ.get("CDP_MID_RUN_DELAY_S", "0")))
     shot(page, "dashboard-mid-run.png")
     # A page that joins late gets the history at once.
     late = open_page(url)
@@ -89,7 +91,8 @@ try:
     out["first_points_when_late_joined"] = js(page, points)
     # The run ends: the page becomes the final report.
     out["became_report"] = bool(wait_for(
-        page, "!!document.getElementById('foxbench-download') && !document.getElementById('c-rate')", 60))
+        page, "!!document.getElementById('foxbench-download') && !document.getElementById('c-rate')",
+        float(os.environ.get("CDP_END_WAIT_S", "60"))))
     time.sleep(0.5)
     shot(page, "dashboard-final.png")
     final = js(page, "(() => { const a = document.getElementById('foxbench-download');"
