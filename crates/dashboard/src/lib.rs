@@ -12,7 +12,7 @@
 //! `gauge` per sample, and `done` with the final report's HTML and JSON.
 #![forbid(unsafe_code)]
 
-mod http;
+pub mod http;
 
 use std::collections::VecDeque;
 use std::io::Write as _;

@@ -323,6 +323,14 @@ fn coarsened_series_of_agents_sharing_a_start_merge_exactly() {
         for (k, ser) in series.into_iter().enumerate() {
             assert!(ser.len() <= ser.max_rows());
             s[k].report.intervals = ser.into_rows();
+            if len_a == len_b {
+                // Same length, same blocks: the agents coarsened identically.
+                let spans = |r: &LoadReport| -> Vec<(u64, u64)> {
+                    let at = |x: &IntervalRow| (x.start_s.round() as u64, x.span_intervals);
+                    r.intervals.iter().map(at).collect()
+                };
+                assert_eq!(spans(&s[k].report), spans(&s[0].report));
+            }
             // The same start instant (--start-at): no skew.
             s[k].report.start.as_mut().unwrap().started_unix_ns = 1_000_000_000_000;
         }
