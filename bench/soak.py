@@ -69,7 +69,7 @@ def soak(args, url, out, python):
     dash = line.strip().split("dashboard at ")[-1]
     rest = []
     threading.Thread(target=lambda: rest.extend(p.stderr), daemon=True).start()
-    env = dict(os.environ, CDP_MID_RUN_DELAY_S=str(args.minutes * 30),
+    env = dict(os.environ, CDP_MID_RUN_DELAY_S=str(args.minutes * 30), CDP_CALL_TIMEOUT_S="240",
                CDP_END_WAIT_S=str(args.minutes * 60 + 120))
     report_html = os.path.join(out, "report", "soak.html")
     cdp = subprocess.Popen(["taskset", "-c", "1", python, CDP, "/usr/bin/chromium", dash, out,

@@ -157,6 +157,7 @@
   var es = new EventSource("events");
   es.addEventListener("meta", function (e) { meta = JSON.parse(e.data); setup(); later(); });
   es.addEventListener("history", function (e) { rows = JSON.parse(e.data); trim(rows); later(); });
+  es.addEventListener("rows", function (e) { rows = rows.concat(JSON.parse(e.data)); trim(rows); later(); });
   es.addEventListener("interval", function (e) { rows.push(JSON.parse(e.data)); trim(rows); later(); });
   es.addEventListener("gauges", function (e) {
     gauges = gauges.concat(JSON.parse(e.data)); trim(gauges); later();

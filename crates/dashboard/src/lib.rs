@@ -331,30 +331,30 @@ pub fn page() -> String {
         .replace("/*DASHBOARD_JS*/", include_str!("../assets/dashboard.js"))
 }
 
-/// A row as the page draws it: the figures, not the histogram.
+/// A row as the page draws it: the figures, not the histogram (a tenth of the size).
 #[derive(Serialize)]
-struct LiveRow<'a> {
+struct LiveRow {
     start_s: f64,
     duration_s: f64,
     span_intervals: u64,
     requests: u64,
     errors: u64,
-    errors_by_kind: &'a report::Errors,
+    errors_by_kind: report::Errors,
     requests_per_sec: f64,
     p50_us: f64,
     p99_us: f64,
     max_us: f64,
 }
 
-impl<'a> From<&'a IntervalRow> for LiveRow<'a> {
-    fn from(r: &'a IntervalRow) -> Self {
+impl From<&IntervalRow> for LiveRow {
+    fn from(r: &IntervalRow) -> Self {
         LiveRow {
             start_s: r.start_s,
             duration_s: r.duration_s,
             span_intervals: r.span_intervals,
             requests: r.requests,
             errors: r.errors,
-            errors_by_kind: &r.errors_by_kind,
+            errors_by_kind: r.errors_by_kind.clone(),
             requests_per_sec: r.requests_per_sec,
             p50_us: r.p50_us,
             p99_us: r.p99_us,
@@ -363,32 +363,54 @@ impl<'a> From<&'a IntervalRow> for LiveRow<'a> {
     }
 }
 
+/// Rows per `history`/`rows` event: small writes, so that a late page costs no large buffer.
+const ROWS_PER_EVENT: usize = 100;
+
 fn event(name: &str, data: &str) -> String {
     // `data` is one line of JSON: serde_json escapes every newline inside strings.
     format!("event: {name}\ndata: {data}\n\n")
 }
 
-/// The rows pushed after the first `seen` of `pushed`, or every row when the page fell
-/// further behind than the series' full-resolution window (then `history` again).
-fn rows_event(series: &Shared, pushed: u64, seen: u64) -> String {
+/// The rows pushed after the first `seen` of `pushed` (false), or every row (true) when the
+/// page is new or fell further behind than the series' full-resolution window. Copied out
+/// without their histograms, so the lock is held only for the copy.
+fn new_rows(series: &Shared, pushed: u64, seen: Option<u64>) -> (bool, Vec<LiveRow>) {
     let series = series.lock().unwrap_or_else(|e| e.into_inner());
-    let new = (pushed - seen) as usize;
-    let rows: Vec<&IntervalRow> = series.rows().collect();
-    if seen == 0 || new > report::series::FULL_ROWS.min(rows.len()) {
-        let all: Vec<LiveRow> = rows.iter().map(|r| LiveRow::from(*r)).collect();
-        return event(
-            "history",
-            &serde_json::to_string(&all).expect("rows serialize"),
-        );
+    let held = series.len();
+    match seen {
+        Some(seen) if ((pushed - seen) as usize) <= report::series::FULL_ROWS.min(held) => {
+            let new = (pushed - seen) as usize;
+            (
+                false,
+                series.rows().skip(held - new).map(LiveRow::from).collect(),
+            )
+        }
+        _ => (true, series.rows().map(LiveRow::from).collect()),
     }
-    let mut out = String::new();
-    for r in &rows[rows.len() - new..] {
-        out += &event(
-            "interval",
-            &serde_json::to_string(&LiveRow::from(*r)).expect("row serializes"),
-        );
+}
+
+/// Writes `rows` as events: a whole history (`history`, then `rows` to append) or new rows
+/// (`interval` each).
+fn write_rows(stream: &mut TcpStream, whole: bool, rows: &[LiveRow]) -> std::io::Result<()> {
+    if !whole {
+        let mut out = String::new();
+        for r in rows {
+            out += &event(
+                "interval",
+                &serde_json::to_string(r).expect("row serializes"),
+            );
+        }
+        return stream.write_all(out.as_bytes());
     }
-    out
+    if rows.is_empty() {
+        return stream.write_all(event("history", "[]").as_bytes());
+    }
+    for (k, chunk) in rows.chunks(ROWS_PER_EVENT).enumerate() {
+        let name = if k == 0 { "history" } else { "rows" };
+        let data = serde_json::to_string(chunk).expect("rows serialize");
+        stream.write_all(event(name, &data).as_bytes())?;
+    }
+    Ok(())
 }
 
 /// Streams events until the run is over (true: `done` was delivered) or the page left.
@@ -396,8 +418,10 @@ fn events(mut stream: TcpStream, inner: &Inner) -> bool {
     let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n";
     let mut out = String::from(head);
     out += &event("meta", &inner.meta);
-    let (mut rows_seen, mut gauges_seen) = (0u64, 0u64);
-    let mut first = true;
+    if stream.write_all(out.as_bytes()).is_err() {
+        return false;
+    }
+    let (mut rows_seen, mut gauges_seen) = (None::<u64>, 0u64);
     loop {
         let (pushed, gauges, done, closing) = {
             let s = inner.lock();
@@ -414,11 +438,14 @@ fn events(mut stream: TcpStream, inner: &Inner) -> bool {
             gauges_seen = s.gauges_pushed;
             (s.pushed, gauges, s.done.clone(), s.closing)
         };
-        if first || pushed > rows_seen {
-            out += &rows_event(&inner.series, pushed, if first { 0 } else { rows_seen });
-            rows_seen = pushed;
-            first = false;
+        if rows_seen.is_none_or(|seen| pushed > seen) {
+            let (whole, rows) = new_rows(&inner.series, pushed, rows_seen);
+            rows_seen = Some(pushed);
+            if write_rows(&mut stream, whole, &rows).is_err() {
+                return false;
+            }
         }
+        let mut out = String::new();
         if !gauges.is_empty() {
             out += &event(
                 "gauges",
@@ -431,7 +458,6 @@ fn events(mut stream: TcpStream, inner: &Inner) -> bool {
         if stream.write_all(out.as_bytes()).is_err() {
             return false;
         }
-        out.clear();
         if done.is_some() {
             let _ = stream.flush();
             return true;
@@ -440,15 +466,19 @@ fn events(mut stream: TcpStream, inner: &Inner) -> bool {
             return false;
         }
         let s = inner.lock();
-        if s.pushed == rows_seen && s.gauges_pushed == gauges_seen && s.done.is_none() && !s.closing
+        if Some(s.pushed) == rows_seen
+            && s.gauges_pushed == gauges_seen
+            && s.done.is_none()
+            && !s.closing
         {
-            let (_s, timeout) = inner
+            let (s, timeout) = inner
                 .changed
                 .wait_timeout(s, Duration::from_secs(15))
                 .unwrap_or_else(|e| e.into_inner());
-            if timeout.timed_out() {
-                // A comment line: keeps proxies and the browser from timing the stream out.
-                out += ":\n\n";
+            drop(s);
+            // A comment line: keeps proxies and the browser from timing the stream out.
+            if timeout.timed_out() && stream.write_all(b":\n\n").is_err() {
+                return false;
             }
         }
     }

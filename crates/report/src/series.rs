@@ -25,7 +25,7 @@ use crate::IntervalRow;
 /// Rows kept at full resolution by [`Series::for_load`]: the newest intervals.
 pub const FULL_ROWS: usize = 2_000;
 /// Coarse rows kept before them by [`Series::for_load`].
-pub const COARSE_ROWS: usize = 1_000;
+pub const COARSE_ROWS: usize = 500;
 
 /// What a series is made of: a row that can take in the row that follows it.
 pub trait Block: Clone {

@@ -32,7 +32,9 @@ try:
         if m:
             ws_url = m.group(1)
     assert ws_url, "chromium printed no DevTools URL"
-    ws = websocket.create_connection(ws_url, timeout=30)
+    # bench/soak.py allows longer: a page of 3,000 intervals on a loaded CPU is slow to swap.
+    call_timeout_s = float(os.environ.get("CDP_CALL_TIMEOUT_S", "30"))
+    ws = websocket.create_connection(ws_url, timeout=call_timeout_s)
     ids = iter(range(1, 1 << 30))
 
     def call(method, session=None, **params):
@@ -41,7 +43,7 @@ try:
         if session:
             msg["sessionId"] = session
         ws.send(json.dumps(msg))
-        end = time.time() + 30
+        end = time.time() + call_timeout_s
         while time.time() < end:
             r = json.loads(ws.recv())
             if r.get("id") == i:
