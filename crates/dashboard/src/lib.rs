@@ -17,7 +17,7 @@ pub mod http;
 use std::collections::VecDeque;
 use std::io::Write as _;
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -126,6 +126,8 @@ struct Inner {
     state: Mutex<State>,
     changed: Condvar,
     clients: AtomicUsize,
+    /// CPU the dashboard's threads used, ns: its own cost, told apart from the engine's.
+    cpu_ns: AtomicU64,
 }
 
 /// A running dashboard.
@@ -154,6 +156,7 @@ impl Dashboard {
             state: Mutex::new(State::default()),
             changed: Condvar::new(),
             clients: AtomicUsize::new(0),
+            cpu_ns: AtomicU64::new(0),
         });
         let url = format!("http://{local}/{}/", inner.token);
         let accept = {
@@ -194,9 +197,15 @@ impl Dashboard {
         self.inner.changed.notify_all();
     }
 
+    /// Counts CPU a helper thread of the dashboard used (the CLI's sampler).
+    pub fn add_cpu(&self, cpu: Duration) {
+        let ns = u64::try_from(cpu.as_nanos()).unwrap_or(u64::MAX);
+        self.inner.cpu_ns.fetch_add(ns, Ordering::Relaxed);
+    }
+
     /// Hands the pages the final report, waits up to `wait` for the connected ones to
-    /// receive it, and stops serving.
-    pub fn finish(mut self, html: &str, json: &str, wait: Duration) {
+    /// receive it, and stops serving. Returns the CPU the dashboard's threads used.
+    pub fn finish(mut self, html: &str, json: &str, wait: Duration) -> Duration {
         let done = serde_json::to_string(&Done { html, json }).expect("strings serialize");
         let deadline = Instant::now() + wait;
         {
@@ -218,6 +227,7 @@ impl Dashboard {
             }
         }
         self.close();
+        Duration::from_nanos(self.inner.cpu_ns.load(Ordering::Relaxed))
     }
 
     fn close(&mut self) {
@@ -253,9 +263,16 @@ fn token() -> std::io::Result<String> {
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
+/// Adds the calling thread's CPU to the dashboard's.
+fn count_cpu(inner: &Inner) {
+    let ns = u64::try_from(probe::thread_usage().cpu().as_nanos()).unwrap_or(u64::MAX);
+    inner.cpu_ns.fetch_add(ns, Ordering::Relaxed);
+}
+
 fn accept_loop(listener: &TcpListener, inner: &Arc<Inner>) {
     for stream in listener.incoming() {
         if inner.lock().closing {
+            count_cpu(inner);
             return;
         }
         let Ok(mut stream) = stream else { continue };
@@ -270,6 +287,7 @@ fn accept_loop(listener: &TcpListener, inner: &Arc<Inner>) {
             .name("foxbench-dashboard-page".into())
             .spawn(move || {
                 serve(stream, &page);
+                count_cpu(&page);
                 let _s = page.lock();
                 page.clients.fetch_sub(1, Ordering::SeqCst);
                 page.changed.notify_all();

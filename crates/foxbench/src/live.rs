@@ -109,14 +109,20 @@ impl Live {
         self.dash.pushed();
     }
 
-    /// Stops the ticker and turns the pages into the final report.
-    pub fn finish(mut self, html: &str, json: &str) {
+    /// Stops the ticker and turns the pages into the final report; says what the
+    /// dashboard's threads cost (`requests` completed, for the per-request figure).
+    pub fn finish(mut self, html: &str, json: &str, requests: u64) {
         if let Some((stop, h)) = self.ticker.take() {
             stop.store(true, Ordering::Relaxed);
             let _ = h.join();
         }
         if let Ok(dash) = Arc::try_unwrap(self.dash) {
-            dash.finish(html, json, Duration::from_secs(3));
+            let cpu = dash.finish(html, json, Duration::from_secs(3));
+            eprintln!(
+                "foxbench: the dashboard's threads used {:.3} s of CPU ({:.2} µs per request)",
+                cpu.as_secs_f64(),
+                cpu.as_secs_f64() * 1e6 / requests.max(1) as f64
+            );
         }
     }
 }
@@ -143,6 +149,7 @@ fn tick(dash: &Dashboard, stop: &AtomicBool, threads: usize, port: u16) {
         });
         last = now;
     }
+    dash.add_cpu(probe::thread_usage().cpu());
 }
 
 /// A series shared with the dashboard (or kept by the CLI alone without one).

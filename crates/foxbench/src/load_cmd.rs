@@ -455,7 +455,11 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
     let text = report.to_text();
     if let Some(live) = live {
         let json = serde_json::to_string_pretty(&report).expect("report serializes");
-        live.finish(&report::load_html::to_html(&report), &json);
+        live.finish(
+            &report::load_html::to_html(&report),
+            &json,
+            report.requests.completed,
+        );
     }
     match args.json.as_deref() {
         Some("-") => {
