@@ -174,7 +174,7 @@ mod tests {
         let file = images.get(b"Renard-1.png").unwrap();
         assert_eq!(&*file.body, b"\x89PNG one");
         assert_eq!(file.content_type, "image/png");
-        // Review 10: the image head fields are built once here, not per request.
+        // The image head fields are built once here, not per request.
         let fields = String::from_utf8(file.fields.to_vec()).unwrap();
         assert!(
             fields.starts_with("Content-Type: image/png\r\nContent-Length: 8\r\nETag: \"")

@@ -275,7 +275,7 @@ mod tests {
     }
 
     #[test]
-    fn review_11_trickled_head_is_not_reparsed_per_byte() {
+    fn trickled_head_is_not_reparsed_per_byte() {
         let head = format!(
             "GET / HTTP/1.1\r\nHost: t\r\nX-Long: {}\r\nX-Two: y\r\n\r\n",
             "v".repeat(6000)
@@ -294,7 +294,7 @@ mod tests {
     }
 
     #[test]
-    fn review_11_resumed_parse_agrees_with_a_full_parse() {
+    fn resumed_parse_agrees_with_a_full_parse() {
         let heads: &[&[u8]] = &[
             b"GET / HTTP/1.1\r\nHost: t\r\n\r\n",
             b"GET / HTTP/1.1\nHost: t\n\n",

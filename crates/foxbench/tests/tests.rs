@@ -109,7 +109,11 @@ mod load {
         assert_eq!(v["status"]["302"], 1234);
         assert_eq!(v["latency"]["count"], 1234);
         assert_eq!(v["config"]["connections"], 7);
-        std::thread::sleep(Duration::from_millis(50));
+        testkit::wait_until(
+            Duration::from_secs(10),
+            "the server to count every head",
+            || s.requests() >= 1234,
+        );
         assert_eq!(s.requests(), 1234);
         // Keep-alive: one connection each, plus the pre-flight check's.
         assert_eq!(s.accepts(), 7 + 1);

@@ -73,7 +73,11 @@ mod accounting {
             assert_eq!(r.latency.len(), n);
             assert_eq!(r.status, vec![(302, n)]);
             // The server thread may still be counting the last head it answered.
-            std::thread::sleep(Duration::from_millis(50));
+            testkit::wait_until(
+                Duration::from_secs(10),
+                "the server to count every head",
+                || s.requests() >= n,
+            );
             assert_eq!(s.requests(), n, "n={n} c={conns} t={threads} p={pipeline}");
         }
     }

@@ -421,9 +421,15 @@ mod tests {
             "{first:?}"
         );
         let t0 = threads(root).unwrap();
-        std::thread::sleep(Duration::from_millis(300));
-        let second = sample(root).unwrap();
-        let t1 = threads(root).unwrap();
+        // The busy child spins: wait until the kernel has charged it a tick more, not for a
+        // fixed time that a loaded machine may not give it.
+        let mut second = sample(root).unwrap();
+        let mut t1 = threads(root).unwrap();
+        testkit::wait_until(Duration::from_secs(20), "the busy child to use CPU", || {
+            second = sample(root).unwrap();
+            t1 = threads(root).unwrap();
+            second.cpu_ns() > first.cpu_ns() && t1.busiest_since(&t0) > 0
+        });
         assert!(
             second.cpu_ns() > first.cpu_ns(),
             "{first:?} then {second:?}"

@@ -296,10 +296,11 @@ mod tests {
         );
         assert_eq!(r.survivors, 0);
         assert!(r.leftovers >= 2, "{r:?}");
-        std::thread::sleep(Duration::from_millis(100));
-        for p in members {
-            assert!(!alive(p), "process {p} survived the stop");
-        }
+        testkit::wait_until(
+            Duration::from_secs(10),
+            "every stopped member to be gone",
+            || members.iter().all(|&p| !alive(p)),
+        );
         assert!(tail(&l, 1).contains("started"));
     }
 

@@ -141,7 +141,7 @@ fn check_flag_validates_without_listening() {
 }
 
 #[test]
-fn review_5_second_instance_on_the_same_port_fails() {
+fn second_instance_on_the_same_port_fails() {
     let first = Avatar::start(&[]);
     let addr = first.addr.to_string();
     // Before the fix the second one ran: it must not outlive the test.

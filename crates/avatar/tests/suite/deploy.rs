@@ -200,7 +200,7 @@ fn nginx_terminates_tls_serves_images_and_proxies_with_keep_alive() {
     let accepted = avatar.metric("avatar_connections_accepted_total");
     let requests = avatar.metric("avatar_requests_total{route=\"redirect\",status=\"302\"}");
     assert!(requests >= 21, "{requests}");
-    // Review 6: the guard used to kill only the master, orphaning the workers to PID 1.
+    // The guard used to kill only the master, orphaning the workers to PID 1.
     let nginx_pid = nginx.0.id();
     let children = children_of(nginx_pid);
     drop(nginx);
@@ -351,7 +351,7 @@ fn systemd_unit_parses() {
 }
 
 #[test]
-fn review_12_systemd_memory_max_holds_max_connections() {
+fn systemd_memory_max_holds_max_connections() {
     let unit = deploy_file("systemd/avatar.service");
     let memory_max = unit
         .lines()

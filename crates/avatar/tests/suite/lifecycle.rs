@@ -84,7 +84,7 @@ fn sigterm_stops_gracefully_and_finishes_in_flight_requests() {
             Reader::new().closed(&mut idle),
             "idle connection left open after SIG{signal}"
         );
-        // Review 13: during the drain (the half-sent request keeps the server up), no new
+        // During the drain (the half-sent request keeps the server up), no new
         // connection is accepted. Each worker closes its own listener as it sees the signal.
         let addr = server.addr;
         wait_until(
@@ -296,7 +296,7 @@ fn images_dir_missing_a_located_file_is_a_setup_error() {
 }
 
 #[test]
-fn review_1_non_reader_sending_bytes_still_times_out() {
+fn non_reader_sending_bytes_still_times_out() {
     // A 16 MiB file is far more than the loopback socket buffers hold, so output stays pending.
     let dir = TempDir::new("nonreader");
     std::fs::write(dir.path().join("big.bin"), vec![7u8; 16 << 20]).unwrap();
@@ -336,7 +336,7 @@ fn review_1_non_reader_sending_bytes_still_times_out() {
 }
 
 #[test]
-fn review_2_trickled_body_is_cut_off() {
+fn trickled_body_is_cut_off() {
     let server = Avatar::start(&["--head-timeout", "3", "--idle-timeout", "3"]);
     let mut s = server.connect();
     s.write_all(b"GET / HTTP/1.1\r\nHost: t\r\nContent-Length: 65536\r\n\r\n")
@@ -364,7 +364,7 @@ fn review_2_trickled_body_is_cut_off() {
 }
 
 #[test]
-fn review_2_pipelined_bodies_each_get_their_own_deadline() {
+fn pipelined_bodies_each_get_their_own_deadline() {
     // A fast client sending many requests with bodies is not cut off by the first body's deadline.
     let server = Avatar::start(&["--head-timeout", "2", "--idle-timeout", "2"]);
     let mut s = server.connect();
@@ -382,7 +382,7 @@ fn review_2_pipelined_bodies_each_get_their_own_deadline() {
 }
 
 #[test]
-fn review_3_half_closed_client_is_answered_and_closed_promptly() {
+fn half_closed_client_is_answered_and_closed_promptly() {
     let server = Avatar::start(&["--idle-timeout", "30"]);
     for round in 0..20 {
         let mut s = server.connect();
@@ -403,7 +403,7 @@ fn review_3_half_closed_client_is_answered_and_closed_promptly() {
 }
 
 #[test]
-fn review_4_access_log_to_a_stuck_stdout_does_not_block_the_loop() {
+fn access_log_to_a_stuck_stdout_does_not_block_the_loop() {
     // Stdout is a pipe nobody reads: it fills after ~64 KiB of lines.
     let mut server = Avatar::spawn_with_stdout(
         &["--listen", "127.0.0.1:0", "--workers", "1", "--access-log"],
@@ -442,7 +442,7 @@ fn review_4_access_log_to_a_stuck_stdout_does_not_block_the_loop() {
 }
 
 #[test]
-fn review_7_images_dir_serves_svg_files() {
+fn images_dir_serves_svg_files() {
     let dir = TempDir::new("images-svg");
     std::fs::write(dir.path().join("x.svg"), b"<svg/>").unwrap();
     std::fs::write(dir.path().join("ff8800.svg"), b"<svg id='file'/>").unwrap();

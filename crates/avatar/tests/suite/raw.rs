@@ -242,7 +242,7 @@ fn long_target_and_big_head() -> Vec<u8> {
 }
 
 #[test]
-fn review_9_long_target_gets_414_at_every_split_point() {
+fn long_target_gets_414_at_every_split_point() {
     let harness = Harness::new();
     let input = long_target_and_big_head();
     let whole = harness.run([&input[..]]);
@@ -255,7 +255,7 @@ fn review_9_long_target_gets_414_at_every_split_point() {
 }
 
 #[test]
-fn review_9_long_target_gets_414_over_loopback_however_split() {
+fn long_target_gets_414_over_loopback_however_split() {
     let server = Avatar::start(&[]);
     let input = long_target_and_big_head();
     for cut in (0..input.len())
@@ -273,7 +273,7 @@ fn review_9_long_target_gets_414_over_loopback_however_split() {
 }
 
 #[test]
-fn review_8_head_gets_no_body_with_a_413() {
+fn head_gets_no_body_with_a_413() {
     let harness = Harness::new();
     let req = "/ HTTP/1.1\r\nHost: t\r\nContent-Length: 70000\r\n\r\n";
     let get = harness.run([format!("GET {req}").as_bytes()]).output;
@@ -286,7 +286,7 @@ fn review_8_head_gets_no_body_with_a_413() {
 }
 
 #[test]
-fn review_13_pipelined_batch_larger_than_the_output_limit_to_a_slow_reader() {
+fn pipelined_batch_larger_than_the_output_limit_to_a_slow_reader() {
     // 200 SVGs are ~250 KiB of responses: several output-limit batches, held while the
     // client reads slowly through a small window.
     let server = Avatar::start(&[]);
