@@ -102,7 +102,7 @@ try:
                      " document.body.appendChild(c); return h; })()")
     with open(os.path.join(outdir, "final-page.html"), "w") as f:
         f.write(final or "")
-    end = time.time() + 60
+    end = time.time() + float(os.environ.get("CDP_REPORT_WAIT_S", "60"))
     while not os.path.exists(report_html) and time.time() < end:
         time.sleep(0.1)
     rep = open_page("file://" + os.path.abspath(report_html))
