@@ -117,7 +117,9 @@ impl Live {
             let _ = h.join();
         }
         if let Ok(dash) = Arc::try_unwrap(self.dash) {
-            let cpu = dash.finish(html, json, Duration::from_secs(3));
+            // Long enough for a loaded browser to take a large report; only a connected
+            // page can hold the exit up.
+            let cpu = dash.finish(html, json, Duration::from_secs(10));
             eprintln!(
                 "foxbench: the dashboard's threads used {:.3} s of CPU ({:.2} µs per request)",
                 cpu.as_secs_f64(),

@@ -33,7 +33,7 @@ try:
             ws_url = m.group(1)
     assert ws_url, "chromium printed no DevTools URL"
     # bench/soak.py allows longer: a page of 3,000 intervals on a loaded CPU is slow to swap.
-    call_timeout_s = float(os.environ.get("CDP_CALL_TIMEOUT_S", "30"))
+    call_timeout_s = float(os.environ.get("CDP_CALL_TIMEOUT_S", "120"))
     ws = websocket.create_connection(ws_url, timeout=call_timeout_s)
     ids = iter(range(1, 1 << 30))
 
