@@ -263,10 +263,13 @@ fn run_window(
     };
     let before = probe::own_usage();
     let started = Instant::now();
-    let mut intervals = Vec::new();
+    // Bounded however long the window (report::series): exact, coarser when old.
+    let mut intervals = report::series::Series::for_load();
     let result = load::run_with_intervals(&plan, &control, &mut |iv| {
-        intervals.push(report::IntervalRow::from(iv));
+        // Rows made here always carry their histogram, so merging them cannot fail.
+        let _ = intervals.push(iv.index, report::IntervalRow::from(iv));
     });
+    let intervals = intervals.into_rows();
     let wall = started.elapsed();
     let used = probe::own_usage().since(&before);
     control.stop();

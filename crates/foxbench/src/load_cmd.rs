@@ -224,6 +224,12 @@ pub struct LoadArgs {
     #[arg(long = "late-ok", requires = "start_at")]
     pub late_ok: bool,
 
+    /// Serve a live page of the run at ADDR (default 127.0.0.1:0, a free loopback port):
+    /// the URL, with an unguessable token in its path, is printed at the start; when the run
+    /// ends the page becomes the final report. Give an address beyond loopback explicitly.
+    #[arg(long = "dashboard", value_name = "ADDR", num_args = 0..=1, require_equals = true, default_missing_value = "127.0.0.1:0")]
+    pub dashboard: Option<std::net::SocketAddr>,
+
     /// Print the latency distribution (always printed; accepted for wrk compatibility).
     #[arg(long = "latency", hide = true)]
     pub latency: bool,
@@ -445,6 +451,11 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
         Stop::Requests(n) => Some(n),
         Stop::Duration(_) => None,
     };
+    let series = crate::live::series();
+    let mut live = args
+        .dashboard
+        .map(|addr| crate::live::Live::bind(addr, &plan, slo.as_ref(), threads, series.clone()))
+        .transpose()?;
     let abort = slo.as_ref().filter(|_| args.slo_abort);
     let mut observers = Observers::new(args.hlog.as_deref(), abort, total_requests)?;
     // Everything is ready: wait for the synchronised start, if any, as the last step.
@@ -453,14 +464,34 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
     let tcp_before = probe::tcp_counters().ok();
     let started_wall = std::time::SystemTime::now();
     let started = Instant::now();
-    let mut intervals = Vec::new();
+    if let Some(live) = &mut live {
+        live.start(threads, plan.target.addr.port());
+    }
+    // Bounded: the newest intervals at full resolution, older ones merged (--hlog keeps all).
+    let mut series_error = None;
     let result = load::run_with_intervals(&plan, &control, &mut |iv| {
         live_p99_ns.store(iv.latency.percentile_ns(99.0), Ordering::Relaxed);
-        intervals.push(report::IntervalRow::from(iv));
+        if series_error.is_none() {
+            let mut rows = series.lock().unwrap_or_else(|e| e.into_inner());
+            series_error = rows.push(iv.index, report::IntervalRow::from(iv)).err();
+        }
+        if let Some(live) = &live {
+            live.pushed();
+        }
         if observers.observe(iv) {
             control.stop();
         }
     });
+    if let Some(e) = series_error {
+        // Cannot happen with the rows made above; said rather than hidden if it does.
+        eprintln!("foxbench: warning: the interval series is incomplete: {e}");
+    }
+    let intervals: Vec<report::IntervalRow> = series
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .rows()
+        .cloned()
+        .collect();
     let wall = started.elapsed();
     let used = probe::own_usage().since(&before);
     let tcp_after = probe::tcp_counters().ok();
@@ -479,6 +510,14 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
         .zip(tcp_after)
         .map(|(a, b)| tcp_report(&plan, &result, &report, &a, &b));
     let text = report.to_text();
+    if let Some(live) = live {
+        let json = serde_json::to_string_pretty(&report).expect("report serializes");
+        live.finish(
+            &report::load_html::to_html(&report),
+            &json,
+            report.requests.completed,
+        );
+    }
     match args.json.as_deref() {
         Some("-") => {
             let mut out = std::io::stdout().lock();

@@ -6,6 +6,7 @@ mod capacity_cmd;
 mod compare_cmd;
 mod doctor_cmd;
 mod k8s_cmd;
+mod live;
 mod load_cmd;
 mod load_series;
 mod merge_cmd;

@@ -6,6 +6,7 @@ mod support;
 mod agents;
 mod capacity;
 mod compare;
+mod dashboard;
 mod doctor;
 mod http2;
 mod interop;

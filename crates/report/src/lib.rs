@@ -24,6 +24,7 @@ pub mod load_html;
 pub mod merge;
 mod open;
 pub mod reasons;
+pub mod series;
 pub mod shootout;
 pub mod slo;
 pub mod tcp;
@@ -94,6 +95,12 @@ pub struct LoadReport {
     /// What completed in each interval of the run (`config.interval_s`), in order.
     #[serde(default)]
     pub intervals: Vec<IntervalRow>,
+    /// The stretches of `intervals` at one resolution each: a long run keeps its newest
+    /// intervals at `config.interval_s` and merges older ones into coarser rows, so that the
+    /// series stays bounded ([`series`]). Absent in files written before issue 25, whose
+    /// rows are all at `config.interval_s`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub interval_segments: Vec<series::Segment>,
     /// `--slo`: each clause's verdict and observed value; absent when no objective was given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slo: Option<slo::SloReport>,
@@ -182,6 +189,56 @@ pub struct IntervalRow {
     /// series merge exactly; absent in files written before issue 13.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hdr_base64: Option<String>,
+    /// How many intervals of `config.interval_s` its block spans (a power of two): 1 at
+    /// full resolution, more where a long run's older intervals were merged ([`series`]).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub span_intervals: u64,
+}
+
+fn one() -> u64 {
+    1
+}
+
+fn is_one(n: &u64) -> bool {
+    *n == 1
+}
+
+impl IntervalRow {
+    /// Adds `other` into this row exactly: counts summed, histograms added, the time covered
+    /// the union of both (so that consecutive rows of one run and concurrent rows of several
+    /// agents merge by the same rule), percentiles recomputed. A new field joins here.
+    pub fn merge(&mut self, other: &IntervalRow) -> Result<(), series::RowMergeError> {
+        use series::RowMergeError;
+        let decode = |h: &Option<String>| {
+            let h = h.as_deref().ok_or(RowMergeError::NoHistogram)?;
+            stats::Latency::from_base64_exact(h)
+                .map_err(|e| RowMergeError::Histogram(e.to_string()))
+        };
+        let mut hist = decode(&self.hdr_base64)?;
+        hist.merge(&decode(&other.hdr_base64)?)
+            .map_err(|e| RowMergeError::Histogram(e.to_string()))?;
+        let end_s = (self.start_s + self.duration_s).max(other.start_s + other.duration_s);
+        self.start_s = self.start_s.min(other.start_s);
+        self.duration_s = end_s - self.start_s;
+        self.span_intervals = self.span_intervals.max(other.span_intervals);
+        self.requests = self.requests.saturating_add(other.requests);
+        self.errors = self.errors.saturating_add(other.errors);
+        self.errors_by_kind.add(&other.errors_by_kind);
+        self.errors_by_reason =
+            reasons::merge(&[&self.errors_by_reason, &other.errors_by_reason]);
+        self.set_histogram(&hist);
+        Ok(())
+    }
+
+    /// Sets the figures read from the row's histogram, and the rate from its count.
+    fn set_histogram(&mut self, hist: &stats::Latency) {
+        let us = |p: f64| hist.percentile_ns(p) as f64 / 1e3;
+        self.requests_per_sec = self.requests as f64 / self.duration_s.max(1e-9);
+        self.p50_us = us(50.0);
+        self.p99_us = us(99.0);
+        self.max_us = us(100.0);
+        self.hdr_base64 = Some(hist.to_base64());
+    }
 }
 
 impl From<&stats::Interval> for IntervalRow {
@@ -199,6 +256,7 @@ impl From<&stats::Interval> for IntervalRow {
             p99_us: us(iv.latency.percentile_ns(99.0)),
             max_us: us(iv.latency.percentile_ns(100.0)),
             hdr_base64: Some(iv.latency.to_base64()),
+            span_intervals: 1,
         }
     }
 }
@@ -415,6 +473,38 @@ impl From<&stats::Counts> for Requests {
     }
 }
 
+impl Errors {
+    /// Adds `other`'s counts into these.
+    pub fn add(&mut self, other: &Errors) {
+        // Destructured so that a new kind cannot be forgotten here.
+        let Errors {
+            connect,
+            connect_refused,
+            connect_ports_exhausted,
+            connect_timeout,
+            write,
+            read,
+            parse,
+            timeout,
+            tls,
+            reset,
+            protocol,
+        } = other;
+        let add = |a: &mut u64, b: &u64| *a = a.saturating_add(*b);
+        add(&mut self.connect, connect);
+        add(&mut self.connect_refused, connect_refused);
+        add(&mut self.connect_ports_exhausted, connect_ports_exhausted);
+        add(&mut self.connect_timeout, connect_timeout);
+        add(&mut self.write, write);
+        add(&mut self.read, read);
+        add(&mut self.parse, parse);
+        add(&mut self.timeout, timeout);
+        add(&mut self.tls, tls);
+        add(&mut self.reset, reset);
+        add(&mut self.protocol, protocol);
+    }
+}
+
 impl From<&stats::Counts> for Errors {
     fn from(c: &stats::Counts) -> Self {
         Self {
@@ -479,6 +569,7 @@ impl LoadReport {
         intervals: Vec<IntervalRow>,
         client: Client,
     ) -> LoadReport {
+        let interval_segments = series::segments(&intervals, config.interval_s);
         let c = run.counts;
         let elapsed_s = run.elapsed.as_secs_f64().max(1e-9);
         let dist = Distribution::of;
@@ -515,6 +606,7 @@ impl LoadReport {
             open: run.open.map(|o| OpenReport::new(o, c)),
             client,
             request_table,
+            interval_segments,
             intervals,
             slo: None,
             shard: None,
@@ -1039,8 +1131,10 @@ mod tests {
                     p99_us,
                     max_us: p99_us,
                     hdr_base64: None,
+                    span_intervals: 1,
                 })
                 .collect(),
+            interval_segments: Vec::new(),
             slo: None,
             shard: None,
             start: None,

@@ -73,9 +73,11 @@ pub fn to_html(r: &LoadReport) -> String {
 /// The load in one line: model, connections, threads, stop.
 fn describe(r: &LoadReport) -> String {
     let c = &r.config;
-    let model = match (c.model, c.rate_per_sec) {
-        (Model::Open, Some(rate)) => format!("open model at {rate} req/s"),
-        _ => "closed model".into(),
+    let model = match (c.model, c.rate_per_sec, &c.rate_schedule) {
+        (Model::Open, Some(rate), _) => format!("open model at {rate} req/s"),
+        (Model::Open, None, Some(schedule)) => format!("open model, {schedule}"),
+        (Model::Open, None, None) => "open model".into(),
+        (Model::Closed, ..) => "closed model".into(),
     };
     let stop = match (c.requests, c.duration_s) {
         (Some(n), _) => format!("{n} requests"),
@@ -394,6 +396,16 @@ mod tests {
             html.contains("request latency · p99.9985: 1.00ms"),
             "{html}"
         );
+    }
+
+    #[test]
+    fn a_ramp_without_a_constant_rate_is_described_as_the_open_model() {
+        let mut r = crate::tests::sample();
+        r.config.model = Model::Open;
+        r.config.rate_per_sec = None;
+        r.config.rate_schedule = Some("100→400 over 8s req/s, then 400".into());
+        let d = describe(&r);
+        assert!(d.starts_with("open model, 100→400 over 8s req/s"), "{d}");
     }
 
     #[test]

@@ -396,6 +396,7 @@ fn with_intervals(n: usize) -> ShootoutResults {
                         p99_us: 1000.0 * (i + 1) as f64,
                         max_us: 1000.0 * (i + 2) as f64,
                         hdr_base64: None,
+                        span_intervals: 1,
                     })
                     .collect();
             }

@@ -223,10 +223,13 @@ impl Meter<'_> {
             interval,
             done.clone(),
         );
-        let mut intervals = Vec::new();
+        // Bounded however long the cell runs (report::series): exact, coarser when old.
+        let mut intervals = report::series::Series::for_load();
         let result = load::run_with_intervals(plan, &control, &mut |iv| {
-            intervals.push(report::IntervalRow::from(iv));
+            // Rows made here always carry their histogram, so merging them cannot fail.
+            let _ = intervals.push(iv.index, report::IntervalRow::from(iv));
         });
+        let intervals = intervals.into_rows();
         done.store(true, Ordering::Relaxed);
         let (series, waits, dumps, service_peaks, service_connections, sampler_usage) =
             sampler.join().unwrap_or_default();

@@ -131,3 +131,64 @@ fn report_renders_a_load_result_as_its_own_page() {
     );
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// A run of more intervals than the series keeps (3,500 of 4 ms against 2,000 + 500
+/// rows): the JSON stays within the bound, says its resolutions, and its rows still add up
+/// to the run, exactly.
+#[test]
+fn a_long_series_is_bounded_and_still_adds_up() {
+    let s = redirect_server();
+    let dir = scratch("bounded");
+    let json = dir.join("run.json");
+    let out = run(&[
+        "load",
+        "-q",
+        "-t",
+        "1",
+        "-c",
+        "2",
+        "-R",
+        "200",
+        "--interval",
+        "4ms",
+        "-d",
+        "14s",
+        "--json",
+        json.to_str().unwrap(),
+        &s.url(),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = result(&std::fs::read(&json).unwrap());
+    let rows = v["intervals"].as_array().unwrap();
+    assert!(rows.len() <= 2_500, "{} rows", rows.len());
+    assert!(rows.len() >= 2_000, "{} rows", rows.len());
+    let sum = |k: &str| rows.iter().map(|r| r[k].as_u64().unwrap()).sum::<u64>();
+    assert_eq!(
+        sum("requests"),
+        v["requests"]["completed"].as_u64().unwrap()
+    );
+    assert_eq!(sum("errors"), v["requests"]["errors"].as_u64().unwrap());
+    let segments = v["interval_segments"].as_array().unwrap();
+    assert!(segments.len() >= 2, "{segments:?}");
+    let resolution = |s: &serde_json::Value| s["resolution_s"].as_f64().unwrap();
+    assert!(resolution(&segments[0]) > resolution(segments.last().unwrap()));
+    assert!((resolution(segments.last().unwrap()) - 0.004).abs() < 1e-9);
+    // The newest 2,000 rows are single intervals, in order, without gaps.
+    let newest = &rows[rows.len() - 2_000..];
+    assert!(newest.iter().all(|r| r.get("span_intervals").is_none()));
+    // Every row is a whole block of its span on the grid from the start.
+    let mut next_s = 0.0;
+    for r in rows {
+        let span = r.get("span_intervals").map_or(1, |x| x.as_u64().unwrap());
+        let start_s = r["start_s"].as_f64().unwrap();
+        assert!((start_s - next_s).abs() < 1e-6, "a gap before {r}");
+        let slot = (start_s / 0.004).round() as u64;
+        assert_eq!(slot % span, 0, "{r}");
+        next_s = start_s + r["duration_s"].as_f64().unwrap();
+    }
+}

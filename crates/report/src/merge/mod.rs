@@ -505,6 +505,7 @@ pub fn merge(sources: &[Source], opts: Options) -> Result<LoadReport, MergeError
         t.handshake_resumed = dist(&resumed);
     }
     m.intervals = merge_intervals(&by_shard, t0, first.config.interval_s)?;
+    m.interval_segments = crate::series::segments(&m.intervals, first.config.interval_s);
 
     // The client: the agents' CPU added; the share is the busiest agent's, since one
     // saturated agent is what limits a figure.
@@ -570,104 +571,79 @@ fn agent_rows(by_shard: &BTreeMap<u64, &Source>, t0: u64) -> Vec<AgentRow> {
         .collect()
 }
 
-/// The agents' series on one wall-clock grid: an agent's interval that began at
-/// `start + start_s` lands in slot `round((start + start_s - t0) / interval)`.
+/// The agents' series on one wall-clock grid: an agent's row that began at
+/// `start + start_s` begins at slot `k = round((start + start_s - t0) / interval)`, and
+/// lies in the dyadic block of its span (`k / span`, see [`crate::series`]). Blocks nest or
+/// are disjoint, so each row merges into the largest block that holds it, exactly: agents
+/// that coarsened differently (one ran an interval longer) still add up.
 fn merge_intervals(
     by_shard: &BTreeMap<u64, &Source>,
     t0: u64,
     interval_s: f64,
 ) -> Result<Vec<IntervalRow>, MergeError> {
-    struct Slot {
-        row: IntervalRow,
-        hist: stats::Latency,
-    }
     let interval_ns = (interval_s * 1e9).max(1.0);
-    let mut slots: BTreeMap<u64, Slot> = BTreeMap::new();
+    // (block start slot, span, first slot, source, index, row) for every row.
+    type At<'a> = (u64, u64, u64, &'a str, usize, &'a IntervalRow);
+    let mut rows: Vec<At> = Vec::new();
     for s in by_shard.values() {
         let r = &s.report;
         let offset_ns = r.start.as_ref().map_or(0, |st| st.started_unix_ns - t0) as f64;
         for (i, row) in r.intervals.iter().enumerate() {
-            let what = format!("intervals[{i}]");
-            let hist = match &row.hdr_base64 {
-                Some(h) => {
-                    stats::Latency::from_base64_exact(h).map_err(|e| MergeError::Histogram {
-                        source_name: s.name.clone(),
-                        what: what.clone(),
-                        error: e.to_string(),
-                    })?
-                }
-                None if by_shard.len() == 1 => {
-                    // One agent: its rows are the merge's as they are.
-                    stats::Latency::new()
-                }
-                None => {
-                    return Err(MergeError::Histogram {
-                        source_name: s.name.clone(),
-                        what,
-                        error: "no histogram (written before merge existed): rerun the agent"
-                            .into(),
-                    })
-                }
-            };
-            let k = ((offset_ns + row.start_s * 1e9) / interval_ns).round() as u64;
-            let slot = slots.entry(k).or_insert_with(|| Slot {
-                row: IntervalRow {
-                    start_s: k as f64 * interval_s,
-                    duration_s: 0.0,
-                    requests: 0,
-                    errors: 0,
-                    errors_by_kind: crate::Errors::default(),
-                    errors_by_reason: Vec::new(),
-                    requests_per_sec: 0.0,
-                    p50_us: 0.0,
-                    p99_us: 0.0,
-                    max_us: 0.0,
-                    hdr_base64: None,
-                },
-                hist: stats::Latency::new(),
-            });
-            if row.hdr_base64.is_none() {
-                slot.row = row.clone();
-                continue;
-            }
-            slot.row.duration_s = slot.row.duration_s.max(row.duration_s);
-            let add = |a: &mut u64, b: u64| *a = a.saturating_add(b);
-            add(&mut slot.row.requests, row.requests);
-            add(&mut slot.row.errors, row.errors);
-            let (a, b) = (&mut slot.row.errors_by_kind, &row.errors_by_kind);
-            add(&mut a.connect, b.connect);
-            add(&mut a.connect_refused, b.connect_refused);
-            add(&mut a.connect_ports_exhausted, b.connect_ports_exhausted);
-            add(&mut a.connect_timeout, b.connect_timeout);
-            add(&mut a.write, b.write);
-            add(&mut a.read, b.read);
-            add(&mut a.parse, b.parse);
-            add(&mut a.timeout, b.timeout);
-            add(&mut a.tls, b.tls);
-            add(&mut a.reset, b.reset);
-            add(&mut a.protocol, b.protocol);
-            slot.row.errors_by_reason =
-                crate::reasons::merge(&[&slot.row.errors_by_reason, &row.errors_by_reason]);
-            slot.hist.merge(&hist).map_err(|e| MergeError::Histogram {
+            let histogram = |error: String| MergeError::Histogram {
                 source_name: s.name.clone(),
-                what: what.clone(),
-                error: e.to_string(),
-            })?;
-            slot.row.hdr_base64 = Some(String::new());
+                what: format!("intervals[{i}]"),
+                error,
+            };
+            let span = row.span_intervals.max(1);
+            if !span.is_power_of_two() {
+                return Err(histogram(format!(
+                    "span_intervals {span} is not a power of two: not written by foxbench"
+                )));
+            }
+            if row.hdr_base64.is_none() && by_shard.len() > 1 {
+                return Err(histogram(
+                    "no histogram (written before merge existed): rerun the agent".into(),
+                ));
+            }
+            let k = ((offset_ns + row.start_s * 1e9) / interval_ns)
+                .round()
+                .max(0.0) as u64;
+            rows.push((k / span * span, span, k, &s.name, i, row));
         }
     }
-    Ok(slots
-        .into_values()
-        .map(|mut s| {
-            if s.row.hdr_base64.is_some() {
-                let us = |p: f64| s.hist.percentile_ns(p) as f64 / 1e3;
-                s.row.requests_per_sec = s.row.requests as f64 / s.row.duration_s.max(1e-9);
-                s.row.p50_us = us(50.0);
-                s.row.p99_us = us(99.0);
-                s.row.max_us = us(100.0);
-                s.row.hdr_base64 = Some(s.hist.to_base64());
+    // Larger blocks first among those that start together: they hold the smaller ones.
+    rows.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+    let mut out: Vec<IntervalRow> = Vec::new();
+    let mut block_end = 0u64;
+    for (block, span, k, name, i, row) in rows {
+        let mut row = row.clone();
+        // On the common grid, so that concurrent rows share their start.
+        row.start_s = k as f64 * interval_s;
+        if !out.is_empty() && block < block_end {
+            let into = out.last_mut().expect("a block is open");
+            if row.hdr_base64.is_none() {
+                // One agent of an old file: its rows are the merge's as they are.
+                *into = row;
+                continue;
             }
-            s.row
-        })
-        .collect())
+            into.merge(&row).map_err(|e| MergeError::Histogram {
+                source_name: name.to_string(),
+                what: format!("intervals[{i}]"),
+                error: e.to_string(),
+            })?;
+        } else {
+            block_end = block + span;
+            if let Some(h) = &row.hdr_base64 {
+                // Decoded once here, so that a bad histogram names its source even when
+                // nothing merges into it.
+                stats::Latency::from_base64_exact(h).map_err(|e| MergeError::Histogram {
+                    source_name: name.to_string(),
+                    what: format!("intervals[{i}]"),
+                    error: e.to_string(),
+                })?;
+            }
+            out.push(row);
+        }
+    }
+    Ok(out)
 }

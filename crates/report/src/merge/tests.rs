@@ -274,3 +274,91 @@ fn an_unsharded_result_merges_as_the_whole_plan() {
         "{e}"
     );
 }
+
+/// Interval `i` of an agent: `n` responses of `latency_ns`, at a one-second interval.
+fn interval_row(i: u64, n: u64, latency_ns: u64) -> IntervalRow {
+    let mut iv = stats::Interval {
+        index: i,
+        start: std::time::Duration::from_secs(i),
+        duration: std::time::Duration::from_secs(1),
+        latency: stats::Latency::new(),
+        service: stats::Latency::new(),
+        counts: stats::Counts::default(),
+    };
+    for _ in 0..n {
+        iv.latency.record_ns(latency_ns);
+    }
+    iv.counts.ok = n;
+    IntervalRow::from(&iv)
+}
+
+/// Agents that share a start coarsen on the same blocks, and one that ran longer (so coarsened
+/// further) still merges exactly: each merged row equals the rows of both agents in it.
+#[test]
+fn coarsened_series_of_agents_sharing_a_start_merge_exactly() {
+    use crate::series::Series;
+    for (len_a, len_b) in [(300u64, 300u64), (300, 301), (257, 600), (1000, 1000)] {
+        let mut s = shards(&[1000; 12], 2);
+        let mut series = [Series::new(16, 8), Series::new(16, 8)];
+        let mut reference = Vec::new();
+        for i in 0..len_a.max(len_b) {
+            let (a, b) = (
+                interval_row(i, i % 7, 1000 + i * 10),
+                interval_row(i, 3, 5000 + i),
+            );
+            let mut both = a.clone();
+            if i < len_a {
+                series[0].push(i, a).unwrap();
+            }
+            if i < len_b {
+                series[1].push(i, b.clone()).unwrap();
+                if i < len_a {
+                    both.merge(&b).unwrap();
+                } else {
+                    both = b;
+                }
+            }
+            reference.push(both);
+        }
+        for (k, ser) in series.into_iter().enumerate() {
+            assert!(ser.len() <= ser.max_rows());
+            s[k].report.intervals = ser.into_rows();
+            if len_a == len_b {
+                // Same length, same blocks: the agents coarsened identically.
+                let spans = |r: &LoadReport| -> Vec<(u64, u64)> {
+                    let at = |x: &IntervalRow| (x.start_s.round() as u64, x.span_intervals);
+                    r.intervals.iter().map(at).collect()
+                };
+                assert_eq!(spans(&s[k].report), spans(&s[0].report));
+            }
+            // The same start instant (--start-at): no skew.
+            s[k].report.start.as_mut().unwrap().started_unix_ns = 1_000_000_000_000;
+        }
+        let m = merge(&s, Options::default()).unwrap();
+        assert!(m.intervals.len() <= 16 + 64, "{}", m.intervals.len());
+        let mut covered = 0;
+        for row in &m.intervals {
+            let first = row.start_s.round() as usize;
+            assert_eq!(first, covered, "rows are contiguous: {len_a} {len_b}");
+            let last = (row.start_s + row.duration_s).round() as usize;
+            let mut want = reference[first].clone();
+            for r in &reference[first + 1..last] {
+                want.merge(r).unwrap();
+            }
+            assert_eq!(row.requests, want.requests, "at {first}");
+            assert_eq!(row.hdr_base64, want.hdr_base64, "at {first}");
+            assert_eq!(row.p99_us, want.p99_us);
+            assert!(row.span_intervals.is_power_of_two());
+            assert_eq!(first as u64 % row.span_intervals, 0, "on its block");
+            covered = last;
+        }
+        assert_eq!(covered as u64, len_a.max(len_b));
+        let segments = &m.interval_segments;
+        assert!(!segments.is_empty());
+        assert_eq!(segments.last().unwrap().resolution_s, 1.0);
+        assert_eq!(
+            segments.iter().map(|s| s.rows).sum::<u64>(),
+            m.intervals.len() as u64
+        );
+    }
+}

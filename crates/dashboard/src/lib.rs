@@ -1,0 +1,503 @@
+//! `foxbench load --dashboard`: a live page of a run, served while it goes on.
+//!
+//! This crate owns the dashboard's HTTP server (loopback by default, every path behind an
+//! unguessable token; anything else is 404), its Server-Sent Events and the page itself
+//! (`assets/`, with uPlot vendored and embedded: nothing is fetched from outside). It reads
+//! only what the CLI hands it: the run's bounded interval series ([`report::series`], shared,
+//! never copied), gauges sampled once a second, and the final report. It runs on its own
+//! threads and never touches the load engine, whose hot path it cannot reach.
+//!
+//! Events: `meta` (the run's plan: model, interval, target schedule, `--slo` clauses) and
+//! `history` (every row so far) when a page connects, then `interval` per new row and
+//! `gauge` per sample, and `done` with the final report's HTML and JSON.
+#![forbid(unsafe_code)]
+
+pub mod http;
+
+use std::collections::VecDeque;
+use std::io::Write as _;
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use report::series::Series;
+use report::IntervalRow;
+use serde::Serialize;
+
+/// The interval series the CLI fills and the dashboard reads.
+pub type Shared = Arc<Mutex<Series<IntervalRow>>>;
+
+/// Gauges kept for a late page: an hour at one a second; older ones are dropped (the final
+/// report has the run's totals).
+pub const GAUGES_KEPT: usize = 3_600;
+
+/// Pages served at once; more are refused (503) so a flood cannot spawn threads without end.
+pub const MAX_CLIENTS: usize = 32;
+
+/// Why the dashboard cannot start.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The address is taken.
+    #[error("{addr} is already in use: give another address, or port 0 for a free one")]
+    InUse {
+        /// The address asked for.
+        addr: SocketAddr,
+    },
+    /// Any other bind or setup failure.
+    #[error("cannot listen on {addr}: {error}")]
+    Bind {
+        /// The address asked for.
+        addr: SocketAddr,
+        /// What the OS said.
+        error: std::io::Error,
+    },
+    /// No randomness for the token.
+    #[error("cannot read /dev/urandom for the dashboard's token: {0}")]
+    Random(std::io::Error),
+}
+
+/// What the page needs to know of the plan, sent once per page.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Meta {
+    /// The URL loaded.
+    pub url: String,
+    /// "open" or "closed".
+    pub model: String,
+    /// The interval length, seconds.
+    pub interval_s: f64,
+    /// Open model: the schedule's target rate, (seconds, requests/s) points to draw.
+    pub target: Vec<(f64, f64)>,
+    /// `--slo` clauses, as lines on their charts.
+    pub slo: Vec<SloLine>,
+    /// The client's CPU share above which it is called client-bound, percent.
+    pub saturated_percent: f64,
+}
+
+/// One `--slo` clause as the page draws it.
+#[derive(Debug, Clone, Serialize)]
+pub struct SloLine {
+    /// The clause as given.
+    pub text: String,
+    /// Which chart: "latency", "rate" or "errors".
+    pub chart: &'static str,
+    /// Latency clauses: the percentile (50, 99, 100 are drawn per interval).
+    pub percentile: Option<f64>,
+    /// `<`, `<=`, `>`, `>=`.
+    pub op: &'static str,
+    /// The threshold: µs, requests/s or percent.
+    pub threshold: f64,
+}
+
+/// One reading of the client, once a second.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct Gauge {
+    /// Seconds from the start of the run.
+    pub t_s: f64,
+    /// The client's CPU over the last second, percent of its CPUs.
+    pub cpu_percent: f64,
+    /// TCP connections the client holds established to the target.
+    pub connections_open: u64,
+}
+
+/// The final report, as the page becomes it.
+#[derive(Debug, Serialize)]
+struct Done<'a> {
+    html: &'a str,
+    json: &'a str,
+}
+
+#[derive(Default)]
+struct State {
+    /// Rows pushed so far.
+    pushed: u64,
+    gauges: VecDeque<Gauge>,
+    gauges_pushed: u64,
+    /// The `done` event's data, once the run is over.
+    done: Option<Arc<String>>,
+    closing: bool,
+}
+
+struct Inner {
+    token: String,
+    meta: String,
+    series: Shared,
+    state: Mutex<State>,
+    changed: Condvar,
+    clients: AtomicUsize,
+    /// CPU the dashboard's threads used, ns: its own cost, told apart from the engine's.
+    cpu_ns: AtomicU64,
+}
+
+/// A running dashboard.
+pub struct Dashboard {
+    inner: Arc<Inner>,
+    url: String,
+    addr: SocketAddr,
+    accept: Option<JoinHandle<()>>,
+}
+
+impl Dashboard {
+    /// Listens on `addr` and serves the page of `series`.
+    pub fn bind(addr: SocketAddr, meta: &Meta, series: Shared) -> Result<Dashboard, Error> {
+        let listener = TcpListener::bind(addr).map_err(|error| match error.kind() {
+            std::io::ErrorKind::AddrInUse => Error::InUse { addr },
+            _ => Error::Bind { addr, error },
+        })?;
+        let local = listener
+            .local_addr()
+            .map_err(|error| Error::Bind { addr, error })?;
+        let token = token().map_err(Error::Random)?;
+        let inner = Arc::new(Inner {
+            token,
+            meta: serde_json::to_string(meta).expect("meta serializes"),
+            series,
+            state: Mutex::new(State::default()),
+            changed: Condvar::new(),
+            clients: AtomicUsize::new(0),
+            cpu_ns: AtomicU64::new(0),
+        });
+        let url = format!("http://{local}/{}/", inner.token);
+        let accept = {
+            let inner = inner.clone();
+            std::thread::Builder::new()
+                .name("foxbench-dashboard".into())
+                .spawn(move || accept_loop(&listener, &inner))
+                .map_err(|error| Error::Bind { addr, error })?
+        };
+        Ok(Dashboard {
+            inner,
+            url,
+            addr: local,
+            accept: Some(accept),
+        })
+    }
+
+    /// The page's URL, token included.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// Tells the pages that the series has one more row.
+    pub fn pushed(&self) {
+        let mut s = self.inner.lock();
+        s.pushed += 1;
+        self.inner.changed.notify_all();
+    }
+
+    /// Adds one gauge reading.
+    pub fn gauge(&self, g: Gauge) {
+        let mut s = self.inner.lock();
+        if s.gauges.len() == GAUGES_KEPT {
+            s.gauges.pop_front();
+        }
+        s.gauges.push_back(g);
+        s.gauges_pushed += 1;
+        self.inner.changed.notify_all();
+    }
+
+    /// Counts CPU a helper thread of the dashboard used (the CLI's sampler).
+    pub fn add_cpu(&self, cpu: Duration) {
+        let ns = u64::try_from(cpu.as_nanos()).unwrap_or(u64::MAX);
+        self.inner.cpu_ns.fetch_add(ns, Ordering::Relaxed);
+    }
+
+    /// Hands the pages the final report, waits up to `wait` for the connected ones to
+    /// receive it, and stops serving. Returns the CPU the dashboard's threads used.
+    pub fn finish(mut self, html: &str, json: &str, wait: Duration) -> Duration {
+        let done = serde_json::to_string(&Done { html, json }).expect("strings serialize");
+        let deadline = Instant::now() + wait;
+        {
+            let mut s = self.inner.lock();
+            s.done = Some(Arc::new(done));
+            self.inner.changed.notify_all();
+            // Each page's thread ends once it has written `done`.
+            while self.inner.clients.load(Ordering::SeqCst) > 0 {
+                let left = deadline.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    break;
+                }
+                s = self
+                    .inner
+                    .changed
+                    .wait_timeout(s, left.min(Duration::from_millis(50)))
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0;
+            }
+        }
+        self.close();
+        Duration::from_nanos(self.inner.cpu_ns.load(Ordering::Relaxed))
+    }
+
+    fn close(&mut self) {
+        self.inner.lock().closing = true;
+        self.inner.changed.notify_all();
+        // Wakes the accept loop, which then sees `closing`.
+        let _ = TcpStream::connect_timeout(&self.addr, Duration::from_millis(200));
+        if let Some(h) = self.accept.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+impl Drop for Dashboard {
+    fn drop(&mut self) {
+        if self.accept.is_some() {
+            self.close();
+        }
+    }
+}
+
+impl Inner {
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// 128 random bits, hex: the path prefix nobody can guess.
+fn token() -> std::io::Result<String> {
+    use std::io::Read as _;
+    let mut bytes = [0u8; 16];
+    std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Adds the calling thread's CPU to the dashboard's.
+fn count_cpu(inner: &Inner) {
+    let ns = u64::try_from(probe::thread_usage().cpu().as_nanos()).unwrap_or(u64::MAX);
+    inner.cpu_ns.fetch_add(ns, Ordering::Relaxed);
+}
+
+fn accept_loop(listener: &TcpListener, inner: &Arc<Inner>) {
+    for stream in listener.incoming() {
+        if inner.lock().closing {
+            count_cpu(inner);
+            return;
+        }
+        let Ok(mut stream) = stream else { continue };
+        if inner.clients.fetch_add(1, Ordering::SeqCst) >= MAX_CLIENTS {
+            inner.clients.fetch_sub(1, Ordering::SeqCst);
+            let _ =
+                stream.write_all(http::status(503, "too many dashboard pages open\n").as_bytes());
+            continue;
+        }
+        let page = inner.clone();
+        let spawned = std::thread::Builder::new()
+            .name("foxbench-dashboard-page".into())
+            .spawn(move || {
+                serve(stream, &page);
+                count_cpu(&page);
+                let _s = page.lock();
+                page.clients.fetch_sub(1, Ordering::SeqCst);
+                page.changed.notify_all();
+            });
+        if spawned.is_err() {
+            inner.clients.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+}
+
+/// Serves one connection; true when it was an event stream that delivered `done`, or a
+/// request that is not one (it then counts as served for [`Dashboard::finish`]).
+fn serve(mut stream: TcpStream, inner: &Inner) -> bool {
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+    let _ = stream.set_write_timeout(Some(Duration::from_secs(5)));
+    let Some(path) = http::read_path(&mut stream) else {
+        let _ = stream.write_all(http::status(400, "bad request\n").as_bytes());
+        return true;
+    };
+    match http::route(&path, &inner.token) {
+        http::Route::Page => {
+            let _ = stream.write_all(http::ok("text/html; charset=utf-8", &page()).as_bytes());
+            true
+        }
+        http::Route::Events => events(stream, inner),
+        http::Route::Json => {
+            let done = inner.lock().done.clone();
+            let body = match done {
+                Some(d) => serde_json::from_str::<serde_json::Value>(&d)
+                    .ok()
+                    .and_then(|v| v["json"].as_str().map(str::to_owned)),
+                None => None,
+            };
+            let reply = match body {
+                Some(json) => http::ok("application/json", &json),
+                None => http::status(404, "the run is not over yet\n"),
+            };
+            let _ = stream.write_all(reply.as_bytes());
+            true
+        }
+        http::Route::NotFound => {
+            let _ = stream.write_all(http::status(404, "not found\n").as_bytes());
+            true
+        }
+    }
+}
+
+/// The page: HTML, the vendored uPlot and the dashboard's script, in one document.
+pub fn page() -> String {
+    include_str!("../assets/dashboard.html")
+        .replace(
+            "/*UPLOT_CSS*/",
+            include_str!("../assets/uplot/uPlot.min.css"),
+        )
+        .replace(
+            "/*UPLOT_JS*/",
+            include_str!("../assets/uplot/uPlot.iife.min.js"),
+        )
+        .replace("/*DASHBOARD_JS*/", include_str!("../assets/dashboard.js"))
+}
+
+/// A row as the page draws it: the figures, not the histogram (a tenth of the size).
+#[derive(Serialize)]
+struct LiveRow {
+    start_s: f64,
+    duration_s: f64,
+    span_intervals: u64,
+    requests: u64,
+    errors: u64,
+    errors_by_kind: report::Errors,
+    requests_per_sec: f64,
+    p50_us: f64,
+    p99_us: f64,
+    max_us: f64,
+}
+
+impl From<&IntervalRow> for LiveRow {
+    fn from(r: &IntervalRow) -> Self {
+        LiveRow {
+            start_s: r.start_s,
+            duration_s: r.duration_s,
+            span_intervals: r.span_intervals,
+            requests: r.requests,
+            errors: r.errors,
+            errors_by_kind: r.errors_by_kind.clone(),
+            requests_per_sec: r.requests_per_sec,
+            p50_us: r.p50_us,
+            p99_us: r.p99_us,
+            max_us: r.max_us,
+        }
+    }
+}
+
+/// Rows per `history`/`rows` event: small writes, so that a late page costs no large buffer.
+const ROWS_PER_EVENT: usize = 100;
+
+fn event(name: &str, data: &str) -> String {
+    // `data` is one line of JSON: serde_json escapes every newline inside strings.
+    format!("event: {name}\ndata: {data}\n\n")
+}
+
+/// The rows pushed after the first `seen` of `pushed` (false), or every row (true) when the
+/// page is new or fell further behind than the series' full-resolution window. Copied out
+/// without their histograms, so the lock is held only for the copy.
+fn new_rows(series: &Shared, pushed: u64, seen: Option<u64>) -> (bool, Vec<LiveRow>) {
+    let series = series.lock().unwrap_or_else(|e| e.into_inner());
+    let held = series.len();
+    match seen {
+        Some(seen) if ((pushed - seen) as usize) <= report::series::FULL_ROWS.min(held) => {
+            let new = (pushed - seen) as usize;
+            (
+                false,
+                series.rows().skip(held - new).map(LiveRow::from).collect(),
+            )
+        }
+        _ => (true, series.rows().map(LiveRow::from).collect()),
+    }
+}
+
+/// Writes `rows` as events: a whole history (`history`, then `rows` to append) or new rows
+/// (`interval` each).
+fn write_rows(stream: &mut TcpStream, whole: bool, rows: &[LiveRow]) -> std::io::Result<()> {
+    if !whole {
+        let mut out = String::new();
+        for r in rows {
+            out += &event(
+                "interval",
+                &serde_json::to_string(r).expect("row serializes"),
+            );
+        }
+        return stream.write_all(out.as_bytes());
+    }
+    if rows.is_empty() {
+        return stream.write_all(event("history", "[]").as_bytes());
+    }
+    for (k, chunk) in rows.chunks(ROWS_PER_EVENT).enumerate() {
+        let name = if k == 0 { "history" } else { "rows" };
+        let data = serde_json::to_string(chunk).expect("rows serialize");
+        stream.write_all(event(name, &data).as_bytes())?;
+    }
+    Ok(())
+}
+
+/// Streams events until the run is over (true: `done` was delivered) or the page left.
+fn events(mut stream: TcpStream, inner: &Inner) -> bool {
+    let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n";
+    let mut out = String::from(head);
+    out += &event("meta", &inner.meta);
+    if stream.write_all(out.as_bytes()).is_err() {
+        return false;
+    }
+    let (mut rows_seen, mut gauges_seen) = (None::<u64>, 0u64);
+    loop {
+        let (pushed, gauges, done, closing) = {
+            let s = inner.lock();
+            let gauges: Vec<Gauge> = if s.gauges_pushed > gauges_seen {
+                let new = ((s.gauges_pushed - gauges_seen) as usize).min(s.gauges.len());
+                s.gauges
+                    .iter()
+                    .skip(s.gauges.len() - new)
+                    .copied()
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            gauges_seen = s.gauges_pushed;
+            (s.pushed, gauges, s.done.clone(), s.closing)
+        };
+        if rows_seen.is_none_or(|seen| pushed > seen) {
+            let (whole, rows) = new_rows(&inner.series, pushed, rows_seen);
+            rows_seen = Some(pushed);
+            if write_rows(&mut stream, whole, &rows).is_err() {
+                return false;
+            }
+        }
+        let mut out = String::new();
+        if !gauges.is_empty() {
+            out += &event(
+                "gauges",
+                &serde_json::to_string(&gauges).expect("gauges serialize"),
+            );
+        }
+        if let Some(d) = &done {
+            out += &event("done", d);
+        }
+        if stream.write_all(out.as_bytes()).is_err() {
+            return false;
+        }
+        if done.is_some() {
+            let _ = stream.flush();
+            return true;
+        }
+        if closing {
+            return false;
+        }
+        let s = inner.lock();
+        if Some(s.pushed) == rows_seen
+            && s.gauges_pushed == gauges_seen
+            && s.done.is_none()
+            && !s.closing
+        {
+            let (s, timeout) = inner
+                .changed
+                .wait_timeout(s, Duration::from_secs(15))
+                .unwrap_or_else(|e| e.into_inner());
+            drop(s);
+            // A comment line: keeps proxies and the browser from timing the stream out.
+            if timeout.timed_out() && stream.write_all(b":\n\n").is_err() {
+                return false;
+            }
+        }
+    }
+}

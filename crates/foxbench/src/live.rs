@@ -1,0 +1,160 @@
+//! `foxbench load --dashboard`: wiring between the run and the dashboard crate. The
+//! dashboard reads the bounded series the CLI fills anyway; a ticker thread samples the
+//! client's CPU and connections once a second. Neither touches the engine's workers.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use dashboard::{Dashboard, Gauge, Meta, Shared, SloLine};
+use load::{Arrival, Plan, Stop};
+use report::slo::{Metric, Slo};
+
+/// The dashboard of one run, with its ticker.
+pub struct Live {
+    dash: Arc<Dashboard>,
+    ticker: Option<(Arc<AtomicBool>, JoinHandle<()>)>,
+}
+
+/// The page's view of the plan: the target schedule as points, the clauses as lines.
+fn meta(plan: &Plan, slo: Option<&Slo>, threads: usize) -> Meta {
+    let target = match (&plan.arrival, plan.stop) {
+        (Arrival::Open { rate }, stop) => {
+            let end_s = match stop {
+                Stop::Duration(d) => d.as_secs_f64(),
+                Stop::Requests(_) => rate
+                    .stages_duration()
+                    .map_or(60.0, |d| d.as_secs_f64())
+                    .max(1.0),
+            };
+            let share = plan.shard.count as f64;
+            (0..=200)
+                .map(|k| {
+                    let t_s = end_s * k as f64 / 200.0;
+                    (t_s, rate.at(t_s * 1e9) / share)
+                })
+                .collect()
+        }
+        (Arrival::Closed, _) => Vec::new(),
+    };
+    let slo = slo.map_or_else(Vec::new, |s| {
+        s.clauses
+            .iter()
+            .map(|c| {
+                let (chart, percentile) = match c.metric {
+                    Metric::Percentile { p, .. } => ("latency", Some(p)),
+                    Metric::Rps => ("rate", None),
+                    Metric::Errors => ("errors", None),
+                };
+                SloLine {
+                    text: c.text.clone(),
+                    chart,
+                    percentile,
+                    op: c.op.symbol(),
+                    threshold: c.threshold,
+                }
+            })
+            .collect()
+    });
+    let _ = threads;
+    Meta {
+        url: plan.target.url.clone(),
+        model: match plan.arrival {
+            Arrival::Closed => "closed".into(),
+            Arrival::Open { .. } => "open".into(),
+        },
+        interval_s: plan.interval.as_secs_f64(),
+        target,
+        slo,
+        saturated_percent: report::SATURATED_PERCENT,
+    }
+}
+
+impl Live {
+    /// Binds the dashboard (a port in use is an error here, before the run) and prints its URL.
+    pub fn bind(
+        addr: SocketAddr,
+        plan: &Plan,
+        slo: Option<&Slo>,
+        threads: usize,
+        series: Shared,
+    ) -> Result<Live> {
+        let dash =
+            Dashboard::bind(addr, &meta(plan, slo, threads), series).context("--dashboard")?;
+        eprintln!("foxbench: dashboard at {}", dash.url());
+        Ok(Live {
+            dash: Arc::new(dash),
+            ticker: None,
+        })
+    }
+
+    /// Starts sampling the client once a second, from now (the run's start).
+    pub fn start(&mut self, threads: usize, target_port: u16) {
+        let stop = Arc::new(AtomicBool::new(false));
+        let dash = self.dash.clone();
+        let stopped = stop.clone();
+        let handle = std::thread::Builder::new()
+            .name("foxbench-dashboard-ticker".into())
+            .spawn(move || tick(&dash, &stopped, threads, target_port));
+        if let Ok(h) = handle {
+            self.ticker = Some((stop, h));
+        }
+    }
+
+    /// One more row in the series.
+    pub fn pushed(&self) {
+        self.dash.pushed();
+    }
+
+    /// Stops the ticker and turns the pages into the final report; says what the
+    /// dashboard's threads cost (`requests` completed, for the per-request figure).
+    pub fn finish(mut self, html: &str, json: &str, requests: u64) {
+        if let Some((stop, h)) = self.ticker.take() {
+            stop.store(true, Ordering::Relaxed);
+            let _ = h.join();
+        }
+        if let Ok(dash) = Arc::try_unwrap(self.dash) {
+            // Long enough for a loaded browser to take a large report; only a connected
+            // page can hold the exit up.
+            let cpu = dash.finish(html, json, Duration::from_secs(10));
+            eprintln!(
+                "foxbench: the dashboard's threads used {:.3} s of CPU ({:.2} µs per request)",
+                cpu.as_secs_f64(),
+                cpu.as_secs_f64() * 1e6 / requests.max(1) as f64
+            );
+        }
+    }
+}
+
+fn tick(dash: &Dashboard, stop: &AtomicBool, threads: usize, port: u16) {
+    let start = Instant::now();
+    let pid = std::process::id() as i32;
+    let mut last = (Instant::now(), probe::own_usage());
+    while !stop.load(Ordering::Relaxed) {
+        // Short sleeps, so that the end of the run is not held up by a whole second.
+        let next = last.0 + Duration::from_secs(1);
+        while Instant::now() < next && !stop.load(Ordering::Relaxed) {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let now = (Instant::now(), probe::own_usage());
+        let wall_s = now.0.duration_since(last.0).as_secs_f64().max(1e-9);
+        let cpu_s = now.1.since(&last.1).cpu().as_secs_f64();
+        let connections_open = probe::connections(pid, probe::Peer::Remote(port))
+            .map_or(0, |c| u64::from(c.established));
+        dash.gauge(Gauge {
+            t_s: start.elapsed().as_secs_f64(),
+            cpu_percent: 100.0 * cpu_s / (wall_s * threads.max(1) as f64),
+            connections_open,
+        });
+        last = now;
+    }
+    dash.add_cpu(probe::thread_usage().cpu());
+}
+
+/// A series shared with the dashboard (or kept by the CLI alone without one).
+pub fn series() -> Shared {
+    Arc::new(Mutex::new(report::series::Series::for_load()))
+}

@@ -1,0 +1,284 @@
+//! `foxbench load --dashboard` end to end: the token, a port in use, and the page in a real
+//! headless Chromium (driven through the DevTools protocol by `cdp.py`, with
+//! `websocket-client` from PyPI in a venv) against a ramp with a stall in the middle.
+
+use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use super::support::{redirect_server, Server, REDIRECT};
+use super::{foxbench, result};
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("dashboard-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A `foxbench load --dashboard` run in the background and the URL it printed.
+struct Run {
+    child: Child,
+    url: String,
+    stderr: mpsc::Receiver<String>,
+}
+
+impl Drop for Run {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[track_caller]
+fn start(args: &[&str]) -> Run {
+    let mut child = foxbench()
+        .arg("load")
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("foxbench runs");
+    let (tx, rx) = mpsc::channel();
+    let err = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(err).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let url = loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let line = rx
+            .recv_timeout(left)
+            .expect("foxbench printed the dashboard's URL");
+        if let Some(u) = line.strip_prefix("foxbench: dashboard at ") {
+            break u.to_string();
+        }
+    };
+    Run {
+        child,
+        url,
+        stderr: rx,
+    }
+}
+
+/// The status code of a GET of `url` (http://host:port/path).
+fn status_of(url: &str) -> u16 {
+    let rest = url.strip_prefix("http://").unwrap();
+    let (host, path) = rest.split_at(rest.find('/').unwrap());
+    let mut s = TcpStream::connect(host).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    write!(s, "GET {path} HTTP/1.1\r\nHost: {host}\r\n\r\n").unwrap();
+    let mut head = [0u8; 12];
+    s.read_exact(&mut head).unwrap();
+    std::str::from_utf8(&head[9..12]).unwrap().parse().unwrap()
+}
+
+#[test]
+fn a_wrong_token_is_404_and_a_port_in_use_is_one_line_and_exit_2() {
+    let s = redirect_server();
+    let run = start(&[
+        "--dashboard",
+        "-c",
+        "1",
+        "-t",
+        "1",
+        "-R",
+        "50",
+        "-d",
+        "20s",
+        &s.url(),
+    ]);
+    assert!(run.url.starts_with("http://127.0.0.1:"), "{}", run.url);
+    let token = run.url.trim_end_matches('/').rsplit('/').next().unwrap();
+    assert_eq!(token.len(), 32, "128 bits of token: {}", run.url);
+    assert_eq!(status_of(&run.url), 200);
+    let root = run.url.trim_end_matches('/').trim_end_matches(token);
+    assert_eq!(status_of(root), 404);
+    let mut wrong: Vec<char> = token.chars().collect();
+    wrong[0] = if wrong[0] == '0' { '1' } else { '0' };
+    assert_eq!(
+        status_of(&format!("{root}{}/", String::from_iter(wrong))),
+        404
+    );
+    assert_eq!(status_of(&format!("{}events/../", run.url)), 404);
+    // A second run on the same port: one line, exit 2, before any load (of its own server).
+    let addr = root.trim_start_matches("http://").trim_end_matches('/');
+    let second = redirect_server();
+    let out = foxbench()
+        .args([
+            "load",
+            &format!("--dashboard={addr}"),
+            "-n",
+            "5",
+            &second.url(),
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(err.contains(&format!("{addr} is already in use")), "{err}");
+    assert_eq!(second.requests(), 0, "the second run loaded anyway");
+    drop(run);
+}
+
+/// Answers redirects, except that every request arriving between 9 s and 10 s after the
+/// server started waits until 10 s: a one-second stall in the middle of the run.
+fn stalling_server() -> Server {
+    let t0 = Instant::now();
+    Server::spawn(move |mut c| {
+        while c.next_request().is_some() {
+            let at = t0.elapsed();
+            if at >= Duration::from_secs(9) && at < Duration::from_secs(10) {
+                std::thread::sleep(Duration::from_secs(10) - at);
+            }
+            if !c.send(REDIRECT) {
+                return;
+            }
+        }
+    })
+}
+
+/// A venv with `websocket-client`, made once.
+fn python_with_websocket() -> Option<PathBuf> {
+    let venv = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cdp-venv");
+    let python = venv.join("bin/python");
+    let ok = |c: &mut Command| c.output().is_ok_and(|o| o.status.success());
+    if ok(Command::new(&python).args(["-c", "import websocket"])) {
+        return Some(python);
+    }
+    let made = ok(Command::new("python3").args(["-m", "venv"]).arg(&venv))
+        && ok(Command::new(venv.join("bin/pip")).args([
+            "install",
+            "-q",
+            "--disable-pip-version-check",
+            "websocket-client==1.9.0",
+        ]));
+    testkit::skip_unless(
+        made,
+        "websocket-client",
+        "python3 -m venv and pip install websocket-client from PyPI",
+    )
+    .then_some(python)
+}
+
+fn png_size(path: &Path) -> (u32, u32) {
+    let bytes = std::fs::read(path).unwrap();
+    assert_eq!(&bytes[1..4], b"PNG", "{}", path.display());
+    let be = |i: usize| u32::from_be_bytes(bytes[i..i + 4].try_into().unwrap());
+    (be(16), be(20))
+}
+
+#[test]
+fn the_page_in_chromium_draws_the_run_live_and_becomes_the_report() {
+    let Some(chromium) = testkit::require(
+        "chromium",
+        &["/usr/bin/chromium"],
+        "apt-get install chromium",
+    ) else {
+        return;
+    };
+    let Some(python) = python_with_websocket() else {
+        return;
+    };
+    let dir = scratch("chromium");
+    let json = dir.join("run.json");
+    let s = stalling_server();
+    let run = start(&[
+        "--dashboard",
+        "-c",
+        "32",
+        "-t",
+        "1",
+        // Long enough for a browser to start on a loaded machine and read twice.
+        "-R",
+        "100..400/20s",
+        "-d",
+        "20s",
+        "--interval",
+        "250ms",
+        "--slo",
+        "p99<100ms",
+        "--json",
+        json.to_str().unwrap(),
+        "-q",
+        &s.url(),
+    ]);
+    let report_html = dir.join("report").join("run.html");
+    let cdp = Command::new(&python)
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/dashboard/cdp.py"
+        ))
+        .arg(&chromium)
+        .arg(&run.url)
+        .arg(&dir)
+        .arg(&report_html)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The run ends by itself; then `foxbench report` writes the page the dashboard became.
+    let mut run = run;
+    let status = run.child.wait().unwrap();
+    assert_eq!(status.code(), Some(1), "the stall breaks p99<100ms: exit 1");
+    let lines: Vec<String> = run.stderr.try_iter().collect();
+    let v = result(&std::fs::read(&json).unwrap());
+    let out = foxbench()
+        .args(["report", json.to_str().unwrap(), "--out"])
+        .arg(dir.join("report"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(report_html.exists(), "{lines:?}");
+    let cdp = cdp.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&cdp.stderr);
+    assert!(cdp.status.success(), "cdp.py failed: {stderr}");
+    let seen: serde_json::Value = serde_json::from_slice(&cdp.stdout).unwrap();
+    let n = |k: &str| seen[k].as_f64().unwrap_or(0.0);
+    assert!(n("first_points") >= 1.0, "{seen}");
+    assert!(
+        n("second_points") > n("first_points"),
+        "the charts gained no point in a second: {seen}"
+    );
+    assert!(
+        n("max_p99_us_drawn") >= 500_000.0,
+        "the stall is not in the p99 chart: {seen}"
+    );
+    assert!(
+        n("late_points") >= n("first_points_when_late_joined") - 2.0
+            && n("late_points") > n("first_points"),
+        "a late page did not get the history: {seen}"
+    );
+    assert_eq!(seen["became_report"], true, "{seen}");
+    assert!(seen["download_href"].as_str().unwrap().starts_with("blob:"));
+    let final_page = std::fs::read_to_string(dir.join("final-page.html")).unwrap();
+    let report_page = std::fs::read_to_string(dir.join("report-page.html")).unwrap();
+    assert!(final_page.contains("chart-latency"), "{final_page:.300}");
+    assert!(
+        final_page == report_page,
+        "the final page differs from foxbench report's"
+    );
+    // The JSON's stall: one interval's p99 of the better part of a second.
+    let worst = v["intervals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["p99_us"].as_f64().unwrap())
+        .fold(0.0, f64::max);
+    assert!(worst >= 500_000.0, "{worst}");
+    for shot in ["dashboard-mid-run.png", "dashboard-final.png"] {
+        let (w, h) = png_size(&dir.join(shot));
+        assert!(w >= 800 && h >= 600, "{shot}: {w}x{h}");
+    }
+}

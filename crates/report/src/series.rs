@@ -1,0 +1,264 @@
+//! The interval series of a long run in constant memory: the newest intervals at full
+//! resolution, older ones merged pairwise into coarser ones, exactly.
+//!
+//! A run's intervals are numbered from its start (interval `i` covers
+//! `[i, i + 1) × interval`). Every row is a whole dyadic block of that numbering: a row of
+//! span `2^L` holds intervals `[b·2^L, (b + 1)·2^L)`. The blocks depend only on the
+//! numbering, so agents that share a start instant (`--start-at`) coarsen onto the same
+//! boundaries, and `foxbench merge` adds their rows block by block, exactly
+//! ([`IntervalRow::merge`] adds the histograms). Dyadic blocks nest or are disjoint, never
+//! overlap partially: that is what lets rows of different resolutions merge without
+//! splitting one.
+//!
+//! [`Series`] keeps the newest `full` rows at span 1 and at most `coarse` rows before them,
+//! their spans never growing from old to new. When a row leaves the full-resolution window
+//! and the coarse rows are too many, the two oldest rows of the finest span that has two
+//! merge into one of twice the span (like a binary counter). The number of rows is thus
+//! bounded whatever the run's length; each row's span says its resolution.
+
+use std::collections::VecDeque;
+
+use serde::{Deserialize, Serialize};
+
+use crate::IntervalRow;
+
+/// Rows kept at full resolution by [`Series::for_load`]: the newest intervals.
+pub const FULL_ROWS: usize = 2_000;
+/// Coarse rows kept before them by [`Series::for_load`].
+pub const COARSE_ROWS: usize = 500;
+
+/// What a series is made of: a row that can take in the row that follows it.
+pub trait Block: Clone {
+    /// Why two rows cannot be merged.
+    type Error;
+    /// Sets how many base intervals the row's block spans (a power of two).
+    fn set_span(&mut self, span: u64);
+    /// Adds `later`, the rows that follow it in the same block, into this one.
+    fn absorb(&mut self, later: &Self) -> Result<(), Self::Error>;
+}
+
+/// A bounded series: the newest rows at full resolution, older ones coarsened.
+#[derive(Debug, Clone)]
+pub struct Series<T> {
+    full: usize,
+    coarse_max: usize,
+    /// (first interval index, log2 of its span, row); spans never grow from old to new, so
+    /// the rows of one span are consecutive.
+    coarse: VecDeque<(u64, u32, T)>,
+    fine: VecDeque<(u64, T)>,
+}
+
+/// The fewest coarse rows a series keeps: with 64 there are always two of one span to merge
+/// (spans are powers of two below 2^64).
+pub const MIN_COARSE_ROWS: usize = 64;
+
+impl<T: Block> Series<T> {
+    /// A series that keeps `full` rows at full resolution (at least 1) and at most `coarse`
+    /// before them (at least [`MIN_COARSE_ROWS`]).
+    pub fn new(full: usize, coarse: usize) -> Self {
+        Self {
+            full: full.max(1),
+            coarse_max: coarse.max(MIN_COARSE_ROWS),
+            coarse: VecDeque::new(),
+            fine: VecDeque::new(),
+        }
+    }
+
+    /// `foxbench load`'s bounds: [`FULL_ROWS`] and [`COARSE_ROWS`].
+    pub fn for_load() -> Self {
+        Self::new(FULL_ROWS, COARSE_ROWS)
+    }
+
+    /// The most rows it ever holds.
+    pub fn max_rows(&self) -> usize {
+        self.full + self.coarse_max
+    }
+
+    /// Rows held now.
+    pub fn len(&self) -> usize {
+        self.coarse.len() + self.fine.len()
+    }
+
+    /// True before the first push.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Appends interval `index`; indices must follow each other from 0 (the engine passes
+    /// on every interval, empty ones too).
+    pub fn push(&mut self, index: u64, row: T) -> Result<(), T::Error> {
+        self.fine.push_back((index, row));
+        if self.fine.len() > self.full {
+            let (i, row) = self.fine.pop_front().expect("longer than full");
+            self.coarse.push_back((i, 0, row));
+            if self.coarse.len() > self.coarse_max {
+                self.merge_finest_pair()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Merges the two oldest rows of the finest span that has two. The first row of a span
+    /// starts on a block of twice that span (every row before it is a multiple of it), so
+    /// the pair is a whole dyadic block.
+    fn merge_finest_pair(&mut self) -> Result<(), T::Error> {
+        let mut pair = None;
+        for p in (1..self.coarse.len()).rev() {
+            if self.coarse[p - 1].1 == self.coarse[p].1 {
+                pair = Some(p - 1);
+            } else if pair.is_some() {
+                break;
+            }
+        }
+        let Some(p) = pair else {
+            return Ok(());
+        };
+        let (_, _, later) = self.coarse.remove(p + 1).expect("a pair");
+        let (_, level, row) = &mut self.coarse[p];
+        row.absorb(&later)?;
+        *level += 1;
+        row.set_span(1 << *level);
+        Ok(())
+    }
+
+    /// The rows, oldest first: coarse ones, then the full-resolution ones.
+    pub fn rows(&self) -> impl Iterator<Item = &T> {
+        let coarse = self.coarse.iter().map(|(_, _, r)| r);
+        coarse.chain(self.fine.iter().map(|(_, r)| r))
+    }
+
+    /// The rows, oldest first, taken out.
+    pub fn into_rows(self) -> Vec<T> {
+        let coarse = self.coarse.into_iter().map(|(_, _, r)| r);
+        coarse
+            .chain(self.fine.into_iter().map(|(_, r)| r))
+            .collect()
+    }
+}
+
+/// Why two interval rows cannot be merged exactly.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RowMergeError {
+    /// A row without its histogram (written before issue 13).
+    #[error("an interval without its histogram (hdr_base64; written before issue 13) cannot be merged exactly")]
+    NoHistogram,
+    /// A histogram that does not decode, or of other bounds.
+    #[error("{0}")]
+    Histogram(String),
+}
+
+impl Block for IntervalRow {
+    type Error = RowMergeError;
+
+    fn set_span(&mut self, span: u64) {
+        self.span_intervals = span;
+    }
+
+    fn absorb(&mut self, later: &Self) -> Result<(), RowMergeError> {
+        self.merge(later)
+    }
+}
+
+/// A stretch of a series at one resolution.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Segment {
+    /// Its first row's start, seconds from the start of the run.
+    pub start_s: f64,
+    /// Its last row's end.
+    pub end_s: f64,
+    /// How long each of its rows is (the last may be shorter), seconds.
+    pub resolution_s: f64,
+    /// Rows in it.
+    pub rows: u64,
+}
+
+/// The stretches of `rows` at one resolution each, oldest first.
+pub fn segments(rows: &[IntervalRow], interval_s: f64) -> Vec<Segment> {
+    let mut out: Vec<Segment> = Vec::new();
+    for row in rows {
+        let resolution_s = row.span_intervals.max(1) as f64 * interval_s;
+        let end_s = row.start_s + row.duration_s;
+        match out.last_mut() {
+            Some(s) if s.resolution_s == resolution_s => {
+                s.end_s = end_s;
+                s.rows += 1;
+            }
+            _ => out.push(Segment {
+                start_s: row.start_s,
+                end_s,
+                resolution_s,
+                rows: 1,
+            }),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A row that keeps its members: the exact reference of what a merged row holds.
+    #[derive(Debug, Clone, PartialEq)]
+    struct Exact {
+        span: u64,
+        members: Vec<u64>,
+    }
+
+    impl Block for Exact {
+        type Error = ();
+        fn set_span(&mut self, span: u64) {
+            self.span = span;
+        }
+        fn absorb(&mut self, later: &Self) -> Result<(), ()> {
+            self.members.extend(&later.members);
+            Ok(())
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+        #[test]
+        fn rows_are_bounded_whole_dyadic_blocks_and_exact(full in 1usize..40, coarse in 64usize..80, n in 0u64..20_000) {
+            let mut s = Series::new(full, coarse);
+            for i in 0..n {
+                s.push(i, Exact { span: 1, members: vec![i] }).unwrap();
+                prop_assert!(s.len() <= full + coarse);
+            }
+            let rows = s.into_rows();
+            // Every interval is in exactly one row, in order.
+            let all: Vec<u64> = rows.iter().flat_map(|r| r.members.clone()).collect();
+            prop_assert_eq!(all, (0..n).collect::<Vec<_>>());
+            // The newest rows are untouched.
+            let fine = (n as usize).min(full);
+            for (k, r) in rows[rows.len() - fine..].iter().enumerate() {
+                prop_assert_eq!(r, &Exact { span: 1, members: vec![n - fine as u64 + k as u64] });
+            }
+            // Every row is a whole dyadic block, and spans never grow from old to new.
+            for r in &rows {
+                prop_assert!(r.span.is_power_of_two());
+                prop_assert_eq!(r.members[0] % r.span, 0);
+                prop_assert_eq!(r.members.len() as u64, r.span);
+            }
+            prop_assert!(rows.windows(2).all(|w| w[0].span >= w[1].span));
+        }
+    }
+
+    #[test]
+    fn a_day_of_intervals_stays_under_the_bound() {
+        let mut s = Series::new(20, 64);
+        for i in 0..86_400 {
+            s.push(
+                i,
+                Exact {
+                    span: 1,
+                    members: vec![i],
+                },
+            )
+            .unwrap();
+        }
+        assert_eq!(s.len(), s.max_rows());
+        assert_eq!(s.max_rows(), 84);
+    }
+}
