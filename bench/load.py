@@ -363,7 +363,7 @@ class Foxbench(Tool):
         if sc.get("tls") or url.startswith("https"):
             # Verifies the handshake's signature, not the test certificate's chain.
             cmd.append("--insecure")
-            if sc["tls"] == "full":
+            if sc.get("tls") == "full":
                 cmd += ["--tls-resume", "off"]
         return cmd + [url]
 

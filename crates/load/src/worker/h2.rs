@@ -2,10 +2,12 @@
 //! outcomes of the requests in flight, sending again what a GOAWAY or REFUSED_STREAM left
 //! unprocessed, and timing out streams one by one.
 
+use std::collections::VecDeque;
+
 use super::{Failure, Flow, Pending, Phase, Recorder, Slot, Worker};
 use crate::h2::frame::code;
 use crate::h2::request::RequestShape;
-use crate::h2::{ConnError, Event, H2Counts};
+use crate::h2::{self as http2, ConnError, Event, H2Counts};
 use crate::schedule::Grant;
 use stats::reason::{At, Cause, Kind, Reason};
 
@@ -22,7 +24,7 @@ const MAX_RETRIES: u8 = 3;
 
 /// Removes the request carried by `stream` from `inflight`, keeping the others in order.
 #[inline]
-fn take(inflight: &mut std::collections::VecDeque<Pending>, stream: u32) -> Option<Pending> {
+fn take(inflight: &mut VecDeque<Pending>, stream: u32) -> Option<Pending> {
     let i = inflight.iter().position(|p| p.stream == stream)?;
     inflight.remove(i)
 }
@@ -38,6 +40,21 @@ fn requeue(p: Pending, requeue: &mut Vec<Pending>, rec: &mut Recorder, failure: 
         retries: p.retries + 1,
         ..p
     });
+}
+
+/// A connection with no room (draining after a GOAWAY or a refused stream, or out of
+/// stream IDs) and nothing in flight has nothing left to wait for: it is to be replaced.
+/// Counts the ID rollover when that is why. Called wherever streams end: on bytes read
+/// (`feed`) and on timeouts (`Worker::h2_timeouts`), so that a draining connection whose
+/// last stream times out is closed too.
+fn spent(conn: &http2::Conn, inflight: &VecDeque<Pending>, counts: &mut H2Counts) -> bool {
+    if conn.capacity() > 0 || !inflight.is_empty() {
+        return false;
+    }
+    if conn.ids_exhausted() {
+        counts.id_rollovers += 1;
+    }
+    true
 }
 
 /// Feeds bytes read on an HTTP/2 connection and records the streams that ended.
@@ -117,12 +134,7 @@ pub(super) fn feed(
             Cause::H2Sent(code::ENHANCE_YOUR_CALM),
         ));
     }
-    if conn.capacity() == 0 && inflight.is_empty() {
-        // Draining (GOAWAY, a refused stream) or out of stream IDs, and nothing left to
-        // wait for: replace the connection.
-        if conn.ids_exhausted() {
-            counts.id_rollovers += 1;
-        }
+    if spent(conn, inflight, counts) {
         return Ok(Flow::Close);
     }
     Ok(Flow::Continue)
@@ -206,6 +218,16 @@ impl Worker {
         }
         if expired {
             self.flush(idx, now);
+            let slot = &self.slots[idx];
+            if slot.phase == Phase::Open
+                && slot
+                    .h2
+                    .as_ref()
+                    .is_some_and(|conn| spent(conn, &slot.inflight, &mut self.h2))
+            {
+                self.close_and_replace(idx, Failure::Read, now);
+                return;
+            }
             // The streams freed are room for the requests still to come.
             if self.cfg.keepalive && self.slots[idx].phase == Phase::Open && self.room(idx) > 0 {
                 let _ = self.offer(idx, now);

@@ -297,3 +297,25 @@ fn zero_window_that_never_grows_times_out() {
     let r = run(&p);
     assert_eq!(r.counts.timeout, 20, "{:?}", r.counts);
 }
+
+/// A graceful GOAWAY that covers every stream, then silence: the draining connection's
+/// last stream times out, and the connection, with no room and nothing in flight, is
+/// replaced (it was closed only when bytes arrived, so the run hung).
+#[test]
+fn draining_connection_whose_last_stream_times_out_is_closed() {
+    let (addr, seen) = serve(settings(&[]), |peer, _, _| {
+        peer.send(&goaway(0x7fff_ffff, 0));
+        true
+    });
+    // One stream per connection, as `foxbench load --http2 -n 3 -c 1` opens.
+    let mut p = h2_plan(&format!("http://{addr}/"), 1);
+    p.connections = 1;
+    p.threads = 1;
+    p.stop = Stop::Requests(3);
+    p.timeout = Duration::from_millis(300);
+    let r = run(&p);
+    assert_eq!((r.counts.sent, r.counts.timeout), (3, 3), "{:?}", r.counts);
+    assert_eq!(r.counts.connections_opened, 3, "{:?}", r.counts);
+    assert_eq!(seen.load(Ordering::Relaxed), 3);
+    assert_eq!(h2_counts(&r).goaway_received[0], 3);
+}
