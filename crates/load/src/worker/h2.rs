@@ -225,7 +225,9 @@ impl Worker {
                     .as_ref()
                     .is_some_and(|conn| spent(conn, &slot.inflight, &mut self.h2))
             {
-                self.close_and_replace(idx, Failure::Read, now);
+                // Nothing is in flight: the reason counts no request.
+                let f = Reason::new(Kind::Read, Cause::Closed(At::BeforeResponse));
+                self.close_and_replace(idx, f, now);
                 return;
             }
             // The streams freed are room for the requests still to come.
