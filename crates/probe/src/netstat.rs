@@ -86,30 +86,27 @@ tcp_counters! {
 
 /// Every `(section, name, value)` of a `/proc/net/netstat` or `/proc/net/snmp` text.
 ///
-/// A header line `Prefix: names...` is paired with the next line of the same prefix; a
-/// value that is not a whole number (Tcp's `MaxConn` is `-1`) and a pair whose lengths
-/// differ are skipped from the first mismatch on, never shifted onto another name.
+/// A header line `Prefix: names...` is paired with the line right after it only when that
+/// line has the same prefix and as many fields; otherwise the header is dropped and the next
+/// line is read as a header in turn, so a stray line costs at most itself (or the one pair it
+/// splits), never the section after it. A value that is not a whole number (Tcp's `MaxConn`
+/// is `-1`) is skipped, never shifted onto another name.
 pub fn counter_pairs(text: &str) -> Vec<(&str, &str, u64)> {
     let mut out = Vec::new();
-    let mut lines = text.lines();
+    let mut lines = text.lines().peekable();
     while let Some(header) = lines.next() {
         let Some((section, names)) = header.split_once(':') else {
             continue;
         };
-        let Some(values) = lines.next() else {
-            break;
-        };
-        let Some((vsection, values)) = values.split_once(':') else {
+        let Some((vsection, values)) = lines.peek().and_then(|l| l.split_once(':')) else {
             continue;
         };
-        if vsection != section {
-            continue;
-        }
         let names: Vec<&str> = names.split_whitespace().collect();
         let values: Vec<&str> = values.split_whitespace().collect();
-        if names.len() != values.len() {
+        if vsection != section || names.len() != values.len() {
             continue;
         }
+        lines.next();
         for (name, value) in names.into_iter().zip(values) {
             if let Ok(v) = value.parse::<u64>() {
                 out.push((section, name, v));
@@ -219,6 +216,37 @@ mod tests {
                 "{netstat:?} {snmp:?}"
             );
         }
+    }
+
+    /// `counter_pairs` took the line after a header as its values even when its prefix
+    /// differed, consuming it: one stray line shifted the pairing and zeroed the section
+    /// after it. Only adjacent lines of the same prefix pair now.
+    #[test]
+    fn a_stray_line_does_not_zero_the_next_section() {
+        let want = TcpCounters {
+            delayed_acks: 7,
+            listen_overflows: 3,
+            ..Default::default()
+        };
+        let pair = "TcpExt: DelayedACKs ListenOverflows\nTcpExt: 7 3\n";
+        for stray in [
+            "Stray: 1 2 3\n",
+            "IpExt: InNoRoutes\n",
+            "TcpExt: DelayedACKs\n",
+            "no colon\n",
+        ] {
+            let before = format!("{stray}{pair}");
+            assert_eq!(parse_tcp_counters(&before, ""), want, "{before:?}");
+            let after = format!("IpExt: A B\nIpExt: 1 2\n{stray}{pair}");
+            assert_eq!(parse_tcp_counters(&after, ""), want, "{after:?}");
+        }
+        // A stray line between a header and its values: that pair is lost, not shifted.
+        let split = "TcpExt: DelayedACKs\nStray: 5\nTcpExt: 4\n";
+        assert_eq!(parse_tcp_counters(split, ""), TcpCounters::default());
+        // The snmp file's sections each survive a stray line before them.
+        let snmp = "Ip: Forwarding\nIp: 1\nstray: x\nTcp: RetransSegs EstabResets\nTcp: 5 2\n";
+        let c = parse_tcp_counters("", snmp);
+        assert_eq!((c.retrans_segs, c.estab_resets), (5, 2));
     }
 
     #[test]

@@ -167,6 +167,13 @@ pub const SYN_RETRY_US: f64 = 900_000.0;
 pub const RETRANS_PER_REQUEST: f64 = 0.001;
 /// Fewest data retransmits named: a few are noise from other sockets of the namespace.
 pub const RETRANS_MIN: u64 = 10;
+/// Socket-memory events (TCPMemoryPressures, RcvPruned, TCPAbortOnMemory, TCPBacklogDrop
+/// together) per completed response from which memory pressure is named (with at least
+/// [`MEMORY_PRESSURE_MIN`] of them): the counters are the whole namespace's, and a stray
+/// backlog drop on another socket is not what limited the window's responses.
+pub const MEMORY_PRESSURE_PER_REQUEST: f64 = 0.001;
+/// Fewest socket-memory events named: a few are noise from other sockets of the namespace.
+pub const MEMORY_PRESSURE_MIN: u64 = 10;
 
 /// The figures the rules read, besides the counters.
 #[derive(Debug, Clone, Copy)]
@@ -294,7 +301,14 @@ fn listen_overflow(e: &Evidence) -> Option<TcpWarning> {
 
 fn memory_pressure(e: &Evidence) -> Option<TcpWarning> {
     let d = e.deltas;
-    if d.tcp_memory_pressures + d.tcp_rcv_pruned + d.tcp_abort_on_memory + d.tcp_backlog_drop == 0 {
+    let events = d
+        .tcp_memory_pressures
+        .saturating_add(d.tcp_rcv_pruned)
+        .saturating_add(d.tcp_abort_on_memory)
+        .saturating_add(d.tcp_backlog_drop);
+    if events < MEMORY_PRESSURE_MIN
+        || (events as f64) < MEMORY_PRESSURE_PER_REQUEST * e.completed as f64
+    {
         return None;
     }
     Some(TcpWarning {
@@ -539,16 +553,59 @@ mod tests {
             "TCPAbortOnMemory",
             "TCPBacklogDrop",
         ] {
-            let d = TcpCounts::from_named([(field, 1)]);
+            let d = TcpCounts::from_named([(field, 10)]);
             let w = findings(&ev(&d, 1000, &lat));
             assert_eq!(w[0].kind, TcpFinding::MemoryPressure, "{field}");
             assert!(
-                w[0].detail.contains(&format!("{field} 1")),
+                w[0].detail.contains(&format!("{field} 10")),
                 "{}",
                 w[0].detail
             );
         }
         assert!(findings(&ev(&TcpCounts::default(), 1000, &lat)).is_empty());
+    }
+
+    /// Memory pressure was named on a single stray event anywhere in the namespace (one
+    /// TCPBacklogDrop on another socket turned a pool-bound cell into memory-pressure): it
+    /// now takes a minimum and a rate per response, as retransmits do.
+    #[test]
+    fn memory_pressure_needs_a_rate_not_one_stray_event() {
+        let lat = latency(&[2], 100);
+        let one = TcpCounts {
+            tcp_backlog_drop: 1,
+            ..Default::default()
+        };
+        let nine = TcpCounts {
+            tcp_backlog_drop: 9,
+            ..Default::default()
+        };
+        let mixed = TcpCounts {
+            tcp_memory_pressures: 4,
+            tcp_rcv_pruned: 3,
+            tcp_abort_on_memory: 2,
+            tcp_backlog_drop: 1,
+            ..Default::default()
+        };
+        let fifty = TcpCounts {
+            tcp_backlog_drop: 50,
+            ..Default::default()
+        };
+        let table: Vec<(&str, Evidence, bool)> = vec![
+            ("one stray backlog drop", ev(&one, 1000, &lat), false),
+            ("9: below the minimum", ev(&nine, 1000, &lat), false),
+            ("10 across the counters", ev(&mixed, 1000, &lat), true),
+            ("10 in 10,000", ev(&mixed, 10_000, &lat), true),
+            ("10 in 10,001", ev(&mixed, 10_001, &lat), false),
+            ("50 in 1,000,000", ev(&fifty, 1_000_000, &lat), false),
+            ("50 in 50,000", ev(&fifty, 50_000, &lat), true),
+        ];
+        for (name, e, want) in table {
+            assert_eq!(
+                kinds(&e).contains(&TcpFinding::MemoryPressure),
+                want,
+                "{name}"
+            );
+        }
     }
 
     #[test]

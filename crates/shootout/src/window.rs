@@ -273,6 +273,45 @@ mod tests {
 
     use super::*;
 
+    /// The counter names live in two lists (the probe's, the report's) joined only by
+    /// strings, and `from_named` skips a name it does not know: a typo in either list read 0
+    /// forever. The two lists must be the same names in the same order, and every counter
+    /// the probe reads must land in the report.
+    #[test]
+    fn probe_and_report_tcp_counter_names_are_one_list() {
+        let probe: Vec<&str> = probe::TcpCounters::NAMES.iter().map(|p| p.1).collect();
+        let report: Vec<&str> = TcpCounts::<u64>::default()
+            .named()
+            .into_iter()
+            .map(|p| p.0)
+            .collect();
+        assert_eq!(probe, report);
+        let all_ones = TcpCounts::from_named(probe.iter().map(|&n| (n, 1)));
+        assert!(all_ones.named().iter().all(|p| p.1 == 1), "{all_ones:?}");
+        // Every counter of a reading crosses: a parse of a text holding each name once.
+        let header: Vec<&str> = probe::TcpCounters::NAMES
+            .iter()
+            .filter(|p| p.0 == "TcpExt")
+            .map(|p| p.1)
+            .collect();
+        let snmp: Vec<&str> = probe::TcpCounters::NAMES
+            .iter()
+            .filter(|p| p.0 == "Tcp")
+            .map(|p| p.1)
+            .collect();
+        let ones = |n: usize| vec!["1"; n].join(" ");
+        let after = probe::parse_tcp_counters(
+            &format!(
+                "TcpExt: {}\nTcpExt: {}\n",
+                header.join(" "),
+                ones(header.len())
+            ),
+            &format!("Tcp: {}\nTcp: {}\n", snmp.join(" "), ones(snmp.len())),
+        );
+        let got = tcp_delta(&probe::TcpCounters::default(), &after);
+        assert!(got.named().iter().all(|p| p.1 == 1), "{got:?}");
+    }
+
     #[test]
     fn server_windows_from_edges_and_series() {
         let edge = |cpu_user_ns, cpu_sys_ns, rss_bytes, threads, busiest_ns, voluntary| Edge {

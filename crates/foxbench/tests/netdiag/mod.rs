@@ -210,6 +210,27 @@ fn load_warns_of_a_listen_queue_overflow() {
         text.contains("accept queue overflowed") && text.contains("net.core.somaxconn (now "),
         "{text}"
     );
+    // The SYN-retry connects are shown, and counted from the result's own connect
+    // histogram. How many paid a retry is the kernel's choice (a full queue drops the
+    // client's final ACK, and the server's SYN-ACK retry leaves its connect fast), so the
+    // count is checked against the histogram, not required to be above 0.
+    let (slow, of) = slow_connects_claimed(&text);
+    let connect =
+        stats::Latency::from_base64_exact(v["connect"]["hdr_base64"].as_str().unwrap()).unwrap();
+    assert_eq!(of, connect.len(), "{text}");
+    assert_eq!(slow, report::tcp::slow_connects(&connect), "{text}");
+    assert!(of > 0 && slow <= of, "{text}");
+}
+
+/// The "N of M connects took 1 s or more" of a listen-overflow detail.
+fn slow_connects_claimed(text: &str) -> (u64, u64) {
+    let end = text
+        .find(" connects took 1 s or more (SYN retries")
+        .unwrap_or_else(|| panic!("no SYN-retry connects in: {text}"));
+    let words: Vec<&str> = text[..end].rsplitn(4, [' ', ',']).collect();
+    let (m, of, n) = (words[0], words[1], words[2]);
+    assert_eq!(of, "of", "{text}");
+    (n.parse().unwrap(), m.parse().unwrap())
 }
 
 #[test]
@@ -278,6 +299,8 @@ fn shootout_names_nagle_and_a_listen_overflow_and_not_tcp_nodelay() {
         slow["repeats"][0]["connect_hdr_base64"].is_string(),
         "{slow}"
     );
+    let (n, of) = slow_connects_claimed(detail);
+    assert!(of > 0 && n <= of, "{detail}");
 
     let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
     assert!(

@@ -362,3 +362,30 @@ fn coarsened_series_of_agents_sharing_a_start_merge_exactly() {
         );
     }
 }
+
+/// The merge started from the first agent's report and kept its `tcp`: the merged result
+/// claimed shard 0's namespace-wide counters (and their warnings) for the whole run.
+#[test]
+fn merge_drops_the_first_agents_tcp_counters() {
+    let mut s = shards(&[1000; 12], 2);
+    for (i, a) in s.iter_mut().enumerate() {
+        let d = crate::tcp::TcpCounts {
+            delayed_acks: 100 * (i as u64 + 1),
+            ..Default::default()
+        };
+        let lat = stats::Latency::new();
+        a.report.tcp = Some(crate::tcp::report(&crate::tcp::Evidence {
+            deltas: &d,
+            completed: 6,
+            latency: &lat,
+            connect: None,
+            cpu_saturated: false,
+            somaxconn: None,
+            loopback: true,
+            runtime: crate::tcp::Runtime::Other,
+        }));
+    }
+    let m = merge(&s, Options::default()).unwrap();
+    assert!(m.tcp.is_none(), "{:?}", m.tcp);
+    assert_eq!(m.tcp_warnings().count(), 0);
+}
