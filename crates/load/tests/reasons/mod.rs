@@ -325,7 +325,8 @@ fn issue_23_openssl_self_signed_cert_is_trusted_as_its_own_cacert() {
 
 /// mutual TLS against nginx with `ssl_verify_client on`: without a certificate nginx
 /// completes the handshake and answers 400 ("No required SSL certificate was sent"), and
-/// the run knows the server asked for one (the report says so); with one (RSA, ECDSA or
+/// the run knows the server asked for one (the report's first line and TLS section say so:
+/// foxbench's `issue_23_mutual_tls_without_a_certificate_says_it_was_asked`); with one (RSA, ECDSA or
 /// Ed25519), every request is ok and nginx logs SUCCESS for each.
 #[test]
 fn issue_23_mutual_tls_with_nginx() {
