@@ -274,7 +274,7 @@ fn received_alert_words(n: u8) -> (String, Option<String>) {
             "the server refused the handshake",
             Some("it may require a client certificate (--cert FILE --key FILE) or a cipher foxbench lacks"),
         ),
-        42 | 43 | 44 | 45 | 46 | 48 => (
+        42 | 43 | 44 | 45 | 46 | 48 | 49 => (
             "the server refused the client certificate",
             Some("check --cert against the CA the server trusts (and its dates)"),
         ),

@@ -187,3 +187,31 @@ fn issue_23_mutual_tls_without_a_certificate_says_it_was_asked() {
     let v = result(&out.stdout);
     assert_eq!(v["tls"]["client_certificate"], "asked_none_given", "{v}");
 }
+
+/// The preflight's sentence (`load::explain_tls`) and the report's reason words agree on
+/// every alert a server sends: both say the client certificate was asked for, or refused,
+/// or neither. The report left out access_denied (49), which the preflight words as a
+/// refused client certificate.
+#[test]
+fn received_alert_words_agree_with_the_preflight() {
+    use stats::reason::{Cause, Kind, Reason, ALERTS};
+    for (n, name) in ALERTS {
+        let preflight = load::explain_tls(
+            &rustls::Error::AlertReceived(rustls::AlertDescription::from(n)),
+            "127.0.0.1",
+        );
+        let report =
+            report::reasons::ReasonRow::new(Reason::new(Kind::Tls, Cause::AlertReceived(n)), 1)
+                .line(1);
+        for words in [
+            "refused the client certificate",
+            "asked for a client certificate",
+        ] {
+            assert_eq!(
+                preflight.contains(words),
+                report.contains(words),
+                "alert {name}: {preflight:?} vs {report:?}"
+            );
+        }
+    }
+}
