@@ -16,7 +16,7 @@ pub(crate) fn tls_error(e: &io::Error) -> Option<&rustls::Error> {
 /// The cause of a socket error `e` that struck at `at`.
 pub(crate) fn of_io(e: &io::Error, at: At) -> Cause {
     if let Some(t) = tls_error(e) {
-        return of_tls(t);
+        return of_tls(t, at);
     }
     match (e.raw_os_error(), e.kind()) {
         (Some(n), _) if n == i32::from(ECONNRESET) => Cause::Reset(at),
@@ -29,8 +29,10 @@ pub(crate) fn of_io(e: &io::Error, at: At) -> Cause {
     }
 }
 
-/// The cause of a failed TLS session.
-pub(crate) fn of_tls(e: &rustls::Error) -> Cause {
+/// The cause of a failed TLS session that failed at `at`. Only what rustls says: it does
+/// not tell which alert it sent, so none is named; a malformed message is a server that
+/// does not speak TLS only during the handshake, and a bad record after it.
+pub(crate) fn of_tls(e: &rustls::Error, at: At) -> Cause {
     use rustls::{CertificateError as C, Error as E};
     match e {
         E::AlertReceived(a) => Cause::AlertReceived(u8::from(*a)),
@@ -45,11 +47,10 @@ pub(crate) fn of_tls(e: &rustls::Error) -> Cause {
             C::Other(o) if o.0.is::<crate::tls::UnknownIssuer>() => CertProblem::UnknownIssuer,
             _ => CertProblem::Invalid,
         }),
-        E::InvalidMessage(_) => Cause::NotTls,
-        // rustls answers these with an alert of its own: name the alert it sent.
-        E::PeerIncompatible(_) | E::NoCertificatesPresented => Cause::AlertSent(40),
-        E::PeerMisbehaved(_) => Cause::AlertSent(47),
-        E::DecryptError => Cause::AlertSent(51),
+        E::InvalidMessage(_) if at == At::Handshake => Cause::NotTls,
+        E::InvalidMessage(_) | E::DecryptError | E::PeerSentOversizedRecord => Cause::BadRecord,
+        E::PeerIncompatible(_) => Cause::PeerIncompatible,
+        E::PeerMisbehaved(_) | E::NoCertificatesPresented => Cause::PeerMisbehaved,
         _ => Cause::TlsOther,
     }
 }
@@ -88,5 +89,29 @@ mod tests {
             rustls::Error::AlertReceived(rustls::AlertDescription::CertificateRequired),
         );
         assert_eq!(of_io(&tls, At::Handshake), Cause::AlertReceived(116));
+    }
+
+    /// A malformed message is "not TLS" only in the handshake; mid-body, after a good
+    /// handshake, it is a bad record, and no alert is named that rustls did not name.
+    #[test]
+    fn of_tls_says_only_what_rustls_said() {
+        use rustls::{Error as E, InvalidMessage, PeerIncompatible, PeerMisbehaved};
+        let bad = E::InvalidMessage(InvalidMessage::InvalidContentType);
+        assert_eq!(of_tls(&bad, At::Handshake), Cause::NotTls);
+        for at in [At::BeforeResponse, At::MidHead, At::MidBody] {
+            assert_eq!(of_tls(&bad, at), Cause::BadRecord, "{at:?}");
+            assert_eq!(of_tls(&E::DecryptError, at), Cause::BadRecord, "{at:?}");
+        }
+        let incompatible = E::PeerIncompatible(PeerIncompatible::NoCipherSuitesInCommon);
+        assert_eq!(
+            of_tls(&incompatible, At::Handshake),
+            Cause::PeerIncompatible
+        );
+        let misbehaved = E::PeerMisbehaved(PeerMisbehaved::IllegalMiddleboxChangeCipherSpec);
+        assert_eq!(of_tls(&misbehaved, At::Handshake), Cause::PeerMisbehaved);
+        assert_eq!(
+            of_tls(&E::NoCertificatesPresented, At::Handshake),
+            Cause::PeerMisbehaved
+        );
     }
 }

@@ -331,7 +331,7 @@ fn config(
                 .build()
                 .map_err(|e| TlsError::Config(rustls::Error::General(e.to_string())))?;
             let pins = match verify {
-                Verify::CaFile(path) => ca_file(path)?,
+                Verify::CaFile(path) => ca_file(path)?.into_iter().map(Pin::new).collect(),
                 _ => Vec::new(),
             };
             Arc::new(Pinned { pins, webpki })
@@ -378,11 +378,55 @@ impl ResolvesClientCert for ClientIdentity {
 /// Verification against roots, where a server certificate byte-identical to one in
 /// `--cacert` is trusted as pinned, `CA:TRUE` or not, as OpenSSL (curl, wrk, h2load) and Go
 /// do: `openssl req -x509` makes `CA:TRUE` certificates by default, and webpki refuses
-/// those as a server's. The name is still checked; the pinned certificate's dates are not.
+/// those as a server's. The name and the dates are still checked, as curl checks them.
 #[derive(Debug)]
 struct Pinned {
-    pins: Vec<CertificateDer<'static>>,
+    pins: Vec<Pin>,
     webpki: Arc<WebPkiServerVerifier>,
+}
+
+/// A certificate from `--cacert` and its validity (notBefore, notAfter, in seconds since
+/// the epoch), read once when the configuration is made, not at each handshake.
+#[derive(Debug)]
+struct Pin {
+    der: CertificateDer<'static>,
+    validity: Option<(u64, u64)>,
+}
+
+impl Pin {
+    fn new(der: CertificateDer<'static>) -> Self {
+        let validity = x509_parser::parse_x509_certificate(der.as_ref())
+            .ok()
+            .map(|(_, c)| {
+                let secs =
+                    |t: x509_parser::time::ASN1Time| u64::try_from(t.timestamp()).unwrap_or(0);
+                (secs(c.validity().not_before), secs(c.validity().not_after))
+            });
+        Self { der, validity }
+    }
+
+    /// The dates' verdict at `now`: rustls's own errors, so [`explain`] words them with
+    /// both dates in UTC. An unreadable certificate fails as badly encoded.
+    fn check_dates(&self, now: UnixTime) -> Result<(), rustls::CertificateError> {
+        use rustls::CertificateError as C;
+        let at = |s: u64| UnixTime::since_unix_epoch(std::time::Duration::from_secs(s));
+        let Some((not_before, not_after)) = self.validity else {
+            return Err(C::BadEncoding);
+        };
+        if now.as_secs() < not_before {
+            return Err(C::NotValidYetContext {
+                time: now,
+                not_before: at(not_before),
+            });
+        }
+        if now.as_secs() > not_after {
+            return Err(C::ExpiredContext {
+                time: now,
+                not_after: at(not_after),
+            });
+        }
+        Ok(())
+    }
 }
 
 impl ServerCertVerifier for Pinned {
@@ -394,7 +438,13 @@ impl ServerCertVerifier for Pinned {
         ocsp: &[u8],
         now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
-        if self.pins.iter().any(|p| p.as_ref() == end_entity.as_ref()) {
+        if let Some(pin) = self
+            .pins
+            .iter()
+            .find(|p| p.der.as_ref() == end_entity.as_ref())
+        {
+            pin.check_dates(now)
+                .map_err(rustls::Error::InvalidCertificate)?;
             let cert = webpki::EndEntityCert::try_from(end_entity).map_err(|_| {
                 rustls::Error::InvalidCertificate(rustls::CertificateError::BadEncoding)
             })?;

@@ -183,10 +183,16 @@ pub fn describe(reason: Reason) -> (String, Option<String>) {
         Cause::Parse(rule) => rule_words(rule),
         Cause::AlertReceived(n) => received_alert_words(n),
         Cause::AlertSent(n) => (
-            format!(
-                "foxbench ended the TLS handshake (alert {} sent): the server offered nothing it accepts",
-                alert_text(n)
-            ),
+            format!("foxbench ended TLS (alert {} sent)", alert_text(n)),
+            None,
+        ),
+        Cause::PeerIncompatible => (
+            "the server offered nothing foxbench accepts (TLS version, cipher suite or key exchange)".into(),
+            hint("foxbench speaks TLS 1.2 and 1.3 with modern cipher suites"),
+        ),
+        Cause::PeerMisbehaved => ("the server broke the TLS protocol".into(), None),
+        Cause::BadRecord => (
+            "the server sent a TLS record that was malformed or did not decrypt, after the handshake".into(),
             None,
         ),
         Cause::Cert(p) => cert_words(p),
@@ -287,7 +293,7 @@ fn received_alert_words(n: u8) -> (String, Option<String>) {
             "the server refused the handshake",
             Some("it may require a client certificate (--cert FILE --key FILE) or a cipher foxbench lacks"),
         ),
-        42 | 43 | 44 | 45 | 46 | 48 => (
+        42 | 43 | 44 | 45 | 46 | 48 | 49 => (
             "the server refused the client certificate",
             Some("check --cert against the CA the server trusts (and its dates)"),
         ),
@@ -367,6 +373,9 @@ mod tests {
     fn every_reason() -> Vec<Reason> {
         let mut causes = vec![
             Cause::NotTls,
+            Cause::PeerIncompatible,
+            Cause::PeerMisbehaved,
+            Cause::BadRecord,
             Cause::TlsOther,
             Cause::Unknown,
             Cause::Errno(999),

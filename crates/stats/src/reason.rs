@@ -213,12 +213,22 @@ pub enum Cause {
     Parse(Rule),
     /// The server sent this TLS alert.
     AlertReceived(u8),
-    /// foxbench sent this TLS alert: the server broke the protocol or offered nothing usable.
+    /// foxbench sent this TLS alert. Only where the alert is known: rustls's errors do not
+    /// say which alert it sent, so [`Cause::PeerIncompatible`], [`Cause::PeerMisbehaved`]
+    /// and [`Cause::BadRecord`] say what is known instead.
     AlertSent(u8),
     /// The server's certificate did not verify.
     Cert(CertProblem),
-    /// The server did not answer with TLS.
+    /// The server did not answer with TLS: a malformed message during the handshake.
     NotTls,
+    /// The server offered nothing foxbench accepts (TLS version, cipher suite, key
+    /// exchange, signature scheme).
+    PeerIncompatible,
+    /// The server broke the TLS protocol (or presented no certificate).
+    PeerMisbehaved,
+    /// After the handshake, a TLS record from the server was malformed, too large, or did
+    /// not decrypt.
+    BadRecord,
     /// Any other failure of the TLS layer.
     TlsOther,
     /// HTTP/2: the server sent this error code (RST_STREAM or GOAWAY).
@@ -368,6 +378,9 @@ impl Cause {
             Cause::AlertSent(n) => format!("alert_sent:{}", alert(n)),
             Cause::Cert(p) => p.as_str().to_string(),
             Cause::NotTls => "not_tls".to_string(),
+            Cause::PeerIncompatible => "peer_incompatible".to_string(),
+            Cause::PeerMisbehaved => "peer_misbehaved".to_string(),
+            Cause::BadRecord => "bad_record".to_string(),
             Cause::TlsOther => "tls_other".to_string(),
             Cause::H2Received(n) => format!("h2_received:{}", h2(n)),
             Cause::H2Sent(n) => format!("h2_sent:{}", h2(n)),
@@ -418,6 +431,9 @@ impl Cause {
         }
         match s {
             "not_tls" => Some(Cause::NotTls),
+            "peer_incompatible" => Some(Cause::PeerIncompatible),
+            "peer_misbehaved" => Some(Cause::PeerMisbehaved),
+            "bad_record" => Some(Cause::BadRecord),
             "tls_other" => Some(Cause::TlsOther),
             "no_h2" => Some(Cause::NoH2),
             "unknown" => Some(Cause::Unknown),
@@ -566,7 +582,14 @@ mod tests {
     use super::*;
 
     fn every_cause() -> Vec<Cause> {
-        let mut all = vec![Cause::NotTls, Cause::TlsOther, Cause::Unknown];
+        let mut all = vec![
+            Cause::NotTls,
+            Cause::PeerIncompatible,
+            Cause::PeerMisbehaved,
+            Cause::BadRecord,
+            Cause::TlsOther,
+            Cause::Unknown,
+        ];
         all.extend(ERRNOS.iter().map(|(n, _)| Cause::Errno(*n)));
         all.push(Cause::Errno(777));
         for at in At::ALL {

@@ -1,7 +1,7 @@
 //! `foxbench load https://`: certificate flags, the TLS section of the report and JSON, and
 //! verification failures as one-line setup errors that send no load.
 
-use super::support::tls::{tls_redirect_server, Certs};
+use super::support::tls::{nginx_binary, tls_redirect_server, Certs, Nginx};
 use super::{result, run, usage_error};
 
 #[test]
@@ -148,4 +148,70 @@ fn insecure_is_shown_in_the_report() {
         &url,
     ]);
     assert_eq!(result(&out.stdout)["tls"]["insecure"], true);
+}
+
+/// nginx with `ssl_verify_client on` and no --cert: nginx completes the handshake and
+/// answers 400 to every request. The run exits 1, its first line says no request succeeded
+/// and that the server asked for a client certificate, and so do the TLS section and the
+/// JSON (the load crate's `issue_23_mutual_tls_with_nginx` checks the same run's counts).
+#[test]
+fn issue_23_mutual_tls_without_a_certificate_says_it_was_asked() {
+    let Some(bin) = nginx_binary() else {
+        return;
+    };
+    let server = Certs::for_names(&["127.0.0.1"]);
+    let client_ca = Certs::for_names(&["client"]);
+    let extra = format!(
+        "ssl_client_certificate {}; ssl_verify_client on;",
+        client_ca.ca.display()
+    );
+    let nginx = Nginx::start_with(&bin, &server.cert, &server.key, "TLSv1.2 TLSv1.3", &extra);
+    let url = format!("https://127.0.0.1:{}/", nginx.addr.port());
+    let ca = server.ca.to_str().unwrap();
+    let out = run(&["load", "-n", "20", "-c", "2", "--cacert", ca, &url]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert_eq!(
+        text.lines().next(),
+        Some("No request succeeded: status 400 20 of 20; the server asked for a client certificate and none was given: pass --cert FILE --key FILE"),
+        "{text}"
+    );
+    assert!(
+        text.contains("               the server asked for a client certificate and none was given: pass --cert FILE --key FILE\n"),
+        "{text}"
+    );
+    let out = run(&[
+        "load", "-q", "-n", "20", "--cacert", ca, "--json", "-", &url,
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let v = result(&out.stdout);
+    assert_eq!(v["tls"]["client_certificate"], "asked_none_given", "{v}");
+}
+
+/// The preflight's sentence (`load::explain_tls`) and the report's reason words agree on
+/// every alert a server sends: both say the client certificate was asked for, or refused,
+/// or neither. The report left out access_denied (49), which the preflight words as a
+/// refused client certificate.
+#[test]
+fn received_alert_words_agree_with_the_preflight() {
+    use stats::reason::{Cause, Kind, Reason, ALERTS};
+    for (n, name) in ALERTS {
+        let preflight = load::explain_tls(
+            &rustls::Error::AlertReceived(rustls::AlertDescription::from(n)),
+            "127.0.0.1",
+        );
+        let report =
+            report::reasons::ReasonRow::new(Reason::new(Kind::Tls, Cause::AlertReceived(n)), 1)
+                .line(1);
+        for words in [
+            "refused the client certificate",
+            "asked for a client certificate",
+        ] {
+            assert_eq!(
+                preflight.contains(words),
+                report.contains(words),
+                "alert {name}: {preflight:?} vs {report:?}"
+            );
+        }
+    }
 }

@@ -12,7 +12,7 @@ fn reason(k: u8, c: u8, n: u8) -> Reason {
     let kind = Kind::ALL[usize::from(k) % Kind::ALL.len()];
     let at = [At::Connect, At::Handshake, At::BeforeResponse, At::MidHead, At::MidBody]
         [usize::from(n) % 5];
-    let cause = match c % 12 {
+    let cause = match c % 15 {
         0 => Cause::Errno(u16::from(n)),
         1 => Cause::Closed(at),
         2 => Cause::Reset(at),
@@ -38,6 +38,9 @@ fn reason(k: u8, c: u8, n: u8) -> Reason {
         ),
         9 => Cause::NotTls,
         10 => Cause::TlsOther,
+        11 => Cause::PeerIncompatible,
+        12 => Cause::PeerMisbehaved,
+        13 => Cause::BadRecord,
         _ => Cause::Unknown,
     };
     Reason::new(kind, cause)
