@@ -134,6 +134,25 @@ fn stream_ids_running_out_open_a_new_connection() {
     assert_eq!(logged_h2(&nginx, 90), 90);
 }
 
+/// `--no-keepalive` under h2: one stream per connection, and the connection closes once
+/// it is answered (nothing closed it, and the refill waits on keepalive: the run hung at
+/// one request sent).
+#[test]
+fn no_keepalive_drains_each_connection_after_its_one_stream() {
+    let Some(bin) = nginx_binary() else { return };
+    let nginx = Nginx::h2(&bin, None, 128);
+    let mut p = h2_plan(&format!("http://{}/", nginx.addr), 1);
+    p.keepalive = false;
+    p.connections = 2;
+    p.threads = 1;
+    p.stop = Stop::Requests(25);
+    let r = run(&p);
+    assert_eq!((r.counts.sent, r.counts.ok), (25, 25), "{:?}", r.counts);
+    assert_eq!(r.counts.connections_opened, 25, "{:?}", r.counts);
+    assert_eq!(h2_counts(&r).streams_used_max, 1);
+    assert_eq!(logged_h2(&nginx, 25), 25);
+}
+
 #[test]
 fn tls_server_without_h2_is_one_line_at_preflight() {
     let Some(bin) = nginx_binary() else { return };
