@@ -175,6 +175,16 @@ fn http1_server_under_h2c_is_one_line_at_preflight() {
     assert!(e.contains("answered the h2c preface with HTTP/1"), "{e}");
 }
 
+/// A child process killed and reaped when dropped, a panicking test's included.
+struct KillOnDrop(std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 #[test]
 fn nghttpd_serves_every_stream() {
     let Some(bin) = testkit::require(
@@ -190,7 +200,7 @@ fn nghttpd_serves_every_stream() {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         l.local_addr().unwrap().port()
     };
-    let mut child = std::process::Command::new(bin)
+    let child = std::process::Command::new(bin)
         .args(["--no-tls", "-d"])
         .arg(&dir.0)
         .args(["--address", "127.0.0.1", &port.to_string()])
@@ -198,6 +208,8 @@ fn nghttpd_serves_every_stream() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .expect("start nghttpd");
+    // Killed on drop, so that a failing assertion does not leak it.
+    let _nghttpd = KillOnDrop(child);
     let addr: std::net::SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
     testkit::wait_until(Duration::from_secs(10), "nghttpd listening", || {
         std::net::TcpStream::connect(addr).is_ok()
@@ -212,8 +224,6 @@ fn nghttpd_serves_every_stream() {
         ..RequestSpec::default()
     });
     let r = run(&p);
-    let _ = child.kill();
-    let _ = child.wait();
     assert_eq!(r.counts.sent, 500);
     assert_eq!(r.counts.completed(), 500, "{:?}", r.counts);
     assert_eq!(r.counts.errors(), 0);
