@@ -28,8 +28,28 @@ fn plan(url: &str) -> Plan {
 #[track_caller]
 fn run(p: &Plan) -> RunResult {
     let control = Control::new(p.effective_threads());
+    // Generous: these runs take milliseconds to a few timeouts; a hang takes forever.
+    let bound = Duration::from_secs(20) + p.timeout * 4;
+    // A watchdog stops a hung run at the bound, so that a hang fails the test (below)
+    // instead of blocking CI.
+    let (done, finished) = std::sync::mpsc::channel::<()>();
+    let watchdog = {
+        let control = control.clone();
+        std::thread::spawn(move || {
+            if finished.recv_timeout(bound) == Err(std::sync::mpsc::RecvTimeoutError::Timeout) {
+                control.stop();
+            }
+        })
+    };
     let started = Instant::now();
     let r = load::run(p, &control).expect("run starts");
+    let _ = done.send(());
+    watchdog.join().unwrap();
+    assert!(
+        !r.interrupted,
+        "the run hung: the watchdog stopped it after {bound:?}: {:?}",
+        r.counts
+    );
     let c = &r.counts;
     assert!(
         c.conserved(),
@@ -41,8 +61,6 @@ fn run(p: &Plan) -> RunResult {
         c.in_flight
     );
     assert!(c.reasons_conserved(), "reasons differ from kinds: {c:?}");
-    // Generous: these runs take milliseconds to a few timeouts; a hang takes forever.
-    let bound = Duration::from_secs(20) + p.timeout * 4;
     assert!(
         started.elapsed() < bound,
         "run took {:?}",

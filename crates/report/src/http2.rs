@@ -33,8 +33,11 @@ pub struct Http2Report {
     pub header_bytes_received: u64,
     /// Their names and values, decoded.
     pub header_bytes_received_decoded: u64,
-    /// 1 - encoded / decoded over both directions, percent (h2load's "space savings").
-    pub hpack_saving_percent: Option<f64>,
+    /// HPACK's saving on the headers sent: 1 - encoded / decoded, percent.
+    pub hpack_saving_sent_percent: Option<f64>,
+    /// HPACK's saving on the headers received: 1 - encoded / decoded, percent; h2load's
+    /// "space savings", which counts received headers only.
+    pub hpack_saving_received_percent: Option<f64>,
     /// RST_STREAM frames received, by error code name.
     pub rst_stream: BTreeMap<String, u64>,
     /// GOAWAY frames received, by error code name.
@@ -43,6 +46,15 @@ pub struct Http2Report {
     pub stream_window: u64,
     /// `--connection-window`, bytes.
     pub connection_window: u64,
+}
+
+/// 100 × (1 - encoded / decoded); `None` when nothing was decoded.
+fn saving_percent(encoded: u64, decoded: u64) -> Option<f64> {
+    (decoded > 0).then(|| 100.0 * (1.0 - encoded as f64 / decoded as f64))
+}
+
+fn percent(p: Option<f64>) -> String {
+    p.map_or("-".to_string(), |p| format!("{p:.1}%"))
 }
 
 fn codes(m: &BTreeMap<String, u64>) -> String {
@@ -99,9 +111,10 @@ impl Http2Report {
             }
         }
         if let Some(a) = m.as_mut() {
-            let raw = a.header_bytes_sent_decoded + a.header_bytes_received_decoded;
-            let enc = a.header_bytes_sent + a.header_bytes_received;
-            a.hpack_saving_percent = (raw > 0).then(|| 100.0 * (1.0 - enc as f64 / raw as f64));
+            a.hpack_saving_sent_percent =
+                saving_percent(a.header_bytes_sent, a.header_bytes_sent_decoded);
+            a.hpack_saving_received_percent =
+                saving_percent(a.header_bytes_received, a.header_bytes_received_decoded);
         }
         m
     }
@@ -125,13 +138,13 @@ impl Http2Report {
         );
         let _ = writeln!(
             o,
-            "               headers sent {} B ({} decoded), received {} B ({} decoded), HPACK saving {}",
+            "               headers sent {} B ({} decoded, HPACK saving {}), received {} B ({} decoded, HPACK saving {}, h2load's space savings)",
             self.header_bytes_sent,
             self.header_bytes_sent_decoded,
+            percent(self.hpack_saving_sent_percent),
             self.header_bytes_received,
             self.header_bytes_received_decoded,
-            self.hpack_saving_percent
-                .map_or("-".to_string(), |p| format!("{p:.1}%")),
+            percent(self.hpack_saving_received_percent),
         );
         let _ = writeln!(
             o,
@@ -158,9 +171,10 @@ mod tests {
             pings_answered: 0,
             header_bytes_sent: 50,
             header_bytes_sent_decoded: 100,
-            header_bytes_received: 50,
+            header_bytes_received: 20,
             header_bytes_received_decoded: 100,
-            hpack_saving_percent: Some(50.0),
+            hpack_saving_sent_percent: Some(50.0),
+            hpack_saving_received_percent: Some(80.0),
             rst_stream: rst.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
             goaway: BTreeMap::new(),
             stream_window: 1,
@@ -178,7 +192,9 @@ mod tests {
         assert_eq!(m.streams_used_max, 7);
         assert_eq!(m.rst_stream["CANCEL"], 3);
         assert_eq!(m.rst_stream["INTERNAL_ERROR"], 1);
-        assert_eq!(m.hpack_saving_percent, Some(50.0));
+        // Per direction, from the summed bytes: sent 100/200, received 40/200.
+        assert_eq!(m.hpack_saving_sent_percent, Some(50.0));
+        assert_eq!(m.hpack_saving_received_percent, Some(80.0));
         assert!(Http2Report::merge([Some(&a), None].into_iter()).is_none());
     }
 }

@@ -700,6 +700,15 @@ impl LoadReport {
         })
     }
 
+    /// What each connection carries at once: `pipeline N` over HTTP/1.1, `streams N` (as
+    /// asked for) over HTTP/2, where pipelining has no meaning.
+    pub fn depth(&self) -> String {
+        match &self.http2 {
+            Some(h) => format!("streams {}", h.streams),
+            None => format!("pipeline {}", self.config.pipeline),
+        }
+    }
+
     /// The human report, with the figures ab and wrk users look for.
     pub fn to_text(&self) -> String {
         let mut o = String::new();
@@ -725,7 +734,7 @@ impl LoadReport {
         };
         let _ = writeln!(
             o,
-            "  {model}, {}, {} connection{}, {} thread{}, pipeline {}, {stop}{}",
+            "  {model}, {}, {} connection{}, {} thread{}, {}, {stop}{}",
             if c.keepalive {
                 "keep-alive"
             } else {
@@ -735,7 +744,7 @@ impl LoadReport {
             if c.connections == 1 { "" } else { "s" },
             c.threads,
             if c.threads == 1 { "" } else { "s" },
-            c.pipeline,
+            self.depth(),
             if self.interrupted {
                 " (interrupted)"
             } else {
@@ -1166,6 +1175,26 @@ mod tests {
         ] {
             assert!(t.contains(needle), "missing {needle:?} in\n{t}");
         }
+    }
+
+    /// Under HTTP/2 the config line said "pipeline 1", which has no meaning there.
+    #[test]
+    fn config_line_says_streams_under_http2_not_pipeline() {
+        let mut r = sample();
+        assert!(r.to_text().contains(", pipeline 1, "), "{}", r.to_text());
+        let json = serde_json::json!({
+            "alpn": null, "streams": 10, "server_max_streams": 5, "streams_used_max": 5,
+            "connections": 1, "retries": 0, "id_rollovers": 0, "pings_answered": 0,
+            "header_bytes_sent": 1, "header_bytes_sent_decoded": 2,
+            "header_bytes_received": 1, "header_bytes_received_decoded": 2,
+            "hpack_saving_sent_percent": 50.0, "hpack_saving_received_percent": 50.0,
+            "rst_stream": {}, "goaway": {}, "stream_window": 1, "connection_window": 1
+        });
+        r.http2 = Some(serde_json::from_value(json).unwrap());
+        let t = r.to_text();
+        let config = t.lines().nth(1).unwrap();
+        assert!(config.contains(", streams 10, "), "{config}");
+        assert!(!t.contains("pipeline"), "{t}");
     }
 
     #[test]

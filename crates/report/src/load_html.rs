@@ -85,12 +85,12 @@ fn describe(r: &LoadReport) -> String {
         _ => String::new(),
     };
     format!(
-        "{model}, {} connection{}, {} thread{}, pipeline {}, {stop}; {:.2} s{}",
+        "{model}, {} connection{}, {} thread{}, {}, {stop}; {:.2} s{}",
         c.connections,
         if c.connections == 1 { "" } else { "s" },
         c.threads,
         if c.threads == 1 { "" } else { "s" },
-        c.pipeline,
+        r.depth(),
         r.elapsed_s,
         if r.interrupted {
             " (stopped early)"

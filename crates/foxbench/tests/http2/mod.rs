@@ -37,7 +37,11 @@ fn h2c_and_h2_results_are_valid_and_say_what_was_spoken() {
     assert_eq!(h["server_max_streams"], 5);
     assert_eq!(h["streams_used_max"], 5);
     assert!(h["alpn"].is_null());
-    assert!(h["hpack_saving_percent"].as_f64().unwrap() > 0.0, "{h}");
+    assert!(h["hpack_saving_sent_percent"].as_f64().is_some(), "{h}");
+    assert!(
+        h["hpack_saving_received_percent"].as_f64().unwrap() > 0.0,
+        "{h}"
+    );
     assert_eq!(nginx.log_lines(500).len(), 500);
 
     let certs = Certs::for_names(&["localhost"]);

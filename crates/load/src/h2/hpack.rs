@@ -10,7 +10,8 @@
 //! table size we advertise; Huffman strings are decoded four bits at a time through a
 //! table built once from the code ([`huffman_table`]), counting their length and keeping
 //! their first bytes only. Every field is still decoded and checked, so the table stays in
-//! step with the server's. Tests cross-check it against the `hpack` crate's decoder; the
+//! step with the server's. Tests check it against RFC 7541's response examples (C.6, with
+//! Huffman coding and table evictions) and round-trip the Huffman code for every byte; the
 //! `hpack` fuzz target runs it on arbitrary blocks.
 //!
 //! Requests are encoded without the dynamic table (literal fields without indexing, no

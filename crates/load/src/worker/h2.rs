@@ -177,6 +177,9 @@ impl Worker {
                 &mut slot.out,
                 h2,
             );
+            if !cfg.keepalive {
+                conn.drain();
+            }
             slot.inflight.push_back(Pending {
                 stream,
                 sent_ns: now,

@@ -555,14 +555,21 @@ impl Worker {
                     picker.encode(&cfg.table, shape, &mut slot.out);
                     0
                 }
-                Some(conn) => conn.open(
-                    shape as u32,
-                    &cfg.table.h2[shape],
-                    picker.rng(),
-                    scratch,
-                    &mut slot.out,
-                    h2,
-                ),
+                Some(conn) => {
+                    let stream = conn.open(
+                        shape as u32,
+                        &cfg.table.h2[shape],
+                        picker.rng(),
+                        scratch,
+                        &mut slot.out,
+                        h2,
+                    );
+                    if !cfg.keepalive {
+                        // One request per connection: it closes once this one is answered.
+                        conn.drain();
+                    }
+                    stream
+                }
             };
             let start_ns = cfg.schedule.start_ns(seq, now);
             slot.inflight.push_back(Pending {

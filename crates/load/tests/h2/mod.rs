@@ -134,6 +134,25 @@ fn stream_ids_running_out_open_a_new_connection() {
     assert_eq!(logged_h2(&nginx, 90), 90);
 }
 
+/// `--no-keepalive` under h2: one stream per connection, and the connection closes once
+/// it is answered (nothing closed it, and the refill waits on keepalive: the run hung at
+/// one request sent).
+#[test]
+fn no_keepalive_drains_each_connection_after_its_one_stream() {
+    let Some(bin) = nginx_binary() else { return };
+    let nginx = Nginx::h2(&bin, None, 128);
+    let mut p = h2_plan(&format!("http://{}/", nginx.addr), 1);
+    p.keepalive = false;
+    p.connections = 2;
+    p.threads = 1;
+    p.stop = Stop::Requests(25);
+    let r = run(&p);
+    assert_eq!((r.counts.sent, r.counts.ok), (25, 25), "{:?}", r.counts);
+    assert_eq!(r.counts.connections_opened, 25, "{:?}", r.counts);
+    assert_eq!(h2_counts(&r).streams_used_max, 1);
+    assert_eq!(logged_h2(&nginx, 25), 25);
+}
+
 #[test]
 fn tls_server_without_h2_is_one_line_at_preflight() {
     let Some(bin) = nginx_binary() else { return };
@@ -156,6 +175,16 @@ fn http1_server_under_h2c_is_one_line_at_preflight() {
     assert!(e.contains("answered the h2c preface with HTTP/1"), "{e}");
 }
 
+/// A child process killed and reaped when dropped, a panicking test's included.
+struct KillOnDrop(std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 #[test]
 fn nghttpd_serves_every_stream() {
     let Some(bin) = testkit::require(
@@ -171,7 +200,7 @@ fn nghttpd_serves_every_stream() {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         l.local_addr().unwrap().port()
     };
-    let mut child = std::process::Command::new(bin)
+    let child = std::process::Command::new(bin)
         .args(["--no-tls", "-d"])
         .arg(&dir.0)
         .args(["--address", "127.0.0.1", &port.to_string()])
@@ -179,6 +208,8 @@ fn nghttpd_serves_every_stream() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .expect("start nghttpd");
+    // Killed on drop, so that a failing assertion does not leak it.
+    let _nghttpd = KillOnDrop(child);
     let addr: std::net::SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
     testkit::wait_until(Duration::from_secs(10), "nghttpd listening", || {
         std::net::TcpStream::connect(addr).is_ok()
@@ -193,8 +224,6 @@ fn nghttpd_serves_every_stream() {
         ..RequestSpec::default()
     });
     let r = run(&p);
-    let _ = child.kill();
-    let _ = child.wait();
     assert_eq!(r.counts.sent, 500);
     assert_eq!(r.counts.completed(), 500, "{:?}", r.counts);
     assert_eq!(r.counts.errors(), 0);
