@@ -224,8 +224,7 @@ impl IntervalRow {
         self.requests = self.requests.saturating_add(other.requests);
         self.errors = self.errors.saturating_add(other.errors);
         self.errors_by_kind.add(&other.errors_by_kind);
-        self.errors_by_reason =
-            reasons::merge(&[&self.errors_by_reason, &other.errors_by_reason]);
+        self.errors_by_reason = reasons::merge(&[&self.errors_by_reason, &other.errors_by_reason]);
         self.set_histogram(&hist);
         Ok(())
     }
