@@ -119,7 +119,8 @@ struct Done<'a> {
 
 #[derive(Default)]
 struct State {
-    /// Rows pushed so far.
+    /// Pushes told of so far: a wake-up for the pages only. The rows to send are counted by
+    /// the series itself ([`Series::pushed`]), read under its lock.
     pushed: u64,
     gauges: VecDeque<Gauge>,
     gauges_pushed: u64,
@@ -429,13 +430,15 @@ fn event(name: &str, data: &str) -> String {
     format!("event: {name}\ndata: {data}\n\n")
 }
 
-/// The rows pushed after the first `seen` of `pushed` (false), or every row (true) when the
-/// page is new or fell further behind than the series' full-resolution window. Copied out
-/// without their histograms, so the lock is held only for the copy.
-fn new_rows(series: &Shared, pushed: u64, seen: Option<u64>) -> (bool, Vec<LiveRow>) {
+/// The rows pushed after the first `seen` (false), or every row (true) when the page is new
+/// or fell further behind than the series' full-resolution window; and the rows pushed so
+/// far, read under the same lock as the rows. Copied out without their histograms, so the
+/// lock is held only for the copy.
+fn new_rows(series: &Shared, seen: Option<u64>) -> (bool, Vec<LiveRow>, u64) {
     let series = series.lock().unwrap_or_else(|e| e.into_inner());
+    let pushed = series.pushed();
     let held = series.len();
-    match seen {
+    let rows = match seen {
         Some(seen) if ((pushed - seen) as usize) <= report::series::FULL_ROWS.min(held) => {
             let new = (pushed - seen) as usize;
             (
@@ -444,7 +447,8 @@ fn new_rows(series: &Shared, pushed: u64, seen: Option<u64>) -> (bool, Vec<LiveR
             )
         }
         _ => (true, series.rows().map(LiveRow::from).collect()),
-    }
+    };
+    (rows.0, rows.1, pushed)
 }
 
 /// Writes `rows` as events: a whole history (`history`, then `rows` to append) or new rows
@@ -497,8 +501,8 @@ fn events(mut stream: TcpStream, inner: &Inner) -> bool {
             (s.pushed, gauges, s.done.clone(), s.closing)
         };
         if rows_seen.is_none_or(|seen| pushed > seen) {
-            let (whole, rows) = new_rows(&inner.series, pushed, rows_seen);
-            rows_seen = Some(pushed);
+            let (whole, rows, total) = new_rows(&inner.series, rows_seen);
+            rows_seen = Some(total);
             if write_rows(&mut stream, whole, &rows).is_err() {
                 return false;
             }
@@ -524,7 +528,8 @@ fn events(mut stream: TcpStream, inner: &Inner) -> bool {
             return false;
         }
         let s = inner.lock();
-        if Some(s.pushed) == rows_seen
+        // `rows_seen` counts from the series, which may be ahead of the wake-ups.
+        if rows_seen.is_some_and(|seen| s.pushed <= seen)
             && s.gauges_pushed == gauges_seen
             && s.done.is_none()
             && !s.closing
@@ -561,6 +566,44 @@ mod tests {
         let mut out = String::new();
         let _ = s.read_to_string(&mut out);
         out
+    }
+
+    fn row(i: u64) -> IntervalRow {
+        IntervalRow {
+            start_s: i as f64,
+            duration_s: 1.0,
+            requests: 0,
+            errors: 0,
+            errors_by_kind: report::Errors::default(),
+            requests_per_sec: 0.0,
+            p50_us: 0.0,
+            p99_us: 0.0,
+            max_us: 0.0,
+            hdr_base64: None,
+            span_intervals: 1,
+        }
+    }
+
+    #[test]
+    fn new_rows_counts_pushes_under_the_series_lock() {
+        let series: Shared = Arc::new(Mutex::new(Series::for_load()));
+        let push = |i: u64| series.lock().unwrap().push(i, row(i)).unwrap();
+        for i in 0..3 {
+            push(i);
+        }
+        let (whole, rows, seen) = new_rows(&series, None);
+        assert!(whole);
+        assert_eq!((rows.len(), seen), (3, 3));
+        // Rows pushed with no wake-up told yet (the CLI pushes, then tells): the next read
+        // sends each exactly once, whatever the wake-ups say.
+        push(3);
+        push(4);
+        let (whole, rows, seen) = new_rows(&series, Some(seen));
+        assert!(!whole);
+        let starts: Vec<f64> = rows.iter().map(|r| r.start_s).collect();
+        assert_eq!((starts, seen), (vec![3.0, 4.0], 5));
+        let (_, rows, seen) = new_rows(&series, Some(seen));
+        assert_eq!((rows.len(), seen), (0, 5));
     }
 
     #[test]
