@@ -2,7 +2,9 @@
 
 Usage: cdp.py CHROMIUM URL OUTDIR REPORT_HTML
 Writes screenshots and the final pages' HTML into OUTDIR and prints one JSON object of what
-it observed; the Rust test asserts on it. Every wait has a deadline.
+it observed; the Rust test asserts on it. Every wait has a deadline, and each condition is
+polled for, so a slow browser start costs time, not the check. Once the live checks are
+done it creates OUTDIR/live-checked, the caller's cue to end the run (with Ctrl-C).
 """
 import base64
 import json
@@ -77,20 +79,25 @@ try:
 
     points = "Number(document.body && document.body.getAttribute('data-points') || 0)"
     page = open_page(url)
-    out["first_points"] = wait_for(page, points, 20) or 0
+    live_wait_s = float(os.environ.get("CDP_LIVE_WAIT_S", "60"))
+    out["first_points"] = wait_for(page, points, live_wait_s) or 0
     time.sleep(1.0)
     out["second_points"] = js(page, points)
     # The stall: the largest p99 drawn so far, in µs (uPlot's data of the latency chart).
     out["max_p99_us_drawn"] = wait_for(
         page, "window.foxbench && Math.max.apply(null, window.foxbench.charts.lat.data[2].filter(v => v != null)) > 200000"
-        " && Math.max.apply(null, window.foxbench.charts.lat.data[2].filter(v => v != null))", 20)
+        " && Math.max.apply(null, window.foxbench.charts.lat.data[2].filter(v => v != null))",
+        live_wait_s)
     # bench/soak.py waits into the run before its mid-run screenshot.
     time.sleep(float(os.environ.get("CDP_MID_RUN_DELAY_S", "0")))
     shot(page, "dashboard-mid-run.png")
     # A page that joins late gets the history at once.
     late = open_page(url)
-    out["late_points"] = wait_for(late, points, 10) or 0
     out["first_points_when_late_joined"] = js(page, points)
+    out["late_points"] = wait_for(
+        late, f"{points} >= {out['first_points_when_late_joined'] or 0} - 2 && {points}",
+        live_wait_s) or 0
+    open(os.path.join(outdir, "live-checked"), "w").close()
     # The run ends: the page becomes the final report.
     out["became_report"] = bool(wait_for(
         page, "!!document.getElementById('foxbench-download') && !document.getElementById('c-rate')",

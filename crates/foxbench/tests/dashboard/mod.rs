@@ -196,11 +196,12 @@ fn the_page_in_chromium_draws_the_run_live_and_becomes_the_report() {
         "32",
         "-t",
         "1",
-        // Long enough for a browser to start on a loaded machine and read twice.
+        // Far longer than the checks need: the test ends the run with Ctrl-C once the page
+        // has been checked live, however slowly the browser started.
         "-R",
         "100..400/20s",
         "-d",
-        "20s",
+        "120s",
         "--interval",
         "250ms",
         "--slo",
@@ -224,12 +225,45 @@ fn the_page_in_chromium_draws_the_run_live_and_becomes_the_report() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // The run ends by itself; then `foxbench report` writes the page the dashboard became.
+    // Once the page has been checked live (or cdp.py gave up), Ctrl-C ends the run: the
+    // interrupted run still writes its JSON, and the page becomes its report.
     let mut run = run;
+    let mut cdp = cdp;
+    let live_checked = dir.join("live-checked");
+    let deadline = Instant::now() + Duration::from_secs(300);
+    while !live_checked.exists() && Instant::now() < deadline {
+        if cdp.try_wait().unwrap().is_some() || run.child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    if !live_checked.exists() {
+        let _ = cdp.kill();
+        let cdp = cdp.wait_with_output().unwrap();
+        panic!(
+            "the page was not checked live: {}",
+            String::from_utf8_lossy(&cdp.stderr)
+        );
+    }
+    assert!(
+        run.child.try_wait().unwrap().is_none(),
+        "the run ended before the page was checked live"
+    );
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(run.child.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
     let status = run.child.wait().unwrap();
-    assert_eq!(status.code(), Some(1), "the stall breaks p99<100ms: exit 1");
     let lines: Vec<String> = run.stderr.try_iter().collect();
+    assert_eq!(
+        status.code(),
+        Some(1),
+        "the stall breaks p99<100ms: exit 1: {lines:?}"
+    );
+    assert!(json.exists(), "the interrupted run wrote no JSON: {lines:?}");
     let v = result(&std::fs::read(&json).unwrap());
+    assert_eq!(v["interrupted"], true, "{}", v["elapsed_s"]);
     let out = foxbench()
         .args(["report", json.to_str().unwrap(), "--out"])
         .arg(dir.join("report"))
