@@ -289,7 +289,9 @@ fn accept_loop(listener: &TcpListener, inner: &Arc<Inner>) {
             count_cpu(inner);
             return;
         }
-        let Ok(mut stream) = stream else { continue };
+        let Some(mut stream) = accepted_or_back_off(stream) else {
+            continue;
+        };
         let accepted = Instant::now();
         if inner.pending.fetch_add(1, Ordering::SeqCst) >= MAX_PENDING {
             inner.pending.fetch_sub(1, Ordering::SeqCst);
@@ -305,6 +307,21 @@ fn accept_loop(listener: &TcpListener, inner: &Arc<Inner>) {
             });
         if spawned.is_err() {
             inner.pending.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+}
+
+/// How long the accept loop pauses after a failed accept.
+const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
+
+/// The accepted stream, or None after a pause: a failing accept (out of file descriptors,
+/// most likely) fails again at once, and retrying without a pause spins a core.
+fn accepted_or_back_off(r: std::io::Result<TcpStream>) -> Option<TcpStream> {
+    match r {
+        Ok(s) => Some(s),
+        Err(_) => {
+            std::thread::sleep(ACCEPT_BACKOFF);
+            None
         }
     }
 }
@@ -582,6 +599,14 @@ mod tests {
             hdr_base64: None,
             span_intervals: 1,
         }
+    }
+
+    #[test]
+    fn accept_errors_back_off_instead_of_spinning() {
+        let t = Instant::now();
+        let emfile = std::io::Error::from_raw_os_error(24);
+        assert!(accepted_or_back_off(Err(emfile)).is_none());
+        assert!(t.elapsed() >= ACCEPT_BACKOFF);
     }
 
     #[test]
