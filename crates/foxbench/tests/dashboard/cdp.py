@@ -88,6 +88,9 @@ try:
         page, "window.foxbench && Math.max.apply(null, window.foxbench.charts.lat.data[2].filter(v => v != null)) > 200000"
         " && Math.max.apply(null, window.foxbench.charts.lat.data[2].filter(v => v != null))",
         live_wait_s)
+    # The broken --slo clause's line (the first after p50, p99, max) is drawn red.
+    out["slo_line_stroke"] = js(
+        page, "(() => { const u = window.foxbench.charts.lat; return u.series[4].stroke(u, 4); })()")
     # bench/soak.py waits into the run before its mid-run screenshot.
     time.sleep(float(os.environ.get("CDP_MID_RUN_DELAY_S", "0")))
     shot(page, "dashboard-mid-run.png")

@@ -289,6 +289,10 @@ fn the_page_in_chromium_draws_the_run_live_and_becomes_the_report() {
         n("max_p99_us_drawn") >= 500_000.0,
         "the stall is not in the p99 chart: {seen}"
     );
+    assert_eq!(
+        seen["slo_line_stroke"], "#d62728",
+        "the broken --slo line is not red: {seen}"
+    );
     assert!(
         n("late_points") >= n("first_points_when_late_joined") - 2.0
             && n("late_points") > n("first_points"),
