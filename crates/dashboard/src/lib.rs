@@ -455,7 +455,7 @@ fn new_rows(series: &Shared, seen: Option<u64>) -> (bool, Vec<LiveRow>, u64) {
     let series = series.lock().unwrap_or_else(|e| e.into_inner());
     let pushed = series.pushed();
     let held = series.len();
-    let rows = match seen {
+    let (whole, rows) = match seen {
         Some(seen) if ((pushed - seen) as usize) <= report::series::FULL_ROWS.min(held) => {
             let new = (pushed - seen) as usize;
             (
@@ -465,7 +465,7 @@ fn new_rows(series: &Shared, seen: Option<u64>) -> (bool, Vec<LiveRow>, u64) {
         }
         _ => (true, series.rows().map(LiveRow::from).collect()),
     };
-    (rows.0, rows.1, pushed)
+    (whole, rows, pushed)
 }
 
 /// Writes `rows` as events: a whole history (`history`, then `rows` to append) or new rows
@@ -656,7 +656,11 @@ mod tests {
         std::thread::sleep(Duration::from_millis(200));
         let path = format!("/{}/", dash.inner.token);
         let page = get(addr, &path);
-        assert!(page.starts_with("HTTP/1.1 200"), "{}", &page[..page.len().min(80)]);
+        assert!(
+            page.starts_with("HTTP/1.1 200"),
+            "{}",
+            &page[..page.len().min(80)]
+        );
 
         // The tricklers are cut off by the head deadline, though they keep sending.
         std::thread::sleep(HEAD_TIMEOUT + Duration::from_millis(800));

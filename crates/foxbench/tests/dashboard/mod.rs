@@ -261,7 +261,10 @@ fn the_page_in_chromium_draws_the_run_live_and_becomes_the_report() {
         Some(1),
         "the stall breaks p99<100ms: exit 1: {lines:?}"
     );
-    assert!(json.exists(), "the interrupted run wrote no JSON: {lines:?}");
+    assert!(
+        json.exists(),
+        "the interrupted run wrote no JSON: {lines:?}"
+    );
     let v = result(&std::fs::read(&json).unwrap());
     assert_eq!(v["interrupted"], true, "{}", v["elapsed_s"]);
     let out = foxbench()
