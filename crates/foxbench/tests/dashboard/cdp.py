@@ -85,7 +85,7 @@ try:
     out["second_points"] = js(page, points)
     # The stall: the largest p99 drawn so far, in µs (uPlot's data of the latency chart).
     out["max_p99_us_drawn"] = wait_for(
-        page, "window.foxbench && Math.max.apply(null, window.foxbench.charts.lat.data[2].filter(v => v != null)) > 200000"
+        page, "window.foxbench && Math.max.apply(null, window.foxbench.charts.lat.data[2].filter(v => v != null)) >= 500000"
         " && Math.max.apply(null, window.foxbench.charts.lat.data[2].filter(v => v != null))",
         live_wait_s)
     # The broken --slo clause's line (the first after p50, p99, max) is drawn red.
@@ -115,10 +115,15 @@ try:
     end = time.time() + float(os.environ.get("CDP_REPORT_WAIT_S", "60"))
     while not os.path.exists(report_html) and time.time() < end:
         time.sleep(0.1)
-    rep = open_page("file://" + os.path.abspath(report_html))
-    wait_for(rep, "document.readyState === 'complete'", 10)
+    rep_html = None
+    if os.path.exists(report_html):
+        rep = open_page("file://" + os.path.abspath(report_html))
+        # Polled until the file itself has loaded: the new target starts on about:blank, and
+        # an evaluation during the navigation gets nothing.
+        rep_html = wait_for(rep, "location.protocol === 'file:' && document.readyState === 'complete'"
+                                 " && document.documentElement.outerHTML", 30)
     with open(os.path.join(outdir, "report-page.html"), "w") as f:
-        f.write(js(rep, "document.documentElement.outerHTML") or "")
+        f.write(rep_html or "")
     out["download_href"] = js(page, "document.getElementById('foxbench-download').href")
 finally:
     proc.terminate()

@@ -269,7 +269,7 @@ fn the_page_in_chromium_draws_the_run_live_and_becomes_the_report() {
     assert_eq!(v["interrupted"], true, "{}", v["elapsed_s"]);
     let out = foxbench()
         .args(["report", json.to_str().unwrap(), "--out"])
-        .arg(dir.join("report"))
+        .arg(dir.join("report-tmp"))
         .output()
         .unwrap();
     assert!(
@@ -277,6 +277,8 @@ fn the_page_in_chromium_draws_the_run_live_and_becomes_the_report() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // cdp.py opens the page as soon as it exists: it must appear whole.
+    std::fs::rename(dir.join("report-tmp"), dir.join("report")).unwrap();
     assert!(report_html.exists(), "{lines:?}");
     let cdp = cdp.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&cdp.stderr);
