@@ -70,6 +70,7 @@ def soak(args, url, out, python):
     rest = []
     threading.Thread(target=lambda: rest.extend(p.stderr), daemon=True).start()
     env = dict(os.environ, CDP_MID_RUN_DELAY_S=str(args.minutes * 30), CDP_CALL_TIMEOUT_S="240",
+               CDP_LIVE_WAIT_S="20",
                CDP_END_WAIT_S=str(args.minutes * 60 + 120))
     report_html = os.path.join(WORK, "report", "soak.html")
     cdp = subprocess.Popen(["taskset", "-c", "1", python, CDP, "/usr/bin/chromium", dash, out,
@@ -166,6 +167,7 @@ def cpu_pairs(args, url, out, python):
                     preexec_fn=lambda: os.nice(19),
                     stderr=subprocess.PIPE, text=True,
                     env=dict(os.environ, CDP_END_WAIT_S=str(args.cpu_seconds + 30),
+                             CDP_LIVE_WAIT_S="20",
                              CDP_REPORT_WAIT_S="0"))
                 err = p.stderr.read()
                 p.wait()

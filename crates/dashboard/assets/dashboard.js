@@ -55,24 +55,29 @@
 
   function colour(i) { return ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf"][i % 7]; }
 
+  // A clause's line: green while it holds, red once broken (uPlot calls it on each draw).
+  function sloStroke(c) {
+    return function () { return broken(c) ? "#d62728" : "#2ca02c"; };
+  }
+
   function setup() {
     document.getElementById("url").textContent = meta.url;
     var rate = [{ label: "req/s", stroke: colour(0), width: 2 }];
     if (meta.target.length) rate.push({ label: "target", stroke: "#888", dash: [6, 4] });
-    sloLines("rate").forEach(function (c) { rate.push({ label: c.text, stroke: "#2ca02c", dash: [2, 2] }); });
+    sloLines("rate").forEach(function (c) { rate.push({ label: c.text, stroke: sloStroke(c), dash: [2, 2] }); });
     charts.rate = make("c-rate", rate);
     var lat = [
       { label: "p50", stroke: colour(0), value: fmtUs },
       { label: "p99", stroke: colour(1), width: 2, value: fmtUs },
       { label: "max", stroke: colour(4), value: fmtUs }
     ];
-    sloLines("latency").forEach(function (c) { lat.push({ label: c.text, stroke: "#2ca02c", dash: [2, 2], value: fmtUs }); });
+    sloLines("latency").forEach(function (c) { lat.push({ label: c.text, stroke: sloStroke(c), dash: [2, 2], value: fmtUs }); });
     charts.lat = make("c-lat", lat, { x: { time: false }, y: { distr: 3, log: 10 } }, {
       size: 80,
       values: function (u, vals) { return vals.map(function (v) { return fmtUs(null, v); }); }
     });
     var err = KINDS.map(function (k, i) { return { label: k, stroke: colour(i + 1) }; });
-    sloLines("errors").forEach(function (c) { err.push({ label: c.text + " (% of requests)", stroke: "#2ca02c", dash: [2, 2] }); });
+    sloLines("errors").forEach(function (c) { err.push({ label: c.text + " (% of requests)", stroke: sloStroke(c), dash: [2, 2] }); });
     charts.err = make("c-err", err);
     charts.conn = make("c-conn", [{ label: "connections", stroke: colour(2) }]);
     charts.cpu = make("c-cpu", [

@@ -3,6 +3,7 @@
 
 use std::io::Read as _;
 use std::net::TcpStream;
+use std::time::Instant;
 
 /// The longest request head read.
 const MAX_HEAD_BYTES: usize = 8 * 1024;
@@ -46,11 +47,17 @@ pub fn parse_path(head: &[u8]) -> Option<String> {
     }
 }
 
-/// Reads one request head from `stream` and returns its path.
-pub fn read_path(stream: &mut TcpStream) -> Option<String> {
+/// Reads one request head from `stream` by `deadline` and returns its path. The deadline
+/// holds for the whole head, not per read: a client trickling a byte at a time is cut off.
+pub fn read_path(stream: &mut TcpStream, deadline: Instant) -> Option<String> {
     let mut buf = Vec::with_capacity(1024);
     let mut chunk = [0u8; 1024];
     while buf.len() < MAX_HEAD_BYTES {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return None;
+        }
+        stream.set_read_timeout(Some(left)).ok()?;
         let n = stream.read(&mut chunk).ok()?;
         if n == 0 {
             return None;

@@ -33,8 +33,17 @@ pub type Shared = Arc<Mutex<Series<IntervalRow>>>;
 /// report has the run's totals).
 pub const GAUGES_KEPT: usize = 3_600;
 
-/// Pages served at once; more are refused (503) so a flood cannot spawn threads without end.
+/// Event streams (pages with the token) served at once; more are refused (503) so a flood
+/// cannot spawn threads without end.
 pub const MAX_CLIENTS: usize = 32;
+
+/// Connections whose request head is still being read, at once; more are refused (503).
+/// Each has [`HEAD_TIMEOUT`] from accept, so a client without the token holds a slot for
+/// no longer than that, and never one of the event streams'.
+pub const MAX_PENDING: usize = 64;
+
+/// The time a connection gets, from accept, to send its whole request head.
+pub const HEAD_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// Why the dashboard cannot start.
 #[derive(Debug, thiserror::Error)]
@@ -110,7 +119,8 @@ struct Done<'a> {
 
 #[derive(Default)]
 struct State {
-    /// Rows pushed so far.
+    /// Pushes told of so far: a wake-up for the pages only. The rows to send are counted by
+    /// the series itself ([`Series::pushed`]), read under its lock.
     pushed: u64,
     gauges: VecDeque<Gauge>,
     gauges_pushed: u64,
@@ -125,7 +135,10 @@ struct Inner {
     series: Shared,
     state: Mutex<State>,
     changed: Condvar,
-    clients: AtomicUsize,
+    /// Connections whose request head is being read.
+    pending: AtomicUsize,
+    /// Event streams open: pages with the token, the only ones [`Dashboard::finish`] waits for.
+    streams: AtomicUsize,
     /// CPU the dashboard's threads used, ns: its own cost, told apart from the engine's.
     cpu_ns: AtomicU64,
 }
@@ -155,7 +168,8 @@ impl Dashboard {
             series,
             state: Mutex::new(State::default()),
             changed: Condvar::new(),
-            clients: AtomicUsize::new(0),
+            pending: AtomicUsize::new(0),
+            streams: AtomicUsize::new(0),
             cpu_ns: AtomicU64::new(0),
         });
         let url = format!("http://{local}/{}/", inner.token);
@@ -213,7 +227,7 @@ impl Dashboard {
             s.done = Some(Arc::new(done));
             self.inner.changed.notify_all();
             // Each page's thread ends once it has written `done`.
-            while self.inner.clients.load(Ordering::SeqCst) > 0 {
+            while self.inner.streams.load(Ordering::SeqCst) > 0 {
                 let left = deadline.saturating_duration_since(Instant::now());
                 if left.is_zero() {
                     break;
@@ -275,35 +289,72 @@ fn accept_loop(listener: &TcpListener, inner: &Arc<Inner>) {
             count_cpu(inner);
             return;
         }
-        let Ok(mut stream) = stream else { continue };
-        if inner.clients.fetch_add(1, Ordering::SeqCst) >= MAX_CLIENTS {
-            inner.clients.fetch_sub(1, Ordering::SeqCst);
-            let _ =
-                stream.write_all(http::status(503, "too many dashboard pages open\n").as_bytes());
+        let Some(mut stream) = accepted_or_back_off(stream) else {
+            continue;
+        };
+        let accepted = Instant::now();
+        if inner.pending.fetch_add(1, Ordering::SeqCst) >= MAX_PENDING {
+            inner.pending.fetch_sub(1, Ordering::SeqCst);
+            let _ = stream.write_all(http::status(503, "too many connections\n").as_bytes());
             continue;
         }
         let page = inner.clone();
         let spawned = std::thread::Builder::new()
             .name("foxbench-dashboard-page".into())
             .spawn(move || {
-                serve(stream, &page);
+                serve(stream, &page, accepted + HEAD_TIMEOUT);
                 count_cpu(&page);
-                let _s = page.lock();
-                page.clients.fetch_sub(1, Ordering::SeqCst);
-                page.changed.notify_all();
             });
         if spawned.is_err() {
-            inner.clients.fetch_sub(1, Ordering::SeqCst);
+            inner.pending.fetch_sub(1, Ordering::SeqCst);
         }
     }
 }
 
-/// Serves one connection; true when it was an event stream that delivered `done`, or a
-/// request that is not one (it then counts as served for [`Dashboard::finish`]).
-fn serve(mut stream: TcpStream, inner: &Inner) -> bool {
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+/// How long the accept loop pauses after a failed accept.
+const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
+
+/// The accepted stream, or None after a pause: a failing accept (out of file descriptors,
+/// most likely) fails again at once, and retrying without a pause spins a core.
+fn accepted_or_back_off(r: std::io::Result<TcpStream>) -> Option<TcpStream> {
+    match r {
+        Ok(s) => Some(s),
+        Err(_) => {
+            std::thread::sleep(ACCEPT_BACKOFF);
+            None
+        }
+    }
+}
+
+/// Holds one of the [`MAX_CLIENTS`] event-stream slots; gives it back, and wakes
+/// [`Dashboard::finish`], when dropped.
+struct StreamSlot<'a>(&'a Inner);
+
+impl<'a> StreamSlot<'a> {
+    fn take(inner: &'a Inner) -> Option<Self> {
+        if inner.streams.fetch_add(1, Ordering::SeqCst) >= MAX_CLIENTS {
+            inner.streams.fetch_sub(1, Ordering::SeqCst);
+            return None;
+        }
+        Some(StreamSlot(inner))
+    }
+}
+
+impl Drop for StreamSlot<'_> {
+    fn drop(&mut self) {
+        let _s = self.0.lock();
+        self.0.streams.fetch_sub(1, Ordering::SeqCst);
+        self.0.changed.notify_all();
+    }
+}
+
+/// Serves one connection, whose request head must arrive by `head_by`; true when it was an
+/// event stream that delivered `done`, or a request that is not one.
+fn serve(mut stream: TcpStream, inner: &Inner, head_by: Instant) -> bool {
     let _ = stream.set_write_timeout(Some(Duration::from_secs(5)));
-    let Some(path) = http::read_path(&mut stream) else {
+    let path = http::read_path(&mut stream, head_by);
+    inner.pending.fetch_sub(1, Ordering::SeqCst);
+    let Some(path) = path else {
         let _ = stream.write_all(http::status(400, "bad request\n").as_bytes());
         return true;
     };
@@ -312,7 +363,14 @@ fn serve(mut stream: TcpStream, inner: &Inner) -> bool {
             let _ = stream.write_all(http::ok("text/html; charset=utf-8", &page()).as_bytes());
             true
         }
-        http::Route::Events => events(stream, inner),
+        http::Route::Events => match StreamSlot::take(inner) {
+            Some(_slot) => events(stream, inner),
+            None => {
+                let reply = http::status(503, "too many dashboard pages open\n");
+                let _ = stream.write_all(reply.as_bytes());
+                false
+            }
+        },
         http::Route::Json => {
             let done = inner.lock().done.clone();
             let body = match done {
@@ -389,13 +447,15 @@ fn event(name: &str, data: &str) -> String {
     format!("event: {name}\ndata: {data}\n\n")
 }
 
-/// The rows pushed after the first `seen` of `pushed` (false), or every row (true) when the
-/// page is new or fell further behind than the series' full-resolution window. Copied out
-/// without their histograms, so the lock is held only for the copy.
-fn new_rows(series: &Shared, pushed: u64, seen: Option<u64>) -> (bool, Vec<LiveRow>) {
+/// The rows pushed after the first `seen` (false), or every row (true) when the page is new
+/// or fell further behind than the series' full-resolution window; and the rows pushed so
+/// far, read under the same lock as the rows. Copied out without their histograms, so the
+/// lock is held only for the copy.
+fn new_rows(series: &Shared, seen: Option<u64>) -> (bool, Vec<LiveRow>, u64) {
     let series = series.lock().unwrap_or_else(|e| e.into_inner());
+    let pushed = series.pushed();
     let held = series.len();
-    match seen {
+    let (whole, rows) = match seen {
         Some(seen) if ((pushed - seen) as usize) <= report::series::FULL_ROWS.min(held) => {
             let new = (pushed - seen) as usize;
             (
@@ -404,7 +464,8 @@ fn new_rows(series: &Shared, pushed: u64, seen: Option<u64>) -> (bool, Vec<LiveR
             )
         }
         _ => (true, series.rows().map(LiveRow::from).collect()),
-    }
+    };
+    (whole, rows, pushed)
 }
 
 /// Writes `rows` as events: a whole history (`history`, then `rows` to append) or new rows
@@ -457,8 +518,8 @@ fn events(mut stream: TcpStream, inner: &Inner) -> bool {
             (s.pushed, gauges, s.done.clone(), s.closing)
         };
         if rows_seen.is_none_or(|seen| pushed > seen) {
-            let (whole, rows) = new_rows(&inner.series, pushed, rows_seen);
-            rows_seen = Some(pushed);
+            let (whole, rows, total) = new_rows(&inner.series, rows_seen);
+            rows_seen = Some(total);
             if write_rows(&mut stream, whole, &rows).is_err() {
                 return false;
             }
@@ -484,7 +545,8 @@ fn events(mut stream: TcpStream, inner: &Inner) -> bool {
             return false;
         }
         let s = inner.lock();
-        if Some(s.pushed) == rows_seen
+        // `rows_seen` counts from the series, which may be ahead of the wake-ups.
+        if rows_seen.is_some_and(|seen| s.pushed <= seen)
             && s.gauges_pushed == gauges_seen
             && s.done.is_none()
             && !s.closing
@@ -499,5 +561,129 @@ fn events(mut stream: TcpStream, inner: &Inner) -> bool {
                 return false;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read as _;
+    use std::sync::atomic::AtomicBool;
+
+    fn dashboard() -> Dashboard {
+        let series: Shared = Arc::new(Mutex::new(Series::for_load()));
+        Dashboard::bind("127.0.0.1:0".parse().unwrap(), &Meta::default(), series).unwrap()
+    }
+
+    /// A GET of `path` on `addr`: the whole response.
+    fn get(addr: SocketAddr, path: &str) -> String {
+        let mut s = TcpStream::connect(addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        write!(s, "GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+        let mut out = String::new();
+        let _ = s.read_to_string(&mut out);
+        out
+    }
+
+    fn row(i: u64) -> IntervalRow {
+        IntervalRow {
+            start_s: i as f64,
+            duration_s: 1.0,
+            requests: 0,
+            errors: 0,
+            errors_by_kind: report::Errors::default(),
+            requests_per_sec: 0.0,
+            p50_us: 0.0,
+            p99_us: 0.0,
+            max_us: 0.0,
+            hdr_base64: None,
+            span_intervals: 1,
+        }
+    }
+
+    #[test]
+    fn accept_errors_back_off_instead_of_spinning() {
+        let t = Instant::now();
+        let emfile = std::io::Error::from_raw_os_error(24);
+        assert!(accepted_or_back_off(Err(emfile)).is_none());
+        assert!(t.elapsed() >= ACCEPT_BACKOFF);
+    }
+
+    #[test]
+    fn new_rows_counts_pushes_under_the_series_lock() {
+        let series: Shared = Arc::new(Mutex::new(Series::for_load()));
+        let push = |i: u64| series.lock().unwrap().push(i, row(i)).unwrap();
+        for i in 0..3 {
+            push(i);
+        }
+        let (whole, rows, seen) = new_rows(&series, None);
+        assert!(whole);
+        assert_eq!((rows.len(), seen), (3, 3));
+        // Rows pushed with no wake-up told yet (the CLI pushes, then tells): the next read
+        // sends each exactly once, whatever the wake-ups say.
+        push(3);
+        push(4);
+        let (whole, rows, seen) = new_rows(&series, Some(seen));
+        assert!(!whole);
+        let starts: Vec<f64> = rows.iter().map(|r| r.start_s).collect();
+        assert_eq!((starts, seen), (vec![3.0, 4.0], 5));
+        let (_, rows, seen) = new_rows(&series, Some(seen));
+        assert_eq!((rows.len(), seen), (0, 5));
+    }
+
+    #[test]
+    fn head_timeout_is_one_deadline_so_tricklers_neither_lock_out_nor_hold_the_exit() {
+        let dash = dashboard();
+        let addr = dash.addr;
+        // More trickling clients than event-stream slots: a byte every 300 ms, never a head.
+        let mut tricklers: Vec<TcpStream> = (0..MAX_CLIENTS + 4)
+            .map(|_| TcpStream::connect(addr).unwrap())
+            .collect();
+        let stop = Arc::new(AtomicBool::new(false));
+        let trickle = {
+            let stop = stop.clone();
+            let mut socks: Vec<TcpStream> =
+                tricklers.iter().map(|s| s.try_clone().unwrap()).collect();
+            std::thread::spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    for s in &mut socks {
+                        let _ = s.write_all(b"G");
+                    }
+                    std::thread::sleep(Duration::from_millis(300));
+                }
+            })
+        };
+        std::thread::sleep(Duration::from_millis(200));
+        let path = format!("/{}/", dash.inner.token);
+        let page = get(addr, &path);
+        assert!(
+            page.starts_with("HTTP/1.1 200"),
+            "{}",
+            &page[..page.len().min(80)]
+        );
+
+        // The tricklers are cut off by the head deadline, though they keep sending.
+        std::thread::sleep(HEAD_TIMEOUT + Duration::from_millis(800));
+        for s in &mut tricklers {
+            s.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
+            let mut out = String::new();
+            let _ = s.read_to_string(&mut out);
+            assert!(out.starts_with("HTTP/1.1 400"), "{out:?}");
+        }
+
+        // New tricklers connected at the end do not hold `finish` up either.
+        let _late: Vec<TcpStream> = (0..4)
+            .map(|_| {
+                let mut s = TcpStream::connect(addr).unwrap();
+                s.write_all(b"GE").unwrap();
+                s
+            })
+            .collect();
+        std::thread::sleep(Duration::from_millis(100));
+        let t = Instant::now();
+        dash.finish("<html></html>", "{}", Duration::from_secs(10));
+        assert!(t.elapsed() < Duration::from_secs(1), "{:?}", t.elapsed());
+        stop.store(true, Ordering::Relaxed);
+        trickle.join().unwrap();
     }
 }

@@ -510,14 +510,6 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
         .zip(tcp_after)
         .map(|(a, b)| tcp_report(&plan, &result, &report, &a, &b));
     let text = report.to_text();
-    if let Some(live) = live {
-        let json = serde_json::to_string_pretty(&report).expect("report serializes");
-        live.finish(
-            &report::load_html::to_html(&report),
-            &json,
-            report.requests.completed,
-        );
-    }
     match args.json.as_deref() {
         Some("-") => {
             let mut out = std::io::stdout().lock();
@@ -546,6 +538,16 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
                     .context("cannot write report")?;
             }
         }
+    }
+    // The result is on disk and on screen before the page gets it: `finish` may wait for
+    // pages, and a second Ctrl-C in that wait exits at once.
+    if let Some(live) = live {
+        let json = serde_json::to_string_pretty(&report).expect("report serializes");
+        live.finish(
+            &report::load_html::to_html(&report),
+            &json,
+            report.requests.completed,
+        );
     }
     if args.quiet {
         if let Some(w) = report.saturation_warning() {

@@ -46,6 +46,8 @@ pub struct Series<T> {
     /// the rows of one span are consecutive.
     coarse: VecDeque<(u64, u32, T)>,
     fine: VecDeque<(u64, T)>,
+    /// Rows pushed so far, merged or not.
+    pushed: u64,
 }
 
 /// The fewest coarse rows a series keeps: with 64 there are always two of one span to merge
@@ -61,6 +63,7 @@ impl<T: Block> Series<T> {
             coarse_max: coarse.max(MIN_COARSE_ROWS),
             coarse: VecDeque::new(),
             fine: VecDeque::new(),
+            pushed: 0,
         }
     }
 
@@ -79,6 +82,12 @@ impl<T: Block> Series<T> {
         self.coarse.len() + self.fine.len()
     }
 
+    /// Rows pushed so far: a reader that holds the series' lock learns from it how many
+    /// of the newest rows it has not seen.
+    pub fn pushed(&self) -> u64 {
+        self.pushed
+    }
+
     /// True before the first push.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
@@ -88,6 +97,7 @@ impl<T: Block> Series<T> {
     /// on every interval, empty ones too).
     pub fn push(&mut self, index: u64, row: T) -> Result<(), T::Error> {
         self.fine.push_back((index, row));
+        self.pushed += 1;
         if self.fine.len() > self.full {
             let (i, row) = self.fine.pop_front().expect("longer than full");
             self.coarse.push_back((i, 0, row));

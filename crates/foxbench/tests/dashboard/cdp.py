@@ -2,7 +2,9 @@
 
 Usage: cdp.py CHROMIUM URL OUTDIR REPORT_HTML
 Writes screenshots and the final pages' HTML into OUTDIR and prints one JSON object of what
-it observed; the Rust test asserts on it. Every wait has a deadline.
+it observed; the Rust test asserts on it. Every wait has a deadline, and each condition is
+polled for, so a slow browser start costs time, not the check. Once the live checks are
+done it creates OUTDIR/live-checked, the caller's cue to end the run (with Ctrl-C).
 """
 import base64
 import json
@@ -77,20 +79,28 @@ try:
 
     points = "Number(document.body && document.body.getAttribute('data-points') || 0)"
     page = open_page(url)
-    out["first_points"] = wait_for(page, points, 20) or 0
+    live_wait_s = float(os.environ.get("CDP_LIVE_WAIT_S", "60"))
+    out["first_points"] = wait_for(page, points, live_wait_s) or 0
     time.sleep(1.0)
     out["second_points"] = js(page, points)
     # The stall: the largest p99 drawn so far, in µs (uPlot's data of the latency chart).
     out["max_p99_us_drawn"] = wait_for(
-        page, "window.foxbench && Math.max.apply(null, window.foxbench.charts.lat.data[2].filter(v => v != null)) > 200000"
-        " && Math.max.apply(null, window.foxbench.charts.lat.data[2].filter(v => v != null))", 20)
+        page, "window.foxbench && Math.max.apply(null, window.foxbench.charts.lat.data[2].filter(v => v != null)) >= 500000"
+        " && Math.max.apply(null, window.foxbench.charts.lat.data[2].filter(v => v != null))",
+        live_wait_s)
+    # The broken --slo clause's line (the first after p50, p99, max) is drawn red.
+    out["slo_line_stroke"] = js(
+        page, "(() => { const u = window.foxbench.charts.lat; return u.series[4].stroke(u, 4); })()")
     # bench/soak.py waits into the run before its mid-run screenshot.
     time.sleep(float(os.environ.get("CDP_MID_RUN_DELAY_S", "0")))
     shot(page, "dashboard-mid-run.png")
     # A page that joins late gets the history at once.
     late = open_page(url)
-    out["late_points"] = wait_for(late, points, 10) or 0
     out["first_points_when_late_joined"] = js(page, points)
+    out["late_points"] = wait_for(
+        late, f"{points} >= {out['first_points_when_late_joined'] or 0} - 2 && {points}",
+        live_wait_s) or 0
+    open(os.path.join(outdir, "live-checked"), "w").close()
     # The run ends: the page becomes the final report.
     out["became_report"] = bool(wait_for(
         page, "!!document.getElementById('foxbench-download') && !document.getElementById('c-rate')",
@@ -105,10 +115,15 @@ try:
     end = time.time() + float(os.environ.get("CDP_REPORT_WAIT_S", "60"))
     while not os.path.exists(report_html) and time.time() < end:
         time.sleep(0.1)
-    rep = open_page("file://" + os.path.abspath(report_html))
-    wait_for(rep, "document.readyState === 'complete'", 10)
+    rep_html = None
+    if os.path.exists(report_html):
+        rep = open_page("file://" + os.path.abspath(report_html))
+        # Polled until the file itself has loaded: the new target starts on about:blank, and
+        # an evaluation during the navigation gets nothing.
+        rep_html = wait_for(rep, "location.protocol === 'file:' && document.readyState === 'complete'"
+                                 " && document.documentElement.outerHTML", 30)
     with open(os.path.join(outdir, "report-page.html"), "w") as f:
-        f.write(js(rep, "document.documentElement.outerHTML") or "")
+        f.write(rep_html or "")
     out["download_href"] = js(page, "document.getElementById('foxbench-download').href")
 finally:
     proc.terminate()

@@ -196,11 +196,12 @@ fn the_page_in_chromium_draws_the_run_live_and_becomes_the_report() {
         "32",
         "-t",
         "1",
-        // Long enough for a browser to start on a loaded machine and read twice.
+        // Far longer than the checks need: the test ends the run with Ctrl-C once the page
+        // has been checked live, however slowly the browser started.
         "-R",
         "100..400/20s",
         "-d",
-        "20s",
+        "120s",
         "--interval",
         "250ms",
         "--slo",
@@ -224,15 +225,51 @@ fn the_page_in_chromium_draws_the_run_live_and_becomes_the_report() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // The run ends by itself; then `foxbench report` writes the page the dashboard became.
+    // Once the page has been checked live (or cdp.py gave up), Ctrl-C ends the run: the
+    // interrupted run still writes its JSON, and the page becomes its report.
     let mut run = run;
+    let mut cdp = cdp;
+    let live_checked = dir.join("live-checked");
+    let deadline = Instant::now() + Duration::from_secs(300);
+    while !live_checked.exists() && Instant::now() < deadline {
+        if cdp.try_wait().unwrap().is_some() || run.child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    if !live_checked.exists() {
+        let _ = cdp.kill();
+        let cdp = cdp.wait_with_output().unwrap();
+        panic!(
+            "the page was not checked live: {}",
+            String::from_utf8_lossy(&cdp.stderr)
+        );
+    }
+    assert!(
+        run.child.try_wait().unwrap().is_none(),
+        "the run ended before the page was checked live"
+    );
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(run.child.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
     let status = run.child.wait().unwrap();
-    assert_eq!(status.code(), Some(1), "the stall breaks p99<100ms: exit 1");
     let lines: Vec<String> = run.stderr.try_iter().collect();
+    assert_eq!(
+        status.code(),
+        Some(1),
+        "the stall breaks p99<100ms: exit 1: {lines:?}"
+    );
+    assert!(
+        json.exists(),
+        "the interrupted run wrote no JSON: {lines:?}"
+    );
     let v = result(&std::fs::read(&json).unwrap());
+    assert_eq!(v["interrupted"], true, "{}", v["elapsed_s"]);
     let out = foxbench()
         .args(["report", json.to_str().unwrap(), "--out"])
-        .arg(dir.join("report"))
+        .arg(dir.join("report-tmp"))
         .output()
         .unwrap();
     assert!(
@@ -240,6 +277,8 @@ fn the_page_in_chromium_draws_the_run_live_and_becomes_the_report() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // cdp.py opens the page as soon as it exists: it must appear whole.
+    std::fs::rename(dir.join("report-tmp"), dir.join("report")).unwrap();
     assert!(report_html.exists(), "{lines:?}");
     let cdp = cdp.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&cdp.stderr);
@@ -254,6 +293,10 @@ fn the_page_in_chromium_draws_the_run_live_and_becomes_the_report() {
     assert!(
         n("max_p99_us_drawn") >= 500_000.0,
         "the stall is not in the p99 chart: {seen}"
+    );
+    assert_eq!(
+        seen["slo_line_stroke"], "#d62728",
+        "the broken --slo line is not red: {seen}"
     );
     assert!(
         n("late_points") >= n("first_points_when_late_joined") - 2.0
