@@ -592,6 +592,7 @@ mod tests {
             requests: 0,
             errors: 0,
             errors_by_kind: report::Errors::default(),
+            errors_by_reason: Vec::new(),
             requests_per_sec: 0.0,
             p50_us: 0.0,
             p99_us: 0.0,
