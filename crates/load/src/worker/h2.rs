@@ -57,6 +57,34 @@ fn spent(conn: &http2::Conn, inflight: &VecDeque<Pending>, counts: &mut H2Counts
     true
 }
 
+/// Opens a stream on `conn` for a request of row `shape`, encoded into `out`. Without
+/// keep-alive the connection then drains: it closes once this one request is answered.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub(super) fn open_stream(
+    conn: &mut http2::Conn,
+    cfg: &super::Config,
+    shape: u32,
+    picker: &mut crate::table::Picker,
+    scratch: &mut Vec<u8>,
+    out: &mut Vec<u8>,
+    counts: &mut H2Counts,
+) -> u32 {
+    let rng = picker.rng();
+    let stream = conn.open(
+        shape,
+        &cfg.table.h2[shape as usize],
+        rng,
+        scratch,
+        out,
+        counts,
+    );
+    if !cfg.keepalive {
+        conn.drain();
+    }
+    stream
+}
+
 /// Feeds bytes read on an HTTP/2 connection and records the streams that ended.
 pub(super) fn feed(
     slot: &mut Slot,
@@ -169,17 +197,7 @@ impl Worker {
         }
         let n = room.min(slot.requeue.len());
         for req in slot.requeue.drain(..n) {
-            let stream = conn.open(
-                req.shape,
-                &cfg.table.h2[req.shape as usize],
-                picker.rng(),
-                scratch,
-                &mut slot.out,
-                h2,
-            );
-            if !cfg.keepalive {
-                conn.drain();
-            }
+            let stream = open_stream(conn, cfg, req.shape, picker, scratch, &mut slot.out, h2);
             slot.inflight.push_back(Pending {
                 stream,
                 sent_ns: now,

@@ -556,19 +556,7 @@ impl Worker {
                     0
                 }
                 Some(conn) => {
-                    let stream = conn.open(
-                        shape as u32,
-                        &cfg.table.h2[shape],
-                        picker.rng(),
-                        scratch,
-                        &mut slot.out,
-                        h2,
-                    );
-                    if !cfg.keepalive {
-                        // One request per connection: it closes once this one is answered.
-                        conn.drain();
-                    }
-                    stream
+                    h2::open_stream(conn, cfg, shape as u32, picker, scratch, &mut slot.out, h2)
                 }
             };
             let start_ns = cfg.schedule.start_ns(seq, now);
