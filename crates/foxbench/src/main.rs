@@ -72,7 +72,7 @@ pub(crate) fn parse_load_args(argv: &[String]) -> Result<load_cmd::LoadArgs, Str
     }
 }
 
-/// Exit codes: the list is README.md's "Exit codes", and this is its code.
+/// Exit codes: the list is docs/cli.md's "Exit codes", and this is its code.
 ///
 /// 0: success, and a closed stdout. 1 ([`exit::FAILED`]): the command completed and what it
 /// measured failed (an `--slo` clause, a load run in which no request succeeded, a
