@@ -2,6 +2,7 @@
 //! to write are appended to the caller's output buffer, and what happened to the streams
 //! comes back as [`Event`]s. The worker owns the socket and the requests' clocks.
 
+use super::encoder::{Encoder, Fields};
 use super::frame::{self, code, flag, kind, setting, Header, HEADER_LEN, MAX_WINDOW};
 use super::hpack::{self, Decoder, HpackError};
 use super::request::RequestShape;
@@ -161,6 +162,8 @@ pub(crate) struct Conn {
     block: Vec<u8>,
     open_block: Option<OpenBlock>,
     decoder: Decoder,
+    /// What the server's decoder table holds of our request fields.
+    encoder: Encoder,
     control_without_progress: u32,
 }
 
@@ -187,6 +190,7 @@ impl Conn {
             block: Vec::new(),
             open_block: None,
             decoder: Decoder::new(),
+            encoder: Encoder::default(),
             control_without_progress: 0,
         }
     }
@@ -268,13 +272,16 @@ impl Conn {
         self.streams.len()
     }
 
-    /// Opens a stream for a request of `shape` (row `shape_idx`): its HEADERS, then as much
-    /// of its body as the windows allow. Returns the stream ID.
+    /// Opens a stream for a request of `shape` (row `shape_idx`, its fixed fields in
+    /// `fields`): its HEADERS, then as much of its body as the windows allow. Returns the
+    /// stream ID.
+    #[allow(clippy::too_many_arguments)]
     #[inline]
     pub fn open(
         &mut self,
         shape_idx: u32,
         shape: &RequestShape,
+        fields: &Fields,
         rng: &mut Rng,
         scratch: &mut Vec<u8>,
         out: &mut Vec<u8>,
@@ -284,7 +291,15 @@ impl Conn {
         debug_assert!(!self.ids_exhausted(), "a stream opened past the last ID");
         let id = self.next_id;
         self.next_id = self.next_id.saturating_add(2);
-        let (sent, raw) = shape.put_headers(id, shape.body.is_empty(), rng, scratch, out);
+        let (sent, raw) = shape.put_headers(
+            id,
+            shape.body.is_empty(),
+            rng,
+            scratch,
+            &mut self.encoder,
+            fields,
+            out,
+        );
         counts.header_bytes_sent += sent;
         counts.header_bytes_sent_raw += raw;
         self.streams.push(Stream {
@@ -744,8 +759,13 @@ impl Conn {
                 self.peer_max_frame = v as usize;
                 Ok(())
             }
-            // HEADER_TABLE_SIZE limits a table our requests do not use; the others do not
-            // concern a client.
+            // The table our request fields are indexed into: announced in the next block
+            // when it changes (this frame's ACK goes out before that block).
+            setting::HEADER_TABLE_SIZE => {
+                self.encoder.set_peer_max(v);
+                Ok(())
+            }
+            // The others do not concern a client.
             _ => Ok(()),
         }
     }

@@ -74,6 +74,7 @@ pub(super) fn open_stream(
     let stream = conn.open(
         shape,
         &cfg.table.h2[shape as usize],
+        &cfg.table.h2_fields,
         rng,
         scratch,
         out,

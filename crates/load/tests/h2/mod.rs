@@ -1,6 +1,7 @@
-//! HTTP/2 against real servers (nginx over TLS and h2c, nghttpd) and against small
+//! HTTP/2 against real servers (nginx over TLS and h2c, nghttpd, Go's net/http) and against small
 //! in-test servers that misbehave on purpose (`hostile`).
 
+mod go;
 mod hostile;
 
 use std::time::Duration;
@@ -176,7 +177,7 @@ fn http1_server_under_h2c_is_one_line_at_preflight() {
 }
 
 /// A child process killed and reaped when dropped, a panicking test's included.
-struct KillOnDrop(std::process::Child);
+pub(super) struct KillOnDrop(pub(super) std::process::Child);
 
 impl Drop for KillOnDrop {
     fn drop(&mut self) {

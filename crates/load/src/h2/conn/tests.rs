@@ -5,13 +5,19 @@ use super::*;
 use crate::h2::frame::put_header;
 use crate::{RequestSpec, Target};
 
-fn shape(body: usize) -> RequestShape {
+fn shape(body: usize, fields: &mut Fields) -> RequestShape {
     let spec = RequestSpec {
         method: if body > 0 { "POST" } else { "GET" }.into(),
         body: vec![b'x'; body],
         ..RequestSpec::default()
     };
-    RequestShape::new(&spec, &Target::parse("http://127.0.0.1:1/").unwrap()).unwrap()
+    RequestShape::new(
+        &spec,
+        &Target::parse("http://127.0.0.1:1/").unwrap(),
+        fields,
+        true,
+    )
+    .unwrap()
 }
 
 fn frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
@@ -31,6 +37,7 @@ fn settings(pairs: &[(u16, u32)]) -> Vec<u8> {
 struct Fixture {
     c: Conn,
     shapes: Vec<RequestShape>,
+    fields: Fields,
     out: Vec<u8>,
     counts: H2Counts,
     ids: Vec<u32>,
@@ -38,9 +45,11 @@ struct Fixture {
 
 impl Fixture {
     fn new(opts: H2Options, body: usize) -> Self {
+        let mut fields = Fields::default();
         Fixture {
             c: Conn::new(opts),
-            shapes: vec![shape(body)],
+            shapes: vec![shape(body, &mut fields)],
+            fields,
             out: Vec::new(),
             counts: H2Counts::default(),
             ids: Vec::new(),
@@ -52,6 +61,7 @@ impl Fixture {
             let id = self.c.open(
                 0,
                 &self.shapes[0],
+                &self.fields,
                 &mut Rng::new(0, 0),
                 &mut Vec::new(),
                 &mut self.out,
