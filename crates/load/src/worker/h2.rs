@@ -119,10 +119,9 @@ pub(super) fn feed(
                 rec.failed(Reason::new(Kind::Reset, Cause::H2Received(code)), 1);
             }
         }
-        Event::Malformed { stream } => {
+        Event::Broken { stream, code } => {
             if take(inflight, stream).is_some() {
-                let f = Reason::new(Kind::Protocol, Cause::H2Sent(code::PROTOCOL_ERROR));
-                rec.failed(f, 1);
+                rec.failed(Reason::new(Kind::Protocol, Cause::H2Sent(code)), 1);
             }
         }
         Event::Refused { stream } => {
