@@ -262,6 +262,12 @@ impl Conn {
         }
     }
 
+    /// The server allows no stream now (SETTINGS_MAX_CONCURRENT_STREAMS 0): the connection
+    /// waits, up to the timeout, for it to raise the limit.
+    pub fn allows_none(&self) -> bool {
+        self.settings_seen && self.peer_max_streams == 0 && !self.draining
+    }
+
     /// Stream IDs left for new streams on this connection.
     fn ids_left(&self) -> usize {
         if self.ids_exhausted() {
