@@ -310,7 +310,7 @@ fn allows_no_streams(settings: &[u8]) -> bool {
         .filter(|p| {
             u16::from_be_bytes([p[0], p[1]]) == crate::h2::frame::setting::MAX_CONCURRENT_STREAMS
         })
-        .last()
+        .next_back()
         .is_some_and(|p| p[2..] == [0, 0, 0, 0])
 }
 
