@@ -307,10 +307,9 @@ fn check_h2(mut conn: Connection, target: &Target, timeout: Duration) -> Result<
 fn allows_no_streams(settings: &[u8]) -> bool {
     settings
         .chunks_exact(6)
-        .filter(|p| {
+        .rfind(|p| {
             u16::from_be_bytes([p[0], p[1]]) == crate::h2::frame::setting::MAX_CONCURRENT_STREAMS
         })
-        .next_back()
         .is_some_and(|p| p[2..] == [0, 0, 0, 0])
 }
 
