@@ -30,11 +30,12 @@ def url(srv, path="/some/path?x=1"):
 
 
 def curl(srv, *args, path="/some/path?x=1"):
-    """(header blocks as text, body bytes, exit status) of one curl request."""
+    """(header blocks as text, body bytes, exit status, stderr) of one curl request."""
     with tempfile.NamedTemporaryFile() as body:
         r = subprocess.run([tool("curl"), "-sS", "--max-time", "10", "-D", "-", "-o", body.name, *args,
                             url(srv, path)], capture_output=True, timeout=20)
-        return r.stdout.decode(errors="replace"), open(body.name, "rb").read(), r.returncode, r.stderr
+        with open(body.name, "rb") as f:
+            return r.stdout.decode(errors="replace"), f.read(), r.returncode, r.stderr
 
 
 def headers(block):
