@@ -10,12 +10,16 @@ import re
 import shutil
 import subprocess
 import tempfile
+import time
 
 import contract
 from contract import need
 
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 EMPTY_SETTINGS = b"\x00\x00\x00\x04\x00\x00\x00\x00\x00"   # length 0, type SETTINGS, stream 0
+# GET / on stream 1, END_STREAM | END_HEADERS; HPACK: :method GET, :scheme http, :path /
+# (static table 2, 6, 4), :authority x (literal without indexing, static name 1).
+HEADERS_GET = b"\x00\x00\x06\x01\x05\x00\x00\x00\x01" + b"\x82\x86\x84\x01\x01x"
 TOOLS = {"curl": "curl", "nghttp": "nghttp2-client", "h2load": "nghttp2-client"}
 
 
@@ -120,6 +124,35 @@ def beside_http1(srv):
         h2.close()
 
 
+def frames_until_response(s):
+    """(type, flags, stream) of each frame read from S until a HEADERS frame on stream 1."""
+    buf, frames = b"", []
+    while not any(t == 1 and sid == 1 for t, _, sid in frames):
+        chunk = s.recv(65536)
+        need(chunk, f"closed after the frames {frames}")
+        buf += chunk
+        while len(buf) >= 9 and len(buf) >= 9 + int.from_bytes(buf[:3], "big"):
+            n = int.from_bytes(buf[:3], "big")
+            frames.append((buf[3], buf[4], int.from_bytes(buf[5:9], "big") & 0x7FFFFFFF))
+            buf = buf[9 + n:]
+    return frames
+
+
+def split_preface(srv):
+    """The preface in three writes (a server that sniffs the first bytes must wait for the
+    rest): the server's SETTINGS first, and a GET on stream 1 answered with HEADERS."""
+    s = contract.connect(srv.port)
+    try:
+        for part in (PREFACE[:5], PREFACE[5:17], PREFACE[17:] + EMPTY_SETTINGS):
+            s.sendall(part)
+            time.sleep(0.05)
+        s.sendall(HEADERS_GET)
+        frames = frames_until_response(s)
+        need(frames[0][0] == 4, f"the first frame is not SETTINGS: {frames}")
+    finally:
+        s.close()
+
+
 def http1_refused(srv):
     """An h2c-only listener: an HTTP/1.1 request gets no HTTP/1.1 answer."""
     buf = contract.exchange(srv.port, contract.GET)
@@ -145,6 +178,7 @@ def checks(srv, *, same_port=True, switches=False, with_svg=False):
     c("h2c prior knowledge: HTTP/2 302, Location in 1..N, empty body", prior_knowledge, srv)
     c(f"h2c: all {srv.n} images over 200 streams on one connection (nghttp -m 200)", streams, srv)
     c("h2c: h2load -n 200 -c 2 -m 10, all 3xx", h2load, srv)
+    c("h2c: the preface split over 3 writes, then a GET answered on stream 1", split_preface, srv)
     if with_svg:
         c("h2c: /A8DB7D.svg is avatar's fox in #a8db7d", svg, srv)
     if same_port:
