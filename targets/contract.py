@@ -15,7 +15,9 @@ targets/<name>/checks.py, which may define
     extra(server)   run after the common checks, before SIGTERM
     after(run)      run after SIGTERM (e.g. second instances, other arguments)
 
-using the helpers below. The last line is "N passed, N failed"; the exit
+using the helpers below. `--h2c` adds the HTTP/2 checks of contract_h2c.py (h2c with
+prior knowledge beside HTTP/1.1 on the same port); `--h2c-start CMD` runs them on a
+second, h2c-only instance (nginx's h2c row). The last line is "N passed, N failed"; the exit
 status is non-zero if anything failed. The target's commands come from foxbench
 itself (`foxbench shootout --list --json`, through targets/harness.py, which also
 holds the report and the process helpers). Standard library only (Python 3.11).
@@ -85,13 +87,13 @@ def read_until(s, buf, marker, count):
 class Server(Group):
     """One started instance: its process group, port and log."""
 
-    def __init__(self, run, n, args=(), env=None, port=None):
+    def __init__(self, run, n, args=(), env=None, port=None, start=None):
         self.run, self.n = run, n
         self.port = port or free_port()
         self.sessions = []   # extra sessions whose processes belong to this run (php-fpm)
         self.hold = []       # sockets kept open until after SIGTERM
         t = run.commands(port=self.port, images=n)
-        cmd = t["start"]
+        cmd = t["start"] if start is None else harness.fill_as(start, t)
         if args:
             cmd += " " + " ".join(shlex.quote(str(a)) for a in args)
         e = harness.environ(t)
@@ -161,8 +163,9 @@ class Run(harness.Report):
         return self.report(not changed, "build (nothing written to the source dir)",
                            f"changed in {os.path.relpath(self.dir, REPO)}: {changed[:10]}")
 
-    def start(self, n=5, args=(), env=None, name=None):
-        srv = Server(self, n, args, env)
+    def start(self, n=5, args=(), env=None, name=None, start=None):
+        """An instance with N images; START replaces the suite row's start command."""
+        srv = Server(self, n, args, env, start=start)
         ok = srv.wait_ready()
         if name:
             self.report(ok, name.format(port=srv.port), srv.log_text())
@@ -623,6 +626,14 @@ def parse(argv):
     p.add_argument("--no-host-ok", action="store_true", help="HTTP/1.1 without Host is answered")
     p.add_argument("--template", action="store_true", help="check a TEMPLATE argument")
     p.add_argument("--refuses", default="", metavar="N,N", help="N values the start must refuse")
+    p.add_argument("--h2c", action="store_true",
+                   help="h2c prior knowledge on the same port as HTTP/1.1 (contract_h2c.py)")
+    p.add_argument("--h2c-upgrade", action="store_true",
+                   help="with --h2c: Upgrade: h2c switches to HTTP/2 (without: it is ignored)")
+    p.add_argument("--h2c-svg", action="store_true", help="with --h2c: the SVG route over h2c too")
+    p.add_argument("--h2c-start", metavar="CMD",
+                   help="h2c only, on a second instance started with CMD (the start of the "
+                        "target's h2c row); HTTP/1.1 must get no HTTP/1 answer there")
     p.add_argument("--term-timeout", type=float, default=1.0)
     p.add_argument("--term-status", default="0", help="comma list, or 'any'")
     return p.parse_args(argv)
@@ -634,9 +645,11 @@ def load_checks(name):
         return None
     spec = importlib.util.spec_from_file_location(f"checks_{name.replace('-', '_')}", path)
     mod = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("contract", sys.modules[__name__])
     spec.loader.exec_module(mod)
     return mod
+
+
+sys.modules.setdefault("contract", sys.modules[__name__])  # for contract_h2c and checks.py
 
 
 def main(argv=None):
@@ -693,6 +706,9 @@ def body(run, srv, o, extras):
       o.garbage_no_302, o.strict_garbage, not o.no_crlf_shutdown, o.no_host_ok)
     if extras and hasattr(extras, "extra"):
         extras.extra(srv)
+    if o.h2c:
+        import contract_h2c
+        contract_h2c.checks(srv, switches=o.h2c_upgrade, with_svg=o.h2c_svg)
     statuses = None if o.term_status == "any" else tuple(int(x) for x in o.term_status.split(","))
     c(f"SIGTERM to the process group: exits within {o.term_timeout:g} s, nothing left",
       sigterm, srv, o.term_timeout, statuses)
@@ -700,6 +716,9 @@ def body(run, srv, o, extras):
         c("TEMPLATE argument with {n} twice", template, run)
     if o.refuses:
         c(f"N in {o.refuses} is refused", refuses, run, [int(x) for x in o.refuses.split(",")])
+    if o.h2c_start:
+        import contract_h2c
+        contract_h2c.only(run, o.h2c_start)
     if extras and hasattr(extras, "after"):
         extras.after(run)
 

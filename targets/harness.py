@@ -290,10 +290,21 @@ def listing(suite, only=None, fill=None):
 
 def target(suite, name, fill=None):
     """The [[target]] NAME of SUITE with FILL: the plain one, else its first parameter row."""
-    rows = [t for t in listing(suite, name, fill)["targets"] if t["base"] == name]
+    listing_ = listing(suite, name, fill)
+    rows = [t for t in listing_["targets"] if t["base"] == name]
     if not rows:
         raise SetupError(f"no target {name!r} in {suite}")
-    return next((t for t in rows if not t["params"]), rows[0])
+    entry = next((t for t in rows if not t["params"]), rows[0])
+    return dict(entry, filled=dict(listing_["filled"], dir=entry["dir"]))
+
+
+def fill_as(command, entry):
+    """A command that is not the suite's (a checker's own argument, such as contract.py's
+    --h2c-start) with the values foxbench filled ENTRY's commands with (`target`'s
+    `filled`)."""
+    for name, value in entry["filled"].items():
+        command = command.replace("{" + name + "}", value)
+    return command
 
 
 def service(suite, name, fill=None):
