@@ -371,15 +371,10 @@ impl Conn {
                     return Ok(());
                 }
                 self.continued = None;
+                // Taken, not kept: honest clients rarely continue a block, so an idle
+                // connection holds no block buffer.
                 let block = std::mem::take(&mut self.block);
-                let r =
-                    self.header_block(c.stream, c.end_stream, c.self_dependent, &block, out, cx);
-                self.block = block;
-                self.block.clear();
-                if self.block.capacity() > 2 * DEFAULT_MAX_FRAME {
-                    self.block = Vec::new();
-                }
-                r
+                self.header_block(c.stream, c.end_stream, c.self_dependent, &block, out, cx)
             }
             // Unknown frame types are ignored (RFC 9113 5.5), within the control budget.
             _ => self.spend(cx),
