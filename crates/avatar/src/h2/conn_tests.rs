@@ -282,3 +282,17 @@ fn a_header_list_past_the_limit_gets_431() {
     assert_eq!(fields.iter().next().unwrap().1, b"431");
     assert_eq!(f.metrics.h2_events(H2Event::HeaderListTooLarge), 1);
 }
+
+/// An idle h2 connection holds its state and nothing else until the client indexes fields:
+/// no HPACK table, block or stream buffer is allocated up front.
+#[test]
+fn an_idle_connection_is_small() {
+    assert!(
+        std::mem::size_of::<Conn>() <= 320,
+        "{}",
+        std::mem::size_of::<Conn>()
+    );
+    let f = Fixture::started();
+    assert_eq!(f.conn.streams.capacity(), 0);
+    assert_eq!(f.conn.block.capacity(), 0);
+}

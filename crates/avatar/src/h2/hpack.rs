@@ -4,9 +4,8 @@
 //! Hand-written, as the load engine's is, and for the same reason: the crates looked at
 //! (`hpack`, `fluke-hpack`/`loona-hpack`, `httlib-hpack`) keep each dynamic-table entry as its
 //! own `Vec` and hand decoded fields out as owned or copy-on-write buffers, an allocation per
-//! Huffman-coded field. Here the dynamic table is one byte buffer of the advertised table size
-//! plus a ring of entry offsets, both sized at the connection's start, and fields are decoded
-//! into the worker's [`Fields`], whose buffers are reused: a kept-alive connection decodes
+//! Huffman-coded field. Here the dynamic table is one byte buffer (growing to at most the
+//! advertised table size) plus a ring of entry offsets, and fields are decoded into the worker's [`Fields`], whose buffers are reused: a kept-alive connection decodes
 //! without allocating. Every RFC 7541 error is an [`HpackError`], which the connection turns
 //! into a COMPRESSION_ERROR.
 //!
@@ -183,12 +182,14 @@ impl Default for Decoder {
 }
 
 impl Decoder {
-    /// An empty table of [`TABLE_SIZE`].
+    /// An empty table of [`TABLE_SIZE`]. Its buffers grow with what the client indexes
+    /// (a few dozen bytes for most clients, at most the table size), so an idle connection
+    /// does not pay for a full table; growth stops once the client's fields are in.
     pub fn new() -> Self {
         Decoder {
-            data: Vec::with_capacity(TABLE_SIZE),
+            data: Vec::new(),
             base: 0,
-            entries: VecDeque::with_capacity(TABLE_SIZE / 32),
+            entries: VecDeque::new(),
             size: 0,
             max_size: TABLE_SIZE,
         }
