@@ -252,3 +252,65 @@ fn continuation_flood_is_cut_off_while_h2load_keeps_its_answers() {
         "one GOAWAY per attacking connection"
     );
 }
+
+/// A first read that is only the start of the preface waits for the rest (no HTTP/1 400,
+/// no close); a first line that is no HTTP at all is closed without an answer.
+#[test]
+fn a_split_preface_waits_and_a_non_http_line_is_closed() {
+    let server = Avatar::start(&[]);
+    let mut s = TcpStream::connect(server.addr).unwrap();
+    s.set_nodelay(true).unwrap();
+    s.write_all(&PREFACE[..10]).unwrap();
+    s.set_read_timeout(Some(Duration::from_millis(300)))
+        .unwrap();
+    let mut byte = [0u8; 1];
+    match s.read(&mut byte) {
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+            ) => {}
+        other => panic!("the server answered a partial preface: {other:?}"),
+    }
+    let mut rest = PREFACE[10..].to_vec();
+    rest.extend(frame(4, 0, 0, &[]));
+    rest.extend(frame(
+        1,
+        0x5,
+        1,
+        &[
+            0x82, 0x86, 0x04, 8, b'/', b'h', b'e', b'a', b'l', b't', b'h', b'z',
+        ],
+    ));
+    s.write_all(&rest).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    // SETTINGS, SETTINGS ACK, then the answer on stream 1.
+    let mut got = Vec::new();
+    let mut buf = [0u8; 4096];
+    let mut kinds = Vec::new();
+    while !kinds.contains(&(0u8, 1u32)) {
+        let n = s.read(&mut buf).unwrap();
+        assert!(n > 0, "closed after {kinds:?}");
+        got.extend_from_slice(&buf[..n]);
+        kinds.clear();
+        let mut at = 0;
+        while at + 9 <= got.len() {
+            let len = u32::from_be_bytes([0, got[at], got[at + 1], got[at + 2]]) as usize;
+            let stream = u32::from_be_bytes([got[at + 5], got[at + 6], got[at + 7], got[at + 8]]);
+            if at + 9 + len > got.len() {
+                break;
+            }
+            kinds.push((got[at + 3], stream));
+            at += 9 + len;
+        }
+    }
+    assert_eq!(kinds[0], (4, 0), "SETTINGS first: {kinds:?}");
+    assert!(kinds.contains(&(1, 1)), "HEADERS on stream 1: {kinds:?}");
+
+    let mut s = TcpStream::connect(server.addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.write_all(b"INVALID CONNECTION PREFACE\r\n\r\n").unwrap();
+    let mut got = Vec::new();
+    let _ = s.read_to_end(&mut got);
+    assert!(got.is_empty(), "{:?}", String::from_utf8_lossy(&got));
+}
