@@ -3,7 +3,9 @@
 //! This is the sans-I/O heart of the server. A worker hands it the bytes it has read for one
 //! connection and an output buffer; it appends one response per complete request, in order,
 //! and says how many bytes it used and what the connection should do next. The fuzz target
-//! and the split-at-every-byte tests drive it directly.
+//! and the split-at-every-byte tests drive it directly. HTTP/2 requests, once checked and
+//! turned into a [`Request`], are answered by [`Responder::answer_h2`]: the same routing,
+//! heads and counters.
 
 use std::io::Write;
 use std::net::SocketAddr;
