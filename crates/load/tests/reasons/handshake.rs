@@ -300,3 +300,119 @@ fn each_certificate_problem_is_its_own_tls_reason() {
         runs_failing_with(&p, tls(Cause::Cert(problem)));
     }
 }
+
+/// Judges client certificates as `inner` does, `delay` later: a server slow to refuse.
+#[derive(Debug)]
+struct Slow {
+    inner: Arc<dyn rustls::server::danger::ClientCertVerifier>,
+    delay: Duration,
+}
+
+impl rustls::server::danger::ClientCertVerifier for Slow {
+    fn root_hint_subjects(&self) -> &[rustls::DistinguishedName] {
+        self.inner.root_hint_subjects()
+    }
+
+    fn verify_client_cert(
+        &self,
+        end_entity: &rustls::pki_types::CertificateDer<'_>,
+        intermediates: &[rustls::pki_types::CertificateDer<'_>],
+        now: rustls::pki_types::UnixTime,
+    ) -> Result<rustls::server::danger::ClientCertVerified, rustls::Error> {
+        // The slowness under test: a server that takes this long to judge.
+        std::thread::sleep(self.delay);
+        self.inner
+            .verify_client_cert(end_entity, intermediates, now)
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &rustls::pki_types::CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        self.inner.verify_tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &rustls::pki_types::CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        self.inner.verify_tls13_signature(message, cert, dss)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
+        self.inner.supported_verify_schemes()
+    }
+}
+
+/// A TLS 1.3 server serving `certs` that requires a client certificate from `client_ca`,
+/// and takes `delay` to judge one.
+fn mutual_tls_server(certs: &Certs, client_ca: &Certs, delay: Duration) -> Server {
+    use rustls::pki_types::pem::PemObject as _;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    let mut roots = rustls::RootCertStore::empty();
+    for c in CertificateDer::pem_file_iter(&client_ca.ca).unwrap() {
+        roots.add(c.unwrap()).unwrap();
+    }
+    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    let inner = rustls::server::WebPkiClientVerifier::builder_with_provider(
+        Arc::new(roots),
+        provider.clone(),
+    )
+    .build()
+    .unwrap();
+    let chain = CertificateDer::pem_file_iter(&certs.cert)
+        .unwrap()
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap();
+    let key = PrivateKeyDer::from_pem_file(&certs.key).unwrap();
+    let mut config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_protocol_versions(&[&rustls::version::TLS13])
+        .unwrap()
+        .with_client_cert_verifier(Arc::new(Slow { inner, delay }))
+        .with_single_cert(chain, key)
+        .unwrap();
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    super::super::support::tls::tls_redirect_server(Arc::new(config))
+}
+
+/// TLS 1.3 judges a client certificate after the client's handshake is done. The preflight
+/// waited one fixed second for a refusal, every time: a server slower than that to refuse
+/// passed it, and one that accepted cost the whole second. It now waits for the server's
+/// first record (its alert, or the session tickets of a server that accepted), bounded by
+/// --timeout.
+#[test]
+fn mutual_tls_preflight_waits_for_the_verdict_not_a_fixed_time() {
+    let certs = Certs::for_names(&["127.0.0.1"]);
+    let client_ca = Certs::for_names(&["client"]);
+    // Issued by a CA of another name: refused as unknown (a CA of the same name would be
+    // refused as a bad signature, decrypt_error).
+    let stranger = issued(|_| {}, false);
+    let s = mutual_tls_server(&certs, &client_ca, Duration::from_millis(1500));
+    let mut p = plan(&format!("https://127.0.0.1:{}/", s.addr.port()));
+    p.tls.verify = Verify::CaFile(certs.ca.clone());
+    p.timeout = Duration::from_secs(20);
+    // A certificate from a CA the server does not trust, refused after 1.5 s.
+    p.tls.client = Some(load::ClientCert {
+        cert: stranger.cert.clone(),
+        key: stranger.key.clone(),
+    });
+    let e = load::preflight(&p).unwrap_err().to_string();
+    assert!(e.contains("refused the client certificate"), "{e}");
+    assert!(!e.contains('\n'), "{e}");
+    // Its own certificate is accepted: the session tickets end the wait, not the timeout.
+    p.tls.client = Some(load::ClientCert {
+        cert: client_ca.cert.clone(),
+        key: client_ca.key.clone(),
+    });
+    let started = std::time::Instant::now();
+    load::preflight(&p).unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "waited {:?}, near the 20 s timeout",
+        started.elapsed()
+    );
+}
