@@ -301,9 +301,11 @@ fn received_alert_words(n: u8) -> (String, Option<String>) {
             "the server accepts none of TLS 1.2 and 1.3",
             None,
         ),
+        // foxbench offers http/1.1 alone, or h2 alone under --http2; the reason does not
+        // say which, so the words fit both.
         120 => (
-            "the server offers no HTTP/1.1 over TLS (ALPN)",
-            Some("it speaks only h2: pass --http2"),
+            "the server speaks none of the protocols foxbench offered by ALPN",
+            Some("without --http2 it may speak only h2: pass --http2; with it, it does not speak h2: drop --http2"),
         ),
         112 => ("the server knows no such name (SNI)", Some("connect by a name it serves")),
         _ => ("the server ended TLS with an alert", None),
@@ -521,6 +523,18 @@ mod tests {
         assert_eq!(
             read.line(12_000),
             "read 12 (0.1%): connection reset by the server mid-body (ECONNRESET)"
+        );
+    }
+
+    /// nginx refuses an ALPN offer of h2 alone (`--http2` against a server without h2)
+    /// with no_application_protocol, which read "it speaks only h2: pass --http2": the
+    /// opposite of the fix. The words now fit an offer of either protocol.
+    #[test]
+    fn no_application_protocol_is_worded_for_either_alpn_offer() {
+        let line = ReasonRow::new(Reason::new(Kind::Tls, Cause::AlertReceived(120)), 6).line(6);
+        assert_eq!(
+            line,
+            "tls 6 (100%): the server speaks none of the protocols foxbench offered by ALPN (alert no_application_protocol): without --http2 it may speak only h2: pass --http2; with it, it does not speak h2: drop --http2"
         );
     }
 
