@@ -53,10 +53,15 @@ fn after_client_hello(then: fn(Conn)) -> Server {
 /// A TLS 1.2 ServerHello choosing TLS_RSA_WITH_AES_128_CBC_SHA (0x002f), which rustls
 /// never offers.
 fn server_hello_with_an_unoffered_suite() -> Vec<u8> {
-    let mut hello = vec![0x03, 0x03];
+    server_hello(0x0303, 0x002f)
+}
+
+/// A ServerHello of `version` (no supported_versions extension) choosing `suite`.
+fn server_hello(version: u16, suite: u16) -> Vec<u8> {
+    let mut hello = version.to_be_bytes().to_vec();
     hello.extend([0x11; 32]); // random
     hello.push(0); // no session id
-    hello.extend([0x00, 0x2f]); // the cipher suite
+    hello.extend(suite.to_be_bytes());
     hello.push(0); // no compression
     let mut handshake = vec![0x02, 0, 0, hello.len() as u8];
     handshake.extend(hello);
@@ -70,7 +75,7 @@ fn server_hello_with_an_unoffered_suite() -> Vec<u8> {
 #[test]
 fn each_way_a_handshake_fails_is_its_own_tls_reason() {
     type Case = (&'static str, fn(Conn), Cause);
-    let cases: [Case; 6] = [
+    let cases: [Case; 7] = [
         ("stall", |c| c.hold(), Cause::Timeout(At::Handshake)),
         ("close", drop, Cause::Closed(At::Handshake)),
         ("reset", |c| c.reset(), Cause::Reset(At::Handshake)),
@@ -97,6 +102,15 @@ fn each_way_a_handshake_fails_is_its_own_tls_reason() {
                 c.hold();
             },
             Cause::PeerMisbehaved,
+        ),
+        (
+            // TLS 1.1 with a suite foxbench offers: the version is what it refuses.
+            "TLS 1.1",
+            |mut c| {
+                c.send(&server_hello(0x0302, 0xc02b));
+                c.hold();
+            },
+            Cause::PeerIncompatible,
         ),
     ];
     for (name, then, cause) in cases {
