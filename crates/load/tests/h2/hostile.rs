@@ -209,6 +209,20 @@ fn refused_forever_ends_as_reset_after_bounded_retries() {
     assert_eq!(r.counts.reasons.count(want), Some(20), "{:?}", r.counts);
 }
 
+/// A graceful GOAWAY before every stream: each is unprocessed, sent again on a new
+/// connection, and after the bounded retries fails as `protocol` with the GOAWAY's code.
+#[test]
+fn graceful_goaway_forever_ends_as_protocol_no_error() {
+    let (addr, _) = serve(settings(&[]), |peer, _, _| {
+        peer.send(&goaway(0, 0));
+        true
+    });
+    let r = run(&plan(addr));
+    let want = Reason::new(Kind::Protocol, Cause::H2Received(0));
+    assert_eq!(r.counts.protocol, 20, "{:?}", r.counts);
+    assert_eq!(r.counts.reasons.count(want), Some(20), "{:?}", r.counts);
+}
+
 #[test]
 fn rst_stream_internal_error_is_reset() {
     let (addr, _) = serve(settings(&[]), |peer, stream, _| {

@@ -1,6 +1,7 @@
 //! Connect and write failures, each caused for real: a listener whose accept queue is full
 //! (the kernel drops the SYNs: a connect timeout), a server that closes while a large body
-//! is still being written, and a network namespace with two local ports (EADDRNOTAVAIL).
+//! is still being written, and a network namespace with two local ports (EADDRNOTAVAIL)
+//! and routes to nowhere (ENETUNREACH, EHOSTUNREACH).
 
 use std::net::TcpStream;
 use std::time::Duration;
@@ -116,9 +117,10 @@ fn can_netns() -> bool {
 
 /// In a network namespace of its own whose ephemeral port range holds two ports, a run of
 /// four kept-alive connections gets two: the other two connects fail with EADDRNOTAVAIL,
-/// counted as ports exhausted, and the requests on them fail so.
+/// counted as ports exhausted, and the requests on them fail so. In the same namespace, an
+/// address with no route is ENETUNREACH, and one with an unreachable route EHOSTUNREACH.
 #[test]
-fn ephemeral_ports_running_out_is_eaddrnotavail() {
+fn ports_running_out_and_no_route_are_their_errnos() {
     if !can_netns() {
         return;
     }
@@ -138,7 +140,25 @@ fn ephemeral_ports_running_out_is_eaddrnotavail() {
         p.connections = 4;
         p.threads = 1;
         p.stop = Stop::Requests(200);
-        run(&p)
+        let r = run(&p);
+        // No route at all, and a route that says unreachable: the connect fails at once.
+        let ip = |args: &[&str]| {
+            let ok = std::process::Command::new("ip")
+                .args(args)
+                .status()
+                .unwrap();
+            assert!(ok.success(), "ip {args:?}");
+        };
+        ip(&["route", "add", "unreachable", "10.98.0.0/16"]);
+        for (url, errno) in [
+            ("http://10.99.0.1:80/", 101), // ENETUNREACH
+            ("http://10.98.0.1:80/", 113), // EHOSTUNREACH
+        ] {
+            let mut p = plan(url);
+            p.stop = Stop::Requests(4);
+            runs_failing_with(&p, Reason::new(Kind::Connect, Cause::Errno(errno)));
+        }
+        r
     })
     .join()
     .unwrap();
