@@ -34,6 +34,8 @@ fn watch(
     };
     let r = load::run(p, &control).expect("run starts");
     let held = watcher.join().unwrap();
+    assert!(r.counts.conserved(), "{:?}", r.counts);
+    assert!(r.counts.reasons_conserved(), "{:?}", r.counts);
     (held, control.snapshot(), r)
 }
 
