@@ -388,6 +388,18 @@ fn open(
 mod tests {
     use super::*;
 
+    /// The preflight's wait for the server's first record ends only once a whole record
+    /// (5-byte header and the length it gives) has come.
+    #[test]
+    fn whole_record_needs_its_header_and_its_length() {
+        assert!(!whole_record(&[]));
+        assert!(!whole_record(&[0x17, 3, 3, 0]));
+        assert!(!whole_record(&[0x17, 3, 3, 0, 2, 1]));
+        assert!(whole_record(&[0x17, 3, 3, 0, 2, 1, 2]));
+        assert!(whole_record(&[0x15, 3, 3, 0, 0]));
+        assert!(whole_record(&[0x17, 3, 3, 0, 1, 9, 0x17]));
+    }
+
     #[test]
     fn preflight_names_a_dead_port() {
         let port = {
