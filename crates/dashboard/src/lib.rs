@@ -106,7 +106,7 @@ pub struct Gauge {
     pub t_s: f64,
     /// The client's CPU over the last second, percent of its CPUs.
     pub cpu_percent: f64,
-    /// TCP connections the client holds established to the target.
+    /// Connections the client holds established to the target: the engine's own count.
     pub connections_open: u64,
 }
 

@@ -465,7 +465,7 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
     let started_wall = std::time::SystemTime::now();
     let started = Instant::now();
     if let Some(live) = &mut live {
-        live.start(threads, plan.target.addr.port());
+        live.start(threads, control.clone());
     }
     // Bounded: the newest intervals at full resolution, older ones merged (--hlog keeps all).
     let mut series_error = None;

@@ -10,6 +10,7 @@ pub(crate) struct Progress {
     pub(crate) sent: AtomicU64,
     pub(crate) completed: AtomicU64,
     pub(crate) errors: AtomicU64,
+    pub(crate) connections_open: AtomicU64,
 }
 
 /// Shared between the caller and the workers: the stop switch and live progress.
@@ -28,6 +29,9 @@ pub struct Snapshot {
     pub completed: u64,
     /// Requests failed with an error.
     pub errors: u64,
+    /// Connections established and not closed yet: the engine's own count, so that a live
+    /// display need not read the kernel's socket tables for it.
+    pub connections_open: u64,
 }
 
 impl Control {
@@ -56,6 +60,7 @@ impl Control {
             s.sent += p.sent.load(Ordering::Relaxed);
             s.completed += p.completed.load(Ordering::Relaxed);
             s.errors += p.errors.load(Ordering::Relaxed);
+            s.connections_open += p.connections_open.load(Ordering::Relaxed);
         }
         s
     }

@@ -180,30 +180,75 @@ fn handshake(
 
 /// TLS 1.3 finishes the client's side of the handshake before the server has judged its
 /// certificate: a server that refuses it (or its absence) says so in the first record
-/// after. So when the server asked for one, read once, bounded, before calling the
-/// handshake good; only then does the run send load.
+/// after. So when the server asked for one, wait for that first record before calling the
+/// handshake good: the alert, or what a server that accepted sends at once (its session
+/// tickets: nginx, OpenSSL, rustls and Go all send them unasked). A server that sends
+/// nothing is taken as accepting once `timeout` (the run's --timeout) has passed; before,
+/// the preflight waited a fixed second every time, and missed a refusal slower than that.
 fn refused_after_handshake(
     stream: &mut rustls::StreamOwned<rustls::ClientConnection, TcpStream>,
     timeout: Duration,
     host: &str,
 ) -> Result<(), String> {
     use std::io::Read as _;
-    let _ = stream
-        .sock
-        .set_read_timeout(Some(timeout.min(Duration::from_secs(1))));
-    let mut byte = [0u8; 1];
-    match stream.read(&mut byte) {
-        // Nothing came: the server kept the connection, certificate accepted.
-        Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {
-            Ok(())
+    let closed = || {
+        "the server closed the connection right after the TLS handshake: it may require a client certificate (--cert FILE --key FILE)".to_string()
+    };
+    let deadline = std::time::Instant::now() + timeout;
+    // Bytes read, kept only to tell when a whole record has come (5-byte header, length).
+    let mut seen = Vec::new();
+    let mut chunk = [0u8; 4096];
+    // The client's last flight (its certificate and Finished) may still be queued.
+    while stream.conn.wants_write() {
+        if stream.conn.write_tls(&mut stream.sock).is_err() {
+            return Err(closed());
         }
-        Err(e) => match e.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>()) {
-            Some(tls_err) => Err(tls::explain(tls_err, host)),
-            None => Err("the server closed the connection right after the TLS handshake: it may require a client certificate (--cert FILE --key FILE)".into()),
-        },
-        Ok(0) => Err("the server closed the connection right after the TLS handshake: it may require a client certificate (--cert FILE --key FILE)".into()),
-        Ok(_) => Ok(()),
     }
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            return Ok(());
+        }
+        let _ = stream.sock.set_read_timeout(Some(left));
+        let n = match stream.sock.read(&mut chunk) {
+            Ok(0) => return Err(closed()),
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            // Nothing came: the server kept the connection, certificate accepted.
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                ) =>
+            {
+                return Ok(())
+            }
+            Err(_) => return Err(closed()),
+        };
+        // Every byte goes to the session, which keeps what it does not process yet.
+        let mut rest = &chunk[..n];
+        while !rest.is_empty() {
+            match stream.conn.read_tls(&mut rest) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(_) => return Err(closed()),
+            }
+            match stream.conn.process_new_packets() {
+                Err(e) => return Err(tls::explain(&e, host)),
+                Ok(state) if state.peer_has_closed() => return Err(closed()),
+                Ok(_) => {}
+            }
+        }
+        seen.extend_from_slice(&chunk[..n]);
+        if whole_record(&seen) {
+            return Ok(());
+        }
+    }
+}
+
+/// True when `bytes` begin with a whole TLS record.
+fn whole_record(bytes: &[u8]) -> bool {
+    bytes.len() >= 5 && bytes.len() >= 5 + usize::from(u16::from_be_bytes([bytes[3], bytes[4]]))
 }
 
 /// Open files a run of `connections` needs: one per connection, and 64 for the rest
@@ -361,6 +406,18 @@ fn open(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The preflight's wait for the server's first record ends only once a whole record
+    /// (5-byte header and the length it gives) has come.
+    #[test]
+    fn whole_record_needs_its_header_and_its_length() {
+        assert!(!whole_record(&[]));
+        assert!(!whole_record(&[0x17, 3, 3, 0]));
+        assert!(!whole_record(&[0x17, 3, 3, 0, 2, 1]));
+        assert!(whole_record(&[0x17, 3, 3, 0, 2, 1, 2]));
+        assert!(whole_record(&[0x15, 3, 3, 0, 0]));
+        assert!(whole_record(&[0x17, 3, 3, 0, 1, 9, 0x17]));
+    }
 
     #[test]
     fn preflight_names_a_dead_port() {

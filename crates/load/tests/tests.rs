@@ -3,6 +3,7 @@
 mod h2;
 mod limits;
 mod open;
+mod progress;
 mod reasons;
 mod support;
 mod tls;

@@ -301,9 +301,11 @@ fn received_alert_words(n: u8) -> (String, Option<String>) {
             "the server accepts none of TLS 1.2 and 1.3",
             None,
         ),
+        // foxbench offers http/1.1 alone, or h2 alone under --http2; the reason does not
+        // say which, so the words fit both.
         120 => (
-            "the server offers no HTTP/1.1 over TLS (ALPN)",
-            Some("it speaks only h2: pass --http2"),
+            "the server speaks none of the protocols foxbench offered by ALPN",
+            Some("without --http2 it may speak only h2: pass --http2; with it, it does not speak h2: drop --http2"),
         ),
         112 => ("the server knows no such name (SNI)", Some("connect by a name it serves")),
         _ => ("the server ended TLS with an alert", None),
@@ -431,16 +433,82 @@ mod tests {
             .collect()
     }
 
-    /// Every reason's wording is one line, in words: no Debug text of any kind.
+    /// Which variant a cause is. A match without a wildcard: a new `Cause` variant does
+    /// not compile here until it is given a number, and `every_reason` must then list it.
+    fn variant(c: Cause) -> usize {
+        match c {
+            Cause::Errno(_) => 0,
+            Cause::Closed(_) => 1,
+            Cause::Reset(_) => 2,
+            Cause::CloseNotify(_) => 3,
+            Cause::Timeout(_) => 4,
+            Cause::Parse(_) => 5,
+            Cause::AlertReceived(_) => 6,
+            Cause::AlertSent(_) => 7,
+            Cause::Cert(_) => 8,
+            Cause::NotTls => 9,
+            Cause::PeerIncompatible => 10,
+            Cause::PeerMisbehaved => 11,
+            Cause::BadRecord => 12,
+            Cause::TlsOther => 13,
+            Cause::H2Received(_) => 14,
+            Cause::H2Sent(_) => 15,
+            Cause::NoH2 => 16,
+            Cause::Unknown => 17,
+        }
+    }
+
+    #[test]
+    fn every_reason_covers_every_cause_and_kind() {
+        let all = every_reason();
+        let variants: std::collections::BTreeSet<usize> =
+            all.iter().map(|r| variant(r.cause)).collect();
+        assert_eq!(
+            variants.len(),
+            18,
+            "a Cause variant is missing from every_reason"
+        );
+        for k in Kind::ALL {
+            assert!(all.iter().any(|r| r.kind == k), "{k:?}");
+        }
+    }
+
+    /// Every reason's wording is one line, in words: no Debug text of any kind, neither
+    /// rustls's nor our own enums'. The "other" row too.
     #[test]
     fn every_wording_is_one_plain_line() {
-        for r in every_reason() {
-            let line = ReasonRow::new(r, 3).line(10);
+        let rows = every_reason()
+            .into_iter()
+            .map(|r| (format!("{r:?}"), ReasonRow::new(r, 3)))
+            .chain(Kind::ALL.map(|k| (format!("other {k:?}"), ReasonRow::other(k, 3))));
+        for (what, row) in rows {
+            let line = row.line(10);
             assert!(!line.contains('\n'), "{line}");
-            for debug in ["{", "}", "(Other", "UnixTime", "Context", "Some(", "None"] {
-                assert!(!line.contains(debug), "{r:?} reads {line:?}");
+            for debug in [
+                "{", "}", "(Other", "UnixTime", "Context", "Some(", "None", "Errno(", "Closed(",
+                "Reset(", "Timeout(", "Cert(", "At::", "Kind::", "Rule::", "\"",
+            ] {
+                assert!(!line.contains(debug), "{what} reads {line:?}");
             }
             assert!(line.len() < 240, "{line}");
+            assert!(
+                !row.reason.is_empty() && !row.reason.ends_with('.'),
+                "{line}"
+            );
+        }
+    }
+
+    /// Two causes that a reader must tell apart are worded apart: within each kind, no
+    /// two reasons read the same.
+    #[test]
+    fn each_reason_of_a_kind_reads_differently() {
+        let mut seen: BTreeMap<(Kind, String), Reason> = BTreeMap::new();
+        for r in every_reason() {
+            let row = ReasonRow::new(r, 1);
+            let text = format!("{} {:?}", row.reason, row.hint);
+            if let Some(before) = seen.insert((r.kind, text.clone()), r) {
+                panic!("{before:?} and {r:?} both read {text:?}");
+            }
         }
     }
 
@@ -455,6 +523,18 @@ mod tests {
         assert_eq!(
             read.line(12_000),
             "read 12 (0.1%): connection reset by the server mid-body (ECONNRESET)"
+        );
+    }
+
+    /// nginx refuses an ALPN offer of h2 alone (`--http2` against a server without h2)
+    /// with no_application_protocol, which read "it speaks only h2: pass --http2": the
+    /// opposite of the fix. The words now fit an offer of either protocol.
+    #[test]
+    fn no_application_protocol_is_worded_for_either_alpn_offer() {
+        let line = ReasonRow::new(Reason::new(Kind::Tls, Cause::AlertReceived(120)), 6).line(6);
+        assert_eq!(
+            line,
+            "tls 6 (100%): the server speaks none of the protocols foxbench offered by ALPN (alert no_application_protocol): without --http2 it may speak only h2: pass --http2; with it, it does not speak h2: drop --http2"
         );
     }
 

@@ -128,6 +128,56 @@ fn a_wrong_token_is_404_and_a_port_in_use_is_one_line_and_exit_2() {
     drop(run);
 }
 
+/// The `gauges` events carry the engine's count of open connections (it was read from
+/// /proc/net/tcp every second, at a cost that grew with every socket on the machine): a
+/// kept-alive run of 5 connections shows 5.
+#[test]
+fn the_connections_gauge_is_the_engines_count() {
+    let s = redirect_server();
+    let run = start(&[
+        "--dashboard",
+        "-c",
+        "5",
+        "-t",
+        "1",
+        "-R",
+        "200",
+        "-d",
+        "60s",
+        &s.url(),
+    ]);
+    let rest = run.url.strip_prefix("http://").unwrap();
+    let (host, path) = rest.split_at(rest.find('/').unwrap());
+    let mut events = TcpStream::connect(host).unwrap();
+    events
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    write!(events, "GET {path}events HTTP/1.1\r\nHost: {host}\r\n\r\n").unwrap();
+    // Gauges come once a second; the first ones may precede the last connect.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut seen = Vec::new();
+    for line in BufReader::new(events).lines().map_while(Result::ok) {
+        if let Some(data) = line.strip_prefix("data: [{\"t_s\"") {
+            let gauges: serde_json::Value =
+                serde_json::from_str(&format!("[{{\"t_s\"{data}")).unwrap();
+            seen.extend(
+                gauges
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|g| g["connections_open"].as_u64().unwrap()),
+            );
+        }
+        if seen.contains(&5) || Instant::now() > deadline {
+            break;
+        }
+    }
+    assert!(seen.contains(&5), "connections open: {seen:?}");
+    assert!(seen.iter().all(|&n| n <= 5), "{seen:?}");
+    // The preflight's connection, and the run's five kept alive.
+    assert_eq!(s.accepts(), 6);
+}
+
 /// Answers redirects, except that every request arriving between 9 s and 10 s after the
 /// server started waits until 10 s: a one-second stall in the middle of the run.
 fn stalling_server() -> Server {

@@ -268,6 +268,8 @@ struct Worker {
     h2: H2Counts,
     /// HTTP/2: where a value with random parts is filled before its length is written.
     scratch: Vec<u8>,
+    /// Connections established and not closed yet, published for live displays.
+    open: u64,
 }
 
 /// How long before a due instant the open model stops sleeping and polls instead.
@@ -350,6 +352,7 @@ pub(crate) fn run(cfg: Config, rotor: Rotor) -> Result<WorkerResult, LoadError> 
         late_until: 0,
         h2: H2Counts::default(),
         scratch: Vec::with_capacity(cfg.table.h2_max_value),
+        open: 0,
         cfg,
     };
     if w.cfg.schedule.is_open() {
@@ -455,6 +458,7 @@ impl Worker {
         p.sent.store(c.sent, Ordering::Relaxed);
         p.completed.store(c.completed(), Ordering::Relaxed);
         p.errors.store(c.errors(), Ordering::Relaxed);
+        p.connections_open.store(self.open, Ordering::Relaxed);
     }
 
     /// Counts everything still unanswered as in flight, closes every socket and hands off
@@ -466,6 +470,7 @@ impl Worker {
             slot.requeue.clear();
             slot.conn = None;
         }
+        self.open = 0;
         let now = now_ns(self.cfg.epoch);
         self.rec.counts.unsent += self.cfg.schedule.unsent(now);
         self.publish();
@@ -719,6 +724,7 @@ impl Worker {
         let slot = &mut self.slots[idx];
         slot.phase = Phase::Open;
         slot.failures = 0;
+        self.open += 1;
         // What an idle connection has waited since (an h2 server allowing no streams);
         // requests already assigned keep their own start.
         if slot.inflight.is_empty() {
@@ -940,6 +946,9 @@ impl Worker {
         }
         let slot = &mut self.slots[idx];
         slot.conn = None; // close(2) also removes the socket from the epoll set
+        if slot.phase == Phase::Open {
+            self.open -= 1;
+        }
         slot.phase = Phase::Closed;
         slot.out.clear();
         slot.out_pos = 0;

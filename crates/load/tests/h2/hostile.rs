@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use load::{Plan, RequestSpec, Stop};
+use stats::reason::{Cause, Kind, Reason};
 
 use super::{h2_counts, h2_plan};
 use crate::run;
@@ -169,6 +170,8 @@ fn goaway_with_an_error_is_protocol() {
     let r = run(&plan(addr));
     assert_eq!(r.counts.protocol, 20, "{:?}", r.counts);
     assert!(h2_counts(&r).goaway_received[INTERNAL_ERROR as usize] >= 1);
+    let want = Reason::new(Kind::Protocol, Cause::H2Received(INTERNAL_ERROR));
+    assert_eq!(r.counts.reasons.count(want), Some(20), "{:?}", r.counts);
 }
 
 #[test]
@@ -202,6 +205,22 @@ fn refused_forever_ends_as_reset_after_bounded_retries() {
     let r = run(&plan(addr));
     assert_eq!(r.counts.reset, 20, "{:?}", r.counts);
     assert_eq!(h2_counts(&r).retries, 60, "three retries each");
+    let want = Reason::new(Kind::Reset, Cause::H2Received(REFUSED_STREAM));
+    assert_eq!(r.counts.reasons.count(want), Some(20), "{:?}", r.counts);
+}
+
+/// A graceful GOAWAY before every stream: each is unprocessed, sent again on a new
+/// connection, and after the bounded retries fails as `protocol` with the GOAWAY's code.
+#[test]
+fn graceful_goaway_forever_ends_as_protocol_no_error() {
+    let (addr, _) = serve(settings(&[]), |peer, _, _| {
+        peer.send(&goaway(0, 0));
+        true
+    });
+    let r = run(&plan(addr));
+    let want = Reason::new(Kind::Protocol, Cause::H2Received(0));
+    assert_eq!(r.counts.protocol, 20, "{:?}", r.counts);
+    assert_eq!(r.counts.reasons.count(want), Some(20), "{:?}", r.counts);
 }
 
 #[test]
@@ -212,6 +231,8 @@ fn rst_stream_internal_error_is_reset() {
     let r = run(&plan(addr));
     assert_eq!(r.counts.reset, 20, "{:?}", r.counts);
     assert_eq!(h2_counts(&r).rst_received[INTERNAL_ERROR as usize], 20);
+    let want = Reason::new(Kind::Reset, Cause::H2Received(INTERNAL_ERROR));
+    assert_eq!(r.counts.reasons.count(want), Some(20), "{:?}", r.counts);
 }
 
 /// The server never acknowledges our SETTINGS (none of these servers does): tolerated,
@@ -237,48 +258,73 @@ fn headers_split_over_continuation_frames() {
     assert_eq!(r.status, vec![(204, 20)]);
 }
 
-/// Connection errors: every stream in flight on the connection fails as `protocol`.
+/// Connection errors: every stream in flight on the connection fails as `protocol`, with
+/// the error code foxbench ended the connection with as its reason.
 #[test]
 fn connection_errors_fail_their_streams_as_protocol() {
-    type Case = (&'static str, Vec<u8>, fn(u32) -> Vec<u8>);
+    type Case = (&'static str, Vec<u8>, fn(u32) -> Vec<u8>, Cause);
     let cases: [Case; 5] = [
-        ("a PUSH_PROMISE", settings(&[]), |s| {
-            frame(
-                PUSH_PROMISE,
-                END_HEADERS,
-                s,
-                &[0, 0, 0, 2, 0x82, 0x84, 0x86],
-            )
-        }),
+        (
+            "a PUSH_PROMISE",
+            settings(&[]),
+            |s| {
+                frame(
+                    PUSH_PROMISE,
+                    END_HEADERS,
+                    s,
+                    &[0, 0, 0, 2, 0x82, 0x84, 0x86],
+                )
+            },
+            Cause::H2Sent(1),
+        ),
         (
             "a frame larger than our SETTINGS_MAX_FRAME_SIZE",
             settings(&[]),
             |s| frame(HEADERS, END_HEADERS | END_STREAM, s, &[0x88; 20_000]),
+            Cause::H2Sent(6),
         ),
-        ("an HPACK table-size bomb", settings(&[]), |s| {
-            frame(
-                HEADERS,
-                END_HEADERS | END_STREAM,
-                s,
-                &[0x3f, 0xe1, 0xff, 0x7f, 0x88],
-            )
-        }),
+        (
+            "an HPACK table-size bomb",
+            settings(&[]),
+            |s| {
+                frame(
+                    HEADERS,
+                    END_HEADERS | END_STREAM,
+                    s,
+                    &[0x3f, 0xe1, 0xff, 0x7f, 0x88],
+                )
+            },
+            Cause::H2Sent(9),
+        ),
         (
             "garbage instead of the connection preface",
             b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n".to_vec(),
             |_| Vec::new(),
+            Cause::H2Sent(1),
         ),
-        ("a PING flood", settings(&[]), |s| {
-            let mut f = frame(PING, 0, 0, b"floodflo").repeat(10_001);
-            f.extend(ok(s));
-            f
-        }),
+        (
+            "a PING flood",
+            settings(&[]),
+            |s| {
+                let mut f = frame(PING, 0, 0, b"floodflo").repeat(10_001);
+                f.extend(ok(s));
+                f
+            },
+            Cause::H2Sent(11),
+        ),
     ];
-    for (what, preface, reply) in cases {
+    for (what, preface, reply, cause) in cases {
         let (addr, _) = serve(preface, move |peer, stream, _| peer.send(&reply(stream)));
         let r = run(&plan(addr));
         assert_eq!(r.counts.protocol, 20, "{what}: {:?}", r.counts);
         assert_eq!(r.counts.ok, 0, "{what}");
+        let want = Reason::new(Kind::Protocol, cause);
+        assert_eq!(
+            r.counts.reasons.count(want),
+            Some(20),
+            "{what}: {:?}",
+            r.counts.reasons
+        );
     }
 }
 

@@ -210,6 +210,23 @@ fn tls_server_without_h2_is_one_line_at_preflight() {
         e.contains("does not speak HTTP/2") && e.contains("did not select h2") && !e.contains('\n'),
         "{e}"
     );
+    // A run past the preflight: nginx refuses an ALPN offer of h2 alone with an alert.
+    use stats::reason::{Cause, Kind, Reason};
+    p.stop = Stop::Requests(6);
+    let r = run(&p);
+    let want = Reason::new(Kind::Tls, Cause::AlertReceived(120));
+    assert_eq!(r.counts.tls, 6, "{:?}", r.counts);
+    assert_eq!(r.counts.reasons.count(want), Some(6), "{:?}", r.counts);
+    // A server that ignores ALPN completes the handshake, and each request fails as
+    // `protocol`, for want of h2.
+    let mut config = (*certs.server_config()).clone();
+    config.alpn_protocols.clear();
+    let s = crate::support::tls::tls_redirect_server(std::sync::Arc::new(config));
+    p.target = Target::parse(&format!("https://localhost:{}/", s.addr.port())).unwrap();
+    let r = run(&p);
+    let want = Reason::new(Kind::Protocol, Cause::NoH2);
+    assert_eq!(r.counts.protocol, 6, "{:?}", r.counts);
+    assert_eq!(r.counts.reasons.count(want), Some(6), "{:?}", r.counts);
 }
 
 #[test]

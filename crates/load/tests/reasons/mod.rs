@@ -1,5 +1,11 @@
 //! Every failure carries its reason: each is caused by an in-test server and checked for
 //! its kind, its cause and the conservation law (`run` checks both laws).
+//!
+//! Connect and write failures are in `connect`, the TLS handshake's and the certificate's in
+//! `handshake`.
+
+mod connect;
+mod handshake;
 
 use std::io::{Read as _, Write as _};
 use std::path::PathBuf;
@@ -26,7 +32,18 @@ fn every_request_fails_with(then: Then, n: u64, want: Reason) {
     let mut p = plan(&s.url());
     p.stop = Stop::Requests(n);
     p.timeout = Duration::from_millis(300);
-    let r = run(&p);
+    runs_failing_with(&p, want);
+}
+
+/// Runs `p` (which stops after a number of requests), checks both conservation laws, and
+/// that every request sent failed with `want`, counted in its kind's counter.
+#[track_caller]
+fn runs_failing_with(p: &load::Plan, want: Reason) -> load::RunResult {
+    let Stop::Requests(n) = p.stop else {
+        panic!("a plan that stops after a number of requests")
+    };
+    let r = run(p);
+    assert_eq!(r.counts.sent, n, "{want:?}: {:?}", r.counts);
     assert_eq!(r.counts.of_kind(want.kind), n, "{want:?}: {:?}", r.counts);
     assert_eq!(
         r.counts.reasons.count(want),
@@ -34,6 +51,7 @@ fn every_request_fails_with(then: Then, n: u64, want: Reason) {
         "{want:?}: {:?}",
         r.counts.reasons
     );
+    r
 }
 
 fn answer(mut c: Conn, bytes: &'static [u8]) {
@@ -91,6 +109,18 @@ fn each_framing_rule_broken_is_its_own_parse_reason() {
         10,
         parse(Rule::Upgrade),
     );
+    // A head past load::MAX_HEAD (64 KiB) that has not ended.
+    every_request_fails_with(
+        |mut c| {
+            if c.next_request().is_some() {
+                c.send(b"HTTP/1.1 200 OK\r\nX-Pad: ");
+                c.send(&[b'a'; load::MAX_HEAD + 1024]);
+                c.hold();
+            }
+        },
+        4,
+        parse(Rule::HeadTooLarge),
+    );
 }
 
 #[test]
@@ -123,6 +153,26 @@ fn each_way_a_server_closes_early_is_its_own_read_reason() {
         },
         10,
         read(Cause::Reset(At::MidBody)),
+    );
+    every_request_fails_with(
+        |mut c| {
+            if c.next_request().is_some() {
+                c.send(b"HTTP/1.1 200 OK\r\nContent-Le");
+                std::thread::sleep(Duration::from_millis(20));
+                c.reset();
+            }
+        },
+        10,
+        read(Cause::Reset(At::MidHead)),
+    );
+    every_request_fails_with(
+        |mut c| {
+            if c.next_request().is_some() {
+                c.reset();
+            }
+        },
+        10,
+        read(Cause::Reset(At::BeforeResponse)),
     );
 }
 
@@ -232,6 +282,28 @@ fn issue_23_close_notify_mid_body_is_a_truncation_at_once() {
         started.elapsed() < Duration::from_secs(10),
         "waited for the timeout"
     );
+}
+
+/// A close_notify before the response, or within its head, ends it as at once as one
+/// mid-body does, each with its stage.
+#[test]
+fn close_notify_before_the_body_says_where_the_response_stood() {
+    let certs = Certs::for_names(&["127.0.0.1"]);
+    let cases: [(&'static [u8], At); 2] = [
+        (b"", At::BeforeResponse),
+        (b"HTTP/1.1 200 OK\r\nContent-Le", At::MidHead),
+    ];
+    for (respond, at) in cases {
+        let s = close_notify_server(&certs, respond, 1);
+        let mut p = plan(&format!("https://127.0.0.1:{}/", s.addr.port()));
+        p.tls.verify = Verify::CaFile(certs.ca.clone());
+        p.stop = Stop::Requests(10);
+        // Far longer than the run may take: a close seen only at the timeout fails it.
+        p.timeout = Duration::from_secs(30);
+        let started = std::time::Instant::now();
+        runs_failing_with(&p, Reason::new(Kind::Read, Cause::CloseNotify(at)));
+        assert!(started.elapsed() < Duration::from_secs(10), "{at:?}");
+    }
 }
 
 #[test]
