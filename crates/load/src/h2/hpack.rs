@@ -138,6 +138,21 @@ pub(crate) struct Decoder {
     size: usize,
     /// The size the server last set; at most [`TABLE_SIZE`].
     max_size: usize,
+    /// Every field whole, for the shootout's verification ([`Decoder::capturing`]); `None`
+    /// on the engine's path, which keeps only what it counts.
+    capture: Option<Box<Capture>>,
+}
+
+/// A header field decoded whole: name and value bytes.
+pub(crate) type Field = (Vec<u8>, Vec<u8>);
+
+/// What a capturing decoder keeps: the dynamic table's entries whole, in step with
+/// `entries`, and the fields of the last block decoded.
+#[derive(Debug, Default)]
+struct Capture {
+    /// Newest first, as `entries`.
+    table: VecDeque<Field>,
+    fields: Vec<Field>,
 }
 
 impl Default for Decoder {
@@ -186,6 +201,34 @@ impl Decoder {
             entries: VecDeque::with_capacity(TABLE_SIZE / 32),
             size: 0,
             max_size: TABLE_SIZE,
+            capture: None,
+        }
+    }
+
+    /// A decoder that also keeps every field whole ([`Decoder::fields`]): for a client
+    /// that must check headers (verification), not for the load path. The same walk
+    /// decodes both, so what verification sees is what the engine decodes.
+    pub fn capturing() -> Self {
+        Self {
+            capture: Some(Box::default()),
+            ..Self::new()
+        }
+    }
+
+    /// The fields of the last block decoded, in order; empty unless capturing.
+    pub fn fields(&self) -> &[Field] {
+        self.capture.as_ref().map_or(&[], |c| &c.fields)
+    }
+
+    /// The whole (name, value) of an indexed field, when capturing.
+    fn full_indexed(&self, i: u64) -> Option<Field> {
+        let c = self.capture.as_ref()?;
+        match i {
+            1..=61 => {
+                let (n, v) = STATIC[i as usize - 1];
+                Some((n.into(), v.into()))
+            }
+            _ => c.table.get((i - 62) as usize).cloned(),
         }
     }
 
@@ -193,6 +236,9 @@ impl Decoder {
     pub fn decode(&mut self, mut b: &[u8]) -> Result<Block, HpackError> {
         let mut out = Block::default();
         let mut first = true;
+        if let Some(c) = &mut self.capture {
+            c.fields.clear();
+        }
         while let Some(&lead) = b.first() {
             if lead & 0x80 != 0 {
                 // Indexed field.
@@ -200,6 +246,9 @@ impl Decoder {
                 b = &b[used..];
                 let (raw, status) = self.indexed(i)?;
                 out.raw_bytes += raw;
+                if let Some(f) = self.full_indexed(i) {
+                    self.capture.as_mut().expect("capturing").fields.push(f);
+                }
                 if let Some(s) = status {
                     out.status.get_or_insert(s);
                 }
@@ -219,22 +268,37 @@ impl Decoder {
                 let prefix = if index { 6 } else { 4 };
                 let (i, used) = int(b, prefix)?;
                 b = &b[used..];
+                let name_at = b;
                 let (name_len, is_status) = if i == 0 {
-                    let (name, used) = string(b)?;
+                    let (name, used) = string::<Small>(b)?;
                     b = &b[used..];
                     (name.len as u64, name.is(b":status"))
                 } else {
                     self.name_of(i)?
                 };
-                let (value, used) = string(b)?;
+                let value_at = b;
+                let (value, used) = string::<Small>(b)?;
                 b = &b[used..];
+                let full = match &self.capture {
+                    None => None,
+                    Some(_) => {
+                        let name = match i {
+                            0 => string::<Vec<u8>>(name_at)?.0,
+                            _ => self.full_indexed(i).map(|f| f.0).unwrap_or_default(),
+                        };
+                        Some((name, string::<Vec<u8>>(value_at)?.0))
+                    }
+                };
+                if let (Some(c), Some(f)) = (&mut self.capture, &full) {
+                    c.fields.push(f.clone());
+                }
                 let status = if is_status { value.status() } else { None };
                 if let Some(s) = status {
                     out.status.get_or_insert(s);
                 }
                 out.raw_bytes += name_len + value.len as u64;
                 if index {
-                    self.insert(name_len, value.len as u64, status, is_status);
+                    self.insert(name_len, value.len as u64, status, is_status, full);
                 }
             }
             first = false;
@@ -279,12 +343,23 @@ impl Decoder {
         }
     }
 
-    fn insert(&mut self, name_len: u64, value_len: u64, status: Option<u16>, is_status: bool) {
+    /// Adds an entry; `full` is the field whole when capturing.
+    fn insert(
+        &mut self,
+        name_len: u64,
+        value_len: u64,
+        status: Option<u16>,
+        is_status: bool,
+        full: Option<Field>,
+    ) {
         let size = name_len + value_len + 32;
         if size > self.max_size as u64 {
             // Larger than the table: it empties the table (RFC 7541 4.4).
             self.entries.clear();
             self.size = 0;
+            if let Some(c) = &mut self.capture {
+                c.table.clear();
+            }
             return;
         }
         self.evict(size as usize);
@@ -294,6 +369,9 @@ impl Decoder {
             status,
             is_status,
         });
+        if let (Some(c), Some(f)) = (&mut self.capture, full) {
+            c.table.push_front(f);
+        }
         self.size += size as usize;
     }
 
@@ -301,7 +379,12 @@ impl Decoder {
     fn evict(&mut self, room: usize) {
         while self.size + room > self.max_size {
             match self.entries.pop_back() {
-                Some(e) => self.size -= e.size as usize,
+                Some(e) => {
+                    self.size -= e.size as usize;
+                    if let Some(c) = &mut self.capture {
+                        c.table.pop_back();
+                    }
+                }
                 None => break,
             }
         }
@@ -332,8 +415,42 @@ fn int(b: &[u8], n: u8) -> Result<(u64, usize), HpackError> {
     Err(HpackError::Truncated)
 }
 
-/// A string literal: its decoded length and first bytes, and the bytes it took.
-fn string(b: &[u8]) -> Result<(Small, usize), HpackError> {
+/// Where a decoded string goes: its length and first bytes ([`Small`], the engine's), or
+/// all of it (a capturing decoder's).
+trait Sink: Default {
+    fn push(&mut self, b: u8);
+    fn put_raw(&mut self, raw: &[u8]) {
+        for &b in raw {
+            self.push(b);
+        }
+    }
+}
+
+impl Sink for Small {
+    fn push(&mut self, b: u8) {
+        Small::push(self, b);
+    }
+
+    fn put_raw(&mut self, raw: &[u8]) {
+        self.len = raw.len();
+        let n = raw.len().min(self.head.len());
+        self.head[..n].copy_from_slice(&raw[..n]);
+    }
+}
+
+impl Sink for Vec<u8> {
+    fn push(&mut self, b: u8) {
+        Vec::push(self, b);
+    }
+
+    fn put_raw(&mut self, raw: &[u8]) {
+        self.extend_from_slice(raw);
+    }
+}
+
+/// A string literal: its decoded length and first bytes (or all of it), and the bytes it
+/// took.
+fn string<S: Sink>(b: &[u8]) -> Result<(S, usize), HpackError> {
     let huff = b.first().ok_or(HpackError::Truncated)? & 0x80 != 0;
     let (len, used) = int(b, 7)?;
     let end = used
@@ -341,13 +458,11 @@ fn string(b: &[u8]) -> Result<(Small, usize), HpackError> {
         .filter(|&e| e <= b.len())
         .ok_or(HpackError::Truncated)?;
     let raw = &b[used..end];
-    let mut s = Small::default();
+    let mut s = S::default();
     if huff {
         huffman(raw, &mut s)?;
     } else {
-        s.len = raw.len();
-        let n = raw.len().min(s.head.len());
-        s.head[..n].copy_from_slice(&raw[..n]);
+        s.put_raw(raw);
     }
     Ok((s, end))
 }
@@ -434,7 +549,7 @@ fn nibbles() -> &'static Nibbles {
 }
 
 /// Decodes a Huffman string into `out` (its length and first bytes).
-fn huffman(raw: &[u8], out: &mut Small) -> Result<(), HpackError> {
+fn huffman(raw: &[u8], out: &mut impl Sink) -> Result<(), HpackError> {
     let t = nibbles();
     let mut state = 0u8;
     for &byte in raw {
@@ -606,6 +721,76 @@ mod tests {
         assert_eq!(b.status, Some(200));
         assert_eq!(d.size, 215);
         assert_eq!(d.entries.len(), 3);
+    }
+
+    /// A capturing decoder gives every field whole, from each kind of field (indexed from
+    /// the dynamic table after evictions, literal with an indexed name, Huffman-coded), on
+    /// RFC 7541 C.6's three responses; its table stays in step with the counting one's.
+    #[test]
+    fn capturing_gives_rfc7541_c6_fields_whole() {
+        let hex = |s: &str| -> Vec<u8> {
+            let s: String = s.split_whitespace().collect();
+            (0..s.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+                .collect()
+        };
+        let mut d = Decoder::capturing();
+        d.max_size = 256;
+        let fields = |d: &Decoder| -> Vec<(String, String)> {
+            d.fields()
+                .iter()
+                .map(|(n, v)| {
+                    (
+                        String::from_utf8(n.clone()).unwrap(),
+                        String::from_utf8(v.clone()).unwrap(),
+                    )
+                })
+                .collect()
+        };
+        let owned = |v: &[(&str, &str)]| -> Vec<(String, String)> {
+            v.iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect()
+        };
+        d.decode(&hex("4882 6402 5885 aec3 771a 4b61 96d0 7abe 9410 54d4 44a8 2005 9504 0b81 66e0 82a6 2d1b ff6e 919d 29ad 1718 63c7 8f0b 97c8 e9ae 82ae 43d3")).unwrap();
+        assert_eq!(
+            fields(&d),
+            owned(&[
+                (":status", "302"),
+                ("cache-control", "private"),
+                ("date", "Mon, 21 Oct 2013 20:13:21 GMT"),
+                ("location", "https://www.example.com"),
+            ])
+        );
+        d.decode(&hex("4883 640e ffc1 c0bf")).unwrap();
+        assert_eq!(
+            fields(&d),
+            owned(&[
+                (":status", "307"),
+                ("cache-control", "private"),
+                ("date", "Mon, 21 Oct 2013 20:13:21 GMT"),
+                ("location", "https://www.example.com"),
+            ])
+        );
+        let b = d.decode(&hex("88c1 6196 d07a be94 1054 d444 a820 0595 040b 8166 e084 a62d 1bff c05a 839b d9ab 77ad 94e7 821d d7f2 e6c7 b335 dfdf cd5b 3960 d5af 2708 7f36 72c1 ab27 0fb5 291f 9587 3160 65c0 03ed 4ee5 b106 3d50 07")).unwrap();
+        assert_eq!(b.status, Some(200));
+        assert_eq!(
+            fields(&d),
+            owned(&[
+                (":status", "200"),
+                ("cache-control", "private"),
+                ("date", "Mon, 21 Oct 2013 20:13:22 GMT"),
+                ("location", "https://www.example.com"),
+                ("content-encoding", "gzip"),
+                (
+                    "set-cookie",
+                    "foo=ASDJKHQKBZXOQWEOPIUAXQWEOIU; max-age=3600; version=1"
+                ),
+            ])
+        );
+        assert_eq!(d.capture.as_ref().unwrap().table.len(), d.entries.len());
+        assert!(Decoder::new().fields().is_empty());
     }
 
     #[test]
