@@ -15,7 +15,7 @@ use crate::check::{CheckKind, Checks};
 use crate::judge::{judge, Requests, VERIFY_SEED};
 use crate::suite::Scenario;
 
-pub use crate::client::{Client, Endpoint, Response};
+pub use crate::client::{Client, Endpoint, Response, Session};
 
 /// The fields that bear on reusing the connection after `r`, as sent.
 fn reuse_fields(r: &Response) -> String {
@@ -44,7 +44,7 @@ pub fn verify(at: &Endpoint, s: &Scenario, images: u32, timeout: Duration) -> Ve
     let mut requests = Requests::of(s, VERIFY_SEED);
     // 1. One request on its own connection, with Connection: close.
     let req = requests.next_request();
-    let first = Client::open(at, timeout)
+    let first = Session::open(at, timeout)
         .and_then(|mut c| c.send(&s.method, &req.path, &req.headers, true));
     let ok = match &first {
         Ok(r) => checks.record(
@@ -61,7 +61,7 @@ pub fn verify(at: &Endpoint, s: &Scenario, images: u32, timeout: Duration) -> Ve
         // A wrong answer here is a wrong answer, not a keep-alive failure.
         let mut wrong = None;
         let ka = (|| -> Result<(), String> {
-            let mut c = Client::open(at, timeout)?;
+            let mut c = Session::open(at, timeout)?;
             for i in 0..probe {
                 let req = requests.next_request();
                 let r = c
@@ -108,11 +108,11 @@ pub fn verify(at: &Endpoint, s: &Scenario, images: u32, timeout: Duration) -> Ve
             let limit = (want * 60).max(200);
             let end = Instant::now() + timeout.max(Duration::from_secs(10));
             let mut sent = 0;
-            let mut conn: Option<Client> = None;
+            let mut conn: Option<Session> = None;
             let mut failure = None;
             while (seen.len() as u64) < want && sent < limit && Instant::now() < end {
                 if conn.is_none() {
-                    conn = match Client::open(at, timeout) {
+                    conn = match Session::open(at, timeout) {
                         Ok(c) => Some(c),
                         Err(e) => {
                             failure = Some(e);
@@ -175,7 +175,35 @@ pub fn verify(at: &Endpoint, s: &Scenario, images: u32, timeout: Duration) -> Ve
         images_seen: s.all_images.then_some(seen.len() as u64),
         images_expected: s.all_images.then_some(u64::from(images)),
         keepalive,
+        http2: None,
     }
+}
+
+/// A scenario that speaks only HTTP/2 (`http2 = true`), verified over HTTP/2: its result
+/// is the scenario's.
+pub fn over_http2_only(mut v: Verification) -> Verification {
+    v.http2 = Some(v.passed);
+    v
+}
+
+/// A scenario verified over HTTP/1.1 (`v`) that also runs HTTP/2 levels, verified over
+/// HTTP/2 (`h2`): the HTTP/1.1 answers decide whether the scenario passes, and the HTTP/2
+/// ones, recorded as the check `http/2` (its detail the first failure), whether its HTTP/2
+/// levels are measured.
+pub fn with_http2(mut v: Verification, h2: &Verification) -> Verification {
+    v.http2 = Some(h2.passed);
+    v.checks.push(report::shootout::Check {
+        name: CheckKind::Http2.name().into(),
+        passed: h2.passed,
+        detail: (!h2.passed).then(|| {
+            h2.checks
+                .iter()
+                .find(|c| !c.passed)
+                .and_then(|c| c.detail.clone())
+                .unwrap_or_else(|| "failed".into())
+        }),
+    });
+    v
 }
 
 #[cfg(test)]

@@ -19,6 +19,14 @@ pub struct Cell {
     /// For a TLS scenario, whether sessions were resumed on reconnect; `None` = plain HTTP.
     #[serde(default)]
     pub tls_resume: Option<bool>,
+    /// The protocol spoken: `http/1.1`, `h2` (HTTP/2 by ALPN over TLS) or `h2c` (HTTP/2
+    /// with prior knowledge over plain TCP); `http/1.1` in results written before HTTP/2.
+    #[serde(default = "http1")]
+    pub protocol: String,
+    /// HTTP/2 streams in flight per connection (the level's `streams`); `None` for
+    /// HTTP/1.1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub streams: Option<u64>,
     /// Where the cell ended.
     pub status: CellStatus,
     /// Why it was excluded or failed, in one line.
@@ -78,6 +86,17 @@ pub enum CellStatus {
     Failed,
     /// Ctrl-C arrived during it; repeats measured so far are kept.
     Interrupted,
+}
+
+fn http1() -> String {
+    "http/1.1".into()
+}
+
+impl Cell {
+    /// Whether the cell spoke HTTP/2 (`h2` or `h2c`).
+    pub fn is_http2(&self) -> bool {
+        self.protocol != "http/1.1"
+    }
 }
 
 /// One measured repeat.
@@ -141,6 +160,11 @@ pub struct Repeat {
     /// connection was opened, and in results written before.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub connect_hdr_base64: Option<String>,
+    /// What the engine saw of HTTP/2 over the repeat (streams allowed and used, GOAWAY and
+    /// RST_STREAM by code, retries, HPACK), as `foxbench load --http2` reports it; absent
+    /// for HTTP/1.1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http2: Option<crate::Http2Report>,
 }
 
 /// The TLS handshakes of one repeat, as the load generator completed them.

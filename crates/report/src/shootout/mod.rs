@@ -301,6 +301,11 @@ pub struct Verification {
     pub images_expected: Option<u64>,
     /// Whether the target kept a connection open across requests; `None` if not checked.
     pub keepalive: Option<bool>,
+    /// Whether the target answered right over HTTP/2 (h2 or h2c, as its levels speak it);
+    /// `None` when the scenario runs no HTTP/2 level here. Its HTTP/2 cells are measured
+    /// only when true.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http2: Option<bool>,
 }
 
 /// One verification check.

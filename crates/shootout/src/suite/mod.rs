@@ -150,6 +150,29 @@ pub struct Level {
     pub capacity: Option<crate::capacity::CapacityLevel>,
     /// The open model's schedule (`rate`); `None` = the closed model.
     pub rate: Option<LevelRate>,
+    /// HTTP/2 at this level (`http2 = true`, `streams = N`); `None` = the scenario's
+    /// protocol. An HTTP/2 level runs only for the scenarios that name it in their
+    /// `levels`, or that set `http2 = true` themselves ([`Suite::levels_for`]).
+    pub http2: Option<LevelHttp2>,
+}
+
+/// A level's HTTP/2 settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LevelHttp2 {
+    /// Streams kept in flight on each connection (`streams`, h2load's `-m`); 1 by default.
+    pub streams: u32,
+}
+
+/// The HTTP version a cell speaks: a scenario at a level ([`Scenario::version`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HttpVersion {
+    /// HTTP/1.1, pipelined as the scenario says.
+    Http1,
+    /// HTTP/2: by ALPN over TLS (`h2`), with prior knowledge over plain TCP (`h2c`).
+    Http2 {
+        /// Streams in flight per connection.
+        streams: u32,
+    },
 }
 
 /// An open-model level's request rate (`rate = 400` or `rate = "100..1000/10s"`, as
@@ -179,6 +202,7 @@ fn timed_level(c: usize) -> Level {
         tls_resume: None,
         capacity: None,
         rate: None,
+        http2: None,
     }
 }
 
@@ -232,6 +256,9 @@ pub struct Scenario {
     pub levels: Option<Vec<String>>,
     /// TLS (`scheme = "https"`) and how the certificate is checked; `None` = plain HTTP.
     pub tls: Option<ScenarioTls>,
+    /// Every level of this scenario speaks HTTP/2 (`http2 = true`), with the level's
+    /// streams (1 unless the level sets `streams`).
+    pub http2: bool,
 }
 
 impl Scenario {
@@ -240,6 +267,22 @@ impl Scenario {
         self.targets
             .as_ref()
             .is_none_or(|names| names.contains(&target.base))
+    }
+
+    /// The HTTP version this scenario speaks at `level`: the level's HTTP/2, else the
+    /// scenario's.
+    pub fn version(&self, level: &Level) -> HttpVersion {
+        match (level.http2, self.http2) {
+            (Some(h), _) => HttpVersion::Http2 { streams: h.streams },
+            (None, true) => HttpVersion::Http2 { streams: 1 },
+            (None, false) => HttpVersion::Http1,
+        }
+    }
+
+    /// Whether any level of the suite's `levels` speaks HTTP/2 for this scenario: its
+    /// answers are then verified over HTTP/2 too.
+    pub fn runs_http2<'a>(&self, mut levels: impl Iterator<Item = &'a Level>) -> bool {
+        levels.any(|l| matches!(self.version(l), HttpVersion::Http2 { .. }))
     }
 }
 
@@ -495,6 +538,9 @@ impl Suite {
     /// the target's `levels` leave out. Capacity levels are opt-in: one runs only when the
     /// scenario's or the target's `levels` names it and the other's does not leave it out.
     /// A `levels` list that names only capacity levels leaves no ordinary level out.
+    /// HTTP/2 levels are opt-in as well, by the scenario alone: one runs only where the
+    /// scenario's `levels` names it or the scenario sets `http2 = true`, so a scenario
+    /// without a `levels` filter never loads an HTTP/1-only target over HTTP/2.
     pub fn levels_for(&self, scenario: &Scenario, target: &TargetSpec) -> Vec<&Level> {
         // Names of no ordinary level here: capacity levels, or [quick]'s / [plan]'s own.
         let not_ordinary = |name: &String| {
@@ -517,7 +563,10 @@ impl Suite {
             .filter(|l| {
                 let (s_keeps, s_named) = keeps(&scenario.levels, l);
                 let (t_keeps, t_named) = keeps(&target.levels, l);
-                s_keeps && t_keeps && (l.capacity.is_none() || s_named || t_named)
+                s_keeps
+                    && t_keeps
+                    && (l.capacity.is_none() || s_named || t_named)
+                    && (l.http2.is_none() || scenario.http2 || s_named)
             })
             .collect()
     }

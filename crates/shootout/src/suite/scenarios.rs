@@ -5,7 +5,7 @@ use regex::Regex;
 
 use super::raw::{one_line, HeaderPattern, RawScenario};
 use super::validate::{line_key, LevelNames, Source};
-use super::{Echo, RequestHeader, Scenario, ScenarioTls, SuiteError, TargetSpec};
+use super::{Echo, Level, RequestHeader, Scenario, ScenarioTls, SuiteError, TargetSpec};
 
 pub(super) fn scenarios(
     raw: Vec<RawScenario>,
@@ -163,6 +163,11 @@ pub(super) fn scenarios(
         if let Some(names) = &s.levels {
             levels.check(names).map_err(|m| err("levels", m))?;
         }
+        http2(
+            (s.http2, s.pipeline, s.keepalive, s.levels.as_deref()),
+            levels,
+        )
+        .map_err(|(k, m)| err(k, m))?;
         let client = (s.cert.map(|c| c.0), s.key.map(|c| c.0));
         let tls = ScenarioTls::read(s.scheme.as_deref(), s.insecure, s.cacert.map(|c| c.0))
             .and_then(|tls| ScenarioTls::with_client(tls, client))
@@ -185,7 +190,44 @@ pub(super) fn scenarios(
             targets: s.targets,
             levels: s.levels,
             tls,
+            http2: s.http2,
         });
     }
     Ok(scenarios)
+}
+
+/// A scenario's HTTP/2 levels checked against its own keys, as `foxbench load` refuses
+/// `--pipeline` under `--http2` and `--streams` above 1 without keep-alive: the key at
+/// fault, and the problem naming the level.
+/// `scenario` is its `http2`, `pipeline`, `keepalive` and `levels`.
+fn http2(
+    (all_http2, pipeline, keepalive, names): (bool, usize, bool, Option<&[String]>),
+    levels: &LevelNames,
+) -> Result<(), (&'static str, String)> {
+    let named = |l: &Level| names.is_some_and(|n| n.contains(&l.name));
+    for l in levels
+        .all()
+        .filter(|l| all_http2 || (l.http2.is_some() && named(l)))
+    {
+        let streams = l.http2.map_or(1, |h| h.streams);
+        if pipeline > 1 {
+            return Err((
+                "pipeline",
+                format!(
+                    "pipeline = {} at HTTP/2 level {:?}: pipelining has no meaning under HTTP/2, where streams multiplex requests; drop pipeline, or set the level's streams",
+                    pipeline, l.name
+                ),
+            ));
+        }
+        if streams > 1 && !l.keepalive.unwrap_or(keepalive) {
+            return Err((
+                "keepalive",
+                format!(
+                    "keepalive = false at HTTP/2 level {:?} with streams = {streams}: a new connection per request carries one stream; drop keepalive = false, or set the level's streams = 1",
+                    l.name
+                ),
+            ));
+        }
+    }
+    Ok(())
 }

@@ -383,3 +383,108 @@ fn an_unknown_target_is_its_own_kind_with_the_same_line() {
         r#"no target named "nope" in suite "t": it has c"#
     );
 }
+
+/// HTTP/2 levels run only for the scenarios that name them or set `http2 = true`; such a
+/// scenario speaks HTTP/2 at every level, with the level's streams or one.
+#[test]
+fn http2_levels_run_where_named_or_for_http2_scenarios() {
+    let text = GOOD
+        .replace(
+            "{ name = \"ab\", connections = 10, requests = 1000, keepalive = false }",
+            "{ name = \"h2-10x10\", connections = 10, http2 = true, streams = 10 }, { name = \"h2-new\", connections = 10, requests = 100, keepalive = false, http2 = true }",
+        )
+        .replace(
+            "[[target]]",
+            "[[scenario]]\nname = \"named\"\nlevels = [\"c10\", \"h2-10x10\"]\n[scenario.expect]\nstatus = 302\n\n[[scenario]]\nname = \"all-h2\"\nhttp2 = true\n[scenario.expect]\nstatus = 302\n\n[[target]]",
+        );
+    let s = Suite::parse(&text, "s.toml").unwrap();
+    let t = &s.targets[0];
+    let runs = |sc: usize| -> Vec<(String, HttpVersion)> {
+        let sc = &s.scenarios[sc];
+        s.levels_for(sc, t)
+            .iter()
+            .map(|l| (l.name.clone(), sc.version(l)))
+            .collect()
+    };
+    let h2 = |streams| HttpVersion::Http2 { streams };
+    let named = |v: &[(&str, HttpVersion)]| -> Vec<(String, HttpVersion)> {
+        v.iter().map(|(n, h)| (n.to_string(), *h)).collect()
+    };
+    // No levels filter: the HTTP/1.1 levels only.
+    assert_eq!(runs(0), named(&[("c10", HttpVersion::Http1)]));
+    assert_eq!(
+        runs(1),
+        named(&[("c10", HttpVersion::Http1), ("h2-10x10", h2(10))])
+    );
+    assert_eq!(
+        runs(2),
+        named(&[("c10", h2(1)), ("h2-10x10", h2(10)), ("h2-new", h2(1))])
+    );
+    let levels = || s.plan.levels.iter();
+    assert!(!s.scenarios[0].runs_http2(levels().filter(|l| l.http2.is_none())));
+    assert!(s.scenarios[1].runs_http2(levels()));
+}
+
+/// The production suite's h2 levels run on nginx-tls-avatar and nginx-tls-static only, in
+/// the full run and in --quick; the other targets keep their HTTP/1.1 levels.
+#[test]
+fn the_production_suite_runs_h2_on_the_two_nginx_targets_only() {
+    let text = include_str!("../../../../suites/production.toml");
+    let full = Suite::parse(text, "suites/production.toml").unwrap();
+    let mut quick = full.clone();
+    quick.make_quick();
+    let h2_cells = |s: &Suite| -> Vec<(String, String, u32)> {
+        let mut v = Vec::new();
+        for sc in &s.scenarios {
+            for t in s.targets.iter().filter(|t| sc.applies_to(t)) {
+                for l in s.levels_for(sc, t) {
+                    if let HttpVersion::Http2 { streams } = sc.version(l) {
+                        v.push((t.name.clone(), l.name.clone(), streams));
+                    }
+                }
+            }
+        }
+        v
+    };
+    let want = |levels: &[(&str, u32)]| -> Vec<(String, String, u32)> {
+        ["nginx-tls-avatar", "nginx-tls-static"]
+            .iter()
+            .flat_map(|t| {
+                levels
+                    .iter()
+                    .map(|(l, n)| (t.to_string(), l.to_string(), *n))
+            })
+            .collect()
+    };
+    assert_eq!(
+        h2_cells(&full),
+        want(&[
+            ("h2-10x10", 10),
+            ("h2-100x10", 10),
+            ("h2-1000x1", 1),
+            ("h2-new", 1)
+        ])
+    );
+    assert_eq!(h2_cells(&quick), want(&[("h2-10x10", 10), ("h2-new", 1)]));
+    let new = full
+        .plan
+        .levels
+        .iter()
+        .find(|l| l.name == "h2-new")
+        .unwrap();
+    assert_eq!((new.keepalive, new.tls_resume), (Some(false), None));
+    // The java proxy and the bare app keep every HTTP/1.1 level.
+    for name in ["nginx-tls-java", "avatar"] {
+        let t = full.targets.iter().find(|t| t.name == name).unwrap();
+        let sc = full.scenarios.iter().find(|s| s.applies_to(t)).unwrap();
+        let levels: Vec<&str> = full
+            .levels_for(sc, t)
+            .iter()
+            .map(|l| l.name.as_str())
+            .collect();
+        assert!(
+            levels.starts_with(&["c10", "c100", "c1000", "ab"]),
+            "{name}: {levels:?}"
+        );
+    }
+}

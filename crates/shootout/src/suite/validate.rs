@@ -7,7 +7,7 @@ use super::params::{self, check_param_use, row_name};
 use super::raw::{one_line, RawPlan, RawQuick, RawSuite, RawTarget};
 use super::scenarios::scenarios;
 use super::services::{self, ServiceSpec};
-use super::{timed_level, Level, Plan, PlanOverrides, Suite, SuiteError, TargetSpec};
+use super::{timed_level, Level, Plan, PlanOverrides, Scenario, Suite, SuiteError, TargetSpec};
 
 /// The suite's text and its name in errors, for locating mistakes found after parsing.
 pub(super) struct Source<'a> {
@@ -91,6 +91,7 @@ pub(super) fn suite(raw: RawSuite, text: &str, source: &str) -> Result<Suite, Su
     let services = services::services(raw.services, &src)?;
     let targets = targets(raw.targets, &src, &levels, &services)?;
     let scenarios = scenarios(raw.scenarios, &src, &levels, &targets)?;
+    unused_http2_level(&plan, quick.as_ref(), &scenarios, &src)?;
     for (i, name) in names.iter().enumerate() {
         if !scenarios
             .iter()
@@ -182,6 +183,11 @@ pub(super) struct LevelNames<'a> {
 }
 
 impl LevelNames<'_> {
+    /// Every level of [plan] and [quick].
+    pub(super) fn all(&self) -> impl Iterator<Item = &Level> {
+        self.plan.iter().chain(self.quick.into_iter().flatten())
+    }
+
     /// Checks a `levels` restriction: each name is a level of the plan, and `--quick` keeps
     /// at least one of them, so that every row and scenario is measured in quick mode too.
     pub(super) fn check(&self, names: &[String]) -> Result<(), String> {
@@ -369,6 +375,62 @@ fn targets(
         }
     }
     Ok(targets)
+}
+
+/// Refuses an HTTP/2 level that no scenario runs: one runs only for scenarios that name it
+/// in `levels` or set `http2 = true` ([`Suite::levels_for`]).
+fn unused_http2_level(
+    plan: &Plan,
+    quick: Option<&PlanOverrides>,
+    scenarios: &[Scenario],
+    src: &Source,
+) -> Result<(), SuiteError> {
+    let lists = [
+        ("plan", Some(plan.levels.as_slice())),
+        ("quick", quick.and_then(|q| q.levels.as_deref())),
+    ];
+    for (table, levels) in lists {
+        for (i, l) in levels.into_iter().flatten().enumerate() {
+            let runs =
+                |s: &Scenario| s.http2 || s.levels.as_ref().is_some_and(|n| n.contains(&l.name));
+            if l.http2.is_some() && !scenarios.iter().any(runs) {
+                return Err(src.key(
+                    line_of_level(src.text, table, &l.name),
+                    &format!("{table}.levels[{i}]"),
+                    format!(
+                        "HTTP/2 level {:?} runs for no scenario: name it in the levels of the scenarios whose targets speak HTTP/2, or set http2 = true on one",
+                        l.name
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The line of the level named `name` in `[table]` (where its `name = "..."` is written),
+/// else of the table's header.
+fn line_of_level(text: &str, table: &str, name: &str) -> usize {
+    let header = format!("[{table}]");
+    let mut inside = false;
+    let mut at = 1;
+    for (i, line) in text.lines().enumerate() {
+        let t = line.trim();
+        if t.starts_with('[') {
+            inside = t == header;
+            if inside {
+                at = i + 1;
+            }
+            continue;
+        }
+        if inside
+            && (t.contains(&format!("name = \"{name}\""))
+                || t.contains(&format!("name = '{name}'")))
+        {
+            return i + 1;
+        }
+    }
+    at
 }
 
 /// The key whose line a scenario's mistake is on: `status` for `expect.status`, `headers`

@@ -143,7 +143,7 @@ fn each_mistake_has_its_kind_and_exact_line() {
         ("connections = 10, requests", "connections = 0, requests", Key, "s.toml:6: key `plan.levels[1]`: connections must be at least 1"),
         ("connections = 10, requests = 1000", "connections = 10, requests = 0", Key, "s.toml:6: key `plan.levels[1]`: requests must be at least 1"),
         ("keepalive = false }", "keepalive = false, repeats = 0 }", Key, "s.toml:6: key `plan.levels[1]`: repeats must be at least 1"),
-        ("keepalive = false }", "keepalive = false, colour = 1 }", Key, "s.toml:6: key `plan.levels[1]`: unknown field `colour`, expected one of `name`, `connections`, `requests`, `max_duration`, `keepalive`, `repeats`, `tls_resume`, `capacity`, `window`, `start_rate`, `rate`"),
+        ("keepalive = false }", "keepalive = false, colour = 1 }", Key, "s.toml:6: key `plan.levels[1]`: unknown field `colour`, expected one of `name`, `connections`, `requests`, `max_duration`, `keepalive`, `repeats`, `tls_resume`, `capacity`, `window`, `start_rate`, `rate`, `http2`, `streams`"),
         ("{ name = \"ab\", connections = 10,", "{ name = \"ab\",", Key, "s.toml:6: key `plan.levels[1]`: missing field `connections`"),
         ("levels = [10,", "levels = [0,", Key, "s.toml:6: key `plan.levels[0]`: 0 connections: use 1 to 1000000"),
         ("levels = [10,", "levels = [\"x\",", Key, "s.toml:6: key `plan.levels[0]`: invalid type: string \"x\", expected a number of connections, or a table like { name = \"ab\", connections = 10, requests = 100000, keepalive = false }"),
@@ -344,4 +344,88 @@ fn line_of_key_finds_the_nth_table_or_its_header() {
             "{key} in table {n}"
         );
     }
+}
+
+/// GOOD with its `ab` level replaced by `level` and `extra` written after the scenario's
+/// name.
+fn with_h2(level: &str, extra: &str) -> String {
+    GOOD.replace(
+        "{ name = \"ab\", connections = 10, requests = 1000, keepalive = false }",
+        level,
+    )
+    .replace(
+        "name = \"redirect\"",
+        &format!("name = \"redirect\"{extra}"),
+    )
+}
+
+/// Each HTTP/2 mistake in a suite: one line naming the file, the line and the key, and the
+/// level at fault, as `foxbench load` refuses the same flags.
+#[test]
+fn http2_mistakes_name_the_level_the_key_and_the_line() {
+    let h2 = "{ name = \"h2\", connections = 10, http2 = true, streams = 10 }";
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "{ name = \"s4\", connections = 10, streams = 4 }",
+            "",
+            "s.toml:6: key `plan.levels[1]`: streams belong to an HTTP/2 level: add http2 = true, or drop streams (HTTP/1.1 pipelines with the scenario's pipeline)",
+        ),
+        (
+            "{ name = \"h\", connections = 10, http2 = true, streams = 0 }",
+            "",
+            "s.toml:6: key `plan.levels[1]`: streams = 0: use 1 to 1024",
+        ),
+        (
+            "{ name = \"h\", connections = 10, http2 = true, streams = 2000 }",
+            "",
+            "s.toml:6: key `plan.levels[1]`: streams = 2000: use 1 to 1024",
+        ),
+        (
+            "{ name = \"h\", connections = 10, http2 = true, streams = 10, keepalive = false }",
+            "",
+            "s.toml:6: key `plan.levels[1]`: streams = 10 with keepalive = false: a new connection per request carries one stream; set streams = 1 or drop keepalive = false",
+        ),
+        (
+            "{ name = \"h\", connections = 10, http2 = 1 }",
+            "",
+            "s.toml:6: key `plan.levels[1].http2`: invalid type: integer `1`, expected a boolean",
+        ),
+        (
+            h2,
+            "",
+            "s.toml:6: key `plan.levels[1]`: HTTP/2 level \"h2\" runs for no scenario: name it in the levels of the scenarios whose targets speak HTTP/2, or set http2 = true on one",
+        ),
+        (
+            h2,
+            "\nhttp2 = true\npipeline = 4",
+            "s.toml:12: key `scenario[0].pipeline`: pipeline = 4 at HTTP/2 level \"c10\": pipelining has no meaning under HTTP/2, where streams multiplex requests; drop pipeline, or set the level's streams",
+        ),
+        (
+            h2,
+            "\nlevels = [\"c10\", \"h2\"]\npipeline = 4",
+            "s.toml:12: key `scenario[0].pipeline`: pipeline = 4 at HTTP/2 level \"h2\": pipelining has no meaning under HTTP/2, where streams multiplex requests; drop pipeline, or set the level's streams",
+        ),
+        (
+            h2,
+            "\nlevels = [\"c10\", \"h2\"]\nkeepalive = false",
+            "s.toml:12: key `scenario[0].keepalive`: keepalive = false at HTTP/2 level \"h2\" with streams = 10: a new connection per request carries one stream; drop keepalive = false, or set the level's streams = 1",
+        ),
+        (
+            "10",
+            "\nhttp2 = \"yes\"",
+            "s.toml:11: key `scenario[0].http2`: invalid type: string \"yes\", expected a boolean",
+        ),
+    ];
+    for (level, extra, want) in cases {
+        let text = with_h2(level, extra);
+        let e = Suite::parse(&text, "s.toml").expect_err(want).to_string();
+        assert_eq!(&e, want, "{level} {extra}");
+    }
+    // Pipelining is refused only where HTTP/2 runs: an HTTP/1.1 scenario beside an h2 level
+    // it does not name may pipeline.
+    let fine = with_h2(h2, "\npipeline = 4").replace(
+        "[[target]]",
+        "[[scenario]]\nname = \"h2s\"\nlevels = [\"h2\"]\n[scenario.expect]\nstatus = 302\n\n[[target]]",
+    );
+    Suite::parse(&fine, "s.toml").unwrap();
 }

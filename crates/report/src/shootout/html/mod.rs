@@ -276,6 +276,8 @@ mod tests {
             keepalive: true,
             pipeline: 1,
             tls_resume: None,
+            protocol: "http/1.1".into(),
+            streams: None,
             status: if summary.is_some() {
                 CellStatus::Measured
             } else {
@@ -509,6 +511,7 @@ mod tests {
             images_seen: None,
             images_expected: None,
             keepalive: None,
+            http2: None,
         });
         for c in &mut r.targets[0].cells {
             c.message = Some(evil.into());
