@@ -146,7 +146,9 @@ impl H2Client {
                 if n > 0 && self.first.len() < HEADER_LEN {
                     continue;
                 }
-                preface_answer(Ok(&self.first), self.timeout).map_err(H2Error::NotHttp2)?;
+                // Judged on the first frame header's worth, as --http2's preflight does.
+                let head = &self.first[..self.first.len().min(HEADER_LEN)];
+                preface_answer(Ok(head), self.timeout).map_err(H2Error::NotHttp2)?;
                 self.preface_checked = true;
                 let first = std::mem::take(&mut self.first);
                 let done = self.feed(&first, &shapes, id)?;

@@ -17,6 +17,7 @@ mod signature;
 pub(crate) mod svg;
 mod system;
 pub mod tiers;
+mod versions;
 
 use std::collections::BTreeMap;
 

@@ -52,6 +52,7 @@ pub fn to_html(r: &ShootoutResults) -> String {
         within::costs(&mut out, r, &rows);
         within::params(&mut out, r);
         within::production(&mut out, r, &rows);
+        within::versions(&mut out, &rows);
     }
     out.push_str(&super::tiers::html(r));
     targets_table(&mut out, r);
