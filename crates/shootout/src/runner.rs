@@ -95,6 +95,7 @@ fn level_info(l: &Level, plan: &crate::suite::Plan) -> LevelInfo {
         tls_resume: l.tls_resume,
         capacity: l.capacity.as_ref().map(|c| c.info(l.max_duration)),
         rate: l.rate.as_ref().map(|r| r.text.clone()),
+        http2_streams: l.http2.map(|h| u64::from(h.streams)),
     }
 }
 

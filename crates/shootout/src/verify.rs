@@ -601,4 +601,78 @@ mod tests {
             "{c:?}"
         );
     }
+
+    /// nghttpd (nghttp2's server) over h2c, which speaks no HTTP/1.1: a scenario is
+    /// verified over HTTP/2 through the engine's own client, its headers and its body read
+    /// whole (XML root, text in the body), many streams on one connection; spoken to over
+    /// HTTP/1.1, the same server fails.
+    #[test]
+    fn h2c_verification_reads_whole_answers_through_the_engine() {
+        let Some(nghttpd) =
+            testkit::require("nghttpd", &["/usr/sbin", "/usr/bin"], "nghttp2-server")
+        else {
+            return;
+        };
+        let dir = std::env::temp_dir().join(format!("foxbench-verify-h2c-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let svg = format!(
+            "<svg xmlns=\"http://www.w3.org/2000/svg\">{}<path fill=\"#a8db7d\"/></svg>",
+            " ".repeat(40_000)
+        );
+        std::fs::write(dir.join("fox.svg"), &svg).unwrap();
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let mut server = std::process::Command::new(nghttpd)
+            .args(["--no-tls", "-a", "127.0.0.1", "-d"])
+            .arg(&dir)
+            .arg(port.to_string())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+        testkit::wait_until(Duration::from_secs(10), "nghttpd listening", || {
+            TcpStream::connect(addr).is_ok()
+        });
+        let text = r##"
+name = "h2c"
+[[scenario]]
+name = "svg"
+path = "/fox.svg"
+http2 = true
+[scenario.expect]
+status = 200
+body_xml_root = "svg"
+body_contains = 'fill="#a8db7d"'
+[[target]]
+name = "nghttpd"
+language = "C"
+dir = "x"
+start = "nghttpd {port}"
+"##;
+        let s = crate::suite::Suite::parse(text, "t.toml")
+            .unwrap()
+            .scenarios[0]
+            .clone();
+        let h2 = Endpoint {
+            http2: true,
+            name: "nghttpd".into(),
+            ..Endpoint::plain(addr)
+        };
+        let v = verify(&h2, &s, 1, Duration::from_secs(5));
+        let h1 = verify(&Endpoint::plain(addr), &s, 1, Duration::from_secs(2));
+        let _ = server.kill();
+        let _ = server.wait();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(v.passed, "{v:?}");
+        assert_eq!(
+            v.keepalive,
+            Some(true),
+            "20 streams on one connection: {v:?}"
+        );
+        assert!(!h1.passed, "nghttpd speaks no HTTP/1.1: {h1:?}");
+    }
 }

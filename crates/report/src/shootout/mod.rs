@@ -161,6 +161,10 @@ pub struct LevelInfo {
     /// closed model, and in results written before open-model levels.
     #[serde(default)]
     pub rate: Option<String>,
+    /// HTTP/2 streams per connection for an HTTP/2 level (`http2 = true`, `streams`);
+    /// absent for a level of the scenario's protocol.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http2_streams: Option<u64>,
 }
 
 /// What happened to one target (or one row of a target's parameters).

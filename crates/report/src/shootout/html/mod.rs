@@ -199,6 +199,7 @@ mod tests {
             tls_resume: None,
             capacity: None,
             rate: None,
+            http2_streams: None,
         }
     }
 
