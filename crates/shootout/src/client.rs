@@ -1,5 +1,8 @@
 //! The blocking HTTP/1.1 client verification and readiness use: one connection, plain or
 //! TLS, whole responses read with a deadline. Correctness, not speed, matters here.
+//! [`Session`] speaks HTTP/2 instead when the endpoint asks for it, through the load
+//! engine's own blocking HTTP/2 client ([`load::H2Client`]): h2 by ALPN over TLS, h2c with
+//! prior knowledge, one stream per request.
 //!
 //! A TLS endpoint speaks TLS through the load engine's own blocking client
 //! ([`load::connect_blocking`]), with the scenario's certificate check; its errors name the

@@ -1,7 +1,9 @@
 //! Checks a target's answers before any load: status, headers, body (a pattern, well-formed
 //! XML with a given root, text echoing the request's random parts), every image, and
-//! keep-alive, over the blocking [`Client`] (plain or TLS, framed as the load engine frames;
-//! see [`crate::client`]).
+//! keep-alive, over the blocking [`Session`] (plain or TLS, HTTP/1.1 or HTTP/2, framed as
+//! the load engine frames; see [`crate::client`]). A scenario that runs HTTP/2 levels is
+//! verified over HTTP/2 too ([`with_http2`]); over HTTP/2, keep-alive is many streams on
+//! one connection.
 //!
 //! A scenario whose path has random parts (`/{hex:6}.svg`) gets a concrete path per
 //! request, filled from a generator with a fixed seed, so a run verifies the same paths.

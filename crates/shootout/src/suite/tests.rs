@@ -488,3 +488,70 @@ fn the_production_suite_runs_h2_on_the_two_nginx_targets_only() {
         );
     }
 }
+
+/// The avatar challenge's h2c scenario as the lead will add it (suites/avatar.toml): the
+/// redirect without a `levels` filter still runs no h2 level on any target, and
+/// `redirect-h2` runs only its h2 levels, on its targets, with their streams.
+#[test]
+fn the_avatar_redirect_h2_scenario_runs_only_its_h2_levels() {
+    let text = DEFAULT_SUITE
+        .replacen(
+            "  # The capacity under p99 < 10 ms",
+            "  { name = \"h2-10x1\", connections = 10, http2 = true },\n  { name = \"h2-10x10\", connections = 10, http2 = true, streams = 10 },\n  { name = \"h2-100x10\", connections = 100, http2 = true, streams = 10 },\n  { name = \"h2-1000x10\", connections = 1000, http2 = true, streams = 10 },\n  # The capacity under p99 < 10 ms",
+            1,
+        )
+        .replacen(
+            "  { name = \"cap-quick\"",
+            "  { name = \"h2-10x10\", connections = 10, http2 = true, streams = 10 },\n  { name = \"cap-quick\"",
+            1,
+        )
+        .replacen(
+            "[[target]]",
+            "[[scenario]]\nname = \"redirect-h2\"\nhttp2 = true\ntargets = [\"avatar\", \"rust-hyper\"]\nlevels = [\"h2-10x1\", \"h2-10x10\", \"h2-100x10\", \"h2-1000x10\"]\n[scenario.expect]\nstatus = 302\nheaders = { Location = '^https://avatar\\.example/Renard-([0-9]+)\\.png$' }\nall_images = true\n\n[[target]]",
+            1,
+        );
+    assert_ne!(text, DEFAULT_SUITE);
+    let full = Suite::parse(&text, "avatar.toml").unwrap();
+    let mut quick = full.clone();
+    quick.make_quick();
+    for s in [&full, &quick] {
+        for sc in &s.scenarios {
+            for t in s.targets.iter().filter(|t| sc.applies_to(t)) {
+                let h2: Vec<(String, HttpVersion)> = s
+                    .levels_for(sc, t)
+                    .iter()
+                    .filter(|l| sc.version(l) != HttpVersion::Http1)
+                    .map(|l| (l.name.clone(), sc.version(l)))
+                    .collect();
+                if sc.name != "redirect-h2" {
+                    assert!(h2.is_empty(), "{} on {}: {h2:?}", sc.name, t.name);
+                    continue;
+                }
+                let all = s.levels_for(sc, t).len();
+                assert_eq!(h2.len(), all, "{}: every level h2", t.name);
+                assert!(["avatar", "rust-hyper"].contains(&t.base.as_str()));
+            }
+        }
+    }
+    let avatar = full.targets.iter().find(|t| t.name == "avatar").unwrap();
+    let sc = full
+        .scenarios
+        .iter()
+        .find(|s| s.name == "redirect-h2")
+        .unwrap();
+    let levels: Vec<(&str, HttpVersion)> = full
+        .levels_for(sc, avatar)
+        .iter()
+        .map(|l| (l.name.as_str(), sc.version(l)))
+        .collect();
+    let h2 = |streams| HttpVersion::Http2 { streams };
+    assert_eq!(
+        levels,
+        [
+            ("h2-10x1", h2(1)),
+            ("h2-10x10", h2(10)),
+            ("h2-100x10", h2(10)),
+            ("h2-1000x10", h2(10))
+        ]
+    );
+}
