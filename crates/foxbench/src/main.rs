@@ -9,6 +9,7 @@ mod k8s_cmd;
 mod live;
 mod load_cmd;
 mod load_series;
+mod manual_cmd;
 mod merge_cmd;
 mod shootout_cmd;
 
@@ -47,6 +48,10 @@ enum Command {
     /// Check the machine's limits (open files, ports, backlogs, conntrack) for a run of N
     /// connections, and print the command that fixes each one that is short.
     Doctor(doctor_cmd::DoctorArgs),
+    /// Print the man page (or write one per command into --dir), generated from these flags.
+    Man(manual_cmd::ManArgs),
+    /// Print a completion script for bash, zsh or fish.
+    Completions(manual_cmd::CompletionsArgs),
 }
 
 /// Parses `load`'s flags (`argv` starts with "load") with the CLI's own parser.
@@ -67,7 +72,7 @@ pub(crate) fn parse_load_args(argv: &[String]) -> Result<load_cmd::LoadArgs, Str
     }
 }
 
-/// Exit codes: the list is README.md's "Exit codes", and this is its code.
+/// Exit codes: the list is docs/cli.md's "Exit codes", and this is its code.
 ///
 /// 0: success, and a closed stdout. 1 ([`exit::FAILED`]): the command completed and what it
 /// measured failed (an `--slo` clause, a load run in which no request succeeded, a
@@ -123,6 +128,8 @@ fn main() -> ExitCode {
         Command::Merge(args) => merge_cmd::run(args),
         Command::K8sJob(args) => k8s_cmd::run(args),
         Command::Doctor(args) => doctor_cmd::run(args),
+        Command::Man(args) => manual_cmd::man(args),
+        Command::Completions(args) => manual_cmd::completions(args),
     };
     match result {
         Ok(code) => code,

@@ -284,7 +284,16 @@ fn check_h2(mut conn: Connection, target: &Target, timeout: Duration) -> Result<
     let got = conn
         .write_all(&hello)
         .and_then(|()| conn.read_exact(&mut head));
-    preface_answer(got.map(|()| &head[..]), timeout).map_err(fail)
+    preface_answer(got.map(|()| &head[..]), timeout).map_err(fail)?;
+    // Its SETTINGS (at most our frame size: a larger one is the run's to refuse).
+    let len = crate::h2::frame::Header::parse(&head).len;
+    let mut payload = vec![0u8; len.min(crate::h2::frame::DEFAULT_MAX_FRAME as usize)];
+    if conn.read_exact(&mut payload).is_ok() && allows_no_streams(&payload) {
+        return Err(fail(
+            "it allows no streams (SETTINGS_MAX_CONCURRENT_STREAMS 0): raise the server's limit (nginx: http2_max_concurrent_streams)".into(),
+        ));
+    }
+    Ok(())
 }
 
 /// Whether the first bytes a server sent after our connection preface are its SETTINGS:
@@ -325,6 +334,17 @@ pub(crate) fn connect_h2(
         });
     }
     Ok(conn)
+}
+
+/// A SETTINGS payload that sets MAX_CONCURRENT_STREAMS to 0 (the last value of a setting
+/// counts, RFC 9113 6.5.3).
+fn allows_no_streams(settings: &[u8]) -> bool {
+    settings
+        .chunks_exact(6)
+        .rfind(|p| {
+            u16::from_be_bytes([p[0], p[1]]) == crate::h2::frame::setting::MAX_CONCURRENT_STREAMS
+        })
+        .is_some_and(|p| p[2..] == [0, 0, 0, 0])
 }
 
 /// A blocking connection to `target` for a few requests outside a run (the shootout's

@@ -10,6 +10,7 @@ use std::io::{Read, Write};
 use std::time::{Duration, Instant};
 
 use super::conn::{Conn, Event, H2Options};
+use super::encoder::Fields;
 use super::frame::{code_slot, HEADER_LEN};
 use super::request::RequestShape;
 use super::{H2Counts, CODE_NAMES};
@@ -52,6 +53,8 @@ pub struct H2Client {
     counts: H2Counts,
     rng: Rng,
     scratch: Vec<u8>,
+    /// The request fields the connection may index, as the engine's run keeps them.
+    fields: Fields,
     /// The server's first frame header has been checked to be SETTINGS.
     preface_checked: bool,
     /// Bytes read before that check.
@@ -81,6 +84,7 @@ impl H2Client {
             counts: H2Counts::default(),
             rng: Rng::new(0, 0),
             scratch: Vec::new(),
+            fields: Fields::default(),
             preface_checked: false,
             first: Vec::new(),
             goaway: false,
@@ -95,11 +99,13 @@ impl H2Client {
                 "the server sent GOAWAY: no new stream on this connection".into(),
             ));
         }
-        let shape = RequestShape::new(spec, &self.target).map_err(|e| failed(e.to_string()))?;
+        let shape = RequestShape::new(spec, &self.target, &mut self.fields, false)
+            .map_err(|e| failed(e.to_string()))?;
         let shapes = [shape];
         let id = self.h2.open(
             0,
             &shapes[0],
+            &self.fields,
             &mut self.rng,
             &mut self.scratch,
             &mut self.out,
@@ -258,7 +264,7 @@ fn stream_of(e: Event) -> Option<u32> {
         Event::Response { stream, .. }
         | Event::Reset { stream, .. }
         | Event::Refused { stream }
-        | Event::Malformed { stream } => Some(stream),
+        | Event::Broken { stream, .. } => Some(stream),
         Event::GoAway { .. } => None,
     }
 }
