@@ -363,7 +363,22 @@ impl<'a> Ctx<'a> {
                 s.name
             ));
         }
-        r.skipped_scenarios = skipped.iter().map(|s| s.name.clone()).collect();
+        // A scenario none of whose levels runs here (an h2c-only row that keeps only the
+        // HTTP/2 levels) is neither verified nor loaded.
+        let (scenarios, idle): (Vec<&Scenario>, Vec<&Scenario>) = scenarios
+            .into_iter()
+            .partition(|s| !self.suite.levels_for(s, spec).is_empty());
+        for s in &idle {
+            obs.line(&format!(
+                "  {}: skipped, none of its levels runs on this target (the target's levels leave them out)",
+                s.name
+            ));
+        }
+        r.skipped_scenarios = skipped
+            .iter()
+            .chain(&idle)
+            .map(|s| s.name.clone())
+            .collect();
         let (out, dir) = (built.out.to_string_lossy(), setup.dir.to_string_lossy());
         let paths = (out.as_ref(), dir.as_ref());
         r.verify = self.verify(&running, spec, &scenarios, paths, obs);

@@ -23,12 +23,22 @@ name = "image"
 path = "/images/Renard-1.png"
 scheme = "https"
 cacert = "{out}/tls/ca.pem"
-targets = ["nginx-tls-static"]
+targets = ["nginx-tls-static", "nginx-h2-only"]
 levels = ["c4", "h2-4x4"]
 [scenario.expect]
 status = 200
 headers = { Content-Type = '^image/png$' }
 body = 'IHDR'
+
+# HTTP/1.1 only, on a target whose levels keep only h2: skipped there, not verified.
+[[scenario]]
+name = "image-http1"
+path = "/images/Renard-1.png"
+scheme = "https"
+cacert = "{out}/tls/ca.pem"
+targets = ["nginx-h2-only"]
+[scenario.expect]
+status = 200
 
 # The same listing over HTTP/1.1 and over h2c: Python's server speaks only HTTP/1.
 [[scenario]]
@@ -53,6 +63,16 @@ requires = ["nginx", "openssl", "python3", "bash"]
 build = "python3 image.py {out} && sh cert.sh {out}"
 start = "bash run.sh {out} {port} static"
 ready = "tcp"
+
+[[target]]
+name = "nginx-h2-only"
+language = "nginx (TLS)"
+dir = "targets/nginx-tls"
+requires = ["nginx", "openssl", "python3", "bash"]
+build = "python3 image.py {out} && sh cert.sh {out}"
+start = "bash run.sh {out} {port} static"
+ready = "tcp"
+levels = ["h2-4x4"]
 
 [[target]]
 name = "python"
@@ -159,6 +179,35 @@ fn an_h2_level_is_verified_and_measured_over_h2_and_an_http1_server_is_not() {
     assert!(
         opened <= 8 && n(&r["requests"]["completed"]) > opened,
         "{r}"
+    );
+
+    // A target whose levels keep only h2: the HTTP/1.1-only scenario is skipped, one line,
+    // neither verified nor loaded; the h2 level runs.
+    let only = target(&v, "nginx-h2-only");
+    assert_eq!(only["outcome"], "measured", "{}\n{err}", only["message"]);
+    assert!(
+        only["skipped_scenarios"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("image-http1")),
+        "{only}"
+    );
+    let verified: Vec<&str> = only["verify"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["scenario"].as_str().unwrap())
+        .collect();
+    assert_eq!(verified, ["image"], "{only}");
+    assert_eq!(
+        cell(only, "image", "h2-4x4")["status"],
+        "measured",
+        "{only}"
+    );
+    assert_eq!(only["cells"].as_array().unwrap().len(), 1, "{only}");
+    assert!(
+        err.contains("image-http1: skipped, none of its levels runs on this target"),
+        "{err}"
     );
 
     // Python: its HTTP/1.1 scenario measured; the h2c one refused with one line, and its
