@@ -272,9 +272,12 @@ pub fn run(args: ShootoutArgs) -> Result<ExitCode> {
         for l in &suite.plan.levels {
             writeln!(
                 out,
-                "level {:<8} {:>6} connections{}{}{}",
+                "level {:<8} {:>6} connections{}{}{}{}",
                 l.name,
                 l.connections,
+                l.http2
+                    .map(|h| format!(", HTTP/2 × {} streams", h.streams))
+                    .unwrap_or_default(),
                 l.rate
                     .as_ref()
                     .map(|r| format!(", open model at {} req/s", r.text))
@@ -292,10 +295,15 @@ pub fn run(args: ShootoutArgs) -> Result<ExitCode> {
         for s in &suite.scenarios {
             writeln!(
                 out,
-                "scenario {:<10} {} {}{}{}{}",
+                "scenario {:<10} {} {}{}{}{}{}",
                 s.name,
                 s.method,
                 s.path,
+                if s.http2 {
+                    ", HTTP/2 at every level"
+                } else {
+                    ""
+                },
                 s.tls
                     .as_ref()
                     .map(|t| format!(", https ({})", tls_words(&t.cert)))

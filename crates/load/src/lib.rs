@@ -58,6 +58,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub use control::{Control, Snapshot};
+pub use h2::blocking::{H2Client, H2Error, H2Response};
 pub use h2::{H2Counts, H2Options};
 pub use plan::{Arrival, Plan, PlanError, Protocol, StatusSet, Stop, MAX_PIPELINE};
 pub use rate::{Rate, RateError, Stage};

@@ -88,6 +88,14 @@ impl Connection {
             Stream::Tls(s) => &s.sock,
         }
     }
+
+    /// Over TLS, whether the server selected `h2` by ALPN; `None` over plain TCP.
+    fn h2_by_alpn(&self) -> Option<bool> {
+        match &self.stream {
+            Stream::Plain(_) => None,
+            Stream::Tls(s) => Some(s.conn.alpn_protocol() == Some(b"h2")),
+        }
+    }
 }
 
 impl From<TcpStream> for Connection {
@@ -311,10 +319,8 @@ fn check_h2(mut conn: Connection, target: &Target, timeout: Duration) -> Result<
     use std::io::{Read as _, Write as _};
     let addr = target.addr;
     let fail = |reason: String| SetupError::NoHttp2 { addr, reason };
-    if let Stream::Tls(s) = &conn.stream {
-        if s.conn.alpn_protocol() != Some(b"h2") {
-            return Err(fail(no_h2_over_alpn(&target.host)));
-        }
+    if conn.h2_by_alpn() == Some(false) {
+        return Err(fail(no_h2_over_alpn(&target.host)));
     }
     let _ = conn.tcp().set_read_timeout(Some(timeout));
     let mut hello = crate::h2::frame::PREFACE.to_vec();
@@ -323,28 +329,56 @@ fn check_h2(mut conn: Connection, target: &Target, timeout: Duration) -> Result<
     let got = conn
         .write_all(&hello)
         .and_then(|()| conn.read_exact(&mut head));
-    match got {
-        Ok(()) if crate::h2::frame::Header::parse(&head).kind == crate::h2::frame::kind::SETTINGS => {
-            // Its SETTINGS (at most our frame size: a larger one is the run's to refuse).
-            let len = crate::h2::frame::Header::parse(&head).len;
-            let mut payload = vec![0u8; len.min(crate::h2::frame::DEFAULT_MAX_FRAME as usize)];
-            if conn.read_exact(&mut payload).is_ok() && allows_no_streams(&payload) {
-                return Err(fail(
-                    "it allows no streams (SETTINGS_MAX_CONCURRENT_STREAMS 0): raise the server's limit (nginx: http2_max_concurrent_streams)".into(),
-                ));
-            }
+    preface_answer(got.map(|()| &head[..]), timeout).map_err(fail)?;
+    // Its SETTINGS (at most our frame size: a larger one is the run's to refuse).
+    let len = crate::h2::frame::Header::parse(&head).len;
+    let mut payload = vec![0u8; len.min(crate::h2::frame::DEFAULT_MAX_FRAME as usize)];
+    if conn.read_exact(&mut payload).is_ok() && allows_no_streams(&payload) {
+        return Err(fail(
+            "it allows no streams (SETTINGS_MAX_CONCURRENT_STREAMS 0): raise the server's limit (nginx: http2_max_concurrent_streams)".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// Whether the first bytes a server sent after our connection preface are its SETTINGS:
+/// the reason it does not speak HTTP/2 when they are not (or when none came).
+pub(crate) fn preface_answer(head: io::Result<&[u8]>, timeout: Duration) -> Result<(), String> {
+    match head {
+        Ok(head)
+            if head.len() >= crate::h2::frame::HEADER_LEN
+                && crate::h2::frame::Header::parse(head).kind == crate::h2::frame::kind::SETTINGS =>
+        {
             Ok(())
         }
-        Ok(()) if head.starts_with(b"HTTP/") => Err(fail(
+        Ok(head) if head.starts_with(b"HTTP/") => Err(
             "it answered the h2c preface with HTTP/1: enable h2c (nginx: `listen ... http2;`), use https:// for h2 over TLS, or drop --http2".into(),
-        )),
-        Ok(()) => Err(fail(format!(
+        ),
+        Ok(head) => Err(format!(
             "it answered the connection preface with {head:02x?}, not SETTINGS: is it an HTTP/2 server?"
-        ))),
-        Err(e) => Err(fail(format!(
+        )),
+        Err(e) => Err(format!(
             "no SETTINGS in answer to the connection preface within {timeout:?} ({e}): enable HTTP/2 on the server, or drop --http2"
-        ))),
+        )),
     }
+}
+
+/// A blocking connection for HTTP/2 outside a run ([`crate::h2::blocking`]): over TLS, `h2`
+/// offered alone by ALPN and required; over plain TCP, the caller checks the answer to
+/// its preface ([`preface_answer`]).
+pub(crate) fn connect_h2(
+    target: &Target,
+    tls: &TlsOptions,
+    timeout: Duration,
+) -> Result<Connection, SetupError> {
+    let conn = open(target, tls, timeout, timeout, true)?;
+    if conn.h2_by_alpn() == Some(false) {
+        return Err(SetupError::NoHttp2 {
+            addr: target.addr,
+            reason: no_h2_over_alpn(&target.host),
+        });
+    }
+    Ok(conn)
 }
 
 /// A SETTINGS payload that sets MAX_CONCURRENT_STREAMS to 0 (the last value of a setting

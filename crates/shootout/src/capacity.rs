@@ -320,6 +320,7 @@ mod tests {
             service_connections: Vec::new(),
             tcp: None,
             connect_hdr_base64: None,
+            http2: None,
         };
         let cases = [
             // (objective, failed) → held

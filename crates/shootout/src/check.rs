@@ -15,6 +15,8 @@ pub enum CheckKind {
     KeepAlive,
     /// Every one of the N images seen.
     AllImages,
+    /// The same answers over HTTP/2, for a scenario that also runs HTTP/2 levels.
+    Http2,
 }
 
 impl CheckKind {
@@ -24,14 +26,15 @@ impl CheckKind {
             CheckKind::Response => "response",
             CheckKind::KeepAlive => "keep-alive",
             CheckKind::AllImages => "all images",
+            CheckKind::Http2 => "http/2",
         }
     }
 
-    /// Whether failing it means the answers are wrong. Keep-alive is reported apart: a
-    /// target that closes every connection answers correctly, and only its keep-alive
-    /// levels are excluded.
+    /// Whether failing it means the answers are wrong. Keep-alive and HTTP/2 are
+    /// reported apart: a target that closes every connection, or speaks only HTTP/1.1,
+    /// answers correctly, and only its keep-alive or HTTP/2 levels are excluded.
     pub fn judges_answers(self) -> bool {
-        self != CheckKind::KeepAlive
+        !matches!(self, CheckKind::KeepAlive | CheckKind::Http2)
     }
 }
 

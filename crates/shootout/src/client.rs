@@ -1,5 +1,8 @@
 //! The blocking HTTP/1.1 client verification and readiness use: one connection, plain or
 //! TLS, whole responses read with a deadline. Correctness, not speed, matters here.
+//! [`Session`] speaks HTTP/2 instead when the endpoint asks for it, through the load
+//! engine's own blocking HTTP/2 client ([`load::H2Client`]): h2 by ALPN over TLS, h2c with
+//! prior knowledge, one stream per request.
 //!
 //! A TLS endpoint speaks TLS through the load engine's own blocking client
 //! ([`load::connect_blocking`]), with the scenario's certificate check; its errors name the
@@ -47,12 +50,109 @@ pub struct Endpoint {
     pub addr: SocketAddr,
     /// The TLS settings; `None` for plain HTTP.
     pub tls: Option<load::TlsOptions>,
+    /// Speak HTTP/2: h2 by ALPN over TLS, h2c with prior knowledge over plain TCP.
+    pub http2: bool,
+    /// The target's name, for messages.
+    pub name: String,
 }
 
 impl Endpoint {
-    /// Plain HTTP at `addr`.
+    /// Plain HTTP/1.1 at `addr`.
     pub fn plain(addr: SocketAddr) -> Endpoint {
-        Endpoint { addr, tls: None }
+        Endpoint {
+            addr,
+            tls: None,
+            http2: false,
+            name: addr.to_string(),
+        }
+    }
+
+    /// How HTTP/2 is reached here, for messages.
+    fn http2_mode(&self) -> &'static str {
+        if self.tls.is_some() {
+            "h2 by ALPN over TLS"
+        } else {
+            "h2c prior knowledge"
+        }
+    }
+}
+
+/// A verification connection, speaking what the endpoint says: HTTP/1.1 through
+/// [`Client`], HTTP/2 through the load engine's own blocking client ([`load::H2Client`]).
+pub enum Session {
+    /// HTTP/1.1.
+    Http1(Client),
+    /// HTTP/2 (h2 or h2c).
+    Http2 {
+        /// The connection.
+        client: Box<load::H2Client>,
+        /// The target's name and how it was reached, for messages.
+        at: Box<Endpoint>,
+    },
+}
+
+impl Session {
+    /// Connects to `at` as it says; the error is one line. A target that does not speak
+    /// HTTP/2 when asked to gets `target NAME does not speak HTTP/2 (MODE): REASON`.
+    pub fn open(at: &Endpoint, timeout: Duration) -> Result<Session, String> {
+        if !at.http2 {
+            return Client::open(at, timeout).map(Session::Http1);
+        }
+        let scheme = if at.tls.is_some() { "https" } else { "http" };
+        let target =
+            load::Target::parse(&format!("{scheme}://{}/", at.addr)).map_err(|e| e.to_string())?;
+        let tls = at.tls.clone().unwrap_or_default();
+        load::H2Client::connect(&target, &tls, timeout)
+            .map(|c| Session::Http2 {
+                client: Box::new(c),
+                at: Box::new(at.clone()),
+            })
+            .map_err(|e| h2_error(at, e))
+    }
+
+    /// Sends one request and reads its response whole. Over HTTP/1.1, `close` adds
+    /// `Connection: close`; over HTTP/2 a stream ends with its response, and `close` in
+    /// the response means the server sent GOAWAY.
+    pub fn send(
+        &mut self,
+        method: &str,
+        path: &str,
+        headers: &[(String, String)],
+        close: bool,
+    ) -> Result<Response, String> {
+        match self {
+            Session::Http1(c) => c.send(method, path, headers, close),
+            Session::Http2 { client, at } => {
+                let spec = load::RequestSpec {
+                    method: method.into(),
+                    path: path.into(),
+                    headers: std::iter::once(("User-Agent".to_string(), "foxbench-verify".into()))
+                        .chain(headers.iter().cloned())
+                        .collect(),
+                    ..load::RequestSpec::default()
+                };
+                let r = client.send(&spec).map_err(|e| h2_error(at, e))?;
+                Ok(Response {
+                    status: r.status,
+                    headers: r.headers,
+                    body: r.body,
+                    close: r.goaway,
+                })
+            }
+        }
+    }
+}
+
+/// An HTTP/2 client's error as verification words it: a target that does not speak
+/// HTTP/2 is named, with how it was asked.
+fn h2_error(at: &Endpoint, e: load::H2Error) -> String {
+    match e {
+        load::H2Error::NotHttp2(reason) => format!(
+            "target {} does not speak HTTP/2 ({}): {reason}",
+            at.name,
+            at.http2_mode()
+        ),
+        load::H2Error::Failed(m) => suite_terms(&m),
     }
 }
 

@@ -20,7 +20,7 @@ use report::shootout::{
 use crate::lifecycle::Running;
 use crate::sampler::{file_safe, DumpPlan, Probed};
 use crate::services::Probe;
-use crate::suite::{Level, Plan, Scenario};
+use crate::suite::{HttpVersion, Level, Plan, Scenario};
 use crate::summary;
 use crate::window::{self, client_window, server_window, system_window, zero_server, Edge};
 
@@ -61,6 +61,8 @@ pub struct Task<'a> {
     /// For a TLS scenario, the engine's settings: the certificate check with the target's
     /// paths filled in, and the level's resumption.
     pub tls: Option<load::TlsOptions>,
+    /// HTTP/1.1, or HTTP/2 with its streams: the level's, else the scenario's.
+    pub version: HttpVersion,
 }
 
 impl<'a> Task<'a> {
@@ -81,12 +83,35 @@ impl<'a> Task<'a> {
                 .tls
                 .as_ref()
                 .map(|t| t.options(out, dir, level.tls_resume.unwrap_or(true))),
+            version: scenario.version(level),
         }
     }
 
-    /// Requests pipelined per connection: the scenario's, and only with keep-alive.
+    /// The engine's protocol: HTTP/2 with the level's streams and the engine's default
+    /// windows, or HTTP/1.1.
+    pub fn protocol(&self) -> load::Protocol {
+        match self.version {
+            HttpVersion::Http1 => load::Protocol::Http1,
+            HttpVersion::Http2 { streams } => load::Protocol::Http2(load::H2Options {
+                streams,
+                ..load::H2Options::default()
+            }),
+        }
+    }
+
+    /// The protocol as results name it: `http/1.1`, `h2` (over TLS) or `h2c`.
+    pub fn protocol_name(&self) -> &'static str {
+        match (self.version, self.tls.is_some()) {
+            (HttpVersion::Http1, _) => "http/1.1",
+            (HttpVersion::Http2 { .. }, true) => "h2",
+            (HttpVersion::Http2 { .. }, false) => "h2c",
+        }
+    }
+
+    /// Requests pipelined per connection: the scenario's, and only with keep-alive over
+    /// HTTP/1.1 (HTTP/2 multiplexes streams instead).
     pub fn pipeline(&self) -> usize {
-        if self.keepalive {
+        if self.keepalive && self.version == HttpVersion::Http1 {
             self.scenario.pipeline
         } else {
             1
@@ -102,6 +127,11 @@ impl<'a> Task<'a> {
             keepalive: self.keepalive,
             pipeline: self.pipeline() as u64,
             tls_resume: self.tls.as_ref().map(|t| t.resume),
+            protocol: self.protocol_name().into(),
+            streams: match self.version {
+                HttpVersion::Http1 => None,
+                HttpVersion::Http2 { streams } => Some(u64::from(streams)),
+            },
             status: CellStatus::Excluded,
             message: None,
             warmup_s: 0.0,
@@ -405,6 +435,7 @@ impl Meter<'_> {
             series,
             intervals,
         );
+        rep.http2 = window::http2_report(&result, task.protocol());
         rep.system = sys0
             .zip(sys1)
             .map(|(a, b)| system_window(&a, &b, self.cpu_ids, elapsed_s));
@@ -531,6 +562,7 @@ impl Meter<'_> {
             stop,
             pipeline: task.pipeline(),
             keepalive: task.keepalive,
+            protocol: task.protocol(),
             timeout: self.plan.timeout,
             connect_timeout: self.plan.timeout,
             // Correctness was verified; during load any status counts, and the wrong ones

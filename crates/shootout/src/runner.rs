@@ -95,6 +95,7 @@ fn level_info(l: &Level, plan: &crate::suite::Plan) -> LevelInfo {
         tls_resume: l.tls_resume,
         capacity: l.capacity.as_ref().map(|c| c.info(l.max_duration)),
         rate: l.rate.as_ref().map(|r| r.text.clone()),
+        http2_streams: l.http2.map(|h| u64::from(h.streams)),
     }
 }
 
@@ -362,10 +363,25 @@ impl<'a> Ctx<'a> {
                 s.name
             ));
         }
-        r.skipped_scenarios = skipped.iter().map(|s| s.name.clone()).collect();
+        // A scenario none of whose levels runs here (an h2c-only row that keeps only the
+        // HTTP/2 levels) is neither verified nor loaded.
+        let (scenarios, idle): (Vec<&Scenario>, Vec<&Scenario>) = scenarios
+            .into_iter()
+            .partition(|s| !self.suite.levels_for(s, spec).is_empty());
+        for s in &idle {
+            obs.line(&format!(
+                "  {}: skipped, none of its levels runs on this target (the target's levels leave them out)",
+                s.name
+            ));
+        }
+        r.skipped_scenarios = skipped
+            .iter()
+            .chain(&idle)
+            .map(|s| s.name.clone())
+            .collect();
         let (out, dir) = (built.out.to_string_lossy(), setup.dir.to_string_lossy());
         let paths = (out.as_ref(), dir.as_ref());
-        r.verify = self.verify(&running, &scenarios, paths, obs);
+        r.verify = self.verify(&running, spec, &scenarios, paths, obs);
         answers(&r.verify).map_err(|first| TargetFailure::WrongAnswers {
             first,
             left: running.abandon(grace),
@@ -407,10 +423,13 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// Verifies every scenario the target implements before any load.
+    /// Verifies every scenario the target implements before any load: over HTTP/1.1,
+    /// and over HTTP/2 too when the scenario runs HTTP/2 levels here (only over HTTP/2 when
+    /// all of them are).
     fn verify(
         &self,
         running: &Running,
+        spec: &TargetSpec,
         scenarios: &[&Scenario],
         (out, dir): (&str, &str),
         obs: &mut dyn Observer,
@@ -419,11 +438,20 @@ impl<'a> Ctx<'a> {
         scenarios
             .iter()
             .map(|s| {
-                let endpoint = verify::Endpoint {
+                let endpoint = |http2| verify::Endpoint {
                     addr: running.addr,
                     tls: s.tls.as_ref().map(|t| t.options(out, dir, true)),
+                    http2,
+                    name: spec.name.clone(),
                 };
-                let v = verify::verify(&endpoint, s, suite.images, suite.plan.timeout);
+                let run =
+                    |http2| verify::verify(&endpoint(http2), s, suite.images, suite.plan.timeout);
+                let levels = suite.levels_for(s, spec);
+                let v = match (s.http2, s.runs_http2(levels.into_iter())) {
+                    (true, _) => verify::over_http2_only(run(true)),
+                    (false, true) => verify::with_http2(run(false), &run(true)),
+                    (false, false) => run(false),
+                };
                 obs.line(&format!("  verify {}: {}", s.name, verdict(&v)));
                 v
             })
@@ -469,7 +497,10 @@ impl<'a> Ctx<'a> {
             for level in self.suite.levels_for(s, spec) {
                 let task = Task::new(s, level, warmup_max, paths);
                 let mut cell = task.cell();
-                if let Some((status, why)) = excluded(v, task.keepalive, self.interrupted()) {
+                let http2 = task.version != crate::suite::HttpVersion::Http1;
+                if let Some((status, why)) =
+                    excluded(v, (task.keepalive, http2), self.interrupted())
+                {
                     cell.status = status;
                     cell.message = Some(why.into());
                     cells.push(cell);
@@ -562,8 +593,14 @@ fn build_line(info: &report::shootout::BuildInfo) -> String {
 /// One scenario's verification in a few words: ok, or the checks that failed.
 fn verdict(v: &Verification) -> String {
     if v.passed {
-        match v.keepalive {
-            Some(false) => {
+        let h2 = v
+            .checks
+            .iter()
+            .find(|c| !c.passed && c.name == crate::check::CheckKind::Http2.name())
+            .and_then(|c| c.detail.as_deref());
+        match (v.keepalive, h2) {
+            (_, Some(why)) => format!("ok over HTTP/1.1, but {why}: HTTP/2 levels excluded"),
+            (Some(false), None) => {
                 "ok, but it closes every connection: keep-alive levels excluded".to_string()
             }
             _ => "ok".to_string(),
@@ -592,14 +629,20 @@ fn answers(verified: &[Verification]) -> Result<(), Option<Check>> {
         .cloned())
 }
 
-/// Why a cell is not measured, if it is not: its status and message.
+/// Why a cell is not measured, if it is not: its status and message. `(keepalive, http2)`
+/// is how the cell connects.
 fn excluded(
     v: &Verification,
-    keepalive: bool,
+    (keepalive, http2): (bool, bool),
     interrupted: bool,
 ) -> Option<(CellStatus, &'static str)> {
     if !v.passed {
         Some((CellStatus::Excluded, "verification failed: not measured"))
+    } else if http2 && v.http2 != Some(true) {
+        Some((
+            CellStatus::Excluded,
+            "verification over HTTP/2 failed: this HTTP/2 level is not measured",
+        ))
     } else if keepalive && v.keepalive == Some(false) {
         Some((CellStatus::Excluded, "excluded: the target closes connections after each response (verified), so keep-alive levels do not apply"))
     } else if interrupted {
@@ -660,6 +703,7 @@ mod tests {
             images_seen: None,
             images_expected: None,
             keepalive,
+            http2: None,
         }
     }
 
@@ -678,6 +722,13 @@ mod tests {
                     vec![check("response", false), check("all images", false)],
                 ),
                 "response: response broke; all images: all images broke",
+            ),
+            (
+                Verification {
+                    http2: Some(false),
+                    ..verification(true, Some(true), vec![check("http/2", false)])
+                },
+                "ok over HTTP/1.1, but http/2 broke: HTTP/2 levels excluded",
             ),
         ];
         for (v, want) in cases {
@@ -698,23 +749,33 @@ mod tests {
     }
 
     #[test]
-    fn cells_are_excluded_for_wrong_answers_closed_connections_or_ctrl_c() {
+    fn cells_are_excluded_for_wrong_answers_closed_connections_http1_only_or_ctrl_c() {
         let right = verification(true, Some(true), vec![]);
         let closes = verification(true, Some(false), vec![]);
         let wrong = verification(false, Some(true), vec![]);
+        let h2 = |passed| Verification {
+            http2: Some(passed),
+            ..right.clone()
+        };
+        let (h2_right, h2_wrong) = (h2(true), h2(false));
         let cases = [
-            // (verification, level keep-alive, interrupted) → status
-            ((&right, true, false), None),
-            ((&wrong, false, true), Some(CellStatus::Excluded)),
-            ((&closes, true, true), Some(CellStatus::Excluded)),
-            ((&closes, false, false), None),
-            ((&right, true, true), Some(CellStatus::Interrupted)),
+            // (verification, level keep-alive, HTTP/2 level, interrupted) → status
+            ((&right, true, false, false), None),
+            ((&wrong, false, false, true), Some(CellStatus::Excluded)),
+            ((&closes, true, false, true), Some(CellStatus::Excluded)),
+            ((&closes, false, false, false), None),
+            ((&right, true, false, true), Some(CellStatus::Interrupted)),
+            // An HTTP/2 level runs only where HTTP/2 was verified.
+            ((&right, true, true, false), Some(CellStatus::Excluded)),
+            ((&h2_wrong, true, true, false), Some(CellStatus::Excluded)),
+            ((&h2_wrong, true, false, false), None),
+            ((&h2_right, true, true, false), None),
         ];
-        for ((v, keepalive, interrupted), want) in cases {
+        for ((v, keepalive, http2, interrupted), want) in cases {
             assert_eq!(
-                excluded(v, keepalive, interrupted).map(|(s, _)| s),
+                excluded(v, (keepalive, http2), interrupted).map(|(s, _)| s),
                 want,
-                "{v:?} {keepalive} {interrupted}"
+                "{v:?} {keepalive} {http2} {interrupted}"
             );
         }
     }

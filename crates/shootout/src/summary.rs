@@ -335,6 +335,8 @@ mod tests {
             keepalive: true,
             pipeline: 1,
             tls_resume: None,
+            protocol: "http/1.1".into(),
+            streams: None,
             status: CellStatus::Measured,
             message: None,
             warmup_s: 0.0,
@@ -388,6 +390,7 @@ mod tests {
             service_connections: Vec::new(),
             tcp: None,
             connect_hdr_base64: None,
+            http2: None,
         }
     }
 
@@ -615,6 +618,8 @@ mod tests {
                 keepalive: true,
                 pipeline: 1,
                 tls_resume: None,
+                protocol: "http/1.1".into(),
+                streams: None,
                 status: before,
                 message: None,
                 warmup_s: 0.0,

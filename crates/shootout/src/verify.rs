@@ -1,7 +1,9 @@
 //! Checks a target's answers before any load: status, headers, body (a pattern, well-formed
 //! XML with a given root, text echoing the request's random parts), every image, and
-//! keep-alive, over the blocking [`Client`] (plain or TLS, framed as the load engine frames;
-//! see [`crate::client`]).
+//! keep-alive, over the blocking [`Session`] (plain or TLS, HTTP/1.1 or HTTP/2, framed as
+//! the load engine frames; see [`crate::client`]). A scenario that runs HTTP/2 levels is
+//! verified over HTTP/2 too ([`with_http2`]); over HTTP/2, keep-alive is many streams on
+//! one connection.
 //!
 //! A scenario whose path has random parts (`/{hex:6}.svg`) gets a concrete path per
 //! request, filled from a generator with a fixed seed, so a run verifies the same paths.
@@ -15,7 +17,7 @@ use crate::check::{CheckKind, Checks};
 use crate::judge::{judge, Requests, VERIFY_SEED};
 use crate::suite::Scenario;
 
-pub use crate::client::{Client, Endpoint, Response};
+pub use crate::client::{Client, Endpoint, Response, Session};
 
 /// The fields that bear on reusing the connection after `r`, as sent.
 fn reuse_fields(r: &Response) -> String {
@@ -44,7 +46,7 @@ pub fn verify(at: &Endpoint, s: &Scenario, images: u32, timeout: Duration) -> Ve
     let mut requests = Requests::of(s, VERIFY_SEED);
     // 1. One request on its own connection, with Connection: close.
     let req = requests.next_request();
-    let first = Client::open(at, timeout)
+    let first = Session::open(at, timeout)
         .and_then(|mut c| c.send(&s.method, &req.path, &req.headers, true));
     let ok = match &first {
         Ok(r) => checks.record(
@@ -61,7 +63,7 @@ pub fn verify(at: &Endpoint, s: &Scenario, images: u32, timeout: Duration) -> Ve
         // A wrong answer here is a wrong answer, not a keep-alive failure.
         let mut wrong = None;
         let ka = (|| -> Result<(), String> {
-            let mut c = Client::open(at, timeout)?;
+            let mut c = Session::open(at, timeout)?;
             for i in 0..probe {
                 let req = requests.next_request();
                 let r = c
@@ -108,11 +110,11 @@ pub fn verify(at: &Endpoint, s: &Scenario, images: u32, timeout: Duration) -> Ve
             let limit = (want * 60).max(200);
             let end = Instant::now() + timeout.max(Duration::from_secs(10));
             let mut sent = 0;
-            let mut conn: Option<Client> = None;
+            let mut conn: Option<Session> = None;
             let mut failure = None;
             while (seen.len() as u64) < want && sent < limit && Instant::now() < end {
                 if conn.is_none() {
-                    conn = match Client::open(at, timeout) {
+                    conn = match Session::open(at, timeout) {
                         Ok(c) => Some(c),
                         Err(e) => {
                             failure = Some(e);
@@ -175,7 +177,35 @@ pub fn verify(at: &Endpoint, s: &Scenario, images: u32, timeout: Duration) -> Ve
         images_seen: s.all_images.then_some(seen.len() as u64),
         images_expected: s.all_images.then_some(u64::from(images)),
         keepalive,
+        http2: None,
     }
+}
+
+/// A scenario that speaks only HTTP/2 (`http2 = true`), verified over HTTP/2: its result
+/// is the scenario's.
+pub fn over_http2_only(mut v: Verification) -> Verification {
+    v.http2 = Some(v.passed);
+    v
+}
+
+/// A scenario verified over HTTP/1.1 (`v`) that also runs HTTP/2 levels, verified over
+/// HTTP/2 (`h2`): the HTTP/1.1 answers decide whether the scenario passes, and the HTTP/2
+/// ones, recorded as the check `http/2` (its detail the first failure), whether its HTTP/2
+/// levels are measured.
+pub fn with_http2(mut v: Verification, h2: &Verification) -> Verification {
+    v.http2 = Some(h2.passed);
+    v.checks.push(report::shootout::Check {
+        name: CheckKind::Http2.name().into(),
+        passed: h2.passed,
+        detail: (!h2.passed).then(|| {
+            h2.checks
+                .iter()
+                .find(|c| !c.passed)
+                .and_then(|c| c.detail.clone())
+                .unwrap_or_else(|| "failed".into())
+        }),
+    });
+    v
 }
 
 #[cfg(test)]
@@ -572,5 +602,79 @@ mod tests {
                 .contains("Transfer-Encoding: chunked"),
             "{c:?}"
         );
+    }
+
+    /// nghttpd (nghttp2's server) over h2c, which speaks no HTTP/1.1: a scenario is
+    /// verified over HTTP/2 through the engine's own client, its headers and its body read
+    /// whole (XML root, text in the body), many streams on one connection; spoken to over
+    /// HTTP/1.1, the same server fails.
+    #[test]
+    fn h2c_verification_reads_whole_answers_through_the_engine() {
+        let Some(nghttpd) =
+            testkit::require("nghttpd", &["/usr/sbin", "/usr/bin"], "nghttp2-server")
+        else {
+            return;
+        };
+        let dir = std::env::temp_dir().join(format!("foxbench-verify-h2c-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let svg = format!(
+            "<svg xmlns=\"http://www.w3.org/2000/svg\">{}<path fill=\"#a8db7d\"/></svg>",
+            " ".repeat(40_000)
+        );
+        std::fs::write(dir.join("fox.svg"), &svg).unwrap();
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let mut server = std::process::Command::new(nghttpd)
+            .args(["--no-tls", "-a", "127.0.0.1", "-d"])
+            .arg(&dir)
+            .arg(port.to_string())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+        testkit::wait_until(Duration::from_secs(10), "nghttpd listening", || {
+            TcpStream::connect(addr).is_ok()
+        });
+        let text = r##"
+name = "h2c"
+[[scenario]]
+name = "svg"
+path = "/fox.svg"
+http2 = true
+[scenario.expect]
+status = 200
+body_xml_root = "svg"
+body_contains = 'fill="#a8db7d"'
+[[target]]
+name = "nghttpd"
+language = "C"
+dir = "x"
+start = "nghttpd {port}"
+"##;
+        let s = crate::suite::Suite::parse(text, "t.toml")
+            .unwrap()
+            .scenarios[0]
+            .clone();
+        let h2 = Endpoint {
+            http2: true,
+            name: "nghttpd".into(),
+            ..Endpoint::plain(addr)
+        };
+        let v = verify(&h2, &s, 1, Duration::from_secs(5));
+        let h1 = verify(&Endpoint::plain(addr), &s, 1, Duration::from_secs(2));
+        let _ = server.kill();
+        let _ = server.wait();
+        let _ = std::fs::remove_dir_all(&dir);
+        assert!(v.passed, "{v:?}");
+        assert_eq!(
+            v.keepalive,
+            Some(true),
+            "20 streams on one connection: {v:?}"
+        );
+        assert!(!h1.passed, "nghttpd speaks no HTTP/1.1: {h1:?}");
     }
 }

@@ -256,7 +256,44 @@ pub fn repeat(
         service_connections: Vec::new(),
         tcp: None,
         connect_hdr_base64: (!res.connect.is_empty()).then(|| res.connect.to_base64()),
+        http2: None,
     }
+}
+
+/// The HTTP/2 section of a repeat, from the engine's counts and the options it ran with;
+/// `None` for an HTTP/1.1 run.
+pub fn http2_report(res: &RunResult, protocol: load::Protocol) -> Option<report::Http2Report> {
+    let (load::Protocol::Http2(opts), Some(h)) = (protocol, res.h2.as_ref()) else {
+        return None;
+    };
+    let by_code = |counts: &[u64; 15]| {
+        counts
+            .iter()
+            .zip(load::h2::CODE_NAMES)
+            .filter(|(n, _)| **n > 0)
+            .map(|(n, name)| (name.to_string(), *n))
+            .collect()
+    };
+    Some(report::Http2Report {
+        alpn: res.tls.as_ref().and_then(|t| t.alpn.clone()),
+        streams: u64::from(opts.streams),
+        server_max_streams: h.server_max_streams.map(u64::from),
+        streams_used_max: h.streams_used_max,
+        connections: h.connections,
+        retries: h.retries,
+        id_rollovers: h.id_rollovers,
+        pings_answered: h.pings_answered,
+        header_bytes_sent: h.header_bytes_sent,
+        header_bytes_sent_decoded: h.header_bytes_sent_raw,
+        header_bytes_received: h.header_bytes_received,
+        header_bytes_received_decoded: h.header_bytes_received_raw,
+        hpack_saving_sent_percent: h.hpack_saving_sent().map(|s| s * 100.0),
+        hpack_saving_received_percent: h.hpack_saving_received().map(|s| s * 100.0),
+        rst_stream: by_code(&h.rst_received),
+        goaway: by_code(&h.goaway_received),
+        stream_window: u64::from(opts.window),
+        connection_window: u64::from(opts.connection_window),
+    })
 }
 
 /// The kernel's TCP counters' growth between a window's edges, as the report holds them.

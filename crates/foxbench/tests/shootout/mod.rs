@@ -5,6 +5,7 @@ use super::*;
 use std::path::{Path, PathBuf};
 
 mod capacity;
+mod http2;
 mod pool;
 mod postgres;
 mod production;

@@ -75,9 +75,12 @@ fn quick_production_suite_measures_the_tls_path() {
     ] {
         let t = target(&v, name);
         assert_eq!(t["outcome"], "measured", "{name}: {}\n{err}", t["message"]);
+        // HTTP/2 on the two nginx targets that run h2 levels, on the same listener.
+        let h2 = matches!(name, "nginx-tls-avatar" | "nginx-tls-static");
         for ver in t["verify"].as_array().unwrap() {
             assert_eq!(ver["passed"], true, "{name}: {ver}");
             assert_eq!(ver["keepalive"], true, "{name}: {ver}");
+            assert_eq!(ver["http2"].as_bool(), h2.then_some(true), "{name}: {ver}");
         }
         let tls = name.starts_with("nginx-tls");
         let mut app_us = 0.0;
@@ -87,10 +90,10 @@ fn quick_production_suite_measures_the_tls_path() {
             .iter()
             .map(|c| c["level"].as_str().unwrap())
             .collect();
-        let want: &[&str] = if tls {
-            &["c10", "ab", "ab-full"]
-        } else {
-            &["c10", "ab"]
+        let want: &[&str] = match (tls, h2) {
+            (true, true) => &["c10", "ab", "ab-full", "h2-10x10", "h2-new"],
+            (true, false) => &["c10", "ab", "ab-full"],
+            _ => &["c10", "ab"],
         };
         assert_eq!(levels, want, "{name}");
         for c in t["cells"].as_array().unwrap() {
@@ -108,6 +111,16 @@ fn quick_production_suite_measures_the_tls_path() {
                 continue;
             }
             assert_eq!(c["tls_resume"], level != "ab-full", "{name} {level}");
+            let h2_cell = level.starts_with("h2-");
+            assert_eq!(
+                (c["protocol"].as_str(), r["http2"]["alpn"].as_str()),
+                if h2_cell {
+                    (Some("h2"), Some("h2"))
+                } else {
+                    (Some("http/1.1"), None)
+                },
+                "{name} {level}"
+            );
             let (full, resumed) = (n(&r["handshakes"]["full"]), n(&r["handshakes"]["resumed"]));
             let opened = n(&r["connections"]["opened"]);
             assert_eq!(
@@ -117,9 +130,10 @@ fn quick_production_suite_measures_the_tls_path() {
             );
             match level {
                 // Kept alive: a handshake per connection, not per request.
-                "c10" => assert!(opened <= 20 && completed > opened, "{name}: {r}"),
-                // A new connection per request, resumed after the first few.
-                "ab" => assert!(resumed > full && opened >= completed, "{name}: {r}"),
+                "c10" | "h2-10x10" => assert!(opened <= 20 && completed > opened, "{name}: {r}"),
+                // A new connection per request, resumed after the first few (over h2 too:
+                // each an ALPN h2 handshake).
+                "ab" | "h2-new" => assert!(resumed > full && opened >= completed, "{name}: {r}"),
                 // The same without resumption: a full handshake every time.
                 _ => assert!(resumed == 0 && full >= completed, "{name}: {r}"),
             }
@@ -155,6 +169,15 @@ fn quick_production_suite_measures_the_tls_path() {
         .find(|l| l.starts_with("| nginx-tls-avatar |") && l.contains("no resumption"))
         .unwrap_or_else(|| panic!("no ab-full row for nginx-tls-avatar:\n{md}"));
     assert!(row.contains("nginx ") && row.contains(" µs"), "{row}");
+    // h2 beside HTTP/1.1 on the same proxy, nginx's and avatar's CPU apart.
+    assert!(md.contains("### HTTP/2 against HTTP/1.1"), "{md}");
+    let row = md
+        .lines()
+        .find(|l| {
+            l.starts_with("| nginx-tls-avatar | redirect-tls | h2-10x10 (h2, 10 streams) | c10 |")
+        })
+        .unwrap_or_else(|| panic!("no h2-10x10 row for nginx-tls-avatar:\n{md}"));
+    assert!(row.contains("nginx ") && row.contains("avatar "), "{row}");
     // The progress lines say it as the report does.
     assert!(
         err.contains("TLS handshakes ") && err.contains("/s full"),
@@ -259,6 +282,11 @@ fn list_shows_the_tls_scenarios_and_levels() {
         line("level ab-full").ends_with(", no TLS resumption"),
         "{text}"
     );
+    assert!(
+        line("level h2-10x10").contains(", HTTP/2 × 10 streams"),
+        "{text}"
+    );
+    assert!(!line("level c10").contains("HTTP/2"), "{text}");
     assert!(!line("level ab ").contains("TLS"), "{text}");
     for t in [
         "nginx-tls-avatar",

@@ -169,6 +169,20 @@ pub(crate) struct Conn {
     /// What the server's decoder table holds of our request fields.
     encoder: Encoder,
     control_without_progress: u32,
+    /// Responses kept whole, for a client that checks them (verification); `None` on the
+    /// engine's path.
+    kept: Option<Box<Kept>>,
+}
+
+/// What a keeping connection ([`Conn::keeping`]) holds: each stream's final response head
+/// and body, and the DATA frame being read.
+#[derive(Debug, Default)]
+struct Kept {
+    /// By stream: the final head's fields, and the body so far.
+    responses: Vec<(u32, Vec<hpack::Field>, Vec<u8>)>,
+    /// The payload of the DATA frame being read, padding included.
+    frame: Vec<u8>,
+    padded: bool,
 }
 
 impl Conn {
@@ -205,7 +219,27 @@ impl Conn {
             decoder: Decoder::empty(),
             encoder: Encoder::default(),
             control_without_progress: 0,
+            kept: None,
         }
+    }
+
+    /// A connection that keeps each response whole (its head's fields and its body) for
+    /// [`Conn::take_response`]: a blocking client's, never the load path's.
+    pub fn keeping(opts: H2Options) -> Self {
+        Self {
+            decoder: Decoder::capturing(),
+            kept: Some(Box::default()),
+            ..Conn::new(opts)
+        }
+    }
+
+    /// The final head's fields and the body of a stream whose response completed (after
+    /// [`Event::Response`]); `None` unless keeping.
+    pub fn take_response(&mut self, stream: u32) -> Option<(Vec<hpack::Field>, Vec<u8>)> {
+        let k = self.kept.as_mut()?;
+        let i = k.responses.iter().position(|r| r.0 == stream)?;
+        let (_, fields, body) = k.responses.swap_remove(i);
+        Some((fields, body))
     }
 
     /// Back to a fresh connection's state, keeping the buffers: a reconnect allocates
@@ -422,6 +456,9 @@ impl Conn {
         loop {
             if self.data_left > 0 {
                 let n = self.data_left.min(data.len());
+                if let Some(k) = &mut self.kept {
+                    k.frame.extend_from_slice(&data[..n]);
+                }
                 self.data_left -= n;
                 data = &data[n..];
                 if self.data_left > 0 {
@@ -542,6 +579,10 @@ impl Conn {
         self.data_left = h.len;
         self.data_stream = h.stream;
         self.data_end = end;
+        if let Some(k) = &mut self.kept {
+            k.frame.clear();
+            k.padded = h.flags & flag::PADDED != 0;
+        }
         if h.len == 0 {
             self.data_done(ev);
         }
@@ -550,6 +591,19 @@ impl Conn {
 
     /// A DATA frame was read whole.
     fn data_done(&mut self, ev: &mut impl FnMut(Event)) {
+        if let Some(k) = &mut self.kept {
+            let frame = std::mem::take(&mut k.frame);
+            // A padded frame: its pad length first, then data, then that much padding.
+            let data = match (k.padded, frame.split_first()) {
+                (true, Some((&pad, rest))) => &rest[..rest.len().saturating_sub(usize::from(pad))],
+                (true, None) => &[][..],
+                (false, _) => &frame[..],
+            };
+            if let Some(r) = k.responses.iter_mut().find(|r| r.0 == self.data_stream) {
+                r.2.extend_from_slice(data);
+            }
+            k.frame = frame;
+        }
         if self.data_end {
             self.data_end = false;
             self.end_stream(self.data_stream, ev);
@@ -826,7 +880,13 @@ impl Conn {
             match b.status {
                 // An interim response (100 Continue, 103 Early Hints): the final one follows.
                 Some(st) if (100..200).contains(&st) && s.status.is_none() && !end_stream => {}
-                Some(st) if s.status.is_none() => s.status = Some(st),
+                Some(st) if s.status.is_none() => {
+                    s.status = Some(st);
+                    if let Some(k) = &mut self.kept {
+                        k.responses
+                            .push((stream, self.decoder.fields().to_vec(), Vec::new()));
+                    }
+                }
                 _ => {}
             }
         }

@@ -138,6 +138,21 @@ pub(crate) struct Decoder {
     size: usize,
     /// The size the server last set; at most [`TABLE_SIZE`].
     max_size: usize,
+    /// Every field whole, for the shootout's verification ([`Decoder::capturing`]); `None`
+    /// on the engine's path, which keeps only what it counts.
+    capture: Option<Box<Capture>>,
+}
+
+/// A header field decoded whole: name and value bytes.
+pub(crate) type Field = (Vec<u8>, Vec<u8>);
+
+/// What a capturing decoder keeps: the dynamic table's entries whole, in step with
+/// `entries`, and the fields of the last block decoded.
+#[derive(Debug, Default)]
+struct Capture {
+    /// Newest first, as `entries`.
+    table: VecDeque<Field>,
+    fields: Vec<Field>,
 }
 
 impl Default for Decoder {
@@ -186,6 +201,7 @@ impl Decoder {
             entries: VecDeque::new(),
             size: 0,
             max_size: TABLE_SIZE,
+            capture: None,
         }
     }
 
@@ -194,6 +210,10 @@ impl Decoder {
         self.entries.clear();
         self.size = 0;
         self.max_size = TABLE_SIZE;
+        if let Some(c) = &mut self.capture {
+            c.table.clear();
+            c.fields.clear();
+        }
     }
 
     pub fn new() -> Self {
@@ -202,6 +222,34 @@ impl Decoder {
             entries: VecDeque::with_capacity(TABLE_SIZE / 32),
             size: 0,
             max_size: TABLE_SIZE,
+            capture: None,
+        }
+    }
+
+    /// A decoder that also keeps every field whole ([`Decoder::fields`]): for a client
+    /// that must check headers (verification), not for the load path. The same walk
+    /// decodes both, so what verification sees is what the engine decodes.
+    pub fn capturing() -> Self {
+        Self {
+            capture: Some(Box::default()),
+            ..Self::new()
+        }
+    }
+
+    /// The fields of the last block decoded, in order; empty unless capturing.
+    pub fn fields(&self) -> &[Field] {
+        self.capture.as_ref().map_or(&[], |c| &c.fields)
+    }
+
+    /// The whole (name, value) of an indexed field, when capturing.
+    fn full_indexed(&self, i: u64) -> Option<Field> {
+        let c = self.capture.as_ref()?;
+        match i {
+            1..=61 => {
+                let (n, v) = STATIC[i as usize - 1];
+                Some((n.into(), v.into()))
+            }
+            _ => c.table.get((i - 62) as usize).cloned(),
         }
     }
 
@@ -209,6 +257,9 @@ impl Decoder {
     pub fn decode(&mut self, mut b: &[u8]) -> Result<Block, HpackError> {
         let mut out = Block::default();
         let mut first = true;
+        if let Some(c) = &mut self.capture {
+            c.fields.clear();
+        }
         while let Some(&lead) = b.first() {
             if lead & 0x80 != 0 {
                 // Indexed field.
@@ -216,6 +267,9 @@ impl Decoder {
                 b = &b[used..];
                 let (raw, status) = self.indexed(i)?;
                 out.raw_bytes += raw;
+                if let Some(f) = self.full_indexed(i) {
+                    self.capture.as_mut().expect("capturing").fields.push(f);
+                }
                 if let Some(s) = status {
                     out.status.get_or_insert(s);
                 }
@@ -235,22 +289,37 @@ impl Decoder {
                 let prefix = if index { 6 } else { 4 };
                 let (i, used) = int(b, prefix)?;
                 b = &b[used..];
+                let name_at = b;
                 let (name_len, is_status) = if i == 0 {
-                    let (name, used) = string(b)?;
+                    let (name, used) = string::<Small>(b)?;
                     b = &b[used..];
                     (name.len as u64, name.is(b":status"))
                 } else {
                     self.name_of(i)?
                 };
-                let (value, used) = string(b)?;
+                let value_at = b;
+                let (value, used) = string::<Small>(b)?;
                 b = &b[used..];
+                let full = match &self.capture {
+                    None => None,
+                    Some(_) => {
+                        let name = match i {
+                            0 => string::<Vec<u8>>(name_at)?.0,
+                            _ => self.full_indexed(i).map(|f| f.0).unwrap_or_default(),
+                        };
+                        Some((name, string::<Vec<u8>>(value_at)?.0))
+                    }
+                };
+                if let (Some(c), Some(f)) = (&mut self.capture, &full) {
+                    c.fields.push(f.clone());
+                }
                 let status = if is_status { value.status() } else { None };
                 if let Some(s) = status {
                     out.status.get_or_insert(s);
                 }
                 out.raw_bytes += name_len + value.len as u64;
                 if index {
-                    self.insert(name_len, value.len as u64, status, is_status);
+                    self.insert(name_len, value.len as u64, status, is_status, full);
                 }
             }
             first = false;
@@ -295,12 +364,23 @@ impl Decoder {
         }
     }
 
-    fn insert(&mut self, name_len: u64, value_len: u64, status: Option<u16>, is_status: bool) {
+    /// Adds an entry; `full` is the field whole when capturing.
+    fn insert(
+        &mut self,
+        name_len: u64,
+        value_len: u64,
+        status: Option<u16>,
+        is_status: bool,
+        full: Option<Field>,
+    ) {
         let size = name_len + value_len + 32;
         if size > self.max_size as u64 {
             // Larger than the table: it empties the table (RFC 7541 4.4).
             self.entries.clear();
             self.size = 0;
+            if let Some(c) = &mut self.capture {
+                c.table.clear();
+            }
             return;
         }
         self.evict(size as usize);
@@ -310,6 +390,9 @@ impl Decoder {
             status,
             is_status,
         });
+        if let (Some(c), Some(f)) = (&mut self.capture, full) {
+            c.table.push_front(f);
+        }
         self.size += size as usize;
     }
 
@@ -317,7 +400,12 @@ impl Decoder {
     fn evict(&mut self, room: usize) {
         while self.size + room > self.max_size {
             match self.entries.pop_back() {
-                Some(e) => self.size -= e.size as usize,
+                Some(e) => {
+                    self.size -= e.size as usize;
+                    if let Some(c) = &mut self.capture {
+                        c.table.pop_back();
+                    }
+                }
                 None => break,
             }
         }
@@ -348,8 +436,42 @@ fn int(b: &[u8], n: u8) -> Result<(u64, usize), HpackError> {
     Err(HpackError::Truncated)
 }
 
-/// A string literal: its decoded length and first bytes, and the bytes it took.
-fn string(b: &[u8]) -> Result<(Small, usize), HpackError> {
+/// Where a decoded string goes: its length and first bytes ([`Small`], the engine's), or
+/// all of it (a capturing decoder's).
+trait Sink: Default {
+    fn push(&mut self, b: u8);
+    fn put_raw(&mut self, raw: &[u8]) {
+        for &b in raw {
+            self.push(b);
+        }
+    }
+}
+
+impl Sink for Small {
+    fn push(&mut self, b: u8) {
+        Small::push(self, b);
+    }
+
+    fn put_raw(&mut self, raw: &[u8]) {
+        self.len = raw.len();
+        let n = raw.len().min(self.head.len());
+        self.head[..n].copy_from_slice(&raw[..n]);
+    }
+}
+
+impl Sink for Vec<u8> {
+    fn push(&mut self, b: u8) {
+        Vec::push(self, b);
+    }
+
+    fn put_raw(&mut self, raw: &[u8]) {
+        self.extend_from_slice(raw);
+    }
+}
+
+/// A string literal: its decoded length and first bytes (or all of it), and the bytes it
+/// took.
+fn string<S: Sink>(b: &[u8]) -> Result<(S, usize), HpackError> {
     let huff = b.first().ok_or(HpackError::Truncated)? & 0x80 != 0;
     let (len, used) = int(b, 7)?;
     let end = used
@@ -357,13 +479,11 @@ fn string(b: &[u8]) -> Result<(Small, usize), HpackError> {
         .filter(|&e| e <= b.len())
         .ok_or(HpackError::Truncated)?;
     let raw = &b[used..end];
-    let mut s = Small::default();
+    let mut s = S::default();
     if huff {
         huffman(raw, &mut s)?;
     } else {
-        s.len = raw.len();
-        let n = raw.len().min(s.head.len());
-        s.head[..n].copy_from_slice(&raw[..n]);
+        s.put_raw(raw);
     }
     Ok((s, end))
 }
@@ -450,7 +570,7 @@ fn nibbles() -> &'static Nibbles {
 }
 
 /// Decodes a Huffman string into `out` (its length and first bytes).
-fn huffman(raw: &[u8], out: &mut Small) -> Result<(), HpackError> {
+fn huffman(raw: &[u8], out: &mut impl Sink) -> Result<(), HpackError> {
     let t = nibbles();
     let mut state = 0u8;
     for &byte in raw {
@@ -552,127 +672,4 @@ pub(crate) fn huffman_encode(s: &[u8]) -> Vec<u8> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn huff_str(s: &[u8]) -> Vec<u8> {
-        let h = huffman_encode(s);
-        let mut out = Vec::new();
-        put_int(&mut out, 0x80, 7, h.len());
-        out.extend_from_slice(&h);
-        out
-    }
-
-    #[test]
-    fn huffman_round_trips_every_byte() {
-        let all: Vec<u8> = (0..=255u8).collect();
-        for s in [&b"302"[..], b":status", b"", b"nginx/1.22.1", &all] {
-            let mut small = Small::default();
-            huffman(&huffman_encode(s), &mut small).unwrap();
-            assert_eq!(small.len, s.len());
-            assert_eq!(&small.head[..s.len().min(8)], &s[..s.len().min(8)]);
-        }
-    }
-
-    #[test]
-    fn huffman_rejects_bad_padding_and_eos() {
-        // RFC 7541 5.2: padding of zeros, padding of 8 bits or more, and EOS are errors.
-        let mut s = Small::default();
-        let mut good = huffman_encode(b"a"); // 5 bits + 3 bits of padding
-        assert!(huffman(&good, &mut s).is_ok());
-        good[0] &= 0xf8;
-        assert_eq!(
-            huffman(&good, &mut Small::default()),
-            Err(HpackError::BadHuffman)
-        );
-        assert_eq!(
-            huffman(&[0xff], &mut Small::default()),
-            Err(HpackError::BadHuffman)
-        );
-        assert_eq!(
-            huffman(&[0xff, 0xff, 0xff, 0xff], &mut Small::default()),
-            Err(HpackError::BadHuffman)
-        );
-    }
-
-    /// RFC 7541 C.6: three responses with Huffman coding and evictions, decoded by the
-    /// dynamic table; the statuses come back, and the third response finds `:status 302`
-    /// ... evicted and a new literal in its place.
-    #[test]
-    fn rfc7541_c6_responses() {
-        let hex = |s: &str| -> Vec<u8> {
-            let s: String = s.split_whitespace().collect();
-            (0..s.len())
-                .step_by(2)
-                .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
-                .collect()
-        };
-        let mut d = Decoder::new();
-        d.max_size = 256;
-        let r1 = hex("4882 6402 5885 aec3 771a 4b61 96d0 7abe 9410 54d4 44a8 2005 9504 0b81 66e0 82a6 2d1b ff6e 919d 29ad 1718 63c7 8f0b 97c8 e9ae 82ae 43d3");
-        let b = d.decode(&r1).unwrap();
-        assert_eq!(b.status, Some(302));
-        assert_eq!(d.size, 222);
-        let r2 = hex("4883 640e ffc1 c0bf");
-        let b = d.decode(&r2).unwrap();
-        assert_eq!(b.status, Some(307));
-        assert_eq!(d.size, 222);
-        let r3 = hex("88c1 6196 d07a be94 1054 d444 a820 0595 040b 8166 e084 a62d 1bff c05a 839b d9ab 77ad 94e7 821d d7f2 e6c7 b335 dfdf cd5b 3960 d5af 2708 7f36 72c1 ab27 0fb5 291f 9587 3160 65c0 03ed 4ee5 b106 3d50 07");
-        let b = d.decode(&r3).unwrap();
-        assert_eq!(b.status, Some(200));
-        assert_eq!(d.size, 215);
-        assert_eq!(d.entries.len(), 3);
-    }
-
-    #[test]
-    fn status_from_every_kind_of_field() {
-        type Case = (&'static [u8], Option<u16>);
-        let literal_302: Vec<u8> = [&[0x08u8, 0x03][..], b"302"].concat();
-        let mut huff = vec![0x48];
-        huff.extend(huff_str(b"404"));
-        let cases: [Case; 3] = [(&[0x88], Some(200)), (&[0x8d], Some(404)), (&[0xbe], None)];
-        for (block, want) in cases {
-            let mut d = Decoder::new();
-            if want.is_none() {
-                assert_eq!(d.decode(block), Err(HpackError::BadIndex));
-                continue;
-            }
-            assert_eq!(d.decode(block).unwrap().status, want);
-        }
-        let mut d = Decoder::new();
-        assert_eq!(d.decode(&literal_302).unwrap().status, Some(302));
-        assert_eq!(d.decode(&huff).unwrap().status, Some(404));
-        // Indexed from the dynamic table: entry 62 is the 404 just inserted.
-        assert_eq!(d.decode(&[0xbe]).unwrap().status, Some(404));
-    }
-
-    #[test]
-    fn malformed_blocks_are_errors_not_panics() {
-        type Case = (&'static [u8], HpackError);
-        let cases: [Case; 6] = [
-            (&[0x80], HpackError::BadIndex),
-            (
-                &[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f],
-                HpackError::IntegerOverflow,
-            ),
-            (&[0x04, 0x05, b'a'], HpackError::Truncated),
-            (&[0x3f, 0xe1, 0x7f], HpackError::BadTableSize), // a table-size bomb
-            (&[0x88, 0x20], HpackError::BadTableSize),       // an update after a field
-            (&[0x04, 0x81, 0xff], HpackError::BadHuffman),
-        ];
-        for (block, want) in cases {
-            assert_eq!(Decoder::new().decode(block), Err(want), "{block:02x?}");
-        }
-    }
-
-    #[test]
-    fn integers_round_trip() {
-        for v in [0usize, 1, 14, 15, 16, 126, 127, 128, 300, 16384, 1 << 20] {
-            for n in [4u8, 5, 6, 7] {
-                let mut out = Vec::new();
-                put_int(&mut out, 0, n, v);
-                assert_eq!(int(&out, n).unwrap(), (v as u64, out.len()));
-            }
-        }
-    }
-}
+mod tests;

@@ -10,6 +10,8 @@
 //! - [`request`]: a request shape's header block, encoded once, with template values filled
 //!   per request.
 //! - [`conn`]: SETTINGS, PING, GOAWAY, RST_STREAM, windows, stream IDs.
+//! - [`blocking`]: one blocking connection on the same `conn`, keeping each response whole
+//!   (headers and body): the shootout verifies HTTP/2 targets through it.
 //!
 //! Accounting: a request is a stream. RST_STREAM fails it as `reset`; a connection error
 //! (a GOAWAY with an error code, a malformed frame, an HPACK failure) fails every stream of
@@ -19,6 +21,7 @@
 //!
 //! [`Framer`]: crate::Framer
 
+pub mod blocking;
 pub(crate) mod conn;
 pub(crate) mod encoder;
 pub mod frame;

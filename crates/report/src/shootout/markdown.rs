@@ -271,6 +271,7 @@ pub fn to_markdown(r: &ShootoutResults) -> String {
         cost_tables(&mut out, r, &rows);
         param_tables(&mut out, r);
         production_table(&mut out, r, &rows);
+        versions_table(&mut out, &rows);
     }
     out.push_str(&super::tiers::markdown(r));
 
@@ -632,4 +633,23 @@ fn production_table(out: &mut String, r: &ShootoutResults, rows: &[&TargetResult
          of each process name of the server's tree (nginx's master and worker together), so a proxy's cost \
          against its app's is measured, not guessed.\n\n",
     );
+}
+
+/// HTTP/2 against HTTP/1.1 on the same target ([`super::versions`]).
+fn versions_table(out: &mut String, rows: &[&TargetResult]) {
+    let table = super::versions::rows(rows);
+    if table.is_empty() {
+        return;
+    }
+    out.push_str("### HTTP/2 against HTTP/1.1\n\n");
+    let _ = writeln!(out, "| {} |", super::versions::HEADERS.join(" | "));
+    let align: Vec<&str> = super::versions::NUMERIC
+        .iter()
+        .map(|&n| if n { "---:" } else { "---" })
+        .collect();
+    let _ = writeln!(out, "|{}|", align.join("|"));
+    for row in &table {
+        let _ = writeln!(out, "| {} |", row.join(" | "));
+    }
+    let _ = writeln!(out, "\n{}\n", super::versions::NOTE);
 }

@@ -11,7 +11,9 @@ use serde::Deserialize;
 
 use super::params::{Params, PARAM_PREFIX};
 use super::services::SERVICE_PREFIX;
-use super::{parse_cpus, timed_level, Level, LevelRate, Ready, LEVEL_MAX_DURATION, PLACEHOLDERS};
+use super::{
+    parse_cpus, timed_level, Level, LevelHttp2, LevelRate, Ready, LEVEL_MAX_DURATION, PLACEHOLDERS,
+};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -79,6 +81,8 @@ pub(super) struct RawScenario {
     pub(super) keepalive: bool,
     #[serde(default = "default_pipeline")]
     pub(super) pipeline: usize,
+    #[serde(default)]
+    pub(super) http2: bool,
     pub(super) targets: Option<Vec<String>>,
     pub(super) levels: Option<Vec<String>>,
     pub(super) scheme: Option<String>,
@@ -339,6 +343,8 @@ impl<'de> Deserialize<'de> for Level {
                 let mut window = None;
                 let mut start_rate = None;
                 let mut rate = None;
+                let mut http2 = None;
+                let mut streams = None;
                 while let Some(key) = map.next_key::<String>()? {
                     match key.as_str() {
                         "name" => name = Some(map.next_value::<String>()?),
@@ -352,6 +358,8 @@ impl<'de> Deserialize<'de> for Level {
                         "window" => window = Some(map.next_value::<Dur>()?.0),
                         "start_rate" => start_rate = Some(map.next_value::<f64>()?),
                         "rate" => rate = Some(map.next_value::<RateText>()?.0),
+                        "http2" => http2 = Some(map.next_value::<bool>()?),
+                        "streams" => streams = Some(map.next_value::<u32>()?),
                         other => {
                             return Err(de::Error::unknown_field(
                                 other,
@@ -367,6 +375,8 @@ impl<'de> Deserialize<'de> for Level {
                                     "window",
                                     "start_rate",
                                     "rate",
+                                    "http2",
+                                    "streams",
                                 ],
                             ))
                         }
@@ -406,6 +416,7 @@ impl<'de> Deserialize<'de> for Level {
                         "a capacity level searches for its own rates: drop rate, or capacity",
                     ));
                 }
+                let http2 = level_http2(http2, streams, keepalive)?;
                 Ok(Level {
                     name: name.unwrap_or_else(|| format!("c{connections}")),
                     connections: connections as usize,
@@ -416,11 +427,43 @@ impl<'de> Deserialize<'de> for Level {
                     tls_resume,
                     capacity,
                     rate,
+                    http2,
                 })
             }
         }
         d.deserialize_any(V)
     }
+}
+
+/// A level's `http2` and `streams`, checked as `foxbench load` checks `--http2` and
+/// `--streams`: streams only under HTTP/2, within the engine's range, and more than one
+/// only with keep-alive.
+fn level_http2<E: de::Error>(
+    http2: Option<bool>,
+    streams: Option<u32>,
+    keepalive: Option<bool>,
+) -> Result<Option<LevelHttp2>, E> {
+    if http2 != Some(true) {
+        return match streams {
+            Some(_) => Err(E::custom(
+                "streams belong to an HTTP/2 level: add http2 = true, or drop streams (HTTP/1.1 pipelines with the scenario's pipeline)",
+            )),
+            None => Ok(None),
+        };
+    }
+    let streams = streams.unwrap_or(1);
+    if streams == 0 || streams as usize > load::MAX_PIPELINE {
+        return Err(E::custom(format!(
+            "streams = {streams}: use 1 to {}",
+            load::MAX_PIPELINE
+        )));
+    }
+    if keepalive == Some(false) && streams > 1 {
+        return Err(E::custom(format!(
+            "streams = {streams} with keepalive = false: a new connection per request carries one stream; set streams = 1 or drop keepalive = false"
+        )));
+    }
+    Ok(Some(LevelHttp2 { streams }))
 }
 
 /// A capacity level's search, checked: the objective in `--slo`'s syntax, a window that

@@ -614,3 +614,70 @@ fn cancelled_streams_send_rst_and_their_frames_are_ignored() {
     r.unwrap();
     assert!(ev.is_empty());
 }
+
+/// A keeping connection (verification's) gives the final head's fields and the body
+/// whole: interim 103 dropped, padding removed, DATA split over frames and reads, a
+/// stream's response kept apart from another's; the engine's connection keeps nothing.
+#[test]
+fn a_keeping_connection_gives_head_and_body_whole_without_padding() {
+    // :status 103: a literal without indexing, its name static index 8.
+    let early = [0x08u8, 0x03, b'1', b'0', b'3'];
+    // :status 200 (static index 8), then a literal `content-type: text/plain`.
+    let mut head = vec![0x88];
+    hpack::put_field(&mut head, "content-type", "text/plain");
+    let mut server = settings(&[]);
+    server.extend(frame(kind::HEADERS, flag::END_HEADERS, 1, &early));
+    server.extend(frame(kind::HEADERS, flag::END_HEADERS, 1, &head));
+    server.extend(frame(kind::HEADERS, flag::END_HEADERS, 3, &[0x8d])); // 404 on stream 3
+                                                                        // Padded: pad length 3, "hello ", three bytes of padding.
+    server.extend(frame(kind::DATA, flag::PADDED, 1, b"\x03hello \0\0\0"));
+    server.extend(frame(kind::DATA, flag::END_STREAM, 3, b"gone"));
+    server.extend(frame(kind::DATA, flag::END_STREAM, 1, b"world"));
+    for bytewise in [false, true] {
+        let mut f = Fixture::new(opts(10), 0);
+        f.c = Conn::keeping(opts(10));
+        f.open(2);
+        let mut events = Vec::new();
+        let chunks: Vec<&[u8]> = if bytewise {
+            server.chunks(1).collect()
+        } else {
+            vec![&server[..]]
+        };
+        for chunk in chunks {
+            f.c.feed(chunk, &f.shapes, &mut f.out, &mut f.counts, &mut |e| {
+                events.push(e)
+            })
+            .unwrap();
+        }
+        assert_eq!(
+            events,
+            [
+                Event::Response {
+                    stream: 3,
+                    status: 404
+                },
+                Event::Response {
+                    stream: 1,
+                    status: 200
+                }
+            ],
+            "bytewise {bytewise}"
+        );
+        let (fields, body) = f.c.take_response(1).unwrap();
+        assert_eq!(
+            fields,
+            [
+                (b":status".to_vec(), b"200".to_vec()),
+                (b"content-type".to_vec(), b"text/plain".to_vec())
+            ],
+            "bytewise {bytewise}"
+        );
+        assert_eq!(body, b"hello world", "bytewise {bytewise}");
+        assert_eq!(f.c.take_response(3).unwrap().1, b"gone");
+        assert_eq!(f.c.take_response(1), None, "taken once");
+    }
+    let mut f = Fixture::new(opts(10), 0);
+    f.open(1);
+    f.feed(&server).1.unwrap();
+    assert_eq!(f.c.take_response(1), None, "the engine keeps nothing");
+}

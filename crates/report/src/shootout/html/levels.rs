@@ -99,6 +99,7 @@ mod tests {
             tls_resume: None,
             capacity: None,
             rate: None,
+            http2_streams: None,
         }
     }
 
@@ -119,6 +120,7 @@ mod tests {
             (
                 LevelInfo {
                     tls_resume: Some(false),
+                    http2_streams: None,
                     ..info(10, None, Some(500), Some(false))
                 },
                 "l (10 conns, 500 requests, no keep-alive, no TLS resumption)",

@@ -52,6 +52,7 @@ pub fn to_html(r: &ShootoutResults) -> String {
         within::costs(&mut out, r, &rows);
         within::params(&mut out, r);
         within::production(&mut out, r, &rows);
+        within::versions(&mut out, &rows);
     }
     out.push_str(&super::tiers::html(r));
     targets_table(&mut out, r);
@@ -198,6 +199,7 @@ mod tests {
             tls_resume: None,
             capacity: None,
             rate: None,
+            http2_streams: None,
         }
     }
 
@@ -276,6 +278,8 @@ mod tests {
             keepalive: true,
             pipeline: 1,
             tls_resume: None,
+            protocol: "http/1.1".into(),
+            streams: None,
             status: if summary.is_some() {
                 CellStatus::Measured
             } else {
@@ -509,6 +513,7 @@ mod tests {
             images_seen: None,
             images_expected: None,
             keepalive: None,
+            http2: None,
         });
         for c in &mut r.targets[0].cells {
             c.message = Some(evil.into());

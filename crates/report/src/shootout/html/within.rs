@@ -186,3 +186,30 @@ pub(super) fn production(out: &mut String, r: &ShootoutResults, rows: &[&TargetR
          together), so a proxy's cost against its app's is measured, not guessed.</p>\n",
     );
 }
+
+/// HTTP/2 against HTTP/1.1 on the same target ([`crate::shootout::versions`]).
+pub(super) fn versions(out: &mut String, rows: &[&TargetResult]) {
+    use crate::shootout::versions::{HEADERS, NOTE, NUMERIC};
+    let table = crate::shootout::versions::rows(rows);
+    if table.is_empty() {
+        return;
+    }
+    let class = |i: usize| if NUMERIC[i] { " class=\"n\"" } else { "" };
+    out.push_str("<h3>HTTP/2 against HTTP/1.1</h3>\n<div class=\"scroll\"><table>\n<thead><tr>");
+    for (i, h) in HEADERS.iter().enumerate() {
+        let _ = write!(out, "<th{}>{}</th>", class(i), esc(h));
+    }
+    out.push_str("</tr></thead>\n<tbody>\n");
+    for row in &table {
+        out.push_str("<tr>");
+        for (i, v) in row.iter().enumerate() {
+            let _ = write!(out, "<td{}>{}</td>", class(i), esc(v));
+        }
+        out.push_str("</tr>\n");
+    }
+    let _ = writeln!(
+        out,
+        "</tbody></table></div><p class=\"note\">{}</p>",
+        esc(NOTE)
+    );
+}

@@ -1,0 +1,204 @@
+//! HTTP/2 against HTTP/1.1 on the same target: each measured h2 (or h2c) cell beside the
+//! HTTP/1.1 cell with the same connections, keep-alive and resumption, with req/s, each
+//! process's CPU per request (a proxy's and its app's apart) and the peak RSS of both.
+//! One table for both renderings, built from the cells alone: no branch per protocol.
+
+use super::markdown::{bytes, rate};
+use super::{Cell, CellSummary, TargetResult};
+
+/// An h2 cell and the HTTP/1.1 cell it is set beside.
+struct Pair<'a> {
+    target: &'a TargetResult,
+    h2: (&'a Cell, &'a CellSummary),
+    http1: (&'a Cell, &'a CellSummary),
+}
+
+/// The HTTP/1.1 cell an h2 cell is compared with: measured, on the same target, with the
+/// same connections, keep-alive and TLS resumption; of the same scenario when it has one,
+/// else of the first scenario that does (a scenario with `http2 = true` beside the
+/// HTTP/1.1 scenario of the same request: `redirect-h2` at `h2-10x10` beside `redirect`
+/// at `c10`).
+fn http1_of<'a>(t: &'a TargetResult, h2: &Cell) -> Option<(&'a Cell, &'a CellSummary)> {
+    let alike = |c: &&'a Cell| {
+        !c.is_http2()
+            && c.connections == h2.connections
+            && c.keepalive == h2.keepalive
+            && c.tls_resume == h2.tls_resume
+            && c.summary.is_some()
+    };
+    let same = t
+        .cells
+        .iter()
+        .filter(alike)
+        .find(|c| c.scenario == h2.scenario);
+    let c = same.or_else(|| t.cells.iter().find(alike))?;
+    Some((c, c.summary.as_ref()?))
+}
+
+fn pairs<'a>(rows: &[&'a TargetResult]) -> Vec<Pair<'a>> {
+    rows.iter()
+        .flat_map(|t| t.cells.iter().map(move |c| (*t, c)))
+        .filter(|(_, c)| c.is_http2())
+        .filter_map(|(t, c)| {
+            Some(Pair {
+                target: t,
+                h2: (c, c.summary.as_ref()?),
+                http1: http1_of(t, c)?,
+            })
+        })
+        .collect()
+}
+
+/// Each costly process's CPU per request (`nginx 7.6 µs, avatar 3.1 µs`), or the server
+/// tree's when it is one process.
+fn processes(s: &CellSummary) -> String {
+    let p = s.costly_processes();
+    if p.is_empty() {
+        return s
+            .server_cpu_us_per_request
+            .map_or("–".into(), |u| format!("{u:.1} µs"));
+    }
+    p.iter()
+        .map(|c| format!("{} {:.1} µs", c.name, c.cpu_us_per_request))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The columns of the table.
+pub(crate) const HEADERS: [&str; 11] = [
+    "target",
+    "scenario",
+    "HTTP/2 level",
+    "HTTP/1.1 level",
+    "req/s h2",
+    "req/s HTTP/1.1",
+    "h2 / HTTP/1.1",
+    "CPU per request h2, by process",
+    "CPU per request HTTP/1.1, by process",
+    "peak RSS h2",
+    "peak RSS HTTP/1.1",
+];
+
+/// Which columns hold numbers (right-aligned).
+pub(crate) const NUMERIC: [bool; 11] = [
+    false, false, false, false, true, true, true, false, false, true, true,
+];
+
+/// What the table says under it.
+pub(crate) const NOTE: &str = "Each HTTP/2 cell beside the HTTP/1.1 cell of the same target with the same connections, \
+     keep-alive and TLS resumption (medians of repeats). CPU per request is each process name's of the server's tree, \
+     so what h2 saves a proxy and what it saves its app are apart.";
+
+/// The table's rows, one per h2 cell that has an HTTP/1.1 cell to stand beside; empty
+/// when the run has none.
+pub(crate) fn rows(targets: &[&TargetResult]) -> Vec<[String; 11]> {
+    pairs(targets)
+        .iter()
+        .map(|p| {
+            let (h2, h2s) = p.h2;
+            let (h1, h1s) = p.http1;
+            [
+                p.target.name.clone(),
+                h2.scenario.clone(),
+                format!(
+                    "{} ({}, {} stream{})",
+                    h2.level,
+                    h2.protocol,
+                    h2.streams.unwrap_or(1),
+                    if h2.streams.unwrap_or(1) == 1 {
+                        ""
+                    } else {
+                        "s"
+                    }
+                ),
+                if h1.scenario == h2.scenario {
+                    h1.level.clone()
+                } else {
+                    format!("{} ({})", h1.level, h1.scenario)
+                },
+                rate(h2s.rps_median),
+                rate(h1s.rps_median),
+                format!("{:.2}×", h2s.rps_median / h1s.rps_median.max(1e-9)),
+                processes(h2s),
+                processes(h1s),
+                bytes(h2s.rss_peak_bytes),
+                bytes(h1s.rss_peak_bytes),
+            ]
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::shootout::{to_html, to_markdown, ProcessCost, ShootoutResults};
+
+    /// A results file written before HTTP/2: its cells read as HTTP/1.1.
+    fn old_results() -> ShootoutResults {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../bench/runs/2026-11-22-shootout/results.json"
+        );
+        ShootoutResults::from_json(&std::fs::read_to_string(path).unwrap()).unwrap()
+    }
+
+    /// Old results have no h2 cell and no table; an h2 cell is set beside the HTTP/1.1
+    /// cell of its connections (another scenario's when its own has none), with each
+    /// process apart, in both renderings; one without such a cell gets no row.
+    #[test]
+    fn an_h2_cell_stands_beside_the_http1_cell_of_its_connections() {
+        let mut r = old_results();
+        assert!(r
+            .targets
+            .iter()
+            .flat_map(|t| &t.cells)
+            .all(|c| !c.is_http2()));
+        let (md, html) = (to_markdown(&r), to_html(&r));
+        assert!(!md.contains("HTTP/2 against") && !html.contains("HTTP/2 against"));
+
+        let t = r
+            .targets
+            .iter_mut()
+            .find(|t| t.cells.iter().filter(|c| c.summary.is_some()).count() >= 2)
+            .unwrap();
+        let name = t.name.clone();
+        let base = t
+            .cells
+            .iter()
+            .find(|c| c.summary.is_some())
+            .unwrap()
+            .clone();
+        let mut h2 = base.clone();
+        h2.scenario = "redirect-h2".into();
+        h2.level = "h2-10x10".into();
+        h2.protocol = "h2c".into();
+        h2.streams = Some(10);
+        let s = h2.summary.as_mut().unwrap();
+        s.rps_median = 2.0 * base.summary.as_ref().unwrap().rps_median;
+        s.processes = vec![ProcessCost {
+            name: "avatar".into(),
+            cpu_us_per_request: 3.5,
+        }];
+        // An h2 level whose connections no HTTP/1.1 cell has: no row.
+        let mut alone = h2.clone();
+        alone.level = "h2-7x1".into();
+        alone.connections = 7;
+        t.cells.push(h2);
+        t.cells.push(alone);
+        let md = to_markdown(&r);
+        assert!(md.contains("### HTTP/2 against HTTP/1.1"), "{md}");
+        let rows: Vec<&str> = md
+            .lines()
+            .filter(|l| l.starts_with(&format!("| {name} | redirect-h2 |")))
+            .collect();
+        assert_eq!(rows.len(), 1, "{md}");
+        let want = format!(
+            "| {name} | redirect-h2 | h2-10x10 (h2c, 10 streams) | {} ({}) |",
+            base.level, base.scenario
+        );
+        assert!(rows[0].starts_with(&want), "{}\n{want}", rows[0]);
+        assert!(rows[0].contains("| 2.00× | avatar 3.5 µs |"), "{}", rows[0]);
+        let html = to_html(&r);
+        assert!(html.contains("<h3>HTTP/2 against HTTP/1.1</h3>"));
+        assert!(html.contains("h2-10x10 (h2c, 10 streams)"));
+    }
+}
