@@ -17,95 +17,15 @@
 //! is a plain copy of the HTTP/1 responder's fields, and no table is kept per connection.
 
 use std::collections::VecDeque;
-use std::sync::OnceLock;
 
-use super::huffman_table::CODES;
+use h2wire::hpack::int;
+pub use h2wire::hpack::{put_int, HpackError, STATIC};
 
 /// The dynamic table size we advertise (SETTINGS_HEADER_TABLE_SIZE): the RFC's default.
 pub const TABLE_SIZE: usize = 4096;
 
 /// Decoded fields kept per header block at most; more make the list too large.
 pub const MAX_FIELDS: usize = 128;
-
-/// Why a header block could not be decoded: a connection error (COMPRESSION_ERROR).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HpackError {
-    /// The block ended inside a field.
-    Truncated,
-    /// An integer above 2^32.
-    IntegerOverflow,
-    /// Index 0, or past the end of the tables.
-    BadIndex,
-    /// A Huffman string with EOS, or padding that is not a prefix of EOS or longer than 7 bits.
-    BadHuffman,
-    /// A table size update above the size we advertised, or one after a field.
-    BadTableSize,
-}
-
-/// The RFC 7541 static table (Appendix A): (name, value) for indexes 1..=61.
-pub const STATIC: [(&str, &str); 61] = [
-    (":authority", ""),
-    (":method", "GET"),
-    (":method", "POST"),
-    (":path", "/"),
-    (":path", "/index.html"),
-    (":scheme", "http"),
-    (":scheme", "https"),
-    (":status", "200"),
-    (":status", "204"),
-    (":status", "206"),
-    (":status", "304"),
-    (":status", "400"),
-    (":status", "404"),
-    (":status", "500"),
-    ("accept-charset", ""),
-    ("accept-encoding", "gzip, deflate"),
-    ("accept-language", ""),
-    ("accept-ranges", ""),
-    ("accept", ""),
-    ("access-control-allow-origin", ""),
-    ("age", ""),
-    ("allow", ""),
-    ("authorization", ""),
-    ("cache-control", ""),
-    ("content-disposition", ""),
-    ("content-encoding", ""),
-    ("content-language", ""),
-    ("content-length", ""),
-    ("content-location", ""),
-    ("content-range", ""),
-    ("content-type", ""),
-    ("cookie", ""),
-    ("date", ""),
-    ("etag", ""),
-    ("expect", ""),
-    ("expires", ""),
-    ("from", ""),
-    ("host", ""),
-    ("if-match", ""),
-    ("if-modified-since", ""),
-    ("if-none-match", ""),
-    ("if-range", ""),
-    ("if-unmodified-since", ""),
-    ("last-modified", ""),
-    ("link", ""),
-    ("location", ""),
-    ("max-forwards", ""),
-    ("proxy-authenticate", ""),
-    ("proxy-authorization", ""),
-    ("range", ""),
-    ("referer", ""),
-    ("refresh", ""),
-    ("retry-after", ""),
-    ("server", ""),
-    ("set-cookie", ""),
-    ("strict-transport-security", ""),
-    ("transfer-encoding", ""),
-    ("user-agent", ""),
-    ("vary", ""),
-    ("via", ""),
-    ("www-authenticate", ""),
-];
 
 /// One decoded header list: the bytes of its names and values, and where each field is.
 #[derive(Debug, Default)]
@@ -337,30 +257,6 @@ impl Decoder {
     }
 }
 
-/// An HPACK integer with an `n`-bit prefix: its value and the bytes it took.
-fn int(b: &[u8], n: u8) -> Result<(u64, usize), HpackError> {
-    let mask = (1u16 << n) as u8 - 1;
-    let first = *b.first().ok_or(HpackError::Truncated)? & mask;
-    if first < mask {
-        return Ok((u64::from(first), 1));
-    }
-    let mut v = u64::from(mask);
-    for (k, &byte) in b.iter().enumerate().skip(1) {
-        let shift = 7 * (k as u32 - 1);
-        if shift > 28 {
-            return Err(HpackError::IntegerOverflow);
-        }
-        v += u64::from(byte & 0x7f) << shift;
-        if v > u64::from(u32::MAX) {
-            return Err(HpackError::IntegerOverflow);
-        }
-        if byte & 0x80 == 0 {
-            return Ok((v, k + 1));
-        }
-    }
-    Err(HpackError::Truncated)
-}
-
 /// Decodes a string literal onto `out`; returns the bytes it took.
 fn string(b: &[u8], out: &mut Vec<u8>) -> Result<usize, HpackError> {
     let huff = b.first().ok_or(HpackError::Truncated)? & 0x80 != 0;
@@ -378,123 +274,10 @@ fn string(b: &[u8], out: &mut Vec<u8>) -> Result<usize, HpackError> {
     Ok(end)
 }
 
-/// One step of the nibble decoder: from a state, on four bits.
-#[derive(Clone, Copy, Default)]
-struct Step {
-    next: u8,
-    /// The symbol completed on the way, or `NONE`.
-    sym: u16,
-    /// EOS was decoded: an error.
-    fail: bool,
-}
-
-const NONE: u16 = u16::MAX;
-
-struct Nibbles {
-    steps: Vec<[Step; 16]>,
-    /// A string may end in this state: the bits since the last symbol are at most seven
-    /// ones (a prefix of EOS).
-    accept: Vec<bool>,
-}
-
-/// The nibble table, built once from the code: states are the code tree's inner nodes.
-fn nibbles() -> &'static Nibbles {
-    static TABLE: OnceLock<Nibbles> = OnceLock::new();
-    TABLE.get_or_init(|| {
-        // The tree: node 0 is the root; children[n][bit] is a node, or a leaf as !sym.
-        let mut children: Vec<[i32; 2]> = vec![[0, 0]];
-        for (sym, &(bits, code)) in CODES.iter().enumerate() {
-            let mut n = 0usize;
-            for k in (0..bits).rev() {
-                let bit = ((code >> k) & 1) as usize;
-                if k == 0 {
-                    children[n][bit] = !(sym as i32);
-                } else {
-                    if children[n][bit] == 0 {
-                        children.push([0, 0]);
-                        children[n][bit] = (children.len() - 1) as i32;
-                    }
-                    n = children[n][bit] as usize;
-                }
-            }
-        }
-        // Accepting states: reached from the root by ones only, at depth 0..=7.
-        let mut accept = vec![false; children.len()];
-        let mut n = 0usize;
-        accept[0] = true;
-        for _ in 0..7 {
-            n = children[n][1] as usize;
-            accept[n] = true;
-        }
-        let steps = (0..children.len())
-            .map(|state| {
-                let mut row = [Step::default(); 16];
-                for (nib, step) in row.iter_mut().enumerate() {
-                    let mut n = state;
-                    let mut sym = NONE;
-                    let mut fail = false;
-                    for k in (0..4).rev() {
-                        let c = children[n][(nib >> k) & 1];
-                        if c < 0 {
-                            let s = !c;
-                            if s == 256 {
-                                fail = true;
-                            }
-                            sym = s as u16;
-                            n = 0;
-                        } else {
-                            n = c as usize;
-                        }
-                    }
-                    *step = Step {
-                        next: n as u8,
-                        sym,
-                        fail,
-                    };
-                }
-                row
-            })
-            .collect();
-        Nibbles { steps, accept }
-    })
-}
-
 /// Decodes a Huffman string onto `out`.
+#[inline]
 fn huffman(raw: &[u8], out: &mut Vec<u8>) -> Result<(), HpackError> {
-    let t = nibbles();
-    let mut state = 0u8;
-    for &byte in raw {
-        for nib in [byte >> 4, byte & 0x0f] {
-            let step = t.steps[usize::from(state)][usize::from(nib)];
-            if step.fail {
-                return Err(HpackError::BadHuffman);
-            }
-            if step.sym != NONE {
-                out.push(step.sym as u8);
-            }
-            state = step.next;
-        }
-    }
-    if !t.accept[usize::from(state)] {
-        return Err(HpackError::BadHuffman);
-    }
-    Ok(())
-}
-
-/// Appends an HPACK integer with an `n`-bit prefix, `flags` above the prefix.
-pub fn put_int(out: &mut Vec<u8>, flags: u8, n: u8, v: usize) {
-    let mask = (1usize << n) - 1;
-    if v < mask {
-        out.push(flags | v as u8);
-        return;
-    }
-    out.push(flags | mask as u8);
-    let mut v = v - mask;
-    while v >= 128 {
-        out.push((v % 128) as u8 | 0x80);
-        v /= 128;
-    }
-    out.push(v as u8);
+    h2wire::hpack::huffman(raw, |b| out.push(b))
 }
 
 /// Appends `:status` with a three-digit code: indexed when the static table has it.
@@ -556,20 +339,7 @@ fn static_name(name: &[u8]) -> Option<usize> {
 #[cfg(test)]
 pub(crate) fn huffman_encode(s: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
-    let mut acc: u64 = 0;
-    let mut bits = 0u32;
-    for &c in s {
-        let (n, code) = CODES[usize::from(c)];
-        acc = (acc << n) | u64::from(code);
-        bits += u32::from(n);
-        while bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-        }
-    }
-    if bits > 0 {
-        out.push(((acc << (8 - bits)) as u8) | (0xff >> bits));
-    }
+    h2wire::hpack::huffman_encode(s, &mut out);
     out
 }
 

@@ -27,7 +27,6 @@
 pub mod conn;
 pub mod frame;
 pub mod hpack;
-mod huffman_table;
 pub mod request;
 pub mod response;
 

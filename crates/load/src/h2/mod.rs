@@ -26,7 +26,7 @@ pub(crate) mod conn;
 pub(crate) mod encoder;
 pub mod frame;
 pub(crate) mod hpack;
-mod huffman_table;
+
 pub(crate) mod request;
 
 pub(crate) use conn::{Conn, ConnError, Event};

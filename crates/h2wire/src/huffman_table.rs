@@ -2,7 +2,7 @@
 //!
 //! Copied from the h2 crate (MIT), generated there from the RFC.
 
-pub(super) const CODES: [(u8, u32); 257] = [
+pub(crate) const CODES: [(u8, u32); 257] = [
     (13, 0x1ff8),
     (23, 0x7fffd8),
     (28, 0xfffffe2),
