@@ -21,6 +21,9 @@ pub enum HpackError {
     /// A table size update above the size we advertised (a table-size bomb), or one that
     /// does not open the block.
     BadTableSize,
+    /// The decoded fields passed the decoder's bound on a header list (a block of
+    /// one-byte references to one large entry decodes to hundreds of times its size).
+    ListTooLarge,
 }
 
 /// The RFC 7541 static table (Appendix A): (name, value) for indexes 1..=61.

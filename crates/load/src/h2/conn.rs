@@ -302,6 +302,12 @@ impl Conn {
         self.settings_seen && self.peer_max_streams == 0 && !self.draining
     }
 
+    /// `stream` is one we opened (odd, below the next ID): a server's frame on any other
+    /// (idle, or even: a push we disabled) is a connection error (RFC 9113 5.1).
+    fn opened(&self, stream: u32) -> bool {
+        stream % 2 == 1 && stream < self.next_id
+    }
+
     /// Stream IDs left for new streams on this connection.
     fn ids_left(&self) -> usize {
         if self.ids_exhausted() {
@@ -547,7 +553,7 @@ impl Conn {
         out: &mut Vec<u8>,
         ev: &mut impl FnMut(Event),
     ) -> Result<(), ConnError> {
-        if h.stream == 0 || (h.flags & flag::PADDED != 0 && h.len == 0) {
+        if h.stream == 0 || (h.flags & flag::PADDED != 0 && h.len == 0) || !self.opened(h.stream) {
             return violation(Violation::Protocol);
         }
         if h.len == 0 && h.flags & flag::END_STREAM == 0 {
@@ -649,7 +655,7 @@ impl Conn {
         self.control(counts)?;
         match h.kind {
             kind::HEADERS => {
-                if h.stream == 0 {
+                if h.stream == 0 || !self.opened(h.stream) {
                     return violation(Violation::Protocol);
                 }
                 let mut p = p;

@@ -96,8 +96,11 @@ pub(crate) struct Encoder {
     /// The table's size now and its most, at most the server's HEADER_TABLE_SIZE.
     size: u32,
     max_size: u32,
-    /// A size to announce at the start of the next header block (RFC 7541 6.3).
+    /// A size to announce at the start of the next header block (RFC 7541 6.3), and the
+    /// smallest the table went to since the last block, announced first when smaller
+    /// (RFC 7541 4.2: a shrink then a growth between two blocks are both signalled).
     announce: Option<u32>,
+    announce_min: u32,
 }
 
 impl Default for Encoder {
@@ -112,6 +115,7 @@ impl Default for Encoder {
             size: 0,
             max_size: hpack::TABLE_SIZE as u32,
             announce: None,
+            announce_min: u32::MAX,
         }
     }
 }
@@ -125,6 +129,7 @@ impl Encoder {
             self.max_size = max;
             self.evict_to(max);
             self.announce = Some(max);
+            self.announce_min = self.announce_min.min(max);
         }
     }
 
@@ -132,7 +137,11 @@ impl Encoder {
     #[inline]
     pub fn start_block(&mut self, out: &mut Vec<u8>) {
         if let Some(size) = self.announce.take() {
+            if self.announce_min < size {
+                hpack::put_int(out, 0x20, 5, self.announce_min as usize);
+            }
             hpack::put_int(out, 0x20, 5, size as usize);
+            self.announce_min = u32::MAX;
         }
     }
 
@@ -260,6 +269,28 @@ mod tests {
         let list = d.decode(&b).unwrap();
         assert_eq!(list.len(), 2);
         assert!(list.iter().all(|(k, v)| k == b"x-big" && v.len() == 200));
+    }
+
+    /// A shrink then a growth before the next block are both announced, smallest first
+    /// (RFC 7541 4.2): only the last was.
+    #[test]
+    fn a_shrink_then_a_growth_announce_the_smallest_size_first() {
+        let fields = Fields::default();
+        let mut enc = Encoder::default();
+        enc.set_peer_max(0);
+        enc.set_peer_max(4096);
+        let mut b = Vec::new();
+        enc.start_block(&mut b);
+        assert_eq!(b, [0x20, 0x3f, 0xe1, 0x1f]);
+        b.clear();
+        enc.start_block(&mut b);
+        assert!(b.is_empty(), "announced once");
+        enc.set_peer_max(1000);
+        enc.start_block(&mut b);
+        let mut one = Vec::new();
+        hpack::put_int(&mut one, 0x20, 5, 1000);
+        assert_eq!(b, one, "a shrink alone is one update");
+        let _ = fields;
     }
 
     #[test]

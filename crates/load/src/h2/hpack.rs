@@ -61,6 +61,11 @@ pub(crate) struct Decoder {
     capture: Option<Box<Capture>>,
 }
 
+/// The most a capturing decoder keeps of one block decoded (names and values): the
+/// verification's bound, far above any real response head (a 256 KiB block of one-byte
+/// references to one 4 KB entry would decode to about 1 GiB).
+const MAX_CAPTURED: u64 = 1 << 20;
+
 /// A header field decoded whole: name and value bytes.
 pub(crate) type Field = (Vec<u8>, Vec<u8>);
 
@@ -185,6 +190,9 @@ impl Decoder {
                 b = &b[used..];
                 let (raw, status) = self.indexed(i)?;
                 out.raw_bytes += raw;
+                if self.capture.is_some() && out.raw_bytes > MAX_CAPTURED {
+                    return Err(HpackError::ListTooLarge);
+                }
                 if let Some(f) = self.full_indexed(i) {
                     self.capture.as_mut().expect("capturing").fields.push(f);
                 }
@@ -203,6 +211,9 @@ impl Decoder {
                 continue; // several updates may open a block
             } else {
                 // Literal: with incremental indexing (01), without (0000), never (0001).
+                if self.capture.is_some() && out.raw_bytes > MAX_CAPTURED {
+                    return Err(HpackError::ListTooLarge);
+                }
                 let index = lead & 0xc0 == 0x40;
                 let prefix = if index { 6 } else { 4 };
                 let (i, used) = int(b, prefix)?;

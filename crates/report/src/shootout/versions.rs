@@ -19,11 +19,14 @@ struct Pair<'a> {
 /// HTTP/1.1 scenario of the same request: `redirect-h2` at `h2-10x10` beside `redirect`
 /// at `c10`).
 fn http1_of<'a>(t: &'a TargetResult, h2: &Cell) -> Option<(&'a Cell, &'a CellSummary)> {
+    // A capacity search or a pipelined cell measures something else: never the pair.
     let alike = |c: &&'a Cell| {
         !c.is_http2()
             && c.connections == h2.connections
             && c.keepalive == h2.keepalive
             && c.tls_resume == h2.tls_resume
+            && c.capacity.is_none()
+            && c.pipeline <= 1
             && c.summary.is_some()
     };
     let same = t

@@ -677,7 +677,35 @@ fn a_keeping_connection_gives_head_and_body_whole_without_padding() {
         assert_eq!(f.c.take_response(1), None, "taken once");
     }
     let mut f = Fixture::new(opts(10), 0);
-    f.open(1);
+    f.open(2);
     f.feed(&server).1.unwrap();
     assert_eq!(f.c.take_response(1), None, "the engine keeps nothing");
+}
+
+/// A server's HEADERS or DATA on a stream we never opened (idle, or even: a push we
+/// disabled) is a connection error (RFC 9113 5.1): it was ignored.
+#[test]
+fn frames_on_streams_never_opened_are_protocol_errors() {
+    for (what, f) in [
+        (
+            "headers on an idle stream",
+            frame(kind::HEADERS, flag::END_HEADERS, 5, &[0x88]),
+        ),
+        (
+            "headers on an even stream",
+            frame(kind::HEADERS, flag::END_HEADERS, 2, &[0x88]),
+        ),
+        (
+            "data on an idle stream",
+            frame(kind::DATA, flag::END_STREAM, 7, b"x"),
+        ),
+    ] {
+        let mut data = settings(&[]);
+        data.extend(f);
+        assert_eq!(
+            both(2, &data).1,
+            Err(ConnError::Local(Violation::Protocol)),
+            "{what}"
+        );
+    }
 }

@@ -193,3 +193,20 @@ fn integers_round_trip() {
         }
     }
 }
+
+/// One 4 KB entry, then a block of one-byte references to it: the capturing decoder
+/// (verification's) stops at its bound instead of holding about a GiB; the engine's,
+/// which keeps only sizes, decodes it.
+#[test]
+fn capturing_decoder_bounds_what_a_block_decodes_to() {
+    let mut block = vec![0x40];
+    put_str(&mut block, b"x");
+    put_str(&mut block, &[b'a'; 4000]);
+    block.extend(std::iter::repeat_n(0xbe, 300));
+    assert_eq!(
+        Decoder::capturing().decode(&block),
+        Err(HpackError::ListTooLarge)
+    );
+    let engine = Decoder::new().decode(&block).unwrap();
+    assert_eq!(engine.raw_bytes, 301 * 4001);
+}
