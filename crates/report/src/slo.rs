@@ -488,10 +488,8 @@ impl SloReport {
     }
 }
 
-#[path = "slo_watch.rs"]
 mod watch;
 pub use watch::{Breach, Watch};
 
 #[cfg(test)]
-#[path = "slo_tests.rs"]
 mod tests;
