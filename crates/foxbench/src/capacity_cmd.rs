@@ -20,7 +20,8 @@ use report::capacity::{
 use report::slo::Slo;
 use report::LoadReport;
 
-use crate::load_cmd::{build_plan, build_report, watch, LoadArgs};
+use crate::load_cmd::{build_plan, watch, LoadArgs};
+use crate::load_result::build_report;
 
 /// The lowest rate the search tries, requests per second (or --start-rate if lower).
 const FLOOR_PER_SEC: f64 = 10.0;
