@@ -26,11 +26,16 @@
 //! - [`tcp_counters`] reads the network namespace's TCP counters (`/proc/net/netstat` and
 //!   `/proc/net/snmp`): delayed ACKs, listen overflows, retransmits, memory pressure. They
 //!   are system-wide (per namespace), taken at a window's edges.
+//! - [`machine`] reads the machine's settings and limits (`/proc/sys`, `getrlimit`, the CPU
+//!   model, the memory) and [`processes`] the process table: every other crate asks here
+//!   rather than reading `/proc` itself.
 #![forbid(unsafe_code)]
 
 mod connections;
 mod cpu;
+pub mod machine;
 mod netstat;
+pub mod processes;
 mod waits;
 
 pub use cpu::{system, CpuShare, CpuTicks, SystemStat};
