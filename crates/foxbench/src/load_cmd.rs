@@ -1,6 +1,5 @@
 //! `foxbench load`: flags in ab's and wrk's language, wired to the engine and the report.
 
-use std::io::Write as _;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -14,6 +13,7 @@ use load::{
 use report::slo::Slo;
 
 use crate::agent::{self, AgentFlags};
+use crate::cli;
 pub use crate::load_args::{LoadArgs, OnOff, SelectArg};
 use crate::load_result::{build_report, tcp_report};
 use crate::load_series::Observers;
@@ -186,17 +186,7 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
     let control = Control::new(threads);
 
     // First Ctrl-C (or SIGTERM): stop and report. Second: exit at once.
-    let interrupted = Arc::new(AtomicBool::new(false));
-    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register_conditional_shutdown(
-            sig,
-            crate::exit::INTERRUPTED,
-            interrupted.clone(),
-        )
-        .context("cannot install signal handler")?;
-        signal_hook::flag::register(sig, interrupted.clone())
-            .context("cannot install signal handler")?;
-    }
+    let interrupted = cli::interrupt_flag(cli::RUN)?;
 
     // The last complete interval's p99 in ns, for the progress line.
     let live_p99_ns = Arc::new(AtomicU64::new(0));
@@ -275,35 +265,12 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
         .zip(tcp_after)
         .map(|(a, b)| tcp_report(&plan, &result, &report, &a, &b));
     let text = report.to_text();
-    match args.json.as_deref() {
-        Some("-") => {
-            let mut out = std::io::stdout().lock();
-            serde_json::to_writer_pretty(&mut out, &report)
-                .context("cannot write JSON to stdout")?;
-            writeln!(out).context("cannot write JSON to stdout")?;
-            if !args.quiet {
-                let _ = std::io::stderr().write_all(text.as_bytes());
-            }
-        }
-        Some(path) => {
-            let json = serde_json::to_string_pretty(&report).expect("report serializes");
-            std::fs::write(path, json + "\n")
-                .with_context(|| format!("cannot write --json {path}"))?;
-            if !args.quiet {
-                std::io::stdout()
-                    .lock()
-                    .write_all(text.as_bytes())
-                    .context("cannot write report")?;
-            }
-        }
-        None => {
-            if !args.quiet {
-                let mut out = std::io::stdout().lock();
-                out.write_all(text.as_bytes())
-                    .context("cannot write report")?;
-            }
-        }
-    }
+    cli::emit(
+        cli::JsonTo::json_flag(args.json.as_deref()),
+        || serde_json::to_string_pretty(&report).expect("report serializes") + "\n",
+        &text,
+        args.quiet,
+    )?;
     // The result is on disk and on screen before the page gets it: `finish` may wait for
     // pages, and a second Ctrl-C in that wait exits at once.
     if let Some(live) = live {
@@ -316,39 +283,24 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
     }
     if args.quiet {
         if let Some(w) = report.saturation_warning() {
-            let _ = writeln!(std::io::stderr(), "foxbench: warning: {w}");
+            cli::say(&format!("warning: {w}"));
         }
         for w in report.tcp_warnings() {
-            let _ = writeln!(std::io::stderr(), "foxbench: warning: {w}");
+            cli::say(&format!("warning: {w}"));
         }
     }
-    match &report.slo {
-        Some(verdict) if !verdict.passed => {
+    if let Some(code) = cli::slo_verdict(report.slo.as_ref(), args.quiet) {
+        return Ok(code);
+    }
+    match report.no_success() {
+        // The run completed and measured nothing.
+        Some(line) => {
             if args.quiet {
-                let failed: Vec<&str> = verdict
-                    .clauses
-                    .iter()
-                    .filter(|c| !c.passed)
-                    .map(|c| c.clause.as_str())
-                    .collect();
-                let _ = writeln!(
-                    std::io::stderr(),
-                    "foxbench: --slo failed: {}",
-                    failed.join(", ")
-                );
+                cli::say(&line);
             }
-            Ok(ExitCode::from(crate::exit::FAILED))
+            Ok(ExitCode::from(cli::exit::FAILED))
         }
-        _ => match report.no_success() {
-            // The run completed and measured nothing.
-            Some(line) => {
-                if args.quiet {
-                    let _ = writeln!(std::io::stderr(), "foxbench: {line}");
-                }
-                Ok(ExitCode::from(crate::exit::FAILED))
-            }
-            None => Ok(ExitCode::SUCCESS),
-        },
+        None => Ok(ExitCode::SUCCESS),
     }
 }
 

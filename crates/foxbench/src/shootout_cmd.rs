@@ -4,8 +4,6 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -343,15 +341,7 @@ pub fn run(args: ShootoutArgs) -> Result<ExitCode> {
         eprintln!("foxbench: warning: {e}");
     }
     shootout::process::become_subreaper();
-    let interrupt = Arc::new(AtomicBool::new(false));
-    for sig in [
-        signal_hook::consts::SIGINT,
-        signal_hook::consts::SIGTERM,
-        signal_hook::consts::SIGHUP,
-    ] {
-        signal_hook::flag::register(sig, interrupt.clone())
-            .context("cannot install the signal handler")?;
-    }
+    let interrupt = crate::cli::interrupt_flag(crate::cli::SHOOTOUT)?;
     let opts = Options {
         root,
         cache,
@@ -381,12 +371,12 @@ pub fn run(args: ShootoutArgs) -> Result<ExitCode> {
         results.elapsed_s
     );
     if results.interrupted {
-        return Ok(ExitCode::from(130));
+        return Ok(crate::cli::exit::interrupted());
     }
     let failed = results.targets.iter().any(|t| t.outcome.is_failure())
         || results.services.iter().any(|s| s.outcome.is_failure());
     Ok(if failed {
-        ExitCode::from(crate::exit::FAILED)
+        ExitCode::from(crate::cli::exit::FAILED)
     } else {
         ExitCode::SUCCESS
     })
