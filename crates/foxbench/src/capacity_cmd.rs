@@ -34,9 +34,9 @@ const WINDOW_SLACK: Duration = Duration::from_millis(250);
 
 /// Runs the capacity search.
 pub fn run(args: &LoadArgs, objective: &str) -> Result<ExitCode> {
-    let slo: Slo = objective.parse().map_err(|e: report::slo::SloError| {
-        anyhow!(e.to_string().replacen("--slo", "--find-max", 1))
-    })?;
+    let slo: Slo = objective
+        .parse()
+        .map_err(|e: report::slo::SloError| anyhow!("--find-max {e}"))?;
     let base = build_plan(args)?;
     let window = args.window;
     // The spectrum's 50%, 80% and 110% windows run after the search.
@@ -56,10 +56,15 @@ pub fn run(args: &LoadArgs, objective: &str) -> Result<ExitCode> {
             args.start_rate
         ),
         load::capacity::SearchError::Window => anyhow!("--window must be longer than zero"),
+        load::capacity::SearchError::Budget => anyhow!(
+            "--max-time {:?} does not hold one --window of {:?} and the spectrum after it: raise --max-time or shorten --window",
+            args.max_time,
+            window
+        ),
         e => anyhow!("--find-max: {e}"),
     })?;
     load::raise_fd_limit(base.connections)?;
-    load::preflight(&base)?;
+    crate::load_cmd::preflight(&base)?;
 
     let interrupted = crate::cli::interrupt_flag(crate::cli::RUN)?;
     let is_interrupted = || interrupted.load(std::sync::atomic::Ordering::Relaxed);

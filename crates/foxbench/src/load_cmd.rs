@@ -162,6 +162,16 @@ pub(crate) fn build_plan(args: &LoadArgs) -> Result<Plan> {
     Ok(plan)
 }
 
+/// Checks the target before the run, wording a setup error's setting as its flag.
+pub(crate) fn preflight(plan: &Plan) -> Result<()> {
+    load::preflight(plan).map_err(|e| match e {
+        load::SetupError::ConnectTimeout { addr, timeout } => {
+            anyhow!("cannot connect to {addr}: no answer within {timeout:?} (--connect-timeout)")
+        }
+        e => e.into(),
+    })
+}
+
 /// Runs `foxbench load`.
 pub fn run(args: LoadArgs) -> Result<ExitCode> {
     if let Some(objective) = &args.find_max {
@@ -175,13 +185,19 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
     let start_at = agent::start_instant(&agent)?;
     let mut plan = build_plan(&args)?;
     let sharded = agent::shard(&mut plan, agent.shard)?;
-    let slo = args.slo.as_deref().map(str::parse::<Slo>).transpose()?;
+    let slo = args
+        .slo
+        .as_deref()
+        .map(str::parse::<Slo>)
+        .transpose()
+        .map_err(|e| anyhow!("--slo {e}"))?;
     if let Some(slo) = &slo {
         // Only the open model records a service-time histogram.
-        slo.check_measurable(matches!(plan.arrival, Arrival::Open { .. }))?;
+        slo.check_measurable(matches!(plan.arrival, Arrival::Open { .. }))
+            .map_err(|e| anyhow!("--slo {e}"))?;
     }
     load::raise_fd_limit(plan.connections)?;
-    load::preflight(&plan)?;
+    preflight(&plan)?;
     let threads = plan.effective_threads();
     let control = Control::new(threads);
 

@@ -5,7 +5,7 @@ use std::io::Read as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::{anyhow, Context, Result};
 use clap::Args;
 use report::merge::{self, input, Options, Source};
 use report::slo::Slo;
@@ -81,7 +81,12 @@ fn read_stream(text: &str, partial_ok: bool) -> Result<Vec<Source>> {
 
 /// Runs `foxbench merge`.
 pub fn run(args: MergeArgs) -> Result<ExitCode> {
-    let slo = args.slo.as_deref().map(str::parse::<Slo>).transpose()?;
+    let slo = args
+        .slo
+        .as_deref()
+        .map(str::parse::<Slo>)
+        .transpose()
+        .map_err(|e| anyhow!("--slo {e}"))?;
     let sources = read_sources(&args)?;
     let mut merged = merge::merge(
         &sources,
@@ -90,7 +95,8 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
         },
     )?;
     if let Some(slo) = &slo {
-        slo.check_measurable(merged.open.is_some())?;
+        slo.check_measurable(merged.open.is_some())
+            .map_err(|e| anyhow!("--slo {e}"))?;
         merged.slo = Some(slo.judge(&merged, None));
     }
     let json = serde_json::to_string_pretty(&merged).expect("report serializes") + "\n";

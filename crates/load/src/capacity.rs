@@ -77,7 +77,7 @@ pub enum SearchError {
     #[error("a window must last longer than zero")]
     Window,
     /// Not even one window fits the budget.
-    #[error("the time budget does not hold one window and the spectrum after it: raise --max-time or shorten --window")]
+    #[error("the time budget does not hold one window and the spectrum after it: raise the budget or shorten the window")]
     Budget,
 }
 
