@@ -203,112 +203,10 @@ pub fn run(args: ShootoutArgs) -> Result<ExitCode> {
         .unwrap_or_else(|| find_root(args.suite.as_deref()));
     if args.list {
         // Written, not printed: `--list | head` closes the pipe, and that is not an error.
-        let mut out = std::io::stdout().lock();
-        let (c, mut s) = runner::assign_cpus(&suite);
-        let v = shootout::services::assign_cpus(&suite, &mut s);
-        writeln!(
-            out,
-            "suite {:?} ({source}), root {}",
-            suite.name,
-            root.display()
-        )?;
-        writeln!(out, "client CPUs {c:?}, server CPUs {s:?}")?;
-        if !suite.services.is_empty() {
-            writeln!(out, "service CPUs {v:?}")?;
-            for note in shootout::services::sharing(&c, &s, &v) {
-                writeln!(out, "note: {note}")?;
-            }
-        }
-        for sv in &suite.services {
-            let missing: Vec<&str> = sv
-                .target
-                .requires
-                .iter()
-                .filter(|r| shootout::cache::which(r).is_none())
-                .map(|s| s.as_str())
-                .collect();
-            writeln!(
-                out,
-                "service {:<21} {}",
-                sv.name(),
-                if missing.is_empty() {
-                    "ready".to_string()
-                } else {
-                    format!(
-                        "down: {} missing: its targets will be skipped",
-                        missing.join(", ")
-                    )
-                }
-            )?;
-        }
-        for l in &suite.plan.levels {
-            writeln!(
-                out,
-                "level {:<8} {:>6} connections{}{}{}",
-                l.name,
-                l.connections,
-                l.rate
-                    .as_ref()
-                    .map(|r| format!(", open model at {} req/s", r.text))
-                    .unwrap_or_default(),
-                l.requests
-                    .map(|n| format!(", {n} requests"))
-                    .unwrap_or_default(),
-                if l.tls_resume == Some(false) {
-                    ", no TLS resumption"
-                } else {
-                    ""
-                }
-            )?;
-        }
-        for s in &suite.scenarios {
-            writeln!(
-                out,
-                "scenario {:<10} {} {}{}{}{}",
-                s.name,
-                s.method,
-                s.path,
-                s.tls
-                    .as_ref()
-                    .map(|t| format!(", https ({})", tls_words(&t.cert)))
-                    .unwrap_or_default(),
-                s.levels
-                    .as_ref()
-                    .map(|l| format!(", levels {}", l.join(", ")))
-                    .unwrap_or_default(),
-                s.targets
-                    .as_ref()
-                    .map(|t| format!(", targets {}", t.join(", ")))
-                    .unwrap_or_default()
-            )?;
-        }
-        for t in &suite.targets {
-            let missing: Vec<&str> = t
-                .requires
-                .iter()
-                .filter(|r| shootout::cache::which(r).is_none())
-                .map(|s| s.as_str())
-                .collect();
-            writeln!(
-                out,
-                "target {:<22} {:<8} {}{}",
-                t.name,
-                t.language,
-                t.levels
-                    .as_ref()
-                    .map(|l| format!("levels {}, ", l.join(", ")))
-                    .unwrap_or_default(),
-                if missing.is_empty() {
-                    "ready".to_string()
-                } else {
-                    format!(
-                        "skipped: {} missing (install {})",
-                        missing.join(", "),
-                        t.install.as_deref().unwrap_or("it")
-                    )
-                }
-            )?;
-        }
+        let listing = shootout::listing::listing(&suite, &source, &root);
+        std::io::stdout()
+            .lock()
+            .write_all(listing.to_text().as_bytes())?;
         return Ok(ExitCode::SUCCESS);
     }
     let out = args
@@ -431,15 +329,6 @@ fn load_page(args: &ReportArgs, r: &report::LoadReport) -> Result<ExitCode> {
 }
 
 /// How a TLS scenario checks the certificate, for `--list`.
-fn tls_words(cert: &shootout::suite::CertCheck) -> String {
-    use shootout::suite::CertCheck;
-    match cert {
-        CertCheck::System => "system roots".into(),
-        CertCheck::CaFile(path) => format!("cacert {path}"),
-        CertCheck::Insecure => "insecure".into(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::names;

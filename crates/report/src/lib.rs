@@ -15,6 +15,7 @@ pub mod agents;
 pub mod capacity;
 pub mod compare;
 pub mod http2;
+pub mod listing;
 pub mod load_html;
 mod load_report;
 mod load_text;

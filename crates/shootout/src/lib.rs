@@ -17,6 +17,7 @@ mod failure;
 pub mod judge;
 mod lifecycle;
 mod limits;
+pub mod listing;
 mod measure;
 pub mod pools;
 pub mod process;
