@@ -416,14 +416,10 @@ mod tests {
             .spawn()
             .unwrap();
         let root = sh.id() as i32;
-        let deadline = std::time::Instant::now() + Duration::from_secs(10);
-        let first = loop {
-            let s = sample(root).unwrap();
-            if s.processes == 2 || std::time::Instant::now() > deadline {
-                break s;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        };
+        testkit::wait_until(Duration::from_secs(10), "sh and its busy child", || {
+            sample(root).unwrap().processes == 2
+        });
+        let first = sample(root).unwrap();
         assert_eq!(first.processes, 2, "sh and its busy child: {first:?}");
         assert!(first.threads >= 2);
         assert!(
