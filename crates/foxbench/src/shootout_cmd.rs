@@ -143,12 +143,12 @@ pub fn write_reports(dir: &Path, r: &ShootoutResults) -> Result<()> {
     Ok(())
 }
 
-struct Cli {
+struct Console {
     out: PathBuf,
     failed_save: bool,
 }
 
-impl Observer for Cli {
+impl Observer for Console {
     fn line(&mut self, text: &str) {
         let _ = writeln!(std::io::stderr(), "{text}");
     }
@@ -251,11 +251,11 @@ pub fn run(args: ShootoutArgs) -> Result<ExitCode> {
         quick: args.quick,
         thread_dump: args.thread_dump,
     };
-    let mut cli = Cli {
+    let mut console = Console {
         out: out.clone(),
         failed_save: false,
     };
-    let results = runner::run(&suite, &opts, &mut cli);
+    let results = runner::run(&suite, &opts, &mut console);
     write_reports(&out, &results)?;
     let md = to_markdown(&results);
     // The posts' tables on stdout; where the files are on stderr.

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use crate::units::{human_bytes, human_us, ms, trim_pct};
+use crate::units::{human_bytes, human_us, ms_from_us, trim_pct};
 use crate::{reasons, ClientCertificate, IntervalRow, LoadReport, Selection};
 
 impl LoadReport {
@@ -149,7 +149,11 @@ impl LoadReport {
         );
         let l = &self.latency.summary;
         if l.count > 0 {
-            let _ = writeln!(o, "Time per request:       {} [ms] (mean)", ms(l.mean_us));
+            let _ = writeln!(
+                o,
+                "Time per request:       {} [ms] (mean)",
+                ms_from_us(l.mean_us)
+            );
             if t.requests_per_sec > 0.0 {
                 let _ = writeln!(
                     o,
@@ -190,10 +194,14 @@ impl LoadReport {
                     o,
                     "  {:>6}%  {:>10}",
                     trim_pct(p.percentile),
-                    ms(p.value_us)
+                    ms_from_us(p.value_us)
                 );
             }
-            let _ = writeln!(o, "    100%  {:>10} (longest request)", ms(l.max_us));
+            let _ = writeln!(
+                o,
+                "    100%  {:>10} (longest request)",
+                ms_from_us(l.max_us)
+            );
             let _ = writeln!(o);
             let total: u64 = self.latency.buckets.iter().map(|b| b.1).sum();
             if total > 0 {

@@ -1,6 +1,7 @@
 //! How durations, sizes and percentages read in text.
 
-pub(crate) fn ms(us: f64) -> String {
+/// A duration in µs as milliseconds with three decimals, as ab's `[ms]` columns print it.
+pub(crate) fn ms_from_us(us: f64) -> String {
     format!("{:.3}", us / 1000.0)
 }
 

@@ -60,7 +60,7 @@ pub(super) struct Slot {
     /// next connection. Not in `inflight`: no stream carries them.
     pub(super) requeue: Vec<Pending>,
     /// On the free list: waiting for a request to fall due.
-    pub(super) listed: bool,
+    pub(super) on_free_list: bool,
 }
 
 impl Slot {

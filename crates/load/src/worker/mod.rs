@@ -26,7 +26,7 @@ use nix::sys::time::TimeSpec;
 use nix::sys::timerfd::{Expiration, TimerFd, TimerSetTimeFlags};
 
 use crate::h2::{self as http2, H2Counts};
-use crate::interval::Rotor;
+use crate::interval::CurrentInterval;
 use crate::reason;
 use crate::response::Framer;
 use crate::schedule::{Grant, Schedule};
@@ -145,7 +145,7 @@ fn token(idx: usize, generation: u32) -> Token {
     Token((idx & 0xffff_ffff) | ((generation as usize) << 32))
 }
 
-pub(crate) fn run(cfg: Config, rotor: Rotor) -> Result<WorkerResult, LoadError> {
+pub(crate) fn run(cfg: Config, interval: CurrentInterval) -> Result<WorkerResult, LoadError> {
     let poll = Poll::new().map_err(LoadError::Poll)?;
     // Room for a full pipeline and a partly written request before it: no growth later.
     // HTTP/2 adds its preface and control frames.
@@ -174,7 +174,7 @@ pub(crate) fn run(cfg: Config, rotor: Rotor) -> Result<WorkerResult, LoadError> 
             framer: Framer::new(),
             leftover: Vec::new(),
             opened: 0,
-            listed: false,
+            on_free_list: false,
             h2: match cfg.protocol {
                 Protocol::Http1 => None,
                 Protocol::Http2(o) => Some(http2::Conn::new(o)),
@@ -189,7 +189,7 @@ pub(crate) fn run(cfg: Config, rotor: Rotor) -> Result<WorkerResult, LoadError> 
     let mut w = Worker {
         rec: Recorder {
             counts: Counts::default(),
-            rotor,
+            interval,
             connect: Latency::new(),
             handshake_full: Latency::new(),
             handshake_resumed: Latency::new(),
@@ -272,7 +272,7 @@ impl Worker {
                 Err(_) => break,
             }
             let now = now_ns(self.cfg.epoch);
-            self.rec.rotor.rotate(now, &self.rec.counts);
+            self.rec.interval.rotate(now, &self.rec.counts);
             for ev in events.iter() {
                 let idx = ev.token().0 & 0xffff_ffff;
                 let generation = (ev.token().0 >> 32) as u32;
@@ -330,7 +330,7 @@ impl Worker {
         let now = now_ns(self.cfg.epoch);
         self.rec.counts.unsent += self.cfg.schedule.unsent(now);
         self.publish();
-        self.rec.rotor.finish(&self.rec.counts);
+        self.rec.interval.finish(&self.rec.counts);
     }
 
     /// (Re)opens a slot: it asks for work first, and connects with what it gets, so that a
@@ -730,7 +730,9 @@ impl Worker {
                     let f = Reason::new(Kind::Timeout, Cause::Timeout(stage(slot)));
                     self.fail(idx, f, now);
                 }
-                Phase::Closed if slot.conn.is_none() && !slot.listed && slot.retry_at_ns <= now => {
+                Phase::Closed
+                    if slot.conn.is_none() && !slot.on_free_list && slot.retry_at_ns <= now =>
+                {
                     self.open_slot(idx, now);
                 }
                 _ => {}
@@ -740,8 +742,8 @@ impl Worker {
 
     fn list_free(&mut self, idx: usize) {
         let slot = &mut self.slots[idx];
-        if !slot.listed {
-            slot.listed = true;
+        if !slot.on_free_list {
+            slot.on_free_list = true;
             self.free.push(idx);
         }
     }
@@ -765,7 +767,7 @@ impl Worker {
         true
     }
 
-    /// Offers the listed connections' room while requests are due. Requests still due
+    /// Offers the on_free_list connections' room while requests are due. Requests still due
     /// when no connection is free are marked late.
     fn dispatch(&mut self, now: u64) {
         if !self.cfg.schedule.is_open() {
@@ -780,7 +782,7 @@ impl Worker {
             .is_some_and(|due| due <= now)
         {
             let Some(idx) = self.free.pop() else { break };
-            self.slots[idx].listed = false;
+            self.slots[idx].on_free_list = false;
             let slot = &self.slots[idx];
             let ready = match slot.phase {
                 Phase::Open => self.room(idx) > 0,

@@ -4,7 +4,7 @@ use stats::reason::{Cause, Kind, EADDRNOTAVAIL, ECONNREFUSED};
 use stats::Latency;
 
 use super::{Failure, Pending};
-use crate::interval::Rotor;
+use crate::interval::CurrentInterval;
 use crate::tls::TlsInfo;
 use crate::{Counts, StatusSet};
 
@@ -12,7 +12,7 @@ use crate::{Counts, StatusSet};
 pub(super) struct Recorder {
     pub(super) counts: Counts,
     /// The current interval's latency, handed off at each boundary.
-    pub(super) rotor: Rotor,
+    pub(super) interval: CurrentInterval,
     pub(super) connect: Latency,
     /// TLS handshake time, from the TCP connect to the handshake's end, by kind.
     pub(super) handshake_full: Latency,
@@ -31,11 +31,11 @@ pub(super) struct Recorder {
 impl Recorder {
     #[inline]
     pub(super) fn response(&mut self, status: u16, req: Pending, now: u64) {
-        self.rotor
+        self.interval
             .latency
             .record_ns(now.saturating_sub(req.start_ns));
         if self.open {
-            self.rotor
+            self.interval
                 .service
                 .record_ns(now.saturating_sub(req.sent_ns));
         }
