@@ -8,7 +8,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use report::slo::SloReport;
+use report::slo::{Slo, SloReport};
 
 /// Exit codes: the list is README.md's "Exit codes", and this is its code.
 ///
@@ -99,6 +99,20 @@ pub fn emit(to: JsonTo<'_>, json: impl FnOnce() -> String, text: &str, quiet: bo
 /// One line on stderr, as every command words them: `foxbench: LINE`.
 pub fn say(line: &str) {
     let _ = writeln!(std::io::stderr(), "foxbench: {line}");
+}
+
+/// `--slo`'s clauses, if given; an error names the flag.
+pub fn slo_flag(text: Option<&str>) -> Result<Option<Slo>> {
+    text.map(str::parse::<Slo>)
+        .transpose()
+        .map_err(|e| anyhow::anyhow!("--slo {e}"))
+}
+
+/// Refuses `--slo` clauses that this result cannot judge (`[service]` without the open
+/// model's service times), naming the flag.
+pub fn slo_measurable(slo: &Slo, service_recorded: bool) -> Result<()> {
+    slo.check_measurable(service_recorded)
+        .map_err(|e| anyhow::anyhow!("--slo {e}"))
 }
 
 /// A failed `--slo` verdict: exit 1, and one line on stderr when `quiet` hid the text

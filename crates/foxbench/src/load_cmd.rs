@@ -10,7 +10,6 @@ use load::{
     Arrival, Control, Plan, PlanError, RequestSpec, Selection, StatusSet, Stop, Target, TlsOptions,
     Verify,
 };
-use report::slo::Slo;
 
 use crate::agent::{self, AgentFlags};
 use crate::cli;
@@ -185,16 +184,10 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
     let start_at = agent::start_instant(&agent)?;
     let mut plan = build_plan(&args)?;
     let sharded = agent::shard(&mut plan, agent.shard)?;
-    let slo = args
-        .slo
-        .as_deref()
-        .map(str::parse::<Slo>)
-        .transpose()
-        .map_err(|e| anyhow!("--slo {e}"))?;
+    let slo = cli::slo_flag(args.slo.as_deref())?;
     if let Some(slo) = &slo {
         // Only the open model records a service-time histogram.
-        slo.check_measurable(matches!(plan.arrival, Arrival::Open { .. }))
-            .map_err(|e| anyhow!("--slo {e}"))?;
+        cli::slo_measurable(slo, matches!(plan.arrival, Arrival::Open { .. }))?;
     }
     load::raise_fd_limit(plan.connections)?;
     preflight(&plan)?;

@@ -5,10 +5,9 @@ use std::io::Read as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{Context, Result};
 use clap::Args;
 use report::merge::{self, input, Options, Source};
-use report::slo::Slo;
 
 /// Flags of `foxbench merge`.
 #[derive(Args, Debug)]
@@ -81,12 +80,7 @@ fn read_stream(text: &str, partial_ok: bool) -> Result<Vec<Source>> {
 
 /// Runs `foxbench merge`.
 pub fn run(args: MergeArgs) -> Result<ExitCode> {
-    let slo = args
-        .slo
-        .as_deref()
-        .map(str::parse::<Slo>)
-        .transpose()
-        .map_err(|e| anyhow!("--slo {e}"))?;
+    let slo = crate::cli::slo_flag(args.slo.as_deref())?;
     let sources = read_sources(&args)?;
     let mut merged = merge::merge(
         &sources,
@@ -95,8 +89,7 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
         },
     )?;
     if let Some(slo) = &slo {
-        slo.check_measurable(merged.open.is_some())
-            .map_err(|e| anyhow!("--slo {e}"))?;
+        crate::cli::slo_measurable(slo, merged.open.is_some())?;
         merged.slo = Some(slo.judge(&merged, None));
     }
     let json = serde_json::to_string_pretty(&merged).expect("report serializes") + "\n";

@@ -22,8 +22,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mio::{Events, Poll, Token};
-use nix::sys::time::TimeSpec;
-use nix::sys::timerfd::{Expiration, TimerFd, TimerSetTimeFlags};
+use nix::sys::timerfd::TimerFd;
 
 use crate::h2::{self as http2, H2Counts};
 use crate::interval::CurrentInterval;
@@ -746,25 +745,6 @@ impl Worker {
             slot.on_free_list = true;
             self.free.push(idx);
         }
-    }
-
-    /// Sets the timer to wake the loop at `due_ns`; false if there is no timer.
-    fn arm(&mut self, due_ns: u64, now: u64) -> bool {
-        let Some(timer) = &self.timer else {
-            return false;
-        };
-        if self.armed_ns == Some(due_ns) {
-            return true;
-        }
-        let after = TimeSpec::from_duration(Duration::from_nanos(due_ns - now));
-        if timer
-            .set(Expiration::OneShot(after), TimerSetTimeFlags::empty())
-            .is_err()
-        {
-            return false;
-        }
-        self.armed_ns = Some(due_ns);
-        true
     }
 
     /// Offers the on_free_list connections' room while requests are due. Requests still due

@@ -1,9 +1,14 @@
 //! The open model's timer: a timerfd that wakes the loop at a due instant with nanosecond
 //! precision, registered with the poll.
 
+use std::time::Duration;
+
 use mio::unix::SourceFd;
 use mio::{Interest, Token};
-use nix::sys::timerfd::{ClockId, TimerFd, TimerFlags};
+use nix::sys::time::TimeSpec;
+use nix::sys::timerfd::{ClockId, Expiration, TimerFd, TimerFlags, TimerSetTimeFlags};
+
+use super::Worker;
 
 /// The timer's token: no slot has it (slot indexes are below 2³²).
 pub(super) const TIMER: Token = Token(usize::MAX);
@@ -24,4 +29,25 @@ pub(super) fn open_timer(registry: &mio::Registry) -> Option<TimerFd> {
         .register(&mut SourceFd(&fd), TIMER, Interest::READABLE)
         .ok()?;
     Some(timer)
+}
+
+impl Worker {
+    /// Sets the timer to wake the loop at `due_ns`; false if there is no timer.
+    pub(super) fn arm(&mut self, due_ns: u64, now: u64) -> bool {
+        let Some(timer) = &self.timer else {
+            return false;
+        };
+        if self.armed_ns == Some(due_ns) {
+            return true;
+        }
+        let after = TimeSpec::from_duration(Duration::from_nanos(due_ns - now));
+        if timer
+            .set(Expiration::OneShot(after), TimerSetTimeFlags::empty())
+            .is_err()
+        {
+            return false;
+        }
+        self.armed_ns = Some(due_ns);
+        true
+    }
 }
