@@ -15,8 +15,12 @@ targets/<name>/checks.py, which may define
     extra(server)   run after the common checks, before SIGTERM
     after(run)      run after SIGTERM (e.g. second instances, other arguments)
 
-using the helpers below. The last line is "N passed, N failed"; the exit
-status is non-zero if anything failed. Standard library only (Python 3.11).
+using the helpers below. `--h2c` adds the HTTP/2 checks of contract_h2c.py (h2c with
+prior knowledge beside HTTP/1.1 on the same port); `--h2c-start CMD` runs them on a
+second, h2c-only instance (nginx's h2c row). The last line is "N passed, N failed"; the exit
+status is non-zero if anything failed. The target's commands come from foxbench
+itself (`foxbench shootout --list --json`, through targets/harness.py, which also
+holds the report and the process helpers). Standard library only (Python 3.11).
 """
 import argparse
 import http.client
@@ -34,8 +38,10 @@ import sys
 import tempfile
 import threading
 import time
-import tomllib
 import xml.etree.ElementTree as ET
+
+import harness
+from harness import Failed, Group, need, free_port, proc_table  # noqa: F401 - checks.py use them
 
 TARGETS = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(TARGETS)
@@ -43,25 +49,6 @@ SUITE = os.path.join(REPO, "suites", "avatar.toml")
 LOCATION = r"https://avatar\.example/Renard-(\d+)\.png"
 GET = b"GET / HTTP/1.1\r\nHost: x\r\n\r\n"
 CLOSE = b"\r\nconnection: close\r\n"  # compared with a lowercased head: names have no case
-
-for d in ("/usr/local/go/bin", "/usr/sbin"):  # as foxbench does
-    if d not in os.environ.get("PATH", "").split(":"):
-        os.environ["PATH"] = os.environ.get("PATH", "") + ":" + d
-
-
-class Failed(Exception):
-    pass
-
-
-def need(cond, why):
-    if not cond:
-        raise Failed(why)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def connect(port, timeout=5):
@@ -97,179 +84,88 @@ def read_until(s, buf, marker, count):
     return buf
 
 
-def proc_table():
-    """{pid: (state, pgid, sid, cmdline)} for every live process."""
-    table = {}
-    for p in os.listdir("/proc"):
-        if not p.isdigit():
-            continue
-        try:
-            with open(f"/proc/{p}/stat") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2:].split()
-        table[int(p)] = (fields[0], int(fields[2]), int(fields[3]))
-    return table
+class Server(Group):
+    """One started instance: its process group, port and log."""
 
-
-class Server:
-    """One started instance: its Popen, port, process group and log."""
-
-    def __init__(self, run, n, args=(), env=None, port=None):
+    def __init__(self, run, n, args=(), env=None, port=None, start=None):
         self.run, self.n = run, n
         self.port = port or free_port()
         self.sessions = []   # extra sessions whose processes belong to this run (php-fpm)
         self.hold = []       # sockets kept open until after SIGTERM
-        t = run.target
-        cmd = run.fill(t["start"], port=self.port, images=n)
+        t = run.commands(port=self.port, images=n)
+        cmd = t["start"] if start is None else harness.fill_as(start, t)
         if args:
             cmd += " " + " ".join(shlex.quote(str(a)) for a in args)
-        self.log = os.path.join(run.tmp, f"server-{self.port}.log")
-        e = dict(os.environ)
-        e.update({k: run.fill_params(str(v)) for k, v in t.get("env", {}).items()})
+        e = harness.environ(t)
         e.update(env or {})
-        with open(self.log, "ab") as logf:
-            self.proc = subprocess.Popen(["sh", "-c", "exec " + cmd], cwd=run.dir, env=e,
-                                         stdin=subprocess.DEVNULL, stdout=logf, stderr=subprocess.STDOUT,
-                                         start_new_session=True)
-        self.pgid = self.proc.pid
+        super().__init__(cmd, log=os.path.join(run.tmp, f"server-{self.port}.log"), cwd=run.dir, env=e,
+                         shell=True)
         run.servers.append(self)
 
     def wait_ready(self, timeout=10):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                return False
-            try:
-                connect(self.port, 1).close()
-                return True
-            except OSError:
-                time.sleep(0.05)
-        return False
+        return self.wait_listening(self.port, timeout)
 
     def log_text(self):
-        try:
-            with open(self.log, errors="replace") as f:
-                return f.read()[-2000:]
-        except OSError:
-            return ""
-
-    def alive(self):
-        return self.proc.poll() is None
+        return self.output(2000)
 
     def leftovers(self):
-        return sorted(pid for pid, (state, pg, sid) in proc_table().items()
-                      if state != "Z" and (pg == self.pgid or sid in self.sessions))
+        sessions = {pid for pid, p in proc_table().items() if p.state != "Z" and p.sid in self.sessions}
+        return sorted(set(super().leftovers()) | sessions)
 
     def wait_gone(self, timeout):
-        deadline = time.monotonic() + timeout
-        while self.leftovers() and time.monotonic() < deadline:
-            time.sleep(0.02)
-        return not self.leftovers()
+        return bool(harness.wait_for(lambda: not self.leftovers(), timeout, 0.02))
 
     def term(self, timeout):
         """SIGTERM to the group; (status as a shell reports it, seconds, leftover pids)."""
-        t0 = time.monotonic()
-        try:
-            os.killpg(self.pgid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
-        try:
-            rc = self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            rc = None
-        self.wait_gone(max(0.0, timeout - (time.monotonic() - t0)))
-        took = time.monotonic() - t0
+        rc, took, left = self.stop(timeout)
         for s in self.hold:
             s.close()
         self.hold.clear()
-        return (128 - rc if rc is not None and rc < 0 else rc), took, self.leftovers()
+        return rc, took, left
 
     def kill(self):
         for s in self.hold:
             s.close()
-        for pid in self.leftovers():
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        try:
-            os.killpg(self.pgid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        try:
-            self.proc.wait(5)
-        except subprocess.TimeoutExpired:
-            pass
+        super().kill()
 
 
-class Run:
+class Run(harness.Report):
     def __init__(self, name, opts):
+        super().__init__()
         self.name, self.opts = name, opts
-        with open(SUITE, "rb") as f:
-            suite = tomllib.load(f)
-        self.suite = suite
-        # A plain entry first; a parameterized one (params = {...}) runs with each
-        # parameter's first value.
-        matches = sorted((t for t in suite["target"] if t["name"] == name), key=lambda t: "params" in t)
-        if not matches:
-            sys.exit(f"contract.py: no target {name!r} in {SUITE}")
-        self.target = matches[0]
-        self.params = {k: str(v[0]) for k, v in self.target.get("params", {}).items()}
-        self.dir = os.path.join(REPO, self.target["dir"])
-        self.template = suite.get("template", "https://avatar.example/Renard-{n}.png")
         self.tmp = tempfile.mkdtemp(prefix=f"contract-{name}-")
         self.out = os.path.join(self.tmp, "out")
         os.mkdir(self.out)
         self.servers = []
-        self.passed = self.failed = 0
-
-    def fill_params(self, s):
-        for k, v in self.params.items():
-            s = s.replace("{param." + k + "}", v)
-        return s
-
-    def fill(self, s, port=8080, images=5):
-        s = self.fill_params(s)
-        return (s.replace("{out}", self.out).replace("{dir}", self.dir).replace("{port}", str(port))
-                .replace("{images}", str(images)).replace("{template}", self.template))
-
-    def report(self, ok, name, why=""):
-        if ok:
-            self.passed += 1
-            print(f"ok   {name}", flush=True)
-        else:
-            self.failed += 1
-            print(f"FAIL {name}" + (f": {why}" if why else ""), flush=True)
-        return ok
-
-    def check(self, name, fn, *args, **kw):
-        """Runs fn; a returned string is appended to the name; Failed/exceptions fail it."""
         try:
-            detail = fn(*args, **kw)
-        except Failed as e:
-            return self.report(False, name, str(e))
-        except Exception as e:  # noqa: BLE001 - any error is a failed check
-            return self.report(False, name, f"{type(e).__name__}: {e}")
-        return self.report(True, f"{name} ({detail})" if detail else name)
+            # A plain entry first; a parameterized one runs with its first row.
+            self.target = self.commands()
+        except harness.SetupError as e:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+            sys.exit(f"contract.py: {e}")
+        self.dir = self.target["dir"]
+
+    def commands(self, port=8080, images=5):
+        """The target's entry of the suite, its commands filled by foxbench for OUT, PORT and N."""
+        return harness.target(SUITE, self.name, {"out": self.out, "port": port, "images": images})
 
     def build(self):
         t = self.target
-        missing = [r for r in t.get("requires", []) if not shutil.which(r)]
-        if missing:
-            return self.report(False, "build", f"missing {', '.join(missing)} (install {t.get('install')})")
+        if t["missing"]:
+            return self.report(False, "build", f"missing {', '.join(t['missing'])} (install {t.get('install')})")
         before = snapshot(self.dir)
-        r = subprocess.run(["sh", "-c", self.fill(t["build"])], cwd=self.dir, capture_output=True, text=True)
+        r = subprocess.run(["sh", "-c", t["build"] or "true"], cwd=self.dir, env=harness.environ(t),
+                           capture_output=True, text=True)
         if r.returncode != 0:
             return self.report(False, "build", (r.stdout + r.stderr)[-2000:])
         after = snapshot(self.dir)
         changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
         return self.report(not changed, "build (nothing written to the source dir)",
-                           f"changed in {t['dir']}: {changed[:10]}")
+                           f"changed in {os.path.relpath(self.dir, REPO)}: {changed[:10]}")
 
-    def start(self, n=5, args=(), env=None, name=None):
-        srv = Server(self, n, args, env)
+    def start(self, n=5, args=(), env=None, name=None, start=None):
+        """An instance with N images; START replaces the suite row's start command."""
+        srv = Server(self, n, args, env, start=start)
         ok = srv.wait_ready()
         if name:
             self.report(ok, name.format(port=srv.port), srv.log_text())
@@ -730,6 +626,14 @@ def parse(argv):
     p.add_argument("--no-host-ok", action="store_true", help="HTTP/1.1 without Host is answered")
     p.add_argument("--template", action="store_true", help="check a TEMPLATE argument")
     p.add_argument("--refuses", default="", metavar="N,N", help="N values the start must refuse")
+    p.add_argument("--h2c", action="store_true",
+                   help="h2c prior knowledge on the same port as HTTP/1.1 (contract_h2c.py)")
+    p.add_argument("--h2c-upgrade", action="store_true",
+                   help="with --h2c: Upgrade: h2c switches to HTTP/2 (without: it is ignored)")
+    p.add_argument("--h2c-svg", action="store_true", help="with --h2c: the SVG route over h2c too")
+    p.add_argument("--h2c-start", metavar="CMD",
+                   help="h2c only, on a second instance started with CMD (the start of the "
+                        "target's h2c row); HTTP/1.1 must get no HTTP/1 answer there")
     p.add_argument("--term-timeout", type=float, default=1.0)
     p.add_argument("--term-status", default="0", help="comma list, or 'any'")
     return p.parse_args(argv)
@@ -741,9 +645,11 @@ def load_checks(name):
         return None
     spec = importlib.util.spec_from_file_location(f"checks_{name.replace('-', '_')}", path)
     mod = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("contract", sys.modules[__name__])
     spec.loader.exec_module(mod)
     return mod
+
+
+sys.modules.setdefault("contract", sys.modules[__name__])  # for contract_h2c and checks.py
 
 
 def main(argv=None):
@@ -800,6 +706,9 @@ def body(run, srv, o, extras):
       o.garbage_no_302, o.strict_garbage, not o.no_crlf_shutdown, o.no_host_ok)
     if extras and hasattr(extras, "extra"):
         extras.extra(srv)
+    if o.h2c:
+        import contract_h2c
+        contract_h2c.checks(srv, switches=o.h2c_upgrade, with_svg=o.h2c_svg)
     statuses = None if o.term_status == "any" else tuple(int(x) for x in o.term_status.split(","))
     c(f"SIGTERM to the process group: exits within {o.term_timeout:g} s, nothing left",
       sigterm, srv, o.term_timeout, statuses)
@@ -807,6 +716,9 @@ def body(run, srv, o, extras):
         c("TEMPLATE argument with {n} twice", template, run)
     if o.refuses:
         c(f"N in {o.refuses} is refused", refuses, run, [int(x) for x in o.refuses.split(",")])
+    if o.h2c_start:
+        import contract_h2c
+        contract_h2c.only(run, o.h2c_start)
     if extras and hasattr(extras, "after"):
         extras.after(run)
 

@@ -26,7 +26,8 @@ backend holds for 10 s, and exactly N connections to the backend must be open me
 (counted in /proc/net/tcp): the front end's pool is bounded at N, and the check had enough
 calls in flight to see it.
 The last line is "N passed, N failed"; the exit status is 1 if anything failed, 2 for a
-usage or setup error. Standard library only (Python 3.11).
+usage or setup error. The report, the process groups and the ports are targets/harness.py's.
+Standard library only (Python 3.11).
 """
 import argparse
 import fcntl
@@ -44,33 +45,14 @@ import tempfile
 import threading
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import harness  # noqa: E402 - targets/harness.py, one directory up
+from harness import Failed, Group, SetupError, free_port, need  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 HELLO = os.path.join(HERE, "hello")
 READY_S = 60.0  # a loaded 2-core machine starting a JVM or a venv's aiohttp
 STOP_S = 5.0
-
-for d in ("/usr/local/go/bin", os.path.expanduser("~/.cargo/bin"), "/usr/sbin"):  # as foxbench does
-    if d not in os.environ.get("PATH", "").split(":"):
-        os.environ["PATH"] = os.environ.get("PATH", "") + ":" + d
-
-
-class Failed(Exception):
-    pass
-
-
-class SetupError(Exception):
-    pass
-
-
-def need(cond, why):
-    if not cond:
-        raise Failed(why)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def hello_sources_hash():
@@ -106,59 +88,20 @@ def build_backend():
         return binary
 
 
-class Process:
-    """A process started in its own group, its output kept in a file for failure reports."""
+class Process(Group):
+    """A process started in its own group, named in failure reports."""
 
     def __init__(self, name, argv, cwd=None, shell=False, nofile_soft=None):
         self.name = name
-        self.log = tempfile.TemporaryFile()
-        if shell:
-            argv = ["sh", "-c", "exec " + argv]
-        preexec = None
-        if nofile_soft is not None:
-            hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
-            preexec = lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (nofile_soft, hard))  # noqa: E731
-        self.proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=self.log,
-                                     stderr=subprocess.STDOUT, start_new_session=True,
-                                     preexec_fn=preexec)
-        self.pgid = self.proc.pid
-
-    def output(self, limit=2000):
-        self.log.seek(0)
-        return self.log.read().decode(errors="replace")[-limit:]
+        super().__init__(argv, cwd=cwd, shell=shell, nofile_soft=nofile_soft)
 
     def wait_listening(self, port, deadline_s=READY_S):
-        deadline = time.monotonic() + deadline_s
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise Failed(f"{self.name} exited with status {self.proc.returncode} before listening on "
-                             f"{port}; its output:\n{self.output()}")
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                return
-            except OSError:
-                time.sleep(0.05)
-        raise Failed(f"{self.name} not listening on {port} after {deadline_s:.0f} s; its output:\n{self.output()}")
-
-    def group_alive(self):
-        try:
-            os.killpg(self.pgid, 0)
-            return True
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            return True
-
-    def kill(self):
-        """SIGKILL to the whole group, then reap: nothing is left behind."""
-        try:
-            os.killpg(self.pgid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            pass
+        if super().wait_listening(port, deadline_s):
+            return
+        if self.proc.poll() is not None:
+            raise Failed(f"{self.name} exited with status {self.proc.returncode} before listening on "
+                         f"{port}; its output:\n{self.output(2000)}")
+        raise Failed(f"{self.name} not listening on {port} after {deadline_s:.0f} s; its output:\n{self.output(2000)}")
 
 
 def get(port, path="/", request_id=None, conn=None, timeout=10):
@@ -199,27 +142,16 @@ def expect_hello(status, headers, body, request_id):
         need(echoed == request_id, f"X-Request-Id {echoed!r}, expected {request_id!r}")
 
 
-class Run:
-    def __init__(self):
-        self.passed = 0
-        self.failed = 0
-
+class Run(harness.Report):
     def check(self, name, fn, *args):
+        """Runs fn; Failed, OSError and HTTP errors fail it (a bug in a check is not caught)."""
         try:
             fn(*args)
-            print(f"ok   {name}", flush=True)
-            self.passed += 1
-            return True
         except Failed as e:
-            print(f"FAIL {name}: {e}", flush=True)
+            return self.report(False, name, str(e))
         except (OSError, http.client.HTTPException) as e:
-            print(f"FAIL {name}: {type(e).__name__}: {e}", flush=True)
-        self.failed += 1
-        return False
-
-    def summary(self):
-        print(f"{self.passed} passed, {self.failed} failed", flush=True)
-        return 1 if self.failed else 0
+            return self.report(False, name, f"{type(e).__name__}: {e}")
+        return self.report(True, name)
 
 
 # ---- the checks ----
@@ -483,7 +415,7 @@ def check_front_end(run, name, target_dir, hello, start, label, bound=None):
         run.check(label + "backend gone -> 5xx, front end stays up", check_backend_gone, fport, front, backend)
         run.check(label + "SIGTERM stops it within 5 s, nothing left", check_sigterm, front)
         if run.failed > failed:
-            print(f"--- {name} output (last 2000 chars) ---\n{front.output()}", flush=True)
+            print(f"--- {name} output (last 2000 chars) ---\n{front.output(2000)}", flush=True)
     finally:
         for p in (front, backend):
             if p is not None:

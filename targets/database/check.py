@@ -16,7 +16,9 @@ copy), 404 for a missing id, 400 for bad ones, keep-alive, the pool size honoure
 with pool 2, more than 2 with pool 10), 503 (or 500) once PostgreSQL is gone without
 crashing, and SIGTERM. Each check prints "ok   NAME" or "FAIL NAME: WHY"; the last line
 is "N passed, N failed". When a toolchain or PostgreSQL is missing, one line says which
-package to install and the summary is "0 passed, 0 failed" (exit 0). Standard library
+package to install and the summary is "0 passed, 0 failed" (exit 0). The targets' and the
+service's commands are filled by foxbench (`foxbench shootout --list --json`, through
+targets/harness.py, which also holds the report and the process helpers). Standard library
 only (Python 3.11); psql (postgresql-client) is the database client.
 """
 import glob
@@ -31,43 +33,16 @@ import sys
 import tempfile
 import threading
 import time
-import tomllib
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import harness  # noqa: E402 - targets/harness.py, one directory up
+from harness import Failed, Group, alive, cmdline, free_port, need, skip, tree, wait_for  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 SUITE = os.path.join(REPO, "suites", "database.toml")
 RUN_SH = os.path.join(HERE, "postgres", "run.sh")
 TMP_BASE = os.environ.get("TMPDIR", "/tmp")
-
-for d in ("/usr/local/go/bin", "/usr/sbin"):  # as foxbench does
-    if d not in os.environ.get("PATH", "").split(":"):
-        os.environ["PATH"] = os.environ.get("PATH", "") + ":" + d
-
-
-class Failed(Exception):
-    pass
-
-
-def need(cond, why):
-    if not cond:
-        raise Failed(why)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for(cond, timeout, step=0.05):
-    """Polls COND until it is true or TIMEOUT s pass; its last value."""
-    deadline = time.monotonic() + timeout
-    while True:
-        v = cond()
-        if v or time.monotonic() >= deadline:
-            return v
-        time.sleep(step)
-
 
 def pg_bindir():
     """The directory of initdb/postgres/pg_isready, as run.sh finds it, or None."""
@@ -82,121 +57,22 @@ def pg_bindir():
     return None
 
 
-# ---- processes ----------------------------------------------------------------------
-
-def proc_table():
-    """{pid: (ppid, pgid, state)} for every live process."""
-    table = {}
-    for p in os.listdir("/proc"):
-        if not p.isdigit():
-            continue
-        try:
-            with open(f"/proc/{p}/stat") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2:].split()
-        table[int(p)] = (int(fields[1]), int(fields[2]), fields[0])
-    return table
-
-
-def tree(root):
-    """ROOT and its live descendants."""
-    table = proc_table()
-    out, todo = set(), [root]
-    while todo:
-        p = todo.pop()
-        if p in table and table[p][2] != "Z" and p not in out:
-            out.add(p)
-            todo.extend(c for c, (pp, _, _) in table.items() if pp == p)
-    return out
-
-
-def alive(pids):
-    table = proc_table()
-    return sorted(p for p in pids if p in table and table[p][2] != "Z")
-
-
-def cmdline(pid):
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            return f.read().replace(b"\0", b" ").decode(errors="replace")
-    except OSError:
-        return ""
-
-
-class Proc:
-    """A command in its own process group, its output in a log file."""
-
-    def __init__(self, args, log, cwd=None, env=None):
-        self.log = log
-        with open(log, "ab") as f:
-            self.p = subprocess.Popen(args, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=f,
-                                      stderr=subprocess.STDOUT, start_new_session=True)
-        self.pid = self.p.pid
-        self.seen = {self.pid}  # every process of its tree seen so far
-
-    def watch(self):
-        self.seen |= tree(self.pid)
-        return self.seen
-
-    def text(self):
-        try:
-            with open(self.log, errors="replace") as f:
-                return f.read()
-        except OSError:
-            return ""
-
-    def send(self, sig, group=True):
-        self.watch()
-        try:
-            if group:
-                os.killpg(self.pid, sig)
-            else:
-                os.kill(self.pid, sig)
-        except ProcessLookupError:
-            pass
-
-    def stop(self, timeout, sig=signal.SIGTERM, group=True):
-        """SIG, then waits: (exit status as a shell gives it or None, seconds, pids left)."""
-        t0 = time.monotonic()
-        self.send(sig, group)
-        try:
-            rc = self.p.wait(timeout)
-        except subprocess.TimeoutExpired:
-            rc = None
-        wait_for(lambda: not alive(self.seen), max(0.0, timeout - (time.monotonic() - t0)))
-        took = time.monotonic() - t0
-        return (128 - rc if rc is not None and rc < 0 else rc), took, alive(self.seen)
-
-    def kill(self):
-        for pid in alive(self.watch()):
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        try:
-            self.p.wait(5)
-        except subprocess.TimeoutExpired:
-            pass
-
-
 # ---- PostgreSQL ---------------------------------------------------------------------
 
-class Postgres(Proc):
+class Postgres(Group):
     """run.sh on a free port; ready() waits for its "postgres ready" line."""
 
     def __init__(self, tmp, args=()):
         self.port = free_port()
-        super().__init__(["bash", RUN_SH, *args, str(self.port)], os.path.join(tmp, f"postgres-{self.port}.log"))
+        super().__init__(["bash", RUN_SH, *args, str(self.port)], log=os.path.join(tmp, f"postgres-{self.port}.log"))
 
     def ready(self, timeout=90):
-        ok = wait_for(lambda: "postgres ready on" in self.text() or self.p.poll() is not None, timeout, 0.1)
-        return ok and self.p.poll() is None and "postgres ready on" in self.text()
+        ok = wait_for(lambda: "postgres ready on" in self.output() or self.proc.poll() is not None, timeout, 0.1)
+        return ok and self.proc.poll() is None and "postgres ready on" in self.output()
 
     def data_dir(self):
         """The temporary directory run.sh made (from its ready line), or None."""
-        for line in self.text().splitlines():
+        for line in self.output().splitlines():
             if line.startswith("postgres ready on") and "(data " in line:
                 return os.path.dirname(line.split("(data ", 1)[1].split(",", 1)[0])
         return None
@@ -218,48 +94,12 @@ def our_dirs():
     return set(glob.glob(os.path.join(TMP_BASE, "foxbench-pg.*")))
 
 
-# ---- the report -----------------------------------------------------------------------
-
-class Report:
-    def __init__(self):
-        self.passed = self.failed = 0
-
-    def add(self, ok, name, why=""):
-        if ok:
-            self.passed += 1
-            print(f"ok   {name}", flush=True)
-        else:
-            self.failed += 1
-            print(f"FAIL {name}" + (f": {why}" if why else ""), flush=True)
-        return ok
-
-    def check(self, name, fn, *args):
-        """Runs FN; a returned string is appended to the name; Failed/exceptions fail it."""
-        try:
-            detail = fn(*args)
-        except Failed as e:
-            return self.add(False, name, str(e))
-        except Exception as e:  # noqa: BLE001 - any error is a failed check
-            return self.add(False, name, f"{type(e).__name__}: {e}")
-        return self.add(True, f"{name} ({detail})" if detail else name)
-
-    def summary(self):
-        print(f"{self.passed} passed, {self.failed} failed", flush=True)
-        return 1 if self.failed else 0
-
-
-def skip(line):
-    print(line, flush=True)
-    print("0 passed, 0 failed", flush=True)
-    return 0
-
-
 # ---- the service script's lifecycle ---------------------------------------------------
 
 def postgres_checks(rep, tmp):
     pg = Postgres(tmp)
     try:
-        if not rep.add(pg.ready(), f"run.sh PORT: initdb, seed, ready on 127.0.0.1:{pg.port}", pg.text()[-1500:]):
+        if not rep.report(pg.ready(), f"run.sh PORT: initdb, seed, ready on 127.0.0.1:{pg.port}", pg.output()[-1500:]):
             return
         def seeded():
             count, avg = pg.psql("SELECT count(*), avg(length(body::text)) FROM docs").split("|")
@@ -305,7 +145,7 @@ def postgres_checks(rep, tmp):
     # Ctrl-C to the script alone (not its group): it stops postgres itself.
     pg = Postgres(tmp)
     try:
-        if rep.add(pg.ready(), "second start"):
+        if rep.report(pg.ready(), "second start"):
             data = pg.data_dir()
 
             def sigint_script():
@@ -325,7 +165,7 @@ def postgres_checks(rep, tmp):
         try:
             def interrupted():
                 seen = wait_for(lambda: any(marker in cmdline(p) for p in pg.watch()), 60, 0.01)
-                need(seen, f"never saw {marker} running: {pg.text()[-500:]}")
+                need(seen, f"never saw {marker} running: {pg.output()[-500:]}")
                 rc, took, left = pg.stop(10)
                 need(rc is not None, "still running")
                 need(not left, f"left running: {[(p, cmdline(p)) for p in left]}")
@@ -340,20 +180,20 @@ def postgres_checks(rep, tmp):
     # descendants); the next start removes the directory it left.
     pg = Postgres(tmp)
     try:
-        if rep.add(pg.ready(), "third start"):
+        if rep.report(pg.ready(), "third start"):
             data = pg.data_dir()
 
             def sigkill():
                 pids = pg.watch()
                 pg.send(signal.SIGKILL, group=False)
-                pg.p.wait(5)
+                pg.proc.wait(5)
                 need(os.path.exists(data), "the directory vanished with SIGKILL?")
                 for p in alive(pids):
                     os.kill(p, signal.SIGKILL)
                 need(wait_for(lambda: not alive(pids), 10), f"left running: {alive(pids)}")
                 nxt = Postgres(tmp)
                 try:
-                    need(nxt.ready(), nxt.text()[-800:])
+                    need(nxt.ready(), nxt.output()[-800:])
                     need(not os.path.exists(data), f"{data} not removed by the next start")
                     nxt_data = nxt.data_dir()
                     nxt.stop(10)
@@ -387,11 +227,10 @@ def build_toxiproxy(tmp):
     a fresh OUT; its path, or None (with the reason) when Go is missing."""
     if not shutil.which("go"):
         return None, "go is not installed (https://go.dev/dl, or Debian: apt-get install golang-go)"
-    with open(SUITE, "rb") as f:
-        service = next(s for s in tomllib.load(f)["service"] if s["name"] == "postgres")
     out = os.path.join(tmp, "service-out")
     os.makedirs(out)
-    r = subprocess.run(["sh", "-c", service["build"].replace("{out}", out)], cwd=os.path.join(REPO, service["dir"]),
+    service = harness.service(SUITE, "postgres", {"out": out})
+    r = subprocess.run(["sh", "-c", service["build"]], cwd=service["dir"], env=harness.environ(service),
                        capture_output=True, text=True, timeout=600)
     need(r.returncode == 0, f"the service's build failed: {r.stderr[-500:]}")
     path = os.path.join(out, "toxiproxy-server")
@@ -406,7 +245,7 @@ def link_checks(rep, tmp):
     try:
         toxiproxy, why = build_toxiproxy(tmp)
     except Failed as e:
-        rep.add(False, "the link's toxiproxy-server builds", str(e))
+        rep.report(False, "the link's toxiproxy-server builds", str(e))
         return
     if toxiproxy is None:
         print(f"link: skipped: {why}", flush=True)
@@ -420,12 +259,12 @@ def link_checks(rep, tmp):
 
     pg = Postgres(tmp, ["--link", "1", toxiproxy])
     try:
-        if not rep.add(pg.ready(), "run.sh --link 1: ready through the link", pg.text()[-1500:]):
+        if not rep.report(pg.ready(), "run.sh --link 1: ready through the link", pg.output()[-1500:]):
             return
         need_line = f"postgres ready on 127.0.0.1:{pg.port}, through a 1 ms link to 127.0.0.2:{pg.port}"
 
         def line():
-            need(need_line in pg.text(), pg.text()[-500:])
+            need(need_line in pg.output(), pg.output()[-500:])
         rep.check("it says so", line)
 
         def delayed():
@@ -449,9 +288,9 @@ def link_checks(rep, tmp):
         rep.check("each round trip through the link is 1 ms longer", delayed)
 
         def stopped():
-            names = [cmdline(p).split()[:1] for p in tree(pg.p.pid)]
+            names = [cmdline(p).split()[:1] for p in tree(pg.proc.pid)]
             need(any(n and n[0].endswith("toxiproxy-server") for n in names), f"tree: {names}")
-            before = tree(pg.p.pid)
+            before = tree(pg.proc.pid)
             pg.stop(30)
             need(wait_for(lambda: not alive(before), 10), f"left running: {[cmdline(p) for p in alive(before)]}")
             need(not (our_dirs() & {pg.data_dir()}), "data directory left")
@@ -462,25 +301,25 @@ def link_checks(rep, tmp):
 
 # ---- a target -------------------------------------------------------------------------
 
-class Target(Proc):
-    def __init__(self, entry, tmp, out, pg, pool):
+def rows(name, fill):
+    """NAME's parameter rows in suites/database.toml (its pools, as the suite lists them),
+    their commands filled by foxbench with FILL."""
+    return [t for t in harness.listing(SUITE, name, fill)["targets"] if t["base"] == name]
+
+
+class Target(Group):
+    """One row of a target, started as foxbench starts it, against PG."""
+
+    def __init__(self, row, tmp, out, pg):
         self.port = free_port()
-        cmd = (entry["start"].replace("{out}", out).replace("{dir}", os.path.join(REPO, entry["dir"]))
-               .replace("{port}", str(self.port)).replace("{service.postgres.host}", "127.0.0.1")
-               .replace("{service.postgres.port}", str(pg.port)).replace("{param.pool}", str(pool)))
-        super().__init__(["sh", "-c", "exec " + cmd], os.path.join(tmp, f"target-{self.port}.log"),
-                         cwd=os.path.join(REPO, entry["dir"]))
+        self.pool = int(row["params"]["pool"])
+        fill = {"out": out, "port": self.port, "service.postgres.port": pg.port}
+        entry = next(t for t in rows(row["base"], fill) if t["name"] == row["name"])
+        super().__init__(entry["start"], log=os.path.join(tmp, f"target-{self.port}.log"), cwd=entry["dir"],
+                         env=harness.environ(entry), shell=True)
 
     def ready(self, timeout=60):
-        def up():
-            if self.p.poll() is not None:
-                return True
-            try:
-                socket.create_connection(("127.0.0.1", self.port), 1).close()
-                return True
-            except OSError:
-                return False
-        return wait_for(up, timeout) and self.p.poll() is None
+        return self.wait_listening(self.port, timeout)
 
     def get(self, path, conn=None):
         c = conn or http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
@@ -493,35 +332,37 @@ class Target(Proc):
 
 
 def target_checks(rep, tmp, name):
-    with open(SUITE, "rb") as f:
-        suite = tomllib.load(f)
-    entry = next((t for t in suite.get("target", []) if t["name"] == name), None)
-    if entry is None:
-        sys.exit(f"check.py: no target {name!r} in {SUITE}")
-    missing = [r for r in entry.get("requires", []) if not shutil.which(r)]
-    if missing:
-        return skip(f"{name}: skipped: {', '.join(missing)} not found (install {entry.get('install')})")
+    out = os.path.join(tmp, "out")
+    os.mkdir(out)
+    try:
+        found = rows(name, {"out": out})
+    except harness.SetupError as e:
+        sys.exit(f"check.py: {e}")
+    if len(found) < 2:
+        sys.exit(f"check.py: {name!r} in {SUITE} has {len(found)} rows: expected a small pool and a large one")
+    entry, large = found[0], found[-1]
+    if entry["missing"]:
+        return skip(f"{name}: skipped: {', '.join(entry['missing'])} not found (install {entry.get('install')})")
     if pg_bindir() is None or not shutil.which("psql"):
         return skip(f"{name}: skipped: PostgreSQL is not installed (Debian: apt-get install postgresql)")
 
-    out = os.path.join(tmp, "out")
-    os.mkdir(out)
-    src = os.path.join(REPO, entry["dir"])
+    src = entry["dir"]
     before = git_status(src)
-    build = (entry["build"].replace("{out}", out).replace("{dir}", src))
-    r = subprocess.run(["sh", "-c", build], cwd=src, capture_output=True, text=True, timeout=900)
-    if not rep.add(r.returncode == 0, "build", (r.stdout + r.stderr)[-2000:]):
+    r = subprocess.run(["sh", "-c", entry["build"]], cwd=src, env=harness.environ(entry), capture_output=True,
+                       text=True, timeout=900)
+    if not rep.report(r.returncode == 0, "build", (r.stdout + r.stderr)[-2000:]):
         return
-    rep.add(git_status(src) == before, "build writes nothing into the source dir", git_status(src))
+    rep.report(git_status(src) == before, "build writes nothing into the source dir", git_status(src))
 
     pg = Postgres(tmp)
     targets = []
     try:
-        if not rep.add(pg.ready(), "PostgreSQL ready (run.sh)", pg.text()[-1500:]):
+        if not rep.report(pg.ready(), "PostgreSQL ready (run.sh)", pg.output()[-1500:]):
             return
-        t = Target(entry, tmp, out, pg, 2)
+        t = Target(entry, tmp, out, pg)
         targets.append(t)
-        if not rep.add(t.ready(), f"starts with pool 2, listens on 127.0.0.1:{t.port}", t.text()[-1500:]):
+        if not rep.report(t.ready(), f"starts with pool {t.pool}, listens on 127.0.0.1:{t.port}",
+                          t.output()[-1500:]):
             return
 
         def right_docs():
@@ -557,13 +398,15 @@ def target_checks(rep, tmp, name):
             c.close()
         rep.check("keep-alive: 50 documents on one connection", keepalive)
 
-        rep.check("pool 2: 20 concurrent clients, never more than 2 client backends", pool_size, t, pg, 2)
+        rep.check(f"pool {t.pool}: 20 concurrent clients, never more than {t.pool} client backends", pool_size, t,
+                  pg, t.pool)
         t.stop(15)
 
-        t10 = Target(entry, tmp, out, pg, 10)
+        t10 = Target(large, tmp, out, pg)
         targets.append(t10)
-        if rep.add(t10.ready(), "starts with pool 10", t10.text()[-1500:]):
-            rep.check("pool 10: 20 concurrent clients, more than 2 client backends", pool_size, t10, pg, 10)
+        if rep.report(t10.ready(), f"starts with pool {t10.pool}", t10.output()[-1500:]):
+            rep.check(f"pool {t10.pool}: 20 concurrent clients, more than 2 client backends", pool_size, t10, pg,
+                      t10.pool)
 
             def db_gone():
                 rc, _, _ = pg.stop(15)
@@ -573,7 +416,7 @@ def target_checks(rep, tmp, name):
                     status, _, body = t10.get(f"/doc/{i}")
                     codes.append(status)
                 need(all(c in (500, 503) for c in codes), f"statuses {codes}")
-                need(t10.p.poll() is None, "the target exited")
+                need(t10.proc.poll() is None, "the target exited")
                 status, _, _ = t10.get("/doc/abc")
                 need(status == 400, f"then /doc/abc: {status}")
                 return f"statuses {codes}, still serving"
@@ -647,7 +490,7 @@ def main(argv):
         print("usage: check.py postgres | check.py TARGET", file=sys.stderr)
         return 2
     name = argv[0]
-    rep = Report()
+    rep = harness.Report()
     tmp = tempfile.mkdtemp(prefix=f"dbcheck-{name}-")
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(130))
     try:
@@ -660,7 +503,7 @@ def main(argv):
             if target_checks(rep, tmp, name) == 0 and rep.passed == rep.failed == 0:
                 return 0
     except KeyboardInterrupt:
-        rep.add(False, "interrupted")
+        rep.report(False, "interrupted")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return rep.summary()

@@ -96,9 +96,16 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	// HTTP/1.1 and h2c with prior knowledge on the same port (Go 1.24+): net/http
+	// tells them apart by the HTTP/2 connection preface. Upgrade: h2c is not
+	// supported; such a request is answered over HTTP/1.1.
+	var protocols http.Protocols
+	protocols.SetHTTP1(true)
+	protocols.SetUnencryptedHTTP2(true)
 	srv := &http.Server{
 		Handler:           http.HandlerFunc(redirect),
 		ReadHeaderTimeout: 10 * time.Second, // against slowloris; a benchmark never hits it
+		Protocols:         &protocols,
 	}
 	fmt.Fprintln(os.Stderr, "listening on", ln.Addr())
 	go func() {

@@ -4,14 +4,23 @@
 # answers with the matching URL. nginx.conf cannot take arguments, so this
 # script writes one for PORT, N and TEMPLATE into OUT/nginx/ and execs nginx.
 #
-#   run.sh [-t] OUT PORT N [TEMPLATE]
-#     -t   write the config and check it with `nginx -t` instead of serving
+#   run.sh [-t] [--h2c] OUT PORT N [TEMPLATE]
+#     -t      write the config and check it with `nginx -t` instead of serving
+#     --h2c   HTTP/2 over plain TCP with prior knowledge (h2c) on PORT, and
+#             nothing else: nginx 1.22's `listen ... http2` without ssl speaks
+#             only h2c, so HTTP/1.1 gets no answer there (README.md)
 set -eu
 
-check=
-if [ "${1:-}" = -t ]; then check=1; shift; fi
+check= http2=
+while :; do
+    case ${1:-} in
+    -t) check=1; shift ;;
+    --h2c) http2=" http2"; shift ;;
+    *) break ;;
+    esac
+done
 if [ $# -lt 3 ] || [ $# -gt 4 ]; then
-    echo "usage: run.sh [-t] OUT PORT N [TEMPLATE]" >&2
+    echo "usage: run.sh [-t] [--h2c] OUT PORT N [TEMPLATE]" >&2
     exit 2
 fi
 out=$1 port=$2 n=$3 template=${4:-'https://avatar.example/Renard-{n}.png'}
@@ -70,6 +79,7 @@ http {
     # The default (1000) closes a keep-alive connection after 1000 requests,
     # which a benchmark at 100k req/s on 10 connections hits every 0.1 s.
     # Nothing here grows per request, so never retire a connection for it.
+    # Since 1.19.7 it also bounds the streams of an HTTP/2 connection.
     keepalive_requests 1000000000;
 
     # Compiled-in temp paths are under /var/lib/nginx: keep everything in OUT.
@@ -98,7 +108,7 @@ EOF
     cat <<EOF
 
     server {
-        listen 127.0.0.1:$port backlog=4096;
+        listen 127.0.0.1:$port$http2 backlog=4096;
         return 302 "$location";
         # 'return 302' alone sends a 138-byte HTML page as the body; the
         # contract wants none. The error page for our own 302 keeps the

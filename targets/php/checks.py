@@ -13,16 +13,9 @@ def fpm_master(srv):
     """php-fpm calls setsid(): its master is a child of run.sh in a session of its own."""
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline:
-        for pid, (state, pg, sid) in contract.proc_table().items():
-            try:
-                with open(f"/proc/{pid}/stat") as f:
-                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
-                with open(f"/proc/{pid}/cmdline", "rb") as f:
-                    cmd = f.read()
-            except OSError:
-                continue
-            if ppid == srv.pgid and b"php-fpm: master" in cmd:
-                srv.sessions.append(sid)
+        for pid, p in contract.proc_table().items():
+            if p.ppid == srv.pgid and "php-fpm: master" in contract.harness.cmdline(pid):
+                srv.sessions.append(p.sid)
                 return pid
         time.sleep(0.05)
     return None

@@ -13,6 +13,13 @@ pub struct Limits {
     pub max_target_bytes: usize,
     /// Largest request body that is read and thrown away; past it the answer is 413.
     pub max_body_bytes: u64,
+    /// HTTP/2 streams a connection may have open at once (SETTINGS_MAX_CONCURRENT_STREAMS);
+    /// past it a stream is refused with REFUSED_STREAM.
+    pub max_concurrent_streams: u32,
+    /// Largest HTTP/2 header list, names and values plus 32 bytes per field
+    /// (SETTINGS_MAX_HEADER_LIST_SIZE); past it the answer is 431. A header block's encoded
+    /// bytes may reach twice this before the connection is closed (ENHANCE_YOUR_CALM).
+    pub max_header_list_bytes: usize,
 }
 
 impl Default for Limits {
@@ -21,6 +28,8 @@ impl Default for Limits {
             max_head_bytes: 8 * 1024,
             max_target_bytes: 4 * 1024,
             max_body_bytes: 64 * 1024,
+            max_concurrent_streams: 100,
+            max_header_list_bytes: 16 * 1024,
         }
     }
 }
@@ -95,6 +104,9 @@ pub enum ConfigError {
     /// `--max-connections` out of range.
     #[error("--max-connections must be between 1 and 10000000 (got {0})")]
     MaxConnections(u64),
+    /// `--h2-max-streams` out of range.
+    #[error("--h2-max-streams must be between 1 and 10000 (got {0})")]
+    MaxStreams(u64),
     /// A timeout out of range.
     #[error("--{flag} must be between 1 and 86400 seconds (got {got})")]
     Timeout {
@@ -178,6 +190,11 @@ impl Config {
             self.max_connections as u64,
             10_000_000,
             ConfigError::MaxConnections,
+        )?;
+        check_range(
+            u64::from(self.limits.max_concurrent_streams),
+            10_000,
+            ConfigError::MaxStreams,
         )?;
         for (flag, d) in [
             ("head-timeout", self.head_timeout),

@@ -1,4 +1,5 @@
-//! A deterministic driver for the responder, shared by the fuzz target and the tests.
+//! A deterministic driver for the responder (HTTP/1 and HTTP/2), shared by the fuzz targets
+//! and the tests.
 //!
 //! It feeds bytes the way a worker does (appending to what is left over, answering, keeping the
 //! rest), with a fixed seed and a fixed date, so the output depends on the bytes alone.
@@ -6,6 +7,7 @@
 use std::sync::Arc;
 
 use crate::config::Config;
+use crate::h2;
 use crate::metrics::Metrics;
 use crate::responder::{ConnState, Next, Responder};
 use crate::rng::Rng;
@@ -119,6 +121,75 @@ impl Harness {
                 "output does not start with a status line"
             );
         }
+        whole
+    }
+}
+
+impl Harness {
+    /// Feeds `chunks` to an HTTP/2 connection (the preface included), as separate reads,
+    /// and returns what was sent.
+    pub fn run_h2<'a>(&self, chunks: impl IntoIterator<Item = &'a [u8]>) -> Transcript {
+        let metrics = Arc::new(Metrics::new(1));
+        let mut responder = Responder::new(
+            Arc::clone(&self.site),
+            Arc::clone(&metrics),
+            0,
+            Rng::from_seed(42),
+            FIXED_UNIX_SECS,
+        );
+        let mut scratch = h2::Scratch::new();
+        let mut conn = h2::Conn::new();
+        let mut pending: Vec<u8> = Vec::new();
+        let mut output = Vec::new();
+        for chunk in chunks {
+            pending.extend_from_slice(chunk);
+            loop {
+                let mut cx = h2::Ctx {
+                    responder: &mut responder,
+                    scratch: &mut scratch,
+                    metrics: metrics.worker(0),
+                    limits: self.site.limits(),
+                    peer: None,
+                    now_s: 0,
+                };
+                let out_limit = output.len() + self.out_limit;
+                let outcome = conn.process(&pending, &mut output, out_limit, &mut cx);
+                assert!(outcome.consumed <= pending.len(), "consumed past the input");
+                pending.drain(..outcome.consumed);
+                match outcome.next {
+                    Next::OutputFull => continue,
+                    Next::NeedInput => break,
+                    Next::Close | Next::Linger => {
+                        return Transcript {
+                            output,
+                            closed: true,
+                            pending: 0,
+                        };
+                    }
+                }
+            }
+        }
+        Transcript {
+            output,
+            closed: false,
+            pending: pending.len(),
+        }
+    }
+
+    /// As [`Harness::check`] for HTTP/2: `data` follows the preface. Panics if splitting
+    /// changes the result, or more than one frame is held.
+    pub fn check_h2(&self, data: &[u8], cut: usize) -> Transcript {
+        let mut input = h2::PREFACE.to_vec();
+        input.extend_from_slice(data);
+        let whole = self.run_h2([&input[..]]);
+        let cut = cut.min(input.len());
+        let split = self.run_h2([&input[..cut], &input[cut..]]);
+        assert_eq!(whole, split, "splitting at {cut} changed the result");
+        assert!(
+            whole.pending <= h2::frame::HEADER_LEN + h2::frame::DEFAULT_MAX_FRAME,
+            "held {} bytes",
+            whole.pending
+        );
         whole
     }
 }

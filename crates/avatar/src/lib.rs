@@ -3,7 +3,8 @@
 //!
 //! This crate owns the whole service: settings ([`config`]), content ([`site`], [`svg`],
 //! [`images`]), the protocol ([`request`], [`responder`]), the event loops ([`server`]) and the
-//! access log's writer ([`access_log`]). It depends on no other crate of the workspace, and
+//! access log's writer ([`access_log`]). HTTP/2 (h2c) is [`h2`], sans I/O, answered by the
+//! same responder. It depends on no other crate of the workspace, and
 //! nothing here touches a file or a socket except [`images`], [`site`] (at start), [`server`]
 //! and [`access_log`] (stdout).
 
@@ -14,6 +15,7 @@ pub mod access_log;
 pub mod config;
 pub mod date;
 pub mod etag;
+pub mod h2;
 pub mod harness;
 pub mod images;
 pub mod metrics;
@@ -22,6 +24,7 @@ pub mod responder;
 pub mod rng;
 pub mod server;
 pub mod site;
+mod slab;
 pub mod svg;
 
 pub use config::{Config, ConfigError, Limits};

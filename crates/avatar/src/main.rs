@@ -64,6 +64,10 @@ struct Cli {
     #[arg(long, value_name = "SECS", default_value_t = 10)]
     shutdown_timeout: u64,
 
+    /// HTTP/2 streams a connection may have open at once (SETTINGS_MAX_CONCURRENT_STREAMS).
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    h2_max_streams: u64,
+
     /// Log every request to standard output.
     #[arg(long)]
     access_log: bool,
@@ -106,7 +110,14 @@ impl Cli {
             idle_timeout: timeout_secs("idle-timeout", self.idle_timeout)?,
             shutdown_timeout: timeout_secs("shutdown-timeout", self.shutdown_timeout)?,
             access_log: self.access_log,
-            limits: config::Limits::default(),
+            limits: config::Limits {
+                max_concurrent_streams: check_range(
+                    self.h2_max_streams,
+                    10_000,
+                    ConfigError::MaxStreams,
+                )? as u32,
+                ..config::Limits::default()
+            },
         };
         config.validate()?;
         Ok((config, self.check))

@@ -181,6 +181,59 @@ pub enum Timeout {
     Body,
 }
 
+/// HTTP/2 happenings, each a limit or a defence at work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum H2Event {
+    /// A connection began with the HTTP/2 preface.
+    Connection,
+    /// A stream refused with REFUSED_STREAM: past SETTINGS_MAX_CONCURRENT_STREAMS, or too
+    /// many response bytes held for flow control.
+    StreamRefused,
+    /// A header list past SETTINGS_MAX_HEADER_LIST_SIZE (answered with 431).
+    HeaderListTooLarge,
+    /// A frame past SETTINGS_MAX_FRAME_SIZE (GOAWAY FRAME_SIZE_ERROR).
+    FrameTooLarge,
+    /// RST_STREAM frames beyond their budget (rapid reset; GOAWAY ENHANCE_YOUR_CALM).
+    RapidReset,
+    /// A header block past its byte or CONTINUATION bound (GOAWAY ENHANCE_YOUR_CALM).
+    ContinuationFlood,
+    /// Control frames beyond their budget (GOAWAY ENHANCE_YOUR_CALM).
+    ControlFlood,
+    /// Any other connection error (GOAWAY with an error, or a bad preface).
+    ConnectionError,
+    /// A stream error (RST_STREAM sent).
+    StreamError,
+}
+
+impl H2Event {
+    const ALL: [H2Event; 9] = [
+        H2Event::Connection,
+        H2Event::StreamRefused,
+        H2Event::HeaderListTooLarge,
+        H2Event::FrameTooLarge,
+        H2Event::RapidReset,
+        H2Event::ContinuationFlood,
+        H2Event::ControlFlood,
+        H2Event::ConnectionError,
+        H2Event::StreamError,
+    ];
+
+    fn label(self) -> &'static str {
+        match self {
+            H2Event::Connection => "connections",
+            H2Event::StreamRefused => "streams_refused",
+            H2Event::HeaderListTooLarge => "header_list_too_large",
+            H2Event::FrameTooLarge => "frame_too_large",
+            H2Event::RapidReset => "rapid_reset",
+            H2Event::ContinuationFlood => "continuation_flood",
+            H2Event::ControlFlood => "control_flood",
+            H2Event::ConnectionError => "connection_errors",
+            H2Event::StreamError => "stream_errors",
+        }
+    }
+}
+
+const H2_EVENTS: usize = H2Event::ALL.len();
 const ROUTES: usize = Route::ALL.len();
 const STATUSES: usize = Status::ALL.len();
 const PARSE_ERRORS: usize = ParseError::ALL.len();
@@ -192,6 +245,7 @@ pub struct WorkerMetrics {
     requests: [[AtomicU64; STATUSES]; ROUTES],
     parse_errors: [AtomicU64; PARSE_ERRORS],
     timeouts: [AtomicU64; 3],
+    h2: [AtomicU64; H2_EVENTS],
     accepted: AtomicU64,
     rejected: AtomicU64,
     open: AtomicU64,
@@ -219,6 +273,12 @@ impl WorkerMetrics {
     /// Counts a connection closed by a timer.
     pub fn timeout(&self, kind: Timeout) {
         bump(&self.timeouts[kind as usize]);
+    }
+
+    /// Counts an HTTP/2 event.
+    #[inline]
+    pub fn h2(&self, event: H2Event) {
+        bump(&self.h2[event as usize]);
     }
 
     /// Counts an accepted connection.
@@ -264,6 +324,11 @@ impl Metrics {
 
     fn sum(&self, f: impl Fn(&WorkerMetrics) -> &AtomicU64) -> u64 {
         self.workers.iter().map(|w| f(w).load(Relaxed)).sum()
+    }
+
+    /// Total HTTP/2 events of `event`'s kind, over all workers.
+    pub fn h2_events(&self, event: H2Event) -> u64 {
+        self.sum(|w| &w.h2[event as usize])
     }
 
     /// Total requests answered with `status` on `route`, over all workers.
@@ -326,6 +391,19 @@ impl Metrics {
         ] {
             let n = self.sum(|w| &w.timeouts[kind as usize]);
             writeln!(out, "avatar_timeouts_total{{kind=\"{label}\"}} {n}")?;
+        }
+        writeln!(
+            out,
+            "# HELP avatar_h2_events_total HTTP/2 connections, and the limits and flood defences at work, by kind."
+        )?;
+        writeln!(out, "# TYPE avatar_h2_events_total counter")?;
+        for event in H2Event::ALL {
+            let n = self.sum(|w| &w.h2[event as usize]);
+            writeln!(
+                out,
+                "avatar_h2_events_total{{kind=\"{}\"}} {n}",
+                event.label()
+            )?;
         }
         let gauges: [(&str, &str, &str, u64); 4] = [
             (

@@ -40,6 +40,8 @@ pub struct Request<'a> {
     pub transfer_encoding: bool,
     /// The `If-None-Match` value, if any.
     pub if_none_match: Option<&'a [u8]>,
+    /// The request came over HTTP/2 (for the access log).
+    pub http2: bool,
 }
 
 /// The result of parsing the start of a buffer.
@@ -182,6 +184,7 @@ pub fn parse<'a>(buf: &'a [u8], limits: &Limits) -> Parsed<'a> {
         content_length: content_length.unwrap_or(0),
         transfer_encoding,
         if_none_match,
+        http2: false,
     })
 }
 
@@ -216,7 +219,7 @@ fn partial<'a>(buf: &[u8], limits: &Limits) -> Parsed<'a> {
 }
 
 /// The path of an origin-form or absolute-form target, without its query.
-fn path_of(target: &[u8]) -> Option<&[u8]> {
+pub(crate) fn path_of(target: &[u8]) -> Option<&[u8]> {
     let path = if target.first() == Some(&b'/') {
         target
     } else {
@@ -237,7 +240,7 @@ fn strip_prefix_ignore_case<'a>(s: &'a [u8], prefix: &[u8]) -> Option<&'a [u8]> 
 }
 
 /// Parses a `Content-Length` value: 1 to 18 digits, nothing else.
-fn parse_content_length(value: &[u8]) -> Option<u64> {
+pub(crate) fn parse_content_length(value: &[u8]) -> Option<u64> {
     let value = value.trim_ascii();
     if value.is_empty() || value.len() > 18 || !value.iter().all(u8::is_ascii_digit) {
         return None;

@@ -3,7 +3,9 @@
 //! This is the sans-I/O heart of the server. A worker hands it the bytes it has read for one
 //! connection and an output buffer; it appends one response per complete request, in order,
 //! and says how many bytes it used and what the connection should do next. The fuzz target
-//! and the split-at-every-byte tests drive it directly.
+//! and the split-at-every-byte tests drive it directly. HTTP/2 requests, once checked and
+//! turned into a [`Request`], are answered by [`Responder::answer_h2`]: the same routing,
+//! heads and counters.
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -300,6 +302,30 @@ impl Responder {
         }
     }
 
+    /// Answers one HTTP/2 request, or refuses it with `Err`'s status, exactly as HTTP/1
+    /// would: `out` gets an HTTP/1.1 head and the body, which the HTTP/2 layer re-encodes
+    /// (see [`crate::h2::response`]).
+    pub fn answer_h2(
+        &mut self,
+        req: Result<&Request<'_>, ParseError>,
+        out: &mut Vec<u8>,
+        peer: Option<SocketAddr>,
+    ) {
+        match req {
+            Ok(req) => {
+                // HTTP/2 frames bodies itself; the HTTP/1 drain count is not used.
+                let mut state = ConnState::default();
+                self.answer(&mut state, req, out, peer);
+            }
+            Err(kind) => {
+                self.metrics.worker(self.worker).parse_error(kind);
+                let status = kind.status();
+                self.error(status, false, false, false, out);
+                self.log(peer, None, status, error_body(status).len());
+            }
+        }
+    }
+
     /// Answers one request; returns whether the connection must close afterwards.
     fn answer(
         &mut self,
@@ -522,7 +548,11 @@ impl Responder {
                 push_escaped(log, r.method_raw);
                 log.push(b' ');
                 push_escaped(log, r.target);
-                let _ = write!(log, " HTTP/1.{}", r.minor_version);
+                if r.http2 {
+                    log.extend_from_slice(b" HTTP/2.0");
+                } else {
+                    let _ = write!(log, " HTTP/1.{}", r.minor_version);
+                }
             }
             None => log.push(b'-'),
         }

@@ -7,6 +7,8 @@
 //! in it is answered into the worker's output buffer, and that buffer goes out in one `write`.
 //! A connection is registered once, for both directions, so a request costs no `epoll_ctl`.
 //! Bytes are kept per connection only when a head is split or the peer reads slowly.
+//! The first bytes pick HTTP/1.1 or HTTP/2 ([`crate::h2::sniff`]); an HTTP/2 connection's
+//! bytes go to its [`crate::h2::Conn`], which answers through the same responder.
 
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr};
@@ -19,12 +21,14 @@ use mio::{Events, Interest, Poll, Token, Waker};
 use socket2::{Domain, Protocol, Socket, Type};
 
 use crate::access_log::{AccessLog, LogSender};
-use crate::config::{Config, ConfigError};
+use crate::config::{Config, ConfigError, Limits};
 use crate::date;
-use crate::metrics::{Metrics, Timeout};
+use crate::h2;
+use crate::metrics::{Metrics, ParseError, Timeout};
 use crate::responder::{ConnState, Next, Responder};
 use crate::rng::Rng;
 use crate::site::Site;
+use crate::slab::{Slab, Slot};
 
 const LISTENER: Token = Token(0);
 const WAKER: Token = Token(1);
@@ -238,66 +242,10 @@ struct Conn {
     lingering: bool,
     /// The peer has half-closed (or the socket has an error): read on to EOF.
     peer_closed: bool,
-}
-
-enum Slot {
-    Full(Box<Conn>),
-    Free(usize),
-}
-
-/// Connections indexed by token, with a free list so tokens are reused.
-struct Slab {
-    slots: Vec<Slot>,
-    free: usize,
-    len: usize,
-}
-
-impl Slab {
-    fn new() -> Self {
-        Slab {
-            slots: Vec::new(),
-            free: usize::MAX,
-            len: 0,
-        }
-    }
-
-    fn insert(&mut self, conn: Box<Conn>) -> usize {
-        self.len += 1;
-        if self.free != usize::MAX {
-            let index = self.free;
-            let Slot::Free(next) = self.slots[index] else {
-                unreachable!("free list points at a full slot")
-            };
-            self.free = next;
-            self.slots[index] = Slot::Full(conn);
-            index
-        } else {
-            self.slots.push(Slot::Full(conn));
-            self.slots.len() - 1
-        }
-    }
-
-    fn get_mut(&mut self, index: usize) -> Option<&mut Conn> {
-        match self.slots.get_mut(index) {
-            Some(Slot::Full(conn)) => Some(conn),
-            _ => None,
-        }
-    }
-
-    fn remove(&mut self, index: usize) -> Option<Box<Conn>> {
-        match self.slots.get(index) {
-            Some(Slot::Full(_)) => {
-                let slot = std::mem::replace(&mut self.slots[index], Slot::Free(self.free));
-                self.free = index;
-                self.len -= 1;
-                match slot {
-                    Slot::Full(conn) => Some(conn),
-                    Slot::Free(_) => None,
-                }
-            }
-            _ => None,
-        }
-    }
+    /// The protocol is not known yet: the first bytes may still be the HTTP/2 preface.
+    sniffing: bool,
+    /// HTTP/2 state, once the preface came.
+    h2: Option<Box<h2::Conn>>,
 }
 
 /// What the loop does with a connection after driving it.
@@ -316,11 +264,13 @@ struct Worker {
     index: usize,
     poll: Poll,
     listener: Option<TcpListener>,
-    conns: Slab,
+    conns: Slab<Conn>,
     responder: Responder,
     log: Option<LogSender>,
     rbuf: Vec<u8>,
     wbuf: Vec<u8>,
+    h2_scratch: h2::Scratch,
+    limits: Limits,
     shared: Arc<Shared>,
     metrics: Arc<Metrics>,
     max_connections: usize,
@@ -359,6 +309,8 @@ impl Worker {
             log: None,
             rbuf: vec![0; rbuf_len],
             wbuf: Vec::with_capacity(OUT_LIMIT),
+            h2_scratch: h2::Scratch::new(),
+            limits: config.limits,
             shared: Arc::clone(shared),
             metrics: Arc::clone(metrics),
             max_connections: config.max_connections,
@@ -508,6 +460,8 @@ impl Worker {
             close_after_write: false,
             lingering: false,
             peer_closed: false,
+            sniffing: true,
+            h2: None,
         });
         let index = self.conns.insert(conn);
         metrics.set_open(self.conns.len);
@@ -546,6 +500,10 @@ impl Worker {
             let mut io = ConnIo {
                 rbuf: &mut self.rbuf,
                 wbuf: &mut self.wbuf,
+                h2_scratch: &mut self.h2_scratch,
+                limits: &self.limits,
+                metrics: &self.metrics,
+                worker: self.index,
                 responder: &mut self.responder,
                 timers: &self.timers,
                 now_s: self.now_s,
@@ -582,6 +540,10 @@ impl Worker {
 struct ConnIo<'a> {
     rbuf: &'a mut [u8],
     wbuf: &'a mut Vec<u8>,
+    h2_scratch: &'a mut h2::Scratch,
+    limits: &'a Limits,
+    metrics: &'a Metrics,
+    worker: usize,
     responder: &'a mut Responder,
     timers: &'a Timers,
     now_s: u32,
@@ -647,15 +609,52 @@ impl ConnIo<'_> {
                 carried
             };
 
+            if conn.sniffing {
+                match h2::sniff(&self.rbuf[..total]) {
+                    h2::Sniff::Partial if !eof => {
+                        conn.input.extend_from_slice(&self.rbuf[..total]);
+                        if more {
+                            continue;
+                        }
+                        return Action::Keep;
+                    }
+                    h2::Sniff::Partial => return Action::Close,
+                    h2::Sniff::H2 => conn.h2 = Some(Box::new(h2::Conn::new())),
+                    h2::Sniff::H1 => {}
+                    h2::Sniff::NotHttp => {
+                        self.metrics
+                            .worker(self.worker)
+                            .parse_error(ParseError::Malformed);
+                        return Action::Close;
+                    }
+                }
+                conn.sniffing = false;
+            }
+
             let mut pos = 0;
             let next = loop {
-                let outcome = self.responder.respond(
-                    &mut conn.state,
-                    &self.rbuf[pos..total],
-                    self.wbuf,
-                    OUT_LIMIT,
-                    Some(conn.peer),
-                );
+                let outcome = match conn.h2.as_deref_mut() {
+                    Some(h2) => h2.process(
+                        &self.rbuf[pos..total],
+                        self.wbuf,
+                        OUT_LIMIT,
+                        &mut h2::Ctx {
+                            responder: self.responder,
+                            scratch: self.h2_scratch,
+                            metrics: self.metrics.worker(self.worker),
+                            limits: self.limits,
+                            peer: Some(conn.peer),
+                            now_s: self.now_s,
+                        },
+                    ),
+                    None => self.responder.respond(
+                        &mut conn.state,
+                        &self.rbuf[pos..total],
+                        self.wbuf,
+                        OUT_LIMIT,
+                        Some(conn.peer),
+                    ),
+                };
                 pos += outcome.consumed;
                 if outcome.next != Next::OutputFull {
                     break outcome.next;
@@ -680,6 +679,14 @@ impl ConnIo<'_> {
                     }
                 }
             };
+            let mut next = next;
+            if let (Some(h2), true, Next::NeedInput) =
+                (conn.h2.as_deref_mut(), self.shutting_down, next)
+            {
+                // HTTP/2 says goodbye with a GOAWAY, then lingers like HTTP/1's last response.
+                h2.goaway(self.wbuf);
+                next = Next::Linger;
+            }
             let closing = next != Next::NeedInput;
             if !closing && pos < total {
                 conn.input.extend_from_slice(&self.rbuf[pos..total]);

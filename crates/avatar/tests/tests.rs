@@ -12,6 +12,8 @@ mod cli;
 mod clients;
 #[path = "suite/deploy.rs"]
 mod deploy;
+#[path = "suite/h2.rs"]
+mod h2;
 #[path = "suite/lifecycle.rs"]
 mod lifecycle;
 #[path = "suite/parser_property.rs"]

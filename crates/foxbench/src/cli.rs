@@ -10,7 +10,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use report::slo::{Slo, SloReport};
 
-/// Exit codes: the list is README.md's "Exit codes", and this is its code.
+/// Exit codes: the list is docs/cli.md's "Exit codes", and this is its code.
 ///
 /// 0: success, and a closed stdout. 1 ([`exit::FAILED`]): the command completed and what it
 /// measured failed (an `--slo` clause, a load run in which no request succeeded, a

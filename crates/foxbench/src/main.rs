@@ -12,6 +12,7 @@ mod load_args;
 mod load_cmd;
 mod load_result;
 mod load_series;
+mod manual_cmd;
 mod merge_cmd;
 mod shootout_cmd;
 
@@ -51,6 +52,10 @@ enum Command {
     /// Check the machine's limits (open files, ports, backlogs, conntrack) for a run of N
     /// connections, and print the command that fixes each one that is short.
     Doctor(doctor_cmd::DoctorArgs),
+    /// Print the man page (or write one per command into --dir), generated from these flags.
+    Man(manual_cmd::ManArgs),
+    /// Print a completion script for bash, zsh or fish.
+    Completions(manual_cmd::CompletionsArgs),
 }
 
 /// Parses `load`'s flags (`argv` starts with "load") with the CLI's own parser.
@@ -111,6 +116,8 @@ fn main() -> ExitCode {
         Command::Merge(args) => merge_cmd::run(args),
         Command::K8sJob(args) => k8s_cmd::run(args),
         Command::Doctor(args) => doctor_cmd::run(args),
+        Command::Man(args) => manual_cmd::man(args),
+        Command::Completions(args) => manual_cmd::completions(args),
     };
     match result {
         Ok(code) => code,

@@ -52,6 +52,16 @@ pub struct ShootoutArgs {
     #[arg(long)]
     pub list: bool,
 
+    /// With --list: print every target and service as JSON instead, its build and start
+    /// commands filled as the shootout fills them.
+    #[arg(long, requires = "list")]
+    pub json: bool,
+
+    /// With --list --json: a value for a placeholder of the commands, e.g. port=8080,
+    /// out=DIR, images=5 or service.postgres.port=5432 (repeatable); those not given stay.
+    #[arg(long, value_name = "NAME=VALUE", requires = "json", value_parser = placeholder_value)]
+    pub fill: Vec<(String, String)>,
+
     /// Take a JVM thread dump (`jcmd PID Thread.print`) in the middle of every level of a
     /// JVM target, into thread-dumps/ of the results [default: only of levels whose
     /// threads mostly wait on a futex].
@@ -77,6 +87,15 @@ fn names(s: &str) -> Vec<String> {
     out.push(s[start..].trim().to_string());
     out.retain(|n| !n.is_empty());
     out
+}
+
+fn placeholder_value(s: &str) -> std::result::Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((name, value)) if !name.trim().is_empty() => {
+            Ok((name.trim().to_string(), value.to_string()))
+        }
+        _ => Err(format!("{s:?}: give NAME=VALUE, e.g. port=8080")),
+    }
 }
 
 fn cpu_list(s: &str) -> std::result::Result<Vec<usize>, String> {
@@ -201,9 +220,16 @@ pub fn run(args: ShootoutArgs) -> Result<ExitCode> {
         .root
         .clone()
         .unwrap_or_else(|| find_root(args.suite.as_deref()));
+    if args.json {
+        let listing = shootout::listing::listing(&suite, &root, &args.fill);
+        let mut out = std::io::stdout().lock();
+        serde_json::to_writer_pretty(&mut out, &listing)?;
+        writeln!(out)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     if args.list {
         // Written, not printed: `--list | head` closes the pipe, and that is not an error.
-        let listing = shootout::listing::listing(&suite, &source, &root);
+        let listing = shootout::listing::text_listing(&suite, &source, &root);
         std::io::stdout()
             .lock()
             .write_all(listing.to_text().as_bytes())?;

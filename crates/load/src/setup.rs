@@ -280,6 +280,14 @@ fn check_h2(mut conn: Connection, target: &Target, timeout: Duration) -> Result<
         .and_then(|()| conn.read_exact(&mut head));
     match got {
         Ok(()) if crate::h2::frame::Header::parse(&head).kind == crate::h2::frame::kind::SETTINGS => {
+            // Its SETTINGS (at most our frame size: a larger one is the run's to refuse).
+            let len = crate::h2::frame::Header::parse(&head).len;
+            let mut payload = vec![0u8; len.min(crate::h2::frame::DEFAULT_MAX_FRAME as usize)];
+            if conn.read_exact(&mut payload).is_ok() && allows_no_streams(&payload) {
+                return Err(fail(
+                    "it allows no streams (SETTINGS_MAX_CONCURRENT_STREAMS 0): raise the server's limit (nginx: http2_max_concurrent_streams)".into(),
+                ));
+            }
             Ok(())
         }
         Ok(()) if head.starts_with(b"HTTP/") => Err(fail(
@@ -292,6 +300,17 @@ fn check_h2(mut conn: Connection, target: &Target, timeout: Duration) -> Result<
             "no SETTINGS in answer to the connection preface within {timeout:?} ({e}): enable HTTP/2 on the server, or drop --http2"
         ))),
     }
+}
+
+/// A SETTINGS payload that sets MAX_CONCURRENT_STREAMS to 0 (the last value of a setting
+/// counts, RFC 9113 6.5.3).
+fn allows_no_streams(settings: &[u8]) -> bool {
+    settings
+        .chunks_exact(6)
+        .rfind(|p| {
+            u16::from_be_bytes([p[0], p[1]]) == crate::h2::frame::setting::MAX_CONCURRENT_STREAMS
+        })
+        .is_some_and(|p| p[2..] == [0, 0, 0, 0])
 }
 
 /// A blocking connection to `target` for a few requests outside a run (the shootout's

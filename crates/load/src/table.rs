@@ -41,6 +41,8 @@ pub(crate) struct RequestTable {
     pub max_len: usize,
     /// Under HTTP/2: each shape's header block and body, in the same order; else empty.
     pub h2: Vec<crate::h2::request::RequestShape>,
+    /// Under HTTP/2: the shapes' fixed fields, indexed per connection.
+    pub h2_fields: crate::h2::encoder::Fields,
     /// Under HTTP/2: the longest value with random parts, for the scratch buffer.
     pub h2_max_value: usize,
 }
@@ -64,10 +66,16 @@ impl RequestTable {
                 })
             })
             .collect::<Result<Vec<_>, TargetError>>()?;
+        let mut h2_fields = crate::h2::encoder::Fields::default();
+        // Literal paths are indexed too when there are few: a table of thousands of URLs
+        // would only churn the server's 4 KB table.
+        let index_paths = requests.len() <= 16;
         let h2 = if http2 {
             requests
                 .iter()
-                .map(|r| crate::h2::request::RequestShape::new(r, target))
+                .map(|r| {
+                    crate::h2::request::RequestShape::new(r, target, &mut h2_fields, index_paths)
+                })
                 .collect::<Result<Vec<_>, TargetError>>()?
         } else {
             Vec::new()
@@ -87,6 +95,7 @@ impl RequestTable {
             selection,
             max_len,
             h2,
+            h2_fields,
             h2_max_value,
         })
     }

@@ -187,6 +187,34 @@ fn h2c_keepalive_streams_allocate_nothing_per_request() {
     );
 }
 
+/// HTTP/2 with a new h2c connection per request (`--no-keepalive`): the connection's state
+/// is reset in place, its buffers and HPACK tables kept, so a reconnect allocates nothing
+/// (it built a new connection state, buffers and all, each time).
+#[test]
+fn h2c_reconnect_per_request_allocates_nothing_per_connection() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    use support::tls::{nginx_binary, Nginx};
+    let Some(bin) = nginx_binary() else {
+        return;
+    };
+    let ng = Nginx::h2(&bin, None, 128);
+    let target = Target::parse(&format!("http://{}/", ng.addr)).unwrap();
+    let mut plan = Plan::new(target);
+    plan.protocol = load::Protocol::Http2(load::H2Options::default());
+    plan.keepalive = false;
+    plan.connections = 2;
+    plan.threads = 1;
+    plan.interval = Duration::from_secs(600);
+    plan.stop = Stop::Requests(200);
+    let small = allocations(&plan);
+    plan.stop = Stop::Requests(2_000);
+    let large = allocations(&plan);
+    assert!(
+        large <= small + 100,
+        "h2c without keep-alive: 200 requests allocated {small} times, 2,000 allocated {large}"
+    );
+}
+
 /// Failures carry their reasons with no allocation: a run in which every request fails to
 /// parse (and its connection is replaced) allocates no more per failure than the
 /// reconnect itself does. The server is a separate process, so its own allocations are not

@@ -1,14 +1,157 @@
-//! What `foxbench shootout --list` shows of a suite: `report`'s typed listing, filled from
-//! the suite and this machine (which programs are missing, which CPUs each side gets).
+//! A suite's targets and services with their commands filled as the shootout fills them:
+//! what `foxbench shootout --list --json` prints, so that other tools (the targets'
+//! checkers in `targets/`) run a target exactly as the shootout would, without filling
+//! placeholders themselves.
 
-use std::path::Path;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
-use report::listing::{Level, Listing, Scenario, Service, Services, Target};
+use serde::Serialize;
 
-use crate::suite::{CertCheck, Suite};
+use report::listing::{Level, Listing as TextListing, Scenario, Service, Services, Target};
 
-/// The listing of `suite`, read from `source`, whose commands run in `root`.
-pub fn listing(suite: &Suite, source: &str, root: &Path) -> Listing {
+use crate::cache;
+use crate::suite::{fill, service_vars, Ready, Suite, TargetSpec, SERVICE_PREFIX};
+
+/// The suite as listed: where it is, what was filled, and every target and service.
+#[derive(Debug, Serialize)]
+pub struct Listing {
+    /// The suite's name.
+    pub suite: String,
+    /// What target `dir`s are relative to (absolute).
+    pub root: PathBuf,
+    /// The placeholders filled in every command, with their values: the suite's `images`
+    /// and `template`, and those given by the caller (`port`, `out`, `service.NAME.port`,
+    /// ...); `{dir}` is each entry's own `dir`. Placeholders without a value stay as written.
+    pub filled: BTreeMap<String, String>,
+    /// Every target, one entry per parameter row, in run order.
+    pub targets: Vec<Listed>,
+    /// Every `[[service]]`, in suite order.
+    pub services: Vec<Listed>,
+}
+
+/// One target (or parameter row) or service, its commands filled.
+#[derive(Debug, Serialize)]
+pub struct Listed {
+    /// Its name (a parameter row's carries its parameters: `java-jdbc[pool=2]`).
+    pub name: String,
+    /// The `[[target]]`'s (or `[[service]]`'s) name.
+    pub base: String,
+    /// A parameter row's parameters.
+    pub params: BTreeMap<String, String>,
+    /// Its language ("service" for a service).
+    pub language: String,
+    /// Its directory (absolute): build and start run there.
+    pub dir: PathBuf,
+    /// The commands it requires.
+    pub requires: Vec<String>,
+    /// Those of `requires` not found: the shootout skips it.
+    pub missing: Vec<String>,
+    /// What to install when some are missing.
+    pub install: Option<String>,
+    /// The build command (`sh -c` in `dir`), filled.
+    pub build: Option<String>,
+    /// The start command (`sh -c 'exec START'` in `dir`, in its own process group), filled.
+    pub start: String,
+    /// The artifact whose size the report shows, filled.
+    pub artifact: Option<String>,
+    /// Its environment for build and start (the suite's `env`, and the PATH the shootout
+    /// gives it: the required tools' directories, a glob's first).
+    pub env: BTreeMap<String, String>,
+    /// How readiness is checked: "http" or "tcp".
+    pub ready: &'static str,
+    /// The longest it may take to become ready, seconds.
+    pub ready_timeout_s: f64,
+    /// The services it uses (a target's `use`).
+    pub uses: Vec<String>,
+}
+
+/// Lists `suite` with `values` (placeholder name, value) filled in every command.
+///
+/// A `service.NAME.port` value also fills that service's `host` and `url`, as the
+/// shootout does once the service is up.
+pub fn listing(suite: &Suite, root: &Path, values: &[(String, String)]) -> Listing {
+    let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let mut filled: BTreeMap<String, String> = BTreeMap::new();
+    filled.insert("images".into(), suite.images.to_string());
+    filled.insert("template".into(), suite.template.clone());
+    for (name, value) in values {
+        filled.insert(name.clone(), value.clone());
+        let service_port = name
+            .strip_prefix(SERVICE_PREFIX)
+            .and_then(|rest| rest.strip_suffix(".port"));
+        if let (Some(service), Ok(port)) = (service_port, value.parse::<u16>()) {
+            for (k, v) in service_vars(service, port) {
+                filled.entry(k).or_insert(v);
+            }
+        }
+    }
+    let entry = |spec: &TargetSpec| listed(spec, &root, &filled);
+    Listing {
+        suite: suite.name.clone(),
+        root: root.clone(),
+        targets: suite.targets.iter().map(entry).collect(),
+        services: suite.services.iter().map(|s| entry(&s.target)).collect(),
+        filled,
+    }
+}
+
+fn listed(spec: &TargetSpec, root: &Path, filled: &BTreeMap<String, String>) -> Listed {
+    let dir = root.join(&spec.dir);
+    let dir_s = dir.to_string_lossy().into_owned();
+    let mut vars: Vec<(&str, &str)> = filled
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    if !filled.contains_key("dir") {
+        vars.push(("dir", &dir_s));
+    }
+    // `{template}` holds `{n}`, which is no placeholder: filling it last changes nothing else.
+    vars.sort_by_key(|(k, _)| *k == "template");
+    let fill = |cmd: &String| fill(cmd, &vars);
+    let found: Vec<(&String, Option<PathBuf>)> =
+        spec.requires.iter().map(|t| (t, cache::which(t))).collect();
+    let missing = found
+        .iter()
+        .filter(|(_, p)| p.is_none())
+        .map(|(t, _)| t.to_string())
+        .collect();
+    let mut env = spec.env.clone();
+    // As lifecycle::Setup does: a tool found by a glob (a JDK beside the system's) goes first.
+    let tools: Vec<PathBuf> = found.iter().filter_map(|(_, p)| p.clone()).collect();
+    let first: Vec<PathBuf> = found
+        .iter()
+        .filter(|(t, _)| cache::is_glob(t))
+        .filter_map(|(_, p)| p.clone())
+        .collect();
+    if let Some(path) = cache::path_with_first(&first, &tools) {
+        env.entry("PATH".into()).or_insert(path);
+    }
+    Listed {
+        name: spec.name.clone(),
+        base: spec.base.clone(),
+        params: spec.params.iter().cloned().collect(),
+        language: spec.language.clone(),
+        dir,
+        requires: spec.requires.clone(),
+        missing,
+        install: spec.install.clone(),
+        build: spec.build.as_ref().map(fill),
+        start: fill(&spec.start),
+        artifact: spec.artifact.as_ref().map(fill),
+        env,
+        ready: match spec.ready {
+            Ready::Http => "http",
+            Ready::Tcp => "tcp",
+        },
+        ready_timeout_s: spec.ready_timeout.as_secs_f64(),
+        uses: spec.uses.clone(),
+    }
+}
+
+/// What `--list` prints of `suite` (read from `source`, its commands run in `root`), as
+/// `report`'s typed listing: which programs are missing, which CPUs each side gets.
+pub fn text_listing(suite: &Suite, source: &str, root: &Path) -> TextListing {
     let (client_cpus, mut server_cpus) = crate::runner::assign_cpus(suite);
     let service_cpus = crate::services::assign_cpus(suite, &mut server_cpus);
     let missing = |requires: &[String]| -> Vec<String> {
@@ -30,7 +173,7 @@ pub fn listing(suite: &Suite, source: &str, root: &Path) -> Listing {
             })
             .collect(),
     });
-    Listing {
+    TextListing {
         suite: suite.name.clone(),
         source: source.to_string(),
         root: root.display().to_string(),
@@ -76,10 +219,84 @@ pub fn listing(suite: &Suite, source: &str, root: &Path) -> Listing {
 }
 
 /// How a scenario checks the server's certificate, in the listing's words.
-fn cert_words(cert: &CertCheck) -> String {
+fn cert_words(cert: &crate::suite::CertCheck) -> String {
     match cert {
-        CertCheck::System => "system roots".into(),
-        CertCheck::CaFile(path) => format!("cacert {path}"),
-        CertCheck::Insecure => "insecure".into(),
+        crate::suite::CertCheck::System => "system roots".into(),
+        crate::suite::CertCheck::CaFile(path) => format!("cacert {path}"),
+        crate::suite::CertCheck::Insecure => "insecure".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SUITE: &str = r#"
+name = "t"
+images = 7
+template = "http://x/{n}.png"
+[[scenario]]
+name = "redirect"
+[scenario.expect]
+status = 302
+[[service]]
+name = "db"
+dir = "db"
+start = "run {port}"
+[[target]]
+name = "j"
+language = "Java"
+dir = "targets/j"
+build = "javac -d {out} {dir}/A.java"
+start = "java {param.heap} -cp {out} A {port} {images} {template} {service.db.url}"
+params = { heap = ["-Xmx8m", "-Xmx16m"] }
+env = { K = "{param.heap}" }
+"#;
+
+    #[test]
+    fn fills_what_the_shootout_fills_and_leaves_the_rest() {
+        let suite = Suite::parse(SUITE, "t.toml").unwrap();
+        let root = Path::new("/nonexistent-root");
+        let values = [
+            ("port".to_string(), "8080".to_string()),
+            ("service.db.port".to_string(), "5432".to_string()),
+        ];
+        let l = listing(&suite, root, &values);
+        assert_eq!(l.targets.len(), 2, "one entry per parameter row");
+        let t = &l.targets[0];
+        assert_eq!(t.name, "j[heap=-Xmx8m]");
+        assert_eq!(t.base, "j");
+        assert_eq!(t.params["heap"], "-Xmx8m");
+        assert_eq!(t.dir, root.join("targets/j"));
+        assert_eq!(
+            t.build.as_deref(),
+            Some("javac -d {out} /nonexistent-root/targets/j/A.java"),
+            "{{out}} was not given: it stays"
+        );
+        assert_eq!(
+            t.start,
+            "java -Xmx8m -cp {out} A 8080 7 http://x/{n}.png http://127.0.0.1:5432"
+        );
+        assert_eq!(t.env["K"], "-Xmx8m");
+        assert_eq!(l.targets[1].start.split(' ').nth(1), Some("-Xmx16m"));
+        assert_eq!(l.services[0].start, "run 8080");
+        assert_eq!(l.filled["service.db.host"], "127.0.0.1");
+    }
+
+    #[test]
+    fn a_given_value_overrides_the_suites() {
+        let suite = Suite::parse(SUITE, "t.toml").unwrap();
+        let values = [
+            ("images".to_string(), "3".to_string()),
+            ("out".to_string(), "/o".to_string()),
+        ];
+        let l = listing(&suite, Path::new("/r"), &values);
+        assert!(
+            l.targets[0]
+                .start
+                .contains("-cp /o A {port} 3 http://x/{n}.png"),
+            "{}",
+            l.targets[0].start
+        );
     }
 }

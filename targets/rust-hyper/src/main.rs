@@ -14,10 +14,10 @@ use bytes::Bytes;
 use http_body_util::Full;
 use hyper::body::Incoming;
 use hyper::header::{HeaderValue, CACHE_CONTROL, CONTENT_TYPE, LOCATION, X_CONTENT_TYPE_OPTIONS};
-use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Request, Response, StatusCode};
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::server::conn::auto;
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
 use tokio::signal::unix::{signal, SignalKind};
@@ -136,7 +136,9 @@ async fn main() {
     println!("listening on {}", listener.local_addr().expect("bound"));
 
     let graceful = GracefulShutdown::new();
-    let http = http1::Builder::new();
+    // HTTP/1.1 and h2c with prior knowledge on the same port: auto reads the first bytes
+    // and picks HTTP/2 when they are the connection preface. hyper has no Upgrade: h2c.
+    let http = auto::Builder::new(TokioExecutor::new());
     loop {
         tokio::select! {
             accepted = listener.accept() => {
@@ -147,7 +149,8 @@ async fn main() {
                     let res = respond(&site, &req);
                     async move { Ok::<_, Infallible>(res) }
                 });
-                let conn = graceful.watch(http.serve_connection(TokioIo::new(stream), service));
+                let conn = http.serve_connection(TokioIo::new(stream), service).into_owned();
+                let conn = graceful.watch(conn);
                 tokio::spawn(async move {
                     let _ = conn.await; // resets and garbage end the connection; nothing to log
                 });

@@ -38,6 +38,10 @@ fn bad_arguments_get_one_line_and_exit_2() {
         "--location must contain {n}",
     );
     fails_with(
+        &["--h2-max-streams", "0"],
+        "--h2-max-streams must be between 1 and 10000 (got 0)",
+    );
+    fails_with(
         &["--head-timeout", "0"],
         "--head-timeout must be between 1 and 86400 seconds (got 0)",
     );

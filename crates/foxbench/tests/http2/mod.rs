@@ -104,3 +104,74 @@ fn an_http1_server_under_h2c_is_one_line() {
         "answered the h2c preface with HTTP/1",
     );
 }
+
+/// `--find-max` and `--slo` over h2c: every window of the search speaks HTTP/2 (nginx logs
+/// each of its requests as HTTP/2.0), fails none, and the verdict is the objective's.
+#[test]
+fn find_max_and_slo_run_over_http2() {
+    let Some(bin) = nginx_binary() else { return };
+    let nginx = Nginx::h2(&bin, None, 128);
+    let url = format!("http://{}/", nginx.addr);
+    let out = run(&[
+        "load",
+        "--http2",
+        "--streams",
+        "10",
+        "-c",
+        "4",
+        "--find-max",
+        "p99<1s",
+        "--start-rate",
+        "200",
+        "--window",
+        "400ms",
+        "--max-time",
+        "4s",
+        "--json",
+        "-",
+        &url,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = result(&out.stdout);
+    assert_eq!(v["protocol"], "h2c");
+    let windows = v["capacity"]["windows"].as_array().unwrap();
+    assert!(windows.len() >= 2, "{:#}", v["capacity"]);
+    let sent: u64 = windows.iter().map(|w| w["sent"].as_u64().unwrap()).sum();
+    assert!(windows
+        .iter()
+        .all(|w| w["failed"] == 0 && w["passed"] == true));
+    // The windows' requests, and any warm-up's, all reached nginx over HTTP/2.
+    let lines = nginx.log_lines(sent as usize);
+    assert!(lines.iter().all(|l| l.starts_with("HTTP/2.0 302 ")));
+
+    let before = nginx.log_lines(0).len();
+    let out = run(&[
+        "load",
+        "--http2",
+        "--streams",
+        "10",
+        "-c",
+        "2",
+        "-n",
+        "400",
+        "--slo",
+        "p99<1s,errors<1%",
+        "--json",
+        "-",
+        &url,
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = result(&out.stdout);
+    assert_eq!(v["slo"]["passed"], true, "{:#}", v["slo"]);
+    assert_eq!(v["requests"]["ok"], 400);
+    assert_eq!(nginx.log_lines(before + 400).len(), before + 400);
+}

@@ -2,6 +2,7 @@
 //! to write are appended to the caller's output buffer, and what happened to the streams
 //! comes back as [`Event`]s. The worker owns the socket and the requests' clocks.
 
+use super::encoder::{Encoder, Fields};
 use super::frame::{self, code, flag, kind, setting, Header, HEADER_LEN, MAX_WINDOW};
 use super::hpack::{self, Decoder, HpackError};
 use super::request::RequestShape;
@@ -41,8 +42,10 @@ impl Default for H2Options {
 /// The RFC's initial window (65,535) before SETTINGS change it.
 const RFC_WINDOW: i64 = 65_535;
 
-/// Control frames (PING, SETTINGS, empty DATA) the server may send between two responses
-/// before the connection counts as flooding us.
+/// Frames the server may send between two streams ending (a response, or a reset of one
+/// of ours) before the connection counts as flooding us: PING, SETTINGS, WINDOW_UPDATE,
+/// PRIORITY, unknown types, empty DATA and CONTINUATION, HEADERS that end nothing (the
+/// 2023 rapid-reset and 2024 CONTINUATION floods, seen from the client's side).
 const MAX_CONTROL_WITHOUT_PROGRESS: u32 = 10_000;
 
 /// The largest header block accepted, over HEADERS and CONTINUATION frames.
@@ -57,8 +60,10 @@ pub(crate) enum Event {
     Reset { stream: u32, code: u32 },
     /// The server refused the stream unprocessed (REFUSED_STREAM): safe to send again.
     Refused { stream: u32 },
-    /// A response ended without a valid `:status`: the stream was reset.
-    Malformed { stream: u32 },
+    /// The stream broke the protocol and ended with our error `code`: a response that ended
+    /// without a valid `:status` (PROTOCOL_ERROR), or a WINDOW_UPDATE that overflowed the
+    /// stream's window (FLOW_CONTROL_ERROR, the stream reset by us, RFC 9113 6.9.1).
+    Broken { stream: u32, code: u32 },
     /// A graceful GOAWAY: streams above `last_stream` were not processed; no new streams.
     GoAway { last_stream: u32 },
 }
@@ -161,12 +166,23 @@ pub(crate) struct Conn {
     block: Vec<u8>,
     open_block: Option<OpenBlock>,
     decoder: Decoder,
+    /// What the server's decoder table holds of our request fields.
+    encoder: Encoder,
     control_without_progress: u32,
 }
 
 impl Conn {
     pub fn new(opts: H2Options) -> Self {
-        let streams = opts.streams.max(1) as usize;
+        let mut c = Self::blank(opts);
+        c.streams.reserve(opts.streams.max(1) as usize);
+        c.partial
+            .reserve(HEADER_LEN + frame::DEFAULT_MAX_FRAME as usize);
+        c.decoder = Decoder::new();
+        c
+    }
+
+    /// A fresh connection's state with no buffer allocated.
+    fn blank(opts: H2Options) -> Self {
         Self {
             opts,
             started: false,
@@ -179,27 +195,31 @@ impl Conn {
             consumed: 0,
             recv_window: RFC_WINDOW,
             draining: false,
-            streams: Vec::with_capacity(streams),
-            partial: Vec::with_capacity(HEADER_LEN + frame::DEFAULT_MAX_FRAME as usize),
+            streams: Vec::new(),
+            partial: Vec::new(),
             data_left: 0,
             data_stream: 0,
             data_end: false,
             block: Vec::new(),
             open_block: None,
-            decoder: Decoder::new(),
+            decoder: Decoder::empty(),
+            encoder: Encoder::default(),
             control_without_progress: 0,
         }
     }
 
-    /// Back to a fresh connection's state, keeping the buffers.
+    /// Back to a fresh connection's state, keeping the buffers: a reconnect allocates
+    /// nothing.
     pub fn reset(&mut self) {
-        let mut fresh = Conn::new(self.opts);
+        let mut fresh = Conn::blank(self.opts);
         std::mem::swap(&mut fresh.partial, &mut self.partial);
         std::mem::swap(&mut fresh.streams, &mut self.streams);
         std::mem::swap(&mut fresh.block, &mut self.block);
+        std::mem::swap(&mut fresh.decoder, &mut self.decoder);
         fresh.partial.clear();
         fresh.streams.clear();
         fresh.block.clear();
+        fresh.decoder.clear();
         *self = fresh;
     }
 
@@ -242,6 +262,12 @@ impl Conn {
         }
     }
 
+    /// The server allows no stream now (SETTINGS_MAX_CONCURRENT_STREAMS 0): the connection
+    /// waits, up to the timeout, for it to raise the limit.
+    pub fn allows_none(&self) -> bool {
+        self.settings_seen && self.peer_max_streams == 0 && !self.draining
+    }
+
     /// Stream IDs left for new streams on this connection.
     fn ids_left(&self) -> usize {
         if self.ids_exhausted() {
@@ -268,13 +294,16 @@ impl Conn {
         self.streams.len()
     }
 
-    /// Opens a stream for a request of `shape` (row `shape_idx`): its HEADERS, then as much
-    /// of its body as the windows allow. Returns the stream ID.
+    /// Opens a stream for a request of `shape` (row `shape_idx`, its fixed fields in
+    /// `fields`): its HEADERS, then as much of its body as the windows allow. Returns the
+    /// stream ID.
+    #[allow(clippy::too_many_arguments)]
     #[inline]
     pub fn open(
         &mut self,
         shape_idx: u32,
         shape: &RequestShape,
+        fields: &Fields,
         rng: &mut Rng,
         scratch: &mut Vec<u8>,
         out: &mut Vec<u8>,
@@ -284,7 +313,15 @@ impl Conn {
         debug_assert!(!self.ids_exhausted(), "a stream opened past the last ID");
         let id = self.next_id;
         self.next_id = self.next_id.saturating_add(2);
-        let (sent, raw) = shape.put_headers(id, shape.body.is_empty(), rng, scratch, out);
+        let (sent, raw) = shape.put_headers(
+            id,
+            shape.body.is_empty(),
+            rng,
+            scratch,
+            &mut self.encoder,
+            fields,
+            out,
+        );
         counts.header_bytes_sent += sent;
         counts.header_bytes_sent_raw += raw;
         self.streams.push(Stream {
@@ -357,12 +394,17 @@ impl Conn {
         }
     }
 
-    /// Sends what the windows now allow of every body still waiting.
+    /// Sends what the windows now allow of every body still waiting. Body bytes sent are
+    /// progress: the WINDOW_UPDATEs of a long upload are not a flood.
     fn send_bodies(&mut self, shapes: &[RequestShape], out: &mut Vec<u8>) {
         for i in 0..self.streams.len() {
             let body = &shapes[self.streams[i].shape as usize].body;
-            if self.streams[i].body_sent < body.len() {
+            let before = self.streams[i].body_sent;
+            if before < body.len() {
                 self.send_body(i, body, out);
+                if self.streams[i].body_sent > before {
+                    self.control_without_progress = 0;
+                }
             }
         }
     }
@@ -523,7 +565,10 @@ impl Conn {
         self.control_without_progress = 0;
         match s.status {
             Some(status) => ev(Event::Response { stream, status }),
-            None => ev(Event::Malformed { stream }),
+            None => ev(Event::Broken {
+                stream,
+                code: code::PROTOCOL_ERROR,
+            }),
         }
     }
 
@@ -546,6 +591,8 @@ impl Conn {
         counts: &mut H2Counts,
         ev: &mut impl FnMut(Event),
     ) -> Result<(), ConnError> {
+        // Every frame counts; a stream that ends sets the count back to zero.
+        self.control(counts)?;
         match h.kind {
             kind::HEADERS => {
                 if h.stream == 0 {
@@ -608,6 +655,7 @@ impl Conn {
                 counts.rst_received[frame::code_slot(c)] += 1;
                 if let Some(i) = self.find(h.stream) {
                     self.streams.swap_remove(i);
+                    self.control_without_progress = 0;
                     ev(if c == code::REFUSED_STREAM {
                         Event::Refused { stream: h.stream }
                     } else {
@@ -630,9 +678,6 @@ impl Conn {
                 }
                 if !p.len().is_multiple_of(6) {
                     return violation(Violation::FrameSize);
-                }
-                if self.settings_seen {
-                    self.control(counts)?;
                 }
                 for pair in p.chunks_exact(6) {
                     let id = u16::from_be_bytes([pair[0], pair[1]]);
@@ -666,7 +711,6 @@ impl Conn {
                     return violation(Violation::FrameSize);
                 }
                 if h.flags & flag::ACK == 0 {
-                    self.control(counts)?;
                     counts.pings_answered += 1;
                     frame::put_header(out, 8, kind::PING, flag::ACK, 0);
                     out.extend_from_slice(p);
@@ -705,7 +749,13 @@ impl Conn {
                 } else if let Some(i) = self.find(h.stream) {
                     self.streams[i].send_window += inc;
                     if self.streams[i].send_window > i64::from(MAX_WINDOW) {
-                        return violation(Violation::FlowControl);
+                        // A stream error: that stream alone ends (RFC 9113 6.9.1).
+                        let s = self.streams.swap_remove(i);
+                        frame::put_rst(out, s.id, code::FLOW_CONTROL_ERROR);
+                        ev(Event::Broken {
+                            stream: s.id,
+                            code: code::FLOW_CONTROL_ERROR,
+                        });
                     }
                 }
                 self.send_bodies(shapes, out);
@@ -744,8 +794,13 @@ impl Conn {
                 self.peer_max_frame = v as usize;
                 Ok(())
             }
-            // HEADER_TABLE_SIZE limits a table our requests do not use; the others do not
-            // concern a client.
+            // The table our request fields are indexed into: announced in the next block
+            // when it changes (this frame's ACK goes out before that block).
+            setting::HEADER_TABLE_SIZE => {
+                self.encoder.set_peer_max(v);
+                Ok(())
+            }
+            // The others do not concern a client.
             _ => Ok(()),
         }
     }

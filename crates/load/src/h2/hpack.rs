@@ -180,6 +180,22 @@ fn status_of(v: &[u8]) -> Option<u16> {
 }
 
 impl Decoder {
+    /// A decoder with no room allocated yet.
+    pub fn empty() -> Self {
+        Self {
+            entries: VecDeque::new(),
+            size: 0,
+            max_size: TABLE_SIZE,
+        }
+    }
+
+    /// Back to a new connection's empty table, keeping its room.
+    pub fn clear(&mut self) {
+        self.entries.clear();
+        self.size = 0;
+        self.max_size = TABLE_SIZE;
+    }
+
     pub fn new() -> Self {
         Self {
             // Each entry takes at least 32 bytes of the table: room for a full table.

@@ -20,6 +20,7 @@
 //! [`Framer`]: crate::Framer
 
 pub(crate) mod conn;
+pub(crate) mod encoder;
 pub mod frame;
 pub(crate) mod hpack;
 mod huffman_table;
@@ -108,9 +109,12 @@ pub fn fuzz_feed(data: &[u8], split: usize) -> usize {
         streams: 8,
         ..H2Options::default()
     });
+    let mut fields = encoder::Fields::default();
     let shape = request::RequestShape::new(
         &crate::RequestSpec::default(),
         &crate::Target::parse("http://127.0.0.1:1/").expect("a literal URL"),
+        &mut fields,
+        true,
     )
     .expect("a literal request");
     let mut out = Vec::new();
@@ -118,7 +122,15 @@ pub fn fuzz_feed(data: &[u8], split: usize) -> usize {
     let mut rng = crate::Rng::new(0, 0);
     let mut counts = H2Counts::default();
     for i in 0..8 {
-        c.open(0, &shape, &mut rng, &mut scratch, &mut out, &mut counts);
+        c.open(
+            0,
+            &shape,
+            &fields,
+            &mut rng,
+            &mut scratch,
+            &mut out,
+            &mut counts,
+        );
         let _ = i;
     }
     let shapes = [shape];

@@ -1,10 +1,11 @@
-//! A request shape encoded once for HTTP/2: its HPACK header block as literal bytes and
+//! A request shape encoded once for HTTP/2: its HPACK header block as encoded bytes, fixed
+//! fields that the connection's dynamic table may hold ([`encoder`](super::encoder)), and
 //! template values, and its body.
 //!
-//! The block uses no dynamic table, so it is valid on every connection. A value with
-//! random parts (`/{hex:6}.svg`) is filled per request into a scratch buffer the worker
-//! owns, then written with its length: no allocation per request.
+//! A value with random parts (`/{hex:6}.svg`) is filled per request into a scratch buffer
+//! the worker owns, then written with its length: no allocation per request.
 
+use super::encoder::{Encoder, Fields};
 use super::frame::{self, flag, kind};
 use super::hpack;
 use crate::template::{Rng, Template};
@@ -15,6 +16,8 @@ use crate::{RequestSpec, Scheme, Target, TargetError};
 enum Part {
     /// Encoded bytes.
     Bytes(Vec<u8>),
+    /// A fixed field of the run's [`Fields`]: indexed once the connection's table holds it.
+    Field(u16),
     /// A string literal's value with random parts, its length written when filled.
     Value(Template),
 }
@@ -41,10 +44,45 @@ const CONNECTION_SPECIFIC: [&str; 6] = [
     "te",
 ];
 
+/// Appends a fixed field to the shape being built. A field the static table holds whole is
+/// one byte already; the others are indexed per connection (`index`, while `fields` has
+/// room), else sent as literals.
+fn push_field(
+    s: &mut RequestShape,
+    block: &mut Vec<u8>,
+    raw: &mut u64,
+    fields: &mut Fields,
+    name: &str,
+    value: &str,
+    index: bool,
+) {
+    *raw += (name.len() + value.len()) as u64;
+    let id = match hpack::static_index(name, value) {
+        Some((_, true)) => None,
+        _ if index => fields.intern(name, value),
+        _ => None,
+    };
+    match id {
+        Some(id) => {
+            if !block.is_empty() {
+                s.parts.push(Part::Bytes(std::mem::take(block)));
+            }
+            s.parts.push(Part::Field(id));
+        }
+        None => hpack::put_field(block, name, value),
+    }
+}
+
 impl RequestShape {
     /// Encodes `spec` for `target`: the same fields as HTTP/1.1 sends, names lowercased,
-    /// Host as `:authority`, connection-specific fields left out.
-    pub fn new(spec: &RequestSpec, target: &Target) -> Result<Self, TargetError> {
+    /// Host as `:authority`, connection-specific fields left out. Fixed fields go into
+    /// `fields`, to be indexed per connection; a literal `:path` too when `index_path`.
+    pub fn new(
+        spec: &RequestSpec,
+        target: &Target,
+        fields: &mut Fields,
+        index_path: bool,
+    ) -> Result<Self, TargetError> {
         let path = spec.checked_path()?;
         let mut s = RequestShape {
             parts: Vec::new(),
@@ -53,19 +91,27 @@ impl RequestShape {
             max_block: 0,
         };
         let mut block = Vec::new();
-        let field = |block: &mut Vec<u8>, raw: &mut u64, name: &str, value: &str| {
-            hpack::put_field(block, name, value);
-            *raw += (name.len() + value.len()) as u64;
-        };
         let mut raw = 0u64;
-        field(&mut block, &mut raw, ":method", &spec.method);
+        push_field(
+            &mut s,
+            &mut block,
+            &mut raw,
+            fields,
+            ":method",
+            &spec.method,
+            true,
+        );
         let scheme = match target.scheme {
             Scheme::Http => "http",
             Scheme::Https => "https",
         };
-        field(&mut block, &mut raw, ":scheme", scheme);
+        push_field(
+            &mut s, &mut block, &mut raw, fields, ":scheme", scheme, true,
+        );
         if path.is_literal() {
-            field(&mut block, &mut raw, ":path", &spec.path);
+            push_field(
+                &mut s, &mut block, &mut raw, fields, ":path", &spec.path, index_path,
+            );
         } else {
             hpack::put_name(&mut block, ":path");
             raw += 5;
@@ -77,7 +123,15 @@ impl RequestShape {
             .iter()
             .find(|(k, _)| k.eq_ignore_ascii_case("host"))
             .map_or(target.host_header.as_str(), |(_, v)| v.as_str());
-        field(&mut block, &mut raw, ":authority", authority);
+        push_field(
+            &mut s,
+            &mut block,
+            &mut raw,
+            fields,
+            ":authority",
+            authority,
+            true,
+        );
         let defaults = spec.default_headers(target, false);
         let fixed = defaults
             .iter()
@@ -88,7 +142,7 @@ impl RequestShape {
             if name == "host" || CONNECTION_SPECIFIC.contains(&name.as_str()) {
                 continue;
             }
-            field(&mut block, &mut raw, &name, v);
+            push_field(&mut s, &mut block, &mut raw, fields, &name, v, true);
         }
         for (k, v) in &spec.random_headers {
             let value = RequestSpec::checked_random_header(k, v)?;
@@ -105,15 +159,17 @@ impl RequestShape {
             s.parts.push(Part::Bytes(block));
         }
         s.raw_fixed = raw;
-        s.max_block = s
+        // A table size update may lead the block: up to 4 bytes.
+        s.max_block = 4 + s
             .parts
             .iter()
             .map(|p| match p {
                 Part::Bytes(b) => b.len(),
+                Part::Field(id) => fields.max_len(*id),
                 // A length of up to 2^21 takes at most 4 bytes.
                 Part::Value(t) => t.max_len() + 4,
             })
-            .sum();
+            .sum::<usize>();
         if s.max_block > frame::DEFAULT_MAX_FRAME as usize {
             return Err(TargetError::Header(format!(
                 "the request's headers take {} bytes encoded: HTTP/2 sends at most {} in one frame",
@@ -135,7 +191,9 @@ impl RequestShape {
     }
 
     /// Appends the HEADERS frame of one request on `stream`; `end_stream` when there is no
-    /// body. Returns the block's encoded and decoded sizes.
+    /// body. `enc` is the connection's table of `fields`. Returns the block's encoded and
+    /// decoded sizes.
+    #[allow(clippy::too_many_arguments)]
     #[inline]
     pub fn put_headers(
         &self,
@@ -143,15 +201,19 @@ impl RequestShape {
         end_stream: bool,
         rng: &mut Rng,
         scratch: &mut Vec<u8>,
+        enc: &mut Encoder,
+        fields: &Fields,
         out: &mut Vec<u8>,
     ) -> (u64, u64) {
         let at = out.len();
         let flags = flag::END_HEADERS | if end_stream { flag::END_STREAM } else { 0 };
         frame::put_header(out, 0, kind::HEADERS, flags, stream);
+        enc.start_block(out);
         let mut raw = self.raw_fixed;
         for p in &self.parts {
             match p {
                 Part::Bytes(b) => out.extend_from_slice(b),
+                Part::Field(id) => enc.put(fields, *id, out),
                 Part::Value(t) => {
                     scratch.clear();
                     t.fill(rng, scratch);
@@ -170,7 +232,7 @@ impl RequestShape {
         self.parts
             .iter()
             .map(|p| match p {
-                Part::Bytes(_) => 0,
+                Part::Bytes(_) | Part::Field(_) => 0,
                 Part::Value(t) => t.max_len(),
             })
             .max()

@@ -103,6 +103,11 @@ impl Worker {
         let slot = &mut self.slots[idx];
         slot.phase = Phase::Open;
         slot.failures = 0;
+        // What an idle connection has waited since (an h2 server allowing no streams);
+        // requests already assigned keep their own start.
+        if slot.inflight.is_empty() {
+            slot.wait_since_ns = now;
+        }
         let tcp_up = slot.tcp_up_ns.unwrap_or(now);
         self.rec
             .connect

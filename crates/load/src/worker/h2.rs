@@ -48,7 +48,9 @@ fn requeue(p: Pending, requeue: &mut Vec<Pending>, rec: &mut Recorder, failure: 
 /// (`feed`) and on timeouts (`Worker::h2_timeouts`), so that a draining connection whose
 /// last stream times out is closed too.
 fn spent(conn: &http2::Conn, inflight: &VecDeque<Pending>, counts: &mut H2Counts) -> bool {
-    if conn.capacity() > 0 || !inflight.is_empty() {
+    // A server that allows no streams may raise its limit: `h2_timeouts` replaces the
+    // connection once it has waited a timeout (it was replaced at once, in a loop).
+    if conn.capacity() > 0 || !inflight.is_empty() || conn.allows_none() {
         return false;
     }
     if conn.ids_exhausted() {
@@ -74,6 +76,7 @@ pub(super) fn open_stream(
     let stream = conn.open(
         shape,
         &cfg.table.h2[shape as usize],
+        &cfg.table.h2_fields,
         rng,
         scratch,
         out,
@@ -118,10 +121,9 @@ pub(super) fn feed(
                 rec.failed(Reason::new(Kind::Reset, Cause::H2Received(code)), 1);
             }
         }
-        Event::Malformed { stream } => {
+        Event::Broken { stream, code } => {
             if take(inflight, stream).is_some() {
-                let f = Reason::new(Kind::Protocol, Cause::H2Sent(code::PROTOCOL_ERROR));
-                rec.failed(f, 1);
+                rec.failed(Reason::new(Kind::Protocol, Cause::H2Sent(code)), 1);
             }
         }
         Event::Refused { stream } => {
@@ -221,6 +223,15 @@ impl Worker {
         let Some(conn) = slot.h2.as_mut() else {
             return;
         };
+        if conn.allows_none()
+            && slot.inflight.is_empty()
+            && now.saturating_sub(slot.wait_since_ns) >= timeout
+        {
+            // Nothing is in flight: the reason counts no request.
+            let f = Reason::new(Kind::Read, Cause::Closed(At::BeforeResponse));
+            self.close_and_replace(idx, f, now);
+            return;
+        }
         let mut expired = false;
         while let Some(p) = slot.inflight.front() {
             if now.saturating_sub(p.sent_ns) < timeout {

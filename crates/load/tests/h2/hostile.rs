@@ -319,3 +319,74 @@ fn draining_connection_whose_last_stream_times_out_is_closed() {
     assert_eq!(seen.load(Ordering::Relaxed), 3);
     assert_eq!(h2_counts(&r).goaway_received[0], 3);
 }
+
+/// A server that accepts connections (counted), sends SETTINGS with
+/// MAX_CONCURRENT_STREAMS 0, then, when `raise_after` is given, waits that long and raises
+/// the limit to 10 and answers every request; else it answers nothing, ever.
+fn zero_streams_server(raise_after: Option<Duration>) -> (SocketAddr, Arc<AtomicU64>) {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = l.local_addr().unwrap();
+    let accepted = Arc::new(AtomicU64::new(0));
+    let counter = accepted.clone();
+    std::thread::spawn(move || {
+        for s in l.incoming().flatten() {
+            counter.fetch_add(1, Ordering::Relaxed);
+            std::thread::spawn(move || {
+                let mut peer = Peer { s, buf: Vec::new() };
+                let mut magic = [0u8; 24];
+                if peer.s.read_exact(&mut magic).is_err() || !peer.send(&settings(&[(3, 0)])) {
+                    return;
+                }
+                if let Some(after) = raise_after {
+                    std::thread::sleep(after);
+                    if !peer.send(&settings(&[(3, 10)])) {
+                        return;
+                    }
+                }
+                while let Some((kind, _, stream)) = peer.next_frame() {
+                    if kind == HEADERS && raise_after.is_some() && !peer.send(&ok(stream)) {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    (addr, accepted)
+}
+
+/// SETTINGS_MAX_CONCURRENT_STREAMS 0 is the server saying "not now": the connection waits
+/// for it to raise the limit, and then serves every request, on that one connection.
+#[test]
+fn zero_max_streams_waits_for_the_server_to_raise_it() {
+    let (addr, accepted) = zero_streams_server(Some(Duration::from_millis(300)));
+    let mut p = plan(addr);
+    p.connections = 1;
+    p.timeout = Duration::from_secs(5);
+    let r = run(&p);
+    assert_eq!((r.counts.sent, r.counts.ok), (20, 20), "{:?}", r.counts);
+    assert_eq!(accepted.load(Ordering::Relaxed), 1, "one connection");
+}
+
+/// A server that allows no streams, ever, under the open model (idle connections get its
+/// SETTINGS before any request): each connection is replaced once it has waited a
+/// timeout, not at once in a loop (it reconnected thousands of times a second), and the
+/// preflight says so in one line.
+#[test]
+fn zero_max_streams_forever_is_replaced_once_per_timeout_not_in_a_loop() {
+    let (addr, accepted) = zero_streams_server(None);
+    let mut p = plan(addr);
+    p.connections = 2;
+    p.timeout = Duration::from_millis(200);
+    p.arrival = load::Arrival::Open {
+        rate: load::Rate::constant(5.0),
+    };
+    p.stop = Stop::Duration(Duration::from_secs(1));
+    let e = load::preflight(&p).unwrap_err().to_string();
+    assert!(e.contains("allows no streams"), "{e}");
+    let r = run(&p);
+    assert_eq!(r.counts.ok, 0, "{:?}", r.counts);
+    // 2 connections, each replaced about every 200 ms over about 1 s, with slack for a
+    // loaded machine's late ticks: far from a loop's thousands.
+    let n = accepted.load(Ordering::Relaxed);
+    assert!((2..=30).contains(&n), "{n} connections in about 1 s");
+}

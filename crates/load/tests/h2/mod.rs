@@ -1,6 +1,7 @@
-//! HTTP/2 against real servers (nginx over TLS and h2c, nghttpd) and against small
+//! HTTP/2 against real servers (nginx over TLS and h2c, nghttpd, Go's net/http) and against small
 //! in-test servers that misbehave on purpose (`hostile`).
 
+mod go;
 mod hostile;
 
 use std::time::Duration;
@@ -153,6 +154,50 @@ fn no_keepalive_drains_each_connection_after_its_one_stream() {
     assert_eq!(logged_h2(&nginx, 25), 25);
 }
 
+/// h2 over TLS with a new connection per request: each costs a handshake, resumed when
+/// asked (session tickets, as nginx offers them), and foxbench's full and resumed counts
+/// are what nginx logged as `$ssl_session_reused`.
+#[test]
+fn h2_over_tls_without_keepalive_resumes_as_nginx_logs_it() {
+    let Some(bin) = nginx_binary() else { return };
+    let certs = Certs::for_names(&["localhost"]);
+    let nginx = Nginx::h2(&bin, Some(&certs), 128);
+    let mut logged = 0;
+    for resume in [true, false] {
+        let mut p = h2_plan(&format!("https://localhost:{}/", nginx.addr.port()), 1);
+        p.tls = TlsOptions {
+            verify: Verify::CaFile(certs.ca.clone()),
+            resume,
+            ..TlsOptions::default()
+        };
+        p.keepalive = false;
+        p.connections = 2;
+        p.threads = 1;
+        p.stop = Stop::Requests(60);
+        let r = run(&p);
+        assert_eq!(r.counts.ok, 60, "resume={resume}: {:?}", r.counts);
+        assert_eq!(r.counts.connections_opened, 60);
+        let lines = nginx.log_lines(logged + 60);
+        let ours = &lines[logged..];
+        logged += 60;
+        assert!(
+            ours.iter().all(|l| l.starts_with("HTTP/2.0 302 ")),
+            "{ours:?}"
+        );
+        let reused = ours.iter().filter(|l| l.ends_with(" r")).count() as u64;
+        assert_eq!(
+            (r.counts.handshakes_full, r.counts.handshakes_resumed),
+            (60 - reused, reused),
+            "resume={resume}: foxbench's counts against nginx's"
+        );
+        if resume {
+            assert!(reused >= 50, "only {reused} of 60 resumed");
+        } else {
+            assert_eq!(reused, 0);
+        }
+    }
+}
+
 #[test]
 fn tls_server_without_h2_is_one_line_at_preflight() {
     let Some(bin) = nginx_binary() else { return };
@@ -176,7 +221,7 @@ fn http1_server_under_h2c_is_one_line_at_preflight() {
 }
 
 /// A child process killed and reaped when dropped, a panicking test's included.
-struct KillOnDrop(std::process::Child);
+pub(super) struct KillOnDrop(pub(super) std::process::Child);
 
 impl Drop for KillOnDrop {
     fn drop(&mut self) {

@@ -199,7 +199,7 @@ impl Nginx {
 
     /// Starts nginx speaking HTTP/2 on a free loopback port: h2 over TLS with `certs`, else
     /// h2c; `http2_max_concurrent_streams` as given. The access log has one line per request:
-    /// `$server_protocol $status $connection $connection_requests`.
+    /// `$server_protocol $status $connection $connection_requests $ssl_session_reused`.
     pub fn h2(bin: &Path, certs: Option<&Certs>, max_streams: u32) -> Nginx {
         let dir = TempDir::new("nginx-h2");
         let port = {
@@ -222,7 +222,7 @@ impl Nginx {
              http {{\n\
                client_body_temp_path {d}/body; proxy_temp_path {d}/proxy; fastcgi_temp_path {d}/fcgi;\n\
                uwsgi_temp_path {d}/uwsgi; scgi_temp_path {d}/scgi;\n\
-               log_format h2 '$server_protocol $status $connection $connection_requests';\n\
+               log_format h2 '$server_protocol $status $connection $connection_requests $ssl_session_reused';\n\
                access_log {log} h2;\n\
                keepalive_requests 1000000;\n\
                http2_max_concurrent_streams {max_streams};\n\

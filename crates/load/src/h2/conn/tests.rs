@@ -5,13 +5,19 @@ use super::*;
 use crate::h2::frame::put_header;
 use crate::{RequestSpec, Target};
 
-fn shape(body: usize) -> RequestShape {
+fn shape(body: usize, fields: &mut Fields) -> RequestShape {
     let spec = RequestSpec {
         method: if body > 0 { "POST" } else { "GET" }.into(),
         body: vec![b'x'; body],
         ..RequestSpec::default()
     };
-    RequestShape::new(&spec, &Target::parse("http://127.0.0.1:1/").unwrap()).unwrap()
+    RequestShape::new(
+        &spec,
+        &Target::parse("http://127.0.0.1:1/").unwrap(),
+        fields,
+        true,
+    )
+    .unwrap()
 }
 
 fn frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
@@ -31,6 +37,7 @@ fn settings(pairs: &[(u16, u32)]) -> Vec<u8> {
 struct Fixture {
     c: Conn,
     shapes: Vec<RequestShape>,
+    fields: Fields,
     out: Vec<u8>,
     counts: H2Counts,
     ids: Vec<u32>,
@@ -38,9 +45,11 @@ struct Fixture {
 
 impl Fixture {
     fn new(opts: H2Options, body: usize) -> Self {
+        let mut fields = Fields::default();
         Fixture {
             c: Conn::new(opts),
-            shapes: vec![shape(body)],
+            shapes: vec![shape(body, &mut fields)],
+            fields,
             out: Vec::new(),
             counts: H2Counts::default(),
             ids: Vec::new(),
@@ -52,6 +61,7 @@ impl Fixture {
             let id = self.c.open(
                 0,
                 &self.shapes[0],
+                &self.fields,
                 &mut Rng::new(0, 0),
                 &mut Vec::new(),
                 &mut self.out,
@@ -235,7 +245,13 @@ fn interim_responses_and_trailers() {
     // A stream that ends with no status at all is malformed.
     let mut data = settings(&[]);
     data.extend(frame(kind::DATA, flag::END_STREAM, 1, b""));
-    assert_eq!(both(1, &data).0, [Event::Malformed { stream: 1 }]);
+    assert_eq!(
+        both(1, &data).0,
+        [Event::Broken {
+            stream: 1,
+            code: code::PROTOCOL_ERROR
+        }]
+    );
 }
 
 #[test]
@@ -381,6 +397,122 @@ fn pings_are_answered_and_a_flood_is_cut() {
     let ping = frame(kind::PING, 0, 0, b"abcdefgh");
     let flood: Vec<u8> = ping.repeat(MAX_CONTROL_WITHOUT_PROGRESS as usize + 1);
     assert_eq!(f.feed(&flood).1, Err(ConnError::Local(Violation::Flood)));
+}
+
+/// Each frame a server can send without end while no response progresses is a flood: the
+/// connection fails after the bound, whatever the frame (rapid reset and CONTINUATION floods
+/// included), and one response in between sets the count back.
+#[test]
+fn floods_of_every_frame_kind_are_cut_and_a_response_resets_the_count() {
+    let n = MAX_CONTROL_WITHOUT_PROGRESS as usize + 1;
+    let cases: [(&str, Vec<u8>, Vec<u8>); 8] = [
+        ("ping", vec![], frame(kind::PING, 0, 0, b"abcdefgh")),
+        (
+            "ping ack",
+            vec![],
+            frame(kind::PING, flag::ACK, 0, b"abcdefgh"),
+        ),
+        ("settings", vec![], settings(&[])),
+        (
+            "window update",
+            vec![],
+            frame(kind::WINDOW_UPDATE, 0, 0, &1u32.to_be_bytes()),
+        ),
+        (
+            "priority",
+            vec![],
+            frame(kind::PRIORITY, 0, 1, &[0, 0, 0, 0, 16]),
+        ),
+        ("unknown type", vec![], frame(0xfa, 0, 0, b"x")),
+        (
+            "reset of a stream not ours",
+            vec![],
+            frame(kind::RST_STREAM, 0, 99, &8u32.to_be_bytes()),
+        ),
+        (
+            "empty continuation",
+            frame(kind::HEADERS, 0, 1, &[0x88]),
+            frame(kind::CONTINUATION, 0, 1, b""),
+        ),
+    ];
+    for (what, lead, one) in cases {
+        let mut f = Fixture::new(opts(1), 0);
+        f.open(1);
+        let mut data = settings(&[]);
+        data.extend(lead);
+        data.extend(one.repeat(n));
+        assert_eq!(
+            f.feed(&data).1,
+            Err(ConnError::Local(Violation::Flood)),
+            "{what}"
+        );
+    }
+    // Just under the bound, a response, then as many again: no flood.
+    let mut f = Fixture::new(opts(1), 0);
+    f.open(2);
+    let ping = frame(kind::PING, 0, 0, b"abcdefgh");
+    // SETTINGS, the PINGs and the response's HEADERS: the bound exactly.
+    let mut data = settings(&[]);
+    data.extend(ping.repeat(n - 3));
+    data.extend(frame(
+        kind::HEADERS,
+        flag::END_HEADERS | flag::END_STREAM,
+        1,
+        &[0x88],
+    ));
+    data.extend(ping.repeat(n - 2));
+    let (events, r) = f.feed(&data);
+    r.unwrap();
+    assert_eq!(
+        events,
+        [Event::Response {
+            stream: 1,
+            status: 200
+        }]
+    );
+}
+
+/// A WINDOW_UPDATE that overflows one stream's window ends that stream alone, reset by us
+/// with FLOW_CONTROL_ERROR (RFC 9113 6.9.1); the connection and its other streams go on.
+#[test]
+fn a_stream_window_overflow_resets_that_stream_only() {
+    let mut f = Fixture::new(opts(10), 0);
+    f.open(2);
+    let mut data = settings(&[]);
+    data.extend(frame(
+        kind::WINDOW_UPDATE,
+        0,
+        1,
+        &0x7fff_ffffu32.to_be_bytes(),
+    ));
+    data.extend(frame(
+        kind::HEADERS,
+        flag::END_HEADERS | flag::END_STREAM,
+        3,
+        &[0x88],
+    ));
+    let (events, r) = f.feed(&data);
+    r.unwrap();
+    assert_eq!(
+        events,
+        [
+            Event::Broken {
+                stream: 1,
+                code: code::FLOW_CONTROL_ERROR
+            },
+            Event::Response {
+                stream: 3,
+                status: 200
+            }
+        ]
+    );
+    let rst = frame(
+        kind::RST_STREAM,
+        0,
+        1,
+        &code::FLOW_CONTROL_ERROR.to_be_bytes(),
+    );
+    assert!(f.out.windows(rst.len()).any(|w| w == rst.as_slice()));
 }
 
 #[test]

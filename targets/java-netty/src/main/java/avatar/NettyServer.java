@@ -3,9 +3,12 @@ package avatar;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandler.Sharable;
+import io.netty.channel.ChannelHandlerAdapter;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
@@ -23,8 +26,16 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpServerExpectContinueHandler;
+import io.netty.handler.codec.http.HttpServerUpgradeHandler;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http2.CleartextHttp2ServerUpgradeHandler;
+import io.netty.handler.codec.http2.Http2CodecUtil;
+import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
+import io.netty.handler.codec.http2.Http2MultiplexHandler;
+import io.netty.handler.codec.http2.Http2ServerUpgradeCodec;
+import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
+import io.netty.util.AsciiString;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -35,7 +46,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * The avatar service on Netty's HTTP codec: every request gets a 302 to one of N fox
  * avatars; {@code /<rrggbb>.svg} is crates/avatar's fox in that colour and
  * {@code /random.svg} a 302 to a random colour. Netty's HTTP hello-world example, with
- * avatar's routes as the handler.
+ * avatar's routes as the handler, and HTTP/2 over plain TCP (h2c) on the same port, as
+ * Netty's HTTP/2 examples serve it: prior knowledge or the {@code Upgrade: h2c} dance,
+ * each stream a child channel that the same handler answers.
  *
  * <p>Usage: {@code java -jar avatar-netty.jar PORT N [TEMPLATE]}
  */
@@ -70,7 +83,7 @@ public final class NettyServer {
                         @Override
                         protected void initChannel(SocketChannel ch) {
                             ch.pipeline()
-                                    .addLast(new HttpServerCodec())
+                                    .addLast(cleartext(handler))
                                     .addLast(new HttpServerExpectContinueHandler())
                                     .addLast(handler);
                         }
@@ -82,6 +95,49 @@ public final class NettyServer {
             boss.shutdownGracefully();
             workers.shutdownGracefully();
         }
+    }
+
+    /**
+     * HTTP/1.1 and h2c on one connection's pipeline, Netty's cleartext way: the handler
+     * reads the first bytes; the HTTP/2 connection preface (prior knowledge) puts the
+     * HTTP/2 handlers in its place at once; anything else is HTTP/1, through
+     * {@code HttpServerCodec} and {@code HttpServerUpgradeHandler}, which switches to HTTP/2
+     * on {@code Upgrade: h2c} (101) and passes every other request on to HANDLER.
+     */
+    static CleartextHttp2ServerUpgradeHandler cleartext(Handler handler) {
+        HttpServerCodec http1 = new HttpServerCodec();
+        HttpServerUpgradeHandler.UpgradeCodecFactory upgrades = protocol ->
+                AsciiString.contentEquals(Http2CodecUtil.HTTP_UPGRADE_PROTOCOL_NAME, protocol)
+                        ? new Http2ServerUpgradeCodec(Http2FrameCodecBuilder.forServer().build(), streams(handler))
+                        : null;
+        // Prior knowledge: the frame codec and the multiplexer take this handler's place,
+        // in front of the HTTP/1 handlers (which then see nothing), as the upgrade puts
+        // them. A ChannelInitializer would add them at the pipeline's end instead, behind
+        // the HTTP/1 handler, which keeps channelReadComplete from them: DATA frames then
+        // wait in the flow controller for a flush that never comes.
+        ChannelHandler priorKnowledge = new ChannelHandlerAdapter() {
+            @Override
+            public void handlerAdded(ChannelHandlerContext ctx) {
+                // The codec first: the multiplexer looks for it when it is added.
+                ctx.pipeline().replace(this, "h2-frames", Http2FrameCodecBuilder.forServer().build())
+                        .addAfter("h2-frames", "h2-streams", streams(handler));
+            }
+        };
+        return new CleartextHttp2ServerUpgradeHandler(http1, new HttpServerUpgradeHandler(http1, upgrades),
+                priorKnowledge);
+    }
+
+    /**
+     * One child channel per HTTP/2 stream; its frames become HttpObjects and back, so the
+     * HTTP/1 handler answers streams unchanged.
+     */
+    static Http2MultiplexHandler streams(Handler handler) {
+        return new Http2MultiplexHandler(new ChannelInitializer<Channel>() {
+            @Override
+            protected void initChannel(Channel stream) {
+                stream.pipeline().addLast(new Http2StreamFrameToHttpObjectCodec(true), handler);
+            }
+        });
     }
 
     /** avatar's fox (copied into the jar by the build), split at each {{color}}. */
