@@ -61,8 +61,14 @@ pub fn start_instant(flags: &AgentFlags<'_>) -> Result<Option<SystemTime>> {
 /// `--late-ok`), or when `interrupted` is set while waiting.
 pub fn wait(at: Option<SystemTime>, late_ok: bool, interrupted: &AtomicBool) -> Result<()> {
     if let Some(at) = at {
-        load::start::wait_until(at, late_ok, &|| interrupted.load(Ordering::Relaxed))
-            .map_err(|e| anyhow!("--start-at: {e}"))?;
+        load::start::wait_until(at, late_ok, &|| interrupted.load(Ordering::Relaxed)).map_err(
+            |e| match e {
+                load::start::StartError::Late { late_ms, at } => anyhow!(
+                    "--start-at: ready {late_ms:.0} ms after the start instant {at}: start the agent earlier, give a later --start-at, or pass --late-ok to run late"
+                ),
+                e => anyhow!("--start-at: {e}"),
+            },
+        )?;
     }
     Ok(())
 }

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Context, Result};
-use load::capacity::{Next, Phase, Search, SearchConfig, Stopped};
+use load::capacity::{Ended, Phase, Search, SearchConfig, Stopped};
 use load::{Arrival, Control, Plan, Stop};
 use report::capacity::{
     Bracket, CapacityReport, CapacityWindow, SpectrumRow, WindowPhase, SPECTRUM_SHARES,
@@ -20,7 +20,8 @@ use report::capacity::{
 use report::slo::Slo;
 use report::LoadReport;
 
-use crate::load_cmd::{build_plan, build_report, watch, LoadArgs};
+use crate::load_cmd::{build_plan, watch, LoadArgs};
+use crate::load_result::build_report;
 
 /// The lowest rate the search tries, requests per second (or --start-rate if lower).
 const FLOOR_PER_SEC: f64 = 10.0;
@@ -33,9 +34,9 @@ const WINDOW_SLACK: Duration = Duration::from_millis(250);
 
 /// Runs the capacity search.
 pub fn run(args: &LoadArgs, objective: &str) -> Result<ExitCode> {
-    let slo: Slo = objective.parse().map_err(|e: report::slo::SloError| {
-        anyhow!(e.to_string().replacen("--slo", "--find-max", 1))
-    })?;
+    let slo: Slo = objective
+        .parse()
+        .map_err(|e: report::slo::SloError| anyhow!("--find-max {e}"))?;
     let base = build_plan(args)?;
     let window = args.window;
     // The spectrum's 50%, 80% and 110% windows run after the search.
@@ -55,22 +56,17 @@ pub fn run(args: &LoadArgs, objective: &str) -> Result<ExitCode> {
             args.start_rate
         ),
         load::capacity::SearchError::Window => anyhow!("--window must be longer than zero"),
+        load::capacity::SearchError::Budget => anyhow!(
+            "--max-time {:?} does not hold one --window of {:?} and the spectrum after it: raise --max-time or shorten --window",
+            args.max_time,
+            window
+        ),
         e => anyhow!("--find-max: {e}"),
     })?;
     load::raise_fd_limit(base.connections)?;
-    load::preflight(&base)?;
+    crate::load_cmd::preflight(&base)?;
 
-    let interrupted = Arc::new(AtomicBool::new(false));
-    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-        signal_hook::flag::register_conditional_shutdown(
-            sig,
-            crate::exit::INTERRUPTED,
-            interrupted.clone(),
-        )
-        .context("cannot install signal handler")?;
-        signal_hook::flag::register(sig, interrupted.clone())
-            .context("cannot install signal handler")?;
-    }
+    let interrupted = crate::cli::interrupt_flag(crate::cli::RUN)?;
     let is_interrupted = || interrupted.load(std::sync::atomic::Ordering::Relaxed);
 
     let started = Instant::now();
@@ -84,33 +80,25 @@ pub fn run(args: &LoadArgs, objective: &str) -> Result<ExitCode> {
         runs: Vec::new(),
     };
 
-    let stopped = loop {
-        if is_interrupted() {
-            break Stopped::Budget;
-        }
-        match search.next(started.elapsed()) {
-            Next::Window {
-                rate_per_sec,
-                phase,
-            } => {
-                let phase = match phase {
-                    Phase::Bracket => WindowPhase::Bracket,
-                    Phase::Bisect => WindowPhase::Bisect,
-                };
-                let held = trials.judge(rate_per_sec, phase)?;
-                if !is_interrupted() {
-                    search.record(rate_per_sec, held);
-                }
-            }
-            Next::Done(why) => break why,
-        }
-    };
-    let stopped = match stopped {
+    let ended = load::capacity::drive(
+        &mut search,
+        || started.elapsed(),
+        is_interrupted,
+        |rate_per_sec, phase| {
+            let phase = match phase {
+                Phase::Bracket => WindowPhase::Bracket,
+                Phase::Bisect => WindowPhase::Bisect,
+            };
+            trials.judge(rate_per_sec, phase).map(Some)
+        },
+    )?;
+    let stopped = match ended {
         _ if is_interrupted() => report::capacity::Stopped::Interrupted,
-        Stopped::Converged => report::capacity::Stopped::Converged,
-        Stopped::Budget => report::capacity::Stopped::Budget,
-        Stopped::Floor => report::capacity::Stopped::Floor,
-        Stopped::Ceiling => report::capacity::Stopped::Ceiling,
+        Ended::Interrupted => report::capacity::Stopped::Interrupted,
+        Ended::Search(Stopped::Converged) => report::capacity::Stopped::Converged,
+        Ended::Search(Stopped::Budget) => report::capacity::Stopped::Budget,
+        Ended::Search(Stopped::Floor) => report::capacity::Stopped::Floor,
+        Ended::Search(Stopped::Ceiling) => report::capacity::Stopped::Ceiling,
     };
     let (held, failed) = search.bracket();
     let bracket = Bracket {
@@ -149,16 +137,11 @@ pub fn run(args: &LoadArgs, objective: &str) -> Result<ExitCode> {
     let Trials {
         mut runs, windows, ..
     } = trials;
-    let body = match held {
-        Some(rate) => windows
-            .iter()
-            .position(|w| w.rate_per_sec == rate && w.phase != WindowPhase::Spectrum),
-        None => windows
-            .iter()
-            .enumerate()
-            .min_by(|a, b| a.1.rate_per_sec.total_cmp(&b.1.rate_per_sec))
-            .map(|(i, _)| i),
-    };
+    let rates: Vec<(f64, bool)> = windows
+        .iter()
+        .map(|w| (w.rate_per_sec, w.phase == WindowPhase::Spectrum))
+        .collect();
+    let body = load::capacity::body_window(&rates, held);
     let Some(body) = body else {
         return Err(anyhow!(
             "--find-max: no window ran (interrupted before the first ended)"
@@ -182,7 +165,7 @@ pub fn run(args: &LoadArgs, objective: &str) -> Result<ExitCode> {
     Ok(if held.is_some() {
         ExitCode::SUCCESS
     } else {
-        ExitCode::from(crate::exit::FAILED)
+        ExitCode::from(crate::cli::exit::FAILED)
     })
 }
 
@@ -293,33 +276,10 @@ fn write(args: &LoadArgs, report: &LoadReport) -> Result<()> {
         if c.keepalive { "on" } else { "off" },
         report.capacity.as_ref().map(|c| c.to_text()).unwrap_or_default()
     );
-    let json = || serde_json::to_string_pretty(report).expect("report serializes") + "\n";
-    match args.json.as_deref() {
-        Some("-") => {
-            std::io::stdout()
-                .lock()
-                .write_all(json().as_bytes())
-                .context("cannot write JSON to stdout")?;
-            if !args.quiet {
-                let _ = std::io::stderr().write_all(text.as_bytes());
-            }
-        }
-        Some(path) => {
-            std::fs::write(path, json()).with_context(|| format!("cannot write --json {path}"))?;
-            if !args.quiet {
-                std::io::stdout()
-                    .lock()
-                    .write_all(text.as_bytes())
-                    .context("cannot write report")?;
-            }
-        }
-        None if !args.quiet => {
-            std::io::stdout()
-                .lock()
-                .write_all(text.as_bytes())
-                .context("cannot write report")?;
-        }
-        None => {}
-    }
-    Ok(())
+    crate::cli::emit(
+        crate::cli::JsonTo::json_flag(args.json.as_deref()),
+        || serde_json::to_string_pretty(report).expect("report serializes") + "\n",
+        &text,
+        args.quiet,
+    )
 }

@@ -109,6 +109,6 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
     Ok(if c.failures.is_empty() {
         ExitCode::SUCCESS
     } else {
-        ExitCode::from(crate::exit::FAILED)
+        ExitCode::from(crate::cli::exit::FAILED)
     })
 }

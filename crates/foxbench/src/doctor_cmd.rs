@@ -67,7 +67,7 @@ pub fn run(args: DoctorArgs) -> Result<ExitCode> {
     Ok(if shorts == 0 {
         ExitCode::SUCCESS
     } else {
-        ExitCode::from(crate::exit::FAILED)
+        ExitCode::from(crate::cli::exit::FAILED)
     })
 }
 

@@ -3,11 +3,14 @@
 
 mod agent;
 mod capacity_cmd;
+mod cli;
 mod compare_cmd;
 mod doctor_cmd;
 mod k8s_cmd;
 mod live;
+mod load_args;
 mod load_cmd;
+mod load_result;
 mod load_series;
 mod manual_cmd;
 mod merge_cmd;
@@ -17,6 +20,7 @@ use std::io::Write as _;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use cli::exit;
 
 /// HTTP load generator and server shootout harness.
 #[derive(Parser, Debug)]
@@ -70,22 +74,6 @@ pub(crate) fn parse_load_args(argv: &[String]) -> Result<load_cmd::LoadArgs, Str
         Command::Load(args) => Ok(*args),
         _ => Err("not a load command".into()),
     }
-}
-
-/// Exit codes: the list is docs/cli.md's "Exit codes", and this is its code.
-///
-/// 0: success, and a closed stdout. 1 ([`exit::FAILED`]): the command completed and what it
-/// measured failed (an `--slo` clause, a load run in which no request succeeded, a
-/// `--find-max` with no rate that holds, a shootout target that failed, a `--fail-on`
-/// change, a short `doctor` limit). 2 ([`exit::USAGE`]): usage or setup error, one line.
-/// 130: a second Ctrl-C ended the process at once.
-pub mod exit {
-    /// The command completed, and what it measured failed.
-    pub const FAILED: u8 = 1;
-    /// Usage or setup error.
-    pub const USAGE: u8 = 2;
-    /// A second Ctrl-C (or SIGTERM) ended the process at once.
-    pub const INTERRUPTED: i32 = 130;
 }
 
 fn main() -> ExitCode {

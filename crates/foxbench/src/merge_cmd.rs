@@ -1,15 +1,13 @@
 //! `foxbench merge`: reads agents' results (files, or `-` for a stream on stdin) and
 //! writes one result; the rules live in `report::merge`.
 
-use std::io::{Read as _, Write as _};
+use std::io::Read as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{Context, Result};
 use clap::Args;
 use report::merge::{self, input, Options, Source};
-use report::slo::Slo;
-use report::LoadReport;
 
 /// Flags of `foxbench merge`.
 #[derive(Args, Debug)]
@@ -53,67 +51,36 @@ fn read_sources(args: &MergeArgs) -> Result<Vec<Source>> {
         } else {
             let text =
                 std::fs::read_to_string(name).with_context(|| format!("cannot read {name}"))?;
-            let report = serde_json::from_str::<LoadReport>(&text)
-                .map_err(|e| anyhow!("{name}: not a foxbench load --json result: {e}"))?;
-            sources.push(Source {
-                name: name.clone(),
-                report,
-            });
+            sources.push(input::read_result(name, &text)?);
         }
     }
     Ok(sources)
 }
 
-/// The results of a stream: documents that are not load results are skipped with the
-/// noise; one that claims to be and does not parse is an error.
+/// The results of a stream, saying what was left out.
 fn read_stream(text: &str, partial_ok: bool) -> Result<Vec<Source>> {
-    let split = input::split_stream(text, "stdin");
-    if let Some(first) = split.unfinished.first() {
-        if !partial_ok {
-            return Err(merge::MergeError::Truncated {
-                source_name: first.clone(),
-            }
-            .into());
-        }
-        for u in &split.unfinished {
-            eprintln!("foxbench merge: {u}: a truncated result, left out (--partial-ok)");
-        }
+    let r = input::read_stream(text, "stdin", partial_ok)?;
+    for u in &r.unfinished {
+        eprintln!("foxbench merge: {u}: a truncated result, left out (--partial-ok)");
     }
-    let mut out = Vec::new();
-    let mut other = 0;
-    for doc in split.documents {
-        let value: serde_json::Value = match serde_json::from_str(&doc.text) {
-            Ok(v) => v,
-            Err(e) => return Err(anyhow!("{}: not JSON: {e}", doc.source)),
-        };
-        if value.get("schema").and_then(|s| s.as_str()) != Some(report::LOAD_SCHEMA) {
-            other += 1;
-            continue;
-        }
-        let report = serde_json::from_value::<LoadReport>(value)
-            .map_err(|e| anyhow!("{}: not a foxbench load --json result: {e}", doc.source))?;
-        out.push(Source {
-            name: doc.source,
-            report,
-        });
-    }
-    if split.skipped_lines > 0 || other > 0 {
+    let n = r.sources.len();
+    if r.skipped_lines > 0 || r.other_documents > 0 {
         eprintln!(
             "foxbench merge: stdin: {} result{} read; skipped {} line{} and {} JSON document{} that are not results",
-            out.len(),
-            if out.len() == 1 { "" } else { "s" },
-            split.skipped_lines,
-            if split.skipped_lines == 1 { "" } else { "s" },
-            other,
-            if other == 1 { "" } else { "s" },
+            n,
+            if n == 1 { "" } else { "s" },
+            r.skipped_lines,
+            if r.skipped_lines == 1 { "" } else { "s" },
+            r.other_documents,
+            if r.other_documents == 1 { "" } else { "s" },
         );
     }
-    Ok(out)
+    Ok(r.sources)
 }
 
 /// Runs `foxbench merge`.
 pub fn run(args: MergeArgs) -> Result<ExitCode> {
-    let slo = args.slo.as_deref().map(str::parse::<Slo>).transpose()?;
+    let slo = crate::cli::slo_flag(args.slo.as_deref())?;
     let sources = read_sources(&args)?;
     let mut merged = merge::merge(
         &sources,
@@ -122,32 +89,16 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
         },
     )?;
     if let Some(slo) = &slo {
-        slo.check_measurable(merged.open.is_some())?;
+        crate::cli::slo_measurable(slo, merged.open.is_some())?;
         merged.slo = Some(slo.judge(&merged, None));
     }
     let json = serde_json::to_string_pretty(&merged).expect("report serializes") + "\n";
     let text = merged.to_text();
-    match &args.output {
-        Some(path) => {
-            std::fs::write(path, json)
-                .with_context(|| format!("cannot write -o {}", path.display()))?;
-            if !args.quiet {
-                std::io::stdout()
-                    .lock()
-                    .write_all(text.as_bytes())
-                    .context("cannot write report")?;
-            }
-        }
-        None => {
-            std::io::stdout()
-                .lock()
-                .write_all(json.as_bytes())
-                .context("cannot write JSON to stdout")?;
-            if !args.quiet {
-                let _ = std::io::stderr().write_all(text.as_bytes());
-            }
-        }
-    }
+    let to = match &args.output {
+        Some(path) => crate::cli::JsonTo::File { path, flag: "-o" },
+        None => crate::cli::JsonTo::Stdout,
+    };
+    crate::cli::emit(to, || json, &text, args.quiet)?;
     if let Some(a) = merged.agents.as_ref().filter(|a| a.incomplete) {
         eprintln!(
             "foxbench merge: warning: incomplete merge (--partial-ok): {} of {} shards{}{}",
@@ -165,17 +116,5 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
             }
         );
     }
-    match &merged.slo {
-        Some(v) if !v.passed => {
-            let failed: Vec<&str> = v
-                .clauses
-                .iter()
-                .filter(|c| !c.passed)
-                .map(|c| c.clause.as_str())
-                .collect();
-            eprintln!("foxbench merge: --slo failed: {}", failed.join(", "));
-            Ok(ExitCode::from(crate::exit::FAILED))
-        }
-        _ => Ok(ExitCode::SUCCESS),
-    }
+    Ok(crate::cli::slo_verdict(merged.slo.as_ref(), args.quiet).unwrap_or(ExitCode::SUCCESS))
 }

@@ -4,8 +4,6 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
@@ -164,12 +162,12 @@ pub fn write_reports(dir: &Path, r: &ShootoutResults) -> Result<()> {
     Ok(())
 }
 
-struct Cli {
+struct Console {
     out: PathBuf,
     failed_save: bool,
 }
 
-impl Observer for Cli {
+impl Observer for Console {
     fn line(&mut self, text: &str) {
         let _ = writeln!(std::io::stderr(), "{text}");
     }
@@ -231,120 +229,10 @@ pub fn run(args: ShootoutArgs) -> Result<ExitCode> {
     }
     if args.list {
         // Written, not printed: `--list | head` closes the pipe, and that is not an error.
-        let mut out = std::io::stdout().lock();
-        let (c, mut s) = runner::assign_cpus(&suite);
-        let v = shootout::services::assign_cpus(&suite, &mut s);
-        writeln!(
-            out,
-            "suite {:?} ({source}), root {}",
-            suite.name,
-            root.display()
-        )?;
-        writeln!(out, "client CPUs {c:?}, server CPUs {s:?}")?;
-        if !suite.services.is_empty() {
-            writeln!(out, "service CPUs {v:?}")?;
-            for note in shootout::services::sharing(&c, &s, &v) {
-                writeln!(out, "note: {note}")?;
-            }
-        }
-        for sv in &suite.services {
-            let missing: Vec<&str> = sv
-                .target
-                .requires
-                .iter()
-                .filter(|r| shootout::cache::which(r).is_none())
-                .map(|s| s.as_str())
-                .collect();
-            writeln!(
-                out,
-                "service {:<21} {}",
-                sv.name(),
-                if missing.is_empty() {
-                    "ready".to_string()
-                } else {
-                    format!(
-                        "down: {} missing: its targets will be skipped",
-                        missing.join(", ")
-                    )
-                }
-            )?;
-        }
-        for l in &suite.plan.levels {
-            writeln!(
-                out,
-                "level {:<8} {:>6} connections{}{}{}{}",
-                l.name,
-                l.connections,
-                l.http2
-                    .map(|h| format!(", HTTP/2 × {} streams", h.streams))
-                    .unwrap_or_default(),
-                l.rate
-                    .as_ref()
-                    .map(|r| format!(", open model at {} req/s", r.text))
-                    .unwrap_or_default(),
-                l.requests
-                    .map(|n| format!(", {n} requests"))
-                    .unwrap_or_default(),
-                if l.tls_resume == Some(false) {
-                    ", no TLS resumption"
-                } else {
-                    ""
-                }
-            )?;
-        }
-        for s in &suite.scenarios {
-            writeln!(
-                out,
-                "scenario {:<10} {} {}{}{}{}{}",
-                s.name,
-                s.method,
-                s.path,
-                if s.http2 {
-                    ", HTTP/2 at every level"
-                } else {
-                    ""
-                },
-                s.tls
-                    .as_ref()
-                    .map(|t| format!(", https ({})", tls_words(&t.cert)))
-                    .unwrap_or_default(),
-                s.levels
-                    .as_ref()
-                    .map(|l| format!(", levels {}", l.join(", ")))
-                    .unwrap_or_default(),
-                s.targets
-                    .as_ref()
-                    .map(|t| format!(", targets {}", t.join(", ")))
-                    .unwrap_or_default()
-            )?;
-        }
-        for t in &suite.targets {
-            let missing: Vec<&str> = t
-                .requires
-                .iter()
-                .filter(|r| shootout::cache::which(r).is_none())
-                .map(|s| s.as_str())
-                .collect();
-            writeln!(
-                out,
-                "target {:<22} {:<8} {}{}",
-                t.name,
-                t.language,
-                t.levels
-                    .as_ref()
-                    .map(|l| format!("levels {}, ", l.join(", ")))
-                    .unwrap_or_default(),
-                if missing.is_empty() {
-                    "ready".to_string()
-                } else {
-                    format!(
-                        "skipped: {} missing (install {})",
-                        missing.join(", "),
-                        t.install.as_deref().unwrap_or("it")
-                    )
-                }
-            )?;
-        }
+        let listing = shootout::listing::text_listing(&suite, &source, &root);
+        std::io::stdout()
+            .lock()
+            .write_all(listing.to_text().as_bytes())?;
         return Ok(ExitCode::SUCCESS);
     }
     let out = args
@@ -377,15 +265,7 @@ pub fn run(args: ShootoutArgs) -> Result<ExitCode> {
         eprintln!("foxbench: warning: {e}");
     }
     shootout::process::become_subreaper();
-    let interrupt = Arc::new(AtomicBool::new(false));
-    for sig in [
-        signal_hook::consts::SIGINT,
-        signal_hook::consts::SIGTERM,
-        signal_hook::consts::SIGHUP,
-    ] {
-        signal_hook::flag::register(sig, interrupt.clone())
-            .context("cannot install the signal handler")?;
-    }
+    let interrupt = crate::cli::interrupt_flag(crate::cli::SHOOTOUT)?;
     let opts = Options {
         root,
         cache,
@@ -397,11 +277,11 @@ pub fn run(args: ShootoutArgs) -> Result<ExitCode> {
         quick: args.quick,
         thread_dump: args.thread_dump,
     };
-    let mut cli = Cli {
+    let mut console = Console {
         out: out.clone(),
         failed_save: false,
     };
-    let results = runner::run(&suite, &opts, &mut cli);
+    let results = runner::run(&suite, &opts, &mut console);
     write_reports(&out, &results)?;
     let md = to_markdown(&results);
     // The posts' tables on stdout; where the files are on stderr.
@@ -415,12 +295,12 @@ pub fn run(args: ShootoutArgs) -> Result<ExitCode> {
         results.elapsed_s
     );
     if results.interrupted {
-        return Ok(ExitCode::from(130));
+        return Ok(crate::cli::exit::interrupted());
     }
     let failed = results.targets.iter().any(|t| t.outcome.is_failure())
         || results.services.iter().any(|s| s.outcome.is_failure());
     Ok(if failed {
-        ExitCode::from(crate::exit::FAILED)
+        ExitCode::from(crate::cli::exit::FAILED)
     } else {
         ExitCode::SUCCESS
     })
@@ -475,15 +355,6 @@ fn load_page(args: &ReportArgs, r: &report::LoadReport) -> Result<ExitCode> {
 }
 
 /// How a TLS scenario checks the certificate, for `--list`.
-fn tls_words(cert: &shootout::suite::CertCheck) -> String {
-    use shootout::suite::CertCheck;
-    match cert {
-        CertCheck::System => "system roots".into(),
-        CertCheck::CaFile(path) => format!("cacert {path}"),
-        CertCheck::Insecure => "insecure".into(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::names;

@@ -386,19 +386,17 @@ mod signals {
             .unwrap();
         // More requests than connections: one connection has sent its second request, so
         // (one request in flight per connection) a response was already counted as ok.
-        let end = Instant::now() + Duration::from_secs(30);
-        while s.requests() <= 4 {
-            assert!(
-                child.try_wait().unwrap().is_none(),
-                "foxbench exited before the run was under way"
-            );
-            assert!(
-                Instant::now() < end,
-                "the server saw only {} requests in 30 s: the run never got under way",
-                s.requests()
-            );
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        testkit::wait_until(
+            Duration::from_secs(30),
+            "the server to see more requests than connections",
+            || {
+                assert!(
+                    child.try_wait().unwrap().is_none(),
+                    "foxbench exited before the run was under way"
+                );
+                s.requests() > 4
+            },
+        );
         kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).unwrap();
         let started = Instant::now();
         let out = child.wait_with_output().unwrap();

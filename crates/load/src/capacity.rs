@@ -4,7 +4,9 @@
 //! It is a pure state machine: it runs nothing and reads no clock. The caller asks
 //! [`Search::next`] for the next window's rate (passing the time spent so far), runs a
 //! constant-rate window of [`SearchConfig::window`] at that rate, judges the whole window
-//! against the objective, and gives the verdict to [`Search::record`].
+//! against the objective, and gives the verdict to [`Search::record`]. [`drive`] is that
+//! loop, written once: `foxbench load --find-max` and the shootout's capacity level both
+//! call it with their own way of running a window.
 //!
 //! Two phases. *Bracket*: from the start rate, double after every window that holds the
 //! objective and halve after every one that fails, until a rate that held lies below one
@@ -75,7 +77,7 @@ pub enum SearchError {
     #[error("a window must last longer than zero")]
     Window,
     /// Not even one window fits the budget.
-    #[error("the time budget does not hold one window and the spectrum after it: raise --max-time or shorten --window")]
+    #[error("the time budget does not hold one window and the spectrum after it: raise the budget or shorten the window")]
     Budget,
 }
 
@@ -204,6 +206,64 @@ impl Search {
     }
 }
 
+/// Why a driven search ended: the search's own reason, or an interrupt between windows
+/// (or a window that asked to end it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ended {
+    /// The search stopped by itself.
+    Search(Stopped),
+    /// `interrupted` held, or a window answered `None`.
+    Interrupted,
+}
+
+/// Drives `search` to its end: asks it for each window, runs that window with `window`
+/// (given the rate and phase, it answers whether the objective held, or `None` when the
+/// search must end there, its caller keeping why), and records the verdict. `elapsed` is
+/// the time spent so far; `interrupted` is asked before each window, and a verdict is not
+/// recorded when an interrupt came during its window. An error from `window` ends the
+/// search at once.
+pub fn drive<E>(
+    search: &mut Search,
+    elapsed: impl Fn() -> Duration,
+    interrupted: impl Fn() -> bool,
+    mut window: impl FnMut(f64, Phase) -> Result<Option<bool>, E>,
+) -> Result<Ended, E> {
+    loop {
+        if interrupted() {
+            return Ok(Ended::Interrupted);
+        }
+        let (rate, phase) = match search.next(elapsed()) {
+            Next::Window {
+                rate_per_sec,
+                phase,
+            } => (rate_per_sec, phase),
+            Next::Done(why) => return Ok(Ended::Search(why)),
+        };
+        let Some(held) = window(rate, phase)? else {
+            return Ok(Ended::Interrupted);
+        };
+        if !interrupted() {
+            search.record(rate, held);
+        }
+    }
+}
+
+/// The window a result's body comes from, given each window's rate and whether it was a
+/// spectrum window (run after the search): the search's window at the rate found (`held`),
+/// else the lowest rate tried.
+pub fn body_window(windows: &[(f64, bool)], held: Option<f64>) -> Option<usize> {
+    match held {
+        Some(rate) => windows
+            .iter()
+            .position(|&(r, spectrum)| r == rate && !spectrum),
+        None => windows
+            .iter()
+            .enumerate()
+            .min_by(|a, b| a.1 .0.total_cmp(&b.1 .0))
+            .map(|(i, _)| i),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -220,27 +280,92 @@ mod tests {
         }
     }
 
-    /// Runs a search whose window verdicts come from `verdict`, each window costing its
-    /// length; returns the windows tried and why it stopped.
+    /// Runs a search through [`super::drive`] whose window verdicts come from `verdict`,
+    /// each window costing its length; returns the windows tried and why it stopped.
     fn drive(
         cfg: SearchConfig,
         mut verdict: impl FnMut(f64) -> bool,
     ) -> (Vec<(f64, bool)>, Stopped, Search) {
         let mut s = Search::new(cfg.clone()).unwrap();
-        let mut elapsed = Duration::ZERO;
+        let elapsed = std::cell::Cell::new(Duration::ZERO);
         let mut tried = Vec::new();
-        loop {
-            match s.next(elapsed) {
-                Next::Window { rate_per_sec, .. } => {
-                    let ok = verdict(rate_per_sec);
-                    tried.push((rate_per_sec, ok));
-                    s.record(rate_per_sec, ok);
-                    elapsed += cfg.window;
-                    assert!(tried.len() < 200, "runs away: {tried:?}");
-                }
-                Next::Done(why) => return (tried, why, s),
-            }
-        }
+        let ended = super::drive(
+            &mut s,
+            || elapsed.get(),
+            || false,
+            |rate, _| {
+                let ok = verdict(rate);
+                tried.push((rate, ok));
+                elapsed.set(elapsed.get() + cfg.window);
+                assert!(tried.len() < 200, "runs away: {tried:?}");
+                Ok::<_, ()>(Some(ok))
+            },
+        )
+        .unwrap();
+        let Ended::Search(why) = ended else {
+            panic!("not interrupted: {ended:?}")
+        };
+        (tried, why, s)
+    }
+
+    #[test]
+    fn an_interrupt_a_window_that_ends_it_and_an_error_each_end_the_drive() {
+        // An interrupt during a window: its verdict is not recorded, and no window follows.
+        let mut s = Search::new(config()).unwrap();
+        let stop = std::cell::Cell::new(false);
+        let mut windows = 0;
+        let ended = super::drive(
+            &mut s,
+            || Duration::ZERO,
+            || stop.get(),
+            |_, _| {
+                windows += 1;
+                stop.set(true);
+                Ok::<_, ()>(Some(true))
+            },
+        );
+        assert_eq!((ended, windows), (Ok(Ended::Interrupted), 1));
+        assert_eq!(
+            s.bracket(),
+            (None, None),
+            "the interrupted window is not recorded"
+        );
+        // A window that answers None ends the search at once.
+        let mut s = Search::new(config()).unwrap();
+        let ended = super::drive(
+            &mut s,
+            || Duration::ZERO,
+            || false,
+            |_, _| Ok::<_, ()>(None),
+        );
+        assert_eq!(ended, Ok(Ended::Interrupted));
+        // An error is the drive's.
+        let mut s = Search::new(config()).unwrap();
+        let ended = super::drive(
+            &mut s,
+            || Duration::ZERO,
+            || false,
+            |_, _| Err::<Option<bool>, _>("probe"),
+        );
+        assert_eq!(ended, Err("probe"));
+    }
+
+    #[test]
+    fn the_body_is_the_searchs_window_at_the_rate_found_else_the_lowest_rate() {
+        let windows = [
+            (1000.0, false),
+            (2000.0, false),
+            (1500.0, false),
+            (1500.0, true),
+            (750.0, true),
+        ];
+        assert_eq!(
+            body_window(&windows, Some(1500.0)),
+            Some(2),
+            "not the spectrum's 100%"
+        );
+        assert_eq!(body_window(&windows, None), Some(4));
+        assert_eq!(body_window(&[], None), None);
     }
 
     #[test]

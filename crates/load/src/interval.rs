@@ -28,7 +28,7 @@ pub(crate) struct Part {
 
 /// The worker's side: the current interval's histogram and where to hand it off.
 #[derive(Debug)]
-pub(crate) struct Rotor {
+pub(crate) struct CurrentInterval {
     worker: usize,
     interval_ns: u64,
     index: u64,
@@ -42,7 +42,7 @@ pub(crate) struct Rotor {
     tx: Sender<Part>,
 }
 
-impl Rotor {
+impl CurrentInterval {
     pub fn new(worker: usize, interval: Duration, tx: Sender<Part>) -> Self {
         let interval_ns = ns(interval).max(1);
         Self {
@@ -188,8 +188,8 @@ mod tests {
     #[test]
     fn parts_from_skewed_workers_merge_into_consecutive_intervals() {
         let (tx, rx) = channel();
-        let mut a = Rotor::new(0, Duration::from_millis(10), tx.clone());
-        let mut b = Rotor::new(1, Duration::from_millis(10), tx);
+        let mut a = CurrentInterval::new(0, Duration::from_millis(10), tx.clone());
+        let mut b = CurrentInterval::new(1, Duration::from_millis(10), tx);
         let mut ca = Counts::default();
         let mut cb = Counts::default();
         let ms = 1_000_000;

@@ -22,6 +22,10 @@
 //! files, ephemeral ports, listen backlogs, conntrack, TCP memory): `foxbench doctor`, and
 //! the shootout before each level.
 //!
+//! It must not touch the machine's `/proc` (that is `probe`'s, which also reads the figures
+//! `limits` judges), render results (`report`'s) or parse a command line; its errors name
+//! settings, and each caller words them (the CLI as flags, the shootout as suite keys).
+//!
 //! Accounting: every request issued ends in exactly one outcome, so
 //! `sent = ok + failed_status + errors + in_flight` holds for every run.
 //!
@@ -224,11 +228,11 @@ pub fn run_with_intervals(
             epoch,
             control: control.clone(),
         };
-        let rotor = interval::Rotor::new(id, plan.interval, tx.clone());
+        let current = interval::CurrentInterval::new(id, plan.interval, tx.clone());
         let spawned = std::thread::Builder::new()
             .name(format!("foxbench-w{id}"))
             .stack_size(256 * 1024)
-            .spawn(move || worker::run(cfg, rotor));
+            .spawn(move || worker::run(cfg, current));
         match spawned {
             Ok(h) => handles.push(h),
             Err(e) => {

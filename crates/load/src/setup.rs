@@ -20,7 +20,7 @@ pub enum SetupError {
         addr: std::net::SocketAddr,
     },
     /// The first connect got no answer.
-    #[error("cannot connect to {addr}: no answer within {timeout:?} (--connect-timeout)")]
+    #[error("cannot connect to {addr}: no answer within {timeout:?} (the connect timeout)")]
     ConnectTimeout {
         /// The target's address.
         addr: std::net::SocketAddr,

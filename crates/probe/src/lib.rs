@@ -26,11 +26,16 @@
 //! - [`tcp_counters`] reads the network namespace's TCP counters (`/proc/net/netstat` and
 //!   `/proc/net/snmp`): delayed ACKs, listen overflows, retransmits, memory pressure. They
 //!   are system-wide (per namespace), taken at a window's edges.
+//! - [`machine`] reads the machine's settings and limits (`/proc/sys`, `getrlimit`, the CPU
+//!   model, the memory) and [`processes`] the process table: every other crate asks here
+//!   rather than reading `/proc` itself.
 #![forbid(unsafe_code)]
 
 mod connections;
 mod cpu;
+pub mod machine;
 mod netstat;
+pub mod processes;
 mod waits;
 
 pub use cpu::{system, CpuShare, CpuTicks, SystemStat};
@@ -411,14 +416,10 @@ mod tests {
             .spawn()
             .unwrap();
         let root = sh.id() as i32;
-        let deadline = std::time::Instant::now() + Duration::from_secs(10);
-        let first = loop {
-            let s = sample(root).unwrap();
-            if s.processes == 2 || std::time::Instant::now() > deadline {
-                break s;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        };
+        testkit::wait_until(Duration::from_secs(10), "sh and its busy child", || {
+            sample(root).unwrap().processes == 2
+        });
+        let first = sample(root).unwrap();
         assert_eq!(first.processes, 2, "sh and its busy child: {first:?}");
         assert!(first.threads >= 2);
         assert!(

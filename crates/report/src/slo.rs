@@ -125,7 +125,9 @@ pub struct Slo {
     pub clauses: Vec<Clause>,
 }
 
-/// What is wrong with an `--slo` value: one line, naming the clause and the fix.
+/// What is wrong with an objective: one line, naming the clause and the fix. It does not
+/// name the setting that gave the objective: the caller puts that in front (the CLI's
+/// `--slo` or `--find-max`, a suite's level).
 #[derive(Debug, Clone, PartialEq)]
 pub struct SloError(String);
 
@@ -194,7 +196,7 @@ impl FromStr for Clause {
 
     fn from_str(text: &str) -> Result<Clause, SloError> {
         let text = text.trim();
-        let err = |why: String| Err(SloError(format!("--slo {text:?}: {why}")));
+        let err = |why: String| Err(SloError(format!("{text:?}: {why}")));
         let Some(at) = text.find(['<', '>']) else {
             return err(
                 "give a metric, an operator (<, <=, >, >=) and a threshold with its unit, e.g. p99<5ms"
@@ -270,7 +272,7 @@ impl FromStr for Slo {
             .collect::<Result<Vec<_>, _>>()?;
         if clauses.is_empty() {
             return Err(SloError(
-                "--slo is empty: give clauses such as 'p99<5ms,errors<0.1%,rps>=9500'".into(),
+                "is empty: give clauses such as 'p99<5ms,errors<0.1%,rps>=9500'".into(),
             ));
         }
         Ok(Slo { clauses })
@@ -314,7 +316,7 @@ impl Slo {
                     continue;
                 }
                 return Err(SloError(format!(
-                    "--slo {:?}: [service] needs the open model's service-time histogram, which this run does not record; use the corrected latency ({:?})",
+                    "{:?}: [service] needs the open model's service-time histogram, which this run does not record; use the corrected latency ({:?})",
                     c.text,
                     c.text.replace("[service]", "")
                 )));
@@ -488,10 +490,8 @@ impl SloReport {
     }
 }
 
-#[path = "slo_watch.rs"]
 mod watch;
 pub use watch::{Breach, Watch};
 
 #[cfg(test)]
-#[path = "slo_tests.rs"]
 mod tests;

@@ -11,7 +11,7 @@
 
 use std::time::{Duration, Instant};
 
-use load::capacity::{Next, Phase, Search, SearchConfig, SearchError};
+use load::capacity::{Phase, Search, SearchConfig, SearchError};
 use load::{Arrival, Stop};
 use report::capacity::{Bracket, Stopped, WindowPhase};
 use report::shootout::capacity::{CellCapacity, CellWindow, LevelCapacity};
@@ -141,46 +141,47 @@ impl Meter<'_> {
         let mut windows = Vec::new();
         let mut repeats = Vec::new();
         let mut failure = None;
-        let stopped = loop {
-            if self.interrupt.load(std::sync::atomic::Ordering::Relaxed) {
-                break Stopped::Interrupted;
-            }
-            let (rate, phase) = match search.next(started.elapsed()) {
-                Next::Window {
-                    rate_per_sec,
-                    phase,
-                } => (rate_per_sec, phase),
-                Next::Done(why) => break stopped_of(why),
-            };
-            let arrival = Arrival::Open {
-                rate: load::Rate::constant(rate),
-            };
-            // A window after one that failed starts once the server has finished the
-            // requests that window gave up.
-            self.settle(target, cell);
-            // Windows take no thread dumps, and no service counters are checked against them.
-            let (repeat, _, failed) = self.probed_repeat(
-                target,
-                task,
-                Some(arrival),
-                (Stop::Duration(level.window), Duration::ZERO),
-                (None, 0),
-                &mut Tally::default(),
-            )?;
-            let verdict = judge(&level.slo, &repeat);
-            let phase = match phase {
-                Phase::Bracket => WindowPhase::Bracket,
-                Phase::Bisect => WindowPhase::Bisect,
-            };
-            windows.push(window_row(rate, phase, &repeat, &verdict));
-            repeats.push(repeat);
-            if let Some(f) = failed {
-                failure = Some(f);
-                break Stopped::Interrupted;
-            }
-            if !self.interrupt.load(std::sync::atomic::Ordering::Relaxed) {
-                search.record(rate, verdict.passed);
-            }
+        let interrupted = || self.interrupt.load(std::sync::atomic::Ordering::Relaxed);
+        let ended = load::capacity::drive(
+            &mut search,
+            || started.elapsed(),
+            interrupted,
+            |rate, phase| {
+                let arrival = Arrival::Open {
+                    rate: load::Rate::constant(rate),
+                };
+                // A window after one that failed starts once the server has finished the
+                // requests that window gave up.
+                self.settle(target, cell);
+                // Windows take no thread dumps, and no service counters are checked against them.
+                let (repeat, _, failed) = self.probed_repeat(
+                    target,
+                    task,
+                    Some(arrival),
+                    (Stop::Duration(level.window), Duration::ZERO),
+                    (None, 0),
+                    &mut Tally::default(),
+                )?;
+                let verdict = judge(&level.slo, &repeat);
+                let phase = match phase {
+                    Phase::Bracket => WindowPhase::Bracket,
+                    Phase::Bisect => WindowPhase::Bisect,
+                };
+                windows.push(window_row(rate, phase, &repeat, &verdict));
+                repeats.push(repeat);
+                // A target that exited or could not be probed ends the search here.
+                Ok(match failed {
+                    Some(f) => {
+                        failure = Some(f);
+                        None
+                    }
+                    None => Some(verdict.passed),
+                })
+            },
+        )?;
+        let stopped = match ended {
+            load::capacity::Ended::Search(why) => stopped_of(why),
+            load::capacity::Ended::Interrupted => Stopped::Interrupted,
         };
         let (held, failed) = search.bracket();
         let bracket = Bracket {
@@ -188,14 +189,8 @@ impl Meter<'_> {
             failed_per_sec: failed,
         };
         // The cell's repeat: the window at the rate found, else the lowest rate tried.
-        let body = match held {
-            Some(rate) => windows.iter().position(|w| w.rate_per_sec == rate),
-            None => windows
-                .iter()
-                .enumerate()
-                .min_by(|a, b| a.1.rate_per_sec.total_cmp(&b.1.rate_per_sec))
-                .map(|(i, _)| i),
-        };
+        let rates: Vec<(f64, bool)> = windows.iter().map(|w| (w.rate_per_sec, false)).collect();
+        let body = load::capacity::body_window(&rates, held);
         if let Some(i) = body {
             cell.repeats.push(repeats.swap_remove(i));
         }

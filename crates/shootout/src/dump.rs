@@ -17,7 +17,7 @@ pub fn jvms(root: i32) -> Vec<(i32, PathBuf)> {
     };
     pids.into_iter()
         .filter_map(|pid| {
-            let exe = std::fs::read_link(format!("/proc/{pid}/exe")).ok()?;
+            let exe = probe::processes::exe(pid)?;
             (exe.file_name()? == "java").then_some(())?;
             let jcmd = exe.with_file_name("jcmd");
             jcmd.is_file().then_some((pid, jcmd))

@@ -3,7 +3,8 @@
 //! the run matrix, with the server probed throughout.
 //!
 //! This crate owns running targets and measuring them; it formats nothing beyond progress
-//! lines (reports are `report::shootout`), and it parses no command line.
+//! lines (reports are `report::shootout`, its `--list` is `report::listing`), it parses no
+//! command line, and it reads `/proc` only through `probe`.
 #![forbid(unsafe_code)]
 
 mod active;

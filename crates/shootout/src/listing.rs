@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use report::listing::{Level, Listing as TextListing, Scenario, Service, Services, Target};
+
 use crate::cache;
 use crate::suite::{fill, service_vars, Ready, Suite, TargetSpec, SERVICE_PREFIX};
 
@@ -144,6 +146,86 @@ fn listed(spec: &TargetSpec, root: &Path, filled: &BTreeMap<String, String>) -> 
         },
         ready_timeout_s: spec.ready_timeout.as_secs_f64(),
         uses: spec.uses.clone(),
+    }
+}
+
+/// What `--list` prints of `suite` (read from `source`, its commands run in `root`), as
+/// `report`'s typed listing: which programs are missing, which CPUs each side gets.
+pub fn text_listing(suite: &Suite, source: &str, root: &Path) -> TextListing {
+    let (client_cpus, mut server_cpus) = crate::runner::assign_cpus(suite);
+    let service_cpus = crate::services::assign_cpus(suite, &mut server_cpus);
+    let missing = |requires: &[String]| -> Vec<String> {
+        requires
+            .iter()
+            .filter(|r| crate::cache::which(r).is_none())
+            .cloned()
+            .collect()
+    };
+    let services = (!suite.services.is_empty()).then(|| Services {
+        notes: crate::services::sharing(&client_cpus, &server_cpus, &service_cpus),
+        cpus: service_cpus.clone(),
+        rows: suite
+            .services
+            .iter()
+            .map(|sv| Service {
+                name: sv.name().to_string(),
+                missing: missing(&sv.target.requires),
+            })
+            .collect(),
+    });
+    TextListing {
+        suite: suite.name.clone(),
+        source: source.to_string(),
+        root: root.display().to_string(),
+        client_cpus,
+        server_cpus,
+        services,
+        levels: suite
+            .plan
+            .levels
+            .iter()
+            .map(|l| Level {
+                name: l.name.clone(),
+                connections: l.connections,
+                rate: l.rate.as_ref().map(|r| r.text.clone()),
+                requests: l.requests,
+                no_tls_resumption: l.tls_resume == Some(false),
+                http2_streams: l.http2.map(|h| h.streams),
+            })
+            .collect(),
+        scenarios: suite
+            .scenarios
+            .iter()
+            .map(|s| Scenario {
+                name: s.name.clone(),
+                method: s.method.clone(),
+                path: s.path.clone(),
+                https: s.tls.as_ref().map(|t| cert_words(&t.cert)),
+                http2: s.http2,
+                levels: s.levels.clone(),
+                targets: s.targets.clone(),
+            })
+            .collect(),
+        targets: suite
+            .targets
+            .iter()
+            .map(|t| Target {
+                name: t.name.clone(),
+                language: t.language.clone(),
+                levels: t.levels.clone(),
+                missing: missing(&t.requires),
+                install: t.install.clone(),
+            })
+            .collect(),
+    }
+}
+
+/// How a scenario checks the server's certificate, in the listing's words.
+fn cert_words(cert: &crate::suite::CertCheck) -> String {
+    match cert {
+        crate::suite::CertCheck::System => "system roots".into(),
+        crate::suite::CertCheck::CaFile(path) => format!("cacert {path}"),
+        crate::suite::CertCheck::Insecure => "insecure".into(),
     }
 }
 

@@ -137,30 +137,15 @@ impl Spawned {
 
     /// Every live process of this target: its group, its descendants, and anything marked.
     pub fn members(&self) -> Vec<i32> {
-        let mut out = Vec::new();
-        let needle = format!("{MARK_VAR}={}", self.mark);
-        let Ok(all) = procfs::process::all_processes() else {
-            return out;
-        };
         let tree = probe::tree(self.pid).unwrap_or_default();
-        for p in all.flatten() {
-            let Ok(stat) = p.stat() else { continue };
-            if stat.state == 'Z' {
-                continue;
-            }
-            let marked = p
-                .environ()
-                .map(|e| {
-                    e.iter().any(|(k, v)| {
-                        format!("{}={}", k.to_string_lossy(), v.to_string_lossy()) == needle
-                    })
-                })
-                .unwrap_or(false);
-            if stat.pgrp == self.pid || tree.contains(&stat.pid) || marked {
-                out.push(stat.pid);
-            }
-        }
-        out
+        probe::processes::live()
+            .into_iter()
+            .filter(|p| {
+                let marked = probe::processes::has_env(p.pid, MARK_VAR, &self.mark);
+                p.pgrp == self.pid || tree.contains(&p.pid) || marked
+            })
+            .map(|p| p.pid)
+            .collect()
     }
 
     /// Waits for the root to exit, up to `limit`.
@@ -224,10 +209,7 @@ impl Spawned {
             if p == self.pid {
                 continue;
             }
-            let ours = procfs::process::Process::new(p)
-                .and_then(|p| p.stat())
-                .map(|s| s.ppid == me)
-                .unwrap_or(false);
+            let ours = probe::processes::get(p).is_some_and(|s| s.ppid == me);
             if ours {
                 let _ = waitpid(Pid::from_raw(p), Some(WaitPidFlag::WNOHANG));
             }
@@ -271,10 +253,7 @@ mod tests {
     }
 
     fn alive(pid: i32) -> bool {
-        procfs::process::Process::new(pid)
-            .and_then(|p| p.stat())
-            .map(|s| s.state != 'Z')
-            .unwrap_or(false)
+        probe::processes::get(pid).is_some()
     }
 
     #[test]
@@ -283,10 +262,11 @@ mod tests {
         // The daemon escapes the process group with setsid; the root ignores SIGTERM.
         let cmd = "sh -c 'trap \"\" TERM; setsid sh -c \"trap \\\"\\\" TERM; sleep 600\" & echo started; while :; do sleep 1; done'";
         let mut s = spawn(cmd, Shell::Exec, Path::new("/"), &[], &allowed_cpus(), &l).unwrap();
-        let end = Instant::now() + Duration::from_secs(10);
-        while s.members().len() < 3 && Instant::now() < end {
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        testkit::wait_until(
+            Duration::from_secs(10),
+            "root, daemon and sleep to be members",
+            || s.members().len() >= 3,
+        );
         let members = s.members();
         assert!(members.len() >= 3, "root, daemon and sleep: {members:?}");
         let r = s.stop(Duration::from_millis(300));
@@ -318,10 +298,8 @@ mod tests {
             &l,
         )
         .unwrap();
-        let p = procfs::process::Process::new(s.pid).unwrap();
-        let status = p.status().unwrap();
         assert_eq!(
-            status.cpus_allowed_list.unwrap(),
+            probe::processes::cpus_allowed(s.pid).unwrap(),
             vec![(one[0] as u32, one[0] as u32)]
         );
         // The spawning thread got its own mask back.

@@ -27,15 +27,7 @@ const OPTIONAL: [&str; 1] = ["net.netfilter.nf_conntrack_max"];
 
 /// The CPU model name.
 pub fn cpu_model() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|t| {
-            t.lines()
-                .find(|l| l.starts_with("model name"))
-                .and_then(|l| l.split_once(':'))
-                .map(|(_, v)| v.trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown".into())
+    probe::machine::cpu_model().unwrap_or_else(|| "unknown".into())
 }
 
 /// CPUs online on the machine (not just those this thread may use).
@@ -53,36 +45,23 @@ pub fn nproc() -> u64 {
 
 /// `uname -r`.
 pub fn kernel() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/osrelease")
-        .map(|s| s.trim().to_string())
-        .unwrap_or_else(|_| "unknown".into())
+    probe::machine::kernel_release().unwrap_or_else(|| "unknown".into())
 }
 
 /// MemTotal in bytes.
 pub fn mem_total_bytes() -> u64 {
-    std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|t| {
-            let l = t.lines().find(|l| l.starts_with("MemTotal:"))?;
-            l.split_whitespace().nth(1)?.parse::<u64>().ok()
-        })
-        .map(|kib| kib * 1024)
-        .unwrap_or(0)
+    probe::machine::mem_total_bytes().unwrap_or(0)
 }
 
 /// The values of [`SYSCTLS`], as read from `/proc/sys`.
 pub fn sysctls() -> BTreeMap<String, String> {
     SYSCTLS
         .iter()
-        .filter(|name| {
-            !OPTIONAL.contains(name)
-                || std::path::Path::new(&format!("/proc/sys/{}", name.replace('.', "/"))).exists()
-        })
+        .filter(|name| !OPTIONAL.contains(name) || probe::machine::sysctl_exists(name))
         .map(|name| {
-            let path = format!("/proc/sys/{}", name.replace('.', "/"));
-            let v = std::fs::read_to_string(path)
+            let v = probe::machine::sysctl(name)
                 .map(|s| s.split_whitespace().collect::<Vec<_>>().join(" "))
-                .unwrap_or_else(|_| "unreadable".into());
+                .unwrap_or_else(|| "unreadable".into());
             (name.to_string(), v)
         })
         .collect()
@@ -156,7 +135,7 @@ mod tests {
         // Conntrack is recorded when its module is loaded, and left out otherwise.
         assert_eq!(
             s.contains_key("net.netfilter.nf_conntrack_max"),
-            std::path::Path::new("/proc/sys/net/netfilter/nf_conntrack_max").exists()
+            probe::machine::sysctl_exists("net.netfilter.nf_conntrack_max")
         );
         assert!(tool_version("sh").is_none() || tool_version("cc").is_some());
         assert!(tool_version("no-such-tool-foxbench").is_none());

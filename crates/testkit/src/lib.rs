@@ -1,10 +1,14 @@
-//! Helpers shared by foxbench's tests: a loud skip that fails under CI, and a wait on a
-//! condition with a deadline.
+//! Helpers shared by foxbench's tests: a loud skip that fails under CI, a wait on a
+//! condition with a deadline, and a network namespace of a test's own ([`Netns`]).
 //!
 //! This crate owns how a test decides that it cannot run, and how it waits. It is a
 //! dev-dependency only: nothing in a shipped binary links it. It must not start servers or
 //! know about HTTP; suites keep their own fixtures.
 #![forbid(unsafe_code)]
+
+mod netns;
+
+pub use netns::{Netns, NETNS_ENV};
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};

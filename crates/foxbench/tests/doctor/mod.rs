@@ -6,6 +6,7 @@
 use super::*;
 use std::io::BufRead as _;
 use std::path::PathBuf;
+use testkit::Netns;
 
 fn doctor_schema() -> jsonschema::Validator {
     let text = include_str!("../../../../schemas/doctor.schema.json");
@@ -172,54 +173,19 @@ fn ulimit_u_300_is_short_for_1000_threads_as_python_finds() {
     assert_eq!(finding(&v, "ulimit -u")["severity"], "ok", "{v}");
 }
 
-/// A network namespace of the test's own, deleted (with the server in it) on drop.
-struct Netns {
-    name: String,
-    server: Option<std::process::Child>,
+/// What these tests do inside their namespace (testkit's [`Netns`]).
+trait InNetns {
+    /// `foxbench ARGS` inside.
+    fn foxbench(&self, args: &[&str]) -> Output;
+    /// Starts the C epoll server on `port` inside.
+    fn serve(&mut self, port: u16);
+    /// TcpExt's ListenOverflows inside.
+    fn listen_overflows(&self) -> u64;
 }
 
-impl Netns {
-    /// A fresh namespace with loopback up, or `None` (with a line saying why) when this
-    /// machine cannot make one.
-    fn new(what: &str) -> Option<Netns> {
-        let name = format!("fbdoctor-{what}-{}", std::process::id());
-        let ok = Command::new("ip")
-            .args(["netns", "add", &name])
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        if !ok {
-            let why = "cannot create a network namespace (needs root and iproute2)";
-            // CI runs these for real: there a skip would be a test that cannot fail.
-            assert!(
-                std::env::var("FOXBENCH_NETNS").as_deref() != Ok("require"),
-                "FOXBENCH_NETNS=require: {why}"
-            );
-            eprintln!("skipped: {why}");
-            return None;
-        }
-        let ns = Netns { name, server: None };
-        assert!(ns.sh("ip link set lo up").status.success());
-        Some(ns)
-    }
-
-    fn exec(&self) -> Command {
-        let mut c = Command::new("ip");
-        c.args(["netns", "exec", &self.name]);
-        c
-    }
-
-    #[track_caller]
-    fn sh(&self, script: &str) -> Output {
-        self.exec().args(["sh", "-c", script]).output().unwrap()
-    }
-
+impl InNetns for Netns {
     fn foxbench(&self, args: &[&str]) -> Output {
-        self.exec()
-            .arg(env!("CARGO_BIN_EXE_foxbench"))
-            .args(args)
-            .output()
-            .unwrap()
+        self.run(env!("CARGO_BIN_EXE_foxbench"), args)
     }
 
     /// Starts the C epoll server (built with make) on `port` inside; waits for its
@@ -247,10 +213,9 @@ impl Netns {
             .read_line(&mut line)
             .unwrap();
         assert!(line.contains("listening"), "{line:?}");
-        self.server = Some(child);
+        self.adopt(child);
     }
 
-    /// TcpExt's ListenOverflows inside the namespace.
     fn listen_overflows(&self) -> u64 {
         let text = String::from_utf8(self.sh("cat /proc/net/netstat").stdout).unwrap();
         let lines: Vec<&str> = text.lines().filter(|l| l.starts_with("TcpExt:")).collect();
@@ -261,18 +226,6 @@ impl Netns {
             .find(|(n, _)| *n == "ListenOverflows")
             .map(|(_, v)| v.parse().unwrap())
             .unwrap()
-    }
-}
-
-impl Drop for Netns {
-    fn drop(&mut self) {
-        if let Some(mut s) = self.server.take() {
-            let _ = s.kill();
-            let _ = s.wait();
-        }
-        let _ = Command::new("ip")
-            .args(["netns", "del", &self.name])
-            .status();
     }
 }
 
@@ -341,10 +294,7 @@ fn a_small_somaxconn_is_short_as_the_listen_queue_finds_and_its_fix_fixes_it() {
     assert!(overflowed > 0, "the failure the doctor predicts");
     assert!(ns.sh(&fix).status.success(), "{fix}");
     // A listener's queue is sized at listen(): the server starts again under the fix.
-    if let Some(mut s) = ns.server.take() {
-        let _ = s.kill();
-        let _ = s.wait();
-    }
+    ns.kill_adopted();
     ns.serve(18081);
     let v = doc(&ns.foxbench(&["doctor", "--json", "-c", "10000"]));
     assert_eq!(finding(&v, "net.core.somaxconn")["severity"], "ok");

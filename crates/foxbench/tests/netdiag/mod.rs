@@ -10,9 +10,10 @@
 
 use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
+use testkit::Netns;
 
 use super::result;
 
@@ -20,50 +21,16 @@ fn data() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/netdiag")
 }
 
-/// A network namespace of the test's own with loopback up, deleted (its servers killed)
-/// on drop, also when the test fails.
-struct Netns {
-    name: String,
-    servers: Vec<Child>,
+/// What these tests do inside their namespace (testkit's [`Netns`]).
+trait InNetns {
+    /// Starts the test server (`mode`: `split` or `slow`) on `port` and waits for its
+    /// "listening" line.
+    fn server(&mut self, bin: &Path, port: u16, mode: &str, nodelay: bool);
+    /// `foxbench ARGS` inside.
+    fn foxbench(&self, args: &[&str]) -> Output;
 }
 
-impl Netns {
-    fn new(what: &str) -> Option<Netns> {
-        let name = format!("fbnd-{what}-{}", std::process::id());
-        let ok = Command::new("ip")
-            .args(["netns", "add", &name])
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        if !ok {
-            let why = "cannot create a network namespace (needs root and iproute2)";
-            // CI runs these for real: there a skip would be a test that cannot fail.
-            assert!(
-                std::env::var("FOXBENCH_NETNS").as_deref() != Ok("require"),
-                "FOXBENCH_NETNS=require: {why}"
-            );
-            eprintln!("skipped: {why}");
-            return None;
-        }
-        let ns = Netns {
-            name,
-            servers: Vec::new(),
-        };
-        let up = ns
-            .exec()
-            .args(["ip", "link", "set", "lo", "up"])
-            .status()
-            .unwrap();
-        assert!(up.success());
-        Some(ns)
-    }
-
-    fn exec(&self) -> Command {
-        let mut c = Command::new("ip");
-        c.args(["netns", "exec", &self.name]);
-        c
-    }
-
+impl InNetns for Netns {
     /// Starts the test server (`mode`: `split` or `slow`) on `port` and waits for its
     /// "listening" line.
     #[track_caller]
@@ -86,27 +53,11 @@ impl Netns {
             .read_line(&mut line)
             .unwrap();
         assert_eq!(line.trim(), "listening", "tcp_server {port} {mode}");
-        self.servers.push(child);
+        self.adopt(child);
     }
 
     fn foxbench(&self, args: &[&str]) -> Output {
-        self.exec()
-            .arg(env!("CARGO_BIN_EXE_foxbench"))
-            .args(args)
-            .output()
-            .unwrap()
-    }
-}
-
-impl Drop for Netns {
-    fn drop(&mut self) {
-        for s in &mut self.servers {
-            let _ = s.kill();
-            let _ = s.wait();
-        }
-        let _ = Command::new("ip")
-            .args(["netns", "del", &self.name])
-            .status();
+        self.run(env!("CARGO_BIN_EXE_foxbench"), args)
     }
 }
 

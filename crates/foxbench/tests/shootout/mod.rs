@@ -74,6 +74,53 @@ fn target<'a>(v: &'a Value, name: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no target {name}"))
 }
 
+/// Waits, up to `deadline`, until the shootout `child` runs a load worker (a thread named
+/// `foxbench-w*`): its services and targets are up by then. Fails if it exits first.
+#[track_caller]
+pub(super) fn wait_for_load(child: &mut std::process::Child, deadline: Duration) {
+    let pid = child.id();
+    testkit::wait_until(deadline, "a load worker (foxbench-w*)", || {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "foxbench exited before loading"
+        );
+        std::fs::read_dir(format!("/proc/{pid}/task"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .any(|t| {
+                std::fs::read_to_string(t.path().join("comm"))
+                    .is_ok_and(|c| c.starts_with("foxbench-w"))
+            })
+    });
+}
+
+/// `foxbench shootout SUITE --root . --out OUT --cache OUT/cache EXTRA` run in `dir` to its
+/// end, its output captured; no target may outlive it.
+#[track_caller]
+pub(super) fn run_shootout(dir: &Path, suite: &str, out: &Path, extra: &[&str]) -> Output {
+    let child = foxbench()
+        .args(["shootout", suite, "--root", ".", "--out"])
+        .arg(out)
+        .arg("--cache")
+        .arg(out.join("cache"))
+        .args(extra)
+        .current_dir(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let o = child.wait_with_output().unwrap();
+    let left = leftovers(pid);
+    assert!(
+        left.is_empty(),
+        "processes left behind: {left:#?}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    o
+}
+
 /// Live processes still carrying the mark of the foxbench run `pid`: every process a
 /// target starts inherits it (FOXBENCH_TARGET=<foxbench pid>-<n>), daemons included.
 fn leftovers(pid: u32) -> Vec<String> {
@@ -103,28 +150,9 @@ fn leftovers(pid: u32) -> Vec<String> {
 #[test]
 fn misbehaving_targets_are_reported_and_none_survives() {
     let out = tmp("faulty");
-    let child = foxbench()
-        .args([
-            "shootout",
-            "suite.toml",
-            "--root",
-            ".",
-            "--out",
-            out.to_str().unwrap(),
-            "--cache",
-        ])
-        .arg(out.join("cache"))
-        .current_dir(faulty_dir())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let pid = child.id();
-    let o = child.wait_with_output().unwrap();
+    let o = run_shootout(&faulty_dir(), "suite.toml", &out, &[]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(1), "failures are exit 1: {err}");
-    let left = leftovers(pid);
-    assert!(left.is_empty(), "processes left behind: {left:#?}");
 
     let v = results(&out);
     let outcome = |n: &str| target(&v, n)["outcome"].as_str().unwrap().to_string();
@@ -244,20 +272,8 @@ fn misbehaving_targets_are_reported_and_none_survives() {
 #[test]
 fn svg_verification_names_the_wrong_answer() {
     let out = tmp("svg");
-    let child = foxbench()
-        .args(["shootout", "svg.toml", "--root", ".", "--out"])
-        .arg(&out)
-        .arg("--cache")
-        .arg(out.join("cache"))
-        .current_dir(faulty_dir())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let pid = child.id();
-    let o = child.wait_with_output().unwrap();
+    let o = run_shootout(&faulty_dir(), "svg.toml", &out, &[]);
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(leftovers(pid).is_empty(), "{:?}", leftovers(pid));
     // Each target answers the redirect right, so each is measured: a wrong svg answer
     // excludes only the svg cells.
     assert!(o.status.success(), "{err}");

@@ -16,21 +16,9 @@ fn pool_run() -> &'static (serde_json::Value, String, String) {
         std::sync::OnceLock::new();
     RUN.get_or_init(|| {
         let out = tmp("pool-bound");
-        let child = foxbench()
-            .args(["shootout", "suite.toml", "--root", ".", "--out"])
-            .arg(&out)
-            .arg("--cache")
-            .arg(out.join("cache"))
-            .current_dir(data())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let pid = child.id();
-        let o = child.wait_with_output().unwrap();
+        let o = run_shootout(&data(), "suite.toml", &out, &[]);
         let err = String::from_utf8_lossy(&o.stderr).into_owned();
         assert!(o.status.success(), "{err}");
-        assert!(leftovers(pid).is_empty(), "{:?}", leftovers(pid));
         let v = results(&out);
         let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
         std::fs::remove_dir_all(&out).unwrap();

@@ -4,7 +4,7 @@
 //! gets a TMPDIR of its own, so "its data directory" is exactly what appears there.
 
 use std::io::Read as _;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::*;
 
@@ -146,26 +146,7 @@ fn ctrl_c_mid_level_leaves_no_postgres_and_no_data_directory() {
     let out = tmp("pg-int");
     let mut child = run(&out, "30s");
     let pid = child.id();
-    let end = Instant::now() + Duration::from_secs(120);
-    loop {
-        let loading = std::fs::read_dir(format!("/proc/{pid}/task"))
-            .into_iter()
-            .flatten()
-            .flatten()
-            .any(|t| {
-                std::fs::read_to_string(t.path().join("comm"))
-                    .is_ok_and(|c| c.starts_with("foxbench-w"))
-            });
-        if loading {
-            break;
-        }
-        assert!(
-            child.try_wait().unwrap().is_none(),
-            "foxbench exited before loading"
-        );
-        assert!(Instant::now() < end, "no load within 120 s");
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    wait_for_load(&mut child, Duration::from_secs(120));
     // Mid-level: PostgreSQL and its data directory exist now.
     assert_eq!(data_dirs(&out.join("tmp")).len(), 1);
     assert!(

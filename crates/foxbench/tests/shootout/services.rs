@@ -21,18 +21,7 @@ fn service<'a>(v: &'a Value, name: &str) -> &'a Value {
 #[test]
 fn services_start_fail_and_die_and_the_run_goes_on() {
     let out = tmp("tiers");
-    let child = foxbench()
-        .args(["shootout", "suite.toml", "--root", ".", "--out"])
-        .arg(&out)
-        .arg("--cache")
-        .arg(out.join("cache"))
-        .current_dir(tiers_dir())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let pid = child.id();
-    let o = child.wait_with_output().unwrap();
+    let o = run_shootout(&tiers_dir(), "suite.toml", &out, &[]);
     let err = String::from_utf8_lossy(&o.stderr);
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert_eq!(
@@ -40,8 +29,6 @@ fn services_start_fail_and_die_and_the_run_goes_on() {
         Some(1),
         "a failed service is exit 1: {err}"
     );
-    let left = leftovers(pid);
-    assert!(left.is_empty(), "processes left behind: {left:#?}");
 
     let v = results(&out);
     let outcome = |n: &str| target(&v, n)["outcome"].as_str().unwrap().to_string();
@@ -203,7 +190,7 @@ fn services_start_fail_and_die_and_the_run_goes_on() {
 #[test]
 fn ctrl_c_stops_the_services_too() {
     use std::io::Read;
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
     let out = tmp("tiers-int");
     let mut child = foxbench()
         .args([
@@ -225,26 +212,7 @@ fn ctrl_c_stops_the_services_too() {
         .unwrap();
     let pid = child.id();
     // Wait until a load worker runs: the service and the target are up by then.
-    let end = Instant::now() + Duration::from_secs(60);
-    loop {
-        let loading = std::fs::read_dir(format!("/proc/{pid}/task"))
-            .into_iter()
-            .flatten()
-            .flatten()
-            .any(|t| {
-                std::fs::read_to_string(t.path().join("comm"))
-                    .is_ok_and(|c| c.starts_with("foxbench-w"))
-            });
-        if loading {
-            break;
-        }
-        assert!(
-            child.try_wait().unwrap().is_none(),
-            "foxbench exited before loading"
-        );
-        assert!(Instant::now() < end, "no load within 60 s");
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    wait_for_load(&mut child, Duration::from_secs(60));
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(pid as i32),
         nix::sys::signal::Signal::SIGINT,

@@ -12,21 +12,9 @@ fn data() -> PathBuf {
 #[test]
 fn a_server_holding_a_lock_is_diagnosed_lock_bound() {
     let out = tmp("lock-bound");
-    let child = foxbench()
-        .args(["shootout", "suite.toml", "--root", ".", "--out"])
-        .arg(&out)
-        .arg("--cache")
-        .arg(out.join("cache"))
-        .current_dir(data())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let pid = child.id();
-    let o = child.wait_with_output().unwrap();
+    let o = run_shootout(&data(), "suite.toml", &out, &[]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");
-    assert!(leftovers(pid).is_empty(), "{:?}", leftovers(pid));
     let v = results(&out);
     let t = target(&v, "lock-bound");
     assert_eq!(t["outcome"], "measured", "{err}");

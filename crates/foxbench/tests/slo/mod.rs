@@ -269,3 +269,53 @@ fn service_clause_in_the_open_model() {
     assert!(service > 0.0 && service <= corrected, "{c}");
     assert!(v["open"]["service"]["hdr_base64"].is_string());
 }
+
+/// A bad objective is worded by whoever gave it: the library names no flag, the CLI puts
+/// `--slo` or `--find-max` in front, and a suite names its capacity level.
+#[test]
+fn an_objective_error_names_the_flag_or_the_suite_key_that_gave_it() {
+    let lib = "p99=10ms"
+        .parse::<report::slo::Slo>()
+        .unwrap_err()
+        .to_string();
+    assert!(lib.starts_with("\"p99=10ms\": give a metric"), "{lib}");
+    assert!(!lib.contains("--"), "the library names no flag: {lib}");
+    let url = "http://127.0.0.1:9/";
+    for (args, line) in [
+        (
+            vec!["load", "-n", "1", "--slo", "p99=10ms", url],
+            format!("foxbench: --slo {lib}"),
+        ),
+        (
+            vec!["load", "--find-max", "p99=10ms", url],
+            format!("foxbench: --find-max {lib}"),
+        ),
+        (
+            vec!["load", "-n", "1", "--slo", " , ", url],
+            "foxbench: --slo is empty: give clauses such as 'p99<5ms,errors<0.1%,rps>=9500'"
+                .to_string(),
+        ),
+    ] {
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr).trim_end(),
+            line,
+            "{args:?}"
+        );
+    }
+    // The suite's capacity level, in the suite's terms.
+    let suite = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../suites/avatar.toml"),
+    )
+    .unwrap()
+    .replacen("capacity = \"p99<10ms\"", "capacity = \"p99=10ms\"", 1);
+    let path = std::env::temp_dir().join(format!("foxbench-slo-suite-{}.toml", std::process::id()));
+    std::fs::write(&path, suite).unwrap();
+    let out = run(&["shootout", "--list", path.to_str().unwrap()]);
+    let _ = std::fs::remove_file(&path);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains(&format!("capacity: {lib}")), "{err}");
+    assert!(!err.contains("--slo"), "{err}");
+}

@@ -1,11 +1,11 @@
-//! Fuzzes the readers of `/proc` text behind `foxbench doctor` (`load::limits`): a
+//! Fuzzes the readers of `/proc` text behind `foxbench doctor` (`probe::machine`): a
 //! `/proc/sys` value's numbers and `/proc/net/sockstat`'s TCP memory. Any text must give a
 //! figure or `None`, never panic; numbers read back from their own rendering.
 //! Run: `cargo +nightly fuzz run proc_text` in crates/load.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use load::limits::{numbers, sockstat_tcp_pages};
+use probe::machine::{numbers, sockstat_tcp_pages};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {

@@ -21,24 +21,32 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mio::unix::SourceFd;
-use mio::{Events, Interest, Poll, Token};
-use nix::sys::time::TimeSpec;
-use nix::sys::timerfd::{ClockId, Expiration, TimerFd, TimerFlags, TimerSetTimeFlags};
+use mio::{Events, Poll, Token};
+use nix::sys::timerfd::TimerFd;
 
 use crate::h2::{self as http2, H2Counts};
-use crate::interval::Rotor;
+use crate::interval::CurrentInterval;
 use crate::reason;
-use crate::response::{Framer, ParseError, Step};
+use crate::response::Framer;
 use crate::schedule::{Grant, Schedule};
-use crate::table::{Picker, RequestTable, Shape};
-use crate::tls::{Connector, Handshake, TlsInfo};
+use crate::table::{Picker, RequestTable};
+use crate::tls::{Connector, TlsInfo};
 use crate::transport::{Read, Transport};
 use crate::{Control, Counts, LoadError, Protocol, StatusSet};
-use stats::reason::{At, Cause, Kind, Reason, EADDRNOTAVAIL, ECONNREFUSED};
+use stats::reason::{At, Cause, Kind, Reason};
 
+mod conn;
+mod connect;
 mod h2;
+mod http1;
+mod recorder;
+mod timer;
+
+use conn::{Flow, Pending, Phase, Readiness, Slot};
+use http1::feed;
+use recorder::Recorder;
 use stats::Latency;
+use timer::open_timer;
 
 /// How often connections are scanned for timeouts and retries.
 const TICK: Duration = Duration::from_millis(10);
@@ -87,151 +95,6 @@ pub(crate) struct WorkerResult {
     pub h2: H2Counts,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Phase {
-    /// No socket; may connect at `retry_at_ns`.
-    Closed,
-    /// Connecting; requests may already be assigned.
-    Connecting,
-    /// Established.
-    Open,
-}
-
-/// A request issued and not yet answered.
-#[derive(Debug, Clone, Copy)]
-struct Pending {
-    /// When its latency clock started (ns from the start of the run).
-    start_ns: u64,
-    /// When it was handed to its connection, for the service time.
-    sent_ns: u64,
-    /// Its row in the request table.
-    shape: u32,
-    /// HTTP/2: its stream; 0 under HTTP/1.1.
-    stream: u32,
-    /// HTTP/2: times it was sent again after a GOAWAY or REFUSED_STREAM.
-    retries: u8,
-}
-
-struct Slot {
-    conn: Option<Transport>,
-    generation: u32,
-    phase: Phase,
-    /// When the current connect started.
-    since_ns: u64,
-    /// When its TCP connect completed, for a TLS connection still in its handshake.
-    tcp_up_ns: Option<u64>,
-    retry_at_ns: u64,
-    failures: u32,
-    /// The requests issued and not yet answered, oldest first.
-    inflight: VecDeque<Pending>,
-    /// Encoded requests; `out[out_pos..]` is issued but not yet written. Its capacity is
-    /// reserved up front, so encoding a request does not allocate.
-    out: Vec<u8>,
-    out_pos: usize,
-    /// Since when the oldest request in flight has been waiting (for the timeout).
-    wait_since_ns: u64,
-    framer: Framer,
-    /// Start of a response head split across reads.
-    leftover: Vec<u8>,
-    /// Connections this slot has opened.
-    opened: u64,
-    /// HTTP/2: the connection's streams and windows.
-    h2: Option<http2::Conn>,
-    /// HTTP/2: requests a GOAWAY or REFUSED_STREAM left unprocessed, to send again on the
-    /// next connection. Not in `inflight`: no stream carries them.
-    requeue: Vec<Pending>,
-    /// On the free list: waiting for a request to fall due.
-    listed: bool,
-}
-
-impl Slot {
-    /// Issued requests not yet written, or TLS records not yet on the wire.
-    fn unwritten(&self) -> bool {
-        self.out_pos < self.out.len() || self.conn.as_ref().is_some_and(Transport::pending)
-    }
-}
-
-/// What an event says about the read side of a socket.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Readiness {
-    None,
-    Data,
-    /// The peer closed or reset: the EOF or error is queued behind any data.
-    Closed,
-}
-
-/// Where a connection goes after bytes were processed.
-enum Flow {
-    Continue,
-    /// Close the connection; requests still in flight fail as `read`.
-    Close,
-}
-
-/// Counters, histograms and status counts of one worker.
-struct Recorder {
-    counts: Counts,
-    /// The current interval's latency, handed off at each boundary.
-    rotor: Rotor,
-    connect: Latency,
-    /// TLS handshake time, from the TCP connect to the handshake's end, by kind.
-    handshake_full: Latency,
-    handshake_resumed: Latency,
-    /// What the first TLS handshake negotiated.
-    tls: Option<TlsInfo>,
-    status: Vec<u64>,
-    shapes: Vec<(u64, u64)>,
-    fail_status: StatusSet,
-    /// Open model: service times and send lateness are recorded.
-    open: bool,
-    lateness: Latency,
-    late: Latency,
-}
-
-impl Recorder {
-    #[inline]
-    fn response(&mut self, status: u16, req: Pending, now: u64) {
-        self.rotor
-            .latency
-            .record_ns(now.saturating_sub(req.start_ns));
-        if self.open {
-            self.rotor
-                .service
-                .record_ns(now.saturating_sub(req.sent_ns));
-        }
-        self.status[usize::from(status.min(999))] += 1;
-        self.shapes[req.shape as usize].1 += 1;
-        if self.fail_status.contains(status) {
-            self.counts.failed_status += 1;
-        } else {
-            self.counts.ok += 1;
-        }
-    }
-
-    /// Counts `n` requests failed for `f`, in its kind's counter and by its reason.
-    fn failed(&mut self, f: Failure, n: u64) {
-        let c = &mut self.counts;
-        match f.kind {
-            Kind::Connect => {
-                c.connect += n;
-                match f.cause {
-                    Cause::Errno(ECONNREFUSED) => c.connect_refused += n,
-                    Cause::Errno(EADDRNOTAVAIL) => c.connect_ports_exhausted += n,
-                    Cause::Timeout(_) => c.connect_timeout += n,
-                    _ => {}
-                }
-            }
-            Kind::Write => c.write += n,
-            Kind::Read => c.read += n,
-            Kind::Parse => c.parse += n,
-            Kind::Timeout => c.timeout += n,
-            Kind::Tls => c.tls += n,
-            Kind::Reset => c.reset += n,
-            Kind::Protocol => c.protocol += n,
-        }
-        c.reasons.add(f, n);
-    }
-}
-
 /// Why the requests in flight on a connection fail: the error counter and the cause, a
 /// `Copy` code that costs no more to carry than the kind alone.
 type Failure = Reason;
@@ -275,9 +138,6 @@ struct Worker {
 /// How long before a due instant the open model stops sleeping and polls instead.
 const SPIN_NS: u64 = 50_000;
 
-/// The timer's token: no slot has it (slot indexes are below 2³²).
-const TIMER: Token = Token(usize::MAX);
-
 fn now_ns(epoch: Instant) -> u64 {
     u64::try_from(epoch.elapsed().as_nanos()).unwrap_or(u64::MAX)
 }
@@ -286,7 +146,7 @@ fn token(idx: usize, generation: u32) -> Token {
     Token((idx & 0xffff_ffff) | ((generation as usize) << 32))
 }
 
-pub(crate) fn run(cfg: Config, rotor: Rotor) -> Result<WorkerResult, LoadError> {
+pub(crate) fn run(cfg: Config, interval: CurrentInterval) -> Result<WorkerResult, LoadError> {
     let poll = Poll::new().map_err(LoadError::Poll)?;
     // Room for a full pipeline and a partly written request before it: no growth later.
     // HTTP/2 adds its preface and control frames.
@@ -315,7 +175,7 @@ pub(crate) fn run(cfg: Config, rotor: Rotor) -> Result<WorkerResult, LoadError> 
             framer: Framer::new(),
             leftover: Vec::new(),
             opened: 0,
-            listed: false,
+            on_free_list: false,
             h2: match cfg.protocol {
                 Protocol::Http1 => None,
                 Protocol::Http2(o) => Some(http2::Conn::new(o)),
@@ -330,7 +190,7 @@ pub(crate) fn run(cfg: Config, rotor: Rotor) -> Result<WorkerResult, LoadError> 
     let mut w = Worker {
         rec: Recorder {
             counts: Counts::default(),
-            rotor,
+            interval,
             connect: Latency::new(),
             handshake_full: Latency::new(),
             handshake_resumed: Latency::new(),
@@ -414,7 +274,7 @@ impl Worker {
                 Err(_) => break,
             }
             let now = now_ns(self.cfg.epoch);
-            self.rec.rotor.rotate(now, &self.rec.counts);
+            self.rec.interval.rotate(now, &self.rec.counts);
             for ev in events.iter() {
                 let idx = ev.token().0 & 0xffff_ffff;
                 let generation = (ev.token().0 >> 32) as u32;
@@ -474,7 +334,7 @@ impl Worker {
         let now = now_ns(self.cfg.epoch);
         self.rec.counts.unsent += self.cfg.schedule.unsent(now);
         self.publish();
-        self.rec.rotor.finish(&self.rec.counts);
+        self.rec.interval.finish(&self.rec.counts);
     }
 
     /// (Re)opens a slot: it asks for work first, and connects with what it gets, so that a
@@ -590,45 +450,6 @@ impl Worker {
         }
     }
 
-    fn connect(&mut self, idx: usize, now: u64) {
-        let slot = &mut self.slots[idx];
-        slot.generation = slot.generation.wrapping_add(1);
-        slot.since_ns = now;
-        slot.tcp_up_ns = None;
-        slot.framer = Framer::new();
-        slot.leftover.clear();
-        let conn = match Transport::connect(
-            self.cfg.addr,
-            self.poll.registry(),
-            token(idx, slot.generation),
-            self.cfg.keepalive,
-            self.cfg.tls.as_ref(),
-        ) {
-            Ok(c) => c,
-            Err(e) => {
-                let f = self.connecting_failure(idx, &e);
-                self.fail(idx, f, now);
-                return;
-            }
-        };
-        slot.conn = Some(conn);
-        slot.phase = Phase::Connecting;
-        if let Some(h2) = slot.h2.as_mut() {
-            // The preface goes out at once, so that the server's SETTINGS (how many streams
-            // it allows) arrive before the slot is offered more than one request.
-            h2.start(&mut slot.out);
-        }
-        slot.opened += 1;
-        if slot.opened > 1 {
-            self.rec.counts.reconnects += 1;
-        }
-        // On loopback the handshake has usually finished by now: write at once rather
-        // than spend an epoll_wait on the writable edge.
-        if slot.unwritten() {
-            self.flush(idx, now);
-        }
-    }
-
     fn on_event(&mut self, idx: usize, read: Readiness, writable: bool, error: bool, now: u64) {
         let generation = self.slots[idx].generation;
         // A failure below may close the socket and open a new one in the same slot; the
@@ -670,97 +491,6 @@ impl Worker {
         if read != Readiness::None {
             self.read(idx, read == Readiness::Closed, now);
         }
-    }
-
-    /// Makes progress on a connection with nothing to write yet.
-    fn poll_connect(&mut self, idx: usize, now: u64) {
-        let Some(conn) = self.slots[idx].conn.as_mut() else {
-            return;
-        };
-        let result = conn.poll_connect();
-        self.note_tcp_up(idx);
-        match result {
-            Ok(true) => {
-                self.established(idx);
-            }
-            Ok(false) => {}
-            Err(e) => {
-                let f = self.connecting_failure(idx, &e);
-                self.fail(idx, f, now);
-            }
-        }
-    }
-
-    /// Notes when a TLS connection's TCP connect completed, which splits its setup into
-    /// connect and handshake time.
-    fn note_tcp_up(&mut self, idx: usize) {
-        let slot = &mut self.slots[idx];
-        if slot.tcp_up_ns.is_none()
-            && slot
-                .conn
-                .as_ref()
-                .is_some_and(|c| matches!(c, Transport::Tls(_)) && c.tcp_established())
-        {
-            slot.tcp_up_ns = Some(now_ns(self.cfg.epoch));
-        }
-    }
-
-    /// How a failure while connecting counts: a TLS error, or any failure once TCP is up
-    /// (the handshake failed), is `tls`; the rest are `connect`.
-    fn connecting_failure(&self, idx: usize, e: &io::Error) -> Failure {
-        if reason::tls_error(e).is_some() || self.slots[idx].tcp_up_ns.is_some() {
-            Reason::new(Kind::Tls, reason::of_io(e, At::Handshake))
-        } else {
-            Reason::new(Kind::Connect, reason::of_io(e, At::Connect))
-        }
-    }
-
-    /// Records a connection established. False when it failed instead: under `--http2`,
-    /// a TLS server that did not select h2 (the preflight says so in one line; this is a
-    /// server that changed its mind during the run).
-    fn established(&mut self, idx: usize) -> bool {
-        // A fresh clock read: the caller's `now` may be from before the connect started.
-        let now = now_ns(self.cfg.epoch);
-        let slot = &mut self.slots[idx];
-        slot.phase = Phase::Open;
-        slot.failures = 0;
-        self.open += 1;
-        // What an idle connection has waited since (an h2 server allowing no streams);
-        // requests already assigned keep their own start.
-        if slot.inflight.is_empty() {
-            slot.wait_since_ns = now;
-        }
-        let tcp_up = slot.tcp_up_ns.unwrap_or(now);
-        self.rec
-            .connect
-            .record_ns(tcp_up.saturating_sub(slot.since_ns));
-        self.rec.counts.connections_opened += 1;
-        let Some(conn) = slot.conn.as_ref() else {
-            return false;
-        };
-        let h2_refused =
-            slot.h2.is_some() && conn.handshake().is_some() && conn.alpn() != Some(&b"h2"[..]);
-        if let Some(kind) = conn.handshake() {
-            let took = now.saturating_sub(tcp_up);
-            match kind {
-                Handshake::Full => {
-                    self.rec.counts.handshakes_full += 1;
-                    self.rec.handshake_full.record_ns(took);
-                }
-                Handshake::Resumed => {
-                    self.rec.counts.handshakes_resumed += 1;
-                    self.rec.handshake_resumed.record_ns(took);
-                }
-            }
-            if self.rec.tls.is_none() {
-                self.rec.tls = conn.tls_info();
-            }
-        }
-        if h2_refused {
-            self.fail(idx, Reason::new(Kind::Protocol, Cause::NoH2), now);
-            return false;
-        }
-        true
     }
 
     /// Writes whatever issued requests are not written yet.
@@ -1007,7 +737,9 @@ impl Worker {
                     let f = Reason::new(Kind::Timeout, Cause::Timeout(stage(slot)));
                     self.fail(idx, f, now);
                 }
-                Phase::Closed if slot.conn.is_none() && !slot.listed && slot.retry_at_ns <= now => {
+                Phase::Closed
+                    if slot.conn.is_none() && !slot.on_free_list && slot.retry_at_ns <= now =>
+                {
                     self.open_slot(idx, now);
                 }
                 _ => {}
@@ -1017,32 +749,13 @@ impl Worker {
 
     fn list_free(&mut self, idx: usize) {
         let slot = &mut self.slots[idx];
-        if !slot.listed {
-            slot.listed = true;
+        if !slot.on_free_list {
+            slot.on_free_list = true;
             self.free.push(idx);
         }
     }
 
-    /// Sets the timer to wake the loop at `due_ns`; false if there is no timer.
-    fn arm(&mut self, due_ns: u64, now: u64) -> bool {
-        let Some(timer) = &self.timer else {
-            return false;
-        };
-        if self.armed_ns == Some(due_ns) {
-            return true;
-        }
-        let after = TimeSpec::from_duration(Duration::from_nanos(due_ns - now));
-        if timer
-            .set(Expiration::OneShot(after), TimerSetTimeFlags::empty())
-            .is_err()
-        {
-            return false;
-        }
-        self.armed_ns = Some(due_ns);
-        true
-    }
-
-    /// Offers the listed connections' room while requests are due. Requests still due
+    /// Offers the on_free_list connections' room while requests are due. Requests still due
     /// when no connection is free are marked late.
     fn dispatch(&mut self, now: u64) {
         if !self.cfg.schedule.is_open() {
@@ -1057,7 +770,7 @@ impl Worker {
             .is_some_and(|due| due <= now)
         {
             let Some(idx) = self.free.pop() else { break };
-            self.slots[idx].listed = false;
+            self.slots[idx].on_free_list = false;
             let slot = &self.slots[idx];
             let ready = match slot.phase {
                 Phase::Open => self.room(idx) > 0,
@@ -1080,101 +793,4 @@ impl Worker {
             self.late_until = self.late_until.max(self.cfg.schedule.due_count(now));
         }
     }
-}
-
-/// Frames the responses in `data` for one connection, recording each complete one.
-fn feed(
-    slot: &mut Slot,
-    rec: &mut Recorder,
-    shapes: &[Shape],
-    data: &[u8],
-    now: u64,
-    keepalive: bool,
-) -> Result<Flow, ParseError> {
-    if slot.leftover.is_empty() {
-        return feed_slice(slot, rec, shapes, data, now, keepalive);
-    }
-    // Rare path: a head was split across reads; parse it from the joined bytes.
-    let mut joined = std::mem::take(&mut slot.leftover);
-    joined.extend_from_slice(data);
-    let flow = feed_slice(slot, rec, shapes, &joined, now, keepalive);
-    if slot.leftover.is_empty() {
-        joined.clear();
-        slot.leftover = joined; // keep the capacity for next time
-    }
-    flow
-}
-
-fn feed_slice(
-    slot: &mut Slot,
-    rec: &mut Recorder,
-    shapes: &[Shape],
-    data: &[u8],
-    now: u64,
-    keepalive: bool,
-) -> Result<Flow, ParseError> {
-    let mut i = 0;
-    while i < data.len() {
-        if slot.inflight.is_empty() && slot.framer.between_responses() {
-            // Bytes nobody asked for (a body longer than its Content-Length, or a
-            // response sent early). Like wrk, they are read as the start of the next
-            // response, which then fails to parse: the error is charged to a request,
-            // and the conservation law holds.
-            if slot.leftover.len() + data.len() - i > crate::MAX_HEAD {
-                return Err(ParseError::HeadTooLarge);
-            }
-            slot.leftover.extend_from_slice(&data[i..]);
-            return Ok(Flow::Continue);
-        }
-        // The response framing follows the request it answers (HEAD has no body).
-        let head = slot
-            .inflight
-            .front()
-            .is_some_and(|r| shapes[r.shape as usize].head);
-        match slot.framer.next(&data[i..], head)? {
-            Step::Complete {
-                status,
-                close,
-                used,
-            } => {
-                i += used;
-                let req = slot.inflight.pop_front().unwrap_or(Pending {
-                    start_ns: now,
-                    sent_ns: now,
-                    shape: 0,
-                    stream: 0,
-                    retries: 0,
-                });
-                rec.response(status, req, now);
-                slot.wait_since_ns = now;
-                if close || !keepalive {
-                    return Ok(Flow::Close);
-                }
-            }
-            Step::Body => return Ok(Flow::Continue),
-            Step::PartialHead { used } => {
-                slot.leftover.extend_from_slice(&data[i + used..]);
-                return Ok(Flow::Continue);
-            }
-        }
-    }
-    Ok(Flow::Continue)
-}
-
-/// A timer for the open model's due instants, registered with the poll; `None` if the
-/// system refuses one (the loop then waits in whole milliseconds, as epoll_wait does).
-fn open_timer(registry: &mio::Registry) -> Option<TimerFd> {
-    use std::os::fd::{AsFd, AsRawFd};
-    let timer = TimerFd::new(
-        ClockId::CLOCK_MONOTONIC,
-        TimerFlags::TFD_NONBLOCK | TimerFlags::TFD_CLOEXEC,
-    )
-    .ok()?;
-    let fd = timer.as_fd().as_raw_fd();
-    // Edge-triggered: each expiry after a `set` raises a new edge, so the expiry count is
-    // never read.
-    registry
-        .register(&mut SourceFd(&fd), TIMER, Interest::READABLE)
-        .ok()?;
-    Some(timer)
 }

@@ -8,6 +8,9 @@
 //! shell's noise) are skipped and counted; a document still open at the end of the stream
 //! is reported, never dropped.
 
+use super::{MergeError, Source};
+use crate::LoadReport;
+
 /// One JSON document found in a stream.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Document {
@@ -131,9 +134,104 @@ fn source(name: &str, prefix: Option<&str>, line: usize) -> String {
     }
 }
 
+/// The load results a stream held, and what else it held.
+#[derive(Debug, Clone, Default)]
+pub struct Results {
+    /// The load results, in the order they ended.
+    pub sources: Vec<Source>,
+    /// JSON documents that are not load results (their `schema` is another's).
+    pub other_documents: u64,
+    /// Lines outside any document.
+    pub skipped_lines: u64,
+    /// Documents the stream ended inside of (kept out only under `partial_ok`).
+    pub unfinished: Vec<String>,
+}
+
+/// One file's load result.
+pub fn read_result(name: &str, text: &str) -> Result<Source, MergeError> {
+    let report = serde_json::from_str::<LoadReport>(text).map_err(|e| MergeError::NotAResult {
+        source_name: name.to_string(),
+        reason: e.to_string(),
+    })?;
+    Ok(Source {
+        name: name.to_string(),
+        report,
+    })
+}
+
+/// The load results of a stream named `name`: documents of another schema are counted and
+/// skipped; one that claims to be a load result and does not parse is an error, and so is
+/// a document the stream ended inside of, unless `partial_ok`.
+pub fn read_stream(text: &str, name: &str, partial_ok: bool) -> Result<Results, MergeError> {
+    let split = split_stream(text, name);
+    if let Some(first) = split.unfinished.first() {
+        if !partial_ok {
+            return Err(MergeError::Truncated {
+                source_name: first.clone(),
+            });
+        }
+    }
+    let mut out = Results {
+        skipped_lines: split.skipped_lines,
+        unfinished: split.unfinished,
+        ..Results::default()
+    };
+    for doc in split.documents {
+        let value: serde_json::Value =
+            serde_json::from_str(&doc.text).map_err(|e| MergeError::NotJson {
+                source_name: doc.source.clone(),
+                reason: e.to_string(),
+            })?;
+        if value.get("schema").and_then(|s| s.as_str()) != Some(crate::LOAD_SCHEMA) {
+            out.other_documents += 1;
+            continue;
+        }
+        let report =
+            serde_json::from_value::<LoadReport>(value).map_err(|e| MergeError::NotAResult {
+                source_name: doc.source.clone(),
+                reason: e.to_string(),
+            })?;
+        out.sources.push(Source {
+            name: doc.source,
+            report,
+        });
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stream_keeps_load_results_and_counts_the_rest() {
+        let result = serde_json::to_string_pretty(&crate::tests::sample()).unwrap();
+        let text = format!("noise\n{result}\n{{\"schema\": \"foxbench.compare/1\"}}\n");
+        let r = read_stream(&text, "stdin", false).unwrap();
+        assert_eq!(r.sources.len(), 1);
+        assert_eq!(r.sources[0].name, "stdin line 2");
+        assert_eq!((r.other_documents, r.skipped_lines), (1, 1));
+        // A result cut short: an error, unless partial_ok leaves it out.
+        let cut = format!("{result}\n{}", &result[..result.len() / 2]);
+        assert!(matches!(
+            read_stream(&cut, "stdin", false),
+            Err(MergeError::Truncated { .. })
+        ));
+        let r = read_stream(&cut, "stdin", true).unwrap();
+        assert_eq!((r.sources.len(), r.unfinished.len()), (1, 1));
+        // A document that claims to be a result and is not one.
+        let bad = format!("{{\"schema\": \"{}\"}}\n", crate::LOAD_SCHEMA);
+        let e = read_stream(&bad, "stdin", false).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("stdin line 1: not a foxbench load --json result: "),
+            "{e}"
+        );
+        assert!(matches!(
+            read_result("a.json", "{"),
+            Err(MergeError::NotAResult { .. })
+        ));
+    }
 
     #[test]
     fn documents_between_noise() {

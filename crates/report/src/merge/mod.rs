@@ -73,6 +73,22 @@ pub enum MergeError {
         /// Its source.
         source_name: String,
     },
+    /// A document that is not JSON.
+    #[error("{source_name}: not JSON: {reason}")]
+    NotJson {
+        /// Its source.
+        source_name: String,
+        /// The parser's words.
+        reason: String,
+    },
+    /// A document that claims to be a load result and is not one.
+    #[error("{source_name}: not a foxbench load --json result: {reason}")]
+    NotAResult {
+        /// Its source.
+        source_name: String,
+        /// The parser's words.
+        reason: String,
+    },
     /// Not the same plan.
     #[error("{source_name}: a different plan than {first}: {setting} is {theirs} there and {ours} here; merge only the agents of one run")]
     Plan {

@@ -70,8 +70,8 @@ fn bad_clauses_fail_in_one_line_naming_the_fix() {
         ("rps>=9500/s", "plain number"),
         ("rps>=inf", "plain number"),
         ("p99=5ms", "give a metric, an operator"),
-        ("", "--slo is empty"),
-        (" , ", "--slo is empty"),
+        ("", "is empty"),
+        (" , ", "is empty"),
     ];
     for &(text, needle) in table {
         let e = text.parse::<Slo>().unwrap_err().to_string();

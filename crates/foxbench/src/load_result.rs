@@ -1,0 +1,189 @@
+//! A load run's result in the report's terms: wiring only.
+
+use std::time::Duration;
+
+use load::{Arrival, Plan, RunResult, Selection, Stop, Verify};
+use report::LoadReport;
+
+/// The plan in the report's terms, and the report: wiring only.
+/// The kernel's TCP counters between `before` and `after` and the rules' warnings on them
+/// (the same rules as the shootout's diagnosis). The client's kernel delays the ACKs, so
+/// the Nagle rule holds for a remote server too; its somaxconn is only known on loopback.
+pub(crate) fn tcp_report(
+    plan: &Plan,
+    result: &RunResult,
+    report: &LoadReport,
+    before: &probe::TcpCounters,
+    after: &probe::TcpCounters,
+) -> report::tcp::TcpReport {
+    let deltas = report::tcp::TcpCounts::from_named(after.since(before).named());
+    let loopback = plan.target.addr.ip().is_loopback();
+    report::tcp::report(&report::tcp::Evidence {
+        deltas: &deltas,
+        completed: result.counts.completed(),
+        latency: &result.latency,
+        connect: (!result.connect.is_empty()).then_some(&result.connect),
+        cpu_saturated: report.client.saturated,
+        somaxconn: loopback
+            .then(|| load::limits::Machine::read().somaxconn)
+            .flatten(),
+        loopback,
+        runtime: report::tcp::Runtime::Other,
+    })
+}
+
+pub(crate) fn build_report(
+    plan: &Plan,
+    threads: usize,
+    r: &RunResult,
+    intervals: Vec<report::IntervalRow>,
+    used: &probe::OwnUsage,
+    wall: Duration,
+) -> LoadReport {
+    let target = report::TargetInfo {
+        url: plan.target.url.clone(),
+        address: plan.target.addr.to_string(),
+        method: plan.requests[0].method.clone(),
+    };
+    let config = report::LoadConfig {
+        model: match plan.arrival {
+            Arrival::Closed => report::Model::Closed,
+            Arrival::Open { .. } => report::Model::Open,
+        },
+        rate_per_sec: match &plan.arrival {
+            Arrival::Closed => None,
+            Arrival::Open { rate } => rate.constant_per_sec(),
+        },
+        rate_schedule: match &plan.arrival {
+            Arrival::Open { rate } if !rate.is_constant() => Some(rate.to_string()),
+            _ => None,
+        },
+        connections: plan.connections as u64,
+        threads: threads as u64,
+        pipeline: plan.pipeline as u64,
+        keepalive: plan.keepalive,
+        requests: match plan.stop {
+            Stop::Requests(n) => Some(n),
+            Stop::Duration(_) => None,
+        },
+        duration_s: match plan.stop {
+            Stop::Requests(_) => None,
+            Stop::Duration(d) => Some(d.as_secs_f64()),
+        },
+        timeout_s: plan.timeout.as_secs_f64(),
+        connect_timeout_s: plan.connect_timeout.as_secs_f64(),
+        selection: match plan.selection {
+            Selection::RoundRobin => report::Selection::RoundRobin,
+            Selection::Random => report::Selection::Random,
+        },
+        seed: plan.seed,
+        interval_s: plan.interval.as_secs_f64(),
+    };
+    let table = plan
+        .requests
+        .iter()
+        .zip(&r.shapes)
+        .map(|(spec, n)| report::RequestShape {
+            method: spec.method.clone(),
+            path: spec.path.clone(),
+            sent: n.sent,
+            completed: n.completed,
+        })
+        .collect();
+    let verify = plan.tls.verify.to_string();
+    let tls = (plan.target.scheme == load::Scheme::Https).then(|| report::TlsMeasured {
+        version: r.tls.as_ref().map_or("", |t| t.version.as_str()),
+        cipher: r.tls.as_ref().map_or("", |t| t.cipher.as_str()),
+        group: r.tls.as_ref().and_then(|t| t.group.as_deref()),
+        alpn: r.tls.as_ref().and_then(|t| t.alpn.as_deref()),
+        verify: &verify,
+        insecure: plan.tls.verify == Verify::Insecure,
+        resumption: plan.tls.resume,
+        full: &r.handshake_full,
+        resumed: &r.handshake_resumed,
+        client_certificate: match (r.client_cert_asked, plan.tls.client.is_some()) {
+            (false, _) => report::ClientCertificate::NotAsked,
+            (true, false) => report::ClientCertificate::AskedNoneGiven,
+            (true, true) => report::ClientCertificate::Presented,
+        },
+    });
+    let open = match &plan.arrival {
+        Arrival::Closed => None,
+        Arrival::Open { rate } => Some(report::OpenMeasured {
+            peak_per_sec: rate.peak_per_sec() / plan.shard.count as f64,
+            scheduled: scheduled(rate, plan.stop, plan.shard, r.elapsed),
+            connections: plan.connections as u64,
+            latency: &r.latency,
+            service: &r.service,
+            lateness: &r.lateness,
+            late: &r.late,
+        }),
+    };
+    let measured = report::Measured {
+        counts: &r.counts,
+        latency: &r.latency,
+        connect: &r.connect,
+        tls,
+        open,
+        status: &r.status,
+        elapsed: r.elapsed,
+        interrupted: r.interrupted,
+    };
+    let client = report::Client::measure(
+        threads as u64,
+        used.user.as_secs_f64(),
+        used.sys.as_secs_f64(),
+        wall.as_secs_f64(),
+        r.counts.completed(),
+        used.max_rss_bytes,
+    );
+    let mut report = LoadReport::new(target, config, measured, table, intervals, client);
+    if let load::Protocol::Http2(opts) = plan.protocol {
+        let over_tls = plan.target.scheme == load::Scheme::Https;
+        report.protocol = Some(if over_tls { "h2" } else { "h2c" }.into());
+        report.http2 = r.h2.as_ref().map(|h| http2_report(h, opts, r));
+    }
+    report
+}
+
+/// The HTTP/2 section of the report, from the engine's counts.
+fn http2_report(h: &load::H2Counts, opts: load::H2Options, r: &RunResult) -> report::Http2Report {
+    let by_code = |counts: &[u64; 15]| {
+        counts
+            .iter()
+            .zip(load::h2::CODE_NAMES)
+            .filter(|(n, _)| **n > 0)
+            .map(|(n, name)| (name.to_string(), *n))
+            .collect()
+    };
+    report::Http2Report {
+        alpn: r.tls.as_ref().and_then(|t| t.alpn.clone()),
+        streams: u64::from(opts.streams),
+        server_max_streams: h.server_max_streams.map(u64::from),
+        streams_used_max: h.streams_used_max,
+        connections: h.connections,
+        retries: h.retries,
+        id_rollovers: h.id_rollovers,
+        pings_answered: h.pings_answered,
+        header_bytes_sent: h.header_bytes_sent,
+        header_bytes_sent_decoded: h.header_bytes_sent_raw,
+        header_bytes_received: h.header_bytes_received,
+        header_bytes_received_decoded: h.header_bytes_received_raw,
+        hpack_saving_sent_percent: h.hpack_saving_sent().map(|s| s * 100.0),
+        hpack_saving_received_percent: h.hpack_saving_received().map(|s| s * 100.0),
+        rst_stream: by_code(&h.rst_received),
+        goaway: by_code(&h.goaway_received),
+        stream_window: u64::from(opts.window),
+        connection_window: u64::from(opts.connection_window),
+    }
+}
+
+/// Requests the schedule made due for this shard over a run that lasted `elapsed` (at
+/// most `-n`, which is already the shard's).
+fn scheduled(rate: &load::Rate, stop: Stop, shard: load::Shard, elapsed: Duration) -> u64 {
+    let due = rate.due_by(elapsed.as_nanos() as f64).ceil().max(0.0) as u64;
+    match stop {
+        Stop::Requests(n) => shard.share(due).min(n),
+        Stop::Duration(d) => shard.share(due.min(rate.due_by(d.as_nanos() as f64).ceil() as u64)),
+    }
+}

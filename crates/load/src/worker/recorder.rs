@@ -1,0 +1,74 @@
+//! What one worker measured: its counters, histograms and status counts.
+
+use stats::reason::{Cause, Kind, EADDRNOTAVAIL, ECONNREFUSED};
+use stats::Latency;
+
+use super::{Failure, Pending};
+use crate::interval::CurrentInterval;
+use crate::tls::TlsInfo;
+use crate::{Counts, StatusSet};
+
+/// Counters, histograms and status counts of one worker.
+pub(super) struct Recorder {
+    pub(super) counts: Counts,
+    /// The current interval's latency, handed off at each boundary.
+    pub(super) interval: CurrentInterval,
+    pub(super) connect: Latency,
+    /// TLS handshake time, from the TCP connect to the handshake's end, by kind.
+    pub(super) handshake_full: Latency,
+    pub(super) handshake_resumed: Latency,
+    /// What the first TLS handshake negotiated.
+    pub(super) tls: Option<TlsInfo>,
+    pub(super) status: Vec<u64>,
+    pub(super) shapes: Vec<(u64, u64)>,
+    pub(super) fail_status: StatusSet,
+    /// Open model: service times and send lateness are recorded.
+    pub(super) open: bool,
+    pub(super) lateness: Latency,
+    pub(super) late: Latency,
+}
+
+impl Recorder {
+    #[inline]
+    pub(super) fn response(&mut self, status: u16, req: Pending, now: u64) {
+        self.interval
+            .latency
+            .record_ns(now.saturating_sub(req.start_ns));
+        if self.open {
+            self.interval
+                .service
+                .record_ns(now.saturating_sub(req.sent_ns));
+        }
+        self.status[usize::from(status.min(999))] += 1;
+        self.shapes[req.shape as usize].1 += 1;
+        if self.fail_status.contains(status) {
+            self.counts.failed_status += 1;
+        } else {
+            self.counts.ok += 1;
+        }
+    }
+
+    /// Counts `n` requests failed for `f`, in its kind's counter and by its reason.
+    pub(super) fn failed(&mut self, f: Failure, n: u64) {
+        let c = &mut self.counts;
+        match f.kind {
+            Kind::Connect => {
+                c.connect += n;
+                match f.cause {
+                    Cause::Errno(ECONNREFUSED) => c.connect_refused += n,
+                    Cause::Errno(EADDRNOTAVAIL) => c.connect_ports_exhausted += n,
+                    Cause::Timeout(_) => c.connect_timeout += n,
+                    _ => {}
+                }
+            }
+            Kind::Write => c.write += n,
+            Kind::Read => c.read += n,
+            Kind::Parse => c.parse += n,
+            Kind::Timeout => c.timeout += n,
+            Kind::Tls => c.tls += n,
+            Kind::Reset => c.reset += n,
+            Kind::Protocol => c.protocol += n,
+        }
+        c.reasons.add(f, n);
+    }
+}

@@ -1,0 +1,69 @@
+use super::*;
+use std::sync::{Arc, Mutex};
+
+#[test]
+fn a_stall_shows_in_the_interval_it_ends_in_and_nowhere_else() {
+    // Every connection answers at once, except that the first request the server sees
+    // 1.3 s after its first one waits until 2.3 s: a 1 s stall in a 3.6 s run.
+    let first: Arc<Mutex<Option<Instant>>> = Arc::new(Mutex::new(None));
+    let stalled = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let s = Server::spawn(move |mut c| {
+        while c.next_request().is_some() {
+            let t0 = *first.lock().unwrap().get_or_insert_with(Instant::now);
+            let since = t0.elapsed();
+            if since >= Duration::from_millis(1300)
+                && !stalled.swap(true, std::sync::atomic::Ordering::Relaxed)
+            {
+                std::thread::sleep(Duration::from_millis(2300) - since);
+            }
+            if !c.send(support::REDIRECT) {
+                return;
+            }
+        }
+    });
+    let mut p = plan(&s.url());
+    p.connections = 1;
+    p.threads = 1;
+    p.timeout = Duration::from_secs(5);
+    p.stop = Stop::Duration(Duration::from_millis(3600));
+    p.interval = Duration::from_secs(1);
+    let control = Control::new(1);
+    let started = Instant::now();
+    let mut seen = Vec::new();
+    let r = load::run_with_intervals(&p, &control, &mut |iv| {
+        seen.push((iv.clone(), started.elapsed()));
+    })
+    .unwrap();
+    let run_took = started.elapsed();
+    assert!(r.counts.conserved(), "{:?}", r.counts);
+    let idx: Vec<u64> = seen.iter().map(|(iv, _)| iv.index).collect();
+    assert_eq!(
+        idx,
+        [0, 1, 2, 3],
+        "consecutive intervals, the last one partial"
+    );
+    assert!(
+        seen[0].1 < run_took - Duration::from_millis(500),
+        "interval 0 was handed over during the run, not after it: {:?} of {run_took:?}",
+        seen[0].1
+    );
+    // The stalled request completes at ~2.3 s: interval 2 carries its ~1 s latency.
+    let max_ms = |i: usize| seen[i].0.latency.percentile_ns(100.0) / 1_000_000;
+    assert!(max_ms(2) >= 700, "interval 2 max {} ms", max_ms(2));
+    for i in [0, 1, 3] {
+        assert!(
+            max_ms(i) < 300,
+            "interval {i} max {} ms: {:?}",
+            max_ms(i),
+            idx
+        );
+    }
+    // Interval 1 stalls from 1.3 s: it completes fewer responses than interval 0.
+    assert!(seen[1].0.counts.ok < seen[0].0.counts.ok);
+    // The intervals add up to the run.
+    let ok: u64 = seen.iter().map(|(iv, _)| iv.counts.ok).sum();
+    assert_eq!(ok, r.counts.ok);
+    let recorded: u64 = seen.iter().map(|(iv, _)| iv.latency.len()).sum();
+    assert_eq!(recorded, r.latency.len());
+    assert!(seen[3].0.duration < Duration::from_secs(1));
+}

@@ -1,0 +1,236 @@
+use super::*;
+use crate::units::human_bytes;
+
+pub(crate) fn sample() -> LoadReport {
+    LoadReport {
+        schema: LOAD_SCHEMA.into(),
+        tool: Tool {
+            name: "foxbench".into(),
+            version: "0".into(),
+        },
+        target: TargetInfo {
+            url: "http://127.0.0.1:1/".into(),
+            address: "127.0.0.1:1".into(),
+            method: "GET".into(),
+        },
+        config: LoadConfig {
+            model: Model::Closed,
+            rate_per_sec: None,
+            rate_schedule: None,
+            connections: 10,
+            threads: 1,
+            pipeline: 1,
+            keepalive: false,
+            requests: Some(10),
+            duration_s: None,
+            timeout_s: 1.0,
+            connect_timeout_s: 1.0,
+            selection: Selection::Random,
+            seed: 7,
+            interval_s: 1.0,
+        },
+        elapsed_s: 1.0,
+        interrupted: false,
+        requests: Requests {
+            sent: 10,
+            ok: 8,
+            failed_status: 1,
+            completed: 9,
+            errors: 1,
+            in_flight: 0,
+            unsent: 0,
+        },
+        errors: Errors {
+            connect: 1,
+            connect_refused: 0,
+            connect_ports_exhausted: 1,
+            connect_timeout: 0,
+            write: 0,
+            read: 0,
+            parse: 0,
+            timeout: 0,
+            tls: 0,
+            reset: 0,
+            protocol: 0,
+        },
+        errors_by_reason: vec![reasons::ReasonRow::new(
+            stats::Reason::new(
+                stats::reason::Kind::Connect,
+                stats::reason::Cause::Errno(stats::reason::EADDRNOTAVAIL),
+            ),
+            1,
+        )],
+        status: [("302".to_string(), 8), ("500".to_string(), 1)].into(),
+        throughput: Throughput {
+            requests_per_sec: 9.0,
+            bytes_read: 900,
+            bytes_written: 800,
+            read_bytes_per_sec: 900.0,
+        },
+        latency: Distribution {
+            summary: Summary {
+                count: 9,
+                mean_us: 100.0,
+                stdev_us: 1.0,
+                min_us: 90.0,
+                max_us: 120.0,
+                percentiles: vec![Percentile {
+                    percentile: 99.9,
+                    value_us: 119.0,
+                }],
+            },
+            hdr_base64: String::new(),
+            buckets: vec![(100.0, 5), (120.0, 4)],
+        },
+        connect: None,
+        connections: Connections {
+            opened: 10,
+            reconnects: 9,
+            closed_by_server: 0,
+        },
+        protocol: None,
+        http2: None,
+        tls: None,
+        open: None,
+        client: Client {
+            cpus: 1,
+            cpu_user_s: 0.5,
+            cpu_sys_s: 0.47,
+            cpu_percent: 97.0,
+            cpu_us_per_request: Some(1.0),
+            max_rss_bytes: 4 << 20,
+            saturated: true,
+        },
+        request_table: vec![
+            RequestShape {
+                method: "GET".into(),
+                path: "/{hex:6}.svg".into(),
+                sent: 6,
+                completed: 5,
+            },
+            RequestShape {
+                method: "GET".into(),
+                path: "/".into(),
+                sent: 4,
+                completed: 4,
+            },
+        ],
+        intervals: [(0.0, 300.0), (1.0, 0.0), (2.0, 1_200_000.0), (3.0, 250.0)]
+            .iter()
+            .map(|&(start_s, p99_us)| IntervalRow {
+                start_s,
+                duration_s: 1.0,
+                requests: u64::from(p99_us > 0.0) * 3,
+                errors: 0,
+                errors_by_kind: Errors::default(),
+                errors_by_reason: Vec::new(),
+                requests_per_sec: 3.0,
+                p50_us: p99_us / 2.0,
+                p99_us,
+                max_us: p99_us,
+                hdr_base64: None,
+                span_intervals: 1,
+            })
+            .collect(),
+        interval_segments: Vec::new(),
+        slo: None,
+        shard: None,
+        start: None,
+        agents: None,
+        capacity: None,
+        tcp: None,
+    }
+}
+
+#[test]
+fn text_has_the_figures_ab_users_look_for() {
+    let t = sample().to_text();
+    for needle in [
+        "Requests per second:    9.00 [#/sec] (mean)",
+        "Time per request:       0.100 [ms] (mean)",
+        "Percentage of the requests served within a certain time (ms)",
+        "  99.9%       0.119",
+        "(longest request)",
+        "Complete requests:      9",
+        "Failed requests:        2",
+        "10 sent = 8 ok + 1 failed status + 1 errors + 0 in flight",
+        "302: 8, 500: 1",
+        "ports exhausted 1",
+        "EADDRNOTAVAIL",
+        "warning: foxbench used 97% of its CPUs: the result may be limited by the load generator, not the server",
+        "Request table: 2 shapes, random selection, seed 7",
+        "         6 sent          5 completed  GET /{hex:6}.svg",
+        "Intervals:     4 of 1s; p99 per interval min 250.0µs, median 300.0µs, max 1.20s (at 2s); 1 with no response",
+    ] {
+        assert!(t.contains(needle), "missing {needle:?} in\n{t}");
+    }
+}
+
+/// Under HTTP/2 the config line said "pipeline 1", which has no meaning there.
+#[test]
+fn config_line_says_streams_under_http2_not_pipeline() {
+    let mut r = sample();
+    assert!(r.to_text().contains(", pipeline 1, "), "{}", r.to_text());
+    let json = serde_json::json!({
+        "alpn": null, "streams": 10, "server_max_streams": 5, "streams_used_max": 5,
+        "connections": 1, "retries": 0, "id_rollovers": 0, "pings_answered": 0,
+        "header_bytes_sent": 1, "header_bytes_sent_decoded": 2,
+        "header_bytes_received": 1, "header_bytes_received_decoded": 2,
+        "hpack_saving_sent_percent": 50.0, "hpack_saving_received_percent": 50.0,
+        "rst_stream": {}, "goaway": {}, "stream_window": 1, "connection_window": 1
+    });
+    r.http2 = Some(serde_json::from_value(json).unwrap());
+    let t = r.to_text();
+    let config = t.lines().nth(1).unwrap();
+    assert!(config.contains(", streams 10, "), "{config}");
+    assert!(!t.contains("pipeline"), "{t}");
+}
+
+#[test]
+fn json_round_trips() {
+    let r = sample();
+    let text = serde_json::to_string(&r).unwrap();
+    let back: LoadReport = serde_json::from_str(&text).unwrap();
+    assert_eq!(back, r);
+}
+
+#[test]
+fn client_measure_holds_the_saturation_rule() {
+    let c = Client::measure(2, 0.9, 0.9, 2.0, 1000, 0);
+    assert!((c.cpu_percent - 45.0).abs() < 1e-9);
+    assert_eq!(c.cpu_us_per_request, Some(1800.0));
+    assert!(!c.saturated);
+    let c = Client::measure(1, 0.5, 0.4, 1.0, 0, 0);
+    assert!(c.saturated, "90% of one CPU is the threshold");
+    assert_eq!(c.cpu_us_per_request, None);
+}
+
+#[test]
+fn old_results_without_the_table_or_intervals_still_load() {
+    let mut v: serde_json::Value = serde_json::to_value(sample()).unwrap();
+    let o = v.as_object_mut().unwrap();
+    o.remove("request_table");
+    o.remove("intervals");
+    let mut old_interval = serde_json::to_value(&sample().intervals[0]).unwrap();
+    old_interval
+        .as_object_mut()
+        .unwrap()
+        .remove("errors_by_kind");
+    let iv: IntervalRow = serde_json::from_value(old_interval).unwrap();
+    assert_eq!(iv.errors_by_kind, Errors::default());
+    for k in ["selection", "seed", "interval_s"] {
+        o["config"].as_object_mut().unwrap().remove(k);
+    }
+    let r: LoadReport = serde_json::from_value(v).unwrap();
+    assert!(r.intervals.is_empty() && r.request_table.is_empty());
+    assert_eq!(r.config.interval_s, 1.0);
+    assert_eq!(r.interval_line(), None);
+}
+
+#[test]
+fn human_units() {
+    assert_eq!(human_us(12.34), "12.3µs");
+    assert_eq!(human_us(1234.0), "1.23ms");
+    assert_eq!(human_us(2_500_000.0), "2.50s");
+    assert_eq!(human_bytes(1536.0), "1.5 KiB");
+}
