@@ -138,44 +138,12 @@ pub(crate) fn build_report(
         used.max_rss_bytes,
     );
     let mut report = LoadReport::new(target, config, measured, table, intervals, client);
-    if let load::Protocol::Http2(opts) = plan.protocol {
+    if matches!(plan.protocol, load::Protocol::Http2(_)) {
         let over_tls = plan.target.scheme == load::Scheme::Https;
         report.protocol = Some(if over_tls { "h2" } else { "h2c" }.into());
-        report.http2 = r.h2.as_ref().map(|h| http2_report(h, opts, r));
+        report.http2 = shootout::http2_report(r, plan.protocol);
     }
     report
-}
-
-/// The HTTP/2 section of the report, from the engine's counts.
-fn http2_report(h: &load::H2Counts, opts: load::H2Options, r: &RunResult) -> report::Http2Report {
-    let by_code = |counts: &[u64; 15]| {
-        counts
-            .iter()
-            .zip(load::h2::CODE_NAMES)
-            .filter(|(n, _)| **n > 0)
-            .map(|(n, name)| (name.to_string(), *n))
-            .collect()
-    };
-    report::Http2Report {
-        alpn: r.tls.as_ref().and_then(|t| t.alpn.clone()),
-        streams: u64::from(opts.streams),
-        server_max_streams: h.server_max_streams.map(u64::from),
-        streams_used_max: h.streams_used_max,
-        connections: h.connections,
-        retries: h.retries,
-        id_rollovers: h.id_rollovers,
-        pings_answered: h.pings_answered,
-        header_bytes_sent: h.header_bytes_sent,
-        header_bytes_sent_decoded: h.header_bytes_sent_raw,
-        header_bytes_received: h.header_bytes_received,
-        header_bytes_received_decoded: h.header_bytes_received_raw,
-        hpack_saving_sent_percent: h.hpack_saving_sent().map(|s| s * 100.0),
-        hpack_saving_received_percent: h.hpack_saving_received().map(|s| s * 100.0),
-        rst_stream: by_code(&h.rst_received),
-        goaway: by_code(&h.goaway_received),
-        stream_window: u64::from(opts.window),
-        connection_window: u64::from(opts.connection_window),
-    }
 }
 
 /// Requests the schedule made due for this shard over a run that lasted `elapsed` (at

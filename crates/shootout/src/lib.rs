@@ -33,3 +33,7 @@ mod tiers;
 pub mod verify;
 pub mod waiting;
 mod window;
+
+/// The HTTP/2 section of a report from the engine's counts: one for `foxbench load` and the
+/// shootout's cells.
+pub use window::http2_report;
