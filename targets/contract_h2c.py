@@ -120,6 +120,9 @@ def beside_http1(srv):
         buf = contract.exchange(srv.port, b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         need(buf.startswith(b"HTTP/1.1 302 ") and re.search(rb"(?im)^location: " + contract.LOCATION.encode(), buf),
              f"HTTP/1.1 beside h2c: {buf[:200]!r}")
+        # The h2c connection is still open and serving: a GET on stream 1 gets its HEADERS.
+        h2.sendall(HEADERS_GET)
+        frames_until_response(h2)
     finally:
         h2.close()
 
