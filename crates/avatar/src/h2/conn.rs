@@ -580,15 +580,21 @@ impl Conn {
         }
         if let Checked::Refused(crate::metrics::ParseError::HeadTooLarge) = checked {
             cx.metrics.h2(H2Event::HeaderListTooLarge);
+            // An oversized block is charged to the control budget, not paid back: its 431
+            // must not let a client send such blocks without limit.
+            if !self.control.take(cx.now_s, CONTROL_BURST, CONTROL_PER_SEC) {
+                return Err(ConnError(code::ENHANCE_YOUR_CALM, H2Event::ControlFlood));
+            }
+        } else {
+            self.control = Bucket {
+                tokens: self
+                    .control
+                    .tokens
+                    .saturating_add(CONTROL_PER_REQUEST)
+                    .min(CONTROL_BURST),
+                ..self.control
+            };
         }
-        self.control = Bucket {
-            tokens: self
-                .control
-                .tokens
-                .saturating_add(CONTROL_PER_REQUEST)
-                .min(CONTROL_BURST),
-            ..self.control
-        };
         let resp = &mut cx.scratch.resp;
         resp.clear();
         request::answer(&checked, cx.responder, resp, cx.peer);

@@ -296,3 +296,29 @@ fn an_idle_connection_is_small() {
     assert_eq!(f.conn.streams.capacity(), 0);
     assert_eq!(f.conn.block.capacity(), 0);
 }
+
+/// A 431 answers an oversized header block without paying back the control budget: the
+/// block is charged to it, so a client cannot send such blocks without limit.
+#[test]
+fn oversized_header_blocks_spend_the_control_budget() {
+    let mut f = Fixture::started();
+    f.limits.max_header_list_bytes = 1000;
+    // The first block indexes a 1,100-byte field; every later one refers to it in one byte.
+    let mut first = request("/");
+    first.extend_from_slice(&[0x40, 1, b'x']);
+    put_int(&mut first, 0, 7, 1100);
+    first.extend(std::iter::repeat_n(b'v', 1100));
+    let mut flood = headers(1, &first, END);
+    let mut bomb = request("/");
+    bomb.push(0xbe);
+    for i in 1..=CONTROL_BURST {
+        flood.extend(headers(2 * i + 1, &bomb, END));
+    }
+    f.feed(&flood);
+    assert_eq!(f.goaway_code(), Some(code::ENHANCE_YOUR_CALM));
+    assert_eq!(f.metrics.h2_events(H2Event::ControlFlood), 1);
+    assert_eq!(
+        f.metrics.h2_events(H2Event::HeaderListTooLarge),
+        u64::from(CONTROL_BURST)
+    );
+}
