@@ -631,6 +631,7 @@ impl ConnIo<'_> {
                 conn.sniffing = false;
             }
 
+            let held_before = conn.h2.as_deref().map_or(0, h2::Conn::held_bytes);
             let mut pos = 0;
             let next = loop {
                 let outcome = match conn.h2.as_deref_mut() {
@@ -731,7 +732,13 @@ impl ConnIo<'_> {
                 conn.state.body_started = false;
                 conn.in_body = false;
                 conn.in_head = false;
-                conn.deadline_s = self.now_s.saturating_add(self.timers.idle_s);
+                // A peer that never reads times out as over HTTP/1: while flow control holds
+                // response bytes, frames read (a PING every second) do not refresh the
+                // deadline; starting to hold or sending held bytes does.
+                let held = conn.h2.as_deref().map_or(0, h2::Conn::held_bytes);
+                if held == 0 || held_before == 0 || held < held_before {
+                    conn.deadline_s = self.now_s.saturating_add(self.timers.idle_s);
+                }
                 if self.shutting_down && conn.state.body_remaining == 0 {
                     return Action::Close;
                 }

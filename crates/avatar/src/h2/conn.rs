@@ -202,6 +202,12 @@ impl Conn {
         !self.streams.is_empty()
     }
 
+    /// Response bytes the client's flow-control windows hold back. While any are held, the
+    /// client's frames do not keep the connection alive: only sending them does.
+    pub fn held_bytes(&self) -> usize {
+        self.pending_bytes
+    }
+
     /// Says goodbye gracefully (server shutdown): a GOAWAY with NO_ERROR, once.
     pub fn goaway(&mut self, out: &mut Vec<u8>) {
         if !self.goaway_sent {

@@ -314,3 +314,52 @@ fn a_split_preface_waits_and_a_non_http_line_is_closed() {
     let _ = s.read_to_end(&mut got);
     assert!(got.is_empty(), "{:?}", String::from_utf8_lossy(&got));
 }
+
+/// A client that opens streams with a zero window and never reads, but PINGs: flow control
+/// holds the responses, and the PINGs must not keep the connection alive past the idle
+/// timeout (HTTP/1 times out a peer that never reads, too).
+#[test]
+fn held_responses_are_not_kept_alive_by_pings() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    // Two seconds: the deadline is kept in whole seconds, so one would close on the next tick.
+    let server = Avatar::start(&["--idle-timeout", "2"]);
+    let mut s = TcpStream::connect(server.addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let mut hello = PREFACE.to_vec();
+    // SETTINGS_INITIAL_WINDOW_SIZE = 0.
+    hello.extend(frame(4, 0, 0, &[0, 4, 0, 0, 0, 0]));
+    let mut get_svg = vec![0x82, 0x86, 0x04, 11];
+    get_svg.extend_from_slice(b"/ff8800.svg");
+    for i in 0..10u32 {
+        hello.extend(frame(1, 0x5, 2 * i + 1, &get_svg));
+    }
+    s.write_all(&hello).unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let pinger = {
+        let mut w = s.try_clone().unwrap();
+        let stop = Arc::clone(&stop);
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                if w.write_all(&frame(6, 0, 0, &[1; 8])).is_err() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(200));
+            }
+        })
+    };
+    // The PING ACKs keep coming while the connection is open: read until the close, or
+    // give up after 15 seconds (the timeout is 2).
+    let start = std::time::Instant::now();
+    let mut buf = [0u8; 4096];
+    let closed = loop {
+        match s.read(&mut buf) {
+            Ok(0) | Err(_) => break true,
+            Ok(_) if start.elapsed() > Duration::from_secs(15) => break false,
+            Ok(_) => {}
+        }
+    };
+    stop.store(true, Ordering::Relaxed);
+    pinger.join().unwrap();
+    assert!(closed, "still open after {:?} of PINGs", start.elapsed());
+    assert!(server.metric("avatar_timeouts_total{kind=\"idle\"}") >= 1);
+}
