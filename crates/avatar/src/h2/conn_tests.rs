@@ -322,3 +322,25 @@ fn oversized_header_blocks_spend_the_control_budget() {
         u64::from(CONTROL_BURST)
     );
 }
+
+/// DATA on a closed stream draws a RST_STREAM from the server; each is charged to the resets
+/// budget, so a flood of them ends in ENHANCE_YOUR_CALM rather than a reset per frame forever.
+#[test]
+fn data_on_closed_streams_spends_the_resets_budget() {
+    let mut f = Fixture::started();
+    f.feed(&headers(1, &request("/"), END));
+    let mut flood = Vec::new();
+    for _ in 0..=RESET_BURST {
+        frame::put_header(&mut flood, 1, kind::DATA, 0, 1);
+        flood.push(0);
+    }
+    f.feed(&flood);
+    let rst = f
+        .frames()
+        .iter()
+        .filter(|x| x.0 == kind::RST_STREAM)
+        .count();
+    assert_eq!(rst, RESET_BURST as usize);
+    assert_eq!(f.goaway_code(), Some(code::ENHANCE_YOUR_CALM));
+    assert_eq!(f.metrics.h2_events(H2Event::RapidReset), 1);
+}
