@@ -149,6 +149,8 @@ type Step = Result<(), ConnError>;
 #[derive(Debug)]
 pub struct Conn {
     preface_done: bool,
+    /// The client's first frame, its SETTINGS (RFC 9113 3.4), has come.
+    settings_seen: bool,
     decoder: Decoder,
     streams: Vec<Stream>,
     /// The highest stream ID the client opened.
@@ -179,6 +181,7 @@ impl Conn {
     pub fn new() -> Self {
         Conn {
             preface_done: false,
+            settings_seen: false,
             decoder: Decoder::new(),
             streams: Vec::new(),
             last_stream: 0,
@@ -296,6 +299,14 @@ impl Conn {
     }
 
     fn frame(&mut self, h: Header, p: &[u8], out: &mut Vec<u8>, cx: &mut Ctx<'_>) -> Step {
+        if !self.settings_seen {
+            // The preface ends with a SETTINGS frame (RFC 9113 3.4): anything else first is a
+            // connection error.
+            if h.kind != kind::SETTINGS || h.has(flag::ACK) {
+                return Err(protocol());
+            }
+            self.settings_seen = true;
+        }
         if let Some(c) = self.continued {
             if h.kind != kind::CONTINUATION || h.stream != c.stream {
                 return Err(protocol());

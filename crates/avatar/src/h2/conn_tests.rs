@@ -344,3 +344,25 @@ fn data_on_closed_streams_spends_the_resets_budget() {
     assert_eq!(f.goaway_code(), Some(code::ENHANCE_YOUR_CALM));
     assert_eq!(f.metrics.h2_events(H2Event::RapidReset), 1);
 }
+
+/// The client's preface ends with SETTINGS (RFC 9113 3.4): any other first frame is a
+/// connection PROTOCOL_ERROR, and no request sent before it is answered.
+#[test]
+fn a_first_frame_other_than_settings_is_a_protocol_error() {
+    for first in [kind::HEADERS, kind::PING, kind::SETTINGS] {
+        let mut f = Fixture::new();
+        let mut hello = PREFACE.to_vec();
+        match first {
+            kind::HEADERS => hello.extend(headers(1, &request("/"), END)),
+            kind::PING => {
+                frame::put_header(&mut hello, 8, kind::PING, 0, 0);
+                hello.extend_from_slice(&[0; 8]);
+            }
+            // A SETTINGS ACK is no client preface either.
+            _ => frame::put_header(&mut hello, 0, kind::SETTINGS, flag::ACK, 0),
+        }
+        f.feed(&hello);
+        assert_eq!(f.goaway_code(), Some(code::PROTOCOL_ERROR), "first {first}");
+        assert!(f.frames().iter().all(|x| x.0 != kind::HEADERS));
+    }
+}
