@@ -407,11 +407,28 @@ impl Worker {
         }
         self.responder.set_closing();
         for index in 0..self.conns.slots.len() {
-            let Slot::Full(conn) = &self.conns.slots[index] else {
+            let Slot::Full(conn) = &mut self.conns.slots[index] else {
                 continue;
             };
-            let idle =
-                conn.input.is_empty() && conn.output.is_empty() && conn.state.body_remaining == 0;
+            if let (Some(h2), false) = (conn.h2.as_deref_mut(), conn.lingering) {
+                // HTTP/2 is told at once (GOAWAY NO_ERROR with the last stream), so the client
+                // opens no more streams; held responses are still sent.
+                let mut goaway = Vec::new();
+                h2.goaway(&mut goaway);
+                if conn.output.is_empty() {
+                    match write_nb(&mut conn.stream, &goaway) {
+                        Ok(n) => conn.output.extend_from_slice(&goaway[n..]),
+                        Err(_) => conn.output.clear(),
+                    }
+                } else {
+                    conn.output.extend_from_slice(&goaway);
+                }
+            }
+            let holding = conn.h2.as_deref().is_some_and(h2::Conn::has_streams);
+            let idle = conn.input.is_empty()
+                && conn.output.is_empty()
+                && conn.state.body_remaining == 0
+                && !holding;
             if idle || conn.lingering {
                 self.close(index);
             }
@@ -631,6 +648,7 @@ impl ConnIo<'_> {
                 conn.sniffing = false;
             }
 
+            let held_before = conn.h2.as_deref().map_or(0, h2::Conn::held_bytes);
             let mut pos = 0;
             let next = loop {
                 let outcome = match conn.h2.as_deref_mut() {
@@ -683,9 +701,12 @@ impl ConnIo<'_> {
             if let (Some(h2), true, Next::NeedInput) =
                 (conn.h2.as_deref_mut(), self.shutting_down, next)
             {
-                // HTTP/2 says goodbye with a GOAWAY, then lingers like HTTP/1's last response.
+                // HTTP/2 says goodbye with a GOAWAY, then lingers like HTTP/1's last response,
+                // once no stream waits for flow control (the shutdown timeout bounds that).
                 h2.goaway(self.wbuf);
-                next = Next::Linger;
+                if !h2.has_streams() {
+                    next = Next::Linger;
+                }
             }
             let closing = next != Next::NeedInput;
             if !closing && pos < total {
@@ -731,8 +752,15 @@ impl ConnIo<'_> {
                 conn.state.body_started = false;
                 conn.in_body = false;
                 conn.in_head = false;
-                conn.deadline_s = self.now_s.saturating_add(self.timers.idle_s);
-                if self.shutting_down && conn.state.body_remaining == 0 {
+                // A peer that never reads times out as over HTTP/1: while flow control holds
+                // response bytes, frames read (a PING every second) do not refresh the
+                // deadline; starting to hold or sending held bytes does.
+                let held = conn.h2.as_deref().map_or(0, h2::Conn::held_bytes);
+                if held == 0 || held_before == 0 || held < held_before {
+                    conn.deadline_s = self.now_s.saturating_add(self.timers.idle_s);
+                }
+                let holding = conn.h2.as_deref().is_some_and(h2::Conn::has_streams);
+                if self.shutting_down && conn.state.body_remaining == 0 && !holding {
                     return Action::Close;
                 }
             } else if pos > 0 || !conn.in_head {

@@ -149,6 +149,8 @@ type Step = Result<(), ConnError>;
 #[derive(Debug)]
 pub struct Conn {
     preface_done: bool,
+    /// The client's first frame, its SETTINGS (RFC 9113 3.4), has come.
+    settings_seen: bool,
     decoder: Decoder,
     streams: Vec<Stream>,
     /// The highest stream ID the client opened.
@@ -179,6 +181,7 @@ impl Conn {
     pub fn new() -> Self {
         Conn {
             preface_done: false,
+            settings_seen: false,
             decoder: Decoder::new(),
             streams: Vec::new(),
             last_stream: 0,
@@ -200,6 +203,12 @@ impl Conn {
     /// Whether a stream still waits for the client or for flow control.
     pub fn has_streams(&self) -> bool {
         !self.streams.is_empty()
+    }
+
+    /// Response bytes the client's flow-control windows hold back. While any are held, the
+    /// client's frames do not keep the connection alive: only sending them does.
+    pub fn held_bytes(&self) -> usize {
+        self.pending_bytes
     }
 
     /// Says goodbye gracefully (server shutdown): a GOAWAY with NO_ERROR, once.
@@ -290,6 +299,14 @@ impl Conn {
     }
 
     fn frame(&mut self, h: Header, p: &[u8], out: &mut Vec<u8>, cx: &mut Ctx<'_>) -> Step {
+        if !self.settings_seen {
+            // The preface ends with a SETTINGS frame (RFC 9113 3.4): anything else first is a
+            // connection error.
+            if h.kind != kind::SETTINGS || h.has(flag::ACK) {
+                return Err(protocol());
+            }
+            self.settings_seen = true;
+        }
         if let Some(c) = self.continued {
             if h.kind != kind::CONTINUATION || h.stream != c.stream {
                 return Err(protocol());
@@ -304,9 +321,9 @@ impl Conn {
                     return Err(protocol());
                 }
                 if p.len() != 5 {
-                    self.stream_error(h.stream, code::FRAME_SIZE_ERROR, out, cx.metrics);
+                    self.stream_error(h.stream, code::FRAME_SIZE_ERROR, out, cx.metrics, cx.now_s)?;
                 } else if u32::from_be_bytes([p[0], p[1], p[2], p[3]]) & MAX_31 == h.stream {
-                    self.stream_error(h.stream, code::PROTOCOL_ERROR, out, cx.metrics);
+                    self.stream_error(h.stream, code::PROTOCOL_ERROR, out, cx.metrics, cx.now_s)?;
                 }
                 Ok(())
             }
@@ -407,10 +424,30 @@ impl Conn {
         self.closed_at += 1;
     }
 
-    fn stream_error(&mut self, id: u32, c: u32, out: &mut Vec<u8>, metrics: &WorkerMetrics) {
+    /// Resets a stream. Every RST_STREAM the server sends is charged to the resets budget, so
+    /// frames that each draw one (DATA on closed streams) cannot be sent without limit.
+    fn stream_error(
+        &mut self,
+        id: u32,
+        c: u32,
+        out: &mut Vec<u8>,
+        metrics: &WorkerMetrics,
+        now_s: u32,
+    ) -> Step {
+        self.charge_reset(now_s)?;
         metrics.h2(H2Event::StreamError);
         frame::put_rst(out, id, c);
         self.close_stream(id);
+        Ok(())
+    }
+
+    /// Takes one RST_STREAM the server sends from the resets budget.
+    fn charge_reset(&mut self, now_s: u32) -> Step {
+        if self.resets.take(now_s, RESET_BURST, RESETS_PER_SEC) {
+            Ok(())
+        } else {
+            Err(ConnError(code::ENHANCE_YOUR_CALM, H2Event::RapidReset))
+        }
     }
 
     fn data(&mut self, h: Header, p: &[u8], out: &mut Vec<u8>, cx: &mut Ctx<'_>) -> Step {
@@ -434,13 +471,19 @@ impl Conn {
             self.spend(cx)?;
         }
         let Some(i) = self.find(h.stream).filter(|&i| self.streams[i].remote_open) else {
-            self.stream_error(h.stream, code::STREAM_CLOSED, out, cx.metrics);
+            self.stream_error(h.stream, code::STREAM_CLOSED, out, cx.metrics, cx.now_s)?;
             return Ok(());
         };
         let s = &mut self.streams[i];
         s.recv_window -= p.len() as i64;
         if s.recv_window < 0 {
-            self.stream_error(h.stream, code::FLOW_CONTROL_ERROR, out, cx.metrics);
+            self.stream_error(
+                h.stream,
+                code::FLOW_CONTROL_ERROR,
+                out,
+                cx.metrics,
+                cx.now_s,
+            )?;
             return Ok(());
         }
         s.received += body.len() as u64;
@@ -449,7 +492,7 @@ impl Conn {
             .content_length
             .is_some_and(|cl| s.received > cl || (end && s.received != cl));
         if bad_length {
-            self.stream_error(h.stream, code::PROTOCOL_ERROR, out, cx.metrics);
+            self.stream_error(h.stream, code::PROTOCOL_ERROR, out, cx.metrics, cx.now_s)?;
             return Ok(());
         }
         if end {
@@ -531,13 +574,13 @@ impl Conn {
                 code::PROTOCOL_ERROR
             };
             if !trailers_ok {
-                self.stream_error(id, c, out, cx.metrics);
+                self.stream_error(id, c, out, cx.metrics, cx.now_s)?;
                 return Ok(());
             }
             let s = &mut self.streams[i];
             s.remote_open = false;
             if s.content_length.is_some_and(|cl| cl != s.received) {
-                self.stream_error(id, code::PROTOCOL_ERROR, out, cx.metrics);
+                self.stream_error(id, code::PROTOCOL_ERROR, out, cx.metrics, cx.now_s)?;
             } else if s.done() {
                 self.close_stream(id);
             }
@@ -547,7 +590,7 @@ impl Conn {
         self.last_stream = id;
         if self_dependent {
             self.remember_closed(id);
-            self.stream_error(id, code::PROTOCOL_ERROR, out, cx.metrics);
+            self.stream_error(id, code::PROTOCOL_ERROR, out, cx.metrics, cx.now_s)?;
             return Ok(());
         }
         if self.goaway_sent {
@@ -556,6 +599,7 @@ impl Conn {
         if self.streams.len() >= cx.limits.max_concurrent_streams as usize
             || self.pending_bytes > MAX_PENDING_BYTES
         {
+            self.charge_reset(cx.now_s)?;
             cx.metrics.h2(H2Event::StreamRefused);
             frame::put_rst(out, id, code::REFUSED_STREAM);
             self.remember_closed(id);
@@ -567,7 +611,7 @@ impl Conn {
                 cx.metrics
                     .parse_error(crate::metrics::ParseError::Malformed);
                 self.remember_closed(id);
-                self.stream_error(id, code::PROTOCOL_ERROR, out, cx.metrics);
+                self.stream_error(id, code::PROTOCOL_ERROR, out, cx.metrics, cx.now_s)?;
                 return Ok(());
             }
             Checked::Request(req) => Some(req.req.content_length).filter(|_| req.has_length),
@@ -575,20 +619,26 @@ impl Conn {
         };
         if content_length.is_some_and(|cl| end_stream && cl != 0) {
             self.remember_closed(id);
-            self.stream_error(id, code::PROTOCOL_ERROR, out, cx.metrics);
+            self.stream_error(id, code::PROTOCOL_ERROR, out, cx.metrics, cx.now_s)?;
             return Ok(());
         }
         if let Checked::Refused(crate::metrics::ParseError::HeadTooLarge) = checked {
             cx.metrics.h2(H2Event::HeaderListTooLarge);
+            // An oversized block is charged to the control budget, not paid back: its 431
+            // must not let a client send such blocks without limit.
+            if !self.control.take(cx.now_s, CONTROL_BURST, CONTROL_PER_SEC) {
+                return Err(ConnError(code::ENHANCE_YOUR_CALM, H2Event::ControlFlood));
+            }
+        } else {
+            self.control = Bucket {
+                tokens: self
+                    .control
+                    .tokens
+                    .saturating_add(CONTROL_PER_REQUEST)
+                    .min(CONTROL_BURST),
+                ..self.control
+            };
         }
-        self.control = Bucket {
-            tokens: self
-                .control
-                .tokens
-                .saturating_add(CONTROL_PER_REQUEST)
-                .min(CONTROL_BURST),
-            ..self.control
-        };
         let resp = &mut cx.scratch.resp;
         resp.clear();
         request::answer(&checked, cx.responder, resp, cx.peer);
@@ -754,12 +804,18 @@ impl Conn {
             return Ok(());
         };
         if inc == 0 {
-            self.stream_error(h.stream, code::PROTOCOL_ERROR, out, cx.metrics);
+            self.stream_error(h.stream, code::PROTOCOL_ERROR, out, cx.metrics, cx.now_s)?;
             return Ok(());
         }
         self.streams[i].send_window += inc;
         if self.streams[i].send_window > i64::from(MAX_31) {
-            self.stream_error(h.stream, code::FLOW_CONTROL_ERROR, out, cx.metrics);
+            self.stream_error(
+                h.stream,
+                code::FLOW_CONTROL_ERROR,
+                out,
+                cx.metrics,
+                cx.now_s,
+            )?;
             return Ok(());
         }
         self.flush_pending(out);

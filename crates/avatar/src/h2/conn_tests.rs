@@ -296,3 +296,73 @@ fn an_idle_connection_is_small() {
     assert_eq!(f.conn.streams.capacity(), 0);
     assert_eq!(f.conn.block.capacity(), 0);
 }
+
+/// A 431 answers an oversized header block without paying back the control budget: the
+/// block is charged to it, so a client cannot send such blocks without limit.
+#[test]
+fn oversized_header_blocks_spend_the_control_budget() {
+    let mut f = Fixture::started();
+    f.limits.max_header_list_bytes = 1000;
+    // The first block indexes a 1,100-byte field; every later one refers to it in one byte.
+    let mut first = request("/");
+    first.extend_from_slice(&[0x40, 1, b'x']);
+    put_int(&mut first, 0, 7, 1100);
+    first.extend(std::iter::repeat_n(b'v', 1100));
+    let mut flood = headers(1, &first, END);
+    let mut bomb = request("/");
+    bomb.push(0xbe);
+    for i in 1..=CONTROL_BURST {
+        flood.extend(headers(2 * i + 1, &bomb, END));
+    }
+    f.feed(&flood);
+    assert_eq!(f.goaway_code(), Some(code::ENHANCE_YOUR_CALM));
+    assert_eq!(f.metrics.h2_events(H2Event::ControlFlood), 1);
+    assert_eq!(
+        f.metrics.h2_events(H2Event::HeaderListTooLarge),
+        u64::from(CONTROL_BURST)
+    );
+}
+
+/// DATA on a closed stream draws a RST_STREAM from the server; each is charged to the resets
+/// budget, so a flood of them ends in ENHANCE_YOUR_CALM rather than a reset per frame forever.
+#[test]
+fn data_on_closed_streams_spends_the_resets_budget() {
+    let mut f = Fixture::started();
+    f.feed(&headers(1, &request("/"), END));
+    let mut flood = Vec::new();
+    for _ in 0..=RESET_BURST {
+        frame::put_header(&mut flood, 1, kind::DATA, 0, 1);
+        flood.push(0);
+    }
+    f.feed(&flood);
+    let rst = f
+        .frames()
+        .iter()
+        .filter(|x| x.0 == kind::RST_STREAM)
+        .count();
+    assert_eq!(rst, RESET_BURST as usize);
+    assert_eq!(f.goaway_code(), Some(code::ENHANCE_YOUR_CALM));
+    assert_eq!(f.metrics.h2_events(H2Event::RapidReset), 1);
+}
+
+/// The client's preface ends with SETTINGS (RFC 9113 3.4): any other first frame is a
+/// connection PROTOCOL_ERROR, and no request sent before it is answered.
+#[test]
+fn a_first_frame_other_than_settings_is_a_protocol_error() {
+    for first in [kind::HEADERS, kind::PING, kind::SETTINGS] {
+        let mut f = Fixture::new();
+        let mut hello = PREFACE.to_vec();
+        match first {
+            kind::HEADERS => hello.extend(headers(1, &request("/"), END)),
+            kind::PING => {
+                frame::put_header(&mut hello, 8, kind::PING, 0, 0);
+                hello.extend_from_slice(&[0; 8]);
+            }
+            // A SETTINGS ACK is no client preface either.
+            _ => frame::put_header(&mut hello, 0, kind::SETTINGS, flag::ACK, 0),
+        }
+        f.feed(&hello);
+        assert_eq!(f.goaway_code(), Some(code::PROTOCOL_ERROR), "first {first}");
+        assert!(f.frames().iter().all(|x| x.0 != kind::HEADERS));
+    }
+}

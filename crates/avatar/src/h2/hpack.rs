@@ -118,7 +118,8 @@ impl Decoder {
 
     /// Decodes one complete header block into `out` (cleared first). Past `list_limit` bytes
     /// of header list the fields stop being kept (`out.too_large`), but the block is still
-    /// decoded to its end, so the table stays in step with the client's.
+    /// checked to its end, so the table stays in step with the client's: past the limit a
+    /// field is only counted (its bytes are copied only when the table must take it in).
     pub fn decode(
         &mut self,
         mut b: &[u8],
@@ -128,6 +129,20 @@ impl Decoder {
         out.clear();
         let mut first = true;
         while let Some(&lead) = b.first() {
+            if lead & 0x80 != 0 && !out.too_large {
+                // An indexed field that would pass the limit is not copied at all.
+                let (n, v) = self.entry_lens(int(b, 7)?.0)?;
+                if out.list_size + n + v + 32 > list_limit {
+                    out.too_large = true;
+                }
+            }
+            if out.too_large {
+                // Past the limit nothing is kept: the rest is only checked and counted, so a
+                // byte of input costs no more than it did to send (an indexed reference to a
+                // 4 KB entry is one byte).
+                b = self.skip_field(b, out)?;
+                continue;
+            }
             let mark = out.bytes.len();
             let (index_it, name_end) = if lead & 0x80 != 0 {
                 // Indexed field.
@@ -180,6 +195,75 @@ impl Decoder {
             }
         }
         Ok(())
+    }
+
+    /// Checks and counts one field of a block already too large, returning the rest of the
+    /// block. Nothing is copied to `out` except a field the client indexes, which the table
+    /// must take in (a table entry's bytes at most).
+    fn skip_field<'b>(
+        &mut self,
+        mut b: &'b [u8],
+        out: &mut Fields,
+    ) -> Result<&'b [u8], HpackError> {
+        let lead = b[0];
+        if lead & 0x80 != 0 {
+            let (i, used) = int(b, 7)?;
+            let (name_len, value_len) = self.entry_lens(i)?;
+            out.list_size = out.list_size.saturating_add(name_len + value_len + 32);
+            return Ok(&b[used..]);
+        }
+        if lead & 0xe0 == 0x20 {
+            // A table size update after a field.
+            return Err(HpackError::BadTableSize);
+        }
+        let index_it = lead & 0xc0 == 0x40;
+        let (i, used) = int(b, if index_it { 6 } else { 4 })?;
+        b = &b[used..];
+        let mark = out.bytes.len();
+        if index_it {
+            let name_end = if i == 0 {
+                let used = string(b, &mut out.bytes)?;
+                b = &b[used..];
+                out.bytes.len()
+            } else {
+                self.copy_indexed(i, false, &mut out.bytes)?.0
+            };
+            let used = string(b, &mut out.bytes)?;
+            b = &b[used..];
+            self.insert(&out.bytes[mark..name_end], &out.bytes[name_end..]);
+            out.list_size = out.list_size.saturating_add(out.bytes.len() - mark + 32);
+            out.bytes.truncate(mark);
+            return Ok(b);
+        }
+        let name_len = if i == 0 {
+            let (used, len) = string_len(b)?;
+            b = &b[used..];
+            len
+        } else {
+            self.entry_lens(i)?.0
+        };
+        let (used, value_len) = string_len(b)?;
+        out.list_size = out.list_size.saturating_add(name_len + value_len + 32);
+        Ok(&b[used..])
+    }
+
+    /// The name and value lengths of entry `i`, copying nothing.
+    fn entry_lens(&self, i: u64) -> Result<(usize, usize), HpackError> {
+        match i {
+            0 => Err(HpackError::BadIndex),
+            1..=61 => {
+                let (n, v) = STATIC[i as usize - 1];
+                Ok((n.len(), v.len()))
+            }
+            _ => {
+                let k = (i - 62) as usize;
+                if k >= self.entries.len() {
+                    return Err(HpackError::BadIndex);
+                }
+                let e = self.entries[self.entries.len() - 1 - k];
+                Ok((e.name_len as usize, e.value_len as usize))
+            }
+        }
     }
 
     /// Appends the name (and, when `with_value`, the value) of entry `i`; returns where the
@@ -272,6 +356,26 @@ fn string(b: &[u8], out: &mut Vec<u8>) -> Result<usize, HpackError> {
         out.extend_from_slice(raw);
     }
     Ok(end)
+}
+
+/// Checks a string literal without keeping it (Huffman coding is still validated); returns
+/// the bytes it took and its decoded length.
+fn string_len(b: &[u8]) -> Result<(usize, usize), HpackError> {
+    let huff = b.first().ok_or(HpackError::Truncated)? & 0x80 != 0;
+    let (len, used) = int(b, 7)?;
+    let end = used
+        .checked_add(len as usize)
+        .filter(|&e| e <= b.len())
+        .ok_or(HpackError::Truncated)?;
+    let raw = &b[used..end];
+    let decoded = if huff {
+        let mut n = 0usize;
+        h2wire::hpack::huffman(raw, |_| n += 1)?;
+        n
+    } else {
+        raw.len()
+    };
+    Ok((end, decoded))
 }
 
 /// Decodes a Huffman string onto `out`.
@@ -475,6 +579,44 @@ mod tests {
         d.decode(&block, &mut f, 100).unwrap();
         assert!(f.too_large);
         assert_eq!(d.entries.len(), 1, "the table still took the entry");
+    }
+
+    /// An HPACK bomb: one large indexed field referenced byte after byte in a block over the
+    /// limit. Past the limit the fields are counted, not copied, so the block costs what its
+    /// bytes cost to read, and the table still takes what the client indexes.
+    #[test]
+    fn oversized_block_counts_indexed_fields_without_copying_them() {
+        let mut d = Decoder::new();
+        let mut f = Fields::new();
+        let big = "v".repeat(4000);
+        let mut block = vec![0x40, 1, b'x'];
+        put_int(&mut block, 0, 7, big.len());
+        block.extend_from_slice(big.as_bytes());
+        d.decode(&block, &mut f, 1 << 20).unwrap();
+        assert!(!f.too_large);
+        let entry = 1 + 4000 + 32;
+
+        let mut bomb = Fields::default();
+        let mut block = vec![0xbe; 16 * 1024];
+        // A field indexed past the limit still enters the table; a bad index is still an error.
+        block.extend_from_slice(&[0x40, 1, b'y', 1, b'z']);
+        block.push(0xbe);
+        d.decode(&block, &mut bomb, 4000).unwrap();
+        assert!(bomb.too_large);
+        assert_eq!(bomb.spans.len(), 0);
+        assert!(
+            bomb.bytes.capacity() < 64,
+            "only the indexed y: z was copied"
+        );
+        assert_eq!(bomb.list_size, 16 * 1024 * entry + 2 * (1 + 1 + 32));
+        assert_eq!(d.entries.len(), 2);
+        assert_eq!(
+            d.decode(&[0xbe, 0xc0], &mut bomb, 10),
+            Err(HpackError::BadIndex)
+        );
+        // Huffman strings are still checked past the limit: 0x00 pads with zeros, not ones.
+        let block = [0xbe, 0xbe, 0x00, 0x81, 0x00, 0x01, b'v'];
+        assert!(d.decode(&block, &mut bomb, 10).is_err());
     }
 
     #[test]

@@ -314,3 +314,129 @@ fn a_split_preface_waits_and_a_non_http_line_is_closed() {
     let _ = s.read_to_end(&mut got);
     assert!(got.is_empty(), "{:?}", String::from_utf8_lossy(&got));
 }
+
+/// A client that opens streams with a zero window and never reads, but PINGs: flow control
+/// holds the responses, and the PINGs must not keep the connection alive past the idle
+/// timeout (HTTP/1 times out a peer that never reads, too).
+#[test]
+fn held_responses_are_not_kept_alive_by_pings() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    // Two seconds: the deadline is kept in whole seconds, so one would close on the next tick.
+    let server = Avatar::start(&["--idle-timeout", "2"]);
+    let mut s = TcpStream::connect(server.addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let mut hello = PREFACE.to_vec();
+    // SETTINGS_INITIAL_WINDOW_SIZE = 0.
+    hello.extend(frame(4, 0, 0, &[0, 4, 0, 0, 0, 0]));
+    let mut get_svg = vec![0x82, 0x86, 0x04, 11];
+    get_svg.extend_from_slice(b"/ff8800.svg");
+    for i in 0..10u32 {
+        hello.extend(frame(1, 0x5, 2 * i + 1, &get_svg));
+    }
+    s.write_all(&hello).unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let pinger = {
+        let mut w = s.try_clone().unwrap();
+        let stop = Arc::clone(&stop);
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                if w.write_all(&frame(6, 0, 0, &[1; 8])).is_err() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(200));
+            }
+        })
+    };
+    // The PING ACKs keep coming while the connection is open: read until the close, or
+    // give up after 15 seconds (the timeout is 2).
+    let start = std::time::Instant::now();
+    let mut buf = [0u8; 4096];
+    let closed = loop {
+        match s.read(&mut buf) {
+            Ok(0) | Err(_) => break true,
+            Ok(_) if start.elapsed() > Duration::from_secs(15) => break false,
+            Ok(_) => {}
+        }
+    };
+    stop.store(true, Ordering::Relaxed);
+    pinger.join().unwrap();
+    assert!(closed, "still open after {:?} of PINGs", start.elapsed());
+    assert!(server.metric("avatar_timeouts_total{kind=\"idle\"}") >= 1);
+}
+
+/// Reads frames until one matches `want` (or the connection ends); returns (type, flags,
+/// stream, payload) of all read.
+fn read_frames_until(
+    s: &mut TcpStream,
+    got: &mut Vec<u8>,
+    want: impl Fn(&(u8, u8, u32, Vec<u8>)) -> bool,
+) -> Vec<(u8, u8, u32, Vec<u8>)> {
+    let mut buf = [0u8; 16384];
+    loop {
+        let mut frames = Vec::new();
+        let mut at = 0;
+        while at + 9 <= got.len() {
+            let len = u32::from_be_bytes([0, got[at], got[at + 1], got[at + 2]]) as usize;
+            if at + 9 + len > got.len() {
+                break;
+            }
+            let stream = u32::from_be_bytes([got[at + 5], got[at + 6], got[at + 7], got[at + 8]]);
+            frames.push((
+                got[at + 3],
+                got[at + 4],
+                stream,
+                got[at + 9..at + 9 + len].to_vec(),
+            ));
+            at += 9 + len;
+        }
+        if frames.iter().any(&want) {
+            return frames;
+        }
+        match s.read(&mut buf) {
+            Ok(0) | Err(_) => return frames,
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+        }
+    }
+}
+
+/// SIGTERM with a response held by flow control: the client gets GOAWAY NO_ERROR naming its
+/// stream at once, the held body once it opens its window, and the server then exits.
+#[test]
+fn sigterm_sends_goaway_and_keeps_held_responses() {
+    let mut server = Avatar::start(&[]);
+    let mut s = TcpStream::connect(server.addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let mut hello = PREFACE.to_vec();
+    hello.extend(frame(4, 0, 0, &[0, 4, 0, 0, 0, 0]));
+    let mut get_svg = vec![0x82, 0x86, 0x04, 11];
+    get_svg.extend_from_slice(b"/ff8800.svg");
+    hello.extend(frame(1, 0x5, 1, &get_svg));
+    s.write_all(&hello).unwrap();
+    let mut got = Vec::new();
+    // The response's HEADERS: the body is held.
+    read_frames_until(&mut s, &mut got, |f| f.0 == 1 && f.2 == 1);
+    server.signal("TERM");
+    let frames = read_frames_until(&mut s, &mut got, |f| f.0 == 7);
+    let goaway = frames
+        .iter()
+        .find(|f| f.0 == 7)
+        .expect("a GOAWAY after SIGTERM");
+    assert_eq!(
+        goaway.3[..8],
+        [0, 0, 0, 1, 0, 0, 0, 0],
+        "last stream 1, NO_ERROR"
+    );
+    let mut open = frame(8, 0, 0, &(1u32 << 20).to_be_bytes());
+    open.extend(frame(8, 0, 1, &(1u32 << 20).to_be_bytes()));
+    s.write_all(&open).unwrap();
+    let frames = read_frames_until(&mut s, &mut got, |f| f.0 == 0 && f.1 & 1 == 1);
+    assert!(
+        frames.iter().any(|f| f.0 == 0 && f.1 & 1 == 1 && f.2 == 1),
+        "the held body was not sent: {:?}",
+        frames.iter().map(|f| (f.0, f.1, f.2)).collect::<Vec<_>>()
+    );
+    let status = server
+        .wait_exit(Duration::from_secs(15))
+        .expect("exit after SIGTERM");
+    assert!(status.success(), "{status:?}");
+}
