@@ -160,7 +160,11 @@ pub fn fuzz_hpack(block: &[u8]) -> Option<u16> {
     match (&engine, &capturing) {
         (_, Err(hpack::HpackError::ListTooLarge)) => {}
         (Ok(a), Ok(b)) => assert_eq!(a, b, "the two decoders disagree"),
-        (a, b) => assert_eq!(a.is_ok(), b.is_ok(), "the two decoders disagree: {a:?} {b:?}"),
+        (a, b) => assert_eq!(
+            a.is_ok(),
+            b.is_ok(),
+            "the two decoders disagree: {a:?} {b:?}"
+        ),
     }
     engine.ok().and_then(|b| b.status)
 }
