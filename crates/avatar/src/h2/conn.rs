@@ -18,25 +18,11 @@ use crate::config::Limits;
 use crate::metrics::{H2Event, WorkerMetrics};
 use crate::responder::{Next, Outcome, Responder};
 
-/// CONTINUATION frames one header block may take (CVE-2024-27316): an honest client needs
-/// two at most for a block within our limits, at the minimum frame size.
-pub const MAX_CONTINUATIONS: u32 = 32;
-/// RST_STREAM frames a connection may send in a burst, and per second after it
-/// (CVE-2023-44487, rapid reset): nghttp2's defaults.
-pub const RESET_BURST: u32 = 1000;
-/// See [`RESET_BURST`].
-pub const RESETS_PER_SEC: u32 = 33;
-/// Control frames (PING, SETTINGS, WINDOW_UPDATE, PRIORITY, RST_STREAM, empty DATA, unknown
-/// types) a connection may send in a burst; each answered request and each second earn
-/// some back.
-pub const CONTROL_BURST: u32 = 1000;
-/// Control frames earned back per answered request.
-pub const CONTROL_PER_REQUEST: u32 = 10;
-/// Control frames earned back per second.
-pub const CONTROL_PER_SEC: u32 = 100;
-/// Response bytes held for flow control over a connection's streams; past it, new streams
-/// are refused until the client reads.
-pub const MAX_PENDING_BYTES: usize = 1 << 20;
+use super::limits::Bucket;
+pub use super::limits::{
+    CONTROL_BURST, CONTROL_PER_REQUEST, CONTROL_PER_SEC, MAX_CONTINUATIONS, MAX_PENDING_BYTES,
+    RESETS_PER_SEC, RESET_BURST,
+};
 
 /// Buffers the worker lends every connection it drives.
 #[derive(Debug, Default)]
@@ -69,33 +55,6 @@ pub struct Ctx<'a> {
     pub peer: Option<SocketAddr>,
     /// The worker clock, in seconds.
     pub now_s: u32,
-}
-
-/// A token bucket over the worker clock.
-#[derive(Debug, Clone, Copy)]
-struct Bucket {
-    tokens: u32,
-    at_s: u32,
-}
-
-impl Bucket {
-    fn full(burst: u32) -> Self {
-        Bucket {
-            tokens: burst,
-            at_s: 0,
-        }
-    }
-
-    fn take(&mut self, now_s: u32, burst: u32, per_sec: u32) -> bool {
-        let earned = now_s.saturating_sub(self.at_s).saturating_mul(per_sec);
-        self.tokens = self.tokens.saturating_add(earned).min(burst);
-        self.at_s = now_s;
-        if self.tokens == 0 {
-            return false;
-        }
-        self.tokens -= 1;
-        true
-    }
 }
 
 #[derive(Debug)]

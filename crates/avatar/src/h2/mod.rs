@@ -27,6 +27,7 @@
 pub mod conn;
 pub mod frame;
 pub mod hpack;
+pub mod limits;
 pub mod request;
 pub mod response;
 
