@@ -161,6 +161,8 @@ pub(crate) struct Conn {
     partial: Vec<u8>,
     /// The rest of a DATA frame still to come: (bytes, stream, end_stream).
     data_left: usize,
+    /// A PADDED DATA frame's length, until its pad length (the first byte) is checked.
+    data_pad_check: usize,
     data_stream: u32,
     data_end: bool,
     block: Vec<u8>,
@@ -212,6 +214,7 @@ impl Conn {
             streams: Vec::new(),
             partial: Vec::new(),
             data_left: 0,
+            data_pad_check: 0,
             data_stream: 0,
             data_end: false,
             block: Vec::new(),
@@ -462,6 +465,13 @@ impl Conn {
         loop {
             if self.data_left > 0 {
                 let n = self.data_left.min(data.len());
+                if self.data_pad_check > 0 && n > 0 {
+                    // A pad as long as the payload or longer (RFC 9113 6.1).
+                    if usize::from(data[0]) >= self.data_pad_check {
+                        return violation(Violation::Protocol);
+                    }
+                    self.data_pad_check = 0;
+                }
                 if let Some(k) = &mut self.kept {
                     k.frame.extend_from_slice(&data[..n]);
                 }
@@ -583,6 +593,11 @@ impl Conn {
             }
         }
         self.data_left = h.len;
+        self.data_pad_check = if h.flags & flag::PADDED != 0 {
+            h.len
+        } else {
+            0
+        };
         self.data_stream = h.stream;
         self.data_end = end;
         if let Some(k) = &mut self.kept {

@@ -709,3 +709,36 @@ fn frames_on_streams_never_opened_are_protocol_errors() {
         );
     }
 }
+
+/// A DATA frame whose pad length is its payload's length or more is a connection error
+/// (RFC 9113 6.1): the engine skipped the payload unread; a valid pad is accepted.
+#[test]
+fn data_padding_as_long_as_the_payload_is_a_protocol_error() {
+    let mut head = settings(&[]);
+    head.extend(frame(kind::HEADERS, flag::END_HEADERS, 1, &[0x88]));
+    let mut bad = head.clone();
+    bad.extend(frame(
+        kind::DATA,
+        flag::PADDED | flag::END_STREAM,
+        1,
+        &[3, b'a', 0],
+    ));
+    assert_eq!(both(1, &bad).1, Err(ConnError::Local(Violation::Protocol)));
+    let mut good = head;
+    good.extend(frame(
+        kind::DATA,
+        flag::PADDED | flag::END_STREAM,
+        1,
+        &[1, b'a', 0],
+    ));
+    assert_eq!(
+        both(1, &good),
+        (
+            vec![Event::Response {
+                stream: 1,
+                status: 200
+            }],
+            Ok(())
+        )
+    );
+}
