@@ -480,12 +480,9 @@ fn capacity_level<E: de::Error>(
             "a capacity level runs timed windows of a search: drop requests and repeats",
         ));
     }
-    let slo = objective.parse::<report::slo::Slo>().map_err(|e| {
-        E::custom(format!(
-            "capacity: {}",
-            e.to_string().trim_start_matches("--slo ")
-        ))
-    })?;
+    let slo = objective
+        .parse::<report::slo::Slo>()
+        .map_err(|e| E::custom(format!("capacity: {e}")))?;
     if let Some(c) = slo.clauses.iter().find(|c| {
         matches!(
             c.metric,
