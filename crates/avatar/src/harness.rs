@@ -70,35 +70,13 @@ impl Harness {
             FIXED_UNIX_SECS,
         );
         let mut state = ConnState::default();
-        let mut pending: Vec<u8> = Vec::new();
-        let mut output = Vec::new();
         let mut batch = Vec::new();
-        for chunk in chunks {
-            pending.extend_from_slice(chunk);
-            loop {
-                let outcome =
-                    responder.respond(&mut state, &pending, &mut batch, self.out_limit, None);
-                assert!(outcome.consumed <= pending.len(), "consumed past the input");
-                pending.drain(..outcome.consumed);
-                output.append(&mut batch);
-                match outcome.next {
-                    Next::OutputFull => continue,
-                    Next::NeedInput => break,
-                    Next::Close | Next::Linger => {
-                        return Transcript {
-                            output,
-                            closed: true,
-                            pending: 0,
-                        };
-                    }
-                }
-            }
-        }
-        Transcript {
-            output,
-            closed: false,
-            pending: pending.len(),
-        }
+        let out_limit = self.out_limit;
+        feed(chunks, |pending, output| {
+            let outcome = responder.respond(&mut state, pending, &mut batch, out_limit, None);
+            output.append(&mut batch);
+            (outcome.consumed, outcome.next)
+        })
     }
 
     /// Feeds `data` whole and split at `cut`, and checks the invariants; returns the whole run.
@@ -139,41 +117,19 @@ impl Harness {
         );
         let mut scratch = h2::Scratch::new();
         let mut conn = h2::Conn::new();
-        let mut pending: Vec<u8> = Vec::new();
-        let mut output = Vec::new();
-        for chunk in chunks {
-            pending.extend_from_slice(chunk);
-            loop {
-                let mut cx = h2::Ctx {
-                    responder: &mut responder,
-                    scratch: &mut scratch,
-                    metrics: metrics.worker(0),
-                    limits: self.site.limits(),
-                    peer: None,
-                    now_s: 0,
-                };
-                let out_limit = output.len() + self.out_limit;
-                let outcome = conn.process(&pending, &mut output, out_limit, &mut cx);
-                assert!(outcome.consumed <= pending.len(), "consumed past the input");
-                pending.drain(..outcome.consumed);
-                match outcome.next {
-                    Next::OutputFull => continue,
-                    Next::NeedInput => break,
-                    Next::Close | Next::Linger => {
-                        return Transcript {
-                            output,
-                            closed: true,
-                            pending: 0,
-                        };
-                    }
-                }
-            }
-        }
-        Transcript {
-            output,
-            closed: false,
-            pending: pending.len(),
-        }
+        feed(chunks, |pending, output| {
+            let mut cx = h2::Ctx {
+                responder: &mut responder,
+                scratch: &mut scratch,
+                metrics: metrics.worker(0),
+                limits: self.site.limits(),
+                peer: None,
+                now_s: 0,
+            };
+            let out_limit = output.len() + self.out_limit;
+            let outcome = conn.process(pending, output, out_limit, &mut cx);
+            (outcome.consumed, outcome.next)
+        })
     }
 
     /// As [`Harness::check`] for HTTP/2: `data` follows the preface. Panics if splitting
@@ -191,5 +147,40 @@ impl Harness {
             whole.pending
         );
         whole
+    }
+}
+
+/// Feeds `chunks` in order, as separate reads, to `step` (which answers what it can of
+/// the bytes held into the output, and says how many it consumed and what it needs next),
+/// and returns what was sent: one loop for both protocols.
+fn feed<'a>(
+    chunks: impl IntoIterator<Item = &'a [u8]>,
+    mut step: impl FnMut(&[u8], &mut Vec<u8>) -> (usize, Next),
+) -> Transcript {
+    let mut pending: Vec<u8> = Vec::new();
+    let mut output = Vec::new();
+    for chunk in chunks {
+        pending.extend_from_slice(chunk);
+        loop {
+            let (consumed, next) = step(&pending, &mut output);
+            assert!(consumed <= pending.len(), "consumed past the input");
+            pending.drain(..consumed);
+            match next {
+                Next::OutputFull => continue,
+                Next::NeedInput => break,
+                Next::Close | Next::Linger => {
+                    return Transcript {
+                        output,
+                        closed: true,
+                        pending: 0,
+                    };
+                }
+            }
+        }
+    }
+    Transcript {
+        output,
+        closed: false,
+        pending: pending.len(),
     }
 }
