@@ -101,7 +101,10 @@ impl Drop for Capped {
 /// Runs a search; returns the exit code, the JSON's capacity section and the wall time.
 #[track_caller]
 fn find_max(url: &str, extra: &[&str]) -> (Option<i32>, serde_json::Value, Duration) {
-    let mut args = vec!["load", "-c", "64", "-t", "1", "--json", "-", "-q"];
+    // 16 connections hold the queue of any rate these tests ask (in flight = rate x latency)
+    // without spawning 64 server threads per window: each window connects anew, and on a
+    // loaded machine those spawns stalled a window's first requests past the objective.
+    let mut args = vec!["load", "-c", "16", "-t", "1", "--json", "-", "-q"];
     args.extend_from_slice(extra);
     args.push(url);
     let started = Instant::now();
@@ -144,14 +147,18 @@ const K: f64 = 400.0;
 #[test]
 fn finds_a_known_capacity_within_5_percent_and_its_budget() {
     let s = Capped::start(K, false);
-    // A window fails once its queue passes 100 ms after the bucket's 100 ms: 4% over the
-    // capacity for 5 s. A tighter objective fails on the scheduler's delays alone on a
-    // loaded 2-core machine (p99 of 50-65 ms at half the capacity, load average 15).
+    // A window fails once its queue passes 100 ms after the bucket's 100 ms: about 4% over
+    // the capacity for 5 s, for p90 as for p99 (the queue grows all window long, so the
+    // window's 90th and 99th percentiles are both near its end). p90 because a stall of the
+    // machine's scheduler is short: at p99 a 150 ms stall in the first window (load average
+    // 15-18) failed the start rate, a quarter of the capacity, and ended the search there;
+    // at p90 it takes a stall of a tenth of the window. A tighter objective fails on the
+    // scheduler's delays alone (p99 of 50-65 ms at half the capacity, load average 15).
     let (code, c, wall) = find_max(
         &s.url(),
         &[
             "--find-max",
-            "p99<100ms",
+            "p90<100ms",
             "--start-rate",
             "100",
             "--window",
