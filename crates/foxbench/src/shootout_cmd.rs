@@ -53,7 +53,8 @@ pub struct ShootoutArgs {
     pub list: bool,
 
     /// With --list: print every target and service as JSON instead, its build and start
-    /// commands filled as the shootout fills them.
+    /// commands filled as the shootout fills them, its scenarios, and its finished build in
+    /// the build cache (`built`), if any.
     #[arg(long, requires = "list")]
     pub json: bool,
 
@@ -220,8 +221,12 @@ pub fn run(args: ShootoutArgs) -> Result<ExitCode> {
         .root
         .clone()
         .unwrap_or_else(|| find_root(args.suite.as_deref()));
+    let cache = args
+        .cache
+        .clone()
+        .unwrap_or_else(|| root.join("target").join("shootout-cache"));
     if args.json {
-        let listing = shootout::listing::listing(&suite, &root, &args.fill);
+        let listing = shootout::listing::listing(&suite, &root, &cache, &args.fill);
         let mut out = std::io::stdout().lock();
         serde_json::to_writer_pretty(&mut out, &listing)?;
         writeln!(out)?;
@@ -241,10 +246,6 @@ pub fn run(args: ShootoutArgs) -> Result<ExitCode> {
         .unwrap_or_else(|| PathBuf::from("shootout-results").join(stamp()));
     std::fs::create_dir_all(&out)
         .with_context(|| format!("cannot create output directory {}", out.display()))?;
-    let cache = args
-        .cache
-        .clone()
-        .unwrap_or_else(|| root.join("target").join("shootout-cache"));
     std::fs::create_dir_all(&cache)
         .with_context(|| format!("cannot create build cache {}", cache.display()))?;
     let cache = cache.canonicalize().unwrap_or(cache);

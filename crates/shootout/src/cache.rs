@@ -130,6 +130,14 @@ fn lock_entry(out: &Path, limit: Duration, interrupt: &AtomicBool) -> Result<fs:
     }
 }
 
+/// The file a finished build leaves in its cache entry.
+const BUILT_STAMP: &str = ".foxbench-built";
+
+/// Whether the cache entry `out` holds a finished build.
+pub fn is_built(out: &Path) -> bool {
+    out.join(BUILT_STAMP).exists()
+}
+
 /// Runs `command` in `dir` into `out` unless `out` already holds a finished build.
 /// Returns whether the cache was used, and the time taken.
 pub fn build(
@@ -141,7 +149,7 @@ pub fn build(
     limit: Duration,
     interrupt: &AtomicBool,
 ) -> Result<(bool, Duration), BuildError> {
-    let stamp = out.join(".foxbench-built");
+    let stamp = out.join(BUILT_STAMP);
     if stamp.exists() {
         return Ok((true, Duration::ZERO));
     }
@@ -206,7 +214,7 @@ pub fn size(path: &Path) -> Option<u64> {
     let mut total = 0;
     for e in fs::read_dir(path).ok()?.flatten() {
         let name = e.file_name();
-        if name == ".foxbench-built" {
+        if name == BUILT_STAMP {
             continue;
         }
         total += size(&e.path()).unwrap_or(0);

@@ -170,14 +170,8 @@ impl Builder<'_> {
     /// Builds the target into the cache, unless a build with the same key is there.
     pub fn build(&self, setup: &Setup) -> Result<Built, TargetFailure> {
         let spec = setup.spec;
-        let mut inputs = vec![setup.dir.clone()];
-        inputs.extend(spec.inputs.iter().map(|i| setup.root.join(i)));
         let command = spec.build.clone().unwrap_or_else(|| "true".into());
-        let key = cache::key(&command, &setup.env, &setup.tools, setup.root, &inputs)
-            .map_err(TargetFailure::CacheKey)?;
-        // By the [[target]]'s name: its parameter rows share a build unless the parameters
-        // change the build command or its environment (and so the key).
-        let out = self.cache.join(format!("{}-{key}", spec.base));
+        let (out, key) = cache_entry(self.cache, setup).map_err(TargetFailure::CacheKey)?;
         let out_s = out.to_string_lossy().into_owned();
         let dir_s = setup.dir.to_string_lossy().into_owned();
         let vars = [("out", out_s.as_str()), ("dir", dir_s.as_str())];
@@ -228,6 +222,19 @@ impl Builder<'_> {
         });
         Ok(Built { info, out })
     }
+}
+
+/// The directory of `cache` that holds (or will hold) the target's build (`{out}`), and
+/// its key.
+pub fn cache_entry(cache: &Path, setup: &Setup) -> io::Result<(PathBuf, String)> {
+    let spec = setup.spec;
+    let mut inputs = vec![setup.dir.clone()];
+    inputs.extend(spec.inputs.iter().map(|i| setup.root.join(i)));
+    let command = spec.build.clone().unwrap_or_else(|| "true".into());
+    let key = cache::key(&command, &setup.env, &setup.tools, setup.root, &inputs)?;
+    // By the [[target]]'s name: its parameter rows share a build unless the parameters
+    // change the build command or its environment (and so the key).
+    Ok((cache.join(format!("{}-{key}", spec.base)), key))
 }
 
 /// How many ports a start tries when another process takes the chosen one first.

@@ -1,7 +1,9 @@
 //! A suite's targets and services with their commands filled as the shootout fills them:
 //! what `foxbench shootout --list --json` prints, so that other tools (the targets'
 //! checkers in `targets/`) run a target exactly as the shootout would, without filling
-//! placeholders themselves.
+//! placeholders themselves. It also says which scenarios each target implements (and which
+//! of them speak HTTP/2) and where the build cache holds a target's finished build, so that
+//! a checker can run the shootout's own builds (`targets/h2spec.py`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -11,6 +13,7 @@ use serde::Serialize;
 use report::listing::{Level, Listing as TextListing, Scenario, Service, Services, Target};
 
 use crate::cache;
+use crate::lifecycle::{cache_entry, Setup};
 use crate::suite::{fill, service_vars, Ready, Suite, TargetSpec, SERVICE_PREFIX};
 
 /// The suite as listed: where it is, what was filled, and every target and service.
@@ -24,10 +27,27 @@ pub struct Listing {
     /// and `template`, and those given by the caller (`port`, `out`, `service.NAME.port`,
     /// ...); `{dir}` is each entry's own `dir`. Placeholders without a value stay as written.
     pub filled: BTreeMap<String, String>,
+    /// Every scenario, in suite order.
+    pub scenarios: Vec<ListedScenario>,
     /// Every target, one entry per parameter row, in run order.
     pub targets: Vec<Listed>,
     /// Every `[[service]]`, in suite order.
     pub services: Vec<Listed>,
+}
+
+/// One scenario: its request, and how it is spoken.
+#[derive(Debug, Serialize)]
+pub struct ListedScenario {
+    /// Its name.
+    pub name: String,
+    /// The request's method.
+    pub method: String,
+    /// The request's path as written (random parts such as `{hex:6}` included).
+    pub path: String,
+    /// Over TLS (`scheme = "https"`).
+    pub tls: bool,
+    /// Every level speaks HTTP/2 to it (`http2 = true`): h2c without `tls`, h2 with it.
+    pub http2: bool,
 }
 
 /// One target (or parameter row) or service, its commands filled.
@@ -64,13 +84,22 @@ pub struct Listed {
     pub ready_timeout_s: f64,
     /// The services it uses (a target's `use`).
     pub uses: Vec<String>,
+    /// The scenarios it implements, by name (none for a service).
+    pub scenarios: Vec<String>,
+    /// One of those scenarios speaks HTTP/2 to it at one of its levels (as the shootout
+    /// verifies and loads it).
+    pub http2: bool,
+    /// The build cache's entry holding its finished build (what the shootout fills `{out}`
+    /// with), if the cache has one; `null` until a shootout has built it.
+    pub built: Option<PathBuf>,
 }
 
-/// Lists `suite` with `values` (placeholder name, value) filled in every command.
+/// Lists `suite` with `values` (placeholder name, value) filled in every command, and
+/// each entry's finished build in `cache` (the shootout's build cache).
 ///
 /// A `service.NAME.port` value also fills that service's `host` and `url`, as the
 /// shootout does once the service is up.
-pub fn listing(suite: &Suite, root: &Path, values: &[(String, String)]) -> Listing {
+pub fn listing(suite: &Suite, root: &Path, cache: &Path, values: &[(String, String)]) -> Listing {
     let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
     let mut filled: BTreeMap<String, String> = BTreeMap::new();
     filled.insert("images".into(), suite.images.to_string());
@@ -86,17 +115,64 @@ pub fn listing(suite: &Suite, root: &Path, values: &[(String, String)]) -> Listi
             }
         }
     }
-    let entry = |spec: &TargetSpec| listed(spec, &root, &filled);
+    let cache = cache.canonicalize().unwrap_or_else(|_| cache.to_path_buf());
+    let entry = |spec: &TargetSpec| listed(spec, &root, &cache, &filled);
+    let implemented = |spec: &TargetSpec| {
+        let mine: Vec<_> = suite
+            .scenarios
+            .iter()
+            .filter(|s| s.applies_to(spec))
+            .collect();
+        let http2 = mine
+            .iter()
+            .any(|s| s.runs_http2(suite.levels_for(s, spec).into_iter()));
+        (mine.iter().map(|s| s.name.clone()).collect(), http2)
+    };
     Listing {
         suite: suite.name.clone(),
         root: root.clone(),
-        targets: suite.targets.iter().map(entry).collect(),
+        scenarios: suite
+            .scenarios
+            .iter()
+            .map(|s| ListedScenario {
+                name: s.name.clone(),
+                method: s.method.clone(),
+                path: s.path.clone(),
+                tls: s.tls.is_some(),
+                http2: s.http2,
+            })
+            .collect(),
+        targets: suite
+            .targets
+            .iter()
+            .map(|t| {
+                let (scenarios, http2) = implemented(t);
+                Listed {
+                    scenarios,
+                    http2,
+                    ..entry(t)
+                }
+            })
+            .collect(),
         services: suite.services.iter().map(|s| entry(&s.target)).collect(),
         filled,
     }
 }
 
-fn listed(spec: &TargetSpec, root: &Path, filled: &BTreeMap<String, String>) -> Listed {
+/// The cache entry holding `spec`'s finished build, found as the shootout's builder finds
+/// it (the same key); `None` when the cache has none, or its tools or directory are missing.
+fn built(spec: &TargetSpec, root: &Path, cache: &Path) -> Option<PathBuf> {
+    let setup = Setup::new(spec, root, PathBuf::new()).ok()?;
+    let (out, _) = cache_entry(cache, &setup).ok()?;
+    cache::is_built(&out).then_some(out)
+}
+
+fn listed(
+    spec: &TargetSpec,
+    root: &Path,
+    cache: &Path,
+    filled: &BTreeMap<String, String>,
+) -> Listed {
     let dir = root.join(&spec.dir);
     let dir_s = dir.to_string_lossy().into_owned();
     let mut vars: Vec<(&str, &str)> = filled
@@ -146,6 +222,9 @@ fn listed(spec: &TargetSpec, root: &Path, filled: &BTreeMap<String, String>) -> 
         },
         ready_timeout_s: spec.ready_timeout.as_secs_f64(),
         uses: spec.uses.clone(),
+        scenarios: Vec::new(),
+        http2: false,
+        built: built(spec, root, cache),
     }
 }
 
@@ -263,7 +342,7 @@ env = { K = "{param.heap}" }
             ("port".to_string(), "8080".to_string()),
             ("service.db.port".to_string(), "5432".to_string()),
         ];
-        let l = listing(&suite, root, &values);
+        let l = listing(&suite, root, Path::new("/nonexistent-cache"), &values);
         assert_eq!(l.targets.len(), 2, "one entry per parameter row");
         let t = &l.targets[0];
         assert_eq!(t.name, "j[heap=-Xmx8m]");
@@ -285,6 +364,73 @@ env = { K = "{param.heap}" }
         assert_eq!(l.filled["service.db.host"], "127.0.0.1");
     }
 
+    /// `built` is the entry the shootout's builder uses (the same key), once it holds a
+    /// finished build; a scenario's `targets` and `http2` say which targets speak HTTP/2.
+    #[test]
+    fn built_is_the_builders_entry_and_http2_follows_the_scenarios() {
+        let suite = r#"
+name = "t"
+images = 3
+template = "http://x/{n}.png"
+[[scenario]]
+name = "redirect"
+[scenario.expect]
+status = 302
+[[scenario]]
+name = "redirect-h2"
+http2 = true
+targets = ["a"]
+[scenario.expect]
+status = 302
+[[target]]
+name = "a"
+language = "sh"
+dir = "a"
+build = "echo built > {out}/x"
+start = "run {out} {port}"
+[[target]]
+name = "b"
+language = "sh"
+dir = "b"
+start = "run {port}"
+"#;
+        let suite = Suite::parse(suite, "t.toml").unwrap();
+        let root = std::env::temp_dir().join(format!("foxbench-listing-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        for d in ["a", "b", "cache", "logs"] {
+            std::fs::create_dir_all(root.join(d)).unwrap();
+        }
+        let cache = root.join("cache");
+        let l = listing(&suite, &root, &cache, &[]);
+        assert_eq!(l.targets[0].built, None, "nothing built yet");
+        let (a, b) = (&suite.targets[0], &suite.targets[1]);
+        let setup = Setup::new(a, &root, root.join("logs")).unwrap();
+        let never = std::sync::atomic::AtomicBool::new(false);
+        let builder = crate::lifecycle::Builder {
+            cache: &cache,
+            timeout: std::time::Duration::from_secs(60),
+            interrupt: &never,
+            build_cpus: &[],
+            client_cpus: &[],
+        };
+        let done = builder.build(&setup).unwrap();
+        let l = listing(&suite, &root, &cache, &[]);
+        let out = done.out.canonicalize().unwrap();
+        assert_eq!(l.targets[0].built.as_deref(), Some(out.as_path()));
+        assert_eq!(std::fs::read_to_string(out.join("x")).unwrap(), "built\n");
+        assert_eq!(l.targets[1].built, None, "b was never built");
+        assert_eq!(l.targets[0].scenarios, ["redirect", "redirect-h2"]);
+        assert!(l.targets[0].http2);
+        assert_eq!(l.targets[1].scenarios, ["redirect"]);
+        assert!(
+            !l.targets[1].http2,
+            "{}: no scenario speaks h2 to it",
+            b.name
+        );
+        assert!(l.scenarios[1].http2 && !l.scenarios[0].http2);
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
     #[test]
     fn a_given_value_overrides_the_suites() {
         let suite = Suite::parse(SUITE, "t.toml").unwrap();
@@ -292,7 +438,7 @@ env = { K = "{param.heap}" }
             ("images".to_string(), "3".to_string()),
             ("out".to_string(), "/o".to_string()),
         ];
-        let l = listing(&suite, Path::new("/r"), &values);
+        let l = listing(&suite, Path::new("/r"), Path::new("/c"), &values);
         assert!(
             l.targets[0]
                 .start
