@@ -1,4 +1,5 @@
-//! `foxbench load --dashboard`: a live page of a run, served while it goes on.
+//! `foxbench load --dashboard` and `foxbench shootout --dashboard`: a live page of a run,
+//! served while it goes on.
 //!
 //! This crate owns the dashboard's HTTP server (loopback by default, every path behind an
 //! unguessable token; anything else is 404), its Server-Sent Events and the page itself
@@ -7,14 +8,23 @@
 //! never copied), gauges sampled once a second, and the final report. It runs on its own
 //! threads and never touches the load engine, whose hot path it cannot reach.
 //!
-//! Events: `meta` (the run's plan: model, interval, target schedule, `--slo` clauses) and
-//! `history` (every row so far) when a page connects, then `interval` per new row and
-//! `gauge` per sample, and `done` with the final report's HTML and JSON.
+//! One server and one page serve three kinds of run ([`Meta::kind`]): a `load` run, a
+//! `find-max` search (each window is a run of its own, and a point on the rate/latency
+//! chart) and a `shootout` (each cell is a run; the matrix fills in as cells change).
+//!
+//! Events: `meta` (the current run's plan: kind, model, interval, target schedule, `--slo`
+//! clauses) and `history` (every row so far) when a page connects and again whenever the
+//! next run begins ([`Dashboard::begin_run`]), then `interval` per new row; each [`Feed`]'s
+//! new items (`gauges`, `service`, `windows`, `cells`); and `done` with the final report's
+//! HTML and JSON.
 #![forbid(unsafe_code)]
 
+pub mod feed;
 pub mod http;
 
-use std::collections::VecDeque;
+pub use feed::Feed;
+use feed::Feeds;
+
 use std::io::Write as _;
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -67,9 +77,15 @@ pub enum Error {
     Random(std::io::Error),
 }
 
-/// What the page needs to know of the plan, sent once per page.
+/// What the page needs to know of the plan, sent once per page and run.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Meta {
+    /// "load" (the default, when empty), "find-max" or "shootout": which parts the page shows.
+    pub kind: String,
+    /// The run's number in a search or a shootout (a cell's link names it); 0 for a load run.
+    pub run: u64,
+    /// What the run is, for the page's heading (a cell: target and level).
+    pub title: String,
     /// The URL loaded.
     pub url: String,
     /// "open" or "closed".
@@ -110,6 +126,52 @@ pub struct Gauge {
     pub connections_open: u64,
 }
 
+/// Open model: one interval's service time, beside its corrected latency (the row of the
+/// same `start_s`).
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct ServicePoint {
+    /// When the interval began, seconds from the start of the run.
+    pub start_s: f64,
+    /// Median service time, µs.
+    pub p50_us: f64,
+    /// 99th percentile, µs.
+    pub p99_us: f64,
+    /// Longest, µs.
+    pub max_us: f64,
+}
+
+/// `--find-max`: one window of the search, as a point of the rate/latency chart.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct WindowPoint {
+    /// The rate the window asked for, requests/s (the chart's x).
+    pub offered_per_sec: f64,
+    /// The rate it achieved, requests/s.
+    pub achieved_per_sec: f64,
+    /// Its corrected p99 over the whole window, µs (the chart's y); None without responses.
+    pub p99_us: Option<f64>,
+    /// Whether it held the objective.
+    pub passed: bool,
+    /// "bracket", "bisect" or "spectrum".
+    pub phase: String,
+}
+
+/// `foxbench shootout`: one cell of the matrix as it stands.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct CellState {
+    /// The target's name (the matrix's row).
+    pub target: String,
+    /// The level's name, with its scenario where there are several (the column).
+    pub level: String,
+    /// "waiting", "running", "measured", "failed" or "excluded".
+    pub status: String,
+    /// Measured: requests per second.
+    pub requests_per_sec: Option<f64>,
+    /// Failed or excluded: why.
+    pub reason: Option<String>,
+    /// Running: the run whose charts the cell links to ([`Meta::run`]).
+    pub run: Option<u64>,
+}
+
 /// The final report, as the page becomes it.
 #[derive(Debug, Serialize)]
 struct Done<'a> {
@@ -122,8 +184,11 @@ struct State {
     /// Pushes told of so far: a wake-up for the pages only. The rows to send are counted by
     /// the series itself ([`Series::pushed`]), read under its lock.
     pushed: u64,
-    gauges: VecDeque<Gauge>,
-    gauges_pushed: u64,
+    feeds: Feeds,
+    /// The current run: its number of [`Dashboard::begin_run`] calls, plan and rows.
+    generation: u64,
+    meta: Arc<String>,
+    series: Option<Shared>,
     /// The `done` event's data, once the run is over.
     done: Option<Arc<String>>,
     closing: bool,
@@ -131,8 +196,6 @@ struct State {
 
 struct Inner {
     token: String,
-    meta: String,
-    series: Shared,
     state: Mutex<State>,
     changed: Condvar,
     /// Connections whose request head is being read.
@@ -164,9 +227,11 @@ impl Dashboard {
         let token = token().map_err(Error::Random)?;
         let inner = Arc::new(Inner {
             token,
-            meta: serde_json::to_string(meta).expect("meta serializes"),
-            series,
-            state: Mutex::new(State::default()),
+            state: Mutex::new(State {
+                meta: Arc::new(serde_json::to_string(meta).expect("meta serializes")),
+                series: Some(series),
+                ..State::default()
+            }),
             changed: Condvar::new(),
             pending: AtomicUsize::new(0),
             streams: AtomicUsize::new(0),
@@ -202,12 +267,26 @@ impl Dashboard {
 
     /// Adds one gauge reading.
     pub fn gauge(&self, g: Gauge) {
+        self.push(Feed::Gauges, &g);
+    }
+
+    /// Adds one item to `feed`; the pages get it at once, a late page with those kept.
+    pub fn push(&self, feed: Feed, item: &impl Serialize) {
         let mut s = self.inner.lock();
-        if s.gauges.len() == GAUGES_KEPT {
-            s.gauges.pop_front();
-        }
-        s.gauges.push_back(g);
-        s.gauges_pushed += 1;
+        s.feeds.push(feed, item);
+        self.inner.changed.notify_all();
+    }
+
+    /// The next run (a window of a search, a cell of a shootout) begins: its plan and its
+    /// rows replace the last run's, on every page (the run-scoped feeds start empty).
+    pub fn begin_run(&self, meta: &Meta, series: Shared) {
+        let mut s = self.inner.lock();
+        s.meta = Arc::new(serde_json::to_string(meta).expect("meta serializes"));
+        s.series = Some(series);
+        // Wake-ups count the current series' rows: the new one starts at none.
+        s.pushed = 0;
+        s.generation += 1;
+        s.feeds.next_run();
         self.inner.changed.notify_all();
     }
 
@@ -456,7 +535,10 @@ fn new_rows(series: &Shared, seen: Option<u64>) -> (bool, Vec<LiveRow>, u64) {
     let pushed = series.pushed();
     let held = series.len();
     let (whole, rows) = match seen {
-        Some(seen) if ((pushed - seen) as usize) <= report::series::FULL_ROWS.min(held) => {
+        Some(seen)
+            if seen <= pushed
+                && ((pushed - seen) as usize) <= report::series::FULL_ROWS.min(held) =>
+        {
             let new = (pushed - seen) as usize;
             (
                 false,
@@ -495,41 +577,42 @@ fn write_rows(stream: &mut TcpStream, whole: bool, rows: &[LiveRow]) -> std::io:
 /// Streams events until the run is over (true: `done` was delivered) or the page left.
 fn events(mut stream: TcpStream, inner: &Inner) -> bool {
     let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n";
-    let mut out = String::from(head);
-    out += &event("meta", &inner.meta);
-    if stream.write_all(out.as_bytes()).is_err() {
+    if stream.write_all(head.as_bytes()).is_err() {
         return false;
     }
-    let (mut rows_seen, mut gauges_seen) = (None::<u64>, 0u64);
+    let (mut rows_seen, mut feeds_seen) = (None::<u64>, [0u64; 4]);
+    let mut generation = None::<u64>;
     loop {
-        let (pushed, gauges, done, closing) = {
+        let (pushed, run, feeds, done, closing) = {
             let s = inner.lock();
-            let gauges: Vec<Gauge> = if s.gauges_pushed > gauges_seen {
-                let new = ((s.gauges_pushed - gauges_seen) as usize).min(s.gauges.len());
-                s.gauges
-                    .iter()
-                    .skip(s.gauges.len() - new)
-                    .copied()
-                    .collect()
-            } else {
-                Vec::new()
-            };
-            gauges_seen = s.gauges_pushed;
-            (s.pushed, gauges, s.done.clone(), s.closing)
+            // A new run: its plan first, then its rows from the start.
+            let run = (generation != Some(s.generation)).then(|| s.meta.clone());
+            if run.is_some() {
+                generation = Some(s.generation);
+                rows_seen = None;
+            }
+            let (feeds, seen) = s.feeds.since(feeds_seen);
+            feeds_seen = seen;
+            (s.pushed, run, feeds, s.done.clone(), s.closing)
         };
-        if rows_seen.is_none_or(|seen| pushed > seen) {
-            let (whole, rows, total) = new_rows(&inner.series, rows_seen);
-            rows_seen = Some(total);
-            if write_rows(&mut stream, whole, &rows).is_err() {
+        if let Some(meta) = run {
+            if stream.write_all(event("meta", &meta).as_bytes()).is_err() {
                 return false;
             }
         }
+        if rows_seen.is_none_or(|seen| pushed > seen) {
+            let series = inner.lock().series.clone();
+            if let Some(series) = series {
+                let (whole, rows, total) = new_rows(&series, rows_seen);
+                rows_seen = Some(total);
+                if write_rows(&mut stream, whole, &rows).is_err() {
+                    return false;
+                }
+            }
+        }
         let mut out = String::new();
-        if !gauges.is_empty() {
-            out += &event(
-                "gauges",
-                &serde_json::to_string(&gauges).expect("gauges serialize"),
-            );
+        for (feed, items) in &feeds {
+            out += &event(feed.event(), items);
         }
         if let Some(d) = &done {
             out += &event("done", d);
@@ -546,8 +629,9 @@ fn events(mut stream: TcpStream, inner: &Inner) -> bool {
         }
         let s = inner.lock();
         // `rows_seen` counts from the series, which may be ahead of the wake-ups.
-        if rows_seen.is_some_and(|seen| s.pushed <= seen)
-            && s.gauges_pushed == gauges_seen
+        if rows_seen.is_none_or(|seen| s.pushed <= seen)
+            && s.feeds.pushed() == feeds_seen
+            && generation == Some(s.generation)
             && s.done.is_none()
             && !s.closing
         {
