@@ -225,9 +225,15 @@ impl Meter<'_> {
         );
         // Bounded however long the cell runs (report::series): exact, coarser when old.
         let mut intervals = report::series::Series::for_load();
+        if let Some(w) = self.watch {
+            w.load(plan);
+        }
         let result = load::run_with_intervals(plan, &control, &mut |iv| {
             // Rows made here always carry their histogram, so merging them cannot fail.
             let _ = intervals.push(iv.index, report::IntervalRow::from(iv));
+            if let Some(w) = self.watch {
+                w.interval(iv);
+            }
         });
         let intervals = intervals.into_rows();
         done.store(true, Ordering::Relaxed);

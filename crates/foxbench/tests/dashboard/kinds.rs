@@ -257,3 +257,158 @@ fn find_max_draws_each_window_as_the_search_proceeds_with_the_objective() {
         assert!(dir.join(shot).exists(), "{shot}");
     }
 }
+
+/// Two quick targets, two levels each: avatar (the debug binary this workspace built, no
+/// build step) and the C target (built by `cc` in a second).
+fn tiny_suite(avatar: &Path) -> String {
+    format!(
+        r#"
+name = "dashboard"
+images = 21
+
+[plan]
+levels = [4, 16]
+duration = "3s"
+repeats = 1
+warmup = "1s"
+warmup_slice = "500ms"
+timeout = "2s"
+sample_interval = "100ms"
+stop_grace = "500ms"
+
+[[scenario]]
+name = "redirect"
+[scenario.expect]
+status = 302
+headers = {{ Location = '^https://avatar\.example/Renard-([0-9]+)\.png$' }}
+all_images = true
+
+[[target]]
+name = "avatar"
+language = "Rust"
+dir = "."
+start = "{} {{port}} {{images}}"
+
+[[target]]
+name = "c-epoll"
+language = "C"
+dir = "targets/c-epoll"
+requires = ["cc"]
+build = "cc -std=c11 -O2 -Wall -o {{out}}/server server.c -pthread"
+start = "{{out}}/server {{port}} {{images}}"
+artifact = "{{out}}/server"
+"#,
+        avatar.display()
+    )
+}
+
+#[test]
+fn shootout_fills_its_matrix_live_and_each_running_cell_links_to_its_charts() {
+    let Some(browser) = browser() else {
+        return;
+    };
+    if testkit::require("cc", &["/usr/bin/cc"], "apt-get install gcc").is_none() {
+        return;
+    }
+    let dir = scratch("shootout");
+    let suite = dir.join("suite.toml");
+    std::fs::write(&suite, tiny_suite(&crate::table::avatar_binary())).unwrap();
+    let url_file = dir.join("url");
+    let ready = dir.join("browser-ready");
+    let done = "Number(document.body.getAttribute('data-cells-done'))";
+    let steps = json!([
+        {"open": "about:blank", "page": "c"},
+        {"touch": ready},
+        {"open_file": url_file, "page": "m", "s": 60},
+        // First read: a cell running, its link in the matrix.
+        {"wait": "!!document.querySelector('#matrix a.live')", "page": "m", "key": "running", "s": 60},
+        {"eval": format!("{done}"), "page": "m", "key": "first_done"},
+        {"eval": "document.body.getAttribute('data-cells')", "page": "m", "key": "cells"},
+        {"open_eval": "document.querySelector('#matrix a.live').href", "from": "m", "page": "c"},
+        {"wait": "Number(document.body.getAttribute('data-points')) >= 3 && document.body.getAttribute('data-points')",
+         "page": "c", "key": "cell_points", "s": 30},
+        {"eval": "document.getElementById('title').textContent", "page": "c", "key": "cell_title"},
+        {"shot": dir.join("shootout-cell.png"), "page": "c"},
+        // Second read: more cells done.
+        {"wait": format!("{done} > 0 && {done}"), "page": "m", "key": "second_done", "s": 60},
+        {"shot": dir.join("shootout-mid-run.png"), "page": "m"},
+        {"wait": "!!document.getElementById('foxbench-download') && !document.getElementById('runcharts') && document.body.innerText",
+         "page": "m", "key": "final_text", "s": 90},
+        {"shot": dir.join("shootout-final.png"), "page": "m", "whole": false},
+    ]);
+    let steps = browse(&browser, &dir, &steps);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !ready.exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = dir.join("run");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut child = crate::foxbench()
+        .arg("shootout")
+        .arg(&suite)
+        .arg("--root")
+        .arg(&root)
+        .arg("--out")
+        .arg(&out)
+        .arg("--cache")
+        .arg(dir.join("cache"))
+        .arg("--dashboard")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut lines = Vec::new();
+    let url = loop {
+        let mut line = String::new();
+        if err.read_line(&mut line).unwrap() == 0 {
+            panic!("foxbench printed no dashboard URL: {lines:?}");
+        }
+        if let Some(u) = line.trim().strip_prefix("foxbench: dashboard at ") {
+            break u.to_string();
+        }
+        lines.push(line);
+    };
+    std::fs::write(&url_file, &url).unwrap();
+    let rest = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = std::io::Read::read_to_string(&mut err, &mut s);
+        s
+    });
+    let v = seen(steps);
+    let status = child.wait().unwrap();
+    let stderr = rest.join().unwrap();
+    assert!(status.success(), "{status:?}: {stderr}");
+    assert_eq!(v["running"], true, "{v}");
+    assert_eq!(
+        v["cells"], "4",
+        "every cell is in the matrix from the start: {v}"
+    );
+    let (first, second) = (
+        v["first_done"].as_u64().unwrap(),
+        v["second_done"].as_u64().unwrap_or(0),
+    );
+    assert!(second > first, "the matrix gained no cell: {v}");
+    assert!(
+        v["cell_points"].is_string(),
+        "the running cell's charts: {v}"
+    );
+    assert!(v["c_url"].as_str().unwrap().contains("?cell="), "{v}");
+    let title = v["cell_title"].as_str().unwrap();
+    assert!(title.contains(" · c"), "{title}");
+    let text = v["final_text"].as_str().unwrap_or_else(|| panic!("{v}"));
+    let results: Value =
+        serde_json::from_slice(&std::fs::read(out.join("results.json")).unwrap()).unwrap();
+    for t in results["targets"].as_array().unwrap() {
+        let cells = t["cells"].as_array().unwrap();
+        assert_eq!(cells.len(), 2, "{t}");
+        for c in cells {
+            assert_eq!(c["status"], "measured", "{c}");
+        }
+        let name = t["name"].as_str().unwrap();
+        assert!(text.contains(name), "the final page lacks {name}");
+    }
+    for level in ["c4", "c16"] {
+        assert!(text.contains(level), "the final page lacks {level}");
+    }
+}

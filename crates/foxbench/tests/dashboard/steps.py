@@ -2,15 +2,16 @@
 
 Usage: steps.py CHROMIUM STEPS.json
 STEPS.json is a list of objects, each one step, run in order:
-  {"open": URL, "page": NAME}                       open a tab, called NAME
+  {"open": URL, "page": NAME}                       open a tab, called NAME (or load URL in it)
   {"open_file": PATH, "page": NAME, "s": SECS}      the same, once PATH exists, with the URL it holds
   {"open_eval": JS, "from": PAGE, "page": NAME}     the same, with the URL JS gives in tab PAGE
   {"wait": JS, "page": NAME, "key": K, "s": SECS}   poll JS until truthy; out[K] = its value (or null)
   {"eval": JS, "page": NAME, "key": K}              out[K] = JS's value
   {"sleep": SECS}
-  {"shot": PATH, "page": NAME}                      a PNG of the whole page
+  {"shot": PATH, "page": NAME, "whole": BOOL}       a PNG of the page (whole: beyond the window)
   {"touch": PATH}                                   create PATH: a cue for the test
-Prints one JSON object of the keys; the Rust test asserts on it. Every wait has a deadline.
+Prints one JSON object of the keys (and K_s: seconds from the start when each was read);
+the Rust test asserts on it. Every wait has a deadline.
 cdp.py is the load dashboard's own script; this one serves the other tests.
 """
 import base64
@@ -63,6 +64,7 @@ try:
         r = call("Runtime.evaluate", session, expression=expr, returnByValue=True)
         return r.get("result", {}).get("value")
 
+    t0 = time.time()
     for step in steps:
         page = pages.get(step.get("page"))
         if "open" in step or "open_file" in step or "open_eval" in step:
@@ -79,8 +81,13 @@ try:
                     except OSError:
                         time.sleep(0.1)
                 assert url, "no URL in " + step["open_file"]
-            t = call("Target.createTarget", url=url)["targetId"]
-            pages[step["page"]] = call("Target.attachToTarget", targetId=t, flatten=True)["sessionId"]
+            if step["page"] in pages:
+                # A tab opened ahead (about:blank): loading a page in it is quicker on a
+                # loaded machine than a new tab.
+                call("Page.navigate", pages[step["page"]], url=url)
+            else:
+                t = call("Target.createTarget", url=url)["targetId"]
+                pages[step["page"]] = call("Target.attachToTarget", targetId=t, flatten=True)["sessionId"]
         elif "wait" in step:
             end, v = time.time() + float(step.get("s", 60)), None
             while time.time() < end:
@@ -92,13 +99,15 @@ try:
                     break
                 time.sleep(0.1)
             out[step["key"]] = v or None
+            out[step["key"] + "_s"] = round(time.time() - t0, 2)
         elif "eval" in step:
             out[step["key"]] = js(page, step["eval"])
+            out[step["key"] + "_s"] = round(time.time() - t0, 2)
         elif "sleep" in step:
             time.sleep(float(step["sleep"]))
         elif "shot" in step:
             data = call("Page.captureScreenshot", page, format="png",
-                        captureBeyondViewport=True)["data"]
+                        captureBeyondViewport=bool(step.get("whole", True)))["data"]
             with open(step["shot"], "wb") as f:
                 f.write(base64.b64decode(data))
         elif "touch" in step:
