@@ -148,9 +148,12 @@
     if (!charts.win) return;
     var w = windows.filter(function (p) { return p.p99_us != null; }).slice()
       .sort(function (a, b) { return a.offered_per_sec - b.offered_per_sec; });
-    var x = w.map(function (p) { return p.offered_per_sec; });
-    var d = [x, w.map(function (p) { return p.passed ? p.p99_us : null; }),
-      w.map(function (p) { return p.passed ? null : p.p99_us; })];
+    // From 0 to a little past the highest rate: the objective's line spans the chart,
+    // not only the windows' rates.
+    var ends = w.length ? [{ offered_per_sec: 0 }].concat(w, [{ offered_per_sec: w[w.length - 1].offered_per_sec * 1.1 }]) : [];
+    var x = ends.map(function (p) { return p.offered_per_sec; });
+    var d = [x, ends.map(function (p) { return p.p99_us == null ? null : p.passed ? p.p99_us : null; }),
+      ends.map(function (p) { return p.p99_us == null || p.passed ? null : p.p99_us; })];
     sloLines("latency").forEach(function (c) { d.push(x.map(function () { return c.threshold; })); });
     charts.win.setData(d);
     document.body.setAttribute("data-windows", String(w.length));
@@ -197,7 +200,7 @@
       body.appendChild(row);
     });
     document.body.setAttribute("data-cells", String(cells.length));
-    var done = cells.filter(function (c) { return c.status === "measured" || c.status === "failed" || c.status === "excluded"; });
+    var done = cells.filter(function (c) { return c.status !== "waiting" && c.status !== "running"; });
     document.body.setAttribute("data-cells-done", String(done.length));
   }
 

@@ -77,11 +77,24 @@ pub enum Error {
     Random(std::io::Error),
 }
 
+/// The kind of run a page shows: its parts, beside the current run's charts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    /// `foxbench load`: one run.
+    #[default]
+    Load,
+    /// `foxbench load --find-max`: the windows' chart; each window is a run.
+    FindMax,
+    /// `foxbench shootout`: the matrix; each cell is a run, charted at `?cell=N`.
+    Shootout,
+}
+
 /// What the page needs to know of the plan, sent once per page and run.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Meta {
-    /// "load" (the default, when empty), "find-max" or "shootout": which parts the page shows.
-    pub kind: String,
+    /// Which parts the page shows.
+    pub kind: Kind,
     /// The run's number in a search or a shootout (a cell's link names it); 0 for a load run.
     pub run: u64,
     /// What the run is, for the page's heading (a cell: target and level).
@@ -141,7 +154,7 @@ pub struct ServicePoint {
 }
 
 /// `--find-max`: one window of the search, as a point of the rate/latency chart.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 pub struct WindowPoint {
     /// The rate the window asked for, requests/s (the chart's x).
     pub offered_per_sec: f64,
@@ -151,8 +164,27 @@ pub struct WindowPoint {
     pub p99_us: Option<f64>,
     /// Whether it held the objective.
     pub passed: bool,
-    /// "bracket", "bisect" or "spectrum".
-    pub phase: String,
+    /// Which part of the search ran it.
+    pub phase: report::capacity::WindowPhase,
+}
+
+/// Where a cell of the matrix stands.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CellStatus {
+    /// Not reached yet.
+    #[default]
+    Waiting,
+    /// Being measured.
+    Running,
+    /// Measured.
+    Measured,
+    /// Failed (or its target never got to it).
+    Failed,
+    /// Verification showed it does not apply.
+    Excluded,
+    /// Ctrl-C.
+    Interrupted,
 }
 
 /// `foxbench shootout`: one cell of the matrix as it stands.
@@ -162,8 +194,8 @@ pub struct CellState {
     pub target: String,
     /// The level's name, with its scenario where there are several (the column).
     pub level: String,
-    /// "waiting", "running", "measured", "failed" or "excluded".
-    pub status: String,
+    /// Where it stands.
+    pub status: CellStatus,
     /// Measured: requests per second.
     pub requests_per_sec: Option<f64>,
     /// Failed or excluded: why.

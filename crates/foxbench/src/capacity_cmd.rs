@@ -70,7 +70,7 @@ pub fn run(args: &LoadArgs, objective: &str) -> Result<ExitCode> {
         .dashboard
         .map(|addr| {
             let meta = dashboard::Meta {
-                kind: "find-max".into(),
+                kind: dashboard::Kind::FindMax,
                 title: "waiting for the first window".into(),
                 ..crate::live::meta(&base, Some(&slo))
             };
@@ -228,7 +228,7 @@ impl Trials<'_> {
                     achieved_per_sec: w.achieved_per_sec,
                     p99_us: w.corrected.map(|s| s.p99_us),
                     passed: w.passed,
-                    phase: phase_name(phase).into(),
+                    phase,
                 },
             );
         }
@@ -305,7 +305,7 @@ fn run_window(
     let series = crate::live::series();
     if let Some((d, title, run)) = dash {
         let meta = dashboard::Meta {
-            kind: "find-max".into(),
+            kind: dashboard::Kind::FindMax,
             run,
             title: title.into(),
             ..crate::live::meta(&plan, Some(slo))

@@ -62,7 +62,7 @@ pub fn meta(plan: &Plan, slo: Option<&Slo>) -> Meta {
             .collect()
     });
     Meta {
-        kind: "load".into(),
+        kind: dashboard::Kind::Load,
         url: plan.target.url.clone(),
         model: match plan.arrival {
             Arrival::Closed => "closed".into(),

@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use dashboard::{CellState, Dashboard, Feed, Meta, Shared};
-use shootout::watch::{CellAt, CellNow, Watch};
+use dashboard::{CellState, CellStatus, Dashboard, Feed, Meta, Shared};
+use shootout::watch::{CellAt, CellNow, Ended, Watch};
 
 /// The running cell, as the dashboard's current run.
 struct Cell {
@@ -45,7 +45,7 @@ impl ShootoutLive {
     /// Binds the dashboard (a port in use is an error here, before any build) and prints its URL.
     pub fn bind(addr: SocketAddr, suite: &str) -> Result<ShootoutLive> {
         let meta = Meta {
-            kind: "shootout".into(),
+            kind: dashboard::Kind::Shootout,
             title: format!("{suite}: no cell running yet"),
             model: "closed".into(),
             interval_s: 1.0,
@@ -98,17 +98,26 @@ impl Watch for ShootoutLive {
             None
         };
         let (status, requests_per_sec, reason) = match now {
-            CellNow::Waiting => ("waiting", None, None),
-            CellNow::Running => ("running", None, None),
-            CellNow::Measured { requests_per_sec } => ("measured", *requests_per_sec, None),
-            CellNow::Ended { status, reason } => (*status, None, Some(reason.clone())),
+            CellNow::Waiting => (CellStatus::Waiting, None, None),
+            CellNow::Running => (CellStatus::Running, None, None),
+            CellNow::Measured { requests_per_sec } => {
+                (CellStatus::Measured, *requests_per_sec, None)
+            }
+            CellNow::Ended { how, reason } => {
+                let status = match how {
+                    Ended::Failed => CellStatus::Failed,
+                    Ended::Excluded => CellStatus::Excluded,
+                    Ended::Interrupted => CellStatus::Interrupted,
+                };
+                (status, None, Some(reason.clone()))
+            }
         };
         self.dash.push(
             Feed::Cells,
             &CellState {
                 target: at.target.into(),
                 level: at.column.into(),
-                status: status.into(),
+                status,
                 requests_per_sec,
                 reason,
                 run,
@@ -122,7 +131,7 @@ impl Watch for ShootoutLive {
         if !c.begun {
             c.begun = true;
             let meta = Meta {
-                kind: "shootout".into(),
+                kind: dashboard::Kind::Shootout,
                 run: c.run,
                 title: c.title.clone(),
                 // The cell's loads follow each other: no one schedule spans them.

@@ -26,7 +26,7 @@ use crate::suite::{Level, Scenario, Suite, TargetSpec};
 use crate::summary;
 use crate::tiers::{self, Layout};
 use crate::verify;
-use crate::watch::{CellAt, CellNow, Watch};
+use crate::watch::{CellAt, CellNow, Ended, Watch};
 
 pub use crate::summary::spectrum_points;
 
@@ -246,15 +246,15 @@ fn now_of(cell: &Cell) -> CellNow {
             },
         },
         CellStatus::Excluded => CellNow::Ended {
-            status: "excluded",
+            how: Ended::Excluded,
             reason: reason(),
         },
         CellStatus::Failed => CellNow::Ended {
-            status: "failed",
+            how: Ended::Failed,
             reason: reason(),
         },
         CellStatus::Interrupted => CellNow::Ended {
-            status: "interrupted",
+            how: Ended::Interrupted,
             reason: reason(),
         },
     }
@@ -284,10 +284,10 @@ fn ended(suite: &Suite, r: &TargetResult, w: &dyn Watch) {
             let column = column(suite, &s.name, &level.name);
             if !reached.contains(&column) {
                 let now = CellNow::Ended {
-                    status: if r.outcome == Outcome::Interrupted {
-                        "interrupted"
+                    how: if r.outcome == Outcome::Interrupted {
+                        Ended::Interrupted
                     } else {
-                        "failed"
+                        Ended::Failed
                     },
                     reason: format!(
                         "{}: {}",

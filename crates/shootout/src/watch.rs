@@ -16,13 +16,24 @@ pub enum CellNow {
         /// Requests per second.
         requests_per_sec: Option<f64>,
     },
-    /// Failed, excluded or interrupted: the status as the results name it, and why.
+    /// Not measured, and why.
     Ended {
-        /// The cell's status in the results (`failed`, `excluded`, `interrupted`).
-        status: &'static str,
+        /// How it ended.
+        how: Ended,
         /// Why.
         reason: String,
     },
+}
+
+/// How a cell ended without a measurement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ended {
+    /// The target crashed, the load could not run, or the target never got to it.
+    Failed,
+    /// Verification showed it does not apply.
+    Excluded,
+    /// Ctrl-C.
+    Interrupted,
 }
 
 /// A cell: its target, and its column (the level, after its scenario where a suite has
