@@ -146,9 +146,9 @@ impl Watch for ShootoutLive {
         }
     }
 
-    fn interval(&self, iv: &stats::Interval) {
+    fn interval(&self, iv: &stats::Interval, row: &report::IntervalRow) {
         let mut c = self.lock();
-        let mut row = report::IntervalRow::from(iv);
+        let mut row = row.clone();
         row.start_s += c.offset_s;
         let index = c.base_index + iv.index;
         (c.next_index, c.end_s) = (index + 1, row.start_s + row.duration_s);

@@ -229,11 +229,12 @@ impl Meter<'_> {
             w.load(plan);
         }
         let result = load::run_with_intervals(plan, &control, &mut |iv| {
-            // Rows made here always carry their histogram, so merging them cannot fail.
-            let _ = intervals.push(iv.index, report::IntervalRow::from(iv));
+            let row = report::IntervalRow::from(iv);
             if let Some(w) = self.watch {
-                w.interval(iv);
+                w.interval(iv, &row);
             }
+            // Rows made here always carry their histogram, so merging them cannot fail.
+            let _ = intervals.push(iv.index, row);
         });
         let intervals = intervals.into_rows();
         done.store(true, Ordering::Relaxed);

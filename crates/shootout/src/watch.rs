@@ -53,6 +53,7 @@ pub trait Watch: Debug + Send + Sync {
     fn cell(&self, at: CellAt<'_>, now: &CellNow);
     /// A load of the running cell begins (a warm-up slice, a repeat, a capacity window).
     fn load(&self, plan: &load::Plan);
-    /// One interval of that load, as the engine hands it off.
-    fn interval(&self, iv: &stats::Interval);
+    /// One interval of that load, as the engine hands it off, and its row as the results
+    /// keep it (made once: encoding its histogram is the costly part).
+    fn interval(&self, iv: &stats::Interval, row: &report::IntervalRow);
 }
