@@ -26,7 +26,7 @@ use crate::suite::{Level, Scenario, Suite, TargetSpec};
 use crate::summary;
 use crate::tiers::{self, Layout};
 use crate::verify;
-use crate::watch::{CellAt, CellNow, Ended, Watch};
+use crate::watch::{self, column, now_of, CellAt, CellNow, Watch};
 
 pub use crate::summary::spectrum_points;
 
@@ -165,7 +165,7 @@ pub fn run(suite: &Suite, opts: &Options, obs: &mut dyn Observer) -> ShootoutRes
     };
     let mut services = Services::new(suite, service_cpus);
     if let Some(w) = &opts.watch {
-        waiting(suite, w.as_ref());
+        watch::waiting(suite, w.as_ref());
     }
     for (i, spec) in suite.targets.iter().enumerate() {
         let r = if ctx.interrupted() {
@@ -186,7 +186,7 @@ pub fn run(suite: &Suite, opts: &Options, obs: &mut dyn Observer) -> ShootoutRes
             )),
         }
         if let Some(w) = &opts.watch {
-            ended(suite, &r, w.as_ref());
+            watch::ended(suite, &r, w.as_ref());
         }
         results.targets.push(r);
         // Services no later target uses stop now; Ctrl-C stops them all.
@@ -206,103 +206,6 @@ pub fn run(suite: &Suite, opts: &Options, obs: &mut dyn Observer) -> ShootoutRes
     results.interrupted = ctx.interrupted();
     results.elapsed_s = started.elapsed().as_secs_f64();
     results
-}
-
-/// The matrix's column of a cell: its level, after its scenario where a suite has several.
-pub fn column(suite: &Suite, scenario: &str, level: &str) -> String {
-    if suite.scenarios.len() > 1 {
-        format!("{scenario} {level}")
-    } else {
-        level.to_string()
-    }
-}
-
-/// Tells the view of every cell the suite may run: waiting.
-fn waiting(suite: &Suite, w: &dyn Watch) {
-    for spec in &suite.targets {
-        for s in suite.scenarios.iter().filter(|s| s.applies_to(spec)) {
-            for level in suite.levels_for(s, spec) {
-                let column = column(suite, &s.name, &level.name);
-                w.cell(
-                    CellAt {
-                        target: &spec.name,
-                        column: &column,
-                    },
-                    &CellNow::Waiting,
-                );
-            }
-        }
-    }
-}
-
-/// A cell's status as the view shows it.
-fn now_of(cell: &Cell) -> CellNow {
-    let reason = || cell.message.clone().unwrap_or_default();
-    match cell.status {
-        CellStatus::Measured => CellNow::Measured {
-            requests_per_sec: match &cell.capacity {
-                Some(c) => c.rate_per_sec,
-                None => cell.summary.as_ref().map(|s| s.rps_median),
-            },
-        },
-        CellStatus::Excluded => CellNow::Ended {
-            how: Ended::Excluded,
-            reason: reason(),
-        },
-        CellStatus::Failed => CellNow::Ended {
-            how: Ended::Failed,
-            reason: reason(),
-        },
-        CellStatus::Interrupted => CellNow::Ended {
-            how: Ended::Interrupted,
-            reason: reason(),
-        },
-    }
-}
-
-/// Tells the view how a target's cells ended: each as measured, and those it never reached
-/// (a failed build, start or verification) with the target's outcome.
-fn ended(suite: &Suite, r: &TargetResult, w: &dyn Watch) {
-    let spec = suite.targets.iter().find(|t| t.name == r.name);
-    let reached: Vec<String> = r
-        .cells
-        .iter()
-        .map(|c| column(suite, &c.scenario, &c.level))
-        .collect();
-    for (c, column) in r.cells.iter().zip(&reached) {
-        let at = CellAt {
-            target: &r.name,
-            column,
-        };
-        w.cell(at, &now_of(c));
-    }
-    let Some(spec) = spec else {
-        return;
-    };
-    for s in suite.scenarios.iter().filter(|s| s.applies_to(spec)) {
-        for level in suite.levels_for(s, spec) {
-            let column = column(suite, &s.name, &level.name);
-            if !reached.contains(&column) {
-                let now = CellNow::Ended {
-                    how: if r.outcome == Outcome::Interrupted {
-                        Ended::Interrupted
-                    } else {
-                        Ended::Failed
-                    },
-                    reason: format!(
-                        "{}: {}",
-                        r.outcome.as_str(),
-                        r.message.as_deref().unwrap_or("not measured")
-                    ),
-                };
-                let at = CellAt {
-                    target: &r.name,
-                    column: &column,
-                };
-                w.cell(at, &now);
-            }
-        }
-    }
 }
 
 /// The run's protocol: the machine, the CPUs on each side, the toolchains and the plan.
