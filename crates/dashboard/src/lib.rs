@@ -1,4 +1,5 @@
-//! `foxbench load --dashboard`: a live page of a run, served while it goes on.
+//! `foxbench load --dashboard` and `foxbench shootout --dashboard`: a live page of a run,
+//! served while it goes on.
 //!
 //! This crate owns the dashboard's HTTP server (loopback by default, every path behind an
 //! unguessable token; anything else is 404), its Server-Sent Events and the page itself
@@ -7,14 +8,24 @@
 //! never copied), gauges sampled once a second, and the final report. It runs on its own
 //! threads and never touches the load engine, whose hot path it cannot reach.
 //!
-//! Events: `meta` (the run's plan: model, interval, target schedule, `--slo` clauses) and
-//! `history` (every row so far) when a page connects, then `interval` per new row and
-//! `gauge` per sample, and `done` with the final report's HTML and JSON.
+//! One server and one page serve three kinds of run ([`Meta::kind`]): a `load` run, a
+//! `find-max` search (each window is a run of its own, and a point on the rate/latency
+//! chart) and a `shootout` (each cell is a run; the matrix fills in as cells change).
+//!
+//! Events: `meta` (the current run's plan: kind, model, interval, target schedule, `--slo`
+//! clauses) and `history` (every row so far) when a page connects and again whenever the
+//! next run begins ([`Dashboard::begin_run`]), then `interval` per new row; each [`Feed`]'s
+//! new items (`gauges`, `service`, `windows`, `cells`); and `done` with the final report's
+//! HTML and JSON.
 #![forbid(unsafe_code)]
 
+pub mod feed;
 pub mod http;
+mod stream;
 
-use std::collections::VecDeque;
+pub use feed::Feed;
+use feed::Feeds;
+
 use std::io::Write as _;
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -67,9 +78,28 @@ pub enum Error {
     Random(std::io::Error),
 }
 
-/// What the page needs to know of the plan, sent once per page.
+/// The kind of run a page shows: its parts, beside the current run's charts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    /// `foxbench load`: one run.
+    #[default]
+    Load,
+    /// `foxbench load --find-max`: the windows' chart; each window is a run.
+    FindMax,
+    /// `foxbench shootout`: the matrix; each cell is a run, charted at `?cell=N`.
+    Shootout,
+}
+
+/// What the page needs to know of the plan, sent once per page and run.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Meta {
+    /// Which parts the page shows.
+    pub kind: Kind,
+    /// The run's number in a search or a shootout (a cell's link names it); 0 for a load run.
+    pub run: u64,
+    /// What the run is, for the page's heading (a cell: target and level).
+    pub title: String,
     /// The URL loaded.
     pub url: String,
     /// "open" or "closed".
@@ -110,6 +140,71 @@ pub struct Gauge {
     pub connections_open: u64,
 }
 
+/// Open model: one interval's service time, beside its corrected latency (the row of the
+/// same `start_s`).
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct ServicePoint {
+    /// When the interval began, seconds from the start of the run.
+    pub start_s: f64,
+    /// Median service time, µs.
+    pub p50_us: f64,
+    /// 99th percentile, µs.
+    pub p99_us: f64,
+    /// Longest, µs.
+    pub max_us: f64,
+}
+
+/// `--find-max`: one window of the search, as a point of the rate/latency chart.
+#[derive(Debug, Clone, Serialize)]
+pub struct WindowPoint {
+    /// The rate the window asked for, requests/s (the chart's x).
+    pub offered_per_sec: f64,
+    /// The rate it achieved, requests/s.
+    pub achieved_per_sec: f64,
+    /// Its corrected p99 over the whole window, µs (the chart's y); None without responses.
+    pub p99_us: Option<f64>,
+    /// Whether it held the objective.
+    pub passed: bool,
+    /// Which part of the search ran it.
+    pub phase: report::capacity::WindowPhase,
+}
+
+/// Where a cell of the matrix stands.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CellStatus {
+    /// Not reached yet.
+    #[default]
+    Waiting,
+    /// Being measured.
+    Running,
+    /// Measured.
+    Measured,
+    /// Failed (or its target never got to it).
+    Failed,
+    /// Verification showed it does not apply.
+    Excluded,
+    /// Ctrl-C.
+    Interrupted,
+}
+
+/// `foxbench shootout`: one cell of the matrix as it stands.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct CellState {
+    /// The target's name (the matrix's row).
+    pub target: String,
+    /// The level's name, with its scenario where there are several (the column).
+    pub level: String,
+    /// Where it stands.
+    pub status: CellStatus,
+    /// Measured: requests per second.
+    pub requests_per_sec: Option<f64>,
+    /// Failed or excluded: why.
+    pub reason: Option<String>,
+    /// Running: the run whose charts the cell links to ([`Meta::run`]).
+    pub run: Option<u64>,
+}
+
 /// The final report, as the page becomes it.
 #[derive(Debug, Serialize)]
 struct Done<'a> {
@@ -122,8 +217,11 @@ struct State {
     /// Pushes told of so far: a wake-up for the pages only. The rows to send are counted by
     /// the series itself ([`Series::pushed`]), read under its lock.
     pushed: u64,
-    gauges: VecDeque<Gauge>,
-    gauges_pushed: u64,
+    feeds: Feeds,
+    /// The current run: its number of [`Dashboard::begin_run`] calls, plan and rows.
+    generation: u64,
+    meta: Arc<String>,
+    series: Option<Shared>,
     /// The `done` event's data, once the run is over.
     done: Option<Arc<String>>,
     closing: bool,
@@ -131,8 +229,6 @@ struct State {
 
 struct Inner {
     token: String,
-    meta: String,
-    series: Shared,
     state: Mutex<State>,
     changed: Condvar,
     /// Connections whose request head is being read.
@@ -164,9 +260,11 @@ impl Dashboard {
         let token = token().map_err(Error::Random)?;
         let inner = Arc::new(Inner {
             token,
-            meta: serde_json::to_string(meta).expect("meta serializes"),
-            series,
-            state: Mutex::new(State::default()),
+            state: Mutex::new(State {
+                meta: Arc::new(serde_json::to_string(meta).expect("meta serializes")),
+                series: Some(series),
+                ..State::default()
+            }),
             changed: Condvar::new(),
             pending: AtomicUsize::new(0),
             streams: AtomicUsize::new(0),
@@ -202,12 +300,26 @@ impl Dashboard {
 
     /// Adds one gauge reading.
     pub fn gauge(&self, g: Gauge) {
+        self.push(Feed::Gauges, &g);
+    }
+
+    /// Adds one item to `feed`; the pages get it at once, a late page with those kept.
+    pub fn push(&self, feed: Feed, item: &impl Serialize) {
         let mut s = self.inner.lock();
-        if s.gauges.len() == GAUGES_KEPT {
-            s.gauges.pop_front();
-        }
-        s.gauges.push_back(g);
-        s.gauges_pushed += 1;
+        s.feeds.push(feed, item);
+        self.inner.changed.notify_all();
+    }
+
+    /// The next run (a window of a search, a cell of a shootout) begins: its plan and its
+    /// rows replace the last run's, on every page (the run-scoped feeds start empty).
+    pub fn begin_run(&self, meta: &Meta, series: Shared) {
+        let mut s = self.inner.lock();
+        s.meta = Arc::new(serde_json::to_string(meta).expect("meta serializes"));
+        s.series = Some(series);
+        // Wake-ups count the current series' rows: the new one starts at none.
+        s.pushed = 0;
+        s.generation += 1;
+        s.feeds.next_run();
         self.inner.changed.notify_all();
     }
 
@@ -364,7 +476,7 @@ fn serve(mut stream: TcpStream, inner: &Inner, head_by: Instant) -> bool {
             true
         }
         http::Route::Events => match StreamSlot::take(inner) {
-            Some(_slot) => events(stream, inner),
+            Some(_slot) => stream::events(stream, inner),
             None => {
                 let reply = http::status(503, "too many dashboard pages open\n");
                 let _ = stream.write_all(reply.as_bytes());
@@ -407,165 +519,9 @@ pub fn page() -> String {
         .replace("/*DASHBOARD_JS*/", include_str!("../assets/dashboard.js"))
 }
 
-/// A row as the page draws it: the figures, not the histogram (a tenth of the size).
-#[derive(Serialize)]
-struct LiveRow {
-    start_s: f64,
-    duration_s: f64,
-    span_intervals: u64,
-    requests: u64,
-    errors: u64,
-    errors_by_kind: report::Errors,
-    requests_per_sec: f64,
-    p50_us: f64,
-    p99_us: f64,
-    max_us: f64,
-}
-
-impl From<&IntervalRow> for LiveRow {
-    fn from(r: &IntervalRow) -> Self {
-        LiveRow {
-            start_s: r.start_s,
-            duration_s: r.duration_s,
-            span_intervals: r.span_intervals,
-            requests: r.requests,
-            errors: r.errors,
-            errors_by_kind: r.errors_by_kind.clone(),
-            requests_per_sec: r.requests_per_sec,
-            p50_us: r.p50_us,
-            p99_us: r.p99_us,
-            max_us: r.max_us,
-        }
-    }
-}
-
-/// Rows per `history`/`rows` event: small writes, so that a late page costs no large buffer.
-const ROWS_PER_EVENT: usize = 100;
-
-fn event(name: &str, data: &str) -> String {
-    // `data` is one line of JSON: serde_json escapes every newline inside strings.
-    format!("event: {name}\ndata: {data}\n\n")
-}
-
-/// The rows pushed after the first `seen` (false), or every row (true) when the page is new
-/// or fell further behind than the series' full-resolution window; and the rows pushed so
-/// far, read under the same lock as the rows. Copied out without their histograms, so the
-/// lock is held only for the copy.
-fn new_rows(series: &Shared, seen: Option<u64>) -> (bool, Vec<LiveRow>, u64) {
-    let series = series.lock().unwrap_or_else(|e| e.into_inner());
-    let pushed = series.pushed();
-    let held = series.len();
-    let (whole, rows) = match seen {
-        Some(seen) if ((pushed - seen) as usize) <= report::series::FULL_ROWS.min(held) => {
-            let new = (pushed - seen) as usize;
-            (
-                false,
-                series.rows().skip(held - new).map(LiveRow::from).collect(),
-            )
-        }
-        _ => (true, series.rows().map(LiveRow::from).collect()),
-    };
-    (whole, rows, pushed)
-}
-
-/// Writes `rows` as events: a whole history (`history`, then `rows` to append) or new rows
-/// (`interval` each).
-fn write_rows(stream: &mut TcpStream, whole: bool, rows: &[LiveRow]) -> std::io::Result<()> {
-    if !whole {
-        let mut out = String::new();
-        for r in rows {
-            out += &event(
-                "interval",
-                &serde_json::to_string(r).expect("row serializes"),
-            );
-        }
-        return stream.write_all(out.as_bytes());
-    }
-    if rows.is_empty() {
-        return stream.write_all(event("history", "[]").as_bytes());
-    }
-    for (k, chunk) in rows.chunks(ROWS_PER_EVENT).enumerate() {
-        let name = if k == 0 { "history" } else { "rows" };
-        let data = serde_json::to_string(chunk).expect("rows serialize");
-        stream.write_all(event(name, &data).as_bytes())?;
-    }
-    Ok(())
-}
-
-/// Streams events until the run is over (true: `done` was delivered) or the page left.
-fn events(mut stream: TcpStream, inner: &Inner) -> bool {
-    let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n";
-    let mut out = String::from(head);
-    out += &event("meta", &inner.meta);
-    if stream.write_all(out.as_bytes()).is_err() {
-        return false;
-    }
-    let (mut rows_seen, mut gauges_seen) = (None::<u64>, 0u64);
-    loop {
-        let (pushed, gauges, done, closing) = {
-            let s = inner.lock();
-            let gauges: Vec<Gauge> = if s.gauges_pushed > gauges_seen {
-                let new = ((s.gauges_pushed - gauges_seen) as usize).min(s.gauges.len());
-                s.gauges
-                    .iter()
-                    .skip(s.gauges.len() - new)
-                    .copied()
-                    .collect()
-            } else {
-                Vec::new()
-            };
-            gauges_seen = s.gauges_pushed;
-            (s.pushed, gauges, s.done.clone(), s.closing)
-        };
-        if rows_seen.is_none_or(|seen| pushed > seen) {
-            let (whole, rows, total) = new_rows(&inner.series, rows_seen);
-            rows_seen = Some(total);
-            if write_rows(&mut stream, whole, &rows).is_err() {
-                return false;
-            }
-        }
-        let mut out = String::new();
-        if !gauges.is_empty() {
-            out += &event(
-                "gauges",
-                &serde_json::to_string(&gauges).expect("gauges serialize"),
-            );
-        }
-        if let Some(d) = &done {
-            out += &event("done", d);
-        }
-        if stream.write_all(out.as_bytes()).is_err() {
-            return false;
-        }
-        if done.is_some() {
-            let _ = stream.flush();
-            return true;
-        }
-        if closing {
-            return false;
-        }
-        let s = inner.lock();
-        // `rows_seen` counts from the series, which may be ahead of the wake-ups.
-        if rows_seen.is_some_and(|seen| s.pushed <= seen)
-            && s.gauges_pushed == gauges_seen
-            && s.done.is_none()
-            && !s.closing
-        {
-            let (s, timeout) = inner
-                .changed
-                .wait_timeout(s, Duration::from_secs(15))
-                .unwrap_or_else(|e| e.into_inner());
-            drop(s);
-            // A comment line: keeps proxies and the browser from timing the stream out.
-            if timeout.timed_out() && stream.write_all(b":\n\n").is_err() {
-                return false;
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::stream::new_rows;
     use super::*;
     use std::io::Read as _;
     use std::sync::atomic::AtomicBool;
@@ -600,6 +556,73 @@ mod tests {
             hdr_base64: None,
             span_intervals: 1,
         }
+    }
+
+    /// Reads the event stream of `dash` until `done` holds for what came so far (or 20 s).
+    fn read_events(addr: SocketAddr, token: &str, done: impl Fn(&str) -> bool) -> String {
+        let mut s = TcpStream::connect(addr).unwrap();
+        write!(s, "GET /{token}/events HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+        s.set_read_timeout(Some(Duration::from_millis(200)))
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let (mut out, mut buf) = (String::new(), [0u8; 4096]);
+        while !done(&out) && Instant::now() < deadline {
+            if let Ok(n) = s.read(&mut buf) {
+                out += &String::from_utf8_lossy(&buf[..n]);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_next_run_sends_its_plan_and_its_own_rows_from_the_start() {
+        let first: Shared = Arc::new(Mutex::new(Series::for_load()));
+        let meta = Meta {
+            title: "first".into(),
+            ..Meta::default()
+        };
+        let dash = Dashboard::bind("127.0.0.1:0".parse().unwrap(), &meta, first.clone()).unwrap();
+        let token = dash.inner.token.clone();
+        for i in 0..3 {
+            first.lock().unwrap().push(i, row(i)).unwrap();
+            dash.pushed();
+        }
+        dash.push(Feed::Cells, &"kept across runs");
+        let second: Shared = Arc::new(Mutex::new(Series::for_load()));
+        let meta = Meta {
+            kind: Kind::Shootout,
+            run: 2,
+            title: "second".into(),
+            ..Meta::default()
+        };
+        dash.begin_run(&meta, second.clone());
+        second.lock().unwrap().push(0, row(7)).unwrap();
+        dash.pushed();
+        // A page that joins now: the second run only, and the feeds that outlive runs.
+        let late = read_events(dash.addr, &token, |o| {
+            o.contains("\"start_s\":7.0") && o.contains("kept across runs")
+        });
+        assert!(late.contains("\"title\":\"second\""), "{late}");
+        assert!(late.contains("\"kind\":\"shootout\""), "{late}");
+        assert!(!late.contains("\"title\":\"first\""), "{late}");
+        assert!(!late.contains("\"start_s\":1.0"), "{late}");
+        assert!(late.contains("kept across runs"), "{late}");
+        // Wake-ups count the new series' rows: a page waits, and sees the next one once.
+        std::thread::scope(|scope| {
+            let page =
+                scope.spawn(|| read_events(dash.addr, &token, |o| o.contains("\"start_s\":8.0")));
+            std::thread::sleep(Duration::from_millis(300));
+            second.lock().unwrap().push(1, row(8)).unwrap();
+            dash.pushed();
+            let out = page.join().unwrap();
+            assert_eq!(out.matches("\"start_s\":8.0").count(), 1, "{out}");
+            assert_eq!(out.matches("event: meta").count(), 1, "{out}");
+        });
+        // Both pages waited rather than polled (a wake-up count ahead of the rows spun a
+        // page's thread until the next row).
+        let cpu = dash.finish("<html></html>", "{}", Duration::from_secs(5));
+        // Waiting costs well under a millisecond here; spinning cost 87 ms.
+        assert!(cpu < Duration::from_millis(30), "{cpu:?}");
     }
 
     #[test]

@@ -66,6 +66,17 @@ pub fn run(args: &LoadArgs, objective: &str) -> Result<ExitCode> {
     load::raise_fd_limit(base.connections)?;
     crate::load_cmd::preflight(&base)?;
 
+    let live = args
+        .dashboard
+        .map(|addr| {
+            let meta = dashboard::Meta {
+                kind: dashboard::Kind::FindMax,
+                title: "waiting for the first window".into(),
+                ..crate::live::meta(&base, Some(&slo))
+            };
+            crate::live::Live::bind_meta(addr, &meta, crate::live::series())
+        })
+        .transpose()?;
     let interrupted = crate::cli::interrupt_flag(crate::cli::RUN)?;
     let is_interrupted = || interrupted.load(std::sync::atomic::Ordering::Relaxed);
 
@@ -76,6 +87,7 @@ pub fn run(args: &LoadArgs, objective: &str) -> Result<ExitCode> {
         window,
         interrupted: &interrupted,
         quiet: args.quiet,
+        live: live.as_ref(),
         windows: Vec::new(),
         runs: Vec::new(),
     };
@@ -159,9 +171,14 @@ pub fn run(args: &LoadArgs, objective: &str) -> Result<ExitCode> {
         windows,
         spectra,
     };
+    let requests: u64 = runs.iter().map(|r| r.requests.completed).sum();
     let mut report = runs.swap_remove(body);
     report.capacity = Some(capacity);
     write(args, &report)?;
+    if let Some(live) = live {
+        let json = serde_json::to_string_pretty(&report).expect("report serializes");
+        live.finish(&report::load_html::to_html(&report), &json, requests);
+    }
     Ok(if held.is_some() {
         ExitCode::SUCCESS
     } else {
@@ -176,6 +193,8 @@ struct Trials<'a> {
     window: Duration,
     interrupted: &'a Arc<AtomicBool>,
     quiet: bool,
+    /// `--dashboard`: each window is a run of the page, and a point of its windows' chart.
+    live: Option<&'a crate::live::Live>,
     windows: Vec<CapacityWindow>,
     runs: Vec<LoadReport>,
 }
@@ -183,9 +202,36 @@ struct Trials<'a> {
 impl Trials<'_> {
     /// Runs and judges one window at `rate`; true when it held the objective.
     fn judge(&mut self, rate: f64, phase: WindowPhase) -> Result<bool> {
-        let (mut run, verdict) =
-            run_window(self.base, self.slo, rate, self.window, self.interrupted)?;
+        let dash = self.live.map(|l| {
+            let title = format!(
+                "window {} ({}): {rate:.0} req/s offered",
+                self.windows.len() + 1,
+                phase_name(phase)
+            );
+            (l.dashboard(), title)
+        });
+        let (mut run, verdict) = run_window(
+            self.base,
+            self.slo,
+            rate,
+            self.window,
+            self.interrupted,
+            dash.as_ref()
+                .map(|(d, t)| (*d, t.as_str(), self.windows.len() as u64 + 1)),
+        )?;
         let w = CapacityWindow::new(rate, phase, &run, &verdict);
+        if let Some(live) = self.live {
+            live.dashboard().push(
+                dashboard::Feed::Windows,
+                &dashboard::WindowPoint {
+                    offered_per_sec: rate,
+                    achieved_per_sec: w.achieved_per_sec,
+                    p99_us: w.corrected.map(|s| s.p99_us),
+                    passed: w.passed,
+                    phase,
+                },
+            );
+        }
         if !self.quiet {
             let _ = writeln!(
                 std::io::stderr(),
@@ -213,13 +259,24 @@ impl Trials<'_> {
     }
 }
 
+/// The phase as the JSON names it.
+fn phase_name(phase: WindowPhase) -> &'static str {
+    match phase {
+        WindowPhase::Bracket => "bracket",
+        WindowPhase::Bisect => "bisect",
+        WindowPhase::Spectrum => "spectrum",
+    }
+}
+
 /// One constant-rate window at `rate`: its report and the objective's verdict on it whole.
+/// With a dashboard (and the window's title), the window is its current run.
 fn run_window(
     base: &Plan,
     slo: &Slo,
     rate: f64,
     window: Duration,
     interrupted: &Arc<AtomicBool>,
+    dash: Option<(&dashboard::Dashboard, &str, u64)>,
 ) -> Result<(LoadReport, report::slo::SloReport)> {
     let mut plan = base.clone();
     plan.arrival = Arrival::Open {
@@ -244,15 +301,37 @@ fn run_window(
             })
             .context("cannot start the signal watcher")?
     };
+    // Bounded however long the window (report::series): exact, coarser when old.
+    let series = crate::live::series();
+    if let Some((d, title, run)) = dash {
+        let meta = dashboard::Meta {
+            kind: dashboard::Kind::FindMax,
+            run,
+            title: title.into(),
+            ..crate::live::meta(&plan, Some(slo))
+        };
+        d.begin_run(&meta, series.clone());
+    }
     let before = probe::own_usage();
     let started = Instant::now();
-    // Bounded however long the window (report::series): exact, coarser when old.
-    let mut intervals = report::series::Series::for_load();
     let result = load::run_with_intervals(&plan, &control, &mut |iv| {
         // Rows made here always carry their histogram, so merging them cannot fail.
-        let _ = intervals.push(iv.index, report::IntervalRow::from(iv));
+        let _ = series
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(iv.index, report::IntervalRow::from(iv));
+        if let Some((d, _, _)) = dash {
+            if let Some(p) = crate::live::service_point(iv) {
+                d.push(dashboard::Feed::Service, &p);
+            }
+            d.pushed();
+        }
     });
-    let intervals = intervals.into_rows();
+    let intervals = std::mem::replace(
+        &mut *series.lock().unwrap_or_else(|e| e.into_inner()),
+        report::series::Series::for_load(),
+    )
+    .into_rows();
     let wall = started.elapsed();
     let used = probe::own_usage().since(&before);
     control.stop();

@@ -22,7 +22,7 @@ pub struct Live {
 }
 
 /// The page's view of the plan: the target schedule as points, the clauses as lines.
-fn meta(plan: &Plan, slo: Option<&Slo>, threads: usize) -> Meta {
+pub fn meta(plan: &Plan, slo: Option<&Slo>) -> Meta {
     let target = match (&plan.arrival, plan.stop) {
         (Arrival::Open { rate }, stop) => {
             let end_s = match stop {
@@ -61,8 +61,8 @@ fn meta(plan: &Plan, slo: Option<&Slo>, threads: usize) -> Meta {
             })
             .collect()
     });
-    let _ = threads;
     Meta {
+        kind: dashboard::Kind::Load,
         url: plan.target.url.clone(),
         model: match plan.arrival {
             Arrival::Closed => "closed".into(),
@@ -72,7 +72,20 @@ fn meta(plan: &Plan, slo: Option<&Slo>, threads: usize) -> Meta {
         target,
         slo,
         saturated_percent: report::SATURATED_PERCENT,
+        ..Meta::default()
     }
+}
+
+/// Open model: an interval's service time, for the page to draw beside its corrected
+/// latency; None in the closed model (where the engine records none: it is the latency).
+pub fn service_point(iv: &stats::Interval) -> Option<dashboard::ServicePoint> {
+    let us = |p: f64| iv.service.percentile_ns(p) as f64 / 1e3;
+    (!iv.service.is_empty()).then(|| dashboard::ServicePoint {
+        start_s: iv.start.as_secs_f64(),
+        p50_us: us(50.0),
+        p99_us: us(99.0),
+        max_us: us(100.0),
+    })
 }
 
 impl Live {
@@ -84,8 +97,13 @@ impl Live {
         threads: usize,
         series: Shared,
     ) -> Result<Live> {
-        let dash =
-            Dashboard::bind(addr, &meta(plan, slo, threads), series).context("--dashboard")?;
+        let _ = threads;
+        Live::bind_meta(addr, &meta(plan, slo), series)
+    }
+
+    /// Binds the dashboard of a run whose plan the caller describes (a search, a shootout).
+    pub fn bind_meta(addr: SocketAddr, meta: &Meta, series: Shared) -> Result<Live> {
+        let dash = Dashboard::bind(addr, meta, series).context("--dashboard")?;
         eprintln!("foxbench: dashboard at {}", dash.url());
         Ok(Live {
             dash: Arc::new(dash),
@@ -105,8 +123,16 @@ impl Live {
         }
     }
 
-    /// One more row in the series.
-    pub fn pushed(&self) {
+    /// The dashboard itself, for the runs it shows one after another.
+    pub fn dashboard(&self) -> &Dashboard {
+        &self.dash
+    }
+
+    /// One more row in the series, `iv`'s.
+    pub fn pushed(&self, iv: &stats::Interval) {
+        if let Some(p) = service_point(iv) {
+            self.dash.push(dashboard::Feed::Service, &p);
+        }
         self.dash.pushed();
     }
 

@@ -240,7 +240,7 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
             series_error = rows.push(iv.index, report::IntervalRow::from(iv)).err();
         }
         if let Some(live) = &live {
-            live.pushed();
+            live.pushed(iv);
         }
         if observers.observe(iv) {
             control.stop();

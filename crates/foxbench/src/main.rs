@@ -15,6 +15,7 @@ mod load_series;
 mod manual_cmd;
 mod merge_cmd;
 mod shootout_cmd;
+mod shootout_live;
 
 use std::io::Write as _;
 use std::process::ExitCode;

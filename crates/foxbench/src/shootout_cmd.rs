@@ -68,6 +68,13 @@ pub struct ShootoutArgs {
     /// threads mostly wait on a futex].
     #[arg(long)]
     pub thread_dump: bool,
+
+    /// Serve a live page of the run at ADDR (default 127.0.0.1:0, a free loopback port):
+    /// the matrix of targets × levels fills in as cells run, and a running cell links to its
+    /// live charts; when the run ends the page becomes the report. The URL, with an
+    /// unguessable token in its path, is printed at the start.
+    #[arg(long = "dashboard", value_name = "ADDR", num_args = 0..=1, require_equals = true, default_missing_value = "127.0.0.1:0")]
+    pub dashboard: Option<std::net::SocketAddr>,
 }
 
 /// A comma-separated list of target names; commas inside `[...]` belong to a row's name.
@@ -265,6 +272,11 @@ pub fn run(args: ShootoutArgs) -> Result<ExitCode> {
     if let Err(e) = load::raise_fd_limit(most) {
         eprintln!("foxbench: warning: {e}");
     }
+    let live = args
+        .dashboard
+        .map(|addr| crate::shootout_live::ShootoutLive::bind(addr, &suite.name))
+        .transpose()?
+        .map(std::sync::Arc::new);
     shootout::process::become_subreaper();
     let interrupt = crate::cli::interrupt_flag(crate::cli::SHOOTOUT)?;
     let opts = Options {
@@ -277,6 +289,7 @@ pub fn run(args: ShootoutArgs) -> Result<ExitCode> {
         text,
         quick: args.quick,
         thread_dump: args.thread_dump,
+        watch: live.as_ref().map(crate::shootout_live::watch),
     };
     let mut console = Console {
         out: out.clone(),
@@ -284,6 +297,12 @@ pub fn run(args: ShootoutArgs) -> Result<ExitCode> {
     };
     let results = runner::run(&suite, &opts, &mut console);
     write_reports(&out, &results)?;
+    drop(opts);
+    if let Some(live) = live.and_then(|l| std::sync::Arc::try_unwrap(l).ok()) {
+        let json =
+            serde_json::to_string_pretty(&results).context("cannot serialize the results")?;
+        live.finish(&to_html(&results), &json);
+    }
     let md = to_markdown(&results);
     // The posts' tables on stdout; where the files are on stderr.
     let tables: String = md.split("### Targets").next().unwrap_or(&md).to_string();

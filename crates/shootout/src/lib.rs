@@ -32,6 +32,7 @@ mod summary;
 mod tiers;
 pub mod verify;
 pub mod waiting;
+pub mod watch;
 mod window;
 
 /// The HTTP/2 section of a report from the engine's counts: one for `foxbench load` and the

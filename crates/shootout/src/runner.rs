@@ -26,6 +26,7 @@ use crate::suite::{Level, Scenario, Suite, TargetSpec};
 use crate::summary;
 use crate::tiers::{self, Layout};
 use crate::verify;
+use crate::watch::{self, column, now_of, CellAt, CellNow, Watch};
 
 pub use crate::summary::spectrum_points;
 
@@ -51,6 +52,8 @@ pub struct Options {
     /// `--thread-dump`: a JVM thread dump in the middle of every level (without it, only
     /// of levels whose threads mostly wait on a futex).
     pub thread_dump: bool,
+    /// A live view told of every cell and load as the run goes (`--dashboard`).
+    pub watch: Option<Arc<dyn Watch>>,
 }
 
 /// What the run tells its caller as it goes.
@@ -161,6 +164,9 @@ pub fn run(suite: &Suite, opts: &Options, obs: &mut dyn Observer) -> ShootoutRes
         layout,
     };
     let mut services = Services::new(suite, service_cpus);
+    if let Some(w) = &opts.watch {
+        watch::waiting(suite, w.as_ref());
+    }
     for (i, spec) in suite.targets.iter().enumerate() {
         let r = if ctx.interrupted() {
             TargetResult {
@@ -178,6 +184,9 @@ pub fn run(suite: &Suite, opts: &Options, obs: &mut dyn Observer) -> ShootoutRes
                 r.outcome.as_str(),
                 r.message.as_deref().unwrap_or("")
             )),
+        }
+        if let Some(w) = &opts.watch {
+            watch::ended(suite, &r, w.as_ref());
         }
         results.targets.push(r);
         // Services no later target uses stop now; Ctrl-C stops them all.
@@ -492,6 +501,7 @@ impl<'a> Ctx<'a> {
             }),
             services: &probes,
             service_cpus: self.layout.services.len(),
+            watch: self.opts.watch.as_deref(),
         };
         for (s, v) in scenarios.iter().zip(verified) {
             for level in self.suite.levels_for(s, spec) {
@@ -507,6 +517,14 @@ impl<'a> Ctx<'a> {
                     continue;
                 }
                 crate::limits::before_level(&mut cell, obs);
+                let column = column(self.suite, &s.name, &level.name);
+                let at = CellAt {
+                    target: &spec.name,
+                    column: &column,
+                };
+                if let Some(w) = &self.opts.watch {
+                    w.cell(at, &CellNow::Running);
+                }
                 match meter.measure(running, &task, &mut cell) {
                     Ok(()) => {
                         summary::conclude(&mut cell, meter.server_cpus, &net);
@@ -529,6 +547,9 @@ impl<'a> Ctx<'a> {
                         Some(m) => format!("{m}; {note}"),
                         None => note,
                     });
+                }
+                if let Some(w) = &self.opts.watch {
+                    w.cell(at, &now_of(&cell));
                 }
                 cells.push(cell);
                 if let Some((service, why)) = service {

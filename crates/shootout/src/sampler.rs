@@ -225,9 +225,16 @@ impl Meter<'_> {
         );
         // Bounded however long the cell runs (report::series): exact, coarser when old.
         let mut intervals = report::series::Series::for_load();
+        if let Some(w) = self.watch {
+            w.load(plan);
+        }
         let result = load::run_with_intervals(plan, &control, &mut |iv| {
+            let row = report::IntervalRow::from(iv);
+            if let Some(w) = self.watch {
+                w.interval(iv, &row);
+            }
             // Rows made here always carry their histogram, so merging them cannot fail.
-            let _ = intervals.push(iv.index, report::IntervalRow::from(iv));
+            let _ = intervals.push(iv.index, row);
         });
         let intervals = intervals.into_rows();
         done.store(true, Ordering::Relaxed);

@@ -9,6 +9,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+mod kinds;
+
 use super::support::{redirect_server, Server, REDIRECT};
 use super::{foxbench, result};
 

@@ -196,7 +196,7 @@ fn bad_urls_files_and_templates_are_one_line_naming_the_place() {
 }
 
 /// The avatar binary: beside foxbench when the workspace was built, else built now.
-fn avatar_binary() -> PathBuf {
+pub(crate) fn avatar_binary() -> PathBuf {
     let bin = Path::new(env!("CARGO_BIN_EXE_foxbench")).with_file_name("avatar");
     if !bin.exists() {
         let mut cmd = Command::new(env!("CARGO"));
