@@ -99,7 +99,32 @@ pub(super) fn wait_for_load(child: &mut std::process::Child, deadline: Duration)
 /// end, its output captured; no target may outlive it.
 #[track_caller]
 pub(super) fn run_shootout(dir: &Path, suite: &str, out: &Path, extra: &[&str]) -> Output {
-    let child = foxbench()
+    shootout_with(foxbench(), dir, suite, out, extra)
+}
+
+/// As [`run_shootout`], inside a network namespace of its own (where this machine can make
+/// one; CI requires it): the TCP counters the verdicts read (listen overflows, retransmits,
+/// delayed ACKs) are then the run's alone. On the machine's namespace a test beside it that
+/// overflowed a listen queue turned a pool-bound cell into `listen-overflow` (1,283
+/// overflows, none of them the cell's). Tests that assert a verdict use this.
+#[track_caller]
+pub(super) fn run_shootout_alone(dir: &Path, suite: &str, out: &Path, extra: &[&str]) -> Output {
+    let ns = testkit::Netns::new("shootout");
+    let cmd = match &ns {
+        Some(ns) => {
+            // `ip netns exec` execs foxbench in its own process: the pid stays the run's.
+            let mut c = ns.exec();
+            c.arg(env!("CARGO_BIN_EXE_foxbench"));
+            c
+        }
+        None => foxbench(),
+    };
+    shootout_with(cmd, dir, suite, out, extra)
+}
+
+#[track_caller]
+fn shootout_with(mut cmd: Command, dir: &Path, suite: &str, out: &Path, extra: &[&str]) -> Output {
+    let child = cmd
         .args(["shootout", suite, "--root", ".", "--out"])
         .arg(out)
         .arg("--cache")

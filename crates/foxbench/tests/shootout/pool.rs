@@ -16,7 +16,7 @@ fn pool_run() -> &'static (serde_json::Value, String, String) {
         std::sync::OnceLock::new();
     RUN.get_or_init(|| {
         let out = tmp("pool-bound");
-        let o = run_shootout(&data(), "suite.toml", &out, &[]);
+        let o = run_shootout_alone(&data(), "suite.toml", &out, &[]);
         let err = String::from_utf8_lossy(&o.stderr).into_owned();
         assert!(o.status.success(), "{err}");
         let v = results(&out);

@@ -12,7 +12,7 @@ fn data() -> PathBuf {
 #[test]
 fn a_server_holding_a_lock_is_diagnosed_lock_bound() {
     let out = tmp("lock-bound");
-    let o = run_shootout(&data(), "suite.toml", &out, &[]);
+    let o = run_shootout_alone(&data(), "suite.toml", &out, &[]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");
     let v = results(&out);
