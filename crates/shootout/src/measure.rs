@@ -181,6 +181,8 @@ pub struct Meter<'a> {
     pub services: &'a [Probe],
     /// CPUs the services may use.
     pub service_cpus: usize,
+    /// What the TCP counters' rules need to know of the target (capacity windows).
+    pub net: crate::summary::Net,
 }
 
 /// Requests foxbench completed and sent over a level, warm-up included: what the
@@ -643,6 +645,7 @@ mod tests {
             dumps: None,
             services: &[],
             service_cpus: 0,
+            net: crate::summary::Net::default(),
         };
         let addr: SocketAddr = "127.0.0.1:8080".parse().unwrap();
         let stop = Stop::Duration(Duration::from_secs(1));
@@ -691,6 +694,7 @@ mod tests {
             dumps: None,
             services: &[],
             service_cpus: 0,
+            net: crate::summary::Net::default(),
         };
         let addr: SocketAddr = "127.0.0.1:8443".parse().unwrap();
         let plan = meter.load_plan(addr, &task, Stop::Requests(1));

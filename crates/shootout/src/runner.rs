@@ -492,6 +492,7 @@ impl<'a> Ctx<'a> {
             }),
             services: &probes,
             service_cpus: self.layout.services.len(),
+            net,
         };
         for (s, v) in scenarios.iter().zip(verified) {
             for level in self.suite.levels_for(s, spec) {
