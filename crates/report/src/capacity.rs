@@ -1,6 +1,6 @@
 //! The result of a capacity search (`foxbench load --find-max`, the shootout's capacity
 //! levels): the objective, the rate found, the bracket, every window tried with its
-//! verdict and figures, the latency spectrum around the rate found, and whether the client
+//! verdict, figures and TCP counters' report, the latency spectrum around the rate found, and whether the client
 //! bounded it. Built from the windows' [`LoadReport`]s; the search itself is
 //! `load::capacity`.
 
