@@ -3,7 +3,9 @@
 //! Each window the search asks for is one constant-rate open-model run of `--window`,
 //! judged whole by the objective (`report::slo`); the verdict goes back to the search.
 //! After it, windows at 50%, 80% and 110% of the rate found give the spectrum (100% is the
-//! window that found it).
+//! window that found it). Each window reads the kernel's TCP counters around it and
+//! carries their report (`tcp`: deltas, per response, the rules' warnings), as one
+//! `foxbench load` run does; the result's own `tcp` is its body window's.
 
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -21,7 +23,7 @@ use report::slo::Slo;
 use report::LoadReport;
 
 use crate::load_cmd::{build_plan, watch, LoadArgs};
-use crate::load_result::build_report;
+use crate::load_result::{build_report, tcp_report};
 
 /// The lowest rate the search tries, requests per second (or --start-rate if lower).
 const FLOOR_PER_SEC: f64 = 10.0;
@@ -175,6 +177,12 @@ pub fn run(args: &LoadArgs, objective: &str) -> Result<ExitCode> {
     let mut report = runs.swap_remove(body);
     report.capacity = Some(capacity);
     write(args, &report)?;
+    if args.quiet {
+        // The text (hidden) holds them; quiet still says what the kernel's counters showed.
+        for w in report.capacity.iter().flat_map(|c| c.tcp_warnings()) {
+            crate::cli::say(&format!("warning: {w}"));
+        }
+    }
     if let Some(live) = live {
         let json = serde_json::to_string_pretty(&report).expect("report serializes");
         live.finish(&report::load_html::to_html(&report), &json, requests);
@@ -235,13 +243,14 @@ impl Trials<'_> {
         if !self.quiet {
             let _ = writeln!(
                 std::io::stderr(),
-                "window {:>2}: {:>9.0} req/s asked, {:>9.0} achieved, p99 {:>9}, client {:>3.0}%: {}",
+                "window {:>2}: {:>9.0} req/s asked, {:>9.0} achieved, p99 {:>9}, client {:>3.0}%: {}{}",
                 self.windows.len() + 1,
                 rate,
                 w.achieved_per_sec,
                 w.corrected.map_or("-".into(), |s| report::human_us(s.p99_us)),
                 w.client_cpu_percent,
-                if w.passed { "held" } else { "failed" }
+                if w.passed { "held" } else { "failed" },
+                tcp_kinds(&w)
             );
         }
         let passed = w.passed;
@@ -265,6 +274,21 @@ fn phase_name(phase: WindowPhase) -> &'static str {
         WindowPhase::Bracket => "bracket",
         WindowPhase::Bisect => "bisect",
         WindowPhase::Spectrum => "spectrum",
+    }
+}
+
+/// The rules the window's TCP counters crossed, for its progress line: `, tcp: nagle`.
+fn tcp_kinds(w: &CapacityWindow) -> String {
+    let kinds: Vec<&str> = w
+        .tcp
+        .iter()
+        .flat_map(|t| &t.warnings)
+        .map(|f| f.kind.as_str())
+        .collect();
+    if kinds.is_empty() {
+        String::new()
+    } else {
+        format!(" (tcp: {})", kinds.join(", "))
     }
 }
 
@@ -313,6 +337,7 @@ fn run_window(
         d.begin_run(&meta, series.clone());
     }
     let before = probe::own_usage();
+    let tcp_before = probe::tcp_counters().ok();
     let started = Instant::now();
     let result = load::run_with_intervals(&plan, &control, &mut |iv| {
         // Rows made here always carry their histogram, so merging them cannot fail.
@@ -334,10 +359,14 @@ fn run_window(
     .into_rows();
     let wall = started.elapsed();
     let used = probe::own_usage().since(&before);
+    let tcp_after = probe::tcp_counters().ok();
     control.stop();
     let _ = watcher.join();
     let result = result?;
-    let report = build_report(&plan, threads, &result, intervals, &used, wall);
+    let mut report = build_report(&plan, threads, &result, intervals, &used, wall);
+    report.tcp = tcp_before
+        .zip(tcp_after)
+        .map(|(a, b)| tcp_report(&plan, &result, &report, &a, &b));
     let verdict = slo.judge(&report, None);
     Ok((report, verdict))
 }

@@ -9,6 +9,7 @@ use report::LoadReport;
 /// The kernel's TCP counters between `before` and `after` and the rules' warnings on them
 /// (the same rules as the shootout's diagnosis). The client's kernel delays the ACKs, so
 /// the Nagle rule holds for a remote server too; its somaxconn is only known on loopback.
+/// In the open model (`--rate`, `--find-max`'s windows) the rules read the service time.
 pub(crate) fn tcp_report(
     plan: &Plan,
     result: &RunResult,
@@ -21,7 +22,13 @@ pub(crate) fn tcp_report(
     report::tcp::report(&report::tcp::Evidence {
         deltas: &deltas,
         completed: result.counts.completed(),
-        latency: &result.latency,
+        // The open model's latency adds each request's wait for a free connection to the
+        // stall; the service time (from the write) is where a Nagle stall sits alone.
+        latency: if result.service.is_empty() {
+            &result.latency
+        } else {
+            &result.service
+        },
         connect: (!result.connect.is_empty()).then_some(&result.connect),
         cpu_saturated: report.client.saturated,
         somaxconn: loopback

@@ -218,6 +218,45 @@ mod tests {
         }
     }
 
+    /// This kernel's files with every section's fields reversed, new fields added at the
+    /// front, middle and end, and the sections in reverse order: the same counters, by
+    /// name. (A reader by position would read every counter from another's column.)
+    #[test]
+    fn a_real_kernels_fields_reordered_and_extended_read_the_same() {
+        let want = parse_tcp_counters(NETSTAT, SNMP);
+        assert_ne!(want.delayed_acks, 0, "the fixture has counts to move");
+        let rewrite = |text: &str| {
+            let lines: Vec<&str> = text.lines().collect();
+            let mut sections: Vec<String> = lines
+                .chunks(2)
+                .map(|pair| {
+                    let (section, names) = pair[0].split_once(':').unwrap();
+                    let (_, values) = pair[1].split_once(':').unwrap();
+                    let mut cols: Vec<(&str, &str)> = names
+                        .split_whitespace()
+                        .zip(values.split_whitespace())
+                        .collect();
+                    cols.reverse();
+                    cols.insert(0, ("TCPNewFront", "11"));
+                    cols.insert(cols.len() / 2, ("TCPNewMiddle", "22"));
+                    cols.push(("TCPNewEnd", "18446744073709551615"));
+                    let (n, v): (Vec<&str>, Vec<&str>) = cols.into_iter().unzip();
+                    format!("{section}: {}\n{section}: {}\n", n.join(" "), v.join(" "))
+                })
+                .collect();
+            sections.reverse();
+            sections.concat()
+        };
+        let (netstat, snmp) = (rewrite(NETSTAT), rewrite(SNMP));
+        assert_ne!(netstat, NETSTAT);
+        assert_eq!(parse_tcp_counters(&netstat, &snmp), want);
+        let pairs = counter_pairs(&netstat);
+        assert!(
+            pairs.contains(&("TcpExt", "TCPNewEnd", u64::MAX)),
+            "{pairs:?}"
+        );
+    }
+
     /// `counter_pairs` took the line after a header as its values even when its prefix
     /// differed, consuming it: one stray line shifted the pairing and zeroed the section
     /// after it. Only adjacent lines of the same prefix pair now.

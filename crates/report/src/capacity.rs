@@ -1,6 +1,6 @@
 //! The result of a capacity search (`foxbench load --find-max`, the shootout's capacity
 //! levels): the objective, the rate found, the bracket, every window tried with its
-//! verdict and figures, the latency spectrum around the rate found, and whether the client
+//! verdict, figures and TCP counters' report, the latency spectrum around the rate found, and whether the client
 //! bounded it. Built from the windows' [`LoadReport`]s; the search itself is
 //! `load::capacity`.
 
@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 
 use crate::slo::{ClauseVerdict, SloReport};
+use crate::tcp::{TcpFinding, TcpReport};
 use crate::{human_us, LoadReport};
 
 /// The shares of the rate found at which the spectrum is shown, percent.
@@ -155,6 +156,12 @@ pub struct CapacityWindow {
     pub client_saturated: bool,
     /// Each clause's verdict and observed value.
     pub clauses: Vec<ClauseVerdict>,
+    /// The kernel's TCP counters over the window (system-wide for the client's network
+    /// namespace), per response, and the warnings of their rules (`tcp::findings`, as
+    /// `foxbench load` gives); absent when they could not be read, and in results written
+    /// before windows read them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<TcpReport>,
 }
 
 impl CapacityWindow {
@@ -182,6 +189,7 @@ impl CapacityWindow {
             client_cpu_percent: run.client.cpu_percent,
             client_saturated: run.client.saturated,
             clauses: verdict.clauses.clone(),
+            tcp: run.tcp.clone(),
         }
     }
 }
@@ -196,6 +204,47 @@ pub struct SpectrumRow {
 }
 
 impl CapacityReport {
+    /// The TCP counters' warnings over the windows, one line per rule that fired: the
+    /// windows it fired in, and its detail in the one of them with the most requests sent
+    /// (the same details as `foxbench load` gives for one run).
+    pub fn tcp_warnings(&self) -> Vec<String> {
+        let mut kinds: Vec<TcpFinding> = Vec::new();
+        for w in self.windows.iter().filter_map(|w| w.tcp.as_ref()) {
+            for f in &w.warnings {
+                if !kinds.contains(&f.kind) {
+                    kinds.push(f.kind);
+                }
+            }
+        }
+        kinds
+            .into_iter()
+            .filter_map(|kind| {
+                let fired: Vec<(usize, &CapacityWindow, &str)> = self
+                    .windows
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, w)| {
+                        let t = w.tcp.as_ref()?;
+                        let f = t.warnings.iter().find(|f| f.kind == kind)?;
+                        Some((i, w, f.detail.as_str()))
+                    })
+                    .collect();
+                let (_, w, detail) = fired
+                    .iter()
+                    .max_by_key(|(i, w, _)| (w.sent, usize::MAX - i))?;
+                let list: Vec<String> = fired.iter().map(|(i, ..)| (i + 1).to_string()).collect();
+                Some(format!(
+                    "{} in window{} {} of {}; at {:.0} req/s: {detail}",
+                    kind.as_str(),
+                    if fired.len() == 1 { "" } else { "s" },
+                    list.join(", "),
+                    self.windows.len(),
+                    w.rate_per_sec
+                ))
+            })
+            .collect()
+    }
+
     /// The window of a spectrum row.
     pub fn spectrum_window(&self, row: &SpectrumRow) -> Option<&CapacityWindow> {
         self.windows.get(row.window)
@@ -264,7 +313,7 @@ impl CapacityReport {
         );
         let _ = writeln!(
             o,
-            "\n  {:>3} {:<8} {:>10} {:>10} {:>9} {:>9} {:>9} {:>6} {:>7}  verdict",
+            "\n  {:>3} {:<8} {:>10} {:>10} {:>9} {:>9} {:>9} {:>6} {:>7}  verdict  tcp",
             "#", "phase", "rate", "achieved", "p50", "p99", "p99.9", "late", "client"
         );
         for (i, w) in self.windows.iter().enumerate() {
@@ -273,7 +322,7 @@ impl CapacityReport {
             };
             let _ = writeln!(
                 o,
-                "  {:>3} {:<8} {:>10.0} {:>10.0} {:>9} {:>9} {:>9} {:>6} {:>6.0}%  {}",
+                "  {:>3} {:<8} {:>10.0} {:>10.0} {:>9} {:>9} {:>9} {:>6} {:>6.0}%  {:<7}  {}",
                 i + 1,
                 match w.phase {
                     WindowPhase::Bracket => "bracket",
@@ -287,7 +336,15 @@ impl CapacityReport {
                 p(|s| s.p99_9_us),
                 w.late,
                 w.client_cpu_percent,
-                if w.passed { "held" } else { "FAILED" }
+                if w.passed { "held" } else { "FAILED" },
+                w.tcp.as_ref().map_or("-".to_string(), |t| {
+                    if t.warnings.is_empty() {
+                        "ok".to_string()
+                    } else {
+                        let kinds: Vec<&str> = t.warnings.iter().map(|f| f.kind.as_str()).collect();
+                        kinds.join(",")
+                    }
+                })
             );
         }
         if !self.spectra.is_empty() {
@@ -318,6 +375,100 @@ impl CapacityReport {
                 }
             }
         }
+        for w in self.tcp_warnings() {
+            let _ = writeln!(o, "warning: {w}");
+        }
         o
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tcp::{TcpCounts, TcpWarning};
+
+    fn window(sent: u64, kinds: Option<&[TcpFinding]>) -> CapacityWindow {
+        CapacityWindow {
+            rate_per_sec: sent as f64,
+            phase: WindowPhase::Bracket,
+            passed: false,
+            achieved_per_sec: sent as f64,
+            sent,
+            failed: 0,
+            late: 0,
+            corrected: None,
+            service: None,
+            client_cpu_percent: 1.0,
+            client_saturated: false,
+            clauses: Vec::new(),
+            tcp: kinds.map(|kinds| TcpReport {
+                deltas: TcpCounts::default(),
+                per_request: None,
+                warnings: kinds
+                    .iter()
+                    .map(|&kind| TcpWarning {
+                        kind,
+                        detail: format!("{} at {sent}", kind.as_str()),
+                    })
+                    .collect(),
+            }),
+        }
+    }
+
+    /// One warning per rule over the windows: which windows it fired in, and the detail of
+    /// the one with the most requests; the table's tcp column per window.
+    #[test]
+    fn tcp_warnings_name_the_windows_and_the_busiest_ones_detail() {
+        use TcpFinding::{ListenOverflow, Nagle};
+        let report = CapacityReport {
+            objective: "p99<10ms".into(),
+            rate_per_sec: None,
+            bracket: Bracket {
+                held_per_sec: None,
+                failed_per_sec: Some(100.0),
+            },
+            stopped: Stopped::Floor,
+            client_bound: false,
+            window_s: 1.0,
+            budget_s: 10.0,
+            elapsed_s: 4.0,
+            windows: vec![
+                window(100, Some(&[Nagle])),
+                window(400, Some(&[ListenOverflow, Nagle])),
+                window(50, None),
+                window(200, Some(&[])),
+            ],
+            spectra: Vec::new(),
+        };
+        assert_eq!(
+            report.tcp_warnings(),
+            [
+                "nagle in windows 1, 2 of 4; at 400 req/s: nagle at 400",
+                "listen-overflow in window 2 of 4; at 400 req/s: listen-overflow at 400",
+            ]
+        );
+        let text = report.to_text();
+        let column: Vec<&str> = text
+            .lines()
+            .filter(|l| l.contains(" bracket "))
+            .map(|l| l.split_whitespace().last().unwrap())
+            .collect();
+        assert_eq!(
+            column,
+            ["nagle", "listen-overflow,nagle", "-", "ok"],
+            "{text}"
+        );
+        assert!(
+            text.ends_with(
+                "warning: listen-overflow in window 2 of 4; at 400 req/s: listen-overflow at 400\n"
+            ),
+            "{text}"
+        );
+        let none = CapacityReport {
+            windows: vec![window(10, Some(&[])), window(20, None)],
+            ..report
+        };
+        assert!(none.tcp_warnings().is_empty());
+        assert!(!none.to_text().contains("warning"));
     }
 }

@@ -104,7 +104,13 @@ pub fn judge(slo: &Slo, r: &Repeat) -> SloReport {
 }
 
 /// One window's row from its repeat and verdict.
-pub fn window_row(rate: f64, phase: WindowPhase, r: &Repeat, verdict: &SloReport) -> CellWindow {
+pub fn window_row(
+    rate: f64,
+    phase: WindowPhase,
+    r: &Repeat,
+    verdict: &SloReport,
+    tcp: Option<report::tcp::TcpReport>,
+) -> CellWindow {
     CellWindow {
         rate_per_sec: rate,
         phase,
@@ -120,6 +126,7 @@ pub fn window_row(rate: f64, phase: WindowPhase, r: &Repeat, verdict: &SloReport
         server_cpu_percent: r.server.cpu_percent,
         server_cpu_us_per_request: r.server.cpu_us_per_request,
         clauses: verdict.clauses.clone(),
+        tcp,
     }
 }
 
@@ -167,7 +174,8 @@ impl Meter<'_> {
                     Phase::Bracket => WindowPhase::Bracket,
                     Phase::Bisect => WindowPhase::Bisect,
                 };
-                windows.push(window_row(rate, phase, &repeat, &verdict));
+                let tcp = crate::summary::window_tcp(&repeat, self.server_cpus, &self.net);
+                windows.push(window_row(rate, phase, &repeat, &verdict, tcp));
                 repeats.push(repeat);
                 // A target that exited or could not be probed ends the search here.
                 Ok(match failed {
@@ -330,7 +338,7 @@ mod tests {
             let r = repeat(&h, failed);
             let v = judge(&slo, &r);
             assert_eq!(v.passed, held, "{objective}");
-            let w = window_row(100.0, WindowPhase::Bracket, &r, &v);
+            let w = window_row(100.0, WindowPhase::Bracket, &r, &v, None);
             assert_eq!(
                 (w.passed, w.failed, w.client_saturated),
                 (held, failed, true)
@@ -341,7 +349,7 @@ mod tests {
         let v = judge(&"p99<10ms".parse().unwrap(), &repeat(&empty, 0));
         assert!(!v.passed, "no response: the percentile cannot hold");
         assert_eq!(
-            window_row(1.0, WindowPhase::Bisect, &repeat(&empty, 0), &v).p99_us,
+            window_row(1.0, WindowPhase::Bisect, &repeat(&empty, 0), &v, None).p99_us,
             None
         );
     }

@@ -183,6 +183,8 @@ pub struct Meter<'a> {
     pub service_cpus: usize,
     /// A live view told of each load and its intervals (`--dashboard`).
     pub watch: Option<&'a dyn crate::watch::Watch>,
+    /// What the TCP counters' rules need to know of the target (capacity windows).
+    pub net: crate::summary::Net,
 }
 
 /// Requests foxbench completed and sent over a level, warm-up included: what the
@@ -646,6 +648,7 @@ mod tests {
             services: &[],
             service_cpus: 0,
             watch: None,
+            net: crate::summary::Net::default(),
         };
         let addr: SocketAddr = "127.0.0.1:8080".parse().unwrap();
         let stop = Stop::Duration(Duration::from_secs(1));
@@ -695,6 +698,7 @@ mod tests {
             services: &[],
             service_cpus: 0,
             watch: None,
+            net: crate::summary::Net::default(),
         };
         let addr: SocketAddr = "127.0.0.1:8443".parse().unwrap();
         let plan = meter.load_plan(addr, &task, Stop::Requests(1));

@@ -502,6 +502,7 @@ impl<'a> Ctx<'a> {
             services: &probes,
             service_cpus: self.layout.services.len(),
             watch: self.opts.watch.as_deref(),
+            net,
         };
         for (s, v) in scenarios.iter().zip(verified) {
             for level in self.suite.levels_for(s, spec) {

@@ -288,6 +288,15 @@ pub fn tcp_report(
     }))
 }
 
+/// The TCP counters' report of one capacity window (its repeat alone), with the rules and
+/// the saturation test of a cell's.
+pub fn window_tcp(repeat: &Repeat, server_cpus: usize, net: &Net) -> Option<TcpReport> {
+    let reps = std::slice::from_ref(repeat);
+    let s = summarize(reps);
+    let f = figures(reps, &s, server_cpus);
+    tcp_report(reps, &s, client_saturated(&f) || server_saturated(&f), net)
+}
+
 /// Closes a cell whose measuring ended without failing: with repeats it is measured (unless
 /// interrupted) and gets its summary, its TCP counters' report and its diagnosis; without
 /// any, it was interrupted.
@@ -784,6 +793,20 @@ mod tests {
             "{}",
             d.detail
         );
+        // A capacity window alone: its own deltas, per response and the same rule.
+        let w = window_tcp(&reps[0], 1, &jvm).expect("the window read the counters");
+        assert_eq!(w.deltas.delayed_acks, 60);
+        assert_eq!(w.per_request.unwrap().delayed_acks, 1.2);
+        assert_eq!(w.warnings[0].kind, report::tcp::TcpFinding::Nagle);
+        assert!(window_tcp(
+            &Repeat {
+                tcp: None,
+                ..reps[0].clone()
+            },
+            1,
+            &jvm
+        )
+        .is_none());
         // Without counters (results from before), no report and the old verdicts.
         let mut cell = a_cell();
         cell.repeats = reps

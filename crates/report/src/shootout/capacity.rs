@@ -80,6 +80,11 @@ pub struct CellWindow {
     pub server_cpu_us_per_request: Option<f64>,
     /// Each clause's verdict and observed value.
     pub clauses: Vec<ClauseVerdict>,
+    /// The kernel's TCP counters over the window (system-wide for the namespace), per
+    /// response, and the rules' warnings, as a cell's `tcp`; absent when they could not be
+    /// read, and in results written before windows read them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<crate::tcp::TcpReport>,
 }
 
 impl CellCapacity {
@@ -299,6 +304,7 @@ mod tests {
             server_cpu_percent: 50.0,
             server_cpu_us_per_request: Some(20.0),
             clauses: Vec::new(),
+            tcp: None,
         }
     }
 
