@@ -257,7 +257,7 @@ fn run_window(
     let used = probe::own_usage().since(&before);
     control.stop();
     let _ = watcher.join();
-    let result = result?;
+    let result = result.map_err(|e| anyhow!(e.text().worded(&crate::cli::Flags)))?;
     let report = build_report(&plan, threads, &result, intervals, &used, wall);
     let verdict = slo.judge(&report, None);
     Ok((report, verdict))

@@ -15,6 +15,8 @@ mod load_series;
 mod manual_cmd;
 mod merge_cmd;
 mod shootout_cmd;
+#[cfg(test)]
+mod wording_tests;
 
 use std::io::Write as _;
 use std::process::ExitCode;

@@ -33,6 +33,7 @@ mod tiers;
 pub mod verify;
 pub mod waiting;
 mod window;
+pub mod wording;
 
 /// The HTTP/2 section of a report from the engine's counts: one for `foxbench load` and the
 /// shootout's cells.
