@@ -1,18 +1,23 @@
 #!/usr/bin/env python3
 """The backend-call front-end contract checker shared by targets/backend-call/*/test.sh.
 
-    python3 targets/backend-call/contract.py --name NAME [--skip-if-missing CMD]...
-        [--build 'CMD'] [--row VALUE]... -- START...
+    python3 targets/backend-call/contract.py NAME [--row ROW]... [--bound [ROW=]N]...
+        [--keep-out]
+
+Takes the [[target]] NAME of suites/backend.toml as foxbench fills it (`foxbench shootout
+suites/backend.toml --list --json`, through targets/harness.py): its rows (one per
+parameter value, and per [[target]] of that name), what it requires, its environment, and
+its build and start commands, filled by foxbench with {out} (a fresh directory for build
+outputs, removed at the end; with --keep-out one kept under $TMPDIR between runs, so a
+second run does not rebuild), {port} (the front end's port) and {service.hello.url} (the
+backend's URL, like http://127.0.0.1:41234). No checker fills a placeholder itself.
 
 Builds the real hello backend (targets/backend-call/hello, cached under $TMPDIR by the hash
 of its sources), starts it on a free loopback port, builds the front end with `sh -c BUILD`
-in targets/backend-call/NAME (when --build is given) and starts it as `sh -c 'exec START'`
-there, in its own process group. START (the words after `--`, joined by spaces) and BUILD
-may hold {port} (the front end's port), {backend} (the backend's URL, like
-http://127.0.0.1:41234) and {out} (a fresh directory for build outputs, removed at the end).
-With --row (repeatable) every check runs once per value, a fresh backend and front end
-each time, with {row} in START replaced by the value: one target's suite rows (say, a pool
-size), one build, one summary line.
+in the target's directory, and, for every row (or each --row, by its listed name such as
+`java-blocking[threads=200,nodelay=true]`), starts a fresh backend and the row's START as
+`sh -c 'exec START'` there, in its own process group. A target whose requirements are
+missing is skipped with one line ("0 passed, 0 failed").
 
 Then it checks the front-end contract, each printed as "ok   NAME" or "FAIL NAME: WHY":
 the body and X-Request-Id of GET /, the forwarded query (?delay_ms=50 takes >= 50 ms),
@@ -21,12 +26,13 @@ backend's /stats), keep-alive to the client, 50 concurrent clients, 502 (or anot
 and no crash when the backend is gone, SIGTERM within 5 s and no process left behind.
 The front end starts with its soft RLIMIT_NOFILE lowered to 1,024 (the usual default) and
 must raise it to the hard limit itself: 10,000 clients need more descriptors than that.
-With --bound N (every row) or --bound ROW=N (one row): 1.5 x N clients send a call the
-backend holds for 10 s, and exactly N connections to the backend must be open meanwhile
-(counted in /proc/net/tcp): the front end's pool is bounded at N, and the check had enough
-calls in flight to see it.
+With --bound N (every row) or --bound ROW=N (one row, by its listed name): 1.5 x N clients
+send a call the backend holds for 10 s, and exactly N connections to the backend must be
+open meanwhile (counted in /proc/net/tcp): the front end's pool is bounded at N, and the
+check had enough calls in flight to see it.
 The last line is "N passed, N failed"; the exit status is 1 if anything failed, 2 for a
-usage or setup error. The report, the process groups and the ports are targets/harness.py's.
+usage or setup error. The report, the process groups, the ports and the listing are
+targets/harness.py's.
 Standard library only (Python 3.11).
 """
 import argparse
@@ -51,6 +57,7 @@ from harness import Failed, Group, SetupError, free_port, need  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 HELLO = os.path.join(HERE, "hello")
+SUITE = "suites/backend.toml"
 READY_S = 60.0  # a loaded 2-core machine starting a JVM or a venv's aiohttp
 STOP_S = 5.0
 
@@ -91,9 +98,9 @@ def build_backend():
 class Process(Group):
     """A process started in its own group, named in failure reports."""
 
-    def __init__(self, name, argv, cwd=None, shell=False, nofile_soft=None):
+    def __init__(self, name, argv, cwd=None, env=None, shell=False, nofile_soft=None):
         self.name = name
-        super().__init__(argv, cwd=cwd, shell=shell, nofile_soft=nofile_soft)
+        super().__init__(argv, cwd=cwd, env=env, shell=shell, nofile_soft=nofile_soft)
 
     def wait_listening(self, port, deadline_s=READY_S):
         if super().wait_listening(port, deadline_s):
@@ -330,23 +337,22 @@ def check_sigterm(front):
     need(not front.group_alive(), "the front end exited but left processes in its group")
 
 
+def rows(name, fill):
+    """NAME's rows in the suite, their commands filled by foxbench with FILL."""
+    return [t for t in harness.listing(SUITE, name, fill)["targets"] if t["base"] == name]
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 usage="contract.py --name NAME [--skip-if-missing CMD]... [--build CMD] [--row VALUE]... [--bound [ROW=]N]... -- START...")
-    ap.add_argument("--name", required=True, help="the front end: targets/backend-call/NAME")
-    ap.add_argument("--skip-if-missing", action="append", default=[], metavar="CMD",
-                    help="skip (0 passed, 0 failed) when CMD is not on PATH")
-    ap.add_argument("--build", help="run with sh -c in the target dir first; {out} is a fresh directory")
-    ap.add_argument("--row", action="append", metavar="VALUE",
-                    help="run every check once per --row, with {row} in START replaced by VALUE")
+                                 usage="contract.py NAME [--row ROW]... [--bound [ROW=]N]... [--keep-out]")
+    ap.add_argument("name", help=f"the front end: a [[target]] of {SUITE}")
+    ap.add_argument("--row", action="append", metavar="ROW",
+                    help="check only this row, by its listed name (repeatable); every row without it")
     ap.add_argument("--bound", action="append", default=[], metavar="[ROW=]N",
                     help="the front end opens at most N backend connections (in ROW only, with ROW=)")
-    ap.add_argument("start", nargs="+", help="the start command; {port}, {backend}, {out}, {row}")
+    ap.add_argument("--keep-out", action="store_true",
+                    help="keep {out} under $TMPDIR between runs, so that a second run does not rebuild")
     args = ap.parse_args(argv)
-    target_dir = os.path.join(HERE, args.name)
-    if not os.path.isdir(target_dir):
-        print(f"contract.py: no directory {target_dir}: --name must name a targets/backend-call/ entry", file=sys.stderr)
-        return 2
     bounds = {}
     for b in args.bound:
         row, _, n = b.rpartition("=") if "=" in b else (None, "", b)
@@ -354,52 +360,71 @@ def main(argv=None):
             print(f"contract.py: --bound {b!r} is not [ROW=]N with N a positive integer", file=sys.stderr)
             return 2
         bounds[row] = int(n)
-    missing = [c for c in args.skip_if_missing if shutil.which(c) is None]
-    if missing:
-        print(f"skip {args.name}: {', '.join(missing)} not found")
-        print("0 passed, 0 failed")
-        return 0
-
+    if args.keep_out:
+        out = os.path.join(tempfile.gettempdir(), f"foxbench-backend-call-{args.name}-out")
+        os.makedirs(out, exist_ok=True)
+    else:
+        out = tempfile.mkdtemp(prefix=f"backend-call-{args.name}-")
     run = Run()
-    out = tempfile.mkdtemp(prefix=f"backend-call-{args.name}-")
     try:
+        try:
+            listed = rows(args.name, {"out": out})
+        except SetupError as e:
+            print(f"contract.py: {e}", file=sys.stderr)
+            return 2
+        if not listed:
+            print(f"contract.py: no [[target]] {args.name!r} in {SUITE}", file=sys.stderr)
+            return 2
+        names = [t["name"] for t in listed]
+        unknown = [r for r in (args.row or []) + [r for r in bounds if r is not None] if r not in names]
+        if unknown:
+            print(f"contract.py: no row {unknown[0]!r} of {args.name}: its rows are {', '.join(names)}",
+                  file=sys.stderr)
+            return 2
+        missing = sorted({m for t in listed for m in t["missing"]})
+        if missing:
+            print(f"skip {args.name}: {', '.join(missing)} not found (install {listed[0].get('install')})")
+            print("0 passed, 0 failed")
+            return 0
         try:
             hello = build_backend()
         except SetupError as e:
             print(f"contract.py: {e}", file=sys.stderr)
             return 2
-        if args.build:
-            cmd = args.build.replace("{out}", out)
-            r = subprocess.run(["sh", "-c", cmd], cwd=target_dir, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-            if not run.check("build", need, r.returncode == 0, f"`{cmd}` exited {r.returncode}:\n{r.stdout[-3000:]}"):
-                return run.summary()
-        for row in args.row or [None]:
-            start = " ".join(args.start).replace("{out}", out)
-            if row is not None:
-                start = start.replace("{row}", row)
-            bound = bounds.get(row, bounds.get(None))
-            check_front_end(run, args.name, target_dir, hello, start, "" if row is None else f"[{row or 'default'}] ",
-                            bound)
+        # One build serves every row: the rows differ only in their start commands.
+        first = listed[0]
+        r = subprocess.run(["sh", "-c", first["build"]], cwd=first["dir"], env=harness.environ(first),
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if not run.check("build", need, r.returncode == 0,
+                         f"`{first['build']}` exited {r.returncode}:\n{r.stdout[-3000:]}"):
+            return run.summary()
+        chosen = [n for n in names if args.row is None or n in args.row]
+        for name in chosen:
+            label = "" if len(names) == 1 else f"[{name}] "
+            check_front_end(run, args.name, name, out, hello, label, bounds.get(name, bounds.get(None)))
         return run.summary()
     except KeyboardInterrupt:
         print("interrupted", flush=True)
         return run.summary() or 1
     finally:
-        shutil.rmtree(out, ignore_errors=True)
+        if not args.keep_out:
+            shutil.rmtree(out, ignore_errors=True)
 
 
-def check_front_end(run, name, target_dir, hello, start, label, bound=None):
-    """Starts a backend and the front end (START with {port} and {backend} still in it) and
-    runs every check, each name prefixed with label; both are killed (their groups) at the end."""
+def check_front_end(run, base, row, out, hello, label, bound=None):
+    """Starts a backend and the front end's ROW as foxbench fills it, and runs every check,
+    each name prefixed with label; both are killed (their groups) at the end."""
     backend = front = None
     try:
         bport, fport = free_port(), free_port()
         backend = Process("hello-backend", [hello, str(bport), "0"])
         if not run.check(label + "backend starts", backend.wait_listening, bport):
             return
-        start = start.replace("{port}", str(fport)).replace("{backend}", f"http://127.0.0.1:{bport}")
-        print(f"start: {start}", flush=True)
-        front = Process(name, start, cwd=target_dir, shell=True, nofile_soft=start_nofile())
+        fill = {"out": out, "port": fport, "service.hello.url": f"http://127.0.0.1:{bport}"}
+        entry = next(t for t in rows(base, fill) if t["name"] == row)
+        print(f"start: {entry['start']}", flush=True)
+        front = Process(base, entry["start"], cwd=entry["dir"], env=harness.environ(entry), shell=True,
+                        nofile_soft=start_nofile())
         if not run.check(label + "starts and listens", front.wait_listening, fport):
             return
         failed = run.failed
@@ -415,7 +440,7 @@ def check_front_end(run, name, target_dir, hello, start, label, bound=None):
         run.check(label + "backend gone -> 5xx, front end stays up", check_backend_gone, fport, front, backend)
         run.check(label + "SIGTERM stops it within 5 s, nothing left", check_sigterm, front)
         if run.failed > failed:
-            print(f"--- {name} output (last 2000 chars) ---\n{front.output(2000)}", flush=True)
+            print(f"--- {row} output (last 2000 chars) ---\n{front.output(2000)}", flush=True)
     finally:
         for p in (front, backend):
             if p is not None:

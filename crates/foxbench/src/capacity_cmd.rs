@@ -362,7 +362,7 @@ fn run_window(
     let tcp_after = probe::tcp_counters().ok();
     control.stop();
     let _ = watcher.join();
-    let result = result?;
+    let result = result.map_err(|e| anyhow!(e.text().worded(&crate::cli::Flags)))?;
     let mut report = build_report(&plan, threads, &result, intervals, &used, wall);
     report.tcp = tcp_before
         .zip(tcp_after)

@@ -8,6 +8,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
+use load::{Setting, Wording};
 use report::slo::{Slo, SloReport};
 
 /// Exit codes: the list is docs/cli.md's "Exit codes", and this is its code.
@@ -170,4 +171,66 @@ pub fn interrupt_flag(how: Interrupts) -> Result<Arc<AtomicBool>> {
             .context("cannot install the signal handler")?;
     }
     Ok(flag)
+}
+
+/// The flag of `foxbench load` that gives `setting`, and the value a fix shows with it
+/// (empty for a switch). The one place a library's setting becomes a flag.
+pub fn flag(setting: Setting) -> &'static [(&'static str, &'static str)] {
+    match setting {
+        Setting::Connections => &[("--connections", "N")],
+        Setting::Threads => &[("--threads", "N")],
+        Setting::Pipeline => &[("--pipeline", "N")],
+        Setting::Streams => &[("--streams", "N")],
+        Setting::Window => &[("--stream-window", "BYTES")],
+        Setting::ConnectionWindow => &[("--connection-window", "BYTES")],
+        Setting::Rate => &[("--rate", "N")],
+        Setting::Requests => &[("--requests", "N")],
+        Setting::Duration => &[("--duration", "D")],
+        Setting::Timeout => &[("--timeout", "D")],
+        Setting::ConnectTimeout => &[("--connect-timeout", "D")],
+        Setting::Interval => &[("--interval", "D")],
+        Setting::Urls => &[("--urls", "FILE")],
+        Setting::Http2 => &[("--http2", "")],
+        Setting::CaFile => &[("--cacert", "FILE")],
+        Setting::Insecure => &[("--insecure", "")],
+        Setting::ClientCert => &[("--cert", "FILE"), ("--key", "FILE")],
+    }
+}
+
+/// Settings worded as the flags that give them: `--cacert`, `pass --cacert FILE or
+/// --insecure`, `drop --http2`.
+#[derive(Debug, Clone, Copy)]
+pub struct Flags;
+
+impl Flags {
+    /// A setting's flags with their values: `--cert FILE --key FILE`.
+    fn usage(setting: Setting) -> String {
+        let parts: Vec<_> = flag(setting)
+            .iter()
+            .map(|(f, v)| {
+                if v.is_empty() {
+                    f.to_string()
+                } else {
+                    format!("{f} {v}")
+                }
+            })
+            .collect();
+        parts.join(" ")
+    }
+}
+
+impl Wording for Flags {
+    fn name(&self, setting: Setting) -> String {
+        flag(setting)[0].0.to_string()
+    }
+
+    fn give(&self, settings: &[Setting]) -> String {
+        let each: Vec<_> = settings.iter().map(|&s| Flags::usage(s)).collect();
+        format!("pass {}", each.join(" or "))
+    }
+
+    fn drop(&self, setting: Setting) -> String {
+        let flags: Vec<_> = flag(setting).iter().map(|(f, _)| *f).collect();
+        format!("drop {}", flags.join(" "))
+    }
 }

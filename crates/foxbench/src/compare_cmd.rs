@@ -4,9 +4,9 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
-use report::compare::{compare, repeats_needed, FailOn, Options, Run, DEFAULT_ALPHA};
+use report::compare::{compare, repeats_needed, CompareError, FailOn, Options, Run, DEFAULT_ALPHA};
 
 /// Flags of `foxbench compare`.
 #[derive(Args, Debug)]
@@ -57,7 +57,7 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
         );
     }
     let fail_on: FailOn = match &args.fail_on {
-        Some(text) => text.parse()?,
+        Some(text) => text.parse().map_err(|e| anyhow!("--fail-on {e}"))?,
         None => FailOn::default(),
     };
     let base = base.iter().map(|p| read(p)).collect::<Result<Vec<_>>>()?;
@@ -66,10 +66,13 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
         alpha: args.alpha,
         fail_on: fail_on.clone(),
     };
-    let c = compare(&base, &new, &opts)?;
+    let c = compare(&base, &new, &opts).map_err(|e| match e {
+        CompareError::Gate(e) => anyhow!("--fail-on {e}"),
+        e => e.into(),
+    })?;
     if args.same_machine {
         if let Some(e) = c.same_machine_error() {
-            bail!(e);
+            bail!("--same-machine: {e}");
         }
     }
     let gated = c.rows.iter().filter(|r| fail_on.covers(&r.figure)).count();

@@ -12,7 +12,7 @@ use load::{
 };
 
 use crate::agent::{self, AgentFlags};
-use crate::cli;
+use crate::cli::{self, Flags};
 pub use crate::load_args::{LoadArgs, OnOff, SelectArg};
 use crate::load_result::{build_report, tcp_report};
 use crate::load_series::Observers;
@@ -49,25 +49,13 @@ fn default_request(args: &LoadArgs) -> Result<RequestSpec> {
 
 /// A [`PlanError`] in the language of the flags: the flag that sets it, then the problem.
 fn flag_error(e: &PlanError) -> String {
-    let flag = match e {
-        PlanError::Connections => "--connections",
-        PlanError::Threads => "--threads",
-        PlanError::Pipeline
-        | PlanError::PipelineWithoutKeepalive
-        | PlanError::PipelineWithHttp2 => "--pipeline",
-        PlanError::Streams | PlanError::StreamsWithoutKeepalive => "--streams",
-        PlanError::Window => "--stream-window",
-        PlanError::ConnectionWindow => "--connection-window",
-        PlanError::Rate(_) => "--rate",
-        PlanError::Requests => "--requests",
-        PlanError::Duration => "--duration",
-        PlanError::Timeout => "--timeout",
-        PlanError::ConnectTimeout => "--connect-timeout",
-        PlanError::Interval => "--interval",
-        PlanError::NoRequests => "--urls",
-        PlanError::Shard { setting, .. } => return format!("--shard: {setting} {}", e.problem()),
-    };
-    format!("{flag} {}", e.problem())
+    match e {
+        // The share is the agent's flag; the setting it splits is named in the problem.
+        PlanError::Shard { setting, .. } => {
+            format!("--shard: {} {}", setting.name(), e.problem().worded(&Flags))
+        }
+        e => e.text().worded(&Flags),
+    }
 }
 
 /// A seed for a run that was given none: different per run, and reported so that the run
@@ -84,7 +72,8 @@ pub(crate) fn build_plan(args: &LoadArgs) -> Result<Plan> {
     let spec = default_request(args)?;
     let base = args.url.as_deref().map(Target::parse).transpose()?;
     let (target, requests) = match &args.urls {
-        Some(path) => load::load_urls(path, base.as_ref(), &spec)?,
+        Some(path) => load::load_urls(path, base.as_ref(), &spec)
+            .map_err(|e| anyhow!(e.text().worded(&Flags)))?,
         None => {
             let target = base.expect("clap requires a URL without --urls");
             let spec = RequestSpec {
@@ -163,12 +152,7 @@ pub(crate) fn build_plan(args: &LoadArgs) -> Result<Plan> {
 
 /// Checks the target before the run, wording a setup error's setting as its flag.
 pub(crate) fn preflight(plan: &Plan) -> Result<()> {
-    load::preflight(plan).map_err(|e| match e {
-        load::SetupError::ConnectTimeout { addr, timeout } => {
-            anyhow!("cannot connect to {addr}: no answer within {timeout:?} (--connect-timeout)")
-        }
-        e => e.into(),
-    })
+    load::preflight(plan).map_err(|e| anyhow!(e.text().worded(&Flags)))
 }
 
 /// Runs `foxbench load`.
@@ -261,7 +245,7 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
     let tcp_after = probe::tcp_counters().ok();
     control.stop(); // ends the watcher
     let _ = watcher.join();
-    let result = result?;
+    let result = result.map_err(|e| anyhow!(e.text().worded(&Flags)))?;
     let breach = observers.breach.take();
     observers.finish()?;
 

@@ -16,6 +16,8 @@ mod manual_cmd;
 mod merge_cmd;
 mod shootout_cmd;
 mod shootout_live;
+#[cfg(test)]
+mod wording_tests;
 
 use std::io::Write as _;
 use std::process::ExitCode;

@@ -303,9 +303,8 @@ pub fn run(args: ShootoutArgs) -> Result<ExitCode> {
             serde_json::to_string_pretty(&results).context("cannot serialize the results")?;
         live.finish(&to_html(&results), &json);
     }
-    let md = to_markdown(&results);
     // The posts' tables on stdout; where the files are on stderr.
-    let tables: String = md.split("### Targets").next().unwrap_or(&md).to_string();
+    let tables = report::shootout::headline_markdown(&results);
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(tables.as_bytes())?;
     stdout.flush()?;

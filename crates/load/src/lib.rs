@@ -46,6 +46,7 @@ mod rate;
 mod reason;
 mod response;
 mod schedule;
+mod setting;
 mod setup;
 pub mod shard;
 pub mod start;
@@ -67,6 +68,7 @@ pub use h2::{H2Counts, H2Options};
 pub use plan::{Arrival, Plan, PlanError, Protocol, StatusSet, Stop, MAX_PIPELINE};
 pub use rate::{Rate, RateError, Stage};
 pub use response::{parse_head, Chunked, Framer, Framing, Head, ParseError, Step, MAX_HEAD};
+pub use setting::{PlanWording, Setting, Text, Wording};
 pub use setup::{connect_blocking, fds_needed, preflight, raise_fd_limit, Connection, SetupError};
 pub use shard::{Shard, ShardError};
 pub use stats::{Counts, Interval, Latency};
@@ -107,6 +109,17 @@ pub enum LoadError {
     /// A worker thread panicked: a bug in foxbench.
     #[error("a worker thread panicked: this is a bug in foxbench, please report it")]
     Panicked,
+}
+
+impl LoadError {
+    /// The message with its settings left for the caller to word.
+    pub fn text(&self) -> Text {
+        match self {
+            LoadError::Plan(e) => e.text(),
+            LoadError::Tls(e) => e.text(),
+            e => e.to_string().into(),
+        }
+    }
 }
 
 /// What one request shape of the table carried.

@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use crate::h2::H2Options;
+use crate::setting::{Setting, Text};
 use crate::shard::Shard;
 use crate::table::Selection;
 use crate::{Rate, RequestSpec, Target, TlsOptions};
@@ -189,8 +190,8 @@ pub enum PlanError {
     ConnectionWindow,
     /// A whole-number setting too small to give every shard at least one.
     Shard {
-        /// The setting: "connections" or "requests".
-        setting: &'static str,
+        /// The setting: connections or requests.
+        setting: Setting,
         /// Its value for the whole plan.
         total: u64,
         /// The number of shards.
@@ -199,72 +200,83 @@ pub enum PlanError {
 }
 
 impl PlanError {
-    /// The setting at fault, as the plan names it.
-    pub fn setting(&self) -> &'static str {
+    /// The setting at fault.
+    pub fn setting(&self) -> Setting {
         match self {
-            PlanError::Connections => "connections",
-            PlanError::Threads => "threads",
+            PlanError::Connections => Setting::Connections,
+            PlanError::Threads => Setting::Threads,
             PlanError::Pipeline
             | PlanError::PipelineWithoutKeepalive
-            | PlanError::PipelineWithHttp2 => "pipeline",
-            PlanError::Streams | PlanError::StreamsWithoutKeepalive => "streams",
-            PlanError::Window => "window",
-            PlanError::ConnectionWindow => "connection window",
-            PlanError::Rate(_) => "rate",
-            PlanError::Requests => "requests",
-            PlanError::Duration => "duration",
-            PlanError::Timeout => "timeout",
-            PlanError::ConnectTimeout => "connect timeout",
-            PlanError::Interval => "interval",
-            PlanError::NoRequests => "request table",
-            PlanError::Shard { setting, .. } => setting,
+            | PlanError::PipelineWithHttp2 => Setting::Pipeline,
+            PlanError::Streams | PlanError::StreamsWithoutKeepalive => Setting::Streams,
+            PlanError::Window => Setting::Window,
+            PlanError::ConnectionWindow => Setting::ConnectionWindow,
+            PlanError::Rate(_) => Setting::Rate,
+            PlanError::Requests => Setting::Requests,
+            PlanError::Duration => Setting::Duration,
+            PlanError::Timeout => Setting::Timeout,
+            PlanError::ConnectTimeout => Setting::ConnectTimeout,
+            PlanError::Interval => Setting::Interval,
+            PlanError::NoRequests => Setting::Urls,
+            PlanError::Shard { setting, .. } => *setting,
         }
     }
 
+    /// The setting's name and its problem, for the caller to word.
+    pub fn text(&self) -> Text {
+        Text::default()
+            .name(self.setting())
+            .then(" ")
+            .and(self.problem())
+    }
+
     /// What is wrong with the setting, and how to set it instead.
-    pub fn problem(&self) -> String {
+    pub fn problem(&self) -> Text {
         match self {
             PlanError::Connections | PlanError::Threads | PlanError::Requests => {
                 "must be at least 1".into()
             }
-            PlanError::Pipeline => format!("must be between 1 and {MAX_PIPELINE}"),
+            PlanError::Pipeline => format!("must be between 1 and {MAX_PIPELINE}").into(),
             PlanError::PipelineWithoutKeepalive => {
                 "needs keep-alive: a new connection per request carries one request".into()
             }
             PlanError::PipelineWithHttp2 => {
-                "has no meaning under HTTP/2: streams multiplex requests instead (--streams)"
-                    .into()
+                Text::plain("has no meaning under HTTP/2: streams multiplex requests instead (")
+                    .name(Setting::Streams)
+                    .then(")")
             }
-            PlanError::Streams => format!("must be between 1 and {MAX_PIPELINE}"),
+            PlanError::Streams => format!("must be between 1 and {MAX_PIPELINE}").into(),
             PlanError::StreamsWithoutKeepalive => {
                 "above 1 needs keep-alive: a new connection per request carries one stream".into()
             }
             PlanError::Window => "must be between 1 and 2147483647 bytes".into(),
             PlanError::ConnectionWindow => "must be between 65535 and 2147483647 bytes".into(),
             PlanError::Rate(r) => {
-                format!("must be a positive number of requests per second, not {r}")
+                format!("must be a positive number of requests per second, not {r}").into()
             }
             PlanError::Duration
             | PlanError::Timeout
             | PlanError::ConnectTimeout
             | PlanError::Interval => "must be longer than 0".into(),
-            PlanError::NoRequests => {
-                "is empty: give a URL, or a --urls file with at least one line".into()
-            }
+            PlanError::NoRequests => Text::plain("is empty: give a URL, or a ")
+                .name(Setting::Urls)
+                .then(" file with at least one line"),
             PlanError::Shard {
                 setting,
                 total,
                 count,
             } => format!(
-                "{total} cannot be shared by {count} agents: every shard needs at least one, so use at least {count} {setting}"
-            ),
+                "{total} cannot be shared by {count} agents: every shard needs at least one, so use at least {count} {}",
+                setting.name()
+            )
+            .into(),
         }
     }
 }
 
 impl std::fmt::Display for PlanError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} {}", self.setting(), self.problem())
+        write!(f, "{} {}", self.setting().name(), self.problem())
     }
 }
 
@@ -310,9 +322,9 @@ impl Plan {
                 Ok(shard.share(total))
             }
         };
-        self.connections = whole("connections", self.connections as u64)? as usize;
+        self.connections = whole(Setting::Connections, self.connections as u64)? as usize;
         if let Stop::Requests(n) = self.stop {
-            self.stop = Stop::Requests(whole("requests", n)?);
+            self.stop = Stop::Requests(whole(Setting::Requests, n)?);
         }
         self.shard = shard;
         Ok(())
@@ -432,7 +444,7 @@ mod tests {
             spoil(&mut p);
             assert_eq!(p.validate(), Err(want.clone()));
             let text = want.to_string();
-            assert!(text.starts_with(want.setting()), "{text}");
+            assert!(text.starts_with(want.setting().name()), "{text}");
             assert!(!text.contains('\n'), "{text}");
         }
         assert_eq!(

@@ -7,20 +7,20 @@ use std::io;
 use std::net::TcpStream;
 use std::time::Duration;
 
+use crate::setting::{Setting, Text};
 use crate::tls::{self, Connector, TlsError, TlsOptions};
 use crate::{Plan, Protocol, Scheme, Target};
 
-/// Why a run cannot start on this machine or against this target.
-#[derive(Debug, thiserror::Error)]
+/// Why a run cannot start on this machine or against this target. Its advice names
+/// settings ([`SetupError::text`]), which each caller words.
+#[derive(Debug)]
 pub enum SetupError {
     /// Nothing listens at the target's address.
-    #[error("connection refused by {addr}: is the server running?")]
     Refused {
         /// The target's address.
         addr: std::net::SocketAddr,
     },
     /// The first connect got no answer.
-    #[error("cannot connect to {addr}: no answer within {timeout:?} (the connect timeout)")]
     ConnectTimeout {
         /// The target's address.
         addr: std::net::SocketAddr,
@@ -28,7 +28,6 @@ pub enum SetupError {
         timeout: Duration,
     },
     /// The first connect failed otherwise.
-    #[error("cannot connect to {addr}: {reason}")]
     Connect {
         /// The target's address.
         addr: std::net::SocketAddr,
@@ -36,7 +35,6 @@ pub enum SetupError {
         reason: std::io::Error,
     },
     /// The hard open-files limit is below what the run needs.
-    #[error("{connections} connections need {need} open files but the hard limit is {hard}: raise it (ulimit -Hn, or LimitNOFILE= in systemd) or use fewer connections")]
     FdLimit {
         /// Connections asked for.
         connections: usize,
@@ -45,29 +43,79 @@ pub enum SetupError {
         /// The hard limit.
         hard: u64,
     },
-    /// The TLS configuration could not be built (a bad --cacert, no system roots).
-    #[error(transparent)]
-    TlsConfig(#[from] TlsError),
+    /// The TLS configuration could not be built (a bad CA file, no system roots).
+    TlsConfig(TlsError),
     /// The first TLS handshake failed: a certificate that does not verify, a server that
     /// does not speak TLS or HTTP/1.1 over it. Never counted as load errors.
-    #[error("TLS to {addr}: {message}")]
     Tls {
         /// The target's address.
         addr: std::net::SocketAddr,
         /// What went wrong and what to do, in one line.
-        message: String,
+        message: Text,
     },
-    /// `--http2` against a server that does not speak HTTP/2.
-    #[error("{addr} does not speak HTTP/2: {reason}")]
+    /// HTTP/2 asked of a server that does not speak it.
     NoHttp2 {
         /// The target's address.
         addr: std::net::SocketAddr,
         /// What it did instead, and what to do.
-        reason: String,
+        reason: Text,
     },
     /// The limit could not be read or raised.
-    #[error("cannot raise the open-files limit (RLIMIT_NOFILE): {0}")]
     Rlimit(nix::Error),
+}
+
+impl SetupError {
+    /// What went wrong and how to fix it, its settings left for the caller to word.
+    pub fn text(&self) -> Text {
+        match self {
+            SetupError::Refused { addr } => {
+                format!("connection refused by {addr}: is the server running?").into()
+            }
+            SetupError::ConnectTimeout { addr, timeout } => Text::plain(format!(
+                "cannot connect to {addr}: no answer within {timeout:?} ("
+            ))
+            .name(Setting::ConnectTimeout)
+            .then(")"),
+            SetupError::Connect { addr, reason } => {
+                format!("cannot connect to {addr}: {reason}").into()
+            }
+            SetupError::FdLimit { connections, need, hard } => format!(
+                "{connections} connections need {need} open files but the hard limit is {hard}: raise it (ulimit -Hn, or LimitNOFILE= in systemd) or use fewer connections"
+            )
+            .into(),
+            SetupError::TlsConfig(e) => e.text(),
+            SetupError::Tls { addr, message } => {
+                Text::plain(format!("TLS to {addr}: ")).and(message.clone())
+            }
+            SetupError::NoHttp2 { addr, reason } => {
+                Text::plain(format!("{addr} does not speak HTTP/2: ")).and(reason.clone())
+            }
+            SetupError::Rlimit(e) => {
+                format!("cannot raise the open-files limit (RLIMIT_NOFILE): {e}").into()
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for SetupError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.text().fmt(f)
+    }
+}
+
+impl std::error::Error for SetupError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            SetupError::TlsConfig(e) => e.source(),
+            _ => None,
+        }
+    }
+}
+
+impl From<TlsError> for SetupError {
+    fn from(e: TlsError) -> SetupError {
+        SetupError::TlsConfig(e)
+    }
 }
 
 /// A blocking connection to a target, plain or TLS: what [`connect_blocking`] opens.
@@ -143,7 +191,7 @@ fn handshake(
     let addr = target.addr;
     let host = &target.host;
     let connector = Connector::new(host, tls, http2)?;
-    let fail = |message: String| SetupError::Tls { addr, message };
+    let fail = |message: Text| SetupError::Tls { addr, message };
     let mut session = connector
         .session()
         .map_err(|e| fail(tls::explain(&e, host)))?;
@@ -162,16 +210,18 @@ fn handshake(
                 }
                 Some(tls_err) => tls::explain(tls_err, host),
                 None => match e.kind() {
-                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => format!(
-                        "no TLS handshake within {timeout:?} (--timeout): is it a TLS server?"
-                    ),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => {
+                        Text::plain(format!("no TLS handshake within {timeout:?} ("))
+                            .name(Setting::Timeout)
+                            .then("): is it a TLS server?")
+                    }
                     io::ErrorKind::UnexpectedEof
                     | io::ErrorKind::ConnectionReset
                     | io::ErrorKind::ConnectionAborted
                     | io::ErrorKind::BrokenPipe => {
                         "the server closed the connection during the TLS handshake: is it a TLS server? use http:// for plain HTTP".into()
                     }
-                    _ => format!("TLS handshake failed: {e}"),
+                    _ => format!("TLS handshake failed: {e}").into(),
                 },
             };
             return Err(fail(message));
@@ -197,10 +247,12 @@ fn refused_after_handshake(
     stream: &mut rustls::StreamOwned<rustls::ClientConnection, TcpStream>,
     timeout: Duration,
     host: &str,
-) -> Result<(), String> {
+) -> Result<(), Text> {
     use std::io::Read as _;
     let closed = || {
-        "the server closed the connection right after the TLS handshake: it may require a client certificate (--cert FILE --key FILE)".to_string()
+        Text::plain("the server closed the connection right after the TLS handshake: it may require a client certificate (")
+            .give(&[Setting::ClientCert])
+            .then(")")
     };
     let deadline = std::time::Instant::now() + timeout;
     // Bytes read, kept only to tell when a whole record has come (5-byte header, length).
@@ -310,15 +362,16 @@ pub fn preflight(plan: &Plan) -> Result<(), SetupError> {
     Ok(())
 }
 
-fn no_h2_over_alpn(host: &str) -> String {
-    format!("{host} did not select h2 by ALPN: enable HTTP/2 on the server (nginx: `listen ... ssl http2;`), or drop --http2")
+fn no_h2_over_alpn(host: &str) -> Text {
+    Text::plain(format!("{host} did not select h2 by ALPN: enable HTTP/2 on the server (nginx: `listen ... ssl http2;`), or "))
+        .drop(Setting::Http2)
 }
 
 /// Checks that the server at the other end of `conn` speaks HTTP/2.
 fn check_h2(mut conn: Connection, target: &Target, timeout: Duration) -> Result<(), SetupError> {
     use std::io::{Read as _, Write as _};
     let addr = target.addr;
-    let fail = |reason: String| SetupError::NoHttp2 { addr, reason };
+    let fail = |reason: Text| SetupError::NoHttp2 { addr, reason };
     if conn.h2_by_alpn() == Some(false) {
         return Err(fail(no_h2_over_alpn(&target.host)));
     }
@@ -343,7 +396,7 @@ fn check_h2(mut conn: Connection, target: &Target, timeout: Duration) -> Result<
 
 /// Whether the first bytes a server sent after our connection preface are its SETTINGS:
 /// the reason it does not speak HTTP/2 when they are not (or when none came).
-pub(crate) fn preface_answer(head: io::Result<&[u8]>, timeout: Duration) -> Result<(), String> {
+pub(crate) fn preface_answer(head: io::Result<&[u8]>, timeout: Duration) -> Result<(), Text> {
     match head {
         Ok(head)
             if head.len() >= crate::h2::frame::HEADER_LEN
@@ -351,15 +404,18 @@ pub(crate) fn preface_answer(head: io::Result<&[u8]>, timeout: Duration) -> Resu
         {
             Ok(())
         }
-        Ok(head) if head.starts_with(b"HTTP/") => Err(
-            "it answered the h2c preface with HTTP/1: enable h2c (nginx: `listen ... http2;`), use https:// for h2 over TLS, or drop --http2".into(),
-        ),
+        Ok(head) if head.starts_with(b"HTTP/") => Err(Text::plain(
+            "it answered the h2c preface with HTTP/1: enable h2c (nginx: `listen ... http2;`), use https:// for h2 over TLS, or ",
+        )
+        .drop(Setting::Http2)),
         Ok(head) => Err(format!(
             "it answered the connection preface with {head:02x?}, not SETTINGS: is it an HTTP/2 server?"
-        )),
-        Err(e) => Err(format!(
-            "no SETTINGS in answer to the connection preface within {timeout:?} ({e}): enable HTTP/2 on the server, or drop --http2"
-        )),
+        )
+        .into()),
+        Err(e) => Err(Text::plain(format!(
+            "no SETTINGS in answer to the connection preface within {timeout:?} ({e}): enable HTTP/2 on the server, or "
+        ))
+        .drop(Setting::Http2)),
     }
 }
 

@@ -26,6 +26,8 @@ use rustls::sign::CertifiedKey;
 use rustls::{ClientConfig, ClientConnection, DigitallySignedStruct, RootCertStore};
 use rustls::{HandshakeKind, SignatureScheme};
 
+use crate::setting::{Setting, Text};
+
 /// How the server's certificate is checked.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum Verify {
@@ -78,11 +80,11 @@ impl Default for TlsOptions {
     }
 }
 
-/// Why the TLS configuration could not be built.
-#[derive(Debug, thiserror::Error)]
+/// Why the TLS configuration could not be built. Its advice names settings
+/// ([`TlsError::text`]), which each caller words.
+#[derive(Debug)]
 pub enum TlsError {
     /// The CA file could not be read or parsed.
-    #[error("cannot read CA certificates from {path}: {reason}: give a PEM file with --cacert")]
     CaFile {
         /// The file.
         path: PathBuf,
@@ -90,19 +92,16 @@ pub enum TlsError {
         reason: String,
     },
     /// The CA file holds no certificate.
-    #[error("{path} holds no PEM certificate (-----BEGIN CERTIFICATE-----): give the CA's certificate with --cacert")]
     NoCertificates {
         /// The file.
         path: PathBuf,
     },
     /// The system has no trusted roots.
-    #[error("no trusted root certificates found on this system ({reason}): install ca-certificates, or pass --cacert FILE or --insecure")]
     NoSystemRoots {
         /// What the loader said.
         reason: String,
     },
     /// The client certificate file could not be read or holds no certificate.
-    #[error("cannot read a client certificate from {path}: {reason}: give the certificate as PEM (-----BEGIN CERTIFICATE-----)")]
     ClientCert {
         /// The file.
         path: PathBuf,
@@ -110,7 +109,6 @@ pub enum TlsError {
         reason: String,
     },
     /// The client key file could not be read or holds no key foxbench can use.
-    #[error("cannot read a private key from {path}: {reason}: give an unencrypted PEM key (PKCS#8, RSA or EC; RSA, ECDSA or Ed25519)")]
     ClientKey {
         /// The file.
         path: PathBuf,
@@ -118,7 +116,6 @@ pub enum TlsError {
         reason: String,
     },
     /// The key does not belong to the certificate, or is of a kind the provider refuses.
-    #[error("the private key {key} does not fit the certificate {cert}: {reason}")]
     ClientKeyMismatch {
         /// The certificate file.
         cert: PathBuf,
@@ -128,14 +125,75 @@ pub enum TlsError {
         reason: String,
     },
     /// The host cannot be a TLS server name.
-    #[error("{host:?} cannot be used as a TLS server name")]
     ServerName {
         /// The host.
         host: String,
     },
     /// The provider refused the protocol versions.
-    #[error("TLS configuration: {0}")]
-    Config(#[from] rustls::Error),
+    Config(rustls::Error),
+}
+
+impl TlsError {
+    /// What went wrong and how to fix it, its settings left for the caller to word.
+    pub fn text(&self) -> Text {
+        match self {
+            TlsError::CaFile { path, reason } => Text::plain(format!(
+                "cannot read CA certificates from {}: {reason}: give a PEM file with ",
+                path.display()
+            ))
+            .name(Setting::CaFile),
+            TlsError::NoCertificates { path } => Text::plain(format!(
+                "{} holds no PEM certificate (-----BEGIN CERTIFICATE-----): give the CA's certificate with ",
+                path.display()
+            ))
+            .name(Setting::CaFile),
+            TlsError::NoSystemRoots { reason } => Text::plain(format!(
+                "no trusted root certificates found on this system ({reason}): install ca-certificates, or "
+            ))
+            .give(&[Setting::CaFile, Setting::Insecure]),
+            TlsError::ClientCert { path, reason } => format!(
+                "cannot read a client certificate from {}: {reason}: give the certificate as PEM (-----BEGIN CERTIFICATE-----)",
+                path.display()
+            )
+            .into(),
+            TlsError::ClientKey { path, reason } => format!(
+                "cannot read a private key from {}: {reason}: give an unencrypted PEM key (PKCS#8, RSA or EC; RSA, ECDSA or Ed25519)",
+                path.display()
+            )
+            .into(),
+            TlsError::ClientKeyMismatch { cert, key, reason } => format!(
+                "the private key {} does not fit the certificate {}: {reason}",
+                key.display(),
+                cert.display()
+            )
+            .into(),
+            TlsError::ServerName { host } => {
+                format!("{host:?} cannot be used as a TLS server name").into()
+            }
+            TlsError::Config(e) => format!("TLS configuration: {e}").into(),
+        }
+    }
+}
+
+impl fmt::Display for TlsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.text().fmt(f)
+    }
+}
+
+impl std::error::Error for TlsError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            TlsError::Config(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<rustls::Error> for TlsError {
+    fn from(e: rustls::Error) -> TlsError {
+        TlsError::Config(e)
+    }
 }
 
 /// The kind of a completed handshake.
@@ -568,92 +626,115 @@ pub(crate) fn handshake_kind(conn: &ClientConnection) -> Handshake {
     }
 }
 
-/// One line for a handshake that failed, saying what to do about it. `host` is the name
-/// the certificate was checked against. No Rust `Debug` text: dates in UTC, names listed.
-pub fn explain(err: &rustls::Error, host: &str) -> String {
+/// One line for a handshake that failed, saying what to do about it, its settings left
+/// for the caller to word. `host` is the name the certificate was checked against. No Rust
+/// `Debug` text: dates in UTC, names listed.
+pub fn explain(err: &rustls::Error, host: &str) -> Text {
     use rustls::{CertificateError as C, Error};
+    use Setting::{CaFile, ClientCert, Http2, Insecure};
+    let or_insecure = |s: String| Text::plain(s).then(", or ").give(&[Insecure]);
     match err {
         Error::InvalidCertificate(c) => match c {
-            C::UnknownIssuer => format!(
-                "certificate for {host} is self-signed or from an unknown authority: pass --cacert FILE or --insecure (FILE may be the CA's certificate or the server's own)"
-            ),
-            C::NotValidForNameContext { presented, .. } if presented.iter().any(|n| plain_name(n).is_some()) => format!(
-                "certificate is not valid for {host}: it holds {}: connect by one of those names, or pass --insecure",
+            C::UnknownIssuer => Text::plain(format!(
+                "certificate for {host} is self-signed or from an unknown authority: "
+            ))
+            .give(&[CaFile, Insecure])
+            .then(" (FILE may be the CA's certificate or the server's own)"),
+            C::NotValidForNameContext { presented, .. } if presented.iter().any(|n| plain_name(n).is_some()) => or_insecure(format!(
+                "certificate is not valid for {host}: it holds {}: connect by one of those names",
                 presented.iter().filter_map(|n| plain_name(n)).collect::<Vec<_>>().join(", ")
-            ),
-            C::NotValidForName | C::NotValidForNameContext { .. } => format!(
-                "certificate is not valid for {host}: connect by a name it was issued for, or pass --insecure"
-            ),
-            C::ExpiredContext { time, not_after } => format!(
-                "certificate for {host} has expired: valid until {}, now {}: renew it, or pass --insecure",
+            )),
+            C::NotValidForName | C::NotValidForNameContext { .. } => or_insecure(format!(
+                "certificate is not valid for {host}: connect by a name it was issued for"
+            )),
+            C::ExpiredContext { time, not_after } => or_insecure(format!(
+                "certificate for {host} has expired: valid until {}, now {}: renew it",
                 utc(*not_after),
                 utc(*time)
-            ),
-            C::Expired => format!("certificate for {host} has expired: renew it, or pass --insecure"),
-            C::NotValidYetContext { time, not_before } => format!(
-                "certificate for {host} is not valid yet: valid from {}, now {}: check both clocks, or pass --insecure",
+            )),
+            C::Expired => or_insecure(format!("certificate for {host} has expired: renew it")),
+            C::NotValidYetContext { time, not_before } => or_insecure(format!(
+                "certificate for {host} is not valid yet: valid from {}, now {}: check both clocks",
                 utc(*not_before),
                 utc(*time)
-            ),
-            C::NotValidYet => format!(
-                "certificate for {host} is not valid yet: check both clocks, or pass --insecure"
-            ),
-            C::Other(o) if o.0.downcast_ref::<UnknownIssuer>().is_some() => format!(
-                "certificate for {host} is self-signed or from an unknown authority: pass --cacert FILE or --insecure (its issuer is {}; FILE may be that CA's certificate or the server's own)",
+            )),
+            C::NotValidYet => or_insecure(format!(
+                "certificate for {host} is not valid yet: check both clocks"
+            )),
+            C::Other(o) if o.0.downcast_ref::<UnknownIssuer>().is_some() => Text::plain(format!(
+                "certificate for {host} is self-signed or from an unknown authority: "
+            ))
+            .give(&[CaFile, Insecure])
+            .then(format!(
+                " (its issuer is {}; FILE may be that CA's certificate or the server's own)",
                 o.0.downcast_ref::<UnknownIssuer>().map_or("", |u| u.0.as_str())
-            ),
-            C::Other(o) if crate::reason::is_ca_used_as_end_entity(o) => format!(
-                "certificate for {host} is a CA certificate (CA:TRUE, as `openssl req -x509` makes by default) and not the one in --cacert: pass that very certificate with --cacert, or make the server's with -addext basicConstraints=critical,CA:FALSE"
-            ),
-            C::BadSignature => format!(
-                "certificate for {host} has a signature that does not verify: pass --cacert FILE with its real issuer, or --insecure"
-            ),
-            C::Revoked => format!("certificate for {host} was revoked: renew it"),
-            C::BadEncoding => format!("certificate for {host} is not valid DER: fix the server's certificate file"),
-            C::InvalidPurpose | C::InvalidPurposeContext { .. } => format!(
-                "certificate for {host} is not for a TLS server (extendedKeyUsage lacks serverAuth): make it with -addext extendedKeyUsage=serverAuth, or pass --insecure"
-            ),
-            _ => format!(
-                "certificate for {host} was rejected (an unsupported algorithm or extension): pass --insecure to skip verification"
-            ),
+            )),
+            C::Other(o) if crate::reason::is_ca_used_as_end_entity(o) => Text::plain(format!(
+                "certificate for {host} is a CA certificate (CA:TRUE, as `openssl req -x509` makes by default) and not the one in "
+            ))
+            .name(CaFile)
+            .then(": ")
+            .give(&[CaFile])
+            .then(" with that very certificate, or make the server's with -addext basicConstraints=critical,CA:FALSE"),
+            C::BadSignature => Text::plain(format!(
+                "certificate for {host} has a signature that does not verify: "
+            ))
+            .give(&[CaFile, Insecure])
+            .then(" (FILE with its real issuer)"),
+            C::Revoked => format!("certificate for {host} was revoked: renew it").into(),
+            C::BadEncoding => format!("certificate for {host} is not valid DER: fix the server's certificate file").into(),
+            C::InvalidPurpose | C::InvalidPurposeContext { .. } => or_insecure(format!(
+                "certificate for {host} is not for a TLS server (extendedKeyUsage lacks serverAuth): make it with -addext extendedKeyUsage=serverAuth"
+            )),
+            _ => Text::plain(format!(
+                "certificate for {host} was rejected (an unsupported algorithm or extension): "
+            ))
+            .give(&[Insecure])
+            .then(" to skip verification"),
         },
         Error::AlertReceived(alert) => {
             let n = u8::from(*alert);
             let name = stats::reason::alert_name(n)
                 .map_or_else(|| format!("number {n}"), str::to_string);
             match name.as_str() {
-                "certificate_required" => format!(
-                    "{host} asked for a client certificate (alert certificate_required): pass --cert FILE --key FILE"
-                ),
+                "certificate_required" => Text::plain(format!(
+                    "{host} asked for a client certificate (alert certificate_required): "
+                ))
+                .give(&[ClientCert]),
                 "bad_certificate" | "unsupported_certificate" | "certificate_revoked"
-                | "certificate_expired" | "certificate_unknown" | "unknown_ca" | "access_denied" => format!(
-                    "{host} refused the client certificate (alert {name}): check --cert against the CA the server trusts, and its dates"
-                ),
-                "handshake_failure" => format!(
-                    "{host} refused the TLS handshake (alert handshake_failure): it may require a client certificate (--cert FILE --key FILE) or a cipher suite foxbench lacks"
-                ),
-                "no_application_protocol" => format!(
-                    "{host} offers no HTTP/1.1 over TLS (ALPN): it speaks only h2: pass --http2"
-                ),
+                | "certificate_expired" | "certificate_unknown" | "unknown_ca" | "access_denied" => Text::plain(format!(
+                    "{host} refused the client certificate (alert {name}): check "
+                ))
+                .name(ClientCert)
+                .then(" against the CA the server trusts, and its dates"),
+                "handshake_failure" => Text::plain(format!(
+                    "{host} refused the TLS handshake (alert handshake_failure): it may require a client certificate ("
+                ))
+                .give(&[ClientCert])
+                .then(") or a cipher suite foxbench lacks"),
+                "no_application_protocol" => Text::plain(format!(
+                    "{host} offers no HTTP/1.1 over TLS (ALPN): it speaks only h2: "
+                ))
+                .give(&[Http2]),
                 "protocol_version" => format!(
                     "{host} accepts none of TLS 1.2 and 1.3, the versions foxbench speaks"
-                ),
+                ).into(),
                 "unrecognized_name" => format!(
                     "{host} serves no such name (alert unrecognized_name): connect by a name it serves"
-                ),
-                _ => format!("{host} ended the TLS handshake with the alert {name}"),
+                ).into(),
+                _ => format!("{host} ended the TLS handshake with the alert {name}").into(),
             }
         }
         Error::InvalidMessage(_) => format!(
             "{host} did not answer with TLS: is it a plain HTTP server? use http://"
-        ),
+        ).into(),
         Error::PeerIncompatible(_) => format!(
             "{host} offered nothing foxbench accepts (no common TLS version, cipher suite or key exchange)"
-        ),
-        Error::PeerMisbehaved(_) => format!("{host} broke the TLS protocol"),
-        Error::NoCertificatesPresented => format!("{host} presented no certificate"),
-        Error::DecryptError => format!("{host} sent a record that does not decrypt"),
-        _ => format!("TLS handshake with {host} failed"),
+        ).into(),
+        Error::PeerMisbehaved(_) => format!("{host} broke the TLS protocol").into(),
+        Error::NoCertificatesPresented => format!("{host} presented no certificate").into(),
+        Error::DecryptError => format!("{host} sent a record that does not decrypt").into(),
+        _ => format!("TLS handshake with {host} failed").into(),
     }
 }
 
@@ -726,7 +807,7 @@ mod tests {
             errors.push(Error::AlertReceived(AlertDescription::from(n)));
         }
         for e in errors {
-            let line = explain(&e, "127.0.0.1");
+            let line = explain(&e, "127.0.0.1").to_string();
             assert!(!line.contains('\n'), "{line}");
             for debug in [
                 "{",
@@ -747,7 +828,8 @@ mod tests {
                 not_after: t(1_795_620_717),
             }),
             "127.0.0.1",
-        );
+        )
+        .to_string();
         assert!(
             expired.contains("valid until 2026-11-25T15:31:57Z, now 2026-11-26T15:31:57Z"),
             "{expired}"
@@ -761,14 +843,16 @@ mod tests {
                 ],
             }),
             "a.example",
-        );
+        )
+        .to_string();
         assert!(name.contains("it holds b.example, 10.0.0.1:"), "{name}");
         let issuer = explain(
             &Error::InvalidCertificate(C::Other(OtherError(Arc::new(UnknownIssuer(
                 "CN=foxbench test CA".into(),
             ))))),
             "127.0.0.1",
-        );
+        )
+        .to_string();
         assert!(
             issuer.contains("its issuer is CN=foxbench test CA;"),
             "{issuer}"

@@ -12,6 +12,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::setting::{Setting, Text};
 use crate::{RequestSpec, Target};
 
 /// The longest request list accepted, in lines.
@@ -30,11 +31,11 @@ pub struct UrlLine {
     pub body_file: Option<String>,
 }
 
-/// A request list that cannot be used, with the line at fault.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+/// A request list that cannot be used, with the line at fault. Its message names the
+/// list's setting ([`UrlsError::text`]), which each caller words.
+#[derive(Debug, PartialEq, Eq)]
 pub enum UrlsError {
     /// A line is malformed.
-    #[error("{file}:{line}: {problem}")]
     Line {
         /// The file's name.
         file: String,
@@ -44,7 +45,6 @@ pub enum UrlsError {
         problem: String,
     },
     /// The file cannot be read.
-    #[error("cannot read --urls {path}: {reason}")]
     Read {
         /// The path given.
         path: String,
@@ -52,18 +52,48 @@ pub enum UrlsError {
         reason: String,
     },
     /// The file holds no request.
-    #[error("{file}: no request in the file: write one URL per line, e.g. \"GET http://127.0.0.1:8080/\"")]
     Empty {
         /// The file's name.
         file: String,
     },
     /// The file has too many lines.
-    #[error("{file}: more than {MAX_LINES} requests: use URL templates such as /{{int:1-1000000}} instead")]
     TooLong {
         /// The file's name.
         file: String,
     },
 }
+
+impl UrlsError {
+    /// What is wrong and how to fix it, its setting left for the caller to word.
+    pub fn text(&self) -> Text {
+        match self {
+            UrlsError::Line {
+                file,
+                line,
+                problem,
+            } => format!("{file}:{line}: {problem}").into(),
+            UrlsError::Read { path, reason } => Text::plain("cannot read ")
+                .name(Setting::Urls)
+                .then(format!(" {path}: {reason}")),
+            UrlsError::Empty { file } => format!(
+                "{file}: no request in the file: write one URL per line, e.g. \"GET http://127.0.0.1:8080/\""
+            )
+            .into(),
+            UrlsError::TooLong { file } => format!(
+                "{file}: more than {MAX_LINES} requests: use URL templates such as /{{int:1-1000000}} instead"
+            )
+            .into(),
+        }
+    }
+}
+
+impl std::fmt::Display for UrlsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.text().fmt(f)
+    }
+}
+
+impl std::error::Error for UrlsError {}
 
 fn is_url(token: &str) -> bool {
     token.starts_with('/') || token.contains("://")
@@ -311,7 +341,11 @@ mod tests {
         let (_, reqs) = load_urls(&list, Some(&base), &defaults).unwrap();
         assert_eq!(reqs[1].path, "/b");
         let e = load_urls(&dir.join("none.txt"), None, &defaults).unwrap_err();
-        assert!(e.to_string().starts_with("cannot read --urls"), "{e}");
+        assert!(
+            e.to_string()
+                .starts_with("cannot read the request table setting"),
+            "{e}"
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

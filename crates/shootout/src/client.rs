@@ -6,7 +6,7 @@
 //!
 //! A TLS endpoint speaks TLS through the load engine's own blocking client
 //! ([`load::connect_blocking`]), with the scenario's certificate check; its errors name the
-//! suite keys that fix them. Responses are framed by the load engine's own
+//! suite keys that fix them ([`crate::wording`]). Responses are framed by the load engine's own
 //! [`load::parse_head`] and [`load::Framer`], so a target passes verification exactly when
 //! the engine can read it: where a response ends, whether it is valid, and whether the
 //! connection may carry another request.
@@ -16,6 +16,8 @@ use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
 use load::{Framer, Framing, Head, ParseError, Step};
+
+use crate::wording::SuiteKeys;
 
 /// One parsed response.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -148,11 +150,12 @@ impl Session {
 fn h2_error(at: &Endpoint, e: load::H2Error) -> String {
     match e {
         load::H2Error::NotHttp2(reason) => format!(
-            "target {} does not speak HTTP/2 ({}): {reason}",
+            "target {} does not speak HTTP/2 ({}): {}",
             at.name,
-            at.http2_mode()
+            at.http2_mode(),
+            reason.worded(&SuiteKeys)
         ),
-        load::H2Error::Failed(m) => suite_terms(&m),
+        load::H2Error::Failed(m) => m.worded(&SuiteKeys),
     }
 }
 
@@ -181,7 +184,7 @@ impl Client {
             load::Target::parse(&format!("https://{}/", at.addr)).map_err(|e| e.to_string())?;
         load::connect_blocking(&target, tls, timeout)
             .map(|c| Client::over(c, timeout))
-            .map_err(|e| suite_terms(&e.to_string()))
+            .map_err(|e| e.text().worded(&SuiteKeys))
     }
 
     fn over(stream: load::Connection, timeout: Duration) -> Client {
@@ -359,54 +362,6 @@ fn explain(e: ParseError, buf: &[u8]) -> String {
         }
         ParseError::Upgrade => {
             "the server switched protocols (101): a load test needs plain HTTP/1.1 answers".into()
-        }
-    }
-}
-
-/// A TLS error as the suite's keys fix it: `--cacert FILE` and `--insecure` are the
-/// scenario's `cacert` and `insecure` in a suite file.
-fn suite_terms(e: &str) -> String {
-    e.replace(
-        "pass --cacert FILE or --insecure",
-        "set the scenario's cacert = \"FILE\" or insecure = true in the suite",
-    )
-    .replace(
-        "pass --insecure",
-        "set the scenario's insecure = true in the suite",
-    )
-    .replace(
-        "give a PEM file with --cacert",
-        "name a PEM file in the scenario's cacert",
-    )
-    .replace(
-        "pass --cert FILE --key FILE",
-        "set the scenario's cert = \"FILE\" and key = \"FILE\" in the suite",
-    )
-    .replace("--cert FILE --key FILE", "the scenario's cert and key")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn tls_errors_name_the_suite_keys() {
-        let cases = [
-            (
-                "TLS to 127.0.0.1:1: certificate for 127.0.0.1 is self-signed or from an unknown authority: pass --cacert FILE or --insecure",
-                "TLS to 127.0.0.1:1: certificate for 127.0.0.1 is self-signed or from an unknown authority: set the scenario's cacert = \"FILE\" or insecure = true in the suite",
-            ),
-            (
-                "certificate is not valid for 127.0.0.1: connect by a name it was issued for, or pass --insecure",
-                "certificate is not valid for 127.0.0.1: connect by a name it was issued for, or set the scenario's insecure = true in the suite",
-            ),
-            (
-                "cannot read CA certificates from /x: gone: give a PEM file with --cacert",
-                "cannot read CA certificates from /x: gone: name a PEM file in the scenario's cacert",
-            ),
-        ];
-        for (engine, suite) in cases {
-            assert_eq!(suite_terms(engine), suite);
         }
     }
 }

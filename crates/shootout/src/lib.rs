@@ -34,6 +34,7 @@ pub mod verify;
 pub mod waiting;
 pub mod watch;
 mod window;
+pub mod wording;
 
 /// The HTTP/2 section of a report from the engine's counts: one for `foxbench load` and the
 /// shootout's cells.

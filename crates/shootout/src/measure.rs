@@ -31,7 +31,7 @@ pub enum CellFailure {
     #[error("cannot start the probe thread: {0}")]
     ProbeThread(io::Error),
     /// The load generator refused the plan.
-    #[error("the load could not run: {0}")]
+    #[error("the load could not run: {}", .0.text().worded(&crate::wording::SuiteKeys))]
     Load(load::LoadError),
     /// The target exited while warming up.
     #[error("the target exited during warm-up")]

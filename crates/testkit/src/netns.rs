@@ -47,6 +47,12 @@ impl Netns {
         &self.name
     }
 
+    /// Its file, `/var/run/netns/NAME`: to move a thread of the test itself inside
+    /// (`setns`), for an engine that runs in-process.
+    pub fn path(&self) -> std::path::PathBuf {
+        std::path::Path::new("/var/run/netns").join(&self.name)
+    }
+
     /// A command that runs inside it: `ip netns exec NAME`, to which the program and its
     /// arguments are added.
     pub fn exec(&self) -> Command {

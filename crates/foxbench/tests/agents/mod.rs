@@ -2,8 +2,8 @@
 //! server in one namespace, N agents each in its own, joined by veth pairs to a bridge in
 //! a namespace of its own (nothing is added to the host's network); the agents are
 //! started as a Job starts pods, each after its own delay, all with one `--start-at`,
-//! then merged. Needs root (`ip netns`); without it each test says so in one line and
-//! passes.
+//! then merged. Needs root (`ip netns`, through testkit's [`Netns`]); without it each test
+//! says so in one line and passes, and fails instead under `FOXBENCH_NETNS=require` (CI).
 
 use std::io::{BufRead as _, BufReader};
 use std::path::PathBuf;
@@ -13,33 +13,12 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
 
+use testkit::Netns;
+
 use super::{foxbench, result};
 
 const SERVER_IP: &str = "10.77.0.1";
 const PORT: u16 = 8080;
-
-/// True when this process may create network namespaces; otherwise prints why not.
-fn can_netns() -> bool {
-    let root = std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("Uid:"))
-                .map(|l| l.split_whitespace().nth(2) == Some("0"))
-        })
-        .unwrap_or(false);
-    let ip = Command::new("ip").arg("-V").output().is_ok();
-    if !(root && ip) {
-        let why = "network-namespace tests need root and iproute2 (ip netns)";
-        // CI runs them for real: there a skip would be a test that cannot fail.
-        assert!(
-            std::env::var("FOXBENCH_NETNS").as_deref() != Ok("require"),
-            "FOXBENCH_NETNS=require: {why}"
-        );
-        eprintln!("skipped: {why}");
-    }
-    root && ip
-}
 
 #[track_caller]
 fn ip(args: &[&str]) {
@@ -51,29 +30,27 @@ fn ip(args: &[&str]) {
     );
 }
 
-/// A bridge namespace, a server namespace and agent namespaces; removed, with every
-/// process started in them, on drop (also when a test fails).
+/// A bridge namespace, a server namespace and agent namespaces (testkit's [`Netns`]);
+/// removed, with every process started in them, on drop (also when a test fails).
 struct Net {
     prefix: String,
-    names: Vec<String>,
+    namespaces: Vec<(String, Netns)>,
     children: Vec<Child>,
 }
 
 impl Net {
-    fn new(agents: usize) -> Net {
+    /// The namespaces joined by veth pairs to a bridge, or `None` after testkit's loud skip
+    /// when this machine cannot make them.
+    fn new(agents: usize) -> Option<Net> {
         static RUN: AtomicU32 = AtomicU32::new(0);
-        // Unique per process and per test, so that parallel runs never collide.
-        let prefix = format!(
-            "fbag{}x{}",
-            std::process::id(),
-            RUN.fetch_add(1, Ordering::Relaxed)
-        );
+        // Unique per test within this process (testkit adds the process id).
+        let prefix = format!("ag{}", RUN.fetch_add(1, Ordering::Relaxed));
         let mut net = Net {
-            prefix: prefix.clone(),
-            names: Vec::new(),
+            prefix,
+            namespaces: Vec::new(),
             children: Vec::new(),
         };
-        let br = net.add("br");
+        let br = net.add("br")?;
         ip(&["-n", &br, "link", "add", "br0", "type", "bridge"]);
         ip(&["-n", &br, "link", "set", "br0", "up"]);
         let hosts: Vec<(String, String)> =
@@ -81,7 +58,7 @@ impl Net {
                 .chain((0..agents).map(|i| (format!("a{i}"), format!("10.77.0.{}", 11 + i))))
                 .collect();
         for (k, (role, addr)) in hosts.iter().enumerate() {
-            let ns = net.add(role);
+            let ns = net.add(role)?;
             let port = format!("v{k}");
             ip(&[
                 "-n", &br, "link", "add", &port, "type", "veth", "peer", "name", "eth0", "netns",
@@ -98,38 +75,37 @@ impl Net {
                 "eth0",
             ]);
             ip(&["-n", &ns, "link", "set", "eth0", "up"]);
-            ip(&["-n", &ns, "link", "set", "lo", "up"]);
         }
-        net
+        Some(net)
     }
 
-    fn add(&mut self, role: &str) -> String {
-        let name = format!("{}-{role}", self.prefix);
-        ip(&["netns", "add", &name]);
-        self.names.push(name.clone());
-        name
+    /// A namespace for `role` (loopback up); its name.
+    fn add(&mut self, role: &str) -> Option<String> {
+        let ns = Netns::new(&format!("{}{role}", self.prefix))?;
+        let name = ns.name().to_string();
+        self.namespaces.push((role.to_string(), ns));
+        Some(name)
     }
 
-    fn ns(&self, role: &str) -> String {
-        format!("{}-{role}", self.prefix)
-    }
-
-    /// `cmd` run inside namespace `role`.
+    /// `program` run inside namespace `role`.
     fn command(&self, role: &str, program: &str) -> Command {
-        let mut c = Command::new("ip");
-        c.args(["netns", "exec", &self.ns(role), program]);
+        let (_, ns) = self
+            .namespaces
+            .iter()
+            .find(|(r, _)| r == role)
+            .unwrap_or_else(|| panic!("no namespace {role}"));
+        let mut c = ns.exec();
+        c.arg(program);
         c
     }
 }
 
 impl Drop for Net {
     fn drop(&mut self) {
+        // The processes first; the namespaces are deleted as they drop, after this.
         for c in &mut self.children {
             let _ = c.kill();
             let _ = c.wait();
-        }
-        for n in self.names.iter().rev() {
-            let _ = Command::new("ip").args(["netns", "del", n]).output();
         }
     }
 }
@@ -250,8 +226,9 @@ fn merge(args: &[&str], input: &[u8]) -> std::process::Output {
 
 /// N agents, a plan of `-c connections -n requests`, merged; checks everything against
 /// the server's own counts; returns the measured start skew, ms.
-fn agents_against_counting_server(n: usize, connections: u64, requests: u64) -> f64 {
-    let mut net = Net::new(n);
+/// Nothing when the namespaces cannot be made (testkit's skip).
+fn agents_against_counting_server(n: usize, connections: u64, requests: u64) -> Option<f64> {
+    let mut net = Net::new(n)?;
     let server = start_server(&mut net);
     // Pods become ready at different times; the instant leaves room for the slowest on a
     // loaded machine.
@@ -315,31 +292,24 @@ fn agents_against_counting_server(n: usize, connections: u64, requests: u64) -> 
         skew_ms < 50.0,
         "start skew {skew_ms} ms with every agent ready before the instant"
     );
-    skew_ms
+    Some(skew_ms)
 }
 
 #[test]
 fn three_agents_merge_to_the_servers_counts() {
-    if !can_netns() {
-        return;
-    }
     agents_against_counting_server(3, 31, 6001);
 }
 
 #[test]
 fn eight_agents_start_together() {
-    if !can_netns() {
-        return;
-    }
     agents_against_counting_server(8, 40, 8000);
 }
 
 #[test]
 fn a_killed_agent_is_a_missing_shard() {
-    if !can_netns() {
+    let Some(mut net) = Net::new(3) else {
         return;
-    }
-    let mut net = Net::new(3);
+    };
     let server = start_server(&mut net);
     let at = SystemTime::now() + Duration::from_millis(2500);
     let start_at = rfc3339(at);
@@ -402,10 +372,9 @@ fn a_killed_agent_is_a_missing_shard() {
 
 #[test]
 fn an_agent_ready_after_the_instant_fails_unless_late_is_fine() {
-    if !can_netns() {
+    let Some(mut net) = Net::new(1) else {
         return;
-    }
-    let mut net = Net::new(1);
+    };
     let _server = start_server(&mut net);
     let past = rfc3339(SystemTime::now() - Duration::from_secs(1));
     let a = start_agents(&mut net, 1, &["-n", "10"], &past, &[0]);

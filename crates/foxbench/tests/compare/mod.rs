@@ -140,11 +140,19 @@ fn fail_on_exits_1_for_a_significant_regression_and_names_the_cell() {
 fn bad_flags_are_one_line_and_exit_2() {
     let (a, b) = (committed(), fixture());
     for (gate, needle) in [
-        ("latency>+5%", "unknown figure \"latency\""),
+        // The CLI puts the flag in front of the library's message, on both paths: the
+        // limits' parse, and the check against the kind of results.
+        (
+            "latency>+5%",
+            "foxbench: --fail-on \"latency>+5%\": unknown figure \"latency\"",
+        ),
         ("p99>20%", "needs a sign"),
         ("p99>+20", "needs the unit %"),
         ("req/s", "give a figure, < or >, and a signed percentage"),
-        ("p50>+5%", "p50 is not compared in shootout results"),
+        (
+            "p50>+5%",
+            "foxbench: --fail-on \"p50>+5%\": p50 is not compared in shootout results",
+        ),
     ] {
         usage_error(&["compare", "--fail-on", gate, &a, &b], needle);
     }

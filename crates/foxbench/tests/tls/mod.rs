@@ -199,7 +199,8 @@ fn received_alert_words_agree_with_the_preflight() {
         let preflight = load::explain_tls(
             &rustls::Error::AlertReceived(rustls::AlertDescription::from(n)),
             "127.0.0.1",
-        );
+        )
+        .to_string();
         let report =
             report::reasons::ReasonRow::new(Reason::new(Kind::Tls, Cause::AlertReceived(n)), 1)
                 .line(1);

@@ -16,7 +16,7 @@ use super::request::RequestShape;
 use super::{H2Counts, CODE_NAMES};
 use crate::setup::{connect_h2, preface_answer, Connection};
 use crate::template::Rng;
-use crate::{RequestSpec, SetupError, Target, TlsOptions};
+use crate::{RequestSpec, SetupError, Target, Text, TlsOptions};
 
 /// Why a request over HTTP/2 did not get a response.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -24,10 +24,10 @@ pub enum H2Error {
     /// The server does not speak HTTP/2: no `h2` by ALPN over TLS, or no SETTINGS in
     /// answer to the h2c preface. The reason says what it did instead.
     #[error("{0}")]
-    NotHttp2(String),
+    NotHttp2(Text),
     /// Anything else: connect, TLS, a reset stream, a connection error, a timeout.
     #[error("{0}")]
-    Failed(String),
+    Failed(Text),
 }
 
 /// One response, whole.
@@ -72,7 +72,7 @@ impl H2Client {
     ) -> Result<H2Client, H2Error> {
         let conn = connect_h2(target, tls, timeout).map_err(|e| match e {
             SetupError::NoHttp2 { reason, .. } => H2Error::NotHttp2(reason),
-            other => H2Error::Failed(other.to_string()),
+            other => H2Error::Failed(other.text()),
         })?;
         let _ = conn.tcp().set_nodelay(true);
         Ok(H2Client {
@@ -93,7 +93,7 @@ impl H2Client {
 
     /// Sends one request on a new stream and reads its response whole.
     pub fn send(&mut self, spec: &RequestSpec) -> Result<H2Response, H2Error> {
-        let failed = |m: String| H2Error::Failed(m);
+        let failed = |m: String| H2Error::Failed(m.into());
         if self.goaway {
             return Err(failed(
                 "the server sent GOAWAY: no new stream on this connection".into(),
@@ -199,17 +199,23 @@ impl H2Client {
                 },
             )
             .map_err(|e| {
-                H2Error::Failed(format!(
-                    "HTTP/2 connection error {}",
-                    CODE_NAMES[code_slot(e.code())]
-                ))
+                H2Error::Failed(
+                    format!(
+                        "HTTP/2 connection error {}",
+                        CODE_NAMES[code_slot(e.code())]
+                    )
+                    .into(),
+                )
             })?;
         if let Some(last) = goaway_below {
             self.goaway = true;
             if last < id && mine.is_none() {
-                return Err(H2Error::Failed(format!(
-                    "the server sent GOAWAY (last stream {last}) before answering stream {id}"
-                )));
+                return Err(H2Error::Failed(
+                    format!(
+                        "the server sent GOAWAY (last stream {last}) before answering stream {id}"
+                    )
+                    .into(),
+                ));
             }
         }
         match mine {
@@ -233,10 +239,13 @@ impl H2Client {
                     goaway: self.goaway,
                 }))
             }
-            Some(Event::Reset { code, .. }) => Err(H2Error::Failed(format!(
-                "the server reset the stream ({})",
-                CODE_NAMES[code_slot(code)]
-            ))),
+            Some(Event::Reset { code, .. }) => Err(H2Error::Failed(
+                format!(
+                    "the server reset the stream ({})",
+                    CODE_NAMES[code_slot(code)]
+                )
+                .into(),
+            )),
             Some(Event::Refused { .. }) => Err(H2Error::Failed(
                 "the server refused the stream (REFUSED_STREAM)".into(),
             )),
@@ -254,7 +263,7 @@ impl H2Client {
             .write_all(&self.out)
             .and_then(|()| self.conn.flush());
         self.out.clear();
-        r.map_err(|e| H2Error::Failed(format!("cannot send: {e}")))
+        r.map_err(|e| H2Error::Failed(format!("cannot send: {e}").into()))
     }
 }
 

@@ -92,47 +92,22 @@ fn a_server_that_shuts_down_then_closes_mid_request_is_epipe() {
     assert!(pipes > 0, "no EPIPE in {n} requests: {:?}", c.reasons);
 }
 
-/// True when this process may make network namespaces (root); otherwise says why not, and
-/// fails under `FOXBENCH_NETNS=require`, as CI runs it.
-fn can_netns() -> bool {
-    let root = std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("Uid:"))
-                .map(|l| l.split_whitespace().nth(2) == Some("0"))
-        })
-        .unwrap_or(false);
-    let ip = std::process::Command::new("ip").arg("-V").output().is_ok();
-    if !(root && ip) {
-        let why = "network-namespace tests need root and iproute2";
-        assert!(
-            std::env::var("FOXBENCH_NETNS").as_deref() != Ok("require"),
-            "FOXBENCH_NETNS=require: {why}"
-        );
-        eprintln!("SKIPPED: {why}");
-    }
-    root && ip
-}
-
 /// In a network namespace of its own whose ephemeral port range holds two ports, a run of
 /// four kept-alive connections gets two: the other two connects fail with EADDRNOTAVAIL,
 /// counted as ports exhausted, and the requests on them fail so. In the same namespace, an
 /// address with no route is ENETUNREACH, and one with an unreachable route EHOSTUNREACH.
 #[test]
 fn ports_running_out_and_no_route_are_their_errnos() {
-    if !can_netns() {
+    // testkit's namespace (loopback up; a loud skip without root, a failure under
+    // FOXBENCH_NETNS=require), entered by this thread alone (and its children: the
+    // server's and the engine's threads, and `ip`); the test binary's other threads keep theirs.
+    let Some(ns) = testkit::Netns::new("ports") else {
         return;
-    }
-    // The namespace is this thread's alone (and its children's: the server's and the
-    // engine's threads, and `ip`); the test binary's other threads keep theirs.
-    let r = std::thread::spawn(|| {
-        nix::sched::unshare(nix::sched::CloneFlags::CLONE_NEWNET).expect("unshare(CLONE_NEWNET)");
-        let up = std::process::Command::new("ip")
-            .args(["link", "set", "lo", "up"])
-            .status()
-            .unwrap();
-        assert!(up.success());
+    };
+    let path = ns.path();
+    let r = std::thread::spawn(move || {
+        let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        nix::sched::setns(file, nix::sched::CloneFlags::CLONE_NEWNET).expect("setns(CLONE_NEWNET)");
         // The listener's port comes from the default range, before it is narrowed.
         let s = redirect_server();
         std::fs::write("/proc/sys/net/ipv4/ip_local_port_range", "40000 40001\n").unwrap();

@@ -382,7 +382,7 @@ fn issue_23_openssl_self_signed_cert_is_trusted_as_its_own_cacert() {
     assert_eq!(
         e,
         format!(
-            "TLS to 127.0.0.1:{}: certificate for 127.0.0.1 is a CA certificate (CA:TRUE, as `openssl req -x509` makes by default) and not the one in --cacert: pass that very certificate with --cacert, or make the server's with -addext basicConstraints=critical,CA:FALSE",
+            "TLS to 127.0.0.1:{}: certificate for 127.0.0.1 is a CA certificate (CA:TRUE, as `openssl req -x509` makes by default) and not the one in the CA file setting: set the CA file setting with that very certificate, or make the server's with -addext basicConstraints=critical,CA:FALSE",
             nginx.addr.port()
         )
     );
@@ -544,7 +544,7 @@ fn issue_23_a_required_client_certificate_is_named() {
     let e = load::preflight(&p).unwrap_err().to_string();
     assert_eq!(
         e,
-        format!("TLS to 127.0.0.1:{}: 127.0.0.1 asked for a client certificate (alert certificate_required): pass --cert FILE --key FILE", s.addr.port())
+        format!("TLS to 127.0.0.1:{}: 127.0.0.1 asked for a client certificate (alert certificate_required): set the client certificate setting", s.addr.port())
     );
     let r = run(&p);
     let required = Reason::new(Kind::Tls, Cause::AlertReceived(116));
@@ -622,7 +622,10 @@ fn pinned_certificate_dates_are_checked_expired() {
         ),
         "{e}"
     );
-    assert!(e.ends_with("Z: renew it, or pass --insecure"), "{e}");
+    assert!(
+        e.ends_with("Z: renew it, or set the insecure setting"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -636,7 +639,7 @@ fn pinned_certificate_dates_are_checked_not_valid_yet() {
         "{e}"
     );
     assert!(
-        e.ends_with("Z: check both clocks, or pass --insecure"),
+        e.ends_with("Z: check both clocks, or set the insecure setting"),
         "{e}"
     );
 }

@@ -43,7 +43,8 @@ pub struct FailOn {
     pub limits: Vec<Limit>,
 }
 
-/// What is wrong with a `--fail-on` value.
+/// What is wrong with a gate's limits: its message follows the setting's name, which the
+/// caller puts in front (the CLI: `--fail-on`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct GateError(String);
 
@@ -62,7 +63,7 @@ impl FromStr for Limit {
 
     fn from_str(text: &str) -> Result<Limit, GateError> {
         let text = text.trim();
-        let err = |why: String| Err(GateError(format!("--fail-on {text:?}: {why}")));
+        let err = |why: String| Err(GateError(format!("{text:?}: {why}")));
         let Some(at) = text.find(['<', '>']) else {
             return err(
                 "give a figure, < or >, and a signed percentage, e.g. req/s<-10% or p99>+20%"
@@ -117,7 +118,7 @@ impl FromStr for FailOn {
             .collect::<Result<Vec<_>, _>>()?;
         if limits.is_empty() {
             return Err(GateError(
-                "--fail-on is empty: give limits such as 'req/s<-10%,p99>+20%'".into(),
+                "is empty: give limits such as 'req/s<-10%,p99>+20%'".into(),
             ));
         }
         Ok(FailOn { limits })
@@ -131,7 +132,7 @@ impl FailOn {
             if !kind.figures().contains(&l.figure) {
                 let names: Vec<String> = kind.figures().iter().map(|f| f.name()).collect();
                 return Err(GateError(format!(
-                    "--fail-on {:?}: {} is not compared in {} results; they have {}",
+                    "{:?}: {} is not compared in {} results; they have {}",
                     l.text,
                     l.figure.name(),
                     kind.as_str(),

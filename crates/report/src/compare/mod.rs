@@ -407,18 +407,20 @@ impl Comparison {
         self.protocol.iter().filter(|d| d.hardware)
     }
 
-    /// Why `--same-machine` refuses this comparison, in one line; `None` when it passes.
+    /// Why a comparison that requires the same machine refuses this one, in one line (the
+    /// caller puts the setting's name in front: the CLI's `--same-machine`); `None` when
+    /// it passes.
     pub fn same_machine_error(&self) -> Option<String> {
         if !self.machine_recorded {
             return Some(format!(
-                "--same-machine: {} results do not record the machine; compare shootout results.json files, or leave the flag out",
+                "{} results do not record the machine; compare shootout results.json files, or do not require the same machine",
                 self.kind.as_str()
             ));
         }
         let hw: Vec<String> = self.hardware_differences().map(render::brief).collect();
         (!hw.is_empty()).then(|| {
             format!(
-                "--same-machine: the runs were measured on different hardware: {}",
+                "the runs were measured on different hardware: {}",
                 hw.join("; ")
             )
         })

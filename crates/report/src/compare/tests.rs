@@ -401,7 +401,7 @@ fn fail_on_parsing() {
         ),
         ("req/s<-x%", "is not a percentage"),
         ("req/s<-100%", "is not a percentage above -100%"),
-        ("", "--fail-on is empty"),
+        ("", "is empty"),
         ("req/s<-10%,,oops", "give a figure, < or >"),
     ];
     for (text, needle) in bad {

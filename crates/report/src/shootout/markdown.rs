@@ -205,8 +205,16 @@ pub(crate) fn column_name(r: &ShootoutResults, scenario: &str, level: &str) -> S
     }
 }
 
-/// Renders the whole summary.
+/// Renders the whole summary: the headline, then the details.
 pub fn to_markdown(r: &ShootoutResults) -> String {
+    let mut out = headline_markdown(r);
+    details(&mut out, r);
+    out
+}
+
+/// The summary's headline: its title, the machine line and the posts' tables, up to the
+/// per-target details; what `foxbench shootout` prints on stdout.
+pub fn headline_markdown(r: &ShootoutResults) -> String {
     let mut out = String::new();
     let p = &r.protocol;
     let _ = writeln!(out, "# foxbench shootout: {}\n", r.suite.name);
@@ -274,7 +282,13 @@ pub fn to_markdown(r: &ShootoutResults) -> String {
         versions_table(&mut out, &rows);
     }
     out.push_str(&super::tiers::markdown(r));
+    out
+}
 
+/// The details after the headline: each target, skips and failures, verification, the
+/// diagnosis and the protocol.
+fn details(out: &mut String, r: &ShootoutResults) {
+    let p = &r.protocol;
     out.push_str("### Targets\n\n");
     out.push_str("| target | language | outcome | artifact | build | startup | idle RSS | peak RSS | CPU/req (keep-alive median) |\n");
     out.push_str("|---|---|---|---:|---|---:|---:|---:|---:|\n");
@@ -480,7 +494,6 @@ pub fn to_markdown(r: &ShootoutResults) -> String {
     for (tool, v) in &p.toolchains {
         let _ = writeln!(out, "- {tool}: {v}");
     }
-    out
 }
 
 /// Each scenario's server CPU per request beside the reference scenario's, per target.
@@ -652,4 +665,34 @@ fn versions_table(out: &mut String, rows: &[&TargetResult]) {
         let _ = writeln!(out, "| {} |", row.join(" | "));
     }
     let _ = writeln!(out, "\n{}\n", super::versions::NOTE);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The headline `foxbench shootout` prints is the summary up to its per-target details,
+    /// as the binary once cut it at the literal `### Targets`, for the fixture and every
+    /// committed run.
+    #[test]
+    fn headline_is_the_summary_before_its_targets() {
+        let runs = concat!(env!("CARGO_MANIFEST_DIR"), "/../../bench/runs");
+        let mut paths =
+            vec![concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/results.json").to_string()];
+        for e in std::fs::read_dir(runs).unwrap().flatten() {
+            let p = e.path().join("results.json");
+            if p.exists() {
+                paths.push(p.to_string_lossy().into_owned());
+            }
+        }
+        assert!(paths.len() >= 2, "{paths:?}");
+        for p in &paths {
+            let text = std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{p}: {e}"));
+            let r = ShootoutResults::from_json(&text).unwrap_or_else(|e| panic!("{p}: {e}"));
+            let md = to_markdown(&r);
+            let head = headline_markdown(&r);
+            assert_eq!(head, md.split("### Targets").next().unwrap(), "{p}");
+            assert!(md[head.len()..].starts_with("### Targets\n"), "{p}");
+        }
+    }
 }

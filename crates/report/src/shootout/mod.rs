@@ -29,7 +29,7 @@ pub use cell::{
     ProcessCost, ProcessCpu, Repeat, ServerWindow,
 };
 pub use html::to_html;
-pub use markdown::to_markdown;
+pub use markdown::{headline_markdown, to_markdown};
 pub use notes::{LimitNote, Settle};
 pub use signature::{flat_and_rising, signatures, Signature, FLAT_RATIO, LESSON, RISE_RATIO};
 pub use system::{
