@@ -194,8 +194,9 @@ def listed(failed, most=40):
 
 def judge(run, selectors, total):
     """The check of one target: its score against its README's."""
+    # A target that died mid-run leaves cases without a summary line: say that, not "no summary".
+    need(run.group.alive(), f"it exited during h2spec: {run.group.output(500)!r}")
     passed, failed, words = score(run, selectors, total)
-    need(run.group.alive(), f"{words}; it exited during h2spec: {run.group.output(500)!r}")
     floor, of = recorded(run.entry)
     need(of == total, f"its README's score is of {of} tests, h2spec has {total}")
     print(f"h2spec {run.name}: {words}" + (f"; failed: {listed(failed)}" if failed else ""), flush=True)
@@ -247,7 +248,9 @@ def main():
                 report.report(False, f"h2spec {t['name']}", str(e))
         live = [r for r in runs if report.check(f"{r.name} started", r.ready)]
         with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
-            jobs = {(r, sel): pool.submit(h2spec_case, h2spec, r.port, sel) for r in live for sel in selectors}
+            # Case by case across the targets (every target's first case, then the second...),
+            # so that the processes at any one time are spread over all of them.
+            jobs = {(r, sel): pool.submit(h2spec_case, h2spec, r.port, sel) for sel in selectors for r in live}
             for (r, sel), job in jobs.items():
                 r.outputs[sel] = job.result()
         for r in live:
