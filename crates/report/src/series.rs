@@ -20,10 +20,13 @@
 //! latencies it holds, so a coarse row of 64 intervals weighs several times a row of one.
 //! Bounded in rows only, the series grew by about a megabyte from 6,000 to 30,000 intervals
 //! of 10 ms (issue 25, measured with a counting allocator in `tests/series_alloc.rs`). So the
-//! coarse rows are bounded in bytes too ([`COARSE_BYTES`]): past it, the two oldest rows of
-//! the coarsest span that has two merge (the old history loses resolution first, and the
-//! largest rows, which overlap most, shed the most bytes per merge). Which span merges then
-//! depends on the rows' sizes, so two agents may coarsen a block differently; `merge` adds a
+//! coarse rows are bounded in bytes too ([`COARSE_BYTES`]): past it, more pairs merge, by
+//! the same rule, until they fit. Merging the finest pair keeps the coarse rows' spans even
+//! (merging the coarsest instead left the first 4 minutes of a 5-minute run in two rows):
+//! for a given number of intervals, rows of one span hold the fewest bytes, since a row's
+//! histogram grows more slowly than its span. Every merge removes a row and a push adds
+//! one, so the merges stay one per push on average. How far a series coarsens now depends
+//! on its rows' sizes, so two agents may coarsen a block differently; `merge` adds a
 //! smaller block into the larger one that holds it, so their merge stays exact.
 
 use std::collections::VecDeque;
@@ -37,8 +40,8 @@ pub const FULL_ROWS: usize = 2_000;
 /// Coarse rows kept before them by [`Series::for_load`].
 pub const COARSE_ROWS: usize = 500;
 /// The most heap bytes the coarse rows of [`Series::for_load`] hold (their histograms'
-/// text, mostly): 512 KiB, a quarter of what 500 rows of 64 intervals at 10,000 requests
-/// per second reached (`tests/series_alloc.rs`).
+/// text, mostly): 512 KiB, about a third of the 1.4 MB that its 500 coarse rows reached
+/// over 30,000 intervals of 100 responses each, without it (`examples/series_bytes`).
 pub const COARSE_BYTES: usize = 512 * 1024;
 
 /// What a series is made of: a row that can take in the row that follows it.
@@ -136,7 +139,7 @@ impl<T: Block> Series<T> {
                 }
             }
             while self.coarse_bytes > self.coarse_bytes_max {
-                let Some(p) = self.coarsest_pair() else {
+                let Some(p) = self.finest_pair() else {
                     break;
                 };
                 self.merge_pair(p)?;
@@ -156,13 +159,6 @@ impl<T: Block> Series<T> {
             }
         }
         pair
-    }
-
-    /// The two oldest rows of the coarsest span that has two.
-    fn coarsest_pair(&self) -> Option<usize> {
-        (1..self.coarse.len())
-            .find(|&p| self.coarse[p - 1].1 == self.coarse[p].1)
-            .map(|p| p - 1)
     }
 
     /// Merges rows `p` and `p + 1`, the two oldest of their span. The first row of a span
