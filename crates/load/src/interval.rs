@@ -10,10 +10,13 @@
 //! worker per interval, over an unbounded channel, let a slow consumer grow a debug build
 //! to 213 MB): the collector empties each part's histograms once merged and sends them back
 //! to their worker, which records the next interval into them. A worker makes at most
-//! [`PAIRS_PER_WORKER`] pairs; when every one is in the collector's hands (the consumer of
-//! the intervals is that far behind), its hand-off waits for one to come back. Nothing is
-//! dropped: the wait is counted ([`CurrentInterval::waits`], the run's `interval_waits`),
-//! and the requests it delays are measured late, as any stall of the client is.
+//! [`pairs_for`] its interval pairs, a second's worth (4 to 64); when every one is in the
+//! collector's hands (the consumer of the intervals is that far behind), its hand-off waits
+//! for one to come back. Nothing is dropped: the wait is counted ([`CurrentInterval::waits`],
+//! the run's `interval_waits`), and the requests it delays are measured late, as any stall
+//! of the client is. A second of slack, not a fixed count: with 4 pairs at 10 ms, a
+//! consumer thread descheduled for 30 ms on a loaded machine made the workers wait 150
+//! times in a 5-minute soak.
 
 use std::collections::VecDeque;
 use std::sync::mpsc::{Receiver, Sender, TryRecvError};
@@ -23,10 +26,17 @@ use stats::{Counts, Interval, Latency};
 
 use crate::schedule::ns;
 
-/// The most histogram pairs (latency, service) one worker makes: the one it records into
-/// and the ones on their way through the collector. Four intervals of slack for the
-/// consumer; at 270 KB a histogram, 2.2 MB per worker at most.
-pub(crate) const PAIRS_PER_WORKER: usize = 4;
+/// How long the consumer of the intervals may fall behind before a worker waits for it.
+const SLACK: Duration = Duration::from_secs(1);
+
+/// The most histogram pairs (latency, service) one worker makes at `interval`: the one it
+/// records into and the ones on their way through the collector, [`SLACK`]'s worth, 4 to 64
+/// (at 270 KB a histogram, 2.2 to 35 MB per worker, made only as a lagging consumer needs
+/// them).
+pub(crate) fn pairs_for(interval: Duration) -> usize {
+    let per_slack = SLACK.as_nanos().div_ceil(interval.as_nanos().max(1));
+    per_slack.clamp(4, 64) as usize
+}
 
 /// An emptied pair of histograms on its way back to its worker.
 pub(crate) type Spare = (Latency, Latency);
@@ -59,8 +69,10 @@ pub(crate) struct CurrentInterval {
     tx: Sender<Part>,
     /// Emptied pairs back from the collector.
     spares: Receiver<Spare>,
-    /// Pairs made so far, at most [`PAIRS_PER_WORKER`].
+    /// Pairs made so far, at most `pairs`.
     made: usize,
+    /// The most pairs it makes ([`pairs_for`] its interval).
+    pairs: usize,
     /// Hand-offs that waited for the collector to send a pair back.
     pub waits: u64,
 }
@@ -84,17 +96,18 @@ impl CurrentInterval {
             tx,
             spares,
             made: 1,
+            pairs: pairs_for(interval),
             waits: 0,
         }
     }
 
     /// An empty pair to record the next interval into: one sent back, else a new one while
-    /// fewer than [`PAIRS_PER_WORKER`] exist, else one waited for.
+    /// fewer than `pairs` exist, else one waited for.
     fn empty_pair(&mut self) -> Spare {
         let new = || (Latency::new(), Latency::new());
         match self.spares.try_recv() {
             Ok(pair) => pair,
-            Err(TryRecvError::Empty) if self.made < PAIRS_PER_WORKER => {
+            Err(TryRecvError::Empty) if self.made < self.pairs => {
                 self.made += 1;
                 new()
             }
@@ -327,40 +340,43 @@ mod tests {
     }
 
     /// Issue 25: each hand-off made two new 270 KB histograms, and nothing bounded how many
-    /// a slow consumer let pile up. A worker now makes at most PAIRS_PER_WORKER pairs, gets
+    /// a slow consumer let pile up. A worker now makes at most `pairs_for` pairs, gets
     /// them back emptied once merged, and waits (counted) when all are out.
     #[test]
     fn a_worker_reuses_its_histograms_and_waits_when_all_are_out() {
         let (tx, rx) = channel();
         let (spare_tx, spares) = channel();
         let mut w = CurrentInterval::new(0, Duration::from_millis(1), tx, spares);
+        let pairs = w.pairs;
+        assert_eq!(pairs, 64, "a second of 1 ms intervals, at most 64");
         let mut counts = Counts::default();
         let ms = 1_000_000;
         // No collector yet: the worker makes its pairs, up to the bound, and never waits.
-        for i in 1..PAIRS_PER_WORKER as u64 {
+        for i in 1..pairs as u64 {
             w.latency.record_ns(i * ms);
             counts.ok += 1;
             w.rotate(i * ms, &counts);
         }
-        assert_eq!((w.made, w.waits), (PAIRS_PER_WORKER, 0));
+        assert_eq!((w.made, w.waits), (pairs, 0));
         let parts: Vec<Part> = rx.try_iter().collect();
-        assert_eq!(parts.len(), PAIRS_PER_WORKER - 1);
+        assert_eq!(parts.len(), pairs - 1);
         // The collector merges them and sends every pair back, emptied.
         let mut c = Collector::new(Duration::from_millis(1), vec![spare_tx]);
         let mut seen = Vec::new();
         for part in parts {
             c.add(part, &mut |iv| seen.push((iv.index, iv.latency.len())));
         }
-        assert_eq!(seen, [(0, 1), (1, 1), (2, 1)]);
+        let want: Vec<(u64, u64)> = (0..pairs as u64 - 1).map(|i| (i, 1)).collect();
+        assert_eq!(seen, want);
         // The next hand-offs take the pairs sent back: no new one, no wait, and each starts
         // empty.
-        for i in PAIRS_PER_WORKER as u64..2 * PAIRS_PER_WORKER as u64 - 1 {
+        for i in pairs as u64..2 * pairs as u64 - 1 {
             assert!(w.latency.is_empty() && w.service.is_empty());
             w.latency.record_ns(i * ms);
             counts.ok += 1;
             w.rotate(i * ms, &counts);
         }
-        assert_eq!((w.made, w.waits), (PAIRS_PER_WORKER, 0));
+        assert_eq!((w.made, w.waits), (pairs, 0));
         // Every pair is out again and none comes back until the collector runs: the next
         // hand-off waits, counted, and goes on once one is back.
         let collector = std::thread::spawn(move || {
@@ -368,17 +384,17 @@ mod tests {
             for part in rx {
                 c.add(part, &mut |iv| total += iv.latency.len());
             }
-            c.finish(Duration::from_millis(100), &mut |iv| {
+            c.finish(Duration::from_millis(300), &mut |iv| {
                 total += iv.latency.len()
             });
             total
         });
         w.latency.record_ns(ms);
         counts.ok += 1;
-        w.rotate(20 * ms, &counts);
+        w.rotate(200 * ms, &counts);
         w.finish(&counts);
         assert!(w.waits >= 1, "a hand-off with every pair out waits");
-        assert_eq!(w.made, PAIRS_PER_WORKER, "and makes no new pair");
+        assert_eq!(w.made, pairs, "and makes no new pair");
         drop(w);
         let total = collector.join().unwrap();
         assert_eq!(
@@ -386,5 +402,24 @@ mod tests {
             counts.ok,
             "every response is in one interval"
         );
+    }
+
+    #[test]
+    fn a_worker_keeps_a_seconds_worth_of_pairs_from_4_to_64() {
+        let ms = Duration::from_millis;
+        let got: Vec<usize> = [
+            ms(1),
+            ms(10),
+            ms(20),
+            ms(100),
+            ms(300),
+            ms(1000),
+            ms(60_000),
+        ]
+        .into_iter()
+        .map(pairs_for)
+        .collect();
+        assert_eq!(got, [64, 64, 50, 10, 4, 4, 4]);
+        assert_eq!(pairs_for(Duration::ZERO), 64);
     }
 }

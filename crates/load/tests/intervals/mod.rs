@@ -90,7 +90,8 @@ fn a_slow_interval_consumer_makes_workers_wait_and_loses_nothing() {
     let mut seen: Vec<(u64, u64, u64)> = Vec::new();
     let r = load::run_with_intervals(&p, &control, &mut |iv| {
         if seen.len() < 10 {
-            // A consumer 20 intervals behind at each of its first calls.
+            // 20 more intervals behind at each of its first 10 calls: 200, past the 64 a
+            // worker holds at 1 ms.
             std::thread::sleep(Duration::from_millis(20));
         }
         seen.push((iv.index, iv.counts.ok, iv.latency.len()));
@@ -100,7 +101,7 @@ fn a_slow_interval_consumer_makes_workers_wait_and_loses_nothing() {
     assert!(r.counts.ok > 0, "{:?}", r.counts);
     assert!(
         r.interval_waits > 0,
-        "the worker never waited for a consumer 20 intervals behind"
+        "the worker never waited for a consumer 200 intervals behind"
     );
     let idx: Vec<u64> = seen.iter().map(|s| s.0).collect();
     assert_eq!(
