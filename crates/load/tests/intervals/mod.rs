@@ -84,15 +84,24 @@ fn a_slow_interval_consumer_makes_workers_wait_and_loses_nothing() {
     let mut p = plan(&s.url());
     p.connections = 2;
     p.threads = 1;
-    p.stop = Stop::Duration(Duration::from_millis(300));
+    p.stop = Stop::Duration(Duration::from_secs(2));
     p.interval = Duration::from_millis(1);
     let control = Control::new(1);
     let mut seen: Vec<(u64, u64, u64)> = Vec::new();
     let r = load::run_with_intervals(&p, &control, &mut |iv| {
-        if seen.len() < 10 {
-            // 20 more intervals behind at each of its first 10 calls: 200, past the 64 a
-            // worker holds at 1 ms.
-            std::thread::sleep(Duration::from_millis(20));
+        if seen.is_empty() {
+            // The consumer stops at its first interval until the worker has stopped too:
+            // its 64 histograms are out, and it waits for one (no response completes for
+            // 200 ms). Polled, not timed: a loaded machine only makes it take longer.
+            let deadline = Instant::now() + Duration::from_secs(20);
+            let (mut last, mut since) = (control.snapshot().completed, Instant::now());
+            while Instant::now() < deadline && since.elapsed() < Duration::from_millis(200) {
+                std::thread::sleep(Duration::from_millis(5));
+                let now = control.snapshot().completed;
+                if now != last {
+                    (last, since) = (now, Instant::now());
+                }
+            }
         }
         seen.push((iv.index, iv.counts.ok, iv.latency.len()));
     })
@@ -101,7 +110,7 @@ fn a_slow_interval_consumer_makes_workers_wait_and_loses_nothing() {
     assert!(r.counts.ok > 0, "{:?}", r.counts);
     assert!(
         r.interval_waits > 0,
-        "the worker never waited for a consumer 200 intervals behind"
+        "the worker never waited for a consumer that stopped"
     );
     let idx: Vec<u64> = seen.iter().map(|s| s.0).collect();
     assert_eq!(
