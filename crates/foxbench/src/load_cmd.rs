@@ -246,6 +246,14 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
     control.stop(); // ends the watcher
     let _ = watcher.join();
     let result = result.map_err(|e| anyhow!(e.text().worded(&Flags)))?;
+    if result.interval_waits > 0 {
+        // Nothing was dropped; the waits delayed requests, which the latencies show.
+        cli::say(&format!(
+            "warning: the workers waited {} times for the interval series, --hlog or \
+             --dashboard to catch up: a longer --interval asks less of them",
+            result.interval_waits
+        ));
+    }
     let breach = observers.breach.take();
     observers.finish()?;
 

@@ -5,14 +5,45 @@
 //! A response is recorded once, into its interval; the whole run's histogram is the merge
 //! of every interval. The engine keeps no interval after passing it on, so memory stays
 //! constant however long the run.
+//!
+//! The histograms are recycled, not made per interval (issue 25: a new 270 KB histogram per
+//! worker per interval, over an unbounded channel, let a slow consumer grow a debug build
+//! to 213 MB): the collector empties each part's histograms once merged and sends them back
+//! to their worker, which records the next interval into them. A worker makes at most
+//! [`pairs_for`] its interval pairs, a second's worth (4 to 64); when every one is in the
+//! collector's hands (the consumer of the intervals is that far behind), its hand-off waits
+//! for one to come back. Nothing is dropped: the wait is counted ([`CurrentInterval::waits`],
+//! the run's `interval_waits`), and the requests it delays are measured late, as any stall
+//! of the client is. A second of slack, not a fixed count: with 4 pairs at 10 ms, a
+//! consumer thread descheduled for 30 ms on a loaded machine made the workers wait 150
+//! times in a 5-minute soak.
 
 use std::collections::VecDeque;
-use std::sync::mpsc::Sender;
+use std::sync::mpsc::{Receiver, Sender, TryRecvError};
 use std::time::Duration;
 
 use stats::{Counts, Interval, Latency};
 
 use crate::schedule::ns;
+
+/// How long the consumer of the intervals may fall behind before a worker waits for it.
+const SLACK: Duration = Duration::from_secs(1);
+
+/// The pairs a worker keeps when its consumer keeps up: the one it records into, and those
+/// in flight through the collector and back.
+const KEEP: usize = 4;
+
+/// The most histogram pairs (latency, service) one worker makes at `interval`: the one it
+/// records into and the ones on their way through the collector, [`SLACK`]'s worth, 4 to 64
+/// (at 270 KB a histogram, 2.2 to 35 MB per worker, made only as a lagging consumer needs
+/// them).
+pub(crate) fn pairs_for(interval: Duration) -> usize {
+    let per_slack = SLACK.as_nanos().div_ceil(interval.as_nanos().max(1));
+    per_slack.clamp(KEEP as u128, 64) as usize
+}
+
+/// An emptied pair of histograms on its way back to its worker.
+pub(crate) type Spare = (Latency, Latency);
 
 /// One worker's share of one interval.
 #[derive(Debug)]
@@ -40,10 +71,23 @@ pub(crate) struct CurrentInterval {
     /// The counters as they stood when the current interval began.
     base: Counts,
     tx: Sender<Part>,
+    /// Emptied pairs back from the collector.
+    spares: Receiver<Spare>,
+    /// Pairs made so far, at most `pairs`.
+    made: usize,
+    /// The most pairs it makes ([`pairs_for`] its interval).
+    pairs: usize,
+    /// Hand-offs that waited for the collector to send a pair back.
+    pub waits: u64,
 }
 
 impl CurrentInterval {
-    pub fn new(worker: usize, interval: Duration, tx: Sender<Part>) -> Self {
+    pub fn new(
+        worker: usize,
+        interval: Duration,
+        tx: Sender<Part>,
+        spares: Receiver<Spare>,
+    ) -> Self {
         let interval_ns = ns(interval).max(1);
         Self {
             worker,
@@ -54,6 +98,45 @@ impl CurrentInterval {
             service: Latency::new(),
             base: Counts::default(),
             tx,
+            spares,
+            made: 1,
+            pairs: pairs_for(interval),
+            waits: 0,
+        }
+    }
+
+    /// An empty pair to record the next interval into: one sent back, else a new one while
+    /// fewer than `pairs` exist, else one waited for.
+    fn empty_pair(&mut self) -> Spare {
+        let new = || (Latency::new(), Latency::new());
+        match self.spares.try_recv() {
+            Ok(pair) => {
+                // Pairs made past the first KEEP while the consumer lagged are freed once they
+                // come back unused (a second's worth at 10 ms intervals is 35 MB a worker):
+                // a lag's memory is not kept for the rest of the run. The soak showed a
+                // 3.6 MiB step that stayed after one lag at 100 s.
+                while self.made > KEEP {
+                    match self.spares.try_recv() {
+                        Ok(extra) => {
+                            drop(extra);
+                            self.made -= 1;
+                        }
+                        Err(_) => break,
+                    }
+                }
+                pair
+            }
+            Err(TryRecvError::Empty) if self.made < self.pairs => {
+                self.made += 1;
+                new()
+            }
+            Err(TryRecvError::Empty) => {
+                self.waits += 1;
+                // The collector sends a pair back as soon as it has merged the part, whatever
+                // its consumer does with the interval; it is gone only if it panicked.
+                self.spares.recv().unwrap_or_else(|_| new())
+            }
+            Err(TryRecvError::Disconnected) => new(),
         }
     }
 
@@ -75,12 +158,13 @@ impl CurrentInterval {
     }
 
     fn hand_off(&mut self, through: u64, counts: &Counts) {
+        let (latency, service) = self.empty_pair();
         let part = Part {
             worker: self.worker,
             index: self.index,
             through,
-            latency: std::mem::take(&mut self.latency),
-            service: std::mem::take(&mut self.service),
+            latency: std::mem::replace(&mut self.latency, latency),
+            service: std::mem::replace(&mut self.service, service),
             counts: counts.since(&self.base),
         };
         self.base = *counts;
@@ -102,17 +186,27 @@ pub(crate) struct Collector {
     pub total: Latency,
     /// The whole run's service time.
     pub total_service: Latency,
+    /// Per worker: where its parts' histograms go back, emptied.
+    spares: Vec<Sender<Spare>>,
+    /// Emptied histograms of intervals passed on, for the next intervals' slots.
+    free: Vec<Spare>,
 }
 
+/// The most emptied interval slots the collector keeps for reuse.
+const FREE_SLOTS: usize = 4;
+
 impl Collector {
-    pub fn new(interval: Duration, workers: usize) -> Self {
+    /// A collector for `spares.len()` workers, sending each its parts' histograms back.
+    pub fn new(interval: Duration, spares: Vec<Sender<Spare>>) -> Self {
         Self {
             interval,
-            through: vec![None; workers],
+            through: vec![None; spares.len()],
             pending: VecDeque::new(),
             next: 0,
             total: Latency::new(),
             total_service: Latency::new(),
+            spares,
+            free: Vec::new(),
         }
     }
 
@@ -122,33 +216,58 @@ impl Collector {
         debug_assert!(index >= self.next);
         while self.next + (self.pending.len() as u64) <= index {
             let k = self.next + self.pending.len() as u64;
-            self.pending.push_back(self.empty(k));
+            let iv = self.empty(k);
+            self.pending.push_back(iv);
         }
         &mut self.pending[(index - self.next) as usize]
     }
 
-    fn empty(&self, index: u64) -> Interval {
+    fn empty(&mut self, index: u64) -> Interval {
+        let (latency, service) = self
+            .free
+            .pop()
+            .unwrap_or_else(|| (Latency::new(), Latency::new()));
         Interval {
             index,
             start: Duration::from_nanos(ns(self.interval).saturating_mul(index)),
             duration: self.interval,
-            latency: Latency::new(),
-            service: Latency::new(),
+            latency,
+            service,
             counts: Counts::default(),
+        }
+    }
+
+    /// Keeps a passed-on interval's histograms, emptied, for a later slot.
+    fn recycle(&mut self, iv: Interval) {
+        if self.free.len() < FREE_SLOTS {
+            let (mut latency, mut service) = (iv.latency, iv.service);
+            latency.clear();
+            service.clear();
+            self.free.push((latency, service));
         }
     }
 
     /// Merges one part, then passes on every interval that no worker can add to any more.
     pub fn add(&mut self, part: Part, sink: &mut dyn FnMut(&Interval)) {
-        let slot = self.slot(part.index);
-        slot.latency.merge(&part.latency).expect("same bounds");
-        slot.counts.merge(&part.counts);
-        slot.service.merge(&part.service).expect("same bounds");
-        self.total.merge(&part.latency).expect("same bounds");
-        self.total_service
-            .merge(&part.service)
-            .expect("same bounds");
-        self.through[part.worker] = Some(part.through);
+        let Part {
+            worker,
+            index,
+            through,
+            mut latency,
+            mut service,
+            counts,
+        } = part;
+        let slot = self.slot(index);
+        slot.latency.merge(&latency).expect("same bounds");
+        slot.counts.merge(&counts);
+        slot.service.merge(&service).expect("same bounds");
+        self.total.merge(&latency).expect("same bounds");
+        self.total_service.merge(&service).expect("same bounds");
+        latency.clear();
+        service.clear();
+        // A worker that has finished no longer listens: its pair is dropped.
+        let _ = self.spares[worker].send((latency, service));
+        self.through[worker] = Some(through);
         let complete = self
             .through
             .iter()
@@ -164,6 +283,7 @@ impl Collector {
             let iv = self.pending.pop_front().expect("checked");
             self.next += 1;
             sink(&iv);
+            self.recycle(iv);
         }
     }
 
@@ -188,8 +308,10 @@ mod tests {
     #[test]
     fn parts_from_skewed_workers_merge_into_consecutive_intervals() {
         let (tx, rx) = channel();
-        let mut a = CurrentInterval::new(0, Duration::from_millis(10), tx.clone());
-        let mut b = CurrentInterval::new(1, Duration::from_millis(10), tx);
+        let (spare_a, spares_a) = channel();
+        let (spare_b, spares_b) = channel();
+        let mut a = CurrentInterval::new(0, Duration::from_millis(10), tx.clone(), spares_a);
+        let mut b = CurrentInterval::new(1, Duration::from_millis(10), tx, spares_b);
         let mut ca = Counts::default();
         let mut cb = Counts::default();
         let ms = 1_000_000;
@@ -210,7 +332,7 @@ mod tests {
         b.finish(&cb);
         a.finish(&ca);
 
-        let mut c = Collector::new(Duration::from_millis(10), 2);
+        let mut c = Collector::new(Duration::from_millis(10), vec![spare_a, spare_b]);
         let mut seen: Vec<Interval> = Vec::new();
         for part in rx.try_iter() {
             c.add(part, &mut |iv| seen.push(iv.clone()));
@@ -234,5 +356,116 @@ mod tests {
         );
         assert_eq!(c.total.len(), 5, "the total is every part merged");
         assert_eq!(seen[3].start, Duration::from_millis(30));
+    }
+
+    /// Issue 25: each hand-off made two new 270 KB histograms, and nothing bounded how many
+    /// a slow consumer let pile up. A worker now makes at most `pairs_for` pairs, gets
+    /// them back emptied once merged, and waits (counted) when all are out.
+    #[test]
+    fn a_worker_reuses_its_histograms_and_waits_when_all_are_out() {
+        let (tx, rx) = channel();
+        let (spare_tx, spares) = channel();
+        let mut w = CurrentInterval::new(0, Duration::from_millis(1), tx, spares);
+        let pairs = w.pairs;
+        assert_eq!(pairs, 64, "a second of 1 ms intervals, at most 64");
+        let mut counts = Counts::default();
+        let ms = 1_000_000;
+        // No collector yet: the worker makes its pairs, up to the bound, and never waits.
+        for i in 1..pairs as u64 {
+            w.latency.record_ns(i * ms);
+            counts.ok += 1;
+            w.rotate(i * ms, &counts);
+        }
+        assert_eq!((w.made, w.waits), (pairs, 0));
+        let parts: Vec<Part> = rx.try_iter().collect();
+        assert_eq!(parts.len(), pairs - 1);
+        // The collector merges them and sends every pair back, emptied.
+        let mut c = Collector::new(Duration::from_millis(1), vec![spare_tx]);
+        let mut seen = Vec::new();
+        for part in parts {
+            c.add(part, &mut |iv| seen.push((iv.index, iv.latency.len())));
+        }
+        let want: Vec<(u64, u64)> = (0..pairs as u64 - 1).map(|i| (i, 1)).collect();
+        assert_eq!(seen, want);
+        // The next hand-offs take the pairs sent back: no new one, no wait, and each starts
+        // empty.
+        for i in pairs as u64..2 * pairs as u64 - 1 {
+            assert!(w.latency.is_empty() && w.service.is_empty());
+            w.latency.record_ns(i * ms);
+            counts.ok += 1;
+            w.rotate(i * ms, &counts);
+        }
+        assert_eq!((w.made, w.waits), (pairs, 0));
+        // Every pair is out again and none comes back until the collector runs: the next
+        // hand-off waits, counted, and goes on once one is back.
+        let collector = std::thread::spawn(move || {
+            let mut total = 0;
+            for part in rx {
+                c.add(part, &mut |iv| total += iv.latency.len());
+            }
+            c.finish(Duration::from_millis(300), &mut |iv| {
+                total += iv.latency.len()
+            });
+            total
+        });
+        w.latency.record_ns(ms);
+        counts.ok += 1;
+        w.rotate(200 * ms, &counts);
+        w.finish(&counts);
+        assert!(w.waits >= 1, "a hand-off with every pair out waits");
+        assert_eq!(w.made, pairs, "and makes no new pair");
+        drop(w);
+        let total = collector.join().unwrap();
+        assert_eq!(
+            total + seen.len() as u64,
+            counts.ok,
+            "every response is in one interval"
+        );
+    }
+
+    /// The soak's step: pairs made while the consumer lagged were kept for the rest of the
+    /// run (3.6 MiB after one lag at 100 s). Once they come back, the surplus past KEEP is
+    /// freed.
+    #[test]
+    fn pairs_made_during_a_lag_are_freed_once_they_come_back() {
+        let (tx, rx) = channel();
+        let (spare_tx, spares) = channel();
+        let mut w = CurrentInterval::new(0, Duration::from_millis(10), tx, spares);
+        let mut counts = Counts::default();
+        let ms = 1_000_000;
+        // A lag: ten hand-offs with nothing back, so ten pairs more are made.
+        for i in 1..=10u64 {
+            counts.ok += 1;
+            w.rotate(i * 10 * ms, &counts);
+        }
+        assert_eq!((w.made, w.waits), (11, 0));
+        // The consumer catches up: every pair comes back.
+        let mut c = Collector::new(Duration::from_millis(10), vec![spare_tx]);
+        for part in rx.try_iter() {
+            c.add(part, &mut |_| {});
+        }
+        counts.ok += 1;
+        w.rotate(110 * ms, &counts);
+        assert_eq!(w.made, KEEP, "the pairs past KEEP are freed");
+        assert_eq!(w.waits, 0);
+    }
+
+    #[test]
+    fn a_worker_keeps_a_seconds_worth_of_pairs_from_4_to_64() {
+        let ms = Duration::from_millis;
+        let got: Vec<usize> = [
+            ms(1),
+            ms(10),
+            ms(20),
+            ms(100),
+            ms(300),
+            ms(1000),
+            ms(60_000),
+        ]
+        .into_iter()
+        .map(pairs_for)
+        .collect();
+        assert_eq!(got, [64, 64, 50, 10, 4, 4, 4]);
+        assert_eq!(pairs_for(Duration::ZERO), 64);
     }
 }

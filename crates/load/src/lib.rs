@@ -169,6 +169,11 @@ pub struct RunResult {
     pub elapsed: Duration,
     /// True when the run was stopped early through [`Control::stop`].
     pub interrupted: bool,
+    /// Interval hand-offs at which a worker waited for the caller's `sink` to catch up
+    /// (every histogram it may hold was still on its way): zero unless the consumer of the
+    /// intervals fell about a second (4 to 64 intervals) behind. The requests the waits delayed are measured
+    /// late; no interval is dropped.
+    pub interval_waits: u64,
 }
 
 /// Applies the plan and returns what was measured. Blocks until the run ends.
@@ -216,6 +221,7 @@ pub fn run_with_intervals(
     let (tx, rx) = mpsc::channel();
     let epoch = Instant::now();
     let mut handles = Vec::with_capacity(threads);
+    let mut spares = Vec::with_capacity(threads);
     for id in 0..threads {
         let cfg = worker::Config {
             id,
@@ -241,7 +247,9 @@ pub fn run_with_intervals(
             epoch,
             control: control.clone(),
         };
-        let current = interval::CurrentInterval::new(id, plan.interval, tx.clone());
+        let (spare_tx, spare_rx) = mpsc::channel();
+        spares.push(spare_tx);
+        let current = interval::CurrentInterval::new(id, plan.interval, tx.clone(), spare_rx);
         let spawned = std::thread::Builder::new()
             .name(format!("foxbench-w{id}"))
             .stack_size(256 * 1024)
@@ -259,7 +267,7 @@ pub fn run_with_intervals(
         }
     }
     drop(tx);
-    let mut collector = interval::Collector::new(plan.interval, threads);
+    let mut collector = interval::Collector::new(plan.interval, spares);
     // Ends when every worker has finished and dropped its sender.
     for part in rx {
         collector.add(part, sink);
@@ -274,6 +282,7 @@ pub fn run_with_intervals(
     let mut status = vec![0u64; 1000];
     let mut shapes = vec![ShapeCounts::default(); plan.requests.len()];
     let mut h2 = H2Counts::default();
+    let mut interval_waits = 0;
     let mut first_err = None;
     for h in handles {
         match h.join() {
@@ -290,6 +299,7 @@ pub fn run_with_intervals(
                     .expect("same bounds");
                 tls_info = tls_info.or(w.tls);
                 h2.merge(&w.h2);
+                interval_waits += w.interval_waits;
                 for (i, n) in w.status.iter().enumerate() {
                     status[i] += n;
                 }
@@ -328,6 +338,7 @@ pub fn run_with_intervals(
         h2: matches!(plan.protocol, Protocol::Http2(_)).then_some(h2),
         elapsed,
         interrupted: control.stopped(),
+        interval_waits,
     })
 }
 

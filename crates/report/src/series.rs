@@ -15,6 +15,19 @@
 //! and the coarse rows are too many, the two oldest rows of the finest span that has two
 //! merge into one of twice the span (like a binary counter). The number of rows is thus
 //! bounded whatever the run's length; each row's span says its resolution.
+//!
+//! Rows are not all the same size: a row's histogram (compressed) grows with the distinct
+//! latencies it holds, so a coarse row of 64 intervals weighs several times a row of one.
+//! Bounded in rows only, the series grew by about a megabyte from 6,000 to 30,000 intervals
+//! of 10 ms (issue 25, measured with a counting allocator in `tests/series_alloc.rs`). So the
+//! coarse rows are bounded in bytes too ([`COARSE_BYTES`]): past it, more pairs merge, by
+//! the same rule, until they fit. Merging the finest pair keeps the coarse rows' spans even
+//! (merging the coarsest instead left the first 4 minutes of a 5-minute run in two rows):
+//! for a given number of intervals, rows of one span hold the fewest bytes, since a row's
+//! histogram grows more slowly than its span. Every merge removes a row and a push adds
+//! one, so the merges stay one per push on average. How far a series coarsens now depends
+//! on its rows' sizes, so two agents may coarsen a block differently; `merge` adds a
+//! smaller block into the larger one that holds it, so their merge stays exact.
 
 use std::collections::VecDeque;
 
@@ -26,6 +39,10 @@ use crate::IntervalRow;
 pub const FULL_ROWS: usize = 2_000;
 /// Coarse rows kept before them by [`Series::for_load`].
 pub const COARSE_ROWS: usize = 500;
+/// The most heap bytes the coarse rows of [`Series::for_load`] hold (their histograms'
+/// text, mostly): 512 KiB, about a third of the 1.4 MB that its 500 coarse rows reached
+/// over 30,000 intervals of 100 responses each, without it (`examples/series_bytes`).
+pub const COARSE_BYTES: usize = 512 * 1024;
 
 /// What a series is made of: a row that can take in the row that follows it.
 pub trait Block: Clone {
@@ -35,6 +52,8 @@ pub trait Block: Clone {
     fn set_span(&mut self, span: u64);
     /// Adds `later`, the rows that follow it in the same block, into this one.
     fn absorb(&mut self, later: &Self) -> Result<(), Self::Error>;
+    /// Heap bytes the row holds (not counting the row itself).
+    fn heap_bytes(&self) -> usize;
 }
 
 /// A bounded series: the newest rows at full resolution, older ones coarsened.
@@ -42,6 +61,9 @@ pub trait Block: Clone {
 pub struct Series<T> {
     full: usize,
     coarse_max: usize,
+    coarse_bytes_max: usize,
+    /// Heap bytes of the coarse rows now.
+    coarse_bytes: usize,
     /// (first interval index, log2 of its span, row); spans never grow from old to new, so
     /// the rows of one span are consecutive.
     coarse: VecDeque<(u64, u32, T)>,
@@ -56,25 +78,34 @@ pub const MIN_COARSE_ROWS: usize = 64;
 
 impl<T: Block> Series<T> {
     /// A series that keeps `full` rows at full resolution (at least 1) and at most `coarse`
-    /// before them (at least [`MIN_COARSE_ROWS`]).
-    pub fn new(full: usize, coarse: usize) -> Self {
+    /// before them (at least [`MIN_COARSE_ROWS`]), holding at most `coarse_bytes` of heap
+    /// between them (exceeded only by rows no pair of which is left to merge, at most one
+    /// per span).
+    pub fn new(full: usize, coarse: usize, coarse_bytes: usize) -> Self {
         Self {
             full: full.max(1),
             coarse_max: coarse.max(MIN_COARSE_ROWS),
+            coarse_bytes_max: coarse_bytes,
+            coarse_bytes: 0,
             coarse: VecDeque::new(),
             fine: VecDeque::new(),
             pushed: 0,
         }
     }
 
-    /// `foxbench load`'s bounds: [`FULL_ROWS`] and [`COARSE_ROWS`].
+    /// `foxbench load`'s bounds: [`FULL_ROWS`], [`COARSE_ROWS`] and [`COARSE_BYTES`].
     pub fn for_load() -> Self {
-        Self::new(FULL_ROWS, COARSE_ROWS)
+        Self::new(FULL_ROWS, COARSE_ROWS, COARSE_BYTES)
     }
 
     /// The most rows it ever holds.
     pub fn max_rows(&self) -> usize {
         self.full + self.coarse_max
+    }
+
+    /// Heap bytes the coarse rows hold now.
+    pub fn coarse_bytes(&self) -> usize {
+        self.coarse_bytes
     }
 
     /// Rows held now.
@@ -100,18 +131,25 @@ impl<T: Block> Series<T> {
         self.pushed += 1;
         if self.fine.len() > self.full {
             let (i, row) = self.fine.pop_front().expect("longer than full");
+            self.coarse_bytes += row.heap_bytes();
             self.coarse.push_back((i, 0, row));
             if self.coarse.len() > self.coarse_max {
-                self.merge_finest_pair()?;
+                if let Some(p) = self.finest_pair() {
+                    self.merge_pair(p)?;
+                }
+            }
+            while self.coarse_bytes > self.coarse_bytes_max {
+                let Some(p) = self.finest_pair() else {
+                    break;
+                };
+                self.merge_pair(p)?;
             }
         }
         Ok(())
     }
 
-    /// Merges the two oldest rows of the finest span that has two. The first row of a span
-    /// starts on a block of twice that span (every row before it is a multiple of it), so
-    /// the pair is a whole dyadic block.
-    fn merge_finest_pair(&mut self) -> Result<(), T::Error> {
+    /// The two oldest rows of the finest span that has two.
+    fn finest_pair(&self) -> Option<usize> {
         let mut pair = None;
         for p in (1..self.coarse.len()).rev() {
             if self.coarse[p - 1].1 == self.coarse[p].1 {
@@ -120,14 +158,21 @@ impl<T: Block> Series<T> {
                 break;
             }
         }
-        let Some(p) = pair else {
-            return Ok(());
-        };
+        pair
+    }
+
+    /// Merges rows `p` and `p + 1`, the two oldest of their span. The first row of a span
+    /// starts on a block of twice that span (every row before it is of a larger span, a
+    /// multiple of it), so the pair is a whole dyadic block, and the merged row's span is no
+    /// larger than those before it.
+    fn merge_pair(&mut self, p: usize) -> Result<(), T::Error> {
         let (_, _, later) = self.coarse.remove(p + 1).expect("a pair");
         let (_, level, row) = &mut self.coarse[p];
+        let before = row.heap_bytes() + later.heap_bytes();
         row.absorb(&later)?;
         *level += 1;
         row.set_span(1 << *level);
+        self.coarse_bytes = self.coarse_bytes - before + row.heap_bytes();
         Ok(())
     }
 
@@ -166,6 +211,23 @@ impl Block for IntervalRow {
 
     fn absorb(&mut self, later: &Self) -> Result<(), RowMergeError> {
         self.merge(later)
+    }
+
+    fn heap_bytes(&self) -> usize {
+        let text = |s: &String| s.capacity();
+        let reasons = self.errors_by_reason.capacity()
+            * std::mem::size_of::<crate::reasons::ReasonRow>()
+            + self
+                .errors_by_reason
+                .iter()
+                .map(|r| {
+                    text(&r.kind)
+                        + text(&r.code)
+                        + text(&r.reason)
+                        + r.hint.as_ref().map_or(0, text)
+                })
+                .sum::<usize>();
+        self.hdr_base64.as_ref().map_or(0, text) + reasons
     }
 }
 
@@ -225,16 +287,36 @@ mod tests {
             self.members.extend(&later.members);
             Ok(())
         }
+        fn heap_bytes(&self) -> usize {
+            self.members.capacity() * std::mem::size_of::<u64>()
+        }
+    }
+
+    /// The coarse rows' bytes as the series counts them, and as they are.
+    fn coarse_bytes(s: &Series<Exact>) -> (usize, usize) {
+        let real = s.coarse.iter().map(|(_, _, r)| r.heap_bytes()).sum();
+        (s.coarse_bytes(), real)
+    }
+
+    /// True when no two coarse rows share a span: nothing left to merge.
+    fn no_pair(s: &Series<Exact>) -> bool {
+        s.coarse
+            .iter()
+            .zip(s.coarse.iter().skip(1))
+            .all(|(a, b)| a.1 != b.1)
     }
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(24))]
         #[test]
-        fn rows_are_bounded_whole_dyadic_blocks_and_exact(full in 1usize..40, coarse in 64usize..80, n in 0u64..20_000) {
-            let mut s = Series::new(full, coarse);
+        fn rows_are_bounded_whole_dyadic_blocks_and_exact(full in 1usize..40, coarse in 64usize..80, byte_bound in 0usize..40_000, n in 0u64..20_000) {
+            let mut s = Series::new(full, coarse, byte_bound);
             for i in 0..n {
                 s.push(i, Exact { span: 1, members: vec![i] }).unwrap();
                 prop_assert!(s.len() <= full + coarse);
+                let (counted, real) = coarse_bytes(&s);
+                prop_assert_eq!(counted, real);
+                prop_assert!(counted <= byte_bound || no_pair(&s), "{} bytes over {}", counted, byte_bound);
             }
             let rows = s.into_rows();
             // Every interval is in exactly one row, in order.
@@ -257,7 +339,7 @@ mod tests {
 
     #[test]
     fn a_day_of_intervals_stays_under_the_bound() {
-        let mut s = Series::new(20, 64);
+        let mut s = Series::new(20, 64, usize::MAX);
         for i in 0..86_400 {
             s.push(
                 i,

@@ -535,6 +535,7 @@ mod tests {
             h2: None,
             elapsed: Duration::from_secs(2),
             interrupted: false,
+            interval_waits: 0,
         };
         let r = repeat(
             &res,

@@ -93,6 +93,8 @@ pub(crate) struct WorkerResult {
     pub shapes: Vec<(u64, u64)>,
     /// HTTP/2's own counts; zero under HTTP/1.1.
     pub h2: H2Counts,
+    /// Interval hand-offs that waited for the collector.
+    pub interval_waits: u64,
 }
 
 /// Why the requests in flight on a connection fail: the error counter and the cause, a
@@ -230,6 +232,7 @@ pub(crate) fn run(cfg: Config, interval: CurrentInterval) -> Result<WorkerResult
         status: w.rec.status,
         shapes: w.rec.shapes,
         h2: w.h2,
+        interval_waits: w.rec.interval.waits,
     })
 }
 

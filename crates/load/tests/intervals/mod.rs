@@ -67,3 +67,57 @@ fn a_stall_shows_in_the_interval_it_ends_in_and_nowhere_else() {
     assert_eq!(recorded, r.latency.len());
     assert!(seen[3].0.duration < Duration::from_secs(1));
 }
+
+/// Issue 25: the engine handed each interval off as new histograms over an unbounded
+/// channel, so a consumer slower than the intervals let them pile up (a debug build grew to
+/// 213 MB). Each worker now holds a bounded set of histograms and waits for the consumer
+/// when all are out: the waits are counted, and no interval or response is lost.
+#[test]
+fn a_slow_interval_consumer_makes_workers_wait_and_loses_nothing() {
+    let s = Server::spawn(|mut c| {
+        while c.next_request().is_some() {
+            if !c.send(support::REDIRECT) {
+                return;
+            }
+        }
+    });
+    let mut p = plan(&s.url());
+    p.connections = 2;
+    p.threads = 1;
+    p.stop = Stop::Duration(Duration::from_secs(2));
+    p.interval = Duration::from_millis(1);
+    let control = Control::new(1);
+    let mut seen: Vec<(u64, u64, u64)> = Vec::new();
+    let r = load::run_with_intervals(&p, &control, &mut |iv| {
+        if seen.is_empty() {
+            // The consumer stops at its first interval until the worker has stopped too:
+            // its 64 histograms are out, and it waits for one (no response completes for
+            // 200 ms). Polled, not timed: a loaded machine only makes it take longer.
+            let deadline = Instant::now() + Duration::from_secs(20);
+            let (mut last, mut since) = (control.snapshot().completed, Instant::now());
+            while Instant::now() < deadline && since.elapsed() < Duration::from_millis(200) {
+                std::thread::sleep(Duration::from_millis(5));
+                let now = control.snapshot().completed;
+                if now != last {
+                    (last, since) = (now, Instant::now());
+                }
+            }
+        }
+        seen.push((iv.index, iv.counts.ok, iv.latency.len()));
+    })
+    .unwrap();
+    assert!(r.counts.conserved(), "{:?}", r.counts);
+    assert!(r.counts.ok > 0, "{:?}", r.counts);
+    assert!(
+        r.interval_waits > 0,
+        "the worker never waited for a consumer that stopped"
+    );
+    let idx: Vec<u64> = seen.iter().map(|s| s.0).collect();
+    assert_eq!(
+        idx,
+        (0..seen.len() as u64).collect::<Vec<_>>(),
+        "every interval, in order"
+    );
+    assert_eq!(seen.iter().map(|s| s.1).sum::<u64>(), r.counts.ok);
+    assert_eq!(seen.iter().map(|s| s.2).sum::<u64>(), r.latency.len());
+}

@@ -299,7 +299,10 @@ fn coarsened_series_of_agents_sharing_a_start_merge_exactly() {
     use crate::series::Series;
     for (len_a, len_b) in [(300u64, 300u64), (300, 301), (257, 600), (1000, 1000)] {
         let mut s = shards(&[1000; 12], 2);
-        let mut series = [Series::new(16, 8), Series::new(16, 8)];
+        let mut series = [
+            Series::new(16, 8, usize::MAX),
+            Series::new(16, 8, usize::MAX),
+        ];
         let mut reference = Vec::new();
         for i in 0..len_a.max(len_b) {
             let (a, b) = (
