@@ -676,16 +676,7 @@ mod tests {
     /// committed run.
     #[test]
     fn headline_is_the_summary_before_its_targets() {
-        let runs = concat!(env!("CARGO_MANIFEST_DIR"), "/../../bench/runs");
-        let mut paths =
-            vec![concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/results.json").to_string()];
-        for e in std::fs::read_dir(runs).unwrap().flatten() {
-            let p = e.path().join("results.json");
-            if p.exists() {
-                paths.push(p.to_string_lossy().into_owned());
-            }
-        }
-        assert!(paths.len() >= 2, "{paths:?}");
+        let paths = crate::shootout::committed_results();
         for p in &paths {
             let text = std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{p}: {e}"));
             let r = ShootoutResults::from_json(&text).unwrap_or_else(|e| panic!("{p}: {e}"));

@@ -526,6 +526,22 @@ pub fn median(v: &mut [f64]) -> Option<f64> {
     })
 }
 
+/// The results files the rendering tests read: the fixture, and every committed run's.
+#[cfg(test)]
+pub(crate) fn committed_results() -> Vec<String> {
+    let runs = concat!(env!("CARGO_MANIFEST_DIR"), "/../../bench/runs");
+    let mut paths =
+        vec![concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/results.json").to_string()];
+    for e in std::fs::read_dir(runs).unwrap().flatten() {
+        let p = e.path().join("results.json");
+        if p.exists() {
+            paths.push(p.to_string_lossy().into_owned());
+        }
+    }
+    assert!(paths.len() >= 2, "{paths:?}");
+    paths
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
