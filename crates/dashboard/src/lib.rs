@@ -214,9 +214,6 @@ struct Done<'a> {
 
 #[derive(Default)]
 struct State {
-    /// Pushes told of so far: a wake-up for the pages only. The rows to send are counted by
-    /// the series itself ([`Series::pushed`]), read under its lock.
-    pushed: u64,
     feeds: Feeds,
     /// The current run: its number of [`Dashboard::begin_run`] calls, plan and rows.
     generation: u64,
@@ -291,10 +288,10 @@ impl Dashboard {
         &self.url
     }
 
-    /// Tells the pages that the series has one more row.
+    /// Tells the pages that the series has one more row (push it first). A wake-up only:
+    /// the pages count rows by the series' own [`Series::pushed`], read under its lock.
     pub fn pushed(&self) {
-        let mut s = self.inner.lock();
-        s.pushed += 1;
+        let _s = self.inner.lock();
         self.inner.changed.notify_all();
     }
 
@@ -316,8 +313,6 @@ impl Dashboard {
         let mut s = self.inner.lock();
         s.meta = Arc::new(serde_json::to_string(meta).expect("meta serializes"));
         s.series = Some(series);
-        // Wake-ups count the current series' rows: the new one starts at none.
-        s.pushed = 0;
         s.generation += 1;
         s.feeds.next_run();
         self.inner.changed.notify_all();
@@ -622,6 +617,52 @@ mod tests {
         // page's thread until the next row).
         let cpu = dash.finish("<html></html>", "{}", Duration::from_secs(5));
         // Waiting costs well under a millisecond here; spinning cost 87 ms.
+        assert!(cpu < Duration::from_millis(30), "{cpu:?}");
+    }
+
+    #[test]
+    fn a_series_emptied_in_place_is_read_once_then_waited_on() {
+        // `--find-max` emptied a window's series in place at its end (mem::replace), so a
+        // page that had read its rows saw fewer pushed than it had seen, and its thread
+        // spun until the next window: the wait compared rows read with wake-ups told.
+        let series: Shared = Arc::new(Mutex::new(Series::for_load()));
+        let dash = Dashboard::bind(
+            "127.0.0.1:0".parse().unwrap(),
+            &Meta::default(),
+            series.clone(),
+        )
+        .unwrap();
+        let token = dash.inner.token.clone();
+        for i in 0..3 {
+            series.lock().unwrap().push(i, row(i)).unwrap();
+            dash.pushed();
+        }
+        let mut page = TcpStream::connect(dash.addr).unwrap();
+        write!(page, "GET /{token}/events HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+        let mut read_until = |what: &str| {
+            page.set_read_timeout(Some(Duration::from_millis(200)))
+                .unwrap();
+            let deadline = Instant::now() + Duration::from_secs(20);
+            let (mut out, mut buf) = (String::new(), [0u8; 4096]);
+            while !out.contains(what) && Instant::now() < deadline {
+                if let Ok(n) = page.read(&mut buf) {
+                    out += &String::from_utf8_lossy(&buf[..n]);
+                }
+            }
+            out
+        };
+        let first = read_until("\"start_s\":2.0");
+        assert!(first.contains("\"start_s\":2.0"), "{first}");
+        drop(std::mem::replace(
+            &mut *series.lock().unwrap(),
+            Series::for_load(),
+        ));
+        dash.pushed();
+        let emptied = read_until("event: history");
+        assert!(emptied.contains("event: history\ndata: []"), "{emptied}");
+        // What the page's thread burns meanwhile, had it been spinning.
+        std::thread::sleep(Duration::from_millis(500));
+        let cpu = dash.finish("<html></html>", "{}", Duration::from_secs(5));
         assert!(cpu < Duration::from_millis(30), "{cpu:?}");
     }
 

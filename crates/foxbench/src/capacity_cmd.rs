@@ -352,11 +352,13 @@ fn run_window(
             d.pushed();
         }
     });
-    let intervals = std::mem::replace(
-        &mut *series.lock().unwrap_or_else(|e| e.into_inner()),
-        report::series::Series::for_load(),
-    )
-    .into_rows();
+    // Copied, not taken: the page shows this window's charts until the next one begins.
+    let intervals: Vec<report::IntervalRow> = series
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .rows()
+        .cloned()
+        .collect();
     let wall = started.elapsed();
     let used = probe::own_usage().since(&before);
     let tcp_after = probe::tcp_counters().ok();
