@@ -409,8 +409,9 @@ fn accept_loop(listener: &TcpListener, inner: &Arc<Inner>) {
         let spawned = std::thread::Builder::new()
             .name("foxbench-dashboard-page".into())
             .spawn(move || {
-                serve(stream, &page, accepted + HEAD_TIMEOUT);
-                count_cpu(&page);
+                if !serve(stream, &page, accepted + HEAD_TIMEOUT) {
+                    count_cpu(&page);
+                }
             });
         if spawned.is_err() {
             inner.pending.fetch_sub(1, Ordering::SeqCst);
@@ -433,8 +434,9 @@ fn accepted_or_back_off(r: std::io::Result<TcpStream>) -> Option<TcpStream> {
     }
 }
 
-/// Holds one of the [`MAX_CLIENTS`] event-stream slots; gives it back, and wakes
-/// [`Dashboard::finish`], when dropped.
+/// Holds one of the [`MAX_CLIENTS`] event-stream slots; when dropped, adds its thread's
+/// CPU to the dashboard's, then gives the slot back and wakes [`Dashboard::finish`]: in
+/// that order, so the CPU `finish` returns includes every page it waited for.
 struct StreamSlot<'a>(&'a Inner);
 
 impl<'a> StreamSlot<'a> {
@@ -449,29 +451,33 @@ impl<'a> StreamSlot<'a> {
 
 impl Drop for StreamSlot<'_> {
     fn drop(&mut self) {
+        count_cpu(self.0);
         let _s = self.0.lock();
         self.0.streams.fetch_sub(1, Ordering::SeqCst);
         self.0.changed.notify_all();
     }
 }
 
-/// Serves one connection, whose request head must arrive by `head_by`; true when it was an
-/// event stream that delivered `done`, or a request that is not one.
+/// Serves one connection, whose request head must arrive by `head_by`; true when it held
+/// an event-stream slot, which has counted the thread's CPU already.
 fn serve(mut stream: TcpStream, inner: &Inner, head_by: Instant) -> bool {
     let _ = stream.set_write_timeout(Some(Duration::from_secs(5)));
     let path = http::read_path(&mut stream, head_by);
     inner.pending.fetch_sub(1, Ordering::SeqCst);
     let Some(path) = path else {
         let _ = stream.write_all(http::status(400, "bad request\n").as_bytes());
-        return true;
+        return false;
     };
     match http::route(&path, &inner.token) {
         http::Route::Page => {
             let _ = stream.write_all(http::ok("text/html; charset=utf-8", &page()).as_bytes());
-            true
+            false
         }
         http::Route::Events => match StreamSlot::take(inner) {
-            Some(_slot) => stream::events(stream, inner),
+            Some(_slot) => {
+                stream::events(stream, inner);
+                true
+            }
             None => {
                 let reply = http::status(503, "too many dashboard pages open\n");
                 let _ = stream.write_all(reply.as_bytes());
@@ -491,11 +497,11 @@ fn serve(mut stream: TcpStream, inner: &Inner, head_by: Instant) -> bool {
                 None => http::status(404, "the run is not over yet\n"),
             };
             let _ = stream.write_all(reply.as_bytes());
-            true
+            false
         }
         http::Route::NotFound => {
             let _ = stream.write_all(http::status(404, "not found\n").as_bytes());
-            true
+            false
         }
     }
 }
