@@ -9,6 +9,7 @@ use std::time::Duration;
 use report::IntervalRow;
 use serde::Serialize;
 
+use crate::threads::Member;
 use crate::{Inner, Shared};
 
 /// A row as the page draws it: the figures, not the histogram (a tenth of the size).
@@ -106,8 +107,23 @@ fn write_rows(stream: &mut TcpStream, whole: bool, rows: &[LiveRow]) -> std::io:
     Ok(())
 }
 
-/// Streams events until the run is over (true: `done` was delivered) or the page left.
-pub(crate) fn events(mut stream: TcpStream, inner: &Inner) -> bool {
+/// Streams events until the run is over or the page left, reporting the thread's CPU
+/// (`me`) after each write and before it returns.
+pub(crate) fn events(mut stream: TcpStream, inner: &Inner, me: &mut Member) {
+    let mut me = Reporting(me);
+    events_until_done(&mut stream, inner, &mut me);
+}
+
+/// Reports its thread's CPU when dropped: on every return.
+struct Reporting<'a, 'b>(&'a mut Member<'b>);
+
+impl Drop for Reporting<'_, '_> {
+    fn drop(&mut self) {
+        self.0.report();
+    }
+}
+
+fn events_until_done(stream: &mut TcpStream, inner: &Inner, me: &mut Reporting) -> bool {
     let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n";
     if stream.write_all(head.as_bytes()).is_err() {
         return false;
@@ -135,7 +151,7 @@ pub(crate) fn events(mut stream: TcpStream, inner: &Inner) -> bool {
         if let Some(series) = series.filter(|s| rows_behind(s, rows_seen)) {
             let (whole, rows, total) = new_rows(&series, rows_seen);
             rows_seen = Some(total);
-            if write_rows(&mut stream, whole, &rows).is_err() {
+            if write_rows(stream, whole, &rows).is_err() {
                 return false;
             }
         }
@@ -156,6 +172,7 @@ pub(crate) fn events(mut stream: TcpStream, inner: &Inner) -> bool {
         if closing {
             return false;
         }
+        me.0.report();
         let s = inner.lock();
         // The series' own count, read while the state is locked: a push after this read
         // tells the pages ([`crate::Dashboard::pushed`]) only once the wait below has let

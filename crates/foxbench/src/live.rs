@@ -180,7 +180,7 @@ fn tick(dash: &Dashboard, stop: &mpsc::Receiver<()>, threads: usize, control: &C
         });
         last = now;
     }
-    dash.add_cpu(probe::thread_usage().cpu());
+    dash.add_cpu(&probe::thread_usage());
 }
 
 /// A series shared with the dashboard (or kept by the CLI alone without one).

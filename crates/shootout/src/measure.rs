@@ -377,11 +377,13 @@ impl Meter<'_> {
             .iter()
             .map(|p| probe::sample(p.pid).ok())
             .collect();
+        let view0 = self.watch.map(|w| w.cpu());
         let c0 = probe::own_usage();
         let tcp0 = probe::tcp_counters().ok();
         let loaded = self.run_load(&plan, pid, self.plan.sample_interval, cap, dump);
         let tcp1 = probe::tcp_counters().ok();
         let c1 = probe::own_usage();
+        let view1 = self.watch.map(|w| w.cpu());
         let sys1 = probe::system().ok();
         let v1: Vec<Option<probe::Sample>> = self
             .services
@@ -402,6 +404,7 @@ impl Meter<'_> {
             service_connections,
             service_active,
             probe_usage,
+            view_usage,
         } = loaded?;
         tally.add(&result);
         let crashed = target.exited();
@@ -422,9 +425,14 @@ impl Meter<'_> {
             server_window(&from, &to, &series, elapsed_s, completed, self.server_cpus)
         });
         let probed = server.is_some();
-        // The load generator's CPU: foxbench's, less its probe threads'.
+        // The load generator's CPU: foxbench's, less its probe threads' and the live view's
+        // (`--dashboard`: its own threads', and its work on the load's calling thread).
+        let view = match (view0, view1) {
+            (Some(a), Some(b)) => b.since(&a).plus(&view_usage),
+            _ => view_usage,
+        };
         let mut client = client_window(
-            &c1.since(&c0).without(&probe_usage),
+            &c1.since(&c0).without(&probe_usage).without(&view),
             elapsed_s,
             self.client_threads,
             completed,

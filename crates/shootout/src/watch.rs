@@ -60,6 +60,13 @@ pub trait Watch: Debug + Send + Sync {
     /// One interval of that load, as the engine hands it off, and its row as the results
     /// keep it (made once: encoding its histogram is the costly part).
     fn interval(&self, iv: &stats::Interval, row: &report::IntervalRow);
+    /// foxbench is pinned to the client's CPUs: the view's own threads must be too, or they
+    /// run on the target's.
+    fn pinned(&self, cpus: &[usize]);
+    /// The CPU the view's own threads have used so far (ended ones included), to be left
+    /// out of the client's as the probe's is. The work of [`Watch::load`] and
+    /// [`Watch::interval`], on the caller's thread, is measured by the caller.
+    fn cpu(&self) -> probe::OwnUsage;
 }
 
 /// The matrix's column of a cell: its level, after its scenario where a suite has several.
