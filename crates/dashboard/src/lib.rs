@@ -183,7 +183,7 @@ pub enum CellStatus {
     Measured,
     /// Failed (or its target never got to it).
     Failed,
-    /// Verification showed it does not apply.
+    /// Verification showed it does not apply, or its target was skipped (a tool missing).
     Excluded,
     /// Ctrl-C.
     Interrupted,
