@@ -424,10 +424,13 @@ fn shootout_fills_its_matrix_live_and_each_running_cell_links_to_its_charts() {
     }
 }
 
+/// A thread's name and the CPUs it may run on.
+type ThreadCpus = (String, Vec<(u32, u32)>);
+
 /// Waits (up to 90 s) until foxbench `pid` is pinned (its main thread narrower than this
 /// test's CPUs) with the dashboard's accept thread and a page open, every one of them on
 /// foxbench's CPUs: true then, with what was seen last (thread name, CPUs allowed).
-fn dashboard_threads_pinned_as_foxbench(pid: i32) -> (bool, Vec<(String, Vec<(u32, u32)>)>) {
+fn dashboard_threads_pinned_as_foxbench(pid: i32) -> (bool, Vec<ThreadCpus>) {
     let mine = probe::processes::cpus_allowed(std::process::id() as i32).unwrap_or_default();
     let deadline = Instant::now() + Duration::from_secs(90);
     let mut seen = Vec::new();
