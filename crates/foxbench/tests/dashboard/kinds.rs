@@ -189,6 +189,9 @@ fn find_max_draws_each_window_as_the_search_proceeds_with_the_objective() {
         {"eval": "document.getElementById('c-win').querySelector('h2').textContent", "page": "p", "key": "title"},
         // The current window's own charts fill in too.
         {"wait": "Number(document.body.getAttribute('data-points')) >= 3", "page": "p", "key": "window_points", "s": 30},
+        // And its gauges: connections open, client CPU (sampled once a second).
+        {"wait": "document.getElementById('c-cpu').style.display == 'block' && document.getElementById('c-conn').style.display == 'block'",
+         "page": "p", "key": "gauges", "s": 30},
         {"shot": dir.join("find-max-mid-run.png"), "page": "p"},
         {"wait": "!!document.getElementById('foxbench-download') && !document.getElementById('c-win')",
          "page": "p", "key": "became_report", "s": 90},
@@ -203,8 +206,9 @@ fn find_max_draws_each_window_as_the_search_proceeds_with_the_objective() {
     let mut run = start(&[
         "--find-max",
         "p99<50ms",
+        // Longer than the gauges' second, so that each window gets one.
         "--window",
-        "500ms",
+        "1500ms",
         "--interval",
         "100ms",
         "--max-time",
@@ -253,6 +257,10 @@ fn find_max_draws_each_window_as_the_search_proceeds_with_the_objective() {
     assert_eq!(
         v["window_points"], true,
         "a window's own charts drew nothing: {v}"
+    );
+    assert_eq!(
+        v["gauges"], true,
+        "a window's connections and client CPU drew nothing: {v}"
     );
     assert_eq!(v["became_report"], true, "{v}");
     for shot in ["find-max-mid-run.png", "find-max-final.png"] {
