@@ -447,7 +447,7 @@ fn dashboard_threads_pinned_as_foxbench(pid: i32) -> (bool, Vec<ThreadCpus>) {
             break;
         };
         let main = probe::processes::cpus_allowed(pid).unwrap_or_default();
-        seen = tasks
+        let now: Vec<ThreadCpus> = tasks
             .flatten()
             .filter_map(|t| {
                 let tid: i32 = t.file_name().to_str()?.parse().ok()?;
@@ -458,8 +458,12 @@ fn dashboard_threads_pinned_as_foxbench(pid: i32) -> (bool, Vec<ThreadCpus>) {
                     .then(|| Some((name, probe::processes::cpus_allowed(tid)?)))?
             })
             .collect();
-        if main != mine && seen.len() >= 2 && seen.iter().all(|(_, cpus)| *cpus == main) {
-            return (true, seen);
+        if main != mine && now.len() >= 2 && now.iter().all(|(_, cpus)| *cpus == main) {
+            return (true, now);
+        }
+        // The last threads seen, for the message: none once foxbench is exiting.
+        if !now.is_empty() {
+            seen = now;
         }
         std::thread::sleep(Duration::from_millis(20));
     }
