@@ -6,7 +6,9 @@
 //! (`assets/`, with uPlot vendored and embedded: nothing is fetched from outside). It reads
 //! only what the CLI hands it: the run's bounded interval series ([`report::series`], shared,
 //! never copied), gauges sampled once a second, and the final report. It runs on its own
-//! threads and never touches the load engine, whose hot path it cannot reach.
+//! threads and never touches the load engine, whose hot path it cannot reach; its threads
+//! report their own CPU as they work ([`Dashboard::cpu`], left out of the client's) and
+//! follow [`Dashboard::pin`] (a shootout's client CPUs, never the target's).
 //!
 //! One server and one page serve three kinds of run ([`Meta::kind`]): a `load` run, a
 //! `find-max` search (each window is a run of its own, and a point on the rate/latency
