@@ -293,7 +293,8 @@
   // For tests and the curious: what the page holds and draws.
   window.foxbench = {
     rows: function () { return rows; }, charts: charts,
-    windows: function () { return windows; }, cells: function () { return cells; }
+    windows: function () { return windows; }, cells: function () { return cells; },
+    service: function () { return service; }
   };
   var es = new EventSource("events");
   // A new run (the next window, the next cell): its plan, then its rows from the start.

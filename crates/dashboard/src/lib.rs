@@ -6,7 +6,9 @@
 //! (`assets/`, with uPlot vendored and embedded: nothing is fetched from outside). It reads
 //! only what the CLI hands it: the run's bounded interval series ([`report::series`], shared,
 //! never copied), gauges sampled once a second, and the final report. It runs on its own
-//! threads and never touches the load engine, whose hot path it cannot reach.
+//! threads and never touches the load engine, whose hot path it cannot reach; its threads
+//! report their own CPU as they work ([`Dashboard::cpu`], left out of the client's) and
+//! follow [`Dashboard::pin`] (a shootout's client CPUs, never the target's).
 //!
 //! One server and one page serve three kinds of run ([`Meta::kind`]): a `load` run, a
 //! `find-max` search (each window is a run of its own, and a point on the rate/latency
@@ -22,13 +24,14 @@
 pub mod feed;
 pub mod http;
 mod stream;
+mod threads;
 
 pub use feed::Feed;
 use feed::Feeds;
 
 use std::io::Write as _;
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -182,7 +185,7 @@ pub enum CellStatus {
     Measured,
     /// Failed (or its target never got to it).
     Failed,
-    /// Verification showed it does not apply.
+    /// Verification showed it does not apply, or its target was skipped (a tool missing).
     Excluded,
     /// Ctrl-C.
     Interrupted,
@@ -214,9 +217,6 @@ struct Done<'a> {
 
 #[derive(Default)]
 struct State {
-    /// Pushes told of so far: a wake-up for the pages only. The rows to send are counted by
-    /// the series itself ([`Series::pushed`]), read under its lock.
-    pushed: u64,
     feeds: Feeds,
     /// The current run: its number of [`Dashboard::begin_run`] calls, plan and rows.
     generation: u64,
@@ -235,8 +235,9 @@ struct Inner {
     pending: AtomicUsize,
     /// Event streams open: pages with the token, the only ones [`Dashboard::finish`] waits for.
     streams: AtomicUsize,
-    /// CPU the dashboard's threads used, ns: its own cost, told apart from the engine's.
-    cpu_ns: AtomicU64,
+    /// The dashboard's threads: their CPU, its own cost told apart from the engine's, and
+    /// the CPUs they may run on.
+    threads: threads::Threads,
 }
 
 /// A running dashboard.
@@ -268,7 +269,7 @@ impl Dashboard {
             changed: Condvar::new(),
             pending: AtomicUsize::new(0),
             streams: AtomicUsize::new(0),
-            cpu_ns: AtomicU64::new(0),
+            threads: threads::Threads::default(),
         });
         let url = format!("http://{local}/{}/", inner.token);
         let accept = {
@@ -291,10 +292,10 @@ impl Dashboard {
         &self.url
     }
 
-    /// Tells the pages that the series has one more row.
+    /// Tells the pages that the series has one more row (push it first). A wake-up only:
+    /// the pages count rows by the series' own [`Series::pushed`], read under its lock.
     pub fn pushed(&self) {
-        let mut s = self.inner.lock();
-        s.pushed += 1;
+        let _s = self.inner.lock();
         self.inner.changed.notify_all();
     }
 
@@ -316,17 +317,26 @@ impl Dashboard {
         let mut s = self.inner.lock();
         s.meta = Arc::new(serde_json::to_string(meta).expect("meta serializes"));
         s.series = Some(series);
-        // Wake-ups count the current series' rows: the new one starts at none.
-        s.pushed = 0;
         s.generation += 1;
         s.feeds.next_run();
         self.inner.changed.notify_all();
     }
 
     /// Counts CPU a helper thread of the dashboard used (the CLI's sampler).
-    pub fn add_cpu(&self, cpu: Duration) {
-        let ns = u64::try_from(cpu.as_nanos()).unwrap_or(u64::MAX);
-        self.inner.cpu_ns.fetch_add(ns, Ordering::Relaxed);
+    pub fn add_cpu(&self, used: &probe::OwnUsage) {
+        self.inner.threads.add(used);
+    }
+
+    /// The CPU the dashboard's threads have used so far, ended ones included (each thread
+    /// reports after each piece of work): what a measured window leaves out of the client's.
+    pub fn cpu(&self) -> probe::OwnUsage {
+        self.inner.threads.cpu()
+    }
+
+    /// Pins the dashboard's threads, live and to come, to `cpus` (the client's, so that a
+    /// page never runs on the target's CPU).
+    pub fn pin(&self, cpus: &[usize]) -> std::io::Result<()> {
+        self.inner.threads.pin(cpus)
     }
 
     /// Hands the pages the final report, waits up to `wait` for the connected ones to
@@ -353,7 +363,7 @@ impl Dashboard {
             }
         }
         self.close();
-        Duration::from_nanos(self.inner.cpu_ns.load(Ordering::Relaxed))
+        self.inner.threads.cpu().cpu()
     }
 
     fn close(&mut self) {
@@ -389,16 +399,11 @@ fn token() -> std::io::Result<String> {
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
-/// Adds the calling thread's CPU to the dashboard's.
-fn count_cpu(inner: &Inner) {
-    let ns = u64::try_from(probe::thread_usage().cpu().as_nanos()).unwrap_or(u64::MAX);
-    inner.cpu_ns.fetch_add(ns, Ordering::Relaxed);
-}
-
 fn accept_loop(listener: &TcpListener, inner: &Arc<Inner>) {
+    let mut me = inner.threads.join();
     for stream in listener.incoming() {
+        me.report();
         if inner.lock().closing {
-            count_cpu(inner);
             return;
         }
         let Some(mut stream) = accepted_or_back_off(stream) else {
@@ -414,8 +419,8 @@ fn accept_loop(listener: &TcpListener, inner: &Arc<Inner>) {
         let spawned = std::thread::Builder::new()
             .name("foxbench-dashboard-page".into())
             .spawn(move || {
-                serve(stream, &page, accepted + HEAD_TIMEOUT);
-                count_cpu(&page);
+                let mut me = page.threads.join();
+                serve(stream, &page, accepted + HEAD_TIMEOUT, &mut me);
             });
         if spawned.is_err() {
             inner.pending.fetch_sub(1, Ordering::SeqCst);
@@ -460,27 +465,26 @@ impl Drop for StreamSlot<'_> {
     }
 }
 
-/// Serves one connection, whose request head must arrive by `head_by`; true when it was an
-/// event stream that delivered `done`, or a request that is not one.
-fn serve(mut stream: TcpStream, inner: &Inner, head_by: Instant) -> bool {
+/// Serves one connection, whose request head must arrive by `head_by`, on the thread `me`.
+fn serve(mut stream: TcpStream, inner: &Inner, head_by: Instant, me: &mut threads::Member) {
     let _ = stream.set_write_timeout(Some(Duration::from_secs(5)));
     let path = http::read_path(&mut stream, head_by);
     inner.pending.fetch_sub(1, Ordering::SeqCst);
     let Some(path) = path else {
         let _ = stream.write_all(http::status(400, "bad request\n").as_bytes());
-        return true;
+        return;
     };
     match http::route(&path, &inner.token) {
         http::Route::Page => {
             let _ = stream.write_all(http::ok("text/html; charset=utf-8", &page()).as_bytes());
-            true
         }
         http::Route::Events => match StreamSlot::take(inner) {
-            Some(_slot) => stream::events(stream, inner),
+            // The page's CPU is reported before its slot is given back: `finish` then
+            // counts every page it waited for.
+            Some(_slot) => stream::events(stream, inner, me),
             None => {
                 let reply = http::status(503, "too many dashboard pages open\n");
                 let _ = stream.write_all(reply.as_bytes());
-                false
             }
         },
         http::Route::Json => {
@@ -496,11 +500,9 @@ fn serve(mut stream: TcpStream, inner: &Inner, head_by: Instant) -> bool {
                 None => http::status(404, "the run is not over yet\n"),
             };
             let _ = stream.write_all(reply.as_bytes());
-            true
         }
         http::Route::NotFound => {
             let _ = stream.write_all(http::status(404, "not found\n").as_bytes());
-            true
         }
     }
 }
@@ -520,194 +522,4 @@ pub fn page() -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::stream::new_rows;
-    use super::*;
-    use std::io::Read as _;
-    use std::sync::atomic::AtomicBool;
-
-    fn dashboard() -> Dashboard {
-        let series: Shared = Arc::new(Mutex::new(Series::for_load()));
-        Dashboard::bind("127.0.0.1:0".parse().unwrap(), &Meta::default(), series).unwrap()
-    }
-
-    /// A GET of `path` on `addr`: the whole response.
-    fn get(addr: SocketAddr, path: &str) -> String {
-        let mut s = TcpStream::connect(addr).unwrap();
-        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
-        write!(s, "GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
-        let mut out = String::new();
-        let _ = s.read_to_string(&mut out);
-        out
-    }
-
-    fn row(i: u64) -> IntervalRow {
-        IntervalRow {
-            start_s: i as f64,
-            duration_s: 1.0,
-            requests: 0,
-            errors: 0,
-            errors_by_kind: report::Errors::default(),
-            errors_by_reason: Vec::new(),
-            requests_per_sec: 0.0,
-            p50_us: 0.0,
-            p99_us: 0.0,
-            max_us: 0.0,
-            hdr_base64: None,
-            span_intervals: 1,
-        }
-    }
-
-    /// Reads the event stream of `dash` until `done` holds for what came so far (or 20 s).
-    fn read_events(addr: SocketAddr, token: &str, done: impl Fn(&str) -> bool) -> String {
-        let mut s = TcpStream::connect(addr).unwrap();
-        write!(s, "GET /{token}/events HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
-        s.set_read_timeout(Some(Duration::from_millis(200)))
-            .unwrap();
-        let deadline = Instant::now() + Duration::from_secs(20);
-        let (mut out, mut buf) = (String::new(), [0u8; 4096]);
-        while !done(&out) && Instant::now() < deadline {
-            if let Ok(n) = s.read(&mut buf) {
-                out += &String::from_utf8_lossy(&buf[..n]);
-            }
-        }
-        out
-    }
-
-    #[test]
-    fn the_next_run_sends_its_plan_and_its_own_rows_from_the_start() {
-        let first: Shared = Arc::new(Mutex::new(Series::for_load()));
-        let meta = Meta {
-            title: "first".into(),
-            ..Meta::default()
-        };
-        let dash = Dashboard::bind("127.0.0.1:0".parse().unwrap(), &meta, first.clone()).unwrap();
-        let token = dash.inner.token.clone();
-        for i in 0..3 {
-            first.lock().unwrap().push(i, row(i)).unwrap();
-            dash.pushed();
-        }
-        dash.push(Feed::Cells, &"kept across runs");
-        let second: Shared = Arc::new(Mutex::new(Series::for_load()));
-        let meta = Meta {
-            kind: Kind::Shootout,
-            run: 2,
-            title: "second".into(),
-            ..Meta::default()
-        };
-        dash.begin_run(&meta, second.clone());
-        second.lock().unwrap().push(0, row(7)).unwrap();
-        dash.pushed();
-        // A page that joins now: the second run only, and the feeds that outlive runs.
-        let late = read_events(dash.addr, &token, |o| {
-            o.contains("\"start_s\":7.0") && o.contains("kept across runs")
-        });
-        assert!(late.contains("\"title\":\"second\""), "{late}");
-        assert!(late.contains("\"kind\":\"shootout\""), "{late}");
-        assert!(!late.contains("\"title\":\"first\""), "{late}");
-        assert!(!late.contains("\"start_s\":1.0"), "{late}");
-        assert!(late.contains("kept across runs"), "{late}");
-        // Wake-ups count the new series' rows: a page waits, and sees the next one once.
-        std::thread::scope(|scope| {
-            let page =
-                scope.spawn(|| read_events(dash.addr, &token, |o| o.contains("\"start_s\":8.0")));
-            std::thread::sleep(Duration::from_millis(300));
-            second.lock().unwrap().push(1, row(8)).unwrap();
-            dash.pushed();
-            let out = page.join().unwrap();
-            assert_eq!(out.matches("\"start_s\":8.0").count(), 1, "{out}");
-            assert_eq!(out.matches("event: meta").count(), 1, "{out}");
-        });
-        // Both pages waited rather than polled (a wake-up count ahead of the rows spun a
-        // page's thread until the next row).
-        let cpu = dash.finish("<html></html>", "{}", Duration::from_secs(5));
-        // Waiting costs well under a millisecond here; spinning cost 87 ms.
-        assert!(cpu < Duration::from_millis(30), "{cpu:?}");
-    }
-
-    #[test]
-    fn accept_errors_back_off_instead_of_spinning() {
-        let t = Instant::now();
-        let emfile = std::io::Error::from_raw_os_error(24);
-        assert!(accepted_or_back_off(Err(emfile)).is_none());
-        assert!(t.elapsed() >= ACCEPT_BACKOFF);
-    }
-
-    #[test]
-    fn new_rows_counts_pushes_under_the_series_lock() {
-        let series: Shared = Arc::new(Mutex::new(Series::for_load()));
-        let push = |i: u64| series.lock().unwrap().push(i, row(i)).unwrap();
-        for i in 0..3 {
-            push(i);
-        }
-        let (whole, rows, seen) = new_rows(&series, None);
-        assert!(whole);
-        assert_eq!((rows.len(), seen), (3, 3));
-        // Rows pushed with no wake-up told yet (the CLI pushes, then tells): the next read
-        // sends each exactly once, whatever the wake-ups say.
-        push(3);
-        push(4);
-        let (whole, rows, seen) = new_rows(&series, Some(seen));
-        assert!(!whole);
-        let starts: Vec<f64> = rows.iter().map(|r| r.start_s).collect();
-        assert_eq!((starts, seen), (vec![3.0, 4.0], 5));
-        let (_, rows, seen) = new_rows(&series, Some(seen));
-        assert_eq!((rows.len(), seen), (0, 5));
-    }
-
-    #[test]
-    fn head_timeout_is_one_deadline_so_tricklers_neither_lock_out_nor_hold_the_exit() {
-        let dash = dashboard();
-        let addr = dash.addr;
-        // More trickling clients than event-stream slots: a byte every 300 ms, never a head.
-        let mut tricklers: Vec<TcpStream> = (0..MAX_CLIENTS + 4)
-            .map(|_| TcpStream::connect(addr).unwrap())
-            .collect();
-        let stop = Arc::new(AtomicBool::new(false));
-        let trickle = {
-            let stop = stop.clone();
-            let mut socks: Vec<TcpStream> =
-                tricklers.iter().map(|s| s.try_clone().unwrap()).collect();
-            std::thread::spawn(move || {
-                while !stop.load(Ordering::Relaxed) {
-                    for s in &mut socks {
-                        let _ = s.write_all(b"G");
-                    }
-                    std::thread::sleep(Duration::from_millis(300));
-                }
-            })
-        };
-        std::thread::sleep(Duration::from_millis(200));
-        let path = format!("/{}/", dash.inner.token);
-        let page = get(addr, &path);
-        assert!(
-            page.starts_with("HTTP/1.1 200"),
-            "{}",
-            &page[..page.len().min(80)]
-        );
-
-        // The tricklers are cut off by the head deadline, though they keep sending.
-        std::thread::sleep(HEAD_TIMEOUT + Duration::from_millis(800));
-        for s in &mut tricklers {
-            s.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
-            let mut out = String::new();
-            let _ = s.read_to_string(&mut out);
-            assert!(out.starts_with("HTTP/1.1 400"), "{out:?}");
-        }
-
-        // New tricklers connected at the end do not hold `finish` up either.
-        let _late: Vec<TcpStream> = (0..4)
-            .map(|_| {
-                let mut s = TcpStream::connect(addr).unwrap();
-                s.write_all(b"GE").unwrap();
-                s
-            })
-            .collect();
-        std::thread::sleep(Duration::from_millis(100));
-        let t = Instant::now();
-        dash.finish("<html></html>", "{}", Duration::from_secs(10));
-        assert!(t.elapsed() < Duration::from_secs(1), "{:?}", t.elapsed());
-        stop.store(true, Ordering::Relaxed);
-        trickle.join().unwrap();
-    }
-}
+mod tests;

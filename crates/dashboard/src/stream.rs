@@ -9,6 +9,7 @@ use std::time::Duration;
 use report::IntervalRow;
 use serde::Serialize;
 
+use crate::threads::Member;
 use crate::{Inner, Shared};
 
 /// A row as the page draws it: the figures, not the histogram (a tenth of the size).
@@ -75,6 +76,13 @@ pub(crate) fn new_rows(series: &Shared, seen: Option<u64>) -> (bool, Vec<LiveRow
     (whole, rows, pushed)
 }
 
+/// Whether the page's rows (`seen` pushed so far, None before the first read) differ from
+/// the series': more pushed, or a series that is not the one read (its count is lower).
+pub(crate) fn rows_behind(series: &Shared, seen: Option<u64>) -> bool {
+    let pushed = series.lock().unwrap_or_else(|e| e.into_inner()).pushed();
+    seen != Some(pushed)
+}
+
 /// Writes `rows` as events: a whole history (`history`, then `rows` to append) or new rows
 /// (`interval` each).
 fn write_rows(stream: &mut TcpStream, whole: bool, rows: &[LiveRow]) -> std::io::Result<()> {
@@ -99,8 +107,23 @@ fn write_rows(stream: &mut TcpStream, whole: bool, rows: &[LiveRow]) -> std::io:
     Ok(())
 }
 
-/// Streams events until the run is over (true: `done` was delivered) or the page left.
-pub(crate) fn events(mut stream: TcpStream, inner: &Inner) -> bool {
+/// Streams events until the run is over or the page left, reporting the thread's CPU
+/// (`me`) after each write and before it returns.
+pub(crate) fn events(mut stream: TcpStream, inner: &Inner, me: &mut Member) {
+    let mut me = Reporting(me);
+    events_until_done(&mut stream, inner, &mut me);
+}
+
+/// Reports its thread's CPU when dropped: on every return.
+struct Reporting<'a, 'b>(&'a mut Member<'b>);
+
+impl Drop for Reporting<'_, '_> {
+    fn drop(&mut self) {
+        self.0.report();
+    }
+}
+
+fn events_until_done(stream: &mut TcpStream, inner: &Inner, me: &mut Reporting) -> bool {
     let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n";
     if stream.write_all(head.as_bytes()).is_err() {
         return false;
@@ -108,7 +131,7 @@ pub(crate) fn events(mut stream: TcpStream, inner: &Inner) -> bool {
     let (mut rows_seen, mut feeds_seen) = (None::<u64>, [0u64; 4]);
     let mut generation = None::<u64>;
     loop {
-        let (pushed, run, feeds, done, closing) = {
+        let (series, run, feeds, done, closing) = {
             let s = inner.lock();
             // A new run: its plan first, then its rows from the start.
             let run = (generation != Some(s.generation)).then(|| s.meta.clone());
@@ -118,21 +141,18 @@ pub(crate) fn events(mut stream: TcpStream, inner: &Inner) -> bool {
             }
             let (feeds, seen) = s.feeds.since(feeds_seen);
             feeds_seen = seen;
-            (s.pushed, run, feeds, s.done.clone(), s.closing)
+            (s.series.clone(), run, feeds, s.done.clone(), s.closing)
         };
         if let Some(meta) = run {
             if stream.write_all(event("meta", &meta).as_bytes()).is_err() {
                 return false;
             }
         }
-        if rows_seen.is_none_or(|seen| pushed > seen) {
-            let series = inner.lock().series.clone();
-            if let Some(series) = series {
-                let (whole, rows, total) = new_rows(&series, rows_seen);
-                rows_seen = Some(total);
-                if write_rows(&mut stream, whole, &rows).is_err() {
-                    return false;
-                }
+        if let Some(series) = series.filter(|s| rows_behind(s, rows_seen)) {
+            let (whole, rows, total) = new_rows(&series, rows_seen);
+            rows_seen = Some(total);
+            if write_rows(stream, whole, &rows).is_err() {
+                return false;
             }
         }
         let mut out = String::new();
@@ -152,9 +172,13 @@ pub(crate) fn events(mut stream: TcpStream, inner: &Inner) -> bool {
         if closing {
             return false;
         }
+        me.0.report();
         let s = inner.lock();
-        // `rows_seen` counts from the series, which may be ahead of the wake-ups.
-        if rows_seen.is_none_or(|seen| s.pushed <= seen)
+        // The series' own count, read while the state is locked: a push after this read
+        // tells the pages ([`crate::Dashboard::pushed`]) only once the wait below has let
+        // the lock go, so no wake-up is lost; and a series emptied or replaced in place
+        // (fewer rows than seen) is read once, as a whole, rather than forever.
+        if !s.series.as_ref().is_some_and(|x| rows_behind(x, rows_seen))
             && s.feeds.pushed() == feeds_seen
             && generation == Some(s.generation)
             && s.done.is_none()

@@ -214,9 +214,9 @@ impl Trials<'_> {
             let title = format!(
                 "window {} ({}): {rate:.0} req/s offered",
                 self.windows.len() + 1,
-                phase_name(phase)
+                phase.name()
             );
-            (l.dashboard(), title)
+            (l, title)
         });
         let (mut run, verdict) = run_window(
             self.base,
@@ -268,15 +268,6 @@ impl Trials<'_> {
     }
 }
 
-/// The phase as the JSON names it.
-fn phase_name(phase: WindowPhase) -> &'static str {
-    match phase {
-        WindowPhase::Bracket => "bracket",
-        WindowPhase::Bisect => "bisect",
-        WindowPhase::Spectrum => "spectrum",
-    }
-}
-
 /// The rules the window's TCP counters crossed, for its progress line: `, tcp: nagle`.
 fn tcp_kinds(w: &CapacityWindow) -> String {
     let kinds: Vec<&str> = w
@@ -300,7 +291,7 @@ fn run_window(
     rate: f64,
     window: Duration,
     interrupted: &Arc<AtomicBool>,
-    dash: Option<(&dashboard::Dashboard, &str, u64)>,
+    dash: Option<(&crate::live::Live, &str, u64)>,
 ) -> Result<(LoadReport, report::slo::SloReport)> {
     let mut plan = base.clone();
     plan.arrival = Arrival::Open {
@@ -334,8 +325,11 @@ fn run_window(
             title: title.into(),
             ..crate::live::meta(&plan, Some(slo))
         };
-        d.begin_run(&meta, series.clone());
+        d.dashboard().begin_run(&meta, series.clone());
     }
+    // The window's gauges (client CPU, connections, the client-bound warning), until the
+    // window ends: a ticker per window, as the gauges are per run.
+    let ticker = dash.and_then(|(d, _, _)| d.ticker(threads, control.clone()));
     let before = probe::own_usage();
     let tcp_before = probe::tcp_counters().ok();
     let started = Instant::now();
@@ -346,17 +340,17 @@ fn run_window(
             .unwrap_or_else(|e| e.into_inner())
             .push(iv.index, report::IntervalRow::from(iv));
         if let Some((d, _, _)) = dash {
-            if let Some(p) = crate::live::service_point(iv) {
-                d.push(dashboard::Feed::Service, &p);
-            }
-            d.pushed();
+            d.pushed(iv);
         }
     });
-    let intervals = std::mem::replace(
-        &mut *series.lock().unwrap_or_else(|e| e.into_inner()),
-        report::series::Series::for_load(),
-    )
-    .into_rows();
+    drop(ticker);
+    // Copied, not taken: the page shows this window's charts until the next one begins.
+    let intervals: Vec<report::IntervalRow> = series
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .rows()
+        .cloned()
+        .collect();
     let wall = started.elapsed();
     let used = probe::own_usage().since(&before);
     let tcp_after = probe::tcp_counters().ok();

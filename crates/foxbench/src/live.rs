@@ -17,8 +17,23 @@ use report::slo::{Metric, Slo};
 /// The dashboard of one run, with its ticker.
 pub struct Live {
     dash: Arc<Dashboard>,
+    ticker: Option<Ticker>,
+}
+
+/// Samples the client's CPU and connections once a second, from its start to its drop.
+pub struct Ticker {
     /// Dropping the sender wakes the ticker at once, to end.
-    ticker: Option<(mpsc::Sender<()>, JoinHandle<()>)>,
+    stop: Option<mpsc::Sender<()>>,
+    handle: Option<JoinHandle<()>>,
+}
+
+impl Drop for Ticker {
+    fn drop(&mut self) {
+        drop(self.stop.take());
+        if let Some(h) = self.handle.take() {
+            let _ = h.join();
+        }
+    }
 }
 
 /// The page's view of the plan: the target schedule as points, the clauses as lines.
@@ -90,14 +105,7 @@ pub fn service_point(iv: &stats::Interval) -> Option<dashboard::ServicePoint> {
 
 impl Live {
     /// Binds the dashboard (a port in use is an error here, before the run) and prints its URL.
-    pub fn bind(
-        addr: SocketAddr,
-        plan: &Plan,
-        slo: Option<&Slo>,
-        threads: usize,
-        series: Shared,
-    ) -> Result<Live> {
-        let _ = threads;
+    pub fn bind(addr: SocketAddr, plan: &Plan, slo: Option<&Slo>, series: Shared) -> Result<Live> {
         Live::bind_meta(addr, &meta(plan, slo), series)
     }
 
@@ -113,14 +121,22 @@ impl Live {
 
     /// Starts sampling the client once a second, from now (the run's start).
     pub fn start(&mut self, threads: usize, control: Arc<Control>) {
+        self.ticker = self.ticker(threads, control);
+    }
+
+    /// Samples the client once a second, from now until the ticker is dropped: one run of
+    /// several (a `--find-max` window; its gauges start empty with the run).
+    pub fn ticker(&self, threads: usize, control: Arc<Control>) -> Option<Ticker> {
         let (stop, stopped) = mpsc::channel();
         let dash = self.dash.clone();
         let handle = std::thread::Builder::new()
             .name("foxbench-dashboard-ticker".into())
-            .spawn(move || tick(&dash, &stopped, threads, &control));
-        if let Ok(h) = handle {
-            self.ticker = Some((stop, h));
-        }
+            .spawn(move || tick(&dash, &stopped, threads, &control))
+            .ok()?;
+        Some(Ticker {
+            stop: Some(stop),
+            handle: Some(handle),
+        })
     }
 
     /// The dashboard itself, for the runs it shows one after another.
@@ -139,10 +155,7 @@ impl Live {
     /// Stops the ticker and turns the pages into the final report; says what the
     /// dashboard's threads cost (`requests` completed, for the per-request figure).
     pub fn finish(mut self, html: &str, json: &str, requests: u64) {
-        if let Some((stop, h)) = self.ticker.take() {
-            drop(stop);
-            let _ = h.join();
-        }
+        drop(self.ticker.take());
         if let Ok(dash) = Arc::try_unwrap(self.dash) {
             // Long enough for a loaded browser to take a large report; only a connected
             // page can hold the exit up.
@@ -180,7 +193,7 @@ fn tick(dash: &Dashboard, stop: &mpsc::Receiver<()>, threads: usize, control: &C
         });
         last = now;
     }
-    dash.add_cpu(probe::thread_usage().cpu());
+    dash.add_cpu(&probe::thread_usage());
 }
 
 /// A series shared with the dashboard (or kept by the CLI alone without one).

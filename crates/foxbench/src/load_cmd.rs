@@ -202,7 +202,7 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
     let series = crate::live::series();
     let mut live = args
         .dashboard
-        .map(|addr| crate::live::Live::bind(addr, &plan, slo.as_ref(), threads, series.clone()))
+        .map(|addr| crate::live::Live::bind(addr, &plan, slo.as_ref(), series.clone()))
         .transpose()?;
     let abort = slo.as_ref().filter(|_| args.slo_abort);
     let mut observers = Observers::new(args.hlog.as_deref(), abort, total_requests)?;

@@ -146,6 +146,16 @@ impl Watch for ShootoutLive {
         }
     }
 
+    fn pinned(&self, cpus: &[usize]) {
+        if let Err(e) = self.dash.pin(cpus) {
+            eprintln!("foxbench: note: cannot pin the dashboard's threads to CPUs {cpus:?}: {e}");
+        }
+    }
+
+    fn cpu(&self) -> probe::OwnUsage {
+        self.dash.cpu()
+    }
+
     fn interval(&self, iv: &stats::Interval, row: &report::IntervalRow) {
         let mut c = self.lock();
         let mut row = row.clone();

@@ -93,6 +93,24 @@ pub enum WindowPhase {
     Spectrum,
 }
 
+impl WindowPhase {
+    /// Every phase.
+    pub const ALL: [WindowPhase; 3] = [
+        WindowPhase::Bracket,
+        WindowPhase::Bisect,
+        WindowPhase::Spectrum,
+    ];
+
+    /// The phase's name: the JSON's, for the text and the dashboard.
+    pub fn name(self) -> &'static str {
+        match self {
+            WindowPhase::Bracket => "bracket",
+            WindowPhase::Bisect => "bisect",
+            WindowPhase::Spectrum => "spectrum",
+        }
+    }
+}
+
 /// Latency percentiles of one window, µs.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Spectrum {
@@ -324,11 +342,7 @@ impl CapacityReport {
                 o,
                 "  {:>3} {:<8} {:>10.0} {:>10.0} {:>9} {:>9} {:>9} {:>6} {:>6.0}%  {:<7}  {}",
                 i + 1,
-                match w.phase {
-                    WindowPhase::Bracket => "bracket",
-                    WindowPhase::Bisect => "bisect",
-                    WindowPhase::Spectrum => "spectrum",
-                },
+                w.phase.name(),
                 w.rate_per_sec,
                 w.achieved_per_sec,
                 p(|s| s.p50_us),
@@ -386,6 +400,15 @@ impl CapacityReport {
 mod tests {
     use super::*;
     use crate::tcp::{TcpCounts, TcpWarning};
+
+    #[test]
+    fn a_phase_is_named_as_the_json_names_it() {
+        // The text and the dashboard once kept their own copies of these names.
+        for phase in WindowPhase::ALL {
+            let json = serde_json::to_value(phase).unwrap();
+            assert_eq!(json.as_str(), Some(phase.name()));
+        }
+    }
 
     fn window(sent: u64, kinds: Option<&[TcpFinding]>) -> CapacityWindow {
         CapacityWindow {

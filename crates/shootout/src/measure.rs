@@ -377,11 +377,13 @@ impl Meter<'_> {
             .iter()
             .map(|p| probe::sample(p.pid).ok())
             .collect();
+        let view0 = self.watch.map(|w| w.cpu());
         let c0 = probe::own_usage();
         let tcp0 = probe::tcp_counters().ok();
         let loaded = self.run_load(&plan, pid, self.plan.sample_interval, cap, dump);
         let tcp1 = probe::tcp_counters().ok();
         let c1 = probe::own_usage();
+        let view1 = self.watch.map(|w| w.cpu());
         let sys1 = probe::system().ok();
         let v1: Vec<Option<probe::Sample>> = self
             .services
@@ -402,6 +404,7 @@ impl Meter<'_> {
             service_connections,
             service_active,
             probe_usage,
+            view_usage,
         } = loaded?;
         tally.add(&result);
         let crashed = target.exited();
@@ -422,9 +425,8 @@ impl Meter<'_> {
             server_window(&from, &to, &series, elapsed_s, completed, self.server_cpus)
         });
         let probed = server.is_some();
-        // The load generator's CPU: foxbench's, less its probe threads'.
         let mut client = client_window(
-            &c1.since(&c0).without(&probe_usage),
+            &load_generator_usage(&c1.since(&c0), &probe_usage, view0.zip(view1), &view_usage),
             elapsed_s,
             self.client_threads,
             completed,
@@ -586,9 +588,46 @@ impl Meter<'_> {
     }
 }
 
+/// The load generator's CPU over a window: foxbench's (`process`), less its probe threads'
+/// and the live view's (`--dashboard`): its own threads', read at the window's edges, and
+/// its work on the load's calling thread, measured around each call.
+fn load_generator_usage(
+    process: &probe::OwnUsage,
+    probe_usage: &probe::OwnUsage,
+    view_edges: Option<(probe::OwnUsage, probe::OwnUsage)>,
+    view_calls: &probe::OwnUsage,
+) -> probe::OwnUsage {
+    let view = match view_edges {
+        Some((a, b)) => b.since(&a).plus(view_calls),
+        None => *view_calls,
+    };
+    process.without(probe_usage).without(&view)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_dashboards_cpu_is_left_out_of_the_clients() {
+        // `shootout --dashboard` charged the page threads and the view's per-interval work
+        // to the client, which subtracted only its probe threads.
+        let ms = |user: u64, sys: u64| probe::OwnUsage {
+            user: Duration::from_millis(user),
+            sys: Duration::from_millis(sys),
+            max_rss_bytes: 0,
+        };
+        let process = ms(10_000, 5_000);
+        let probe_usage = ms(1_000, 500);
+        // The view's threads: 300 ms user and 2 s system during the window.
+        let edges = Some((ms(700, 1_000), ms(1_000, 3_000)));
+        let calls = ms(50, 0);
+        let used = load_generator_usage(&process, &probe_usage, edges, &calls);
+        assert_eq!(used, ms(10_000 - 1_000 - 300 - 50, 5_000 - 500 - 2_000));
+        // Without a view, only the probe's.
+        let used = load_generator_usage(&process, &probe_usage, None, &ms(0, 0));
+        assert_eq!(used, ms(9_000, 4_500));
+    }
     use crate::suite::{Suite, DEFAULT_SUITE};
 
     #[test]

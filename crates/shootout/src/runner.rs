@@ -122,6 +122,9 @@ pub fn run(suite: &Suite, opts: &Options, obs: &mut dyn Observer) -> ShootoutRes
             "note: cannot pin foxbench to CPUs {client_cpus:?}: {e}"
         ));
     }
+    if let Some(w) = &opts.watch {
+        w.pinned(&client_cpus);
+    }
     let client_threads = client_cpus.len().max(1);
     if !suite.services.is_empty() {
         obs.line(&format!(

@@ -97,6 +97,8 @@ pub(crate) struct Probed {
     pub(crate) service_active: Vec<Vec<u64>>,
     /// The CPU of the probe's threads (sampler, `active` reader, thread dumps).
     pub(crate) probe_usage: probe::OwnUsage,
+    /// CPU the live view's work cost on the load's calling thread (`--dashboard`).
+    pub(crate) view_usage: probe::OwnUsage,
 }
 
 impl Meter<'_> {
@@ -225,14 +227,20 @@ impl Meter<'_> {
         );
         // Bounded however long the cell runs (report::series): exact, coarser when old.
         let mut intervals = report::series::Series::for_load();
-        if let Some(w) = self.watch {
-            w.load(plan);
-        }
+        // The view's work on this thread (the engine's caller), measured around each call:
+        // left out of the client's CPU as the probe's is.
+        let mut view_usage = probe::OwnUsage::default();
+        let mut on_view = |f: &mut dyn FnMut(&dyn crate::watch::Watch)| {
+            if let Some(w) = self.watch {
+                let before = probe::thread_usage();
+                f(w);
+                view_usage = view_usage.plus(&probe::thread_usage().since(&before));
+            }
+        };
+        on_view(&mut |w| w.load(plan));
         let result = load::run_with_intervals(plan, &control, &mut |iv| {
             let row = report::IntervalRow::from(iv);
-            if let Some(w) = self.watch {
-                w.interval(iv, &row);
-            }
+            on_view(&mut |w| w.interval(iv, &row));
             // Rows made here always carry their histogram, so merging them cannot fail.
             let _ = intervals.push(iv.index, row);
         });
@@ -252,6 +260,7 @@ impl Meter<'_> {
             service_connections,
             service_active,
             probe_usage: sampler_usage.plus(&active_usage),
+            view_usage,
         })
     }
 }

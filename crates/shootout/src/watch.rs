@@ -34,7 +34,7 @@ pub enum CellNow {
 pub enum Ended {
     /// The target crashed, the load could not run, or the target never got to it.
     Failed,
-    /// Verification showed it does not apply.
+    /// Verification showed it does not apply, or its target was skipped (a tool missing).
     Excluded,
     /// Ctrl-C.
     Interrupted,
@@ -60,6 +60,13 @@ pub trait Watch: Debug + Send + Sync {
     /// One interval of that load, as the engine hands it off, and its row as the results
     /// keep it (made once: encoding its histogram is the costly part).
     fn interval(&self, iv: &stats::Interval, row: &report::IntervalRow);
+    /// foxbench is pinned to the client's CPUs: the view's own threads must be too, or they
+    /// run on the target's.
+    fn pinned(&self, cpus: &[usize]);
+    /// The CPU the view's own threads have used so far (ended ones included), to be left
+    /// out of the client's as the probe's is. The work of [`Watch::load`] and
+    /// [`Watch::interval`], on the caller's thread, is measured by the caller.
+    fn cpu(&self) -> probe::OwnUsage;
 }
 
 /// The matrix's column of a cell: its level, after its scenario where a suite has several.
@@ -114,6 +121,20 @@ pub(crate) fn now_of(cell: &Cell) -> CellNow {
     }
 }
 
+/// How a cell its target never reached ended, by the target's outcome: a target skipped
+/// for a missing tool is excluded, not failed.
+fn unreached(outcome: Outcome) -> Ended {
+    match outcome {
+        Outcome::Interrupted => Ended::Interrupted,
+        Outcome::Skipped => Ended::Excluded,
+        Outcome::BuildFailed
+        | Outcome::StartFailed
+        | Outcome::VerifyFailed
+        | Outcome::Measured
+        | Outcome::Crashed => Ended::Failed,
+    }
+}
+
 /// Tells the view how a target's cells ended: each as measured, and those it never reached
 /// (a failed build, start or verification) with the target's outcome.
 pub(crate) fn ended(suite: &Suite, r: &TargetResult, w: &dyn Watch) {
@@ -138,11 +159,7 @@ pub(crate) fn ended(suite: &Suite, r: &TargetResult, w: &dyn Watch) {
             let column = column(suite, &s.name, &level.name);
             if !reached.contains(&column) {
                 let now = CellNow::Ended {
-                    how: if r.outcome == Outcome::Interrupted {
-                        Ended::Interrupted
-                    } else {
-                        Ended::Failed
-                    },
+                    how: unreached(r.outcome),
                     reason: format!(
                         "{}: {}",
                         r.outcome.as_str(),
@@ -155,6 +172,26 @@ pub(crate) fn ended(suite: &Suite, r: &TargetResult, w: &dyn Watch) {
                 };
                 w.cell(at, &now);
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_skipped_targets_unreached_cells_are_excluded_not_failed() {
+        // Every unreached cell was shown failed (red), a target skipped for a missing tool too.
+        assert_eq!(unreached(Outcome::Skipped), Ended::Excluded);
+        assert_eq!(unreached(Outcome::Interrupted), Ended::Interrupted);
+        for o in [
+            Outcome::BuildFailed,
+            Outcome::StartFailed,
+            Outcome::VerifyFailed,
+            Outcome::Crashed,
+        ] {
+            assert_eq!(unreached(o), Ended::Failed, "{o:?}");
         }
     }
 }

@@ -101,7 +101,9 @@ fn the_open_model_draws_service_time_beside_the_corrected_latency_the_closed_mod
         {"open": closed.url, "page": "closed"},
         {"wait": points(3), "page": "closed", "key": "closed_ready", "s": 90},
         {"eval": LAT_SERIES, "page": "closed", "key": "closed_series"},
-        {"eval": "document.body.getAttribute('data-service-points')", "page": "closed", "key": "closed_service_points"},
+        // Service events the page received (the attribute is written "0" in the closed
+        // model whatever came).
+        {"eval": "window.foxbench.service().length", "page": "closed", "key": "closed_service_points"},
     ]);
     let v = seen(browse(&browser, &dir, &steps));
     drop((open, closed));
@@ -132,7 +134,7 @@ fn the_open_model_draws_service_time_beside_the_corrected_latency_the_closed_mod
     let closed_series = drawn("closed_series");
     let labels: Vec<&str> = closed_series.iter().map(|(l, _)| l.as_str()).collect();
     assert_eq!(labels, ["p50", "p99", "max"], "{v}");
-    assert_eq!(v["closed_service_points"], "0", "{v}");
+    assert_eq!(v["closed_service_points"], 0, "{v}");
 }
 
 /// avatar on a free port, one worker; killed when dropped.
@@ -187,6 +189,9 @@ fn find_max_draws_each_window_as_the_search_proceeds_with_the_objective() {
         {"eval": "document.getElementById('c-win').querySelector('h2').textContent", "page": "p", "key": "title"},
         // The current window's own charts fill in too.
         {"wait": "Number(document.body.getAttribute('data-points')) >= 3", "page": "p", "key": "window_points", "s": 30},
+        // And its gauges: connections open, client CPU (sampled once a second).
+        {"wait": "document.getElementById('c-cpu').style.display == 'block' && document.getElementById('c-conn').style.display == 'block'",
+         "page": "p", "key": "gauges", "s": 30},
         {"shot": dir.join("find-max-mid-run.png"), "page": "p"},
         {"wait": "!!document.getElementById('foxbench-download') && !document.getElementById('c-win')",
          "page": "p", "key": "became_report", "s": 90},
@@ -201,8 +206,9 @@ fn find_max_draws_each_window_as_the_search_proceeds_with_the_objective() {
     let mut run = start(&[
         "--find-max",
         "p99<50ms",
+        // Longer than the gauges' second, so that each window gets one.
         "--window",
-        "500ms",
+        "1500ms",
         "--interval",
         "100ms",
         "--max-time",
@@ -251,6 +257,10 @@ fn find_max_draws_each_window_as_the_search_proceeds_with_the_objective() {
     assert_eq!(
         v["window_points"], true,
         "a window's own charts drew nothing: {v}"
+    );
+    assert_eq!(
+        v["gauges"], true,
+        "a window's connections and client CPU drew nothing: {v}"
     );
     assert_eq!(v["became_report"], true, "{v}");
     for shot in ["find-max-mid-run.png", "find-max-final.png"] {
@@ -322,7 +332,7 @@ fn shootout_fills_its_matrix_live_and_each_running_cell_links_to_its_charts() {
         {"open_file": url_file, "page": "m", "s": 60},
         // First read: a cell running, its link in the matrix.
         {"wait": "!!document.querySelector('#matrix a.live')", "page": "m", "key": "running", "s": 60},
-        {"eval": format!("{done}"), "page": "m", "key": "first_done"},
+        {"eval": format!("window.firstDone = {done}"), "page": "m", "key": "first_done"},
         {"eval": "document.body.getAttribute('data-cells')", "page": "m", "key": "cells"},
         {"open_eval": "document.querySelector('#matrix a.live').href", "from": "m", "page": "c"},
         {"wait": "Number(document.body.getAttribute('data-points')) >= 3 && document.body.getAttribute('data-points')",
@@ -330,7 +340,7 @@ fn shootout_fills_its_matrix_live_and_each_running_cell_links_to_its_charts() {
         {"eval": "document.getElementById('title').textContent", "page": "c", "key": "cell_title"},
         {"shot": dir.join("shootout-cell.png"), "page": "c"},
         // Second read: more cells done.
-        {"wait": format!("{done} > 0 && {done}"), "page": "m", "key": "second_done", "s": 60},
+        {"wait": format!("{done} > window.firstDone && {done}"), "page": "m", "key": "second_done", "s": 60},
         {"shot": dir.join("shootout-mid-run.png"), "page": "m"},
         {"wait": "!!document.getElementById('foxbench-download') && !document.getElementById('runcharts') && document.body.innerText",
          "page": "m", "key": "final_text", "s": 90},
@@ -370,6 +380,10 @@ fn shootout_fills_its_matrix_live_and_each_running_cell_links_to_its_charts() {
         lines.push(line);
     };
     std::fs::write(&url_file, &url).unwrap();
+    let pinned = std::thread::spawn({
+        let pid = child.id() as i32;
+        move || dashboard_threads_pinned_as_foxbench(pid)
+    });
     let rest = std::thread::spawn(move || {
         let mut s = String::new();
         let _ = std::io::Read::read_to_string(&mut err, &mut s);
@@ -379,6 +393,11 @@ fn shootout_fills_its_matrix_live_and_each_running_cell_links_to_its_charts() {
     let status = child.wait().unwrap();
     let stderr = rest.join().unwrap();
     assert!(status.success(), "{status:?}: {stderr}");
+    let (ok, threads) = pinned.join().unwrap();
+    assert!(
+        ok,
+        "the dashboard's threads not on the client CPUs: {threads:?}"
+    );
     assert_eq!(v["running"], true, "{v}");
     assert_eq!(
         v["cells"], "4",
@@ -411,4 +430,42 @@ fn shootout_fills_its_matrix_live_and_each_running_cell_links_to_its_charts() {
     for level in ["c4", "c16"] {
         assert!(text.contains(level), "the final page lacks {level}");
     }
+}
+
+/// A thread's name and the CPUs it may run on.
+type ThreadCpus = (String, Vec<(u32, u32)>);
+
+/// Waits (up to 90 s) until foxbench `pid` is pinned (its main thread narrower than this
+/// test's CPUs) with the dashboard's accept thread and a page open, every one of them on
+/// foxbench's CPUs: true then, with what was seen last (thread name, CPUs allowed).
+fn dashboard_threads_pinned_as_foxbench(pid: i32) -> (bool, Vec<ThreadCpus>) {
+    let mine = probe::processes::cpus_allowed(std::process::id() as i32).unwrap_or_default();
+    let deadline = Instant::now() + Duration::from_secs(90);
+    let mut seen = Vec::new();
+    while Instant::now() < deadline {
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+            break;
+        };
+        let main = probe::processes::cpus_allowed(pid).unwrap_or_default();
+        let now: Vec<ThreadCpus> = tasks
+            .flatten()
+            .filter_map(|t| {
+                let tid: i32 = t.file_name().to_str()?.parse().ok()?;
+                let name = std::fs::read_to_string(t.path().join("comm")).ok()?;
+                let name = name.trim().to_string();
+                // Names are cut to 15 bytes: "foxbench-dashboard-page" is "foxbench-dashbo".
+                name.starts_with("foxbench-dashbo")
+                    .then(|| Some((name, probe::processes::cpus_allowed(tid)?)))?
+            })
+            .collect();
+        if main != mine && now.len() >= 2 && now.iter().all(|(_, cpus)| *cpus == main) {
+            return (true, now);
+        }
+        // The last threads seen, for the message: none once foxbench is exiting.
+        if !now.is_empty() {
+            seen = now;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    (false, seen)
 }
