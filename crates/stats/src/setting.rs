@@ -4,13 +4,17 @@
 //! a user gives that setting: the CLI gives it as a flag (`--cacert FILE`), a suite file as
 //! a key (`cacert = "FILE"`). A [`Text`] keeps its settings as values until an edge words
 //! them with its one [`Wording`]; its `Display` words them as the plan names them.
+//!
+//! It lives here, the lowest crate both `load` (errors) and `report` (the hints of failure
+//! reasons) depend on; `load` re-exports it as `load::setting`. It names no flag and no
+//! suite key.
 
 use std::fmt;
 
 /// A setting of a run that an error names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Setting {
-    /// Connections ([`crate::Plan::connections`]).
+    /// Connections (`load::Plan::connections`).
     Connections,
     /// Worker threads.
     Threads,
@@ -38,11 +42,11 @@ pub enum Setting {
     Urls,
     /// HTTP/2 instead of HTTP/1.1 ([`crate::Protocol::Http2`]).
     Http2,
-    /// The CA certificates a server's certificate is verified against ([`crate::Verify::CaFile`]).
+    /// The CA certificates a server's certificate is verified against (`load::Verify::CaFile`).
     CaFile,
-    /// No verification of the server's certificate ([`crate::Verify::Insecure`]).
+    /// No verification of the server's certificate (`load::Verify::Insecure`).
     Insecure,
-    /// A client certificate and its key ([`crate::ClientCert`]).
+    /// A client certificate and its key (`load::ClientCert`).
     ClientCert,
 }
 
