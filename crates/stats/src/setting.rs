@@ -105,6 +105,11 @@ pub trait Wording {
     fn give(&self, settings: &[Setting]) -> String;
     /// How to take `setting` away: `drop --http2`.
     fn drop(&self, setting: Setting) -> String;
+    /// The setting with the values it takes, as a user writes it: `--cert FILE --key FILE`.
+    /// By default its name.
+    fn usage(&self, setting: Setting) -> String {
+        self.name(setting)
+    }
 }
 
 /// The plan's own wording, for `Display`: settings by [`Setting::name`].
@@ -133,6 +138,7 @@ enum Part {
     Name(Setting),
     Give(Vec<Setting>),
     Drop(Setting),
+    Usage(Setting),
 }
 
 /// A message whose settings are worded by the edge that shows it ([`Text::worded`]).
@@ -169,6 +175,12 @@ impl Text {
         self
     }
 
+    /// Appends a setting with the values it takes ([`Wording::usage`]).
+    pub fn usage(mut self, setting: Setting) -> Text {
+        self.0.push(Part::Usage(setting));
+        self
+    }
+
     /// Appends another text.
     pub fn and(mut self, other: Text) -> Text {
         self.0.extend(other.0);
@@ -181,7 +193,7 @@ impl Text {
             .iter()
             .flat_map(|p| match p {
                 Part::Plain(_) => vec![],
-                Part::Name(s) | Part::Drop(s) => vec![*s],
+                Part::Name(s) | Part::Drop(s) | Part::Usage(s) => vec![*s],
                 Part::Give(v) => v.clone(),
             })
             .collect()
@@ -196,6 +208,7 @@ impl Text {
                 Part::Name(s) => out.push_str(&wording.name(*s)),
                 Part::Give(v) => out.push_str(&wording.give(v)),
                 Part::Drop(s) => out.push_str(&wording.drop(*s)),
+                Part::Usage(s) => out.push_str(&wording.usage(*s)),
             }
         }
         out
