@@ -233,4 +233,8 @@ impl Wording for Flags {
         let flags: Vec<_> = flag(setting).iter().map(|(f, _)| *f).collect();
         format!("drop {}", flags.join(" "))
     }
+
+    fn usage(&self, setting: Setting) -> String {
+        Flags::usage(setting)
+    }
 }

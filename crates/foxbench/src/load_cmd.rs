@@ -265,7 +265,7 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
     report.tcp = tcp_before
         .zip(tcp_after)
         .map(|(a, b)| tcp_report(&plan, &result, &report, &a, &b));
-    let text = report.to_text();
+    let text = report.to_text(&crate::cli::Flags);
     cli::emit(
         cli::JsonTo::json_flag(args.json.as_deref()),
         || serde_json::to_string_pretty(&report).expect("report serializes") + "\n",
@@ -293,7 +293,7 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
     if let Some(code) = cli::slo_verdict(report.slo.as_ref(), args.quiet) {
         return Ok(code);
     }
-    match report.no_success() {
+    match report.no_success(&crate::cli::Flags) {
         // The run completed and measured nothing.
         Some(line) => {
             if args.quiet {

@@ -6,6 +6,8 @@ mod capacity_cmd;
 mod cli;
 mod compare_cmd;
 mod doctor_cmd;
+#[cfg(test)]
+mod hint_tests;
 mod k8s_cmd;
 mod live;
 mod load_args;

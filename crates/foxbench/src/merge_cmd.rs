@@ -93,7 +93,7 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
         merged.slo = Some(slo.judge(&merged, None));
     }
     let json = serde_json::to_string_pretty(&merged).expect("report serializes") + "\n";
-    let text = merged.to_text();
+    let text = merged.to_text(&crate::cli::Flags);
     let to = match &args.output {
         Some(path) => crate::cli::JsonTo::File { path, flag: "-o" },
         None => crate::cli::JsonTo::Stdout,

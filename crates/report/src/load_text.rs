@@ -25,8 +25,9 @@ impl LoadReport {
     }
 
     /// When requests were sent and none succeeded, one line that says so with the top
-    /// reason: the run completed and measured nothing (exit status 1).
-    pub fn no_success(&self) -> Option<String> {
+    /// reason (its hint worded by `wording`): the run completed and measured nothing (exit
+    /// status 1).
+    pub fn no_success(&self, wording: &dyn stats::setting::Wording) -> Option<String> {
         let r = &self.requests;
         if r.sent == 0 || r.ok > 0 {
             return None;
@@ -41,7 +42,7 @@ impl LoadReport {
             (Some(e), Some((code, n))) if *n > e.count => {
                 format!("status {code} {n} of {}", r.sent)
             }
-            (Some(e), _) => e.line(r.sent),
+            (Some(e), _) => e.line(r.sent, wording),
             (None, Some((code, n))) => format!("status {code} {n} of {}", r.sent),
             (None, None) if r.in_flight == r.sent => {
                 format!("all {} requests were still unanswered at the stop", r.sent)
@@ -55,7 +56,7 @@ impl LoadReport {
         Some(match asked {
             true => format!(
                 "No request succeeded: {top}; {}",
-                ClientCertificate::NONE_GIVEN
+                ClientCertificate::none_given().worded(wording)
             ),
             false => format!("No request succeeded: {top}"),
         })
@@ -70,12 +71,13 @@ impl LoadReport {
         }
     }
 
-    /// The human report, with the figures ab and wrk users look for.
-    pub fn to_text(&self) -> String {
+    /// The human report, with the figures ab and wrk users look for; the hints of its
+    /// errors name settings as `wording` does (the CLI passes its flags).
+    pub fn to_text(&self, wording: &dyn stats::setting::Wording) -> String {
         let mut o = String::new();
         let c = &self.config;
         let r = &self.requests;
-        if let Some(line) = self.no_success() {
+        if let Some(line) = self.no_success(wording) {
             let _ = writeln!(o, "{line}");
         }
         let _ = writeln!(
@@ -293,7 +295,7 @@ impl LoadReport {
                 "               EADDRNOTAVAIL: the client ran out of ephemeral ports (see net.ipv4.ip_local_port_range); not a server failure"
             );
         }
-        reasons::write_text(&mut o, &self.errors_by_reason, r.sent);
+        reasons::write_text(&mut o, &self.errors_by_reason, r.sent, wording);
         let cn = &self.connections;
         let _ = writeln!(
             o,
@@ -301,7 +303,7 @@ impl LoadReport {
             cn.opened, cn.reconnects, cn.closed_by_server
         );
         if let Some(tls) = &self.tls {
-            tls.write_text(&mut o, c.keepalive);
+            tls.write_text(&mut o, c.keepalive, wording);
         }
         if let Some(h2) = &self.http2 {
             h2.write_text(&mut o, self.protocol.as_deref().unwrap_or("h2"));

@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use stats::reason::{
     alert_name, errno_name, h2_error_name, At, Cause, CertProblem, Kind, Reason, Rule,
 };
+use stats::setting::{Setting, Text, Wording};
 use stats::Reasons;
 
 /// The code of the row that counts failures whose reason a full table did not keep.
@@ -43,7 +44,7 @@ impl ReasonRow {
             code: reason.cause.code(),
             count,
             reason: words,
-            hint,
+            hint: hint.map(|h| h.to_string()),
         }
     }
 
@@ -57,9 +58,22 @@ impl ReasonRow {
         }
     }
 
-    /// One line: "tls 100 (100%): the server asked … : pass --cert FILE --key FILE".
+    /// The hint with its settings typed, read back from the row's kind and code (the
+    /// stored `hint` names them in the plan's words: "raise the timeout setting"); `None`
+    /// for an "other" row, a reason with no hint, or a code this foxbench does not know.
+    pub fn advice(&self) -> Option<Text> {
+        if self.code == OTHER {
+            return None;
+        }
+        let kind = Kind::parse(&self.kind)?;
+        let cause = Cause::parse(&self.code)?;
+        describe(Reason::new(kind, cause)).1
+    }
+
+    /// One line: "tls 100 (100%): the server asked … : pass --cert FILE --key FILE", the
+    /// hint's settings worded by `wording` (the CLI's flags, the shootout's suite keys).
     /// `of` is what the share is of (the requests sent).
-    pub fn line(&self, of: u64) -> String {
+    pub fn line(&self, of: u64, wording: &dyn Wording) -> String {
         let share = 100.0 * self.count as f64 / of.max(1) as f64;
         let mut s = format!(
             "{} {} ({}%): {}",
@@ -68,8 +82,16 @@ impl ReasonRow {
             trim_share(share),
             self.reason
         );
-        if let Some(h) = &self.hint {
-            let _ = write!(s, ": {h}");
+        match self.advice() {
+            Some(h) => {
+                let _ = write!(s, ": {}", h.worded(wording));
+            }
+            // A code from another foxbench: its hint as it was stored.
+            None => {
+                if let Some(h) = &self.hint {
+                    let _ = write!(s, ": {h}");
+                }
+            }
         }
         s
     }
@@ -133,20 +155,84 @@ pub fn merge(all: &[&[ReasonRow]]) -> Vec<ReasonRow> {
     out
 }
 
-/// The text report's table: one line per reason, shares of `sent`. Nothing when no error.
-pub fn write_text(o: &mut String, rows: &[ReasonRow], sent: u64) {
+/// The text report's table: one line per reason, shares of `sent`, hints worded by
+/// `wording`. Nothing when no error.
+pub fn write_text(o: &mut String, rows: &[ReasonRow], sent: u64, wording: &dyn Wording) {
     if rows.is_empty() {
         return;
     }
     let _ = writeln!(o, "Errors by reason:");
     for row in rows {
-        let _ = writeln!(o, "  {}", row.line(sent));
+        let _ = writeln!(o, "  {}", row.line(sent, wording));
     }
 }
 
-/// The reason in plain words, and a hint where one exists.
-pub fn describe(reason: Reason) -> (String, Option<String>) {
-    let hint = |s: &str| Some(s.to_string());
+/// One reason of each shape the wording tells apart (every cause, at every place, under
+/// every kind, and numbers past the named ones), for tables that check every wording.
+pub fn every_reason() -> Vec<Reason> {
+    let mut causes = vec![
+        Cause::NotTls,
+        Cause::PeerIncompatible,
+        Cause::PeerMisbehaved,
+        Cause::BadRecord,
+        Cause::TlsOther,
+        Cause::Unknown,
+        Cause::Errno(999),
+        Cause::NoH2,
+    ];
+    for code in 0..16 {
+        causes.extend([Cause::H2Received(code), Cause::H2Sent(code)]);
+    }
+    causes.extend(stats::reason::ERRNOS.iter().map(|(n, _)| Cause::Errno(*n)));
+    for at in [
+        At::Connect,
+        At::Handshake,
+        At::BeforeResponse,
+        At::MidHead,
+        At::MidBody,
+    ] {
+        causes.extend([
+            Cause::Closed(at),
+            Cause::Reset(at),
+            Cause::CloseNotify(at),
+            Cause::Timeout(at),
+        ]);
+    }
+    causes.extend(
+        [
+            Rule::Head,
+            Rule::HeadTooLarge,
+            Rule::ContentLength,
+            Rule::ChunkSize,
+            Rule::Upgrade,
+        ]
+        .map(Cause::Parse),
+    );
+    causes.extend(
+        [
+            CertProblem::Expired,
+            CertProblem::NotValidYet,
+            CertProblem::WrongName,
+            CertProblem::UnknownIssuer,
+            CertProblem::CaUsedAsServer,
+            CertProblem::BadSignature,
+            CertProblem::Revoked,
+            CertProblem::Invalid,
+        ]
+        .map(Cause::Cert),
+    );
+    for (n, _) in stats::reason::ALERTS.iter().chain([(201, "")].iter()) {
+        causes.extend([Cause::AlertReceived(*n), Cause::AlertSent(*n)]);
+    }
+    Kind::ALL
+        .into_iter()
+        .flat_map(|k| causes.iter().map(move |c| Reason::new(k, *c)))
+        .collect()
+}
+
+/// The reason in plain words, and a hint where one exists, its settings typed.
+pub fn describe(reason: Reason) -> (String, Option<Text>) {
+    let hint = |s: &str| Some(Text::plain(s));
     let (words, hint) = match reason.cause {
         Cause::Errno(n) => errno_words(reason.kind, n),
         Cause::Closed(At::Handshake) => (
@@ -170,15 +256,19 @@ pub fn describe(reason: Reason) -> (String, Option<String>) {
         ),
         Cause::Timeout(At::Connect) => (
             "no connection within the connect timeout".into(),
-            hint("is the address reachable? raise --connect-timeout"),
+            Some(Text::plain("is the address reachable? raise ").name(Setting::ConnectTimeout)),
         ),
         Cause::Timeout(At::Handshake) => (
             "no TLS handshake within the timeout".into(),
-            hint("is it a TLS server? raise --timeout"),
+            Some(Text::plain("is it a TLS server? raise ").name(Setting::Timeout)),
         ),
         Cause::Timeout(at) => (
             format!("no complete response within the timeout, {}", at_words(at)),
-            hint("the server stalled; raise --timeout if it is just slow"),
+            Some(
+                Text::plain("the server stalled; raise ")
+                    .name(Setting::Timeout)
+                    .then(" if it is just slow"),
+            ),
         ),
         Cause::Parse(rule) => rule_words(rule),
         Cause::AlertReceived(n) => received_alert_words(n),
@@ -215,7 +305,7 @@ pub fn describe(reason: Reason) -> (String, Option<String>) {
         ),
         Cause::NoH2 => (
             "the server does not speak HTTP/2 (ALPN chose another protocol, or no SETTINGS came)".into(),
-            hint("enable HTTP/2 on the server, or drop --http2"),
+            Some(Text::plain("enable HTTP/2 on the server, or ").drop(Setting::Http2)),
         ),
         Cause::Unknown => ("no more is known".into(), None),
     };
@@ -232,7 +322,7 @@ fn at_words(at: At) -> &'static str {
     }
 }
 
-fn errno_words(kind: Kind, n: u16) -> (String, Option<String>) {
+fn errno_words(kind: Kind, n: u16) -> (String, Option<Text>) {
     let name = match errno_name(n) {
         Some(s) => s.to_string(),
         None => format!("errno {n}"),
@@ -260,11 +350,11 @@ fn errno_words(kind: Kind, n: u16) -> (String, Option<String>) {
     };
     (
         format!("{what} while {during} ({name})"),
-        hint.map(str::to_string),
+        hint.map(Text::plain),
     )
 }
 
-fn rule_words(rule: Rule) -> (String, Option<String>) {
+fn rule_words(rule: Rule) -> (String, Option<Text>) {
     let words = match rule {
         Rule::Head => "the status line or a header line is malformed",
         Rule::HeadTooLarge => "the response head is too large (over 64 KiB without its end)",
@@ -282,35 +372,50 @@ fn alert_text(n: u8) -> String {
     }
 }
 
-fn received_alert_words(n: u8) -> (String, Option<String>) {
+fn received_alert_words(n: u8) -> (String, Option<Text>) {
     let name = alert_text(n);
     let (what, hint) = match n {
         116 => (
             "the server asked for a client certificate",
-            Some("pass --cert FILE --key FILE"),
+            Some(Text::default().give(&[Setting::ClientCert])),
         ),
         40 => (
             "the server refused the handshake",
-            Some("it may require a client certificate (--cert FILE --key FILE) or a cipher foxbench lacks"),
+            Some(
+                Text::plain("it may require a client certificate (")
+                    .usage(Setting::ClientCert)
+                    .then(") or a cipher foxbench lacks"),
+            ),
         ),
         42 | 43 | 44 | 45 | 46 | 48 | 49 => (
             "the server refused the client certificate",
-            Some("check --cert against the CA the server trusts (and its dates)"),
+            Some(
+                Text::plain("check ")
+                    .name(Setting::ClientCert)
+                    .then(" against the CA the server trusts (and its dates)"),
+            ),
         ),
-        70 => (
-            "the server accepts none of TLS 1.2 and 1.3",
-            None,
-        ),
+        70 => ("the server accepts none of TLS 1.2 and 1.3", None),
         // foxbench offers http/1.1 alone, or h2 alone under --http2; the reason does not
         // say which, so the words fit both.
         120 => (
             "the server speaks none of the protocols foxbench offered by ALPN",
-            Some("without --http2 it may speak only h2: pass --http2; with it, it does not speak h2: drop --http2"),
+            Some(
+                Text::plain("without ")
+                    .name(Setting::Http2)
+                    .then(" it may speak only h2: ")
+                    .give(&[Setting::Http2])
+                    .then("; with it, it does not speak h2: ")
+                    .drop(Setting::Http2),
+            ),
         ),
-        112 => ("the server knows no such name (SNI)", Some("connect by a name it serves")),
+        112 => (
+            "the server knows no such name (SNI)",
+            Some(Text::plain("connect by a name it serves")),
+        ),
         _ => ("the server ended TLS with an alert", None),
     };
-    (format!("{what} (alert {name})"), hint.map(str::to_string))
+    (format!("{what} (alert {name})"), hint)
 }
 
 fn h2_code_text(code: u32) -> String {
@@ -320,13 +425,16 @@ fn h2_code_text(code: u32) -> String {
     }
 }
 
-fn h2_received_words(kind: Kind, code: u32) -> (String, Option<String>) {
+fn h2_received_words(kind: Kind, code: u32) -> (String, Option<Text>) {
     let name = h2_code_text(code);
     match (kind, code) {
         // REFUSED_STREAM: unprocessed, sent again; a failure only once the retries ran out.
         (Kind::Reset, 7) => (
             "the server refused the stream (RST_STREAM REFUSED_STREAM) on every retry".into(),
-            Some("it is past its limit of streams or connections; lower --streams".into()),
+            Some(
+                Text::plain("it is past its limit of streams or connections; lower ")
+                    .name(Setting::Streams),
+            ),
         ),
         (Kind::Reset, _) => (format!("the server reset the stream (RST_STREAM {name})"), None),
         // A graceful GOAWAY left the stream unprocessed on every retry.
@@ -336,102 +444,57 @@ fn h2_received_words(kind: Kind, code: u32) -> (String, Option<String>) {
         ),
         (Kind::Protocol, 11) => (
             "the server ended the connection (GOAWAY ENHANCE_YOUR_CALM)".into(),
-            Some("it judged the load abusive; fewer streams or connections".into()),
+            Some(Text::plain("it judged the load abusive; fewer streams or connections")),
         ),
         _ => (format!("the server ended the connection (GOAWAY {name})"), None),
     }
 }
 
-fn cert_words(p: CertProblem) -> (String, Option<String>) {
+fn cert_words(p: CertProblem) -> (String, Option<Text>) {
+    let insecure = |before: &str| Text::plain(before).give(&[Setting::Insecure]);
     let (what, hint) = match p {
-        CertProblem::Expired => ("the server's certificate has expired", "renew it, or pass --insecure"),
+        CertProblem::Expired => (
+            "the server's certificate has expired",
+            insecure("renew it, or "),
+        ),
         CertProblem::NotValidYet => (
             "the server's certificate is not valid yet",
-            "check the clocks, or pass --insecure",
+            insecure("check the clocks, or "),
         ),
         CertProblem::WrongName => (
             "the server's certificate is not valid for the name connected to",
-            "connect by a name it was issued for, or pass --insecure",
+            insecure("connect by a name it was issued for, or "),
         ),
         CertProblem::UnknownIssuer => (
             "the server's certificate is self-signed or from an unknown authority",
-            "pass --cacert FILE or --insecure",
+            Text::default().give(&[Setting::CaFile, Setting::Insecure]),
         ),
         CertProblem::CaUsedAsServer => (
             "the server's certificate is a CA certificate (CA:TRUE) not given in --cacert",
-            "pass that very certificate with --cacert, or make one with -addext basicConstraints=critical,CA:FALSE",
+            Text::plain("pass that very certificate with ")
+                .name(Setting::CaFile)
+                .then(", or make one with -addext basicConstraints=critical,CA:FALSE"),
         ),
-        CertProblem::BadSignature => ("the server's certificate has a bad signature", "pass --insecure to skip verification"),
-        CertProblem::Revoked => ("the server's certificate was revoked", "renew it"),
-        CertProblem::Invalid => ("the server's certificate was rejected", "pass --cacert FILE or --insecure"),
+        CertProblem::BadSignature => (
+            "the server's certificate has a bad signature",
+            insecure("").then(" to skip verification"),
+        ),
+        CertProblem::Revoked => (
+            "the server's certificate was revoked",
+            Text::plain("renew it"),
+        ),
+        CertProblem::Invalid => (
+            "the server's certificate was rejected",
+            Text::default().give(&[Setting::CaFile, Setting::Insecure]),
+        ),
     };
-    (what.to_string(), Some(hint.to_string()))
+    (what.to_string(), Some(hint))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn every_reason() -> Vec<Reason> {
-        let mut causes = vec![
-            Cause::NotTls,
-            Cause::PeerIncompatible,
-            Cause::PeerMisbehaved,
-            Cause::BadRecord,
-            Cause::TlsOther,
-            Cause::Unknown,
-            Cause::Errno(999),
-            Cause::NoH2,
-        ];
-        for code in 0..16 {
-            causes.extend([Cause::H2Received(code), Cause::H2Sent(code)]);
-        }
-        causes.extend(stats::reason::ERRNOS.iter().map(|(n, _)| Cause::Errno(*n)));
-        for at in [
-            At::Connect,
-            At::Handshake,
-            At::BeforeResponse,
-            At::MidHead,
-            At::MidBody,
-        ] {
-            causes.extend([
-                Cause::Closed(at),
-                Cause::Reset(at),
-                Cause::CloseNotify(at),
-                Cause::Timeout(at),
-            ]);
-        }
-        causes.extend(
-            [
-                Rule::Head,
-                Rule::HeadTooLarge,
-                Rule::ContentLength,
-                Rule::ChunkSize,
-                Rule::Upgrade,
-            ]
-            .map(Cause::Parse),
-        );
-        causes.extend(
-            [
-                CertProblem::Expired,
-                CertProblem::NotValidYet,
-                CertProblem::WrongName,
-                CertProblem::UnknownIssuer,
-                CertProblem::CaUsedAsServer,
-                CertProblem::BadSignature,
-                CertProblem::Revoked,
-                CertProblem::Invalid,
-            ]
-            .map(Cause::Cert),
-        );
-        for (n, _) in stats::reason::ALERTS.iter().chain([(201, "")].iter()) {
-            causes.extend([Cause::AlertReceived(*n), Cause::AlertSent(*n)]);
-        }
-        Kind::ALL
-            .into_iter()
-            .flat_map(|k| causes.iter().map(move |c| Reason::new(k, *c)))
-            .collect()
-    }
+    use stats::setting::PlanWording;
 
     /// Which variant a cause is. A match without a wildcard: a new `Cause` variant does
     /// not compile here until it is given a number, and `every_reason` must then list it.
@@ -482,7 +545,7 @@ mod tests {
             .map(|r| (format!("{r:?}"), ReasonRow::new(r, 3)))
             .chain(Kind::ALL.map(|k| (format!("other {k:?}"), ReasonRow::other(k, 3))));
         for (what, row) in rows {
-            let line = row.line(10);
+            let line = row.line(10, &PlanWording);
             assert!(!line.contains('\n'), "{line}");
             for debug in [
                 "{", "}", "(Other", "UnixTime", "Context", "Some(", "None", "Errno(", "Closed(",
@@ -490,7 +553,8 @@ mod tests {
             ] {
                 assert!(!line.contains(debug), "{what} reads {line:?}");
             }
-            assert!(line.len() < 240, "{line}");
+            // The plan's words are the longest an edge has ("set the HTTP/2 setting").
+            assert!(line.len() < 260, "{line}");
             assert!(
                 !row.reason.is_empty() && !row.reason.ends_with('.'),
                 "{line}"
@@ -512,29 +576,40 @@ mod tests {
         }
     }
 
+    /// The plan's words, for a row read with no edge (the JSON's `hint`); the CLI's and
+    /// the shootout's are in the binary's `hint_tests`.
     #[test]
-    fn the_issue_examples_read_as_asked() {
+    fn a_hint_names_settings_in_the_plan_words_by_default() {
         let tls = ReasonRow::new(Reason::new(Kind::Tls, Cause::AlertReceived(116)), 100);
         assert_eq!(
-            tls.line(100),
-            "tls 100 (100%): the server asked for a client certificate (alert certificate_required): pass --cert FILE --key FILE"
+            tls.line(100, &PlanWording),
+            "tls 100 (100%): the server asked for a client certificate (alert certificate_required): set the client certificate setting"
+        );
+        assert_eq!(
+            tls.hint.as_deref(),
+            Some("set the client certificate setting")
         );
         let read = ReasonRow::new(Reason::new(Kind::Read, Cause::Reset(At::MidBody)), 12);
         assert_eq!(
-            read.line(12_000),
+            read.line(12_000, &PlanWording),
             "read 12 (0.1%): connection reset by the server mid-body (ECONNRESET)"
         );
     }
 
-    /// nginx refuses an ALPN offer of h2 alone (`--http2` against a server without h2)
-    /// with no_application_protocol, which read "it speaks only h2: pass --http2": the
-    /// opposite of the fix. The words now fit an offer of either protocol.
+    /// A row from another foxbench, whose code this one does not know, keeps its stored hint.
     #[test]
-    fn no_application_protocol_is_worded_for_either_alpn_offer() {
-        let line = ReasonRow::new(Reason::new(Kind::Tls, Cause::AlertReceived(120)), 6).line(6);
+    fn an_unknown_code_keeps_its_stored_hint() {
+        let row = ReasonRow {
+            kind: "tls".into(),
+            code: "from_the_future".into(),
+            count: 1,
+            reason: "a reason".into(),
+            hint: Some("a stored hint".into()),
+        };
+        assert_eq!(row.advice(), None);
         assert_eq!(
-            line,
-            "tls 6 (100%): the server speaks none of the protocols foxbench offered by ALPN (alert no_application_protocol): without --http2 it may speak only h2: pass --http2; with it, it does not speak h2: drop --http2"
+            row.line(1, &PlanWording),
+            "tls 1 (100%): a reason: a stored hint"
         );
     }
 

@@ -1,5 +1,6 @@
 use super::*;
 use crate::units::human_bytes;
+use stats::setting::PlanWording;
 
 pub(crate) fn sample() -> LoadReport {
     LoadReport {
@@ -144,7 +145,7 @@ pub(crate) fn sample() -> LoadReport {
 
 #[test]
 fn text_has_the_figures_ab_users_look_for() {
-    let t = sample().to_text();
+    let t = sample().to_text(&PlanWording);
     for needle in [
         "Requests per second:    9.00 [#/sec] (mean)",
         "Time per request:       0.100 [ms] (mean)",
@@ -170,7 +171,11 @@ fn text_has_the_figures_ab_users_look_for() {
 #[test]
 fn config_line_says_streams_under_http2_not_pipeline() {
     let mut r = sample();
-    assert!(r.to_text().contains(", pipeline 1, "), "{}", r.to_text());
+    assert!(
+        r.to_text(&PlanWording).contains(", pipeline 1, "),
+        "{}",
+        r.to_text(&PlanWording)
+    );
     let json = serde_json::json!({
         "alpn": null, "streams": 10, "server_max_streams": 5, "streams_used_max": 5,
         "connections": 1, "retries": 0, "id_rollovers": 0, "pings_answered": 0,
@@ -180,7 +185,7 @@ fn config_line_says_streams_under_http2_not_pipeline() {
         "rst_stream": {}, "goaway": {}, "stream_window": 1, "connection_window": 1
     });
     r.http2 = Some(serde_json::from_value(json).unwrap());
-    let t = r.to_text();
+    let t = r.to_text(&PlanWording);
     let config = t.lines().nth(1).unwrap();
     assert!(config.contains(", streams 10, "), "{config}");
     assert!(!t.contains("pipeline"), "{t}");

@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
+use stats::setting::{Setting, Text, Wording};
 
 use crate::{human_us, Distribution};
 
@@ -50,8 +51,10 @@ pub enum ClientCertificate {
 
 impl ClientCertificate {
     /// The words for a server that asked and got none, with what to do.
-    pub const NONE_GIVEN: &'static str =
-        "the server asked for a client certificate and none was given: pass --cert FILE --key FILE";
+    pub fn none_given() -> Text {
+        Text::plain("the server asked for a client certificate and none was given: ")
+            .give(&[Setting::ClientCert])
+    }
 }
 
 /// TLS of an https:// run.
@@ -105,8 +108,9 @@ impl TlsReport {
         }
     }
 
-    /// The report's TLS lines. `keepalive` false: each request paid its own handshake.
-    pub fn write_text(&self, o: &mut String, keepalive: bool) {
+    /// The report's TLS lines, settings worded by `wording`. `keepalive` false: each
+    /// request paid its own handshake.
+    pub fn write_text(&self, o: &mut String, keepalive: bool, wording: &dyn Wording) {
         let negotiated = if self.version.is_empty() {
             "no handshake completed".to_string()
         } else {
@@ -127,10 +131,12 @@ impl TlsReport {
         match self.client_certificate {
             ClientCertificate::NotAsked => {}
             ClientCertificate::AskedNoneGiven => {
-                let _ = writeln!(o, "               {}", ClientCertificate::NONE_GIVEN);
+                let none = ClientCertificate::none_given().worded(wording);
+                let _ = writeln!(o, "               {none}");
             }
             ClientCertificate::Presented => {
-                let _ = writeln!(o, "               client certificate presented (--cert)");
+                let cert = wording.name(Setting::ClientCert);
+                let _ = writeln!(o, "               client certificate presented ({cert})");
             }
         }
         let total = self.handshakes_full + self.handshakes_resumed;
@@ -173,9 +179,10 @@ impl TlsReport {
             }
         }
         if self.insecure {
+            let insecure = wording.name(Setting::Insecure);
             let _ = writeln!(
                 o,
-                "warning: --insecure: the server's certificate was not verified"
+                "warning: {insecure}: the server's certificate was not verified"
             );
         }
     }

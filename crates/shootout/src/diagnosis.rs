@@ -8,6 +8,7 @@ use report::tcp::{TcpFinding, TcpWarning};
 use report::SATURATED_PERCENT;
 
 use crate::waiting::{client_saturated, cpus_line, other_work, server_saturated, waiting};
+use crate::wording::SuiteKeys;
 
 /// The figures a diagnosis is made from (medians over a cell's repeats).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -188,9 +189,15 @@ fn tcp_verdict(f: &Figures, kinds: &[TcpFinding], cpus: &str) -> Option<Diagnosi
     })
 }
 
-/// The top reasons of a cell's errors, as "; top reasons: ...", or nothing.
+/// The top reasons of a cell's errors, as "; top reasons: ...", or nothing; their hints
+/// name suite keys (the plan's `timeout`), not the CLI's flags.
 fn top_reasons(f: &Figures) -> String {
-    let lines: Vec<String> = f.reasons.iter().take(2).map(|r| r.line(f.sent)).collect();
+    let lines: Vec<String> = f
+        .reasons
+        .iter()
+        .take(2)
+        .map(|r| r.line(f.sent, &SuiteKeys))
+        .collect();
     if lines.is_empty() {
         return String::new();
     }
@@ -567,6 +574,33 @@ mod tests {
             "only the top two: {}",
             d.detail
         );
+    }
+
+    /// The reasons' hints were the CLI's ("raise --timeout"), though a suite author's fix is
+    /// the plan's `timeout`: a diagnosis words them as suite keys.
+    #[test]
+    fn a_reason_hint_in_a_diagnosis_names_suite_keys_not_flags() {
+        use stats::reason::{At, Cause, CertProblem, Kind, Reason};
+        let row = |k, c, n| report::reasons::ReasonRow::new(Reason::new(k, c), n);
+        let d = diagnose(&Figures {
+            sent: 1000,
+            errors: 300,
+            reasons: vec![
+                row(Kind::Timeout, Cause::Timeout(At::MidBody), 200),
+                row(Kind::Tls, Cause::Cert(CertProblem::UnknownIssuer), 100),
+            ],
+            ..f(50.0, 50.0, 50.0)
+        });
+        assert!(
+            d.detail
+                .contains("the server stalled; raise the plan's timeout if it is just slow")
+                && d.detail.contains(
+                    "set the scenario's cacert = \"FILE\" or insecure = true in the suite"
+                ),
+            "{}",
+            d.detail
+        );
+        assert!(!d.detail.contains("--"), "{}", d.detail);
     }
 
     #[test]

@@ -8,6 +8,7 @@
 //! [`Summary`] values and [`Counts`]. Every sample lands in a
 //! fixed-size histogram, so memory stays constant however long a run is. It also owns the
 //! significance test that `foxbench compare` applies to repeats ([`significance`]).
+//! It also holds [`setting`]: the settings an error or a hint names, worded by each edge.
 #![forbid(unsafe_code)]
 
 use std::time::Duration;
@@ -16,6 +17,7 @@ mod counts;
 pub mod hlog;
 mod interval;
 pub mod reason;
+pub mod setting;
 pub mod significance;
 pub use counts::Counts;
 pub use interval::Interval;

@@ -203,7 +203,7 @@ fn received_alert_words_agree_with_the_preflight() {
         .to_string();
         let report =
             report::reasons::ReasonRow::new(Reason::new(Kind::Tls, Cause::AlertReceived(n)), 1)
-                .line(1);
+                .line(1, &load::PlanWording);
         for words in [
             "refused the client certificate",
             "asked for a client certificate",

@@ -4,13 +4,17 @@
 //! a user gives that setting: the CLI gives it as a flag (`--cacert FILE`), a suite file as
 //! a key (`cacert = "FILE"`). A [`Text`] keeps its settings as values until an edge words
 //! them with its one [`Wording`]; its `Display` words them as the plan names them.
+//!
+//! It lives here, the lowest crate both `load` (errors) and `report` (the hints of failure
+//! reasons) depend on; `load` re-exports it as `load::setting`. It names no flag and no
+//! suite key.
 
 use std::fmt;
 
 /// A setting of a run that an error names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Setting {
-    /// Connections ([`crate::Plan::connections`]).
+    /// Connections (`load::Plan::connections`).
     Connections,
     /// Worker threads.
     Threads,
@@ -38,11 +42,11 @@ pub enum Setting {
     Urls,
     /// HTTP/2 instead of HTTP/1.1 ([`crate::Protocol::Http2`]).
     Http2,
-    /// The CA certificates a server's certificate is verified against ([`crate::Verify::CaFile`]).
+    /// The CA certificates a server's certificate is verified against (`load::Verify::CaFile`).
     CaFile,
-    /// No verification of the server's certificate ([`crate::Verify::Insecure`]).
+    /// No verification of the server's certificate (`load::Verify::Insecure`).
     Insecure,
-    /// A client certificate and its key ([`crate::ClientCert`]).
+    /// A client certificate and its key (`load::ClientCert`).
     ClientCert,
 }
 
@@ -101,6 +105,11 @@ pub trait Wording {
     fn give(&self, settings: &[Setting]) -> String;
     /// How to take `setting` away: `drop --http2`.
     fn drop(&self, setting: Setting) -> String;
+    /// The setting with the values it takes, as a user writes it: `--cert FILE --key FILE`.
+    /// By default its name.
+    fn usage(&self, setting: Setting) -> String {
+        self.name(setting)
+    }
 }
 
 /// The plan's own wording, for `Display`: settings by [`Setting::name`].
@@ -129,6 +138,7 @@ enum Part {
     Name(Setting),
     Give(Vec<Setting>),
     Drop(Setting),
+    Usage(Setting),
 }
 
 /// A message whose settings are worded by the edge that shows it ([`Text::worded`]).
@@ -165,6 +175,12 @@ impl Text {
         self
     }
 
+    /// Appends a setting with the values it takes ([`Wording::usage`]).
+    pub fn usage(mut self, setting: Setting) -> Text {
+        self.0.push(Part::Usage(setting));
+        self
+    }
+
     /// Appends another text.
     pub fn and(mut self, other: Text) -> Text {
         self.0.extend(other.0);
@@ -177,7 +193,7 @@ impl Text {
             .iter()
             .flat_map(|p| match p {
                 Part::Plain(_) => vec![],
-                Part::Name(s) | Part::Drop(s) => vec![*s],
+                Part::Name(s) | Part::Drop(s) | Part::Usage(s) => vec![*s],
                 Part::Give(v) => v.clone(),
             })
             .collect()
@@ -192,6 +208,7 @@ impl Text {
                 Part::Name(s) => out.push_str(&wording.name(*s)),
                 Part::Give(v) => out.push_str(&wording.give(v)),
                 Part::Drop(s) => out.push_str(&wording.drop(*s)),
+                Part::Usage(s) => out.push_str(&wording.usage(*s)),
             }
         }
         out
