@@ -9,14 +9,16 @@
 //! The histograms are recycled, not made per interval (issue 25: a new 270 KB histogram per
 //! worker per interval, over an unbounded channel, let a slow consumer grow a debug build
 //! to 213 MB): the collector empties each part's histograms once merged and sends them back
-//! to their worker, which records the next interval into them. A worker makes at most
-//! [`pairs_for`] its interval pairs, a second's worth (4 to 64); when every one is in the
-//! collector's hands (the consumer of the intervals is that far behind), its hand-off waits
-//! for one to come back. Nothing is dropped: the wait is counted ([`CurrentInterval::waits`],
-//! the run's `interval_waits`), and the requests it delays are measured late, as any stall
-//! of the client is. A second of slack, not a fixed count: with 4 pairs at 10 ms, a
-//! consumer thread descheduled for 30 ms on a loaded machine made the workers wait 150
-//! times in a 5-minute soak.
+//! to their worker, which records the next interval into them. A worker holds at most
+//! [`PAIRS`] pairs (the one it records into and those on their way through the collector and
+//! back); when every one is in the collector's hands (the consumer of the intervals is that
+//! far behind), its hand-off waits for one to come back. Nothing is dropped: the wait is
+//! counted ([`CurrentInterval::waits`], the run's `interval_waits`, which `foxbench load`
+//! warns of), and the requests it delays are measured late, as any stall of the client is.
+//! A fixed count, not a time's worth: a second's worth at 10 ms (up to 64 pairs of 270 KB)
+//! let one lag of the consumer in a 5-minute soak on a loaded machine raise RSS by 15 MiB
+//! for the rest of the run (freed pairs stay in the allocator's arenas); four pairs kept
+//! it flat, at the price of waits counted (150 in that soak at load average 36).
 
 use std::collections::VecDeque;
 use std::sync::mpsc::{Receiver, Sender, TryRecvError};
@@ -26,21 +28,8 @@ use stats::{Counts, Interval, Latency};
 
 use crate::schedule::ns;
 
-/// How long the consumer of the intervals may fall behind before a worker waits for it.
-const SLACK: Duration = Duration::from_secs(1);
-
-/// The pairs a worker keeps when its consumer keeps up: the one it records into, and those
-/// in flight through the collector and back.
-const KEEP: usize = 4;
-
-/// The most histogram pairs (latency, service) one worker makes at `interval`: the one it
-/// records into and the ones on their way through the collector, [`SLACK`]'s worth, 4 to 64
-/// (at 270 KB a histogram, 2.2 to 35 MB per worker, made only as a lagging consumer needs
-/// them).
-pub(crate) fn pairs_for(interval: Duration) -> usize {
-    let per_slack = SLACK.as_nanos().div_ceil(interval.as_nanos().max(1));
-    per_slack.clamp(KEEP as u128, 64) as usize
-}
+/// The most histogram pairs (latency, service) one worker holds: 2.2 MB at 270 KB a histogram.
+pub(crate) const PAIRS: usize = 4;
 
 /// An emptied pair of histograms on its way back to its worker.
 pub(crate) type Spare = (Latency, Latency);
@@ -75,7 +64,7 @@ pub(crate) struct CurrentInterval {
     spares: Receiver<Spare>,
     /// Pairs made so far, at most `pairs`.
     made: usize,
-    /// The most pairs it makes ([`pairs_for`] its interval).
+    /// The most pairs it makes ([`PAIRS`]).
     pairs: usize,
     /// Hand-offs that waited for the collector to send a pair back.
     pub waits: u64,
@@ -100,7 +89,7 @@ impl CurrentInterval {
             tx,
             spares,
             made: 1,
-            pairs: pairs_for(interval),
+            pairs: PAIRS,
             waits: 0,
         }
     }
@@ -110,22 +99,7 @@ impl CurrentInterval {
     fn empty_pair(&mut self) -> Spare {
         let new = || (Latency::new(), Latency::new());
         match self.spares.try_recv() {
-            Ok(pair) => {
-                // Pairs made past the first KEEP while the consumer lagged are freed once they
-                // come back unused (a second's worth at 10 ms intervals is 35 MB a worker):
-                // a lag's memory is not kept for the rest of the run. The soak showed a
-                // 3.6 MiB step that stayed after one lag at 100 s.
-                while self.made > KEEP {
-                    match self.spares.try_recv() {
-                        Ok(extra) => {
-                            drop(extra);
-                            self.made -= 1;
-                        }
-                        Err(_) => break,
-                    }
-                }
-                pair
-            }
+            Ok(pair) => pair,
             Err(TryRecvError::Empty) if self.made < self.pairs => {
                 self.made += 1;
                 new()
@@ -359,7 +333,7 @@ mod tests {
     }
 
     /// Issue 25: each hand-off made two new 270 KB histograms, and nothing bounded how many
-    /// a slow consumer let pile up. A worker now makes at most `pairs_for` pairs, gets
+    /// a slow consumer let pile up. A worker now makes at most `PAIRS` pairs, gets
     /// them back emptied once merged, and waits (counted) when all are out.
     #[test]
     fn a_worker_reuses_its_histograms_and_waits_when_all_are_out() {
@@ -367,7 +341,7 @@ mod tests {
         let (spare_tx, spares) = channel();
         let mut w = CurrentInterval::new(0, Duration::from_millis(1), tx, spares);
         let pairs = w.pairs;
-        assert_eq!(pairs, 64, "a second of 1 ms intervals, at most 64");
+        assert_eq!(pairs, PAIRS);
         let mut counts = Counts::default();
         let ms = 1_000_000;
         // No collector yet: the worker makes its pairs, up to the bound, and never waits.
@@ -421,51 +395,5 @@ mod tests {
             counts.ok,
             "every response is in one interval"
         );
-    }
-
-    /// The soak's step: pairs made while the consumer lagged were kept for the rest of the
-    /// run (3.6 MiB after one lag at 100 s). Once they come back, the surplus past KEEP is
-    /// freed.
-    #[test]
-    fn pairs_made_during_a_lag_are_freed_once_they_come_back() {
-        let (tx, rx) = channel();
-        let (spare_tx, spares) = channel();
-        let mut w = CurrentInterval::new(0, Duration::from_millis(10), tx, spares);
-        let mut counts = Counts::default();
-        let ms = 1_000_000;
-        // A lag: ten hand-offs with nothing back, so ten pairs more are made.
-        for i in 1..=10u64 {
-            counts.ok += 1;
-            w.rotate(i * 10 * ms, &counts);
-        }
-        assert_eq!((w.made, w.waits), (11, 0));
-        // The consumer catches up: every pair comes back.
-        let mut c = Collector::new(Duration::from_millis(10), vec![spare_tx]);
-        for part in rx.try_iter() {
-            c.add(part, &mut |_| {});
-        }
-        counts.ok += 1;
-        w.rotate(110 * ms, &counts);
-        assert_eq!(w.made, KEEP, "the pairs past KEEP are freed");
-        assert_eq!(w.waits, 0);
-    }
-
-    #[test]
-    fn a_worker_keeps_a_seconds_worth_of_pairs_from_4_to_64() {
-        let ms = Duration::from_millis;
-        let got: Vec<usize> = [
-            ms(1),
-            ms(10),
-            ms(20),
-            ms(100),
-            ms(300),
-            ms(1000),
-            ms(60_000),
-        ]
-        .into_iter()
-        .map(pairs_for)
-        .collect();
-        assert_eq!(got, [64, 64, 50, 10, 4, 4, 4]);
-        assert_eq!(pairs_for(Duration::ZERO), 64);
     }
 }

@@ -170,7 +170,7 @@ pub struct RunResult {
     pub interrupted: bool,
     /// Interval hand-offs at which a worker waited for the caller's `sink` to catch up
     /// (every histogram it may hold was still on its way): zero unless the consumer of the
-    /// intervals fell about a second (4 to 64 intervals) behind. The requests the waits delayed are measured
+    /// intervals fell several intervals behind. The requests the waits delayed are measured
     /// late; no interval is dropped.
     pub interval_waits: u64,
 }
