@@ -254,7 +254,8 @@ impl Default for Net {
 
 /// The TCP counters of the repeats that read them, added up, and the rules' findings on
 /// them with the cell's merged latency and connect times; `None` when no repeat read them.
-/// The shootout runs on loopback.
+/// In the open model (`rate` levels, capacity windows) the rules read the repeats' merged
+/// service time instead, as `foxbench load` does. The shootout runs on loopback.
 pub fn tcp_report(
     reps: &[Repeat],
     s: &CellSummary,
@@ -269,13 +270,24 @@ pub fn tcp_report(
         .iter()
         .filter_map(|r| r.tcp.as_ref())
         .fold(TcpCounts::default(), |a, d| a.plus(d));
-    let latency = Latency::from_base64(&s.hdr_base64).unwrap_or_default();
-    let mut connect = Latency::new();
-    for h in read.iter().filter_map(|r| r.connect_hdr_base64.as_deref()) {
-        if let Ok(h) = Latency::from_base64(h) {
-            let _ = connect.merge(&h);
+    let merged = |field: fn(&Repeat) -> Option<&str>| {
+        let mut all = Latency::new();
+        for h in read.iter().filter_map(|r| field(r)) {
+            if let Ok(h) = Latency::from_base64(h) {
+                let _ = all.merge(&h);
+            }
         }
-    }
+        all
+    };
+    // Above capacity the latency (from the due time) is mostly the wait for a free
+    // connection; the service time (from the write) is where a Nagle stall sits alone.
+    let service = merged(|r| r.service_hdr_base64.as_deref());
+    let latency = if service.is_empty() {
+        Latency::from_base64(&s.hdr_base64).unwrap_or_default()
+    } else {
+        service
+    };
+    let connect = merged(|r| r.connect_hdr_base64.as_deref());
     Some(report::tcp::report(&Evidence {
         deltas: &deltas,
         completed: read.iter().map(|r| r.requests.completed).sum(),
@@ -399,6 +411,7 @@ mod tests {
             service_connections: Vec::new(),
             tcp: None,
             connect_hdr_base64: None,
+            service_hdr_base64: None,
             http2: None,
         }
     }
@@ -816,6 +829,54 @@ mod tests {
         conclude(&mut cell, 1, &jvm);
         assert!(cell.tcp.is_none());
         assert_ne!(
+            cell.diagnosis.unwrap().bottleneck,
+            report::shootout::Bottleneck::Nagle
+        );
+    }
+
+    /// Above capacity an open-model window's latency is its queue (p50 334 ms, off the
+    /// 40 ms timer): the TCP rules read the service time, where the Nagle stall sits, as
+    /// `foxbench load --find-max` does; without a service histogram, the latency.
+    #[test]
+    fn open_model_windows_judge_nagle_on_service_time_not_the_queued_latency() {
+        let queued = vec![334_000_000; 50];
+        let mut window = rep(150.0, &queued, server(20.0, 1000, 1000));
+        window.requests.completed = 50;
+        window.requests.sent = 50;
+        window.tcp = Some(TcpCounts {
+            delayed_acks: 60,
+            ..Default::default()
+        });
+        let mut service = Latency::new();
+        for _ in 0..50 {
+            service.record_ns(40_300_000);
+        }
+        let net = Net::default();
+        // Before the fix the rules read the queued latency and named nothing.
+        let latency_only = window_tcp(&window, 1, &net).expect("the window read the counters");
+        assert!(
+            latency_only.warnings.is_empty(),
+            "{:?}",
+            latency_only.warnings
+        );
+        window.service_hdr_base64 = Some(service.to_base64());
+        let w = window_tcp(&window, 1, &net).expect("the window read the counters");
+        assert_eq!(
+            w.warnings.iter().map(|f| f.kind).collect::<Vec<_>>(),
+            vec![report::tcp::TcpFinding::Nagle],
+            "{:?}",
+            w.warnings
+        );
+        assert!(
+            w.warnings[0].detail.contains("p50 40"),
+            "{}",
+            w.warnings[0].detail
+        );
+        // A rate level's cell: the same, from its repeats' merged service times.
+        let mut cell = a_cell();
+        cell.repeats = vec![window.clone(), window];
+        conclude(&mut cell, 1, &net);
+        assert_eq!(
             cell.diagnosis.unwrap().bottleneck,
             report::shootout::Bottleneck::Nagle
         );
