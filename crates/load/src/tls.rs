@@ -673,9 +673,9 @@ pub fn explain(err: &rustls::Error, host: &str) -> Text {
                 "certificate for {host} is a CA certificate (CA:TRUE, as `openssl req -x509` makes by default) and not the one in "
             ))
             .name(CaFile)
-            .then(": ")
-            .give(&[CaFile])
-            .then(" with that very certificate, or make the server's with -addext basicConstraints=critical,CA:FALSE"),
+            .then(": pass that very certificate with ")
+            .name(CaFile)
+            .then(", or make the server's with -addext basicConstraints=critical,CA:FALSE"),
             C::BadSignature => Text::plain(format!(
                 "certificate for {host} has a signature that does not verify: "
             ))
