@@ -22,7 +22,9 @@ missing is skipped with one line ("0 passed, 0 failed").
 Then it checks the front-end contract, each printed as "ok   NAME" or "FAIL NAME: WHY":
 the body and X-Request-Id of GET /, the forwarded query (?delay_ms=50 takes >= 50 ms),
 GET / without an id, one backend call per request and keep-alive to the backend (from the
-backend's /stats), keep-alive to the client, 50 concurrent clients, 502 (or another 5xx)
+backend's /stats), keep-alive to the client, 50 concurrent clients, on a row whose name
+has nodelay=true no Nagle stall (200 sequential keep-alive calls within 4 s; a ~40 ms stall
+each would take 8 s), 502 (or another 5xx)
 and no crash when the backend is gone, SIGTERM within 5 s and no process left behind.
 The front end starts with its soft RLIMIT_NOFILE lowered to 1,024 (the usual default) and
 must raise it to the hard limit itself: 10,000 clients need more descriptors than that.
@@ -202,6 +204,36 @@ def check_sequential(fport, bport):
     conns = after["connections"] - before["connections"]
     need(calls == 200, f"200 front-end requests made {calls} backend requests, expected exactly 200")
     need(conns <= 10, f"200 sequential requests opened {conns} backend connections: no keep-alive pool to the backend")
+
+
+# The Nagle check's bound: 200 sequential keep-alive calls in at most 4 s. A front end
+# that stalls on Nagle waits for the client's delayed ACK (>= 40 ms) on every response:
+# 200 x 40 ms = 8 s at least; without the stall each call takes a few ms, well under 20 ms
+# even on a loaded machine.
+NAGLE_CALLS = 200
+NAGLE_BOUND_S = 4.0
+
+
+def nodelay_row(row):
+    """True for a row that sets TCP_NODELAY (`nodelay=true` in its listed name): the Nagle
+    check runs on it."""
+    return "nodelay=true" in row
+
+
+def check_no_nagle(fport, _bport):
+    """NAGLE_CALLS sequential keep-alive calls within NAGLE_BOUND_S: no Nagle stall."""
+    conn = http.client.HTTPConnection("127.0.0.1", fport, timeout=10)
+    try:
+        start = time.monotonic()
+        for _ in range(NAGLE_CALLS):
+            rid = new_id()
+            expect_hello(*get(fport, "/", rid, conn=conn), rid)
+        took = time.monotonic() - start
+    finally:
+        conn.close()
+    need(took <= NAGLE_BOUND_S,
+         f"{NAGLE_CALLS} sequential keep-alive calls took {took:.1f} s, {took / NAGLE_CALLS * 1e3:.0f} ms each: "
+         f"a Nagle stall (~40 ms each) though the row sets nodelay=true; set TCP_NODELAY on the front end's sockets")
 
 
 def check_concurrent(fport, bport):
@@ -434,6 +466,9 @@ def check_front_end(run, base, row, out, hello, label, bound=None):
         run.check(label + "GET / without X-Request-Id -> hello", check_no_id, fport, bport)
         run.check(label + "200 sequential: 200 backend calls, keep-alive both sides", check_sequential, fport, bport)
         run.check(label + "50 concurrent keep-alive clients", check_concurrent, fport, bport)
+        if nodelay_row(row):
+            run.check(label + f"nodelay: {NAGLE_CALLS} sequential calls within {NAGLE_BOUND_S:.0f} s (Nagle: >= 8 s)",
+                      check_no_nagle, fport, bport)
         if bound is not None:
             run.check(label + f"at most {bound} backend connections with {bound * 3 // 2} calls in flight",
                       check_bound, fport, bport, bound)

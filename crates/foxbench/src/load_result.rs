@@ -5,7 +5,6 @@ use std::time::Duration;
 use load::{Arrival, Plan, RunResult, Selection, Stop, Verify};
 use report::LoadReport;
 
-/// The plan in the report's terms, and the report: wiring only.
 /// The kernel's TCP counters between `before` and `after` and the rules' warnings on them
 /// (the same rules as the shootout's diagnosis). The client's kernel delays the ACKs, so
 /// the Nagle rule holds for a remote server too; its somaxconn is only known on loopback.
@@ -39,6 +38,7 @@ pub(crate) fn tcp_report(
     })
 }
 
+/// The plan in the report's terms, and the report: wiring only.
 pub(crate) fn build_report(
     plan: &Plan,
     threads: usize,

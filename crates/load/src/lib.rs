@@ -67,7 +67,10 @@ pub use h2::{H2Counts, H2Options};
 pub use plan::{Arrival, Plan, PlanError, Protocol, StatusSet, Stop, MAX_PIPELINE};
 pub use rate::{Rate, RateError, Stage};
 pub use response::{parse_head, Chunked, Framer, Framing, Head, ParseError, Step, MAX_HEAD};
-pub use setup::{connect_blocking, fds_needed, preflight, raise_fd_limit, Connection, SetupError};
+pub use setup::{
+    connect_blocking, fds_needed, handshake_timed_out, preflight, raise_fd_limit, Connection,
+    SetupError,
+};
 pub use shard::{Shard, ShardError};
 pub use stats::setting::{self, PlanWording, Setting, Text, Wording};
 pub use stats::{Counts, Interval, Latency};

@@ -180,6 +180,14 @@ impl io::Write for Connection {
     }
 }
 
+/// The advice for a TLS handshake that `timeout` (the response timeout, which bounds a
+/// handshake) ran out on: a server that speaks no TLS keeps waiting for a request.
+pub fn handshake_timed_out(timeout: Duration) -> Text {
+    Text::plain(format!("no TLS handshake within {timeout:?} ("))
+        .name(Setting::Timeout)
+        .then("): is it a TLS server?")
+}
+
 /// A blocking TLS handshake on `sock` with `target`, bounded by `timeout`.
 fn handshake(
     target: &Target,
@@ -211,9 +219,7 @@ fn handshake(
                 Some(tls_err) => tls::explain(tls_err, host),
                 None => match e.kind() {
                     io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => {
-                        Text::plain(format!("no TLS handshake within {timeout:?} ("))
-                            .name(Setting::Timeout)
-                            .then("): is it a TLS server?")
+                        handshake_timed_out(timeout)
                     }
                     io::ErrorKind::UnexpectedEof
                     | io::ErrorKind::ConnectionReset

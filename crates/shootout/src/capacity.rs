@@ -323,6 +323,7 @@ mod tests {
             service_connections: Vec::new(),
             tcp: None,
             connect_hdr_base64: None,
+            service_hdr_base64: None,
             http2: None,
         };
         let cases = [

@@ -6,10 +6,11 @@ use report::shootout::{
 };
 use stats::Latency;
 
-use report::tcp::{Evidence, Runtime, TcpCounts, TcpReport};
-
 use crate::diagnosis::{diagnose, Figures};
 use crate::waiting::{client_saturated, server_saturated};
+
+mod tcp;
+pub use tcp::{tcp_report, window_tcp, Net};
 
 /// Warm-up is over once the last two slices' throughputs agree within 10%.
 pub fn steady(warmup_rps: &[f64]) -> bool {
@@ -234,69 +235,6 @@ fn service_cpu(reps: &[Repeat]) -> Vec<(String, f64)> {
         .collect()
 }
 
-/// What the TCP rules know of the target and the host besides the counters.
-#[derive(Debug, Clone, Copy)]
-pub struct Net {
-    /// What runs the target (a JVM gets the JDK HttpServer's fix named).
-    pub runtime: Runtime,
-    /// `net.core.somaxconn`, when read.
-    pub somaxconn: Option<u64>,
-}
-
-impl Default for Net {
-    fn default() -> Self {
-        Net {
-            runtime: Runtime::Other,
-            somaxconn: None,
-        }
-    }
-}
-
-/// The TCP counters of the repeats that read them, added up, and the rules' findings on
-/// them with the cell's merged latency and connect times; `None` when no repeat read them.
-/// The shootout runs on loopback.
-pub fn tcp_report(
-    reps: &[Repeat],
-    s: &CellSummary,
-    cpu_saturated: bool,
-    net: &Net,
-) -> Option<TcpReport> {
-    let read: Vec<&Repeat> = reps.iter().filter(|r| r.tcp.is_some()).collect();
-    if read.is_empty() {
-        return None;
-    }
-    let deltas = read
-        .iter()
-        .filter_map(|r| r.tcp.as_ref())
-        .fold(TcpCounts::default(), |a, d| a.plus(d));
-    let latency = Latency::from_base64(&s.hdr_base64).unwrap_or_default();
-    let mut connect = Latency::new();
-    for h in read.iter().filter_map(|r| r.connect_hdr_base64.as_deref()) {
-        if let Ok(h) = Latency::from_base64(h) {
-            let _ = connect.merge(&h);
-        }
-    }
-    Some(report::tcp::report(&Evidence {
-        deltas: &deltas,
-        completed: read.iter().map(|r| r.requests.completed).sum(),
-        latency: &latency,
-        connect: (!connect.is_empty()).then_some(&connect),
-        cpu_saturated,
-        somaxconn: net.somaxconn,
-        loopback: true,
-        runtime: net.runtime,
-    }))
-}
-
-/// The TCP counters' report of one capacity window (its repeat alone), with the rules and
-/// the saturation test of a cell's.
-pub fn window_tcp(repeat: &Repeat, server_cpus: usize, net: &Net) -> Option<TcpReport> {
-    let reps = std::slice::from_ref(repeat);
-    let s = summarize(reps);
-    let f = figures(reps, &s, server_cpus);
-    tcp_report(reps, &s, client_saturated(&f) || server_saturated(&f), net)
-}
-
 /// Closes a cell whose measuring ended without failing: with repeats it is measured (unless
 /// interrupted) and gets its summary, its TCP counters' report and its diagnosis; without
 /// any, it was interrupted.
@@ -336,7 +274,7 @@ mod tests {
     use crate::window::zero_server;
 
     /// A measured cell of one connection without repeats.
-    fn a_cell() -> Cell {
+    pub(super) fn a_cell() -> Cell {
         Cell {
             scenario: "s".into(),
             level: "c1".into(),
@@ -365,7 +303,7 @@ mod tests {
     }
 
     /// A repeat with the given throughput, latencies (ns) and server figures.
-    fn rep(rps: f64, latencies_ns: &[u64], server: ServerWindow) -> Repeat {
+    pub(super) fn rep(rps: f64, latencies_ns: &[u64], server: ServerWindow) -> Repeat {
         let mut h = Latency::new();
         for &ns in latencies_ns {
             h.record_ns(ns);
@@ -399,11 +337,12 @@ mod tests {
             service_connections: Vec::new(),
             tcp: None,
             connect_hdr_base64: None,
+            service_hdr_base64: None,
             http2: None,
         }
     }
 
-    fn server(cpu_percent: f64, rss_peak: u64, rss_mean: u64) -> ServerWindow {
+    pub(super) fn server(cpu_percent: f64, rss_peak: u64, rss_mean: u64) -> ServerWindow {
         ServerWindow {
             cpu_percent,
             busiest_thread_percent: cpu_percent / 2.0,
@@ -749,75 +688,6 @@ mod tests {
         assert_eq!(
             (s.handshakes_full_per_s, s.handshakes_resumed_per_s),
             (None, None)
-        );
-    }
-
-    /// A cell whose repeats read the TCP counters: added up, per response, and the
-    /// Nagle rule with the JVM's fix when the target is a JVM.
-    #[test]
-    fn tcp_counters_of_the_repeats_make_the_cells_report_and_verdict() {
-        let at_44ms = vec![44_000_000; 50];
-        let mut reps = vec![
-            rep(200.0, &at_44ms, server(20.0, 1000, 1000)),
-            rep(200.0, &at_44ms, server(20.0, 1000, 1000)),
-        ];
-        for r in &mut reps {
-            r.requests.completed = 50;
-            r.requests.sent = 50;
-            r.tcp = Some(TcpCounts {
-                delayed_acks: 60,
-                ..Default::default()
-            });
-        }
-        let mut cell = a_cell();
-        cell.repeats = reps.clone();
-        let jvm = Net {
-            runtime: Runtime::Jvm,
-            somaxconn: Some(4096),
-        };
-        conclude(&mut cell, 1, &jvm);
-        let tcp = cell.tcp.as_ref().expect("the repeats read the counters");
-        assert_eq!(tcp.deltas.delayed_acks, 120);
-        assert_eq!(tcp.per_request.unwrap().delayed_acks, 1.2);
-        let d = cell.diagnosis.unwrap();
-        assert_eq!(
-            d.bottleneck,
-            report::shootout::Bottleneck::Nagle,
-            "{}",
-            d.detail
-        );
-        assert!(
-            d.detail
-                .starts_with("1.20 delayed ACKs per request with p50 44")
-                && d.detail.contains("-Dsun.net.httpserver.nodelay=true"),
-            "{}",
-            d.detail
-        );
-        // A capacity window alone: its own deltas, per response and the same rule.
-        let w = window_tcp(&reps[0], 1, &jvm).expect("the window read the counters");
-        assert_eq!(w.deltas.delayed_acks, 60);
-        assert_eq!(w.per_request.unwrap().delayed_acks, 1.2);
-        assert_eq!(w.warnings[0].kind, report::tcp::TcpFinding::Nagle);
-        assert!(window_tcp(
-            &Repeat {
-                tcp: None,
-                ..reps[0].clone()
-            },
-            1,
-            &jvm
-        )
-        .is_none());
-        // Without counters (results from before), no report and the old verdicts.
-        let mut cell = a_cell();
-        cell.repeats = reps
-            .into_iter()
-            .map(|r| Repeat { tcp: None, ..r })
-            .collect();
-        conclude(&mut cell, 1, &jvm);
-        assert!(cell.tcp.is_none());
-        assert_ne!(
-            cell.diagnosis.unwrap().bottleneck,
-            report::shootout::Bottleneck::Nagle
         );
     }
 }

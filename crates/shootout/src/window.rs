@@ -256,6 +256,7 @@ pub fn repeat(
         service_connections: Vec::new(),
         tcp: None,
         connect_hdr_base64: (!res.connect.is_empty()).then(|| res.connect.to_base64()),
+        service_hdr_base64: (!res.service.is_empty()).then(|| res.service.to_base64()),
         http2: None,
     }
 }

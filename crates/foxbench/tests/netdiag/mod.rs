@@ -2,7 +2,8 @@
 //! in two writes without TCP_NODELAY is `nagle` in the shootout and warned of by
 //! `foxbench load`; the same server with TCP_NODELAY gets neither; a server with
 //! `listen(fd, 1)` that accepts slowly is `listen-overflow`; `--find-max` reads them per
-//! window.
+//! window, and so does a shootout capacity level, on the service time: a window far above
+//! capacity is still `nagle`.
 //!
 //! The counters are per network namespace and other tests run beside these, so each test
 //! runs its server and foxbench in a namespace of its own (`ip netns`, root): nothing else
@@ -307,6 +308,12 @@ fn shootout_names_nagle_and_a_listen_overflow_and_not_tcp_nodelay() {
     assert!(o.status.success(), "{err}");
     let v = super::shootout::results_of(&out);
     let cell = |name: &str| super::shootout::target_of(&v, name)["cells"][0].clone();
+    let cells = |name: &str| {
+        super::shootout::target_of(&v, name)["cells"]
+            .as_array()
+            .unwrap()
+            .clone()
+    };
 
     let nagle = cell("nagle");
     let d = &nagle["diagnosis"];
@@ -320,6 +327,28 @@ fn shootout_names_nagle_and_a_listen_overflow_and_not_tcp_nodelay() {
     );
     assert!(nagle["tcp"]["per_request"]["DelayedACKs"].as_f64().unwrap() >= 0.5);
     assert!(nagle["repeats"][0]["tcp"]["DelayedACKs"].as_u64().unwrap() > 0);
+
+    // Its capacity window, far above what the server answers: the latency (from the due
+    // time) is the queue, off the 40 ms timer, yet the rules read the service time and
+    // name the stall.
+    let over = cells("nagle")
+        .into_iter()
+        .find(|c| c["level"] == "over")
+        .expect("the nagle target's capacity cell");
+    let w = &over["capacity"]["windows"][0];
+    assert_eq!(w["rate_per_sec"], 1000.0, "{w}");
+    assert!(w["p50_us"].as_f64().unwrap() > 100_000.0, "queued: {w}");
+    assert!(
+        over["repeats"][0]["service_hdr_base64"].is_string(),
+        "{over}"
+    );
+    assert_eq!(warnings(w), ["nagle"], "{w}");
+    assert_eq!(
+        over["diagnosis"]["bottleneck"], "nagle",
+        "{}",
+        over["diagnosis"]
+    );
+    assert_eq!(cells("nodelay").len(), 1, "nodelay runs no capacity level");
 
     let nodelay = cell("nodelay");
     assert_ne!(

@@ -382,7 +382,7 @@ fn issue_23_openssl_self_signed_cert_is_trusted_as_its_own_cacert() {
     assert_eq!(
         e,
         format!(
-            "TLS to 127.0.0.1:{}: certificate for 127.0.0.1 is a CA certificate (CA:TRUE, as `openssl req -x509` makes by default) and not the one in the CA file setting: set the CA file setting with that very certificate, or make the server's with -addext basicConstraints=critical,CA:FALSE",
+            "TLS to 127.0.0.1:{}: certificate for 127.0.0.1 is a CA certificate (CA:TRUE, as `openssl req -x509` makes by default) and not the one in the CA file setting: pass that very certificate with the CA file setting, or make the server's with -addext basicConstraints=critical,CA:FALSE",
             nginx.addr.port()
         )
     );

@@ -160,6 +160,13 @@ pub struct Repeat {
     /// connection was opened, and in results written before.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub connect_hdr_base64: Option<String>,
+    /// Open model (`rate` levels, capacity windows): this repeat's service times, from when
+    /// each request was handed to its connection to its response (HdrHistogram compressed
+    /// V2, base64, ns). The TCP rules read it rather than `hdr_base64`, whose wait for a
+    /// free connection would hide a Nagle stall above capacity. Absent in the closed model
+    /// and in results written before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_hdr_base64: Option<String>,
     /// What the engine saw of HTTP/2 over the repeat (streams allowed and used, GOAWAY and
     /// RST_STREAM by code, retries, HPACK), as `foxbench load --http2` reports it; absent
     /// for HTTP/1.1.
