@@ -208,19 +208,7 @@ pub fn every_reason() -> Vec<Reason> {
         ]
         .map(Cause::Parse),
     );
-    causes.extend(
-        [
-            CertProblem::Expired,
-            CertProblem::NotValidYet,
-            CertProblem::WrongName,
-            CertProblem::UnknownIssuer,
-            CertProblem::CaUsedAsServer,
-            CertProblem::BadSignature,
-            CertProblem::Revoked,
-            CertProblem::Invalid,
-        ]
-        .map(Cause::Cert),
-    );
+    causes.extend(CertProblem::ALL.map(Cause::Cert));
     for (n, _) in stats::reason::ALERTS.iter().chain([(201, "")].iter()) {
         causes.extend([Cause::AlertReceived(*n), Cause::AlertSent(*n)]);
     }

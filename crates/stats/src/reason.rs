@@ -170,7 +170,8 @@ pub enum CertProblem {
 }
 
 impl CertProblem {
-    const ALL: [CertProblem; 8] = [
+    /// Every problem, in the order their codes are listed.
+    pub const ALL: [CertProblem; 8] = [
         CertProblem::Expired,
         CertProblem::NotValidYet,
         CertProblem::WrongName,
