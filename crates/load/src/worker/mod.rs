@@ -39,6 +39,7 @@ mod conn;
 mod connect;
 mod h2;
 mod http1;
+mod read;
 mod recorder;
 mod timer;
 
@@ -53,6 +54,9 @@ const TICK: Duration = Duration::from_millis(10);
 
 /// Size of the worker's read buffer, shared by all its connections.
 const READ_BUF: usize = 64 * 1024;
+
+/// Connections opened at the start between two looks at the stop switch and the clock.
+const OPEN_BATCH: usize = 64;
 
 pub(crate) struct Config {
     pub id: usize,
@@ -241,15 +245,19 @@ impl Worker {
         let mut events = Events::with_capacity(self.slots.len().clamp(16, 1024));
         let now = now_ns(self.cfg.epoch);
         for idx in 0..self.slots.len() {
+            // Opening thousands of connections can take seconds: against a server whose
+            // accept queue is full each connect cost ~1 ms (10,000 took 10 s, a shootout
+            // repeat capped at 6 s ran 27 s). A stop or the schedule's end ends the opening
+            // too; the slots left closed have issued nothing.
+            if idx % OPEN_BATCH == OPEN_BATCH - 1 && self.stop_due(now_ns(self.cfg.epoch)) {
+                break;
+            }
             self.open_slot(idx, now);
         }
         let mut next_tick = now + TICK.as_nanos() as u64;
         loop {
             let now = now_ns(self.cfg.epoch);
-            if self.cfg.control.stopped() {
-                self.cfg.schedule.stop();
-            }
-            if self.cfg.schedule.ended(now) || self.finished() {
+            if self.stop_due(now) || self.finished() {
                 break;
             }
             let mut wait = next_tick.saturating_sub(now);
@@ -304,6 +312,14 @@ impl Worker {
             self.publish();
         }
         self.finish();
+    }
+
+    /// True once the run is to end: stopped by the caller, or the schedule's end reached.
+    fn stop_due(&mut self, now: u64) -> bool {
+        if self.cfg.control.stopped() {
+            self.cfg.schedule.stop();
+        }
+        self.cfg.schedule.ended(now)
     }
 
     /// True when `-n` is used up and every request has its outcome.
@@ -551,109 +567,6 @@ impl Worker {
                     return;
                 }
             }
-        }
-    }
-
-    /// Reads what the connection holds. `peer_closed` (EPOLLRDHUP/HUP) means a FIN or reset
-    /// is queued behind the data: then read on to the EOF, since no new edge will come.
-    fn read(&mut self, idx: usize, peer_closed: bool, now: u64) {
-        loop {
-            let Some(conn) = self.slots[idx].conn.as_mut() else {
-                return;
-            };
-            match conn.read(&mut self.rbuf) {
-                Ok(Read::Eof { close_notify }) => {
-                    self.eof(idx, close_notify, now);
-                    return;
-                }
-                Ok(Read::Data { n, drained }) => {
-                    self.rec.counts.bytes_read += n as u64;
-                    let flow = if self.slots[idx].h2.is_some() {
-                        h2::feed(
-                            &mut self.slots[idx],
-                            &mut self.rec,
-                            &mut self.h2,
-                            &self.cfg.table.h2,
-                            &self.rbuf[..n],
-                            now,
-                        )
-                    } else {
-                        feed(
-                            &mut self.slots[idx],
-                            &mut self.rec,
-                            &self.cfg.table.shapes,
-                            &self.rbuf[..n],
-                            now,
-                            self.cfg.keepalive,
-                        )
-                        .map_err(|e| Reason::new(Kind::Parse, reason::of_parse(e)))
-                    };
-                    match flow {
-                        Ok(Flow::Continue) => {}
-                        Ok(Flow::Close) => {
-                            // Requests pipelined behind a response that closed.
-                            let f = Reason::new(Kind::Read, Cause::Closed(At::BeforeResponse));
-                            self.close_and_replace(idx, f, now);
-                            return;
-                        }
-                        Err(f) => {
-                            self.goodbye(idx);
-                            self.fail(idx, f, now);
-                            return;
-                        }
-                    }
-                    if drained && !peer_closed {
-                        // No read is spent on EAGAIN: the transport says nothing is left.
-                        break;
-                    }
-                }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => {
-                    let kind = match reason::tls_error(&e) {
-                        Some(_) => Kind::Tls,
-                        None => Kind::Read,
-                    };
-                    let f = Reason::new(kind, reason::of_io(&e, stage(&self.slots[idx])));
-                    self.fail(idx, f, now);
-                    return;
-                }
-            }
-        }
-        // Responses freed room: refill it at once, in one write, timed from now.
-        if self.cfg.keepalive && self.room(idx) > 0 {
-            let _ = self.offer(idx, now_ns(self.cfg.epoch));
-        }
-        // HTTP/2 answers (SETTINGS and PING acknowledgements, window updates) go out now.
-        if self.slots[idx].h2.is_some() && self.slots[idx].unwritten() {
-            self.flush(idx, now);
-        }
-    }
-
-    /// The server closed the stream: with a TCP FIN, or with TLS's close_notify. Either
-    /// ends a response framed by the close, truncates one that is not complete, and between
-    /// responses is a clean close.
-    fn eof(&mut self, idx: usize, close_notify: bool, now: u64) {
-        let slot = &mut self.slots[idx];
-        let at = stage(slot);
-        let f = Reason::new(
-            Kind::Read,
-            match close_notify {
-                true => Cause::CloseNotify(at),
-                false => Cause::Closed(at),
-            },
-        );
-        if let Some(status) = slot.framer.eof() {
-            if let Some(req) = slot.inflight.pop_front() {
-                self.rec.response(status, req, now);
-            }
-            let rest = Reason::new(Kind::Read, Cause::Closed(At::BeforeResponse));
-            self.close_and_replace(idx, rest, now);
-        } else if slot.inflight.is_empty() {
-            self.rec.counts.closed_by_server += 1;
-            self.close_and_replace(idx, f, now);
-        } else {
-            self.fail(idx, f, now);
         }
     }
 
