@@ -371,7 +371,30 @@ mod tests {
         }
         assert_eq!((w.made, w.waits), (pairs, 0));
         // Every pair is out again and none comes back until the collector runs: the next
-        // hand-off waits, counted, and goes on once one is back.
+        // hand-off waits, counted, and goes on once one is back. The collector starts only
+        // once the worker sleeps in that wait: started at once, it could send a pair back
+        // before the hand-off looked, and the hand-off would not wait (a flaky failure).
+        let (tid_tx, tid_rx) = channel();
+        let worker = std::thread::spawn(move || {
+            let _ = tid_tx.send(nix::unistd::gettid().as_raw());
+            w.latency.record_ns(ms);
+            counts.ok += 1;
+            w.rotate(200 * ms, &counts);
+            w.finish(&counts);
+            (w, counts)
+        });
+        let tid = tid_rx.recv().unwrap();
+        testkit::wait_until(
+            Duration::from_secs(30),
+            "the worker to wait for a pair",
+            || {
+                let stat = std::fs::read_to_string(format!("/proc/self/task/{tid}/stat"));
+                let wchan = std::fs::read_to_string(format!("/proc/self/task/{tid}/wchan"));
+                // State is the field after the parenthesised name.
+                stat.is_ok_and(|s| s.rsplit(") ").next().is_some_and(|r| r.starts_with('S')))
+                    && wchan.is_ok_and(|w| w.contains("futex"))
+            },
+        );
         let collector = std::thread::spawn(move || {
             let mut total = 0;
             for part in rx {
@@ -382,10 +405,7 @@ mod tests {
             });
             total
         });
-        w.latency.record_ns(ms);
-        counts.ok += 1;
-        w.rotate(200 * ms, &counts);
-        w.finish(&counts);
+        let (w, counts) = worker.join().unwrap();
         assert!(w.waits >= 1, "a hand-off with every pair out waits");
         assert_eq!(w.made, pairs, "and makes no new pair");
         drop(w);
