@@ -48,11 +48,21 @@ pub enum Setting {
     Insecure,
     /// A client certificate and its key (`load::ClientCert`).
     ClientCert,
+    /// How each request picks its line of the request table.
+    Select,
+    /// The shard of a plan an agent runs, and how many shards the plan has.
+    Shard,
+    /// A merge of agents' results that accepts missing and interrupted shards.
+    PartialOk,
+    /// New connections per second that the client closes first (a limit check's demand).
+    ClosesPerS,
+    /// Threads of the server, a thread per connection (a limit check's demand).
+    ServerThreads,
 }
 
 impl Setting {
     /// Every setting, for tables that must word each one.
-    pub const ALL: [Setting; 17] = [
+    pub const ALL: [Setting; 22] = [
         Setting::Connections,
         Setting::Threads,
         Setting::Pipeline,
@@ -70,6 +80,11 @@ impl Setting {
         Setting::CaFile,
         Setting::Insecure,
         Setting::ClientCert,
+        Setting::Select,
+        Setting::Shard,
+        Setting::PartialOk,
+        Setting::ClosesPerS,
+        Setting::ServerThreads,
     ];
 
     /// The setting as the plan names it.
@@ -92,6 +107,11 @@ impl Setting {
             Setting::CaFile => "CA file",
             Setting::Insecure => "insecure",
             Setting::ClientCert => "client certificate",
+            Setting::Select => "selection",
+            Setting::Shard => "shard",
+            Setting::PartialOk => "partial merge",
+            Setting::ClosesPerS => "closes per second",
+            Setting::ServerThreads => "server threads",
         }
     }
 }
