@@ -173,8 +173,9 @@ pub fn interrupt_flag(how: Interrupts) -> Result<Arc<AtomicBool>> {
     Ok(flag)
 }
 
-/// The flag of `foxbench load` that gives `setting`, and the value a fix shows with it
-/// (empty for a switch). The one place a library's setting becomes a flag.
+/// The flag that gives `setting` (of `foxbench load`, but for a merge's and a limit
+/// check's own settings: of `merge` and `doctor`), and the value a fix shows with it (empty
+/// for a switch). The one place a library's setting becomes a flag.
 pub fn flag(setting: Setting) -> &'static [(&'static str, &'static str)] {
     match setting {
         Setting::Connections => &[("--connections", "N")],
@@ -194,6 +195,12 @@ pub fn flag(setting: Setting) -> &'static [(&'static str, &'static str)] {
         Setting::CaFile => &[("--cacert", "FILE")],
         Setting::Insecure => &[("--insecure", "")],
         Setting::ClientCert => &[("--cert", "FILE"), ("--key", "FILE")],
+        Setting::Select => &[("--select", "MODE")],
+        Setting::Shard => &[("--shard", "I/N")],
+        // The settings of other commands than `load`: of `merge`, then of `doctor`.
+        Setting::PartialOk => &[("--partial-ok", "")],
+        Setting::ClosesPerS => &[("--closes-per-s", "N")],
+        Setting::ServerThreads => &[("--threads", "N")],
     }
 }
 

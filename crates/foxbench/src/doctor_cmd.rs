@@ -1,4 +1,5 @@
-//! `foxbench doctor`: flags, and the findings printed; the checks are `load::limits`.
+//! `foxbench doctor`: flags, and the findings printed (their notes' settings worded as
+//! flags); the checks are `load::limits`.
 
 use std::io::Write as _;
 use std::process::ExitCode;
@@ -49,7 +50,10 @@ pub fn run(args: DoctorArgs) -> Result<ExitCode> {
         threads: args.threads,
         remote: args.remote,
     };
-    let findings = check(&Machine::read(), &demand);
+    let findings: Vec<Finding<String>> = check(&Machine::read(), &demand)
+        .iter()
+        .map(|f| f.worded(&crate::cli::Flags))
+        .collect();
     let shorts = short(&findings).count();
     let mut out = std::io::stdout().lock();
     if args.json {
@@ -71,7 +75,7 @@ pub fn run(args: DoctorArgs) -> Result<ExitCode> {
     })
 }
 
-fn text(demand: &Demand, findings: &[Finding]) -> String {
+fn text(demand: &Demand, findings: &[Finding<String>]) -> String {
     let mut s = format!(
         "foxbench doctor: {} connections to one address and port, {}\n",
         demand.connections,

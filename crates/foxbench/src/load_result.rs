@@ -97,7 +97,7 @@ pub(crate) fn build_report(
             completed: n.completed,
         })
         .collect();
-    let verify = plan.tls.verify.to_string();
+    let verify = plan.tls.verify.text().worded(&crate::cli::Flags);
     let tls = (plan.target.scheme == load::Scheme::Https).then(|| report::TlsMeasured {
         version: r.tls.as_ref().map_or("", |t| t.version.as_str()),
         cipher: r.tls.as_ref().map_or("", |t| t.cipher.as_str()),

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::Args;
-use report::merge::{self, input, Options, Source};
+use report::merge::{self, input, MergeError, Options, Source};
 
 /// Flags of `foxbench merge`.
 #[derive(Args, Debug)]
@@ -38,6 +38,11 @@ pub struct MergeArgs {
     pub quiet: bool,
 }
 
+/// A merge error with its settings worded as flags (`--partial-ok`, `--shard N`).
+pub fn flagged(e: MergeError) -> anyhow::Error {
+    anyhow::anyhow!(e.text().worded(&crate::cli::Flags))
+}
+
 /// Reads every source: a file is one result; `-` is a stream of them.
 fn read_sources(args: &MergeArgs) -> Result<Vec<Source>> {
     let mut sources = Vec::new();
@@ -51,7 +56,7 @@ fn read_sources(args: &MergeArgs) -> Result<Vec<Source>> {
         } else {
             let text =
                 std::fs::read_to_string(name).with_context(|| format!("cannot read {name}"))?;
-            sources.push(input::read_result(name, &text)?);
+            sources.push(input::read_result(name, &text).map_err(flagged)?);
         }
     }
     Ok(sources)
@@ -59,7 +64,7 @@ fn read_sources(args: &MergeArgs) -> Result<Vec<Source>> {
 
 /// The results of a stream, saying what was left out.
 fn read_stream(text: &str, partial_ok: bool) -> Result<Vec<Source>> {
-    let r = input::read_stream(text, "stdin", partial_ok)?;
+    let r = input::read_stream(text, "stdin", partial_ok).map_err(flagged)?;
     for u in &r.unfinished {
         eprintln!("foxbench merge: {u}: a truncated result, left out (--partial-ok)");
     }
@@ -87,7 +92,8 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
         Options {
             partial_ok: args.partial_ok,
         },
-    )?;
+    )
+    .map_err(flagged)?;
     if let Some(slo) = &slo {
         crate::cli::slo_measurable(slo, merged.open.is_some())?;
         merged.slo = Some(slo.judge(&merged, None));

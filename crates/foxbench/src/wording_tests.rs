@@ -1,13 +1,17 @@
-//! Every library message that names a setting, as `foxbench load` prints it (its flags,
-//! [`crate::cli::Flags`]) and as a suite error shows it (its keys,
-//! [`shootout::wording::SuiteKeys`]): the two edges word the same typed text.
+//! Every library message that names a setting, as the CLI prints it (its flags,
+//! [`crate::cli::Flags`]: `foxbench load`'s, and `merge`'s and `doctor`'s own) and as a suite
+//! error shows it (its keys, [`shootout::wording::SuiteKeys`]): the two edges word the same
+//! typed text.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::CommandFactory as _;
-use load::{explain_tls, PlanError, Setting, SetupError, Text, TlsError};
+use load::limits::{check, Demand, Finding, Machine};
+use load::{explain_tls, PlanError, Setting, SetupError, Text, TlsError, Verify};
+use report::merge::{self, input, MergeError, Options, Source};
 use rustls::{AlertDescription, CertificateError as C, Error};
+use serde_json::{json, Value};
 use shootout::wording::SuiteKeys;
 
 use crate::cli::{flag, Flags};
@@ -18,12 +22,119 @@ fn addr() -> std::net::SocketAddr {
     "127.0.0.1:8443".parse().unwrap()
 }
 
+/// `foxbench doctor`'s finding of `check` for 10 connections on a machine with the
+/// default port range and no server threads asked about.
+fn finding(name: &str) -> Finding {
+    let machine = Machine {
+        port_range: Some((32768, 60999)),
+        nproc: Some((1000, 1000)),
+        ..Machine::default()
+    };
+    let demand = Demand {
+        connections: 10,
+        closes_per_s: None,
+        threads: None,
+        remote: false,
+    };
+    check(&machine, &demand)
+        .into_iter()
+        .find(|f| f.check == name)
+        .expect("the check")
+}
+
+/// A `foxbench load --json` result (report's fixture), changed at each JSON pointer.
+fn result(name: &str, changes: &[(&str, Value)]) -> Source {
+    let mut v: Value =
+        serde_json::from_str(include_str!("../../report/tests/data/load.json")).unwrap();
+    for (pointer, value) in changes {
+        let (parent, key) = pointer.rsplit_once('/').unwrap();
+        v.pointer_mut(parent).unwrap()[key] = value.clone();
+    }
+    input::read_result(name, &v.to_string()).expect("a result")
+}
+
+/// Why `sources` do not merge.
+fn merge_error(sources: &[Source]) -> MergeError {
+    merge::merge(sources, Options::default()).expect_err("no merge")
+}
+
+/// A plan that differs from the fixture's by `change`: the merge of the two fails on it.
+fn other_plan(change: (&str, Value)) -> MergeError {
+    merge_error(&[result("a.json", &[]), result("b.json", &[change])])
+}
+
+/// Every merge error that names a setting, as `foxbench merge` printed it before the
+/// setting was typed (the same bytes now: [`crate::merge_cmd::flagged`]).
+fn merge_table() -> Vec<(MergeError, &'static str)> {
+    let two = json!({"index": 0, "count": 2, "plan_connections": 16, "plan_requests": null});
+    let plan = |field: &str, value: Value| other_plan((field, value));
+    let json = serde_json::to_string_pretty(&result("a.json", &[]).report).unwrap();
+    let cut = &json[..json.len() / 2];
+    vec![
+        (
+            merge_error(&[result("a.json", &[("/shard", two.clone())])]),
+            "missing shard 1 of 2: pass every agent's result, or --partial-ok to merge what there is",
+        ),
+        (
+            merge_error(&[result("partial.json", &[("/interrupted", json!(true))])]),
+            "partial.json: shard 0 was interrupted, its result is partial: rerun it, or pass --partial-ok",
+        ),
+        (
+            input::read_stream(cut, "stdin", false).expect_err("cut short"),
+            "stdin line 1: the stream ended inside this result (an agent killed while writing?): pass --partial-ok to merge the others",
+        ),
+        (
+            plan("/shard", two),
+            "b.json: a different plan than a.json: --shard N is 1 there and 2 here; merge only the agents of one run",
+        ),
+        (
+            plan("/config/rate_per_sec", json!(500.0)),
+            "b.json: a different plan than a.json: --rate is Some(400.0) None there and Some(500.0) None here; merge only the agents of one run",
+        ),
+        (
+            plan("/config/connections", json!(9)),
+            "b.json: a different plan than a.json: --connections is 8 there and 9 here; merge only the agents of one run",
+        ),
+        (
+            plan("/config/requests", json!(100)),
+            "b.json: a different plan than a.json: --requests is None there and Some(100) here; merge only the agents of one run",
+        ),
+        (
+            plan("/config/duration_s", json!(5.0)),
+            "b.json: a different plan than a.json: --duration is Some(4.0) there and Some(5.0) here; merge only the agents of one run",
+        ),
+        (
+            plan("/config/pipeline", json!(2)),
+            "b.json: a different plan than a.json: --pipeline is 1 there and 2 here; merge only the agents of one run",
+        ),
+        (
+            plan("/config/timeout_s", json!(3.0)),
+            "b.json: a different plan than a.json: --timeout is 10 there and 3 here; merge only the agents of one run",
+        ),
+        (
+            plan("/config/interval_s", json!(0.5)),
+            "b.json: a different plan than a.json: --interval is 0.25 there and 0.5 here; merge only the agents of one run",
+        ),
+        (
+            plan("/config/selection", json!("random")),
+            "b.json: a different plan than a.json: --select is RoundRobin there and Random here; merge only the agents of one run",
+        ),
+        (
+            plan("/config/keepalive", json!(true)),
+            "b.json: a different plan than a.json: keep-alive is false there and true here; merge only the agents of one run",
+        ),
+    ]
+}
+
 /// (the message, as the CLI prints it, as a suite error shows it; `None` for a setting
 /// no suite gives, whose message the shootout never meets).
 fn table() -> Vec<(Text, &'static str, Option<&'static str>)> {
     let cert = |c: C| explain_tls(&Error::InvalidCertificate(c), HOST);
     let alert = |a: AlertDescription| explain_tls(&Error::AlertReceived(a), HOST);
-    vec![
+    let merge_rows = merge_table()
+        .into_iter()
+        .map(|(e, cli)| (e.text(), cli, None));
+    let rows = vec![
         (
             cert(C::UnknownIssuer),
             "certificate for 127.0.0.1 is self-signed or from an unknown authority: pass --cacert FILE or --insecure (FILE may be the CA's certificate or the server's own)",
@@ -217,7 +328,54 @@ fn table() -> Vec<(Text, &'static str, Option<&'static str>)> {
             "cannot read --urls u.txt: gone",
             None,
         ),
-    ]
+        // `foxbench load --json`'s `tls.verify`, and its text report's.
+        (
+            Verify::Insecure.text(),
+            "none (--insecure)",
+            Some("none (the scenario's insecure)"),
+        ),
+        // `foxbench doctor`'s notes, in its text and its JSON; the shootout keeps no note.
+        (
+            finding("net.ipv4.ip_local_port_range").note,
+            "28232 ports (32768-60999) to one address and port; past it connect() fails with \"Cannot assign requested address\" (EADDRNOTAVAIL). TIME_WAIT is assumed on the server's side: foxbench without keep-alive lets the server close (give --closes-per-s for a client that closes first)",
+            None,
+        ),
+        (
+            finding("ulimit -u").note,
+            "for a server with a thread per connection: give --threads",
+            None,
+        ),
+    ];
+    rows.into_iter().chain(merge_rows).collect()
+}
+
+/// `foxbench merge` prints each error with its settings worded as its flags, as it did
+/// when the library wrote them; the library's own words name no flag.
+#[test]
+fn every_merge_message_as_foxbench_merge_prints_it() {
+    for (e, cli) in merge_table() {
+        assert_eq!(crate::merge_cmd::flagged(e.clone()).to_string(), cli);
+        assert!(!e.to_string().contains("--"), "{e}");
+    }
+}
+
+/// `foxbench doctor` words each finding's note as its flags, in its JSON as in its text.
+#[test]
+fn a_finding_is_worded_as_doctor_prints_it() {
+    let f = finding("net.ipv4.ip_local_port_range");
+    let worded = f.worded(&Flags);
+    assert!(worded
+        .note
+        .ends_with("(give --closes-per-s for a client that closes first)"));
+    assert_eq!(
+        (worded.check, &worded.observed, worded.severity),
+        (f.check, &f.observed, f.severity)
+    );
+    let plan = f.note.to_string();
+    assert!(
+        plan.ends_with("(give the closes per second setting for a client that closes first)"),
+        "{plan}"
+    );
 }
 
 #[test]
@@ -240,7 +398,8 @@ fn the_table_covers_every_setting_the_advice_names() {
         .flat_map(|(t, _, _)| t.settings())
         .map(|s| format!("{s:?}"))
         .collect();
-    // (setting, why no advice names it): none today, as each setting's PlanError names it.
+    // (setting, why no advice names it): none today, as each setting's PlanError names it,
+    // and a merge's or a limit check's message the others.
     let unnamed: &[(Setting, &str)] = &[];
     for s in Setting::ALL {
         let why = unnamed.iter().find(|(u, _)| *u == s).map(|(_, why)| *why);
@@ -254,17 +413,24 @@ fn the_table_covers_every_setting_the_advice_names() {
     }
 }
 
-/// Every flag a setting is worded as is a flag `foxbench load` takes.
+/// Every flag a setting is worded as is a flag (or a visible alias) of the command that
+/// meets its message: `foxbench load`, but for a merge's and a limit check's own settings.
 #[test]
-fn every_setting_is_a_flag_of_load() {
+fn every_setting_is_a_flag_of_its_command() {
     let cli = crate::Cli::command();
-    let load = cli.find_subcommand("load").expect("the load command");
     for s in Setting::ALL {
+        let name = match s {
+            Setting::PartialOk => "merge",
+            Setting::ClosesPerS | Setting::ServerThreads => "doctor",
+            _ => "load",
+        };
+        let command = cli.find_subcommand(name).expect("the command");
         for (f, _) in flag(s) {
             let long = f.strip_prefix("--").unwrap();
             assert!(
-                load.get_arguments().any(|a| a.get_long() == Some(long)),
-                "{s:?} is worded as {f}, which `foxbench load` does not take"
+                command.get_arguments().any(|a| a.get_long() == Some(long)
+                    || a.get_visible_aliases().is_some_and(|v| v.contains(&long))),
+                "{s:?} is worded as {f}, which `foxbench {name}` does not take"
             );
         }
     }

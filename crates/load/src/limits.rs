@@ -18,10 +18,14 @@
 //! - without keep-alive, foxbench sends `Connection: close` and the server closes first, so
 //!   TIME_WAIT stays on the server's side: 32,000 connections went through 1,000 ports
 //!   with `tcp_tw_reuse=0` and no error. A client that closes first (a front end's pool
-//!   without keep-alive, or `--closes-per-s`) holds each port 60 s.
+//!   without keep-alive, or [`Demand::closes_per_s`]) holds each port 60 s.
+//!
+//! A finding's note names the demand's settings typed ([`Setting::ClosesPerS`],
+//! [`Setting::ServerThreads`]): the edge that shows it words them ([`Finding::worded`]).
 
 use serde::Serialize;
 
+use crate::setting::{Setting, Text, Wording};
 use crate::setup::fds_needed;
 pub use probe::machine::Machine;
 
@@ -83,9 +87,10 @@ impl Severity {
     }
 }
 
-/// One check's result.
+/// One check's result; its note a [`Text`] until an edge words it ([`Finding::worded`]),
+/// which gives a `Finding<String>` to print or serialize.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Finding {
+pub struct Finding<Note = Text> {
     /// The limit, as `sysctl` or `ulimit` names it.
     pub check: &'static str,
     /// What the machine has, as read.
@@ -97,7 +102,21 @@ pub struct Finding {
     /// The command that fixes it, when short.
     pub fix: Option<String>,
     /// What the figure means for the run, in one line.
-    pub note: String,
+    pub note: Note,
+}
+
+impl Finding {
+    /// The finding with its note's settings worded by `wording` (the CLI's flags).
+    pub fn worded(&self, wording: &dyn Wording) -> Finding<String> {
+        Finding {
+            check: self.check,
+            observed: self.observed.clone(),
+            needed: self.needed.clone(),
+            severity: self.severity,
+            fix: self.fix.clone(),
+            note: self.note.worded(wording),
+        }
+    }
 }
 
 /// A check: its name and how it judges the figures.
@@ -127,7 +146,7 @@ pub fn check(machine: &Machine, demand: &Demand) -> Vec<Finding> {
 }
 
 /// The findings that are short.
-pub fn short(findings: &[Finding]) -> impl Iterator<Item = &Finding> {
+pub fn short<Note>(findings: &[Finding<Note>]) -> impl Iterator<Item = &Finding<Note>> {
     findings.iter().filter(|f| f.severity == Severity::Short)
 }
 
@@ -138,7 +157,7 @@ fn unknown(check: &'static str, needed: String, what: &str) -> Finding {
         needed,
         severity: Severity::Unknown,
         fix: None,
-        note: format!("cannot read {what}"),
+        note: format!("cannot read {what}").into(),
     }
 }
 
@@ -148,7 +167,7 @@ fn judged(
     needed: impl ToString,
     enough: bool,
     fix: String,
-    note: String,
+    note: impl Into<Text>,
 ) -> Finding {
     Finding {
         check,
@@ -160,7 +179,7 @@ fn judged(
             Severity::Short
         },
         fix: (!enough).then_some(fix),
-        note,
+        note: note.into(),
     }
 }
 
@@ -212,7 +231,7 @@ fn nr_open(m: &Machine, d: &Demand) -> Finding {
         need,
         v >= need,
         format!("sysctl -w fs.nr_open={need}"),
-        "the ceiling of any process's open-files limit: ulimit -n cannot go above it".into(),
+        "the ceiling of any process's open-files limit: ulimit -n cannot go above it",
     )
 }
 
@@ -262,8 +281,10 @@ fn port_range(m: &Machine, d: &Demand) -> Finding {
     };
     let ports = (hi + 1).saturating_sub(lo);
     let note = match d.closes_per_s {
-        Some(r) => format!("{ports} ports ({lo}-{hi}) to one address and port, for {} connections and {tw} in TIME_WAIT ({r}/s closed by this side, held {} s); past it connect() fails with \"Cannot assign requested address\"", d.connections, tw / r.max(1)),
-        None => format!("{ports} ports ({lo}-{hi}) to one address and port; past it connect() fails with \"Cannot assign requested address\" (EADDRNOTAVAIL). TIME_WAIT is assumed on the server's side: foxbench without keep-alive lets the server close (give --closes-per-s for a client that closes first)"),
+        Some(r) => Text::plain(format!("{ports} ports ({lo}-{hi}) to one address and port, for {} connections and {tw} in TIME_WAIT ({r}/s closed by this side, held {} s); past it connect() fails with \"Cannot assign requested address\"", d.connections, tw / r.max(1))),
+        None => Text::plain(format!("{ports} ports ({lo}-{hi}) to one address and port; past it connect() fails with \"Cannot assign requested address\" (EADDRNOTAVAIL). TIME_WAIT is assumed on the server's side: foxbench without keep-alive lets the server close (give "))
+            .name(Setting::ClosesPerS)
+            .then(" for a client that closes first)"),
     };
     // 1024 and up: the ports below are reserved for root's services.
     let fix = if need <= 65535 - 1024 + 1 {
@@ -348,7 +369,7 @@ fn syn_backlog(m: &Machine, d: &Demand) -> Finding {
         need,
         v >= need,
         format!("sysctl -w net.ipv4.tcp_max_syn_backlog={need}"),
-        "half-open connections a listener holds; past it the kernel answers with SYN cookies or drops".into(),
+        "half-open connections a listener holds; past it the kernel answers with SYN cookies or drops",
     )
 }
 
@@ -401,7 +422,7 @@ fn tcp_mem(m: &Machine, d: &Demand) -> Finding {
     )
 }
 
-/// The finding of a thread check when no `--threads` was given.
+/// The finding of a thread check when no server threads were asked about.
 fn not_asked(check: &'static str, observed: Option<u64>) -> Finding {
     Finding {
         check,
@@ -409,7 +430,8 @@ fn not_asked(check: &'static str, observed: Option<u64>) -> Finding {
         needed: "-".into(),
         severity: Severity::Ok,
         fix: None,
-        note: "for a server with a thread per connection: give --threads".into(),
+        note: Text::plain("for a server with a thread per connection: give ")
+            .name(Setting::ServerThreads),
     }
 }
 
@@ -499,7 +521,7 @@ fn max_map_count(m: &Machine, d: &Demand) -> Finding {
         need,
         v >= need,
         format!("sysctl -w vm.max_map_count={need}"),
-        "memory maps per process: each thread's stack and guard page are two".into(),
+        "memory maps per process: each thread's stack and guard page are two",
     )
 }
 

@@ -43,13 +43,22 @@ pub enum Verify {
     Insecure,
 }
 
+impl Verify {
+    /// How the certificate is checked, in words, naming the setting that turned it off:
+    /// `system roots`, `CA file PATH`, `none (--insecure)` as the CLI words it.
+    pub fn text(&self) -> Text {
+        match self {
+            Verify::System => Text::plain("system roots"),
+            Verify::CaFile(p) => Text::plain(format!("CA file {}", p.display())),
+            Verify::Insecure => Text::plain("none (").name(Setting::Insecure).then(")"),
+        }
+    }
+}
+
+/// In the plan's words: `none (the insecure setting)`.
 impl fmt::Display for Verify {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Verify::System => f.write_str("system roots"),
-            Verify::CaFile(p) => write!(f, "CA file {}", p.display()),
-            Verify::Insecure => f.write_str("none (--insecure)"),
-        }
+        self.text().fmt(f)
     }
 }
 

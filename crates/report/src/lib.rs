@@ -8,7 +8,8 @@
 //! and the exact merge of several agents' results into one ([`merge`], with the `agents`,
 //! `shard` and `start` sections of [`agents`]). It renders from result data
 //! only: it runs nothing and measures nothing, and depends on no internal crate but
-//! `stats`.
+//! `stats`. Its errors and hints name settings (`stats::setting`), never a flag: the CLI
+//! words them as its flags, the shootout as suite keys.
 #![forbid(unsafe_code)]
 
 pub mod agents;

@@ -458,7 +458,7 @@ fn cert_words(p: CertProblem) -> (String, Option<Text>) {
             Text::default().give(&[Setting::CaFile, Setting::Insecure]),
         ),
         CertProblem::CaUsedAsServer => (
-            "the server's certificate is a CA certificate (CA:TRUE) not given in --cacert",
+            "the server's certificate is a CA certificate (CA:TRUE), and not itself among the trusted ones",
             Text::plain("pass that very certificate with ")
                 .name(Setting::CaFile)
                 .then(", or make one with -addext basicConstraints=critical,CA:FALSE"),

@@ -26,7 +26,7 @@ pub enum TargetFailure {
         install: Option<String>,
     },
     /// Its directory is not under the root.
-    #[error("directory {} not found: run from the foxbench checkout or pass --root", .0.display())]
+    #[error("directory {} not found: run from the foxbench checkout or give the checkout's root (the directory that has targets/)", .0.display())]
     NoDirectory(PathBuf),
     /// Its files could not be read to make the build's cache key.
     #[error("cannot read the target's files for the build cache: {0}")]

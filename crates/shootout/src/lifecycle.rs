@@ -441,7 +441,7 @@ mod tests {
                 spec(&["sh"], "no-such-dir-3f9", "x {port}"),
                 Outcome::StartFailed,
                 format!(
-                    "directory {} not found: run from the foxbench checkout or pass --root",
+                    "directory {} not found: run from the foxbench checkout or give the checkout's root (the directory that has targets/)",
                     root.join("no-such-dir-3f9").display()
                 ),
             ),

@@ -14,7 +14,8 @@ pub struct SuiteKey {
 }
 
 /// The suite key that sets `setting`; `None` for the engine's settings a suite leaves at
-/// their defaults (threads, windows, the request table).
+/// their defaults (threads, windows, the request table) or that are no run's (a merge's,
+/// a limit check's).
 pub fn suite_key(setting: Setting) -> Option<SuiteKey> {
     let key = |table, keys| Some(SuiteKey { table, keys });
     match setting {
@@ -34,7 +35,12 @@ pub fn suite_key(setting: Setting) -> Option<SuiteKey> {
         | Setting::Window
         | Setting::ConnectionWindow
         | Setting::Interval
-        | Setting::Urls => None,
+        | Setting::Urls
+        | Setting::Select
+        | Setting::Shard
+        | Setting::PartialOk
+        | Setting::ClosesPerS
+        | Setting::ServerThreads => None,
     }
 }
 
@@ -100,6 +106,38 @@ impl Wording for SuiteKeys {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A setting no suite gives (the engine's defaults, a merge's, a limit check's) is worded
+    /// in the plan's words, never as a key the suite lacks nor as a flag.
+    #[test]
+    fn a_setting_without_a_key_is_worded_in_the_plans_words() {
+        let keyless: Vec<_> = Setting::ALL
+            .into_iter()
+            .filter(|&s| suite_key(s).is_none())
+            .collect();
+        for s in [
+            Setting::Threads,
+            Setting::Select,
+            Setting::Shard,
+            Setting::PartialOk,
+            Setting::ClosesPerS,
+            Setting::ServerThreads,
+        ] {
+            assert!(keyless.contains(&s), "{s:?} has a suite key");
+        }
+        for s in keyless {
+            assert_eq!(SuiteKeys.name(s), format!("the {} setting", s.name()));
+            assert_eq!(SuiteKeys.drop(s), format!("unset the {} setting", s.name()));
+            assert_eq!(
+                SuiteKeys.give(&[s]),
+                format!("set the {} setting in the suite", s.name())
+            );
+        }
+        assert_eq!(
+            SuiteKeys.name(Setting::ClosesPerS),
+            "the closes per second setting"
+        );
+    }
 
     /// Every key a setting is worded as is a key of its table in a suite file, as serde
     /// reads it (a field of the raw table, or a key the level's reader matches).

@@ -48,11 +48,21 @@ pub enum Setting {
     Insecure,
     /// A client certificate and its key (`load::ClientCert`).
     ClientCert,
+    /// How each request picks its line of the request table.
+    Select,
+    /// The shard of a plan an agent runs, and how many shards the plan has.
+    Shard,
+    /// A merge of agents' results that accepts missing and interrupted shards.
+    PartialOk,
+    /// New connections per second that the client closes first (a limit check's demand).
+    ClosesPerS,
+    /// Threads of the server, a thread per connection (a limit check's demand).
+    ServerThreads,
 }
 
 impl Setting {
     /// Every setting, for tables that must word each one.
-    pub const ALL: [Setting; 17] = [
+    pub const ALL: [Setting; 22] = [
         Setting::Connections,
         Setting::Threads,
         Setting::Pipeline,
@@ -70,6 +80,11 @@ impl Setting {
         Setting::CaFile,
         Setting::Insecure,
         Setting::ClientCert,
+        Setting::Select,
+        Setting::Shard,
+        Setting::PartialOk,
+        Setting::ClosesPerS,
+        Setting::ServerThreads,
     ];
 
     /// The setting as the plan names it.
@@ -92,6 +107,11 @@ impl Setting {
             Setting::CaFile => "CA file",
             Setting::Insecure => "insecure",
             Setting::ClientCert => "client certificate",
+            Setting::Select => "selection",
+            Setting::Shard => "shard",
+            Setting::PartialOk => "partial merge",
+            Setting::ClosesPerS => "closes per second",
+            Setting::ServerThreads => "server threads",
         }
     }
 }
@@ -236,6 +256,43 @@ impl fmt::Display for Text {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Which variant a setting is. A match without a wildcard: a new `Setting` does not
+    /// compile here until it is given a number, and [`Setting::ALL`] must then list it.
+    fn variant(s: Setting) -> usize {
+        match s {
+            Setting::Connections => 0,
+            Setting::Threads => 1,
+            Setting::Pipeline => 2,
+            Setting::Streams => 3,
+            Setting::Window => 4,
+            Setting::ConnectionWindow => 5,
+            Setting::Rate => 6,
+            Setting::Requests => 7,
+            Setting::Duration => 8,
+            Setting::Timeout => 9,
+            Setting::ConnectTimeout => 10,
+            Setting::Interval => 11,
+            Setting::Urls => 12,
+            Setting::Http2 => 13,
+            Setting::CaFile => 14,
+            Setting::Insecure => 15,
+            Setting::ClientCert => 16,
+            Setting::Select => 17,
+            Setting::Shard => 18,
+            Setting::PartialOk => 19,
+            Setting::ClosesPerS => 20,
+            Setting::ServerThreads => 21,
+        }
+    }
+
+    #[test]
+    fn all_lists_every_setting_once_each_with_its_own_name() {
+        let numbers: Vec<usize> = Setting::ALL.iter().map(|&s| variant(s)).collect();
+        assert_eq!(numbers, (0..Setting::ALL.len()).collect::<Vec<_>>());
+        let names: std::collections::BTreeSet<_> = Setting::ALL.iter().map(|s| s.name()).collect();
+        assert_eq!(names.len(), Setting::ALL.len(), "two settings share a name");
+    }
 
     #[test]
     fn plan_wording_names_settings_as_the_plan_does() {

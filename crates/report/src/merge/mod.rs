@@ -9,12 +9,17 @@
 //! shares, a broken count or a histogram of other bounds is a [`MergeError`] naming its
 //! source; [`Options::partial_ok`] accepts missing and interrupted shards and the result
 //! says so (`agents.incomplete`).
+//!
+//! An error names the settings it is about typed ([`MergeError::text`]): `foxbench merge`
+//! words them as its flags; its `Display` words them as the plan names them.
 
 pub mod input;
 #[cfg(test)]
 mod tests;
 
 use std::collections::BTreeMap;
+
+use stats::setting::{Setting, Text};
 
 use crate::agents::{AgentRow, Agents, ShardInfo, StartInfo};
 use crate::{Client, Distribution, IntervalRow, LoadReport, OpenReport, RequestShape};
@@ -52,7 +57,7 @@ pub enum MergeError {
         second: String,
     },
     /// Shards with no result.
-    #[error("missing shard{} {} of {expected}: pass every agent's result, or --partial-ok to merge what there is", if shards.len() == 1 { "" } else { "s" }, list(shards))]
+    #[error("{}", missing(.shards, *.expected))]
     Missing {
         /// The shards without a result.
         shards: Vec<u64>,
@@ -60,7 +65,7 @@ pub enum MergeError {
         expected: u64,
     },
     /// An interrupted run.
-    #[error("{source_name}: shard {shard} was interrupted, its result is partial: rerun it, or pass --partial-ok")]
+    #[error("{}", partial(.source_name, *.shard))]
     Partial {
         /// Its source.
         source_name: String,
@@ -68,7 +73,7 @@ pub enum MergeError {
         shard: u64,
     },
     /// A document of a stream that ended before it did.
-    #[error("{source_name}: the stream ended inside this result (an agent killed while writing?): pass --partial-ok to merge the others")]
+    #[error("{}", truncated(.source_name))]
     Truncated {
         /// Its source.
         source_name: String,
@@ -90,14 +95,15 @@ pub enum MergeError {
         reason: String,
     },
     /// Not the same plan.
-    #[error("{source_name}: a different plan than {first}: {setting} is {theirs} there and {ours} here; merge only the agents of one run")]
+    #[error("{}", plan(.source_name, .first, .setting, .theirs, .ours))]
     Plan {
         /// Its source.
         source_name: String,
         /// The first source.
         first: String,
-        /// The setting that differs.
-        setting: &'static str,
+        /// The setting that differs, by name: `Setting::Rate`, or plain words for one
+        /// without a flag (`the URL`).
+        setting: Text,
         /// The first source's value.
         theirs: String,
         /// This source's value.
@@ -163,6 +169,59 @@ pub enum MergeError {
     },
 }
 
+impl MergeError {
+    /// The message with its settings left for the caller to word (`foxbench merge` as its
+    /// flags).
+    pub fn text(&self) -> Text {
+        match self {
+            MergeError::Missing { shards, expected } => missing(shards, *expected),
+            MergeError::Partial { source_name, shard } => partial(source_name, *shard),
+            MergeError::Truncated { source_name } => truncated(source_name),
+            MergeError::Plan {
+                source_name,
+                first,
+                setting,
+                theirs,
+                ours,
+            } => plan(source_name, first, setting, theirs, ours),
+            other => Text::plain(other.to_string()),
+        }
+    }
+}
+
+fn missing(shards: &[u64], expected: u64) -> Text {
+    let s = if shards.len() == 1 { "" } else { "s" };
+    Text::plain(format!(
+        "missing shard{s} {} of {expected}: pass every agent's result, or ",
+        list(shards)
+    ))
+    .name(Setting::PartialOk)
+    .then(" to merge what there is")
+}
+
+fn partial(source_name: &str, shard: u64) -> Text {
+    Text::plain(format!(
+        "{source_name}: shard {shard} was interrupted, its result is partial: rerun it, or "
+    ))
+    .give(&[Setting::PartialOk])
+}
+
+fn truncated(source_name: &str) -> Text {
+    Text::plain(format!(
+        "{source_name}: the stream ended inside this result (an agent killed while writing?): "
+    ))
+    .give(&[Setting::PartialOk])
+    .then(" to merge the others")
+}
+
+fn plan(source_name: &str, first: &str, setting: &Text, theirs: &str, ours: &str) -> Text {
+    Text::plain(format!("{source_name}: a different plan than {first}: "))
+        .and(setting.clone())
+        .then(format!(
+            " is {theirs} there and {ours} here; merge only the agents of one run"
+        ))
+}
+
 fn list(v: &[u64]) -> String {
     v.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
 }
@@ -178,36 +237,40 @@ fn shard_of(r: &LoadReport) -> ShardInfo {
     })
 }
 
-/// The settings two shards of one plan share, by name, as text.
-fn plan_key(r: &LoadReport) -> Vec<(&'static str, String)> {
+/// The settings two shards of one plan share, each by its [`Setting`] (or in plain words
+/// for those without one), with its value as text.
+fn plan_key(r: &LoadReport) -> Vec<(Text, String)> {
     let c = &r.config;
     let s = shard_of(r);
+    let named = |setting: Setting| Text::default().name(setting);
+    let plain = Text::plain;
     vec![
-        ("--shard N", s.count.to_string()),
-        ("the URL", r.target.url.clone()),
-        ("the method", r.target.method.clone()),
-        ("the model", format!("{:?}", c.model)),
+        // The N of `I/N`: the count of shards.
+        (named(Setting::Shard).then(" N"), s.count.to_string()),
+        (plain("the URL"), r.target.url.clone()),
+        (plain("the method"), r.target.method.clone()),
+        (plain("the model"), format!("{:?}", c.model)),
         (
-            "--rate",
+            named(Setting::Rate),
             format!("{:?} {:?}", c.rate_per_sec, c.rate_schedule),
         ),
-        ("--connections", s.plan_connections.to_string()),
-        ("--requests", format!("{:?}", s.plan_requests)),
-        ("--duration", format!("{:?}", c.duration_s)),
-        ("--pipeline", c.pipeline.to_string()),
-        ("keep-alive", c.keepalive.to_string()),
-        ("--timeout", c.timeout_s.to_string()),
-        ("--interval", c.interval_s.to_string()),
-        ("--select", format!("{:?}", c.selection)),
+        (named(Setting::Connections), s.plan_connections.to_string()),
+        (named(Setting::Requests), format!("{:?}", s.plan_requests)),
+        (named(Setting::Duration), format!("{:?}", c.duration_s)),
+        (named(Setting::Pipeline), c.pipeline.to_string()),
+        (plain("keep-alive"), c.keepalive.to_string()),
+        (named(Setting::Timeout), c.timeout_s.to_string()),
+        (named(Setting::Interval), c.interval_s.to_string()),
+        (named(Setting::Select), format!("{:?}", c.selection)),
         (
-            "the request table",
+            plain("the request table"),
             r.request_table
                 .iter()
                 .map(|s| format!("{} {}", s.method, s.path))
                 .collect::<Vec<_>>()
                 .join(", "),
         ),
-        ("TLS", r.tls.is_some().to_string()),
+        (plain("TLS"), r.tls.is_some().to_string()),
     ]
 }
 
@@ -283,7 +346,7 @@ fn check(sources: &[Source], opts: Options) -> Result<Checked<'_>, MergeError> {
                 return Err(MergeError::Plan {
                     source_name: s.name.clone(),
                     first: first.name.clone(),
-                    setting,
+                    setting: setting.clone(),
                     theirs: theirs.clone(),
                     ours,
                 });

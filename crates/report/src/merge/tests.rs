@@ -195,16 +195,18 @@ fn shards_of_different_plans_are_named() {
     s[1].report.target.url = "http://127.0.0.1:2/".into();
     let e = merge(&s, Options::default()).unwrap_err();
     assert!(
-        matches!(&e, MergeError::Plan { source_name, setting: "the URL", .. } if source_name == "agent-1.json"),
+        matches!(&e, MergeError::Plan { source_name, setting, .. } if source_name == "agent-1.json" && *setting == Text::plain("the URL")),
         "{e}"
     );
     let mut s = shards(&[1000; 9], 3);
     let other = shards(&[1000; 8], 2);
     s[2] = src("other.json", other[1].report.clone());
     let e = merge(&s, Options::default()).unwrap_err();
+    // The setting is typed, for `foxbench merge` to word as its flag (`--shard N`).
+    assert_eq!(e.text().settings(), [Setting::Shard]);
     assert!(
         e.to_string().starts_with(
-            "other.json: a different plan than agent-0.json: --shard N is 3 there and 2 here"
+            "other.json: a different plan than agent-0.json: the shard setting N is 3 there and 2 here"
         ),
         "{e}"
     );

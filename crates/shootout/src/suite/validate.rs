@@ -221,7 +221,7 @@ impl LevelNames<'_> {
                 && !names.iter().any(|n| quick.iter().any(|l| &l.name == n))
             {
                 return Err(format!(
-                    "none of {names:?} is a level of [quick], so --quick would not measure it: add one of {}",
+                    "none of {names:?} is a level of [quick], so a quick run would not measure it: add one of {}",
                     list(quick)
                 ));
             }

@@ -193,7 +193,7 @@ fn each_mistake_has_its_kind_and_exact_line() {
         ("name = \"redirect\"", "name = \"redirect\"\ntargets = [\"nope\"]", Key, "s.toml:11: key `scenario[0].targets`: no target named \"nope\": the suite has c"),
         ("name = \"redirect\"", "name = \"redirect\"\ntargets = []", Key, "s.toml:11: key `scenario[0].targets`: no targets: leave the key out for every target"),
         ("name = \"redirect\"", "name = \"redirect\"\nlevels = [\"c100\"]", Key, "s.toml:11: key `scenario[0].levels`: \"c100\" is not a level of [plan]: use c10, ab"),
-        ("[plan]", "[quick]\nlevels = [10]\n[[scenario]]\nname = \"s\"\nlevels = [\"ab\"]\n[scenario.expect]\nstatus = 200\n[plan]", Key, "s.toml:9: key `scenario[0].levels`: none of [\"ab\"] is a level of [quick], so --quick would not measure it: add one of c10"),
+        ("[plan]", "[quick]\nlevels = [10]\n[[scenario]]\nname = \"s\"\nlevels = [\"ab\"]\n[scenario.expect]\nstatus = 200\n[plan]", Key, "s.toml:9: key `scenario[0].levels`: none of [\"ab\"] is a level of [quick], so a quick run would not measure it: add one of c10"),
         ("all_images = true", "all_images = true\nbody_contains = \"#{random.1}\"", Key, "s.toml:15: key `scenario[0].expect.body_contains`: {random.1} but the path \"/\" and headers have 0 random parts"),
         ("all_images = true", "all_images = true\nbody_contains = \"#{random.x}\"", Key, "s.toml:15: key `scenario[0].expect.body_contains`: \"#{random.x}\": write {random.N} with N from 1, the Nth random part of the path"),
         ("all_images = true", "all_images = true\nbody_xml_root = \"\"", Key, "s.toml:15: key `scenario[0].expect.body_xml_root`: \"\" is not an element name, e.g. \"svg\""),
