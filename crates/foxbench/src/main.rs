@@ -1,4 +1,10 @@
 //! The `foxbench` command: parses flags and wires the crates together; nothing else.
+//!
+//! It owns the flags (clap's help is their one description, also the man page and the
+//! completions), the words a library's setting takes as a flag, where output goes, the
+//! verdict lines, signals and exit codes (`cli`). It must not hold a loop, a rule or a
+//! rendering of its own: measuring is `load`'s and `shootout`'s, rendering `report`'s, and
+//! the machine `probe`'s.
 #![forbid(unsafe_code)]
 
 mod agent;
