@@ -120,7 +120,12 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
-        Command::Load(args) => load_cmd::run(*args),
+        // --find-max is a search made of load runs: capacity_cmd drives it, using load_cmd's
+        // plan, and load_cmd never calls back.
+        Command::Load(args) => match args.find_max.as_deref() {
+            Some(objective) => capacity_cmd::run(&args, objective),
+            None => load_cmd::run(*args),
+        },
         Command::Shootout(args) => shootout_cmd::run(args),
         Command::Report(args) => shootout_cmd::report(args),
         Command::Compare(args) => compare_cmd::run(args),
