@@ -4,9 +4,10 @@
 //! This crate owns the whole service: settings ([`config`]), content ([`site`], [`svg`],
 //! [`images`]), the protocol ([`request`], [`responder`]), the event loops ([`server`]) and the
 //! access log's writer ([`access_log`]). HTTP/2 (h2c) is [`h2`], sans I/O, answered by the
-//! same responder. It depends on no other crate of the workspace, and
-//! nothing here touches a file or a socket except [`images`], [`site`] (at start), [`server`]
-//! and [`access_log`] (stdout).
+//! same responder. It depends on no other crate of the workspace but `h2wire` (HTTP/2's
+//! frames and HPACK primitives, shared with the load engine's client), and nothing here
+//! touches a file or a socket except [`images`], [`site`] (at start), [`server`] and
+//! [`access_log`] (stdout).
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

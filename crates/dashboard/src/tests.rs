@@ -39,18 +39,32 @@ fn row(i: u64) -> IntervalRow {
 
 /// Reads the event stream of `dash` until `done` holds for what came so far (or 20 s).
 fn read_events(addr: SocketAddr, token: &str, done: impl Fn(&str) -> bool) -> String {
-    let mut s = TcpStream::connect(addr).unwrap();
-    write!(s, "GET /{token}/events HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
-    s.set_read_timeout(Some(Duration::from_millis(200)))
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let (mut out, mut buf) = (String::new(), [0u8; 4096]);
-    while !done(&out) && Instant::now() < deadline {
-        if let Ok(n) = s.read(&mut buf) {
-            out += &String::from_utf8_lossy(&buf[..n]);
-        }
+    Page::open(addr, token).read_until(done)
+}
+
+/// A page's open event stream.
+struct Page(TcpStream);
+
+impl Page {
+    fn open(addr: SocketAddr, token: &str) -> Page {
+        let mut s = TcpStream::connect(addr).unwrap();
+        write!(s, "GET /{token}/events HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+        s.set_read_timeout(Some(Duration::from_millis(200)))
+            .unwrap();
+        Page(s)
     }
-    out
+
+    /// Reads on until `done` holds for what came in this call (or 20 s).
+    fn read_until(&mut self, done: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let (mut out, mut buf) = (String::new(), [0u8; 4096]);
+        while !done(&out) && Instant::now() < deadline {
+            if let Ok(n) = self.0.read(&mut buf) {
+                out += &String::from_utf8_lossy(&buf[..n]);
+            }
+        }
+        out
+    }
 }
 
 #[test]
@@ -86,17 +100,18 @@ fn the_next_run_sends_its_plan_and_its_own_rows_from_the_start() {
     assert!(!late.contains("\"title\":\"first\""), "{late}");
     assert!(!late.contains("\"start_s\":1.0"), "{late}");
     assert!(late.contains("kept across runs"), "{late}");
-    // Wake-ups count the new series' rows: a page waits, and sees the next one once.
-    std::thread::scope(|scope| {
-        let page =
-            scope.spawn(|| read_events(dash.addr, &token, |o| o.contains("\"start_s\":8.0")));
-        std::thread::sleep(Duration::from_millis(300));
-        second.lock().unwrap().push(1, row(8)).unwrap();
-        dash.pushed();
-        let out = page.join().unwrap();
-        assert_eq!(out.matches("\"start_s\":8.0").count(), 1, "{out}");
-        assert_eq!(out.matches("event: meta").count(), 1, "{out}");
-    });
+    // Wake-ups count the new series' rows: a page waits, and sees the next one once. It
+    // has read what it joined to (row 7) before row 8 comes, so row 8 reaches it through
+    // a wake-up, not with its history.
+    let mut page = Page::open(dash.addr, &token);
+    let joined = page.read_until(|o| o.contains("\"start_s\":7.0"));
+    assert!(joined.contains("\"start_s\":7.0"), "{joined}");
+    second.lock().unwrap().push(1, row(8)).unwrap();
+    dash.pushed();
+    let out = joined + &page.read_until(|o| o.contains("\"start_s\":8.0"));
+    assert_eq!(out.matches("\"start_s\":8.0").count(), 1, "{out}");
+    assert_eq!(out.matches("event: meta").count(), 1, "{out}");
+    drop(page);
     // Both pages waited rather than polled (a wake-up count ahead of the rows spun a
     // page's thread until the next row).
     let cpu = dash.finish("<html></html>", "{}", Duration::from_secs(5));
@@ -121,20 +136,8 @@ fn a_series_emptied_in_place_is_read_once_then_waited_on() {
         series.lock().unwrap().push(i, row(i)).unwrap();
         dash.pushed();
     }
-    let mut page = TcpStream::connect(dash.addr).unwrap();
-    write!(page, "GET /{token}/events HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
-    let mut read_until = |what: &str| {
-        page.set_read_timeout(Some(Duration::from_millis(200)))
-            .unwrap();
-        let deadline = Instant::now() + Duration::from_secs(20);
-        let (mut out, mut buf) = (String::new(), [0u8; 4096]);
-        while !out.contains(what) && Instant::now() < deadline {
-            if let Ok(n) = page.read(&mut buf) {
-                out += &String::from_utf8_lossy(&buf[..n]);
-            }
-        }
-        out
-    };
+    let mut page = Page::open(dash.addr, &token);
+    let mut read_until = |what: &str| page.read_until(|o| o.contains(what));
     let first = read_until("\"start_s\":2.0");
     assert!(first.contains("\"start_s\":2.0"), "{first}");
     drop(std::mem::replace(
@@ -144,7 +147,9 @@ fn a_series_emptied_in_place_is_read_once_then_waited_on() {
     dash.pushed();
     let emptied = read_until("event: history");
     assert!(emptied.contains("event: history\ndata: []"), "{emptied}");
-    // What the page's thread burns meanwhile, had it been spinning.
+    // What the page's thread burns meanwhile, had it been spinning. A window, not a wait
+    // for an event: a waiting thread burns nothing however loaded the machine, and a
+    // spinning one burns far more than 30 ms of 500 on any machine that runs it at all.
     std::thread::sleep(Duration::from_millis(500));
     let cpu = dash.finish("<html></html>", "{}", Duration::from_secs(5));
     assert!(cpu < Duration::from_millis(30), "{cpu:?}");
@@ -163,27 +168,28 @@ fn pin_moves_the_dashboards_threads_live_and_to_come_and_no_other() {
     let cpu = mine.last().map_or(0, |r| r.1) as usize;
     let dash = dashboard();
     let token = dash.inner.token.clone();
-    let page = |o: &str| o.contains("event: history");
-    let out = read_events(dash.addr, &token, page);
+    // Kept open: its stream's slot is only given back when a write to it fails, so a page
+    // closed here would still count in the slots `open` waits on below.
+    let mut first = Page::open(dash.addr, &token);
+    let out = first.read_until(|o| o.contains("event: history"));
     assert!(out.contains("event: history"), "{out}");
     let addr = dash.addr;
     let open = |dash: &Dashboard, n: usize| {
         let token = token.clone();
         let page =
             std::thread::spawn(move || read_events(addr, &token, |o| o.contains("event: done")));
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while dash.inner.streams.load(Ordering::SeqCst) < n && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(5));
-        }
+        testkit::wait_until(Duration::from_secs(20), "the page's event stream", || {
+            dash.inner.streams.load(Ordering::SeqCst) >= n
+        });
         page
     };
     // A page open while pinning, and one opened after.
-    let early = open(&dash, 1);
+    let early = open(&dash, 2);
     dash.pin(&[cpu]).unwrap();
-    let late = open(&dash, 2);
+    let late = open(&dash, 3);
     let tids = dash.inner.threads.tids();
-    // The accept thread and both pages.
-    assert!(tids.len() >= 3, "{tids:?}");
+    // The accept thread and the three pages.
+    assert!(tids.len() >= 4, "{tids:?}");
     for tid in tids {
         assert_eq!(allowed(tid), vec![(cpu as u32, cpu as u32)], "thread {tid}");
     }
@@ -191,6 +197,9 @@ fn pin_moves_the_dashboards_threads_live_and_to_come_and_no_other() {
     dash.finish("<html></html>", "{}", Duration::from_secs(10));
     assert!(early.join().unwrap().contains("event: done"));
     assert!(late.join().unwrap().contains("event: done"));
+    assert!(first
+        .read_until(|o| o.contains("event: done"))
+        .contains("event: done"));
 }
 
 #[test]
@@ -209,23 +218,13 @@ fn a_pages_cpu_is_counted_while_it_lives() {
         series.lock().unwrap().push(i, row(i)).unwrap();
     }
     dash.pushed();
-    let mut page = TcpStream::connect(dash.addr).unwrap();
-    write!(page, "GET /{token}/events HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
-    page.set_read_timeout(Some(Duration::from_millis(200)))
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let (mut out, mut buf) = (String::new(), [0u8; 4096]);
-    while !out.contains("\"start_s\":199.0") && Instant::now() < deadline {
-        if let Ok(n) = page.read(&mut buf) {
-            out += &String::from_utf8_lossy(&buf[..n]);
-        }
-    }
+    let mut page = Page::open(dash.addr, &token);
+    let out = page.read_until(|o| o.contains("\"start_s\":199.0"));
     assert!(out.contains("\"start_s\":199.0"));
     // The page is still open: its thread has reported what the history cost.
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while dash.cpu().cpu().is_zero() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    testkit::wait_until(Duration::from_secs(20), "the page's CPU reported", || {
+        !dash.cpu().cpu().is_zero()
+    });
     let during = dash.cpu();
     assert!(!during.cpu().is_zero(), "{during:?}");
     assert_eq!(dash.inner.streams.load(Ordering::SeqCst), 1);
@@ -284,7 +283,11 @@ fn head_timeout_is_one_deadline_so_tricklers_neither_lock_out_nor_hold_the_exit(
             }
         })
     };
-    std::thread::sleep(Duration::from_millis(200));
+    // Every trickler holds a head slot before the page asks.
+    let pending = || dash.inner.pending.load(Ordering::SeqCst);
+    testkit::wait_until(Duration::from_secs(20), "every trickler accepted", || {
+        pending() == MAX_CLIENTS + 4
+    });
     let path = format!("/{}/", dash.inner.token);
     let page = get(addr, &path);
     assert!(
@@ -294,7 +297,9 @@ fn head_timeout_is_one_deadline_so_tricklers_neither_lock_out_nor_hold_the_exit(
     );
 
     // The tricklers are cut off by the head deadline, though they keep sending.
-    std::thread::sleep(HEAD_TIMEOUT + Duration::from_millis(800));
+    testkit::wait_until(HEAD_TIMEOUT * 10, "every trickler's head given up", || {
+        pending() == 0
+    });
     for s in &mut tricklers {
         s.set_read_timeout(Some(Duration::from_secs(2))).unwrap();
         let mut out = String::new();
@@ -310,7 +315,11 @@ fn head_timeout_is_one_deadline_so_tricklers_neither_lock_out_nor_hold_the_exit(
             s
         })
         .collect();
-    std::thread::sleep(Duration::from_millis(100));
+    testkit::wait_until(
+        Duration::from_secs(20),
+        "the late tricklers accepted",
+        || pending() == 4,
+    );
     let t = Instant::now();
     dash.finish("<html></html>", "{}", Duration::from_secs(10));
     assert!(t.elapsed() < Duration::from_secs(1), "{:?}", t.elapsed());

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Context, Result};
-use load::capacity::{Ended, Phase, Search, SearchConfig, Stopped};
+use load::capacity::{Phase, Search, SearchConfig};
 use load::{Arrival, Control, Plan, Stop};
 use report::capacity::{
     Bracket, CapacityReport, CapacityWindow, SpectrumRow, WindowPhase, SPECTRUM_SHARES,
@@ -108,11 +108,7 @@ pub fn run(args: &LoadArgs, objective: &str) -> Result<ExitCode> {
     )?;
     let stopped = match ended {
         _ if is_interrupted() => report::capacity::Stopped::Interrupted,
-        Ended::Interrupted => report::capacity::Stopped::Interrupted,
-        Ended::Search(Stopped::Converged) => report::capacity::Stopped::Converged,
-        Ended::Search(Stopped::Budget) => report::capacity::Stopped::Budget,
-        Ended::Search(Stopped::Floor) => report::capacity::Stopped::Floor,
-        Ended::Search(Stopped::Ceiling) => report::capacity::Stopped::Ceiling,
+        ended => shootout::capacity::stopped(ended),
     };
     let (held, failed) = search.bracket();
     let bracket = Bracket {

@@ -155,11 +155,8 @@ pub(crate) fn preflight(plan: &Plan) -> Result<()> {
     load::preflight(plan).map_err(|e| anyhow!(e.text().worded(&Flags)))
 }
 
-/// Runs `foxbench load`.
+/// Runs `foxbench load` (without `--find-max`, which is `capacity_cmd`'s).
 pub fn run(args: LoadArgs) -> Result<ExitCode> {
-    if let Some(objective) = &args.find_max {
-        return crate::capacity_cmd::run(&args, objective);
-    }
     let agent = AgentFlags {
         shard: args.shard,
         start_at: args.start_at.as_deref(),

@@ -1,4 +1,10 @@
 //! The `foxbench` command: parses flags and wires the crates together; nothing else.
+//!
+//! It owns the flags (clap's help is their one description, also the man page and the
+//! completions), the words a library's setting takes as a flag, where output goes, the
+//! verdict lines, signals and exit codes (`cli`). It must not hold a loop, a rule or a
+//! rendering of its own: measuring is `load`'s and `shootout`'s, rendering `report`'s, and
+//! the machine `probe`'s.
 #![forbid(unsafe_code)]
 
 mod agent;
@@ -114,7 +120,12 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
-        Command::Load(args) => load_cmd::run(*args),
+        // --find-max is a search made of load runs: capacity_cmd drives it, using load_cmd's
+        // plan, and load_cmd never calls back.
+        Command::Load(args) => match args.find_max.as_deref() {
+            Some(objective) => capacity_cmd::run(&args, objective),
+            None => load_cmd::run(*args),
+        },
         Command::Shootout(args) => shootout_cmd::run(args),
         Command::Report(args) => shootout_cmd::report(args),
         Command::Compare(args) => compare_cmd::run(args),

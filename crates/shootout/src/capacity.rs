@@ -11,7 +11,7 @@
 
 use std::time::{Duration, Instant};
 
-use load::capacity::{Phase, Search, SearchConfig, SearchError};
+use load::capacity::{Ended, Phase, Search, SearchConfig, SearchError};
 use load::{Arrival, Stop};
 use report::capacity::{Bracket, Stopped, WindowPhase};
 use report::shootout::capacity::{CellCapacity, CellWindow, LevelCapacity};
@@ -187,10 +187,7 @@ impl Meter<'_> {
                 })
             },
         )?;
-        let stopped = match ended {
-            load::capacity::Ended::Search(why) => stopped_of(why),
-            load::capacity::Ended::Interrupted => Stopped::Interrupted,
-        };
+        let stopped = stopped(ended);
         let (held, failed) = search.bracket();
         let bracket = Bracket {
             held_per_sec: held,
@@ -221,18 +218,32 @@ impl Meter<'_> {
     }
 }
 
-fn stopped_of(why: load::capacity::Stopped) -> Stopped {
-    match why {
-        load::capacity::Stopped::Converged => Stopped::Converged,
-        load::capacity::Stopped::Budget => Stopped::Budget,
-        load::capacity::Stopped::Floor => Stopped::Floor,
-        load::capacity::Stopped::Ceiling => Stopped::Ceiling,
+/// How a driven search ended, as a result records it: the one mapping from the engine's
+/// reasons to the report's, for the shootout's capacity levels and `foxbench load
+/// --find-max` alike (this crate is the lowest that sees both types).
+pub fn stopped(ended: Ended) -> Stopped {
+    match ended {
+        Ended::Search(load::capacity::Stopped::Converged) => Stopped::Converged,
+        Ended::Search(load::capacity::Stopped::Budget) => Stopped::Budget,
+        Ended::Search(load::capacity::Stopped::Floor) => Stopped::Floor,
+        Ended::Search(load::capacity::Stopped::Ceiling) => Stopped::Ceiling,
+        Ended::Interrupted => Stopped::Interrupted,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_engine_reason_is_the_reports_reason_of_the_same_name() {
+        use load::capacity::Stopped as Why;
+        for why in [Why::Converged, Why::Budget, Why::Floor, Why::Ceiling] {
+            let got = stopped(Ended::Search(why));
+            assert_eq!(format!("{got:?}"), format!("{why:?}"));
+        }
+        assert_eq!(stopped(Ended::Interrupted), Stopped::Interrupted);
+    }
 
     fn level(window_ms: u64, start: f64) -> CapacityLevel {
         CapacityLevel {

@@ -10,8 +10,6 @@ use std::time::Duration;
 use regex::Regex;
 use serde::Deserialize;
 
-#[cfg(test)]
-mod open_level_tests;
 mod params;
 mod raw;
 mod scenarios;

@@ -3,6 +3,8 @@
 
 use super::*;
 
+mod open_level;
+
 /// A small valid suite; the tests of `validate` break it one line at a time.
 pub(super) const GOOD: &str = r#"
 name = "t"

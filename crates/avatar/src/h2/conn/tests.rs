@@ -1,7 +1,11 @@
+//! The connection against client byte streams built frame by frame: the preface, SETTINGS,
+//! requests answered over the responder, flow control, and each limit and flood defence.
+
 use std::sync::Arc;
 
 use super::*;
 use crate::config::Config;
+use crate::h2::frame::{flag, kind};
 use crate::h2::hpack::put_int;
 use crate::metrics::Metrics;
 use crate::rng::Rng;

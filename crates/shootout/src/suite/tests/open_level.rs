@@ -1,7 +1,6 @@
 //! The open-model level kind (`rate`): what parses, into which schedule, and the one line
 //! each mistake gets.
 
-use super::tests::GOOD;
 use super::*;
 
 /// GOOD with its `ab` level replaced by `level`.

@@ -1,0 +1,195 @@
+//! Verification and the levels it gates: each scenario verified before any load, then
+//! every scenario at each of its levels, a cell each, unless its verification excludes it.
+
+use report::shootout::{Cell, CellStatus, Check, Verification};
+
+use super::lines::{cell_line, verdict};
+use super::{Ctx, Observer};
+use crate::failure::TargetFailure;
+use crate::lifecycle::Running;
+use crate::measure::{Dumps, Meter, Task};
+use crate::services::Services;
+use crate::suite::{Scenario, TargetSpec};
+use crate::summary;
+use crate::tiers;
+use crate::verify;
+use crate::watch::{column, now_of, CellAt, CellNow};
+
+impl<'a> Ctx<'a> {
+    /// Verifies every scenario the target implements before any load: over HTTP/1.1,
+    /// and over HTTP/2 too when the scenario runs HTTP/2 levels here (only over HTTP/2 when
+    /// all of them are).
+    pub(super) fn verify(
+        &self,
+        running: &Running,
+        spec: &TargetSpec,
+        scenarios: &[&Scenario],
+        (out, dir): (&str, &str),
+        obs: &mut dyn Observer,
+    ) -> Vec<Verification> {
+        let suite = self.suite;
+        scenarios
+            .iter()
+            .map(|s| {
+                let endpoint = |http2| verify::Endpoint {
+                    addr: running.addr,
+                    tls: s.tls.as_ref().map(|t| t.options(out, dir, true)),
+                    http2,
+                    name: spec.name.clone(),
+                };
+                let run =
+                    |http2| verify::verify(&endpoint(http2), s, suite.images, suite.plan.timeout);
+                let levels = suite.levels_for(s, spec);
+                let v = match (s.http2, s.runs_http2(levels.into_iter())) {
+                    (true, _) => verify::over_http2_only(run(true)),
+                    (false, true) => verify::with_http2(run(false), &run(true)),
+                    (false, false) => run(false),
+                };
+                obs.line(&format!("  verify {}: {}", s.name, verdict(&v)));
+                v
+            })
+            .collect()
+    }
+
+    /// Every scenario at each of its levels, a cell each; ends early if the target crashes.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn levels(
+        &self,
+        running: &mut Running,
+        services: &mut Services,
+        spec: &TargetSpec,
+        (scenarios, verified): (&[&Scenario], &[Verification]),
+        paths: (&str, &str),
+        cells: &mut Vec<Cell>,
+        obs: &mut dyn Observer,
+    ) -> Result<(), TargetFailure> {
+        let warmup_max = spec.warmup.unwrap_or(self.suite.plan.warmup);
+        let probes = services.probes(spec);
+        let net = summary::Net {
+            runtime: match spec.language.as_str() {
+                "java" | "kotlin" | "scala" | "clojure" => report::tcp::Runtime::Jvm,
+                _ => report::tcp::Runtime::Other,
+            },
+            somaxconn: load::limits::Machine::read().somaxconn,
+        };
+        let meter = Meter {
+            plan: &self.suite.plan,
+            client_threads: self.client_threads,
+            server_cpus: self.server_cpus.len(),
+            interrupt: &self.opts.interrupt,
+            cpu_ids: (&self.client_cpus, &self.server_cpus),
+            dumps: Some(Dumps {
+                dir: &self.opts.out,
+                always: self.opts.thread_dump,
+                target: &spec.name,
+            }),
+            services: &probes,
+            service_cpus: self.layout.services.len(),
+            watch: self.opts.watch.as_deref(),
+            net,
+        };
+        for (s, v) in scenarios.iter().zip(verified) {
+            for level in self.suite.levels_for(s, spec) {
+                let task = Task::new(s, level, warmup_max, paths);
+                let mut cell = task.cell();
+                let http2 = task.version != crate::suite::HttpVersion::Http1;
+                if let Some((status, why)) =
+                    excluded(v, (task.keepalive, http2), self.interrupted())
+                {
+                    cell.status = status;
+                    cell.message = Some(why.into());
+                    cells.push(cell);
+                    continue;
+                }
+                crate::limits::before_level(&mut cell, obs);
+                let column = column(self.suite, &s.name, &level.name);
+                let at = CellAt {
+                    target: &spec.name,
+                    column: &column,
+                };
+                if let Some(w) = &self.opts.watch {
+                    w.cell(at, &CellNow::Running);
+                }
+                match meter.measure(running, &task, &mut cell) {
+                    Ok(()) => {
+                        summary::conclude(&mut cell, meter.server_cpus, &net);
+                        tiers::conclude(&mut cell, &spec.name, &self.layout);
+                        if let Some(line) = cell_line(&cell) {
+                            obs.line(&line);
+                        }
+                    }
+                    Err(failure) => {
+                        cell.status = CellStatus::Failed;
+                        cell.message = Some(failure.to_string());
+                    }
+                }
+                let failed = cell.status == CellStatus::Failed;
+                let service = services.crashed(spec);
+                if let Some((name, why)) = &service {
+                    let note = format!("service {name} {why} during this level");
+                    obs.line(&format!("  {note}"));
+                    cell.message = Some(match cell.message.take() {
+                        Some(m) => format!("{m}; {note}"),
+                        None => note,
+                    });
+                }
+                if let Some(w) = &self.opts.watch {
+                    w.cell(at, &now_of(&cell));
+                }
+                cells.push(cell);
+                if let Some((service, why)) = service {
+                    return Err(TargetFailure::ServiceDied {
+                        service,
+                        why,
+                        level: level.name.clone(),
+                    });
+                }
+                if let Some(status) = failed.then(|| running.exited()).flatten() {
+                    return Err(TargetFailure::Crashed {
+                        status,
+                        level: level.name.clone(),
+                        log_tail: running.log_tail(),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Fails, with the first failed check, when no scenario was answered correctly. A scenario
+/// whose answers are wrong is not loaded; one that only fails keep-alive still runs its
+/// levels without keep-alive (`Verification::passed` already leaves keep-alive out).
+pub(super) fn answers(verified: &[Verification]) -> Result<(), Option<Check>> {
+    if verified.iter().any(|v| v.passed) {
+        return Ok(());
+    }
+    Err(verified
+        .iter()
+        .flat_map(|v| v.checks.iter())
+        .find(|c| !c.passed)
+        .cloned())
+}
+
+/// Why a cell is not measured, if it is not: its status and message. `(keepalive, http2)`
+/// is how the cell connects.
+pub(super) fn excluded(
+    v: &Verification,
+    (keepalive, http2): (bool, bool),
+    interrupted: bool,
+) -> Option<(CellStatus, &'static str)> {
+    if !v.passed {
+        Some((CellStatus::Excluded, "verification failed: not measured"))
+    } else if http2 && v.http2 != Some(true) {
+        Some((
+            CellStatus::Excluded,
+            "verification over HTTP/2 failed: this HTTP/2 level is not measured",
+        ))
+    } else if keepalive && v.keepalive == Some(false) {
+        Some((CellStatus::Excluded, "excluded: the target closes connections after each response (verified), so keep-alive levels do not apply"))
+    } else if interrupted {
+        Some((CellStatus::Interrupted, "interrupted before this level"))
+    } else {
+        None
+    }
+}
