@@ -65,8 +65,22 @@ SCENARIOS = {
     "h2-c100-m10": dict(c=100, keepalive=True, pipeline=1, h2=10,
                         desc="HTTP/2, c=100, 10 streams",
                         servers=["nginx-h2", "nginx-h2c"], tools=["foxbench", "h2load", "oha"]),
+    # The same at one fixed rate, below every tool's and nginx's capacity: each tool paces
+    # its requests (foxbench -R, h2load --rps per connection, oha -q). The closed scenarios
+    # above compare a client that outruns nginx (and is woken per response or two) with
+    # one that cannot keep up (and finds ten responses per wake-up); here no tool is
+    # saturated by the load. foxbench's open model spins the last 50 us before each due
+    # instant (worker SPIN_NS, for send precision), so at 60k req/s (17 us apart) it is
+    # always spinning: its CPU here is the price of that precision, not of the requests
+    # (bench/runs/2026-11-26-h2-rate). h2load's --rps fires a timer per connection and
+    # does not report how late it sent.
+    "h2-c100-m10-r60k": dict(c=100, keepalive=True, pipeline=1, h2=10, rate=60000,
+                             desc="HTTP/2, c=100, 10 streams, at 60k req/s",
+                             servers=["nginx-h2", "nginx-h2c"],
+                             tools=["foxbench", "h2load", "oha"]),
 }
 BASELINE = {"h2-c10-m1": "h2load", "h2-c10-m10": "h2load", "h2-c100-m10": "h2load",
+            "h2-c100-m10-r60k": "h2load",
             "noka-c10": "ab", "pipe16-c10": "wrk", "tls-noka-full-c10": "ab",
             "tls-noka-resume-c10": "oha"}  # default: wrk
 
@@ -200,6 +214,11 @@ class H2load(Tool):
             raise Skip("h2load has no no-keep-alive mode")
         if sc.get("h2"):
             m = sc["h2"]
+            if sc.get("rate"):
+                # --rps paces each connection; -n makes the run last `seconds` at that rate.
+                per_conn = max(1, round(sc["rate"] / sc["c"]))
+                return [self.path, "-t1", f"-c{sc['c']}", f"-m{m}", f"--rps={per_conn}",
+                        f"-n{round(per_conn * sc['c'] * seconds)}", url]
             return [self.path, "-t1", f"-c{sc['c']}", f"-m{m}", f"-n{max(count, sc['c'] * m)}", url]
         cmd = [self.path, "--h1", "-t1", f"-c{sc['c']}", f"-n{max(count, sc['c'] * sc['pipeline'])}"]
         if sc["pipeline"] > 1:
@@ -301,6 +320,8 @@ class Oha(Tool):
             if url.startswith("http://"):
                 raise Skip("oha speaks h2 only over TLS (no prior-knowledge h2c)")
             cmd += ["--http2", "-p", str(sc["h2"])]
+        if sc.get("rate"):
+            cmd += ["-q", str(sc["rate"])]
         return cmd + [url]
 
     def parse(self, out, err):
@@ -360,6 +381,8 @@ class Foxbench(Tool):
             cmd.append("--no-keepalive")
         if sc.get("h2"):
             cmd += ["--http2", "--streams", str(sc["h2"])]
+        if sc.get("rate"):
+            cmd += ["-R", str(sc["rate"])]
         if sc.get("tls") or url.startswith("https"):
             # Verifies the handshake's signature, not the test certificate's chain.
             cmd.append("--insecure")
@@ -918,7 +941,7 @@ def main():
                     if not runnable:
                         continue
                     for t in runnable:
-                        if t.sized_by_count:
+                        if t.sized_by_count and not sc.get("rate"):
                             counts[t.name], cal = calibrate(t, sc, server, args.seconds, tmp)
                             print(f"  {sc_name} {t.name}: calibrated -n {counts[t.name]}",
                                   file=sys.stderr)
