@@ -537,6 +537,7 @@ mod tests {
             elapsed: Duration::from_secs(2),
             interrupted: false,
             interval_waits: 0,
+            spin: Duration::ZERO,
         };
         let r = repeat(
             &res,

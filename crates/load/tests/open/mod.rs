@@ -151,3 +151,38 @@ fn a_stall_shows_in_corrected_latency_not_in_service_time() {
     assert_eq!(r.late.len(), r.counts.late);
     assert!(ms(r.late.percentile_ns(100.0)) >= 100.0);
 }
+
+/// The open model spins through the last 50 µs before each due instant (a timer wake-up
+/// costs more): that wall time is counted as `spin`, at most the run's wall time per worker,
+/// so that a spinning client is not judged saturated. The closed model never spins.
+#[test]
+fn the_spin_before_due_instants_is_counted_apart() {
+    let (s, _) = timestamping_server();
+    let mut p = plan(&s.url());
+    p.connections = 20;
+    p.threads = 1;
+    p.arrival = Arrival::Open {
+        rate: Rate::constant(20_000.0),
+    };
+    p.stop = Stop::Duration(Duration::from_millis(500));
+    let r = run(&p);
+    assert!(r.counts.ok > 0, "{:?}", r.counts);
+    assert!(r.spin > Duration::ZERO, "no spin recorded at 20,000 req/s");
+    assert!(
+        r.spin <= r.elapsed * p.threads as u32,
+        "spin {:?} over {:?} of wall time on {} thread(s)",
+        r.spin,
+        r.elapsed,
+        p.threads
+    );
+
+    let mut closed = plan(&s.url());
+    closed.stop = Stop::Requests(500);
+    let r = run(&closed);
+    assert_eq!(r.counts.ok, 500, "{:?}", r.counts);
+    assert_eq!(
+        r.spin,
+        Duration::ZERO,
+        "the closed model has no due instants"
+    );
+}
