@@ -428,8 +428,28 @@ pub struct Client {
     pub cpu_us_per_request: Option<f64>,
     /// Peak resident memory, bytes.
     pub max_rss_bytes: u64,
-    /// True when `cpu_percent` ≥ [`SATURATED_PERCENT`]: the result may be client-bound.
+    /// Open model: wall seconds the workers spent polling without a timeout in the last
+    /// 50 µs before a send instant, with nothing to do. That CPU is part of the totals
+    /// above but is time to spare, not work. 0 in the closed model and in results from
+    /// before it was counted.
+    #[serde(default)]
+    pub spin_s: f64,
+    /// True when the CPU share less the spin's reaches [`SATURATED_PERCENT`] (see
+    /// [`client_saturated`]): the result may be client-bound.
     pub saturated: bool,
+}
+
+/// Percent of `cpus` CPUs over `wall_s` seconds that `spin_s` seconds of spin took.
+pub fn spin_percent(spin_s: f64, wall_s: f64, cpus: u64) -> f64 {
+    100.0 * spin_s / (wall_s.max(1e-9) * cpus.max(1) as f64)
+}
+
+/// The one rule that calls a client saturated: its CPU share (`cpu_percent`, of its own
+/// CPUs) less the share it spent spinning before send instants (`spin_percent`), clamped
+/// at 0, is at least [`SATURATED_PERCENT`]. A spinning client is early: it has time to
+/// spare. With no spin this is `cpu_percent >= SATURATED_PERCENT`.
+pub fn client_saturated(cpu_percent: f64, spin_percent: f64) -> bool {
+    (cpu_percent - spin_percent).max(0.0) >= SATURATED_PERCENT
 }
 
 impl From<&stats::Counts> for Requests {
@@ -509,7 +529,8 @@ impl From<&stats::Counts> for Connections {
 impl Client {
     /// The client's cost over a run: `cpu_user_s` and `cpu_sys_s` spent by `cpus` worker
     /// threads in `wall_s`, for `completed` responses. Holds the one rule that calls a
-    /// client saturated ([`SATURATED_PERCENT`]), for `foxbench load` and the shootout.
+    /// client saturated ([`client_saturated`]), for `foxbench load` and the shootout. No
+    /// spin: see [`Client::with_spin`].
     pub fn measure(
         cpus: u64,
         cpu_user_s: f64,
@@ -527,7 +548,32 @@ impl Client {
             cpu_percent,
             cpu_us_per_request: (completed > 0).then(|| cpu * 1e6 / completed as f64),
             max_rss_bytes,
-            saturated: cpu_percent >= SATURATED_PERCENT,
+            spin_s: 0.0,
+            saturated: client_saturated(cpu_percent, 0.0),
+        }
+    }
+
+    /// `, of which N s waited for send instants (open model)` when the run spun, else
+    /// nothing: the words that follow the CPU share in the text and HTML reports.
+    pub fn spin_note(&self) -> String {
+        if self.spin_s > 0.0 {
+            format!(
+                ", of which {:.2}s waited for send instants (open model)",
+                self.spin_s
+            )
+        } else {
+            String::new()
+        }
+    }
+
+    /// The same cost with `spin_s` seconds of the open model's spin over `wall_s`: the
+    /// totals stay as measured, the saturation verdict leaves the spin out.
+    pub fn with_spin(self, spin_s: f64, wall_s: f64) -> Client {
+        let spun = spin_percent(spin_s, wall_s, self.cpus);
+        Client {
+            spin_s,
+            saturated: client_saturated(self.cpu_percent, spun),
+            ..self
         }
     }
 }

@@ -100,6 +100,7 @@ pub(crate) fn sample() -> LoadReport {
             cpu_percent: 97.0,
             cpu_us_per_request: Some(1.0),
             max_rss_bytes: 4 << 20,
+            spin_s: 0.0,
             saturated: true,
         },
         request_table: vec![
@@ -208,6 +209,46 @@ fn client_measure_holds_the_saturation_rule() {
     let c = Client::measure(1, 0.5, 0.4, 1.0, 0, 0);
     assert!(c.saturated, "90% of one CPU is the threshold");
     assert_eq!(c.cpu_us_per_request, None);
+}
+
+/// The open model's spin is time to spare: the saturation verdict leaves it out, while
+/// the CPU totals keep it.
+#[test]
+fn saturation_leaves_the_open_models_spin_out() {
+    // (CPU %, spin %) → saturated
+    let cases = [
+        ((98.0, 0.0), true),  // no spin: today's verdict
+        ((89.0, 0.0), false), // no spin: today's verdict
+        ((90.0, 0.0), true),  // the bar itself
+        ((98.0, 60.0), false),
+        ((98.0, 8.0), true), // 90% of work left: still saturated
+        ((98.0, 8.5), false),
+        ((50.0, 80.0), false), // spin over the CPU clamps at 0
+    ];
+    for ((cpu, spin), want) in cases {
+        assert_eq!(
+            client_saturated(cpu, spin),
+            want,
+            "{cpu}% CPU, {spin}% spin"
+        );
+    }
+    // 1.96 s of CPU over 2 s on one CPU, 1.2 s of it spin.
+    let c = Client::measure(1, 1.5, 0.46, 2.0, 1000, 0);
+    assert!(c.saturated);
+    let c = c.with_spin(1.2, 2.0);
+    assert!(!c.saturated, "{c:?}");
+    assert_eq!((c.spin_s, c.cpu_percent), (1.2, 98.0), "totals as measured");
+    assert!((spin_percent(1.2, 2.0, 2) - 30.0).abs() < 1e-9);
+
+    // The text says how much of the CPU waited for send instants, and only when some did.
+    let mut r = sample();
+    assert!(!r.to_text(&PlanWording).contains("waited for send instants"));
+    r.client.spin_s = 0.4;
+    let t = r.to_text(&PlanWording);
+    assert!(
+        t.contains("97% of 1 CPU, of which 0.40s waited for send instants (open model)"),
+        "{t}"
+    );
 }
 
 #[test]

@@ -605,6 +605,7 @@ pub fn merge(sources: &[Source], opts: Options) -> Result<LoadReport, MergeError
             .map(|s| s.report.client.max_rss_bytes)
             .max()
             .unwrap_or(0),
+        spin_s: by_shard.values().map(|s| s.report.client.spin_s).sum(),
         saturated: rows.iter().any(|a| a.saturated),
     };
     m.client.cpu_us_per_request = (m.requests.completed > 0)
