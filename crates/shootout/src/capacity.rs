@@ -122,7 +122,7 @@ pub fn window_row(
         p99_us: (r.latency.count > 0).then(|| r.latency.at(99.0)).flatten(),
         client_cpu_percent: r.client.cpu_percent,
         client_cpu_us_per_request: r.client.cpu_us_per_request,
-        client_saturated: r.client.cpu_percent >= report::SATURATED_PERCENT,
+        client_saturated: r.client.saturated(),
         server_cpu_percent: r.server.cpu_percent,
         server_cpu_us_per_request: r.server.cpu_us_per_request,
         clauses: verdict.clauses.clone(),
@@ -324,6 +324,7 @@ mod tests {
                 cpu_percent: 95.0,
                 cpu_us_per_request: Some(9500.0),
                 probe_cpu_s: None,
+                spin_s: 0.0,
             },
             series: Vec::new(),
             handshakes: None,
@@ -357,6 +358,18 @@ mod tests {
             );
             assert_eq!(w.p50_us, Some(h.percentile_ns(50.0) as f64 / 1e3));
         }
+        // The same 95% of which 0.5 s of the 0.95 s was the open model's spin: not
+        // saturated, the CPU still shown as measured.
+        let mut spun = repeat(&h, 0);
+        spun.client.spin_s = 0.5;
+        let w = window_row(
+            100.0,
+            WindowPhase::Bracket,
+            &spun,
+            &judge(&"p99<60ms".parse().unwrap(), &spun),
+            None,
+        );
+        assert_eq!((w.client_saturated, w.client_cpu_percent), (false, 95.0));
         let empty = stats::Latency::new();
         let v = judge(&"p99<10ms".parse().unwrap(), &repeat(&empty, 0));
         assert!(!v.passed, "no response: the percentile cannot hold");

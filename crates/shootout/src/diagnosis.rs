@@ -15,6 +15,9 @@ use crate::wording::SuiteKeys;
 pub struct Figures {
     /// foxbench's share of its CPUs, percent.
     pub client_cpu_percent: f64,
+    /// Of that, the open model's spin before send instants (median over the repeats),
+    /// percent of the same CPUs: time to spare, left out before judging saturation.
+    pub client_spin_percent: f64,
     /// The server tree's share of its CPUs, percent.
     pub server_cpu_percent: f64,
     /// The busiest server thread's share of one CPU, percent.
@@ -311,6 +314,33 @@ mod tests {
             }],
             ..Default::default()
         }
+    }
+
+    /// The open model spins through the last 50 µs before each send instant: CPU spent
+    /// waiting, not working. 98% of the client's CPU of which 60 points spin (nginx at
+    /// 20,000 req/s h2c, bench/runs/2026-11-25-capacity-quiet) is not client-bound, on the
+    /// process figure nor on `/proc/stat`; without the spin the same figures are.
+    #[test]
+    fn a_client_spinning_before_send_instants_is_not_client_bound() {
+        let spinning = |spin: f64| Figures {
+            client_spin_percent: spin,
+            ..with_cpus(
+                f(98.0, 40.0, 40.0),
+                cpu(0, 60.0, 38.0, 0.0, 2.0),
+                cpu(1, 25.0, 15.0, 0.0, 60.0),
+                None,
+            )
+        };
+        let d = diagnose(&spinning(60.0));
+        assert_ne!(d.bottleneck, Bottleneck::ClientBound, "{d:?}");
+        assert!(!client_saturated(&spinning(60.0)));
+        assert_eq!(
+            diagnose(&spinning(0.0)).bottleneck,
+            Bottleneck::ClientBound,
+            "no spin: today's verdict"
+        );
+        // Spin that leaves 90% of real work still saturates.
+        assert_eq!(diagnose(&spinning(7.0)).bottleneck, Bottleneck::ClientBound);
     }
 
     /// The rules on recorded figures: (process %s, per-CPU figures, thread waits) →

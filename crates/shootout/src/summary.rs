@@ -175,6 +175,10 @@ pub fn figures(reps: &[Repeat], s: &CellSummary, server_cpus: usize) -> Figures 
     let sum = |f: &dyn Fn(&Repeat) -> u64| reps.iter().map(f).sum::<u64>();
     Figures {
         client_cpu_percent: s.client_cpu_percent,
+        client_spin_percent: {
+            let mut v: Vec<f64> = reps.iter().map(|r| r.client.spin_percent()).collect();
+            report::shootout::median(&mut v).unwrap_or(0.0)
+        },
         server_cpu_percent: s.server_cpu_percent,
         busiest_thread_percent: s.busiest_thread_percent,
         server_cpus,
@@ -327,6 +331,7 @@ mod tests {
                 cpu_percent: rps / 100.0,
                 cpu_us_per_request: Some(rps / 10.0),
                 probe_cpu_s: None,
+                spin_s: 0.0,
             },
             series: Vec::new(),
             handshakes: None,
@@ -512,6 +517,7 @@ mod tests {
         let f = figures(&reps, &summarize(&reps), 3);
         let want = Figures {
             client_cpu_percent: 0.01,
+            client_spin_percent: 0.0,
             server_cpu_percent: 0.0,
             busiest_thread_percent: 0.0,
             server_cpus: 3,

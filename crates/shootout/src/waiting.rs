@@ -38,20 +38,24 @@ fn mean_busy(cpus: &[CpuUse]) -> Option<f64> {
 
 /// Whether a side's CPUs were its limit: its process saturated them (the figure before
 /// per-CPU time), or they were saturated on `/proc/stat` (softirq, irq and kernel threads
-/// counted) while its process used a fair share of them.
-fn saturated(process_percent: f64, cpus: Option<&[CpuUse]>) -> bool {
-    if process_percent >= SATURATED_PERCENT {
+/// counted) while its process used a fair share of them. `spin_percent` of its CPUs were
+/// spent waiting for send instants (foxbench's open model): taken off both the process's
+/// and the CPUs' figures first, by [`report::client_saturated`]'s one rule.
+fn saturated(process_percent: f64, cpus: Option<&[CpuUse]>, spin_percent: f64) -> bool {
+    if report::client_saturated(process_percent, spin_percent) {
         return true;
     }
     let busy = cpus.and_then(mean_busy).unwrap_or(0.0);
-    busy >= SATURATED_PERCENT && process_percent >= OWN_SHARE_PERCENT
+    report::client_saturated(busy, spin_percent)
+        && process_percent - spin_percent >= OWN_SHARE_PERCENT
 }
 
-/// foxbench's CPUs were its limit.
+/// foxbench's CPUs were its limit: its spin before send instants is time to spare.
 pub fn client_saturated(f: &Figures) -> bool {
     saturated(
         f.client_cpu_percent,
         f.system.as_ref().map(|s| s.client.as_slice()),
+        f.client_spin_percent,
     )
 }
 
@@ -60,6 +64,7 @@ pub fn server_saturated(f: &Figures) -> bool {
     saturated(
         f.server_cpu_percent,
         f.system.as_ref().map(|s| s.server.as_slice()),
+        0.0,
     )
 }
 

@@ -215,6 +215,7 @@ pub fn client_window(
         cpu_percent: c.cpu_percent,
         cpu_us_per_request: c.cpu_us_per_request,
         probe_cpu_s: None,
+        spin_s: 0.0,
     }
 }
 
@@ -246,7 +247,10 @@ pub fn repeat(
         latency: res.latency.summary(),
         hdr_base64: res.latency.to_base64(),
         server,
-        client,
+        client: ClientWindow {
+            spin_s: res.spin.as_secs_f64(),
+            ..client
+        },
         series,
         handshakes: handshakes(res, tls),
         intervals,
@@ -537,7 +541,7 @@ mod tests {
             elapsed: Duration::from_secs(2),
             interrupted: false,
             interval_waits: 0,
-            spin: Duration::ZERO,
+            spin: Duration::from_millis(300),
         };
         let r = repeat(
             &res,
@@ -549,6 +553,10 @@ mod tests {
             Vec::new(),
         );
         assert_eq!((r.elapsed_s, r.capped, r.rps), (2.0, true, 50.0));
+        assert_eq!(
+            r.client.spin_s, 0.3,
+            "the open model's spin carried to results.json"
+        );
         assert_eq!((r.requests.completed, r.requests.failed_status), (100, 10));
         assert_eq!(
             r.status,

@@ -255,6 +255,34 @@ pub struct ClientWindow {
     /// their per-CPU busy share holds it. `None` in results from before it was told apart.
     #[serde(default)]
     pub probe_cpu_s: Option<f64>,
+    /// Open model: wall seconds foxbench's workers spent, summed, polling without a timeout
+    /// before a send instant with nothing to do ([`crate::Client::spin_s`]): part of the
+    /// figures above, time to spare rather than work. 0 in the closed model and in results
+    /// from before it was counted (left out of the JSON then).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub spin_s: f64,
+}
+
+fn is_zero(v: &f64) -> bool {
+    *v == 0.0
+}
+
+impl ClientWindow {
+    /// The spin's share of the client's CPUs, percent, on the scale of `cpu_percent`
+    /// (the spin over the same window and CPUs as the CPU seconds).
+    pub fn spin_percent(&self) -> f64 {
+        let cpu = self.cpu_user_s + self.cpu_sys_s;
+        if cpu > 0.0 {
+            self.cpu_percent * self.spin_s / cpu
+        } else {
+            0.0
+        }
+    }
+
+    /// foxbench's CPU less its spin was saturated ([`crate::client_saturated`]).
+    pub fn saturated(&self) -> bool {
+        crate::client_saturated(self.cpu_percent, self.spin_percent())
+    }
 }
 
 /// One probe sample of the server tree.
