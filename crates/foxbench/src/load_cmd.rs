@@ -279,7 +279,17 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
             report.requests.completed,
         );
     }
+    // -q: the verdict first (a script reads the first line), then the warnings, which may
+    // come from the kernel's counters and so from other traffic on the machine.
+    let slo_code = cli::slo_verdict(report.slo.as_ref(), args.quiet);
+    let no_success = match slo_code {
+        Some(_) => None,
+        None => report.no_success(&crate::cli::Flags),
+    };
     if args.quiet {
+        if let Some(line) = &no_success {
+            cli::say(line);
+        }
         if let Some(w) = report.saturation_warning() {
             cli::say(&format!("warning: {w}"));
         }
@@ -287,19 +297,12 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
             cli::say(&format!("warning: {w}"));
         }
     }
-    if let Some(code) = cli::slo_verdict(report.slo.as_ref(), args.quiet) {
-        return Ok(code);
-    }
-    match report.no_success(&crate::cli::Flags) {
+    Ok(match (slo_code, no_success) {
+        (Some(code), _) => code,
         // The run completed and measured nothing.
-        Some(line) => {
-            if args.quiet {
-                cli::say(&line);
-            }
-            Ok(ExitCode::from(cli::exit::FAILED))
-        }
-        None => Ok(ExitCode::SUCCESS),
-    }
+        (None, Some(_)) => ExitCode::from(cli::exit::FAILED),
+        (None, None) => ExitCode::SUCCESS,
+    })
 }
 
 /// Polls for signals and draws the progress bar until the run ends.

@@ -346,13 +346,20 @@ mod load {
             text.contains("Errors by reason:\n  read 20 (100%)"),
             "{text}"
         );
-        // -q: the line goes to stderr, alone.
+        // -q: the line goes to stderr, first. Only warnings may follow it: the kernel's TCP
+        // counters are the machine's, and other tests' traffic once put a retransmit
+        // warning before it (the warnings were printed first; now the verdict is).
         let out = run(&["load", "-q", "-n", "20", "-c", "2", &s.url()]);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1));
-        assert_eq!(err.lines().count(), 1, "{err}");
         assert!(
             err.starts_with("foxbench: No request succeeded: read 20"),
+            "{err}"
+        );
+        assert!(
+            err.lines()
+                .skip(1)
+                .all(|l| l.starts_with("foxbench: warning: ")),
             "{err}"
         );
         // One success is enough for exit 0.

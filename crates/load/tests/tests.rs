@@ -70,6 +70,20 @@ fn run(p: &Plan) -> RunResult {
     r
 }
 
+/// Keep-alive: `r`'s requests went over at most `conns` connections, each opened once. Not
+/// exactly `conns`: the `-n` budget is shared, and on a loaded machine a worker thread that
+/// starts after the others spent it opens none (seen in CI: 2 of 4).
+#[track_caller]
+fn assert_kept_alive(s: &Server, r: &RunResult, conns: u64) {
+    let accepts = s.accepts();
+    assert!(
+        (1..=conns).contains(&accepts),
+        "{accepts} connections accepted for {} requests: keep-alive reuses at most {conns}",
+        r.counts.ok
+    );
+    assert_eq!(r.counts.connections_opened, accepts);
+}
+
 mod accounting {
     use super::*;
 
@@ -202,8 +216,7 @@ mod connections {
         p.stop = Stop::Requests(500);
         let r = run(&p);
         assert_eq!(r.counts.ok, 500);
-        assert_eq!(s.accepts(), 4);
-        assert_eq!(r.counts.connections_opened, 4);
+        assert_kept_alive(&s, &r, 4);
         assert_eq!(r.counts.reconnects, 0);
     }
 
@@ -306,7 +319,7 @@ mod bodies {
         let s = serve(b"HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\nhello world");
         let r = run(&plan(&s.url()));
         assert_eq!(r.counts.ok, 200);
-        assert_eq!(s.accepts(), 4);
+        assert_kept_alive(&s, &r, 4);
     }
 
     #[test]
@@ -314,7 +327,7 @@ mod bodies {
         let s = serve(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;ext=1\r\nhello\r\n6\r\n world\r\n0\r\nX-Trailer: yes\r\n\r\n");
         let r = run(&plan(&s.url()));
         assert_eq!(r.counts.ok, 200, "{:?}", r.counts);
-        assert_eq!(s.accepts(), 4, "chunked responses keep the connection");
+        assert_kept_alive(&s, &r, 4); // chunked responses keep the connection
     }
 
     #[test]
