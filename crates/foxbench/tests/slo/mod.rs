@@ -137,7 +137,9 @@ fn the_text_report_prints_each_verdict() {
         "{err}"
     );
     assert!(
-        err.lines().skip(1).all(|l| l.starts_with("foxbench: warning: ")),
+        err.lines()
+            .skip(1)
+            .all(|l| l.starts_with("foxbench: warning: ")),
         "{err}"
     );
 }
