@@ -144,7 +144,7 @@ pub(crate) fn build_report(
         r.counts.completed(),
         used.max_rss_bytes,
     )
-    .with_spin(r.spin.as_secs_f64(), wall.as_secs_f64());
+    .with_spin(r.spin.as_secs_f64());
     let mut report = LoadReport::new(target, config, measured, table, intervals, client);
     if matches!(plan.protocol, load::Protocol::Http2(_)) {
         let over_tls = plan.target.scheme == load::Scheme::Https;

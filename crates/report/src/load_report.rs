@@ -439,9 +439,15 @@ pub struct Client {
     pub saturated: bool,
 }
 
-/// Percent of `cpus` CPUs over `wall_s` seconds that `spin_s` seconds of spin took.
-pub fn spin_percent(spin_s: f64, wall_s: f64, cpus: u64) -> f64 {
-    100.0 * spin_s / (wall_s.max(1e-9) * cpus.max(1) as f64)
+/// The share of the client's CPUs that `spin_s` seconds of spin took, on the scale of
+/// `cpu_percent` (which `cpu_s` seconds of CPU made over the same window and CPUs): the one
+/// formula for a load result's client and for a shootout repeat's.
+pub fn spin_percent(cpu_percent: f64, cpu_s: f64, spin_s: f64) -> f64 {
+    if cpu_s > 0.0 {
+        cpu_percent * spin_s / cpu_s
+    } else {
+        0.0
+    }
 }
 
 /// The one rule that calls a client saturated: its CPU share (`cpu_percent`, of its own
@@ -566,10 +572,10 @@ impl Client {
         }
     }
 
-    /// The same cost with `spin_s` seconds of the open model's spin over `wall_s`: the
+    /// The same cost with `spin_s` seconds of the open model's spin over the same run: the
     /// totals stay as measured, the saturation verdict leaves the spin out.
-    pub fn with_spin(self, spin_s: f64, wall_s: f64) -> Client {
-        let spun = spin_percent(spin_s, wall_s, self.cpus);
+    pub fn with_spin(self, spin_s: f64) -> Client {
+        let spun = spin_percent(self.cpu_percent, self.cpu_user_s + self.cpu_sys_s, spin_s);
         Client {
             spin_s,
             saturated: client_saturated(self.cpu_percent, spun),

@@ -235,10 +235,11 @@ fn saturation_leaves_the_open_models_spin_out() {
     // 1.96 s of CPU over 2 s on one CPU, 1.2 s of it spin.
     let c = Client::measure(1, 1.5, 0.46, 2.0, 1000, 0);
     assert!(c.saturated);
-    let c = c.with_spin(1.2, 2.0);
+    let c = c.with_spin(1.2);
     assert!(!c.saturated, "{c:?}");
     assert_eq!((c.spin_s, c.cpu_percent), (1.2, 98.0), "totals as measured");
-    assert!((spin_percent(1.2, 2.0, 2) - 30.0).abs() < 1e-9);
+    // 1.2 s of the 1.96 s that made 98%: 60 points of it.
+    assert!((spin_percent(98.0, 1.96, 1.2) - 60.0).abs() < 1e-9);
 
     // The text says how much of the CPU waited for send instants, and only when some did.
     let mut r = sample();

@@ -271,12 +271,11 @@ impl ClientWindow {
     /// The spin's share of the client's CPUs, percent, on the scale of `cpu_percent`
     /// (the spin over the same window and CPUs as the CPU seconds).
     pub fn spin_percent(&self) -> f64 {
-        let cpu = self.cpu_user_s + self.cpu_sys_s;
-        if cpu > 0.0 {
-            self.cpu_percent * self.spin_s / cpu
-        } else {
-            0.0
-        }
+        crate::spin_percent(
+            self.cpu_percent,
+            self.cpu_user_s + self.cpu_sys_s,
+            self.spin_s,
+        )
     }
 
     /// foxbench's CPU less its spin was saturated ([`crate::client_saturated`]).
