@@ -388,11 +388,11 @@ mod tests {
             Duration::from_secs(30),
             "the worker to wait for a pair",
             || {
-                let stat = std::fs::read_to_string(format!("/proc/self/task/{tid}/stat"));
-                let wchan = std::fs::read_to_string(format!("/proc/self/task/{tid}/wchan"));
-                // State is the field after the parenthesised name.
-                stat.is_ok_and(|s| s.rsplit(") ").next().is_some_and(|r| r.starts_with('S')))
-                    && wchan.is_ok_and(|w| w.contains("futex"))
+                probe::thread_waits(std::process::id() as i32).is_ok_and(|threads| {
+                    threads
+                        .iter()
+                        .any(|t| t.tid == tid && t.wait == probe::Wait::Futex)
+                })
             },
         );
         let collector = std::thread::spawn(move || {
