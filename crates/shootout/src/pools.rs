@@ -11,9 +11,11 @@ use crate::diagnosis::Figures;
 use crate::waiting::{futex_majority, FUTEX_THREADS};
 
 /// A pool counts as steady when its mean is at most this many times its fewest
-/// connections: a connection above the floor now and then (pgx opens one more for each
-/// PostgreSQL cancel request, when a load that ends abandons queries) is not growth. A
-/// pool that opens connections as demand rises has a mean well above its floor.
+/// connections, or at least its most divided by this: a connection above the floor now
+/// and then (pgx opens one more for each PostgreSQL cancel request, when a load that ends
+/// abandons queries) is not growth, and neither is one below the ceiling now and then
+/// (pgx closes a connection whose query was cancelled, and the next request opens it
+/// again). A pool that opens connections as demand rises has a mean well away from both.
 pub const STEADY_RATIO: f64 = 1.25;
 
 /// A pool counts as small when the target has at least this many times more requests in
@@ -80,20 +82,19 @@ pub fn pool_bound(f: &Figures) -> Option<String> {
         if c.samples == 0 || c.max == 0 {
             return None;
         }
-        let steady = c.min == c.max || (c.min > 0 && c.mean <= STEADY_RATIO * f64::from(c.min));
+        let at_floor = c.min == c.max || (c.min > 0 && c.mean <= STEADY_RATIO * f64::from(c.min));
+        let at_ceiling = c.mean * STEADY_RATIO >= f64::from(c.max);
         let in_flight = f.in_flight.unwrap_or(f.level_connections as f64);
         let small = in_flight >= OVERSUBSCRIBED * c.mean;
-        if !(steady && small) {
+        if !((at_floor || at_ceiling) && small) {
             return None;
         }
         let busy = c.busy_share.is_some_and(|b| b >= BUSY_SHARE);
         if f.in_flight.is_none() && !busy {
             return None;
         }
-        let mut queued = format!(
-            "{in_flight:.0} requests in flight for {} connections",
-            c.min
-        );
+        let held = if at_floor { c.min } else { c.max };
+        let mut queued = format!("{in_flight:.0} requests in flight for {held} connections");
         if let Some(w) = futex_waiters(f) {
             queued = format!("{queued}; {w}");
         }
@@ -372,6 +373,24 @@ mod tests {
                 },
                 Bottleneck::PoolBound,
                 "2.1 (of 2-5) connections to postgres busy 10% of the level; 50 requests in flight for 2 connections",
+            ),
+            (
+                // go-sql's pool of 2 at c150 in a CI run: pgx closed a connection whose
+                // query was cancelled and the next request opened it again, so the pool
+                // sat at its ceiling of 2 with dips to 1 (1.8 on average). Judged steady by
+                // its floor alone, it read as "neither".
+                "a pool of 2 that dips below its ceiling",
+                Case {
+                    level: 150,
+                    procs: (22.0, 15.0),
+                    cpus: (22.0, 30.0),
+                    waits: (30, 6, 0, 0, 27),
+                    pool: Some((1, 1.8, 2, 0.86)),
+                    service_cpu: 23.0,
+                    in_flight: Some(149.0),
+                },
+                Bottleneck::PoolBound,
+                "1.8 (of 1-2) connections to postgres busy 86% of the level; 149 requests in flight for 2 connections",
             ),
             (
                 // The same pool at 400 req/s (the open model over up to 150 connections):
