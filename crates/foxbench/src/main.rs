@@ -12,8 +12,6 @@ mod capacity_cmd;
 mod cli;
 mod compare_cmd;
 mod doctor_cmd;
-#[cfg(test)]
-mod hint_tests;
 mod k8s_cmd;
 mod live;
 mod load_args;
@@ -25,7 +23,7 @@ mod merge_cmd;
 mod shootout_cmd;
 mod shootout_live;
 #[cfg(test)]
-mod wording_tests;
+mod tests;
 
 use std::io::Write as _;
 use std::process::ExitCode;

@@ -485,5 +485,4 @@ fn line_of_key(text: &str, header: &str, n: usize, key: &str) -> usize {
 }
 
 #[cfg(test)]
-#[path = "validate_tests.rs"]
 mod tests;

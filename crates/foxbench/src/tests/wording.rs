@@ -45,7 +45,7 @@ fn finding(name: &str) -> Finding {
 /// A `foxbench load --json` result (report's fixture), changed at each JSON pointer.
 fn result(name: &str, changes: &[(&str, Value)]) -> Source {
     let mut v: Value =
-        serde_json::from_str(include_str!("../../report/tests/data/load.json")).unwrap();
+        serde_json::from_str(include_str!("../../../report/tests/data/load.json")).unwrap();
     for (pointer, value) in changes {
         let (parent, key) = pointer.rsplit_once('/').unwrap();
         v.pointer_mut(parent).unwrap()[key] = value.clone();

@@ -138,7 +138,7 @@ fn the_table_holds_every_hint_that_names_a_setting() {
         }
         assert!(
             known.contains(&hint.worded(&Flags)),
-            "{reason:?}: {} has no row in hint_tests::table",
+            "{reason:?}: {} has no row in tests::hints::table",
             hint.worded(&Flags)
         );
     }

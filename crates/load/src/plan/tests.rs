@@ -1,0 +1,99 @@
+use super::*;
+
+#[test]
+fn each_bad_setting_is_its_own_error() {
+    let ok = Plan::new(Target::parse("http://127.0.0.1:1/").unwrap());
+    assert_eq!(ok.validate(), Ok(()));
+    type Spoil = fn(&mut Plan);
+    let cases: [(Spoil, PlanError); 11] = [
+        (|p| p.connections = 0, PlanError::Connections),
+        (|p| p.threads = 0, PlanError::Threads),
+        (|p| p.pipeline = 0, PlanError::Pipeline),
+        (|p| p.pipeline = MAX_PIPELINE + 1, PlanError::Pipeline),
+        (
+            |p| {
+                p.keepalive = false;
+                p.pipeline = 2
+            },
+            PlanError::PipelineWithoutKeepalive,
+        ),
+        (
+            |p| {
+                p.arrival = Arrival::Open {
+                    rate: Rate::constant(0.0),
+                }
+            },
+            PlanError::Rate(0.0),
+        ),
+        (|p| p.stop = Stop::Requests(0), PlanError::Requests),
+        (
+            |p| p.stop = Stop::Duration(Duration::ZERO),
+            PlanError::Duration,
+        ),
+        (|p| p.timeout = Duration::ZERO, PlanError::Timeout),
+        (|p| p.interval = Duration::ZERO, PlanError::Interval),
+        (|p| p.requests.clear(), PlanError::NoRequests),
+    ];
+    for (spoil, want) in cases {
+        let mut p = ok.clone();
+        spoil(&mut p);
+        assert_eq!(p.validate(), Err(want.clone()));
+        let text = want.to_string();
+        assert!(text.starts_with(want.setting().name()), "{text}");
+        assert!(!text.contains('\n'), "{text}");
+    }
+    assert_eq!(
+        PlanError::Pipeline.to_string(),
+        format!("pipeline must be between 1 and {MAX_PIPELINE}")
+    );
+    let mut p = ok.clone();
+    p.arrival = Arrival::Open {
+        rate: Rate::constant(f64::NAN),
+    };
+    assert!(matches!(p.validate(), Err(PlanError::Rate(_))));
+}
+
+#[test]
+fn http2_settings_that_make_no_sense_are_refused_one_line_each() {
+    let mut ok = Plan::new(Target::parse("http://127.0.0.1:1/").unwrap());
+    fn h2(streams: u32, window: u32, connection_window: u32) -> Protocol {
+        Protocol::Http2(H2Options {
+            streams,
+            window,
+            connection_window,
+            ..H2Options::default()
+        })
+    }
+    ok.protocol = h2(10, 65_535, 65_535);
+    assert_eq!(ok.validate(), Ok(()));
+    assert_eq!(ok.per_connection(), 10);
+    type Spoil = fn(&mut Plan);
+    let cases: [(Spoil, PlanError); 6] = [
+        (|p| p.pipeline = 2, PlanError::PipelineWithHttp2),
+        (|p| p.keepalive = false, PlanError::StreamsWithoutKeepalive),
+        (|p| p.protocol = h2(0, 1, 65_535), PlanError::Streams),
+        (|p| p.protocol = h2(1, 0, 65_535), PlanError::Window),
+        (|p| p.protocol = h2(1, 1 << 31, 65_535), PlanError::Window),
+        (|p| p.protocol = h2(1, 1, 1000), PlanError::ConnectionWindow),
+    ];
+    for (spoil, want) in cases {
+        let mut p = ok.clone();
+        spoil(&mut p);
+        assert_eq!(p.validate(), Err(want.clone()));
+        let text = want.to_string();
+        assert!(!text.contains('\n'), "{text}");
+    }
+    // One stream per connection without keep-alive is what h2 does then.
+    let mut p = ok.clone();
+    p.protocol = h2(1, 65_535, 65_535);
+    p.keepalive = false;
+    assert_eq!(p.validate(), Ok(()));
+}
+
+#[test]
+fn threads_never_outnumber_connections() {
+    let mut p = Plan::new(Target::parse("http://127.0.0.1:1/").unwrap());
+    p.threads = 8;
+    p.connections = 3;
+    assert_eq!(p.effective_threads(), 3);
+}

@@ -1,0 +1,53 @@
+use super::*;
+
+#[test]
+fn the_page_carries_every_chart_and_escapes_what_it_prints() {
+    let mut r = crate::tests::sample();
+    let mut h = stats::Latency::new();
+    for us in 1..=1000u64 {
+        h.record_ns(us * 1000);
+    }
+    r.latency = Distribution::of(&h);
+    r.target.url = "http://127.0.0.1:1/<script>".into();
+    r.slo = Some(
+        "p99<1ms,rps>=100"
+            .parse::<crate::slo::Slo>()
+            .unwrap()
+            .judge(&r, None),
+    );
+    let html = to_html(&r);
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(!html.contains("<script>"), "unescaped");
+    for id in ["chart-spectrum", "chart-rate", "chart-latency", "slo"] {
+        assert!(html.contains(&format!("id=\"{id}\"")), "{id}");
+    }
+    assert_eq!(html.matches("<svg").count(), 3);
+    assert!(html.contains("<code>rps&gt;=100</code>"));
+    svg::assert_finite(&html);
+    // The spectrum reaches p99.99 of the histogram: 1000 µs at the top.
+    assert!(
+        html.contains("request latency · p99.9985: 1.00ms"),
+        "{html}"
+    );
+}
+
+#[test]
+fn a_ramp_without_a_constant_rate_is_described_as_the_open_model() {
+    let mut r = crate::tests::sample();
+    r.config.model = Model::Open;
+    r.config.rate_per_sec = None;
+    r.config.rate_schedule = Some("100→400 over 8s req/s, then 400".into());
+    let d = describe(&r);
+    assert!(d.starts_with("open model, 100→400 over 8s req/s"), "{d}");
+}
+
+#[test]
+fn a_result_without_responses_or_intervals_still_renders() {
+    let mut r = crate::tests::sample();
+    r.latency = Distribution::of(&stats::Latency::new());
+    r.intervals.clear();
+    let html = to_html(&r);
+    assert!(html.contains("no response was timed"));
+    assert!(html.contains("no interval series in this result"));
+    svg::assert_finite(&html);
+}
