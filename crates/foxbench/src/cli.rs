@@ -173,8 +173,8 @@ pub fn interrupt_flag(how: Interrupts) -> Result<Arc<AtomicBool>> {
     Ok(flag)
 }
 
-/// The flag that gives `setting` (of `foxbench load`, but for a merge's and a limit
-/// check's own settings: of `merge` and `doctor`), and the value a fix shows with it (empty
+/// The flag that gives `setting` (of `foxbench load`, but for a merge's, a limit check's
+/// and a comparison's own settings: of `merge`, `doctor` and `compare`), and the value a fix shows with it (empty
 /// for a switch). The one place a library's setting becomes a flag.
 pub fn flag(setting: Setting) -> &'static [(&'static str, &'static str)] {
     match setting {
@@ -201,6 +201,9 @@ pub fn flag(setting: Setting) -> &'static [(&'static str, &'static str)] {
         Setting::PartialOk => &[("--partial-ok", "")],
         Setting::ClosesPerS => &[("--closes-per-s", "N")],
         Setting::ServerThreads => &[("--threads", "N")],
+        // Of `compare`.
+        Setting::Alpha => &[("--alpha", "A")],
+        Setting::SameMachine => &[("--same-machine", "")],
     }
 }
 

@@ -4,6 +4,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use crate::cli::Flags;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
 use report::compare::{compare, repeats_needed, CompareError, FailOn, Options, Run, DEFAULT_ALPHA};
@@ -66,7 +67,7 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
         alpha: args.alpha,
         fail_on: fail_on.clone(),
     };
-    let c = compare(&base, &new, &opts).map_err(|e| match e {
+    let c = compare(&base, &new, &opts, &Flags).map_err(|e| match e {
         CompareError::Gate(e) => anyhow!("--fail-on {e}"),
         e => e.into(),
     })?;
@@ -87,9 +88,9 @@ pub fn run(args: CompareArgs) -> Result<ExitCode> {
     let out = if args.json {
         c.to_json()
     } else if args.markdown {
-        c.to_markdown()
+        c.to_markdown(&Flags)
     } else {
-        c.to_text()
+        c.to_text(&Flags)
     };
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(out.as_bytes())?;

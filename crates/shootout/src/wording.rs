@@ -40,7 +40,9 @@ pub fn suite_key(setting: Setting) -> Option<SuiteKey> {
         | Setting::Shard
         | Setting::PartialOk
         | Setting::ClosesPerS
-        | Setting::ServerThreads => None,
+        | Setting::ServerThreads
+        | Setting::Alpha
+        | Setting::SameMachine => None,
     }
 }
 

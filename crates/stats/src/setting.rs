@@ -58,11 +58,15 @@ pub enum Setting {
     ClosesPerS,
     /// Threads of the server, a thread per connection (a limit check's demand).
     ServerThreads,
+    /// The significance level of a comparison's test.
+    Alpha,
+    /// A comparison that refuses runs measured on different hardware.
+    SameMachine,
 }
 
 impl Setting {
     /// Every setting, for tables that must word each one.
-    pub const ALL: [Setting; 22] = [
+    pub const ALL: [Setting; 24] = [
         Setting::Connections,
         Setting::Threads,
         Setting::Pipeline,
@@ -85,6 +89,8 @@ impl Setting {
         Setting::PartialOk,
         Setting::ClosesPerS,
         Setting::ServerThreads,
+        Setting::Alpha,
+        Setting::SameMachine,
     ];
 
     /// The setting as the plan names it.
@@ -112,6 +118,8 @@ impl Setting {
             Setting::PartialOk => "partial merge",
             Setting::ClosesPerS => "closes per second",
             Setting::ServerThreads => "server threads",
+            Setting::Alpha => "significance level",
+            Setting::SameMachine => "same-machine requirement",
         }
     }
 }

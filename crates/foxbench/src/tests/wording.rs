@@ -340,6 +340,17 @@ fn table() -> Vec<(Text, &'static str, Option<&'static str>)> {
             "28232 ports (32768-60999) to one address and port; past it connect() fails with \"Cannot assign requested address\" (EADDRNOTAVAIL). TIME_WAIT is assumed on the server's side: foxbench without keep-alive lets the server close (give --closes-per-s for a client that closes first)",
             None,
         ),
+        // `foxbench compare`'s note on a row and its warning above the tables.
+        (
+            report::compare::floor_note(2, 2, 0.333, 0.05),
+            "n=2+2: the smallest possible p is 0.333 > α 0.05: add repeats or raise --alpha",
+            None,
+        ),
+        (
+            report::compare::hardware_warning("cpu: A / B"),
+            "warning: different hardware (cpu: A / B): the changes may be the machines', not the code's; --same-machine makes this an error",
+            None,
+        ),
         (
             finding("ulimit -u").note,
             "for a server with a thread per connection: give --threads",
@@ -422,6 +433,7 @@ fn every_setting_is_a_flag_of_its_command() {
         let name = match s {
             Setting::PartialOk => "merge",
             Setting::ClosesPerS | Setting::ServerThreads => "doctor",
+            Setting::Alpha | Setting::SameMachine => "compare",
             _ => "load",
         };
         let command = cli.find_subcommand(name).expect("the command");

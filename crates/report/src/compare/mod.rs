@@ -20,10 +20,12 @@ mod tests;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use stats::setting::{Setting, Text, Wording};
 use stats::significance::{mann_whitney, smallest_p};
 
 pub use gate::{Bound, FailOn, GateError, Limit};
 pub use input::Run;
+pub use render::hardware_warning;
 
 /// The schema identifier written into `foxbench compare --json` output.
 pub const COMPARE_SCHEMA: &str = "foxbench.compare/1";
@@ -341,8 +343,14 @@ impl Default for Options {
     }
 }
 
-/// Compares the `new` runs with the `base` runs.
-pub fn compare(base: &[Run], new: &[Run], opts: &Options) -> Result<Comparison, CompareError> {
+/// Compares the `new` runs with the `base` runs. A row's note that names a setting (raise
+/// the significance level) names it in `words`, the words of the edge that shows it.
+pub fn compare(
+    base: &[Run],
+    new: &[Run],
+    opts: &Options,
+    words: &dyn Wording,
+) -> Result<Comparison, CompareError> {
     let kind = input::kind_of(base, new)?;
     opts.fail_on.check(kind).map_err(CompareError::Gate)?;
     let figures = kind.figures();
@@ -362,6 +370,7 @@ pub fn compare(base: &[Run], new: &[Run], opts: &Options) -> Result<Comparison, 
                 &ca.series[i],
                 &cb.series[i],
                 opts.alpha,
+                words,
             ));
         }
     }
@@ -407,9 +416,9 @@ impl Comparison {
         self.protocol.iter().filter(|d| d.hardware)
     }
 
-    /// Why a comparison that requires the same machine refuses this one, in one line (the
-    /// caller puts the setting's name in front: the CLI's `--same-machine`); `None` when
-    /// it passes.
+    /// Why a comparison that requires the same machine ([`Setting::SameMachine`]) refuses
+    /// this one, in one line (the caller puts the setting's name in front: the CLI's
+    /// `--same-machine`); `None` when it passes.
     pub fn same_machine_error(&self) -> Option<String> {
         if !self.machine_recorded {
             return Some(format!(
@@ -446,6 +455,15 @@ impl Comparison {
     }
 }
 
+/// A row's note when `na` and `nb` repeats cannot reach `alpha` however they fall: the
+/// test's smallest p is `floor`.
+pub fn floor_note(na: usize, nb: usize, floor: f64, alpha: f64) -> Text {
+    Text::plain(format!(
+        "n={na}+{nb}: the smallest possible p is {floor:.3} > α {alpha}: add repeats or raise "
+    ))
+    .name(Setting::Alpha)
+}
+
 /// Compares one figure of one cell.
 fn judge(
     target: &str,
@@ -454,6 +472,7 @@ fn judge(
     a: &input::Series,
     b: &input::Series,
     alpha: f64,
+    words: &dyn Wording,
 ) -> Row {
     let (sa, sb) = (a.spread(), b.spread());
     let mut row = Row {
@@ -493,9 +512,7 @@ fn judge(
     }
     let floor = smallest_p(na, nb);
     if floor > alpha {
-        row.note = Some(format!(
-            "n={na}+{nb}: the smallest possible p is {floor:.3} > α {alpha}: add repeats or raise --alpha"
-        ));
+        row.note = Some(floor_note(na, nb, floor, alpha).worded(words));
         return row;
     }
     let significant = row.p.is_some_and(|p| p <= alpha);

@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 use super::{Comparison, Figure, ProtocolDifference, Row, Spread, Verdict};
 use crate::human_us;
 use crate::shootout::markdown::{bytes, rate};
+use stats::setting::{Setting, Text, Wording};
 
 /// A value of `figure` in its unit.
 fn value(figure: &str, v: f64) -> String {
@@ -134,6 +135,16 @@ fn aligned(rows: &[Vec<String>], right: &[bool]) -> String {
     out
 }
 
+/// The warning above the tables when the runs' hardware differs (`differences`: each
+/// difference, briefly).
+pub fn hardware_warning(differences: &str) -> Text {
+    Text::plain(format!(
+        "warning: different hardware ({differences}): the changes may be the machines', not the code's; "
+    ))
+    .name(Setting::SameMachine)
+    .then(" makes this an error")
+}
+
 impl Comparison {
     /// The figures in table order, as named in rows.
     fn figure_names(&self) -> Vec<String> {
@@ -141,14 +152,11 @@ impl Comparison {
     }
 
     /// The lines above the tables: the hardware warning and every protocol difference.
-    fn protocol_lines(&self) -> Vec<String> {
+    fn protocol_lines(&self, words: &dyn Wording) -> Vec<String> {
         let mut out = Vec::new();
         let hw: Vec<String> = self.hardware_differences().map(brief).collect();
         if !hw.is_empty() {
-            out.push(format!(
-                "warning: different hardware ({}): the changes may be the machines', not the code's; --same-machine makes this an error",
-                hw.join("; ")
-            ));
+            out.push(hardware_warning(&hw.join("; ")).worded(words));
         }
         if !self.machine_recorded {
             out.push(format!(
@@ -170,9 +178,10 @@ impl Comparison {
 
     /// The aligned text table: protocol differences first, then one table per figure, the
     /// cells seen on one side only, and the summary line.
-    pub fn to_text(&self) -> String {
+    /// Settings named (the same-machine requirement) are worded in `words`.
+    pub fn to_text(&self, words: &dyn Wording) -> String {
         let mut o = String::new();
-        for l in self.protocol_lines() {
+        for l in self.protocol_lines(words) {
             let _ = writeln!(o, "{l}");
         }
         for d in &self.protocol {
@@ -231,10 +240,11 @@ impl Comparison {
 
     /// Markdown for a pull request: the protocol differences as a list, one table per
     /// figure, and the summary line.
-    pub fn to_markdown(&self) -> String {
+    /// Settings named are worded in `words`.
+    pub fn to_markdown(&self, words: &dyn Wording) -> String {
         let esc = |s: &str| s.replace('|', "\\|").replace('<', "&lt;");
         let mut o = String::new();
-        for l in self.protocol_lines() {
+        for l in self.protocol_lines(words) {
             let _ = writeln!(o, "{}\n", esc(&l));
         }
         for d in &self.protocol {

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::shootout::ShootoutResults;
+use stats::setting::PlanWording;
 
 fn fixture() -> ShootoutResults {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/results.json");
@@ -86,7 +87,7 @@ fn row<'a>(c: &'a Comparison, figure: &str) -> &'a Row {
 }
 
 fn run(base: &[Figures], new: &[Figures], opts: &Options) -> Comparison {
-    compare(&[shootout(base)], &[shootout(new)], opts).unwrap()
+    compare(&[shootout(base)], &[shootout(new)], opts, &PlanWording).unwrap()
 }
 
 #[test]
@@ -100,7 +101,7 @@ fn identical_runs_give_only_tildes() {
     }
     assert_eq!(c.tally.line(), "0 regressions, 0 improvements, 4 unchanged");
     assert!(c.protocol.is_empty());
-    let text = c.to_text();
+    let text = c.to_text(&PlanWording);
     assert!(text.starts_with("protocol: identical\n"), "{text}");
     assert!(text.contains("0 regressions, 0 improvements, 4 unchanged"));
 }
@@ -129,7 +130,7 @@ fn a_20_percent_shift_with_5_repeats_is_reported() {
     assert_eq!(row(&c, "cpu/req").verdict, Verdict::Unchanged);
     assert_eq!(row(&c, "rss").verdict, Verdict::Unchanged);
     assert_eq!(c.tally.line(), "2 regressions, 0 improvements, 2 unchanged");
-    let text = c.to_text();
+    let text = c.to_text(&PlanWording);
     assert!(
         text.contains("0.80× (0.77–0.83)  worse  0.008  5+5"),
         "{text}"
@@ -169,7 +170,7 @@ fn too_few_repeats_give_no_verdict_and_say_why() {
     assert_eq!(r.verdict, Verdict::NoVerdict);
     assert!(r.note.as_ref().unwrap().contains("n=2+2: too few repeats"));
     assert_eq!(c.tally.no_verdict, 4);
-    let text = c.to_text();
+    let text = c.to_text(&PlanWording);
     assert!(text.contains("  ?  ") && !text.contains("0.50×"), "{text}");
 
     // 3 and 3, fully apart: p = 0.1 at best, so no verdict at α = 0.05, but at α = 0.1.
@@ -263,7 +264,13 @@ fn protocol_differences_are_listed_and_hardware_leads() {
     r.suite.text = r.suite.text.replacen("repeats", "repeats = 9 #", 1);
     r.protocol.started_unix_s += 1000;
     r.protocol.command = "elsewhere".into();
-    let c = compare(std::slice::from_ref(&a), &[b], &Options::default()).unwrap();
+    let c = compare(
+        std::slice::from_ref(&a),
+        &[b],
+        &Options::default(),
+        &PlanWording,
+    )
+    .unwrap();
     let fields: Vec<&str> = c.protocol.iter().map(|d| d.field.as_str()).collect();
     assert_eq!(
         fields,
@@ -280,7 +287,7 @@ fn protocol_differences_are_listed_and_hardware_leads() {
         ]
     );
     assert!(c.protocol[0].hardware && c.protocol[1].hardware && !c.protocol[2].hardware);
-    let text = c.to_text();
+    let text = c.to_text(&PlanWording);
     let first = text.lines().next().unwrap();
     assert!(
         first.starts_with(
@@ -300,6 +307,7 @@ fn protocol_differences_are_listed_and_hardware_leads() {
         std::slice::from_ref(&a),
         std::slice::from_ref(&a),
         &Options::default(),
+        &PlanWording,
     )
     .unwrap();
     assert_eq!(same.same_machine_error(), None);
@@ -316,7 +324,13 @@ fn files_of_one_side_are_pooled_and_their_differences_listed() {
     if let Run::Shootout(r) = &mut b {
         r.protocol.kernel = "other".into();
     }
-    let c = compare(&[a1, a2], &[b.clone(), b], &Options::default()).unwrap();
+    let c = compare(
+        &[a1, a2],
+        &[b.clone(), b],
+        &Options::default(),
+        &PlanWording,
+    )
+    .unwrap();
     let r = row(&c, "req/s");
     assert_eq!(
         (r.base.as_ref().unwrap().n, r.new.as_ref().unwrap().n),
@@ -467,10 +481,11 @@ fn the_committed_runs_compare_and_old_files_load() {
             std::slice::from_ref(a),
             std::slice::from_ref(b),
             &Options::default(),
+            &PlanWording,
         )
         .unwrap();
         assert!(!c.rows.is_empty());
-        assert!(!c.to_text().is_empty() && !c.to_markdown().is_empty());
+        assert!(!c.to_text(&PlanWording).is_empty() && !c.to_markdown(&PlanWording).is_empty());
         let t = &c.tally;
         assert_eq!(
             t.regressions + t.improvements + t.unchanged + t.no_verdict,
@@ -486,12 +501,13 @@ fn the_committed_runs_compare_and_old_files_load() {
         std::slice::from_ref(&bench),
         std::slice::from_ref(&bench),
         &opts,
+        &PlanWording,
     )
     .unwrap();
     assert_eq!((c.tally.regressions, c.tally.improvements), (0, 0));
     assert!(c.tally.unchanged > 100, "{:?}", c.tally);
     // The fixture (2 repeats, 1 CPU) against the committed run: nproc differs.
-    let c = compare(&[bench], &[old], &Options::default()).unwrap();
+    let c = compare(&[bench], &[old], &Options::default(), &PlanWording).unwrap();
     assert!(c.protocol.iter().any(|d| d.field == "nproc" && d.hardware));
 }
 
@@ -500,7 +516,12 @@ fn mixed_kinds_and_nothing_in_common_are_errors() {
     let s = shootout(&repeats(&NOISE_2PCT, |f| f));
     let l = load_run(1000.0, 100.0);
     assert_eq!(
-        compare(std::slice::from_ref(&s), &[l], &Options::default()),
+        compare(
+            std::slice::from_ref(&s),
+            &[l],
+            &Options::default(),
+            &PlanWording
+        ),
         Err(CompareError::MixedKinds)
     );
     let mut other = s.clone();
@@ -508,7 +529,7 @@ fn mixed_kinds_and_nothing_in_common_are_errors() {
         r.targets[0].name = "someone-else".into();
     }
     assert_eq!(
-        compare(&[s], &[other], &Options::default()),
+        compare(&[s], &[other], &Options::default(), &PlanWording),
         Err(CompareError::NothingInCommon)
     );
     assert!(Run::from_json("{\"schema\": \"x\"}")
@@ -604,7 +625,7 @@ fn load_runs_compare_on_req_s_and_latency_percentiles() {
         .iter()
         .map(|&r| load_run(r, 300.0))
         .collect();
-    let c = compare(&a, &b, &Options::default()).unwrap();
+    let c = compare(&a, &b, &Options::default(), &PlanWording).unwrap();
     assert_eq!(c.kind, Kind::Load);
     let names: Vec<&str> = c.rows.iter().map(|r| r.figure.as_str()).collect();
     assert_eq!(names, ["req/s", "p50", "p90", "p99", "p99.9"]);
@@ -626,9 +647,9 @@ fn load_runs_compare_on_req_s_and_latency_percentiles() {
         .unwrap()
         .contains("load results do not record the machine"));
     assert!(c
-        .to_text()
+        .to_text(&PlanWording)
         .contains("note: load results do not record the machine"));
-    let same = compare(&a, &a, &Options::default()).unwrap();
+    let same = compare(&a, &a, &Options::default(), &PlanWording).unwrap();
     assert!(same.rows.iter().all(|r| r.verdict == Verdict::Unchanged));
 }
 
@@ -653,7 +674,7 @@ fn json_and_markdown() {
         );
         assert!((x.p.unwrap() - y.p.unwrap()).abs() < 1e-12);
     }
-    let md = c.to_markdown();
+    let md = c.to_markdown(&PlanWording);
     assert!(
         md.contains("| req/s | base | new | change | p | n |\n|---|---:|---:|---:|---:|---:|\n"),
         "{md}"

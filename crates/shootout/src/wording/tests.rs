@@ -15,6 +15,8 @@ fn a_setting_without_a_key_is_worded_in_the_plans_words() {
         Setting::PartialOk,
         Setting::ClosesPerS,
         Setting::ServerThreads,
+        Setting::Alpha,
+        Setting::SameMachine,
     ] {
         assert!(keyless.contains(&s), "{s:?} has a suite key");
     }

@@ -26,6 +26,8 @@ fn variant(s: Setting) -> usize {
         Setting::PartialOk => 19,
         Setting::ClosesPerS => 20,
         Setting::ServerThreads => 21,
+        Setting::Alpha => 22,
+        Setting::SameMachine => 23,
     }
 }
 
