@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Context, Result};
-use load::capacity::{Phase, Search, SearchConfig};
+use load::capacity::{Search, SearchConfig};
 use load::{Arrival, Control, Plan, Stop};
 use report::capacity::{
     Bracket, CapacityReport, CapacityWindow, SpectrumRow, WindowPhase, SPECTRUM_SHARES,
@@ -99,11 +99,9 @@ pub fn run(args: &LoadArgs, objective: &str) -> Result<ExitCode> {
         || started.elapsed(),
         is_interrupted,
         |rate_per_sec, phase| {
-            let phase = match phase {
-                Phase::Bracket => WindowPhase::Bracket,
-                Phase::Bisect => WindowPhase::Bisect,
-            };
-            trials.judge(rate_per_sec, phase).map(Some)
+            trials
+                .judge(rate_per_sec, shootout::capacity::window_phase(phase))
+                .map(Some)
         },
     )?;
     let stopped = match ended {

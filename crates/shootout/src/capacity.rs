@@ -170,10 +170,7 @@ impl Meter<'_> {
                     &mut Tally::default(),
                 )?;
                 let verdict = judge(&level.slo, &repeat);
-                let phase = match phase {
-                    Phase::Bracket => WindowPhase::Bracket,
-                    Phase::Bisect => WindowPhase::Bisect,
-                };
+                let phase = window_phase(phase);
                 let tcp = crate::summary::window_tcp(&repeat, self.server_cpus, &self.net);
                 windows.push(window_row(rate, phase, &repeat, &verdict, tcp));
                 repeats.push(repeat);
@@ -228,6 +225,15 @@ pub fn stopped(ended: Ended) -> Stopped {
         Ended::Search(load::capacity::Stopped::Floor) => Stopped::Floor,
         Ended::Search(load::capacity::Stopped::Ceiling) => Stopped::Ceiling,
         Ended::Interrupted => Stopped::Interrupted,
+    }
+}
+
+/// The search's phase as a result's window records it: the one mapping, for the
+/// shootout's capacity levels and `foxbench load --find-max` alike.
+pub fn window_phase(phase: Phase) -> WindowPhase {
+    match phase {
+        Phase::Bracket => WindowPhase::Bracket,
+        Phase::Bisect => WindowPhase::Bisect,
     }
 }
 
