@@ -41,7 +41,8 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Load an HTTP/1.1 server and report throughput, latency and errors.
+    /// Load an HTTP server (HTTP/1.1, or HTTP/2 with --http2) and report throughput, latency
+    /// and errors.
     Load(Box<load_cmd::LoadArgs>),
     /// Build, start, verify and load every target of a suite, probing each server; write
     /// results.json, summary.md and report.html.
