@@ -237,12 +237,17 @@ impl Trials<'_> {
         if !self.quiet {
             let _ = writeln!(
                 std::io::stderr(),
-                "window {:>2}: {:>9.0} req/s asked, {:>9.0} achieved, p99 {:>9}, client {:>3.0}%: {}{}",
+                "window {:>2}: {:>9.0} req/s asked, {:>9.0} achieved, p99 {:>9}, client {:>3.0}%{}: {}{}",
                 self.windows.len() + 1,
                 rate,
                 w.achieved_per_sec,
                 w.corrected.map_or("-".into(), |s| report::human_us(s.p99_us)),
                 w.client_cpu_percent,
+                if w.client_spin_percent >= 0.5 {
+                    format!(" ({:.0}% spin)", w.client_spin_percent)
+                } else {
+                    String::new()
+                },
                 if w.passed { "held" } else { "failed" },
                 tcp_kinds(&w)
             );

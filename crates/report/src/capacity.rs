@@ -170,7 +170,11 @@ pub struct CapacityWindow {
     pub service: Option<Spectrum>,
     /// The client's CPU share over the window, percent.
     pub client_cpu_percent: f64,
-    /// True when the client was saturated in it.
+    /// The part of `client_cpu_percent` spent spinning before send instants (the open
+    /// model's time to spare, see `Client::spin_s`); 0 in results from before it was kept.
+    #[serde(default, skip_serializing_if = "crate::is_zero")]
+    pub client_spin_percent: f64,
+    /// True when the client was saturated in it (its CPU less the spin).
     pub client_saturated: bool,
     /// Each clause's verdict and observed value.
     pub clauses: Vec<ClauseVerdict>,
@@ -205,6 +209,11 @@ impl CapacityWindow {
                 .and_then(|o| o.service.as_ref())
                 .and_then(|d| Spectrum::of(&d.hdr_base64)),
             client_cpu_percent: run.client.cpu_percent,
+            client_spin_percent: crate::spin_percent(
+                run.client.cpu_percent,
+                run.client.cpu_user_s + run.client.cpu_sys_s,
+                run.client.spin_s,
+            ),
             client_saturated: run.client.saturated,
             clauses: verdict.clauses.clone(),
             tcp: run.tcp.clone(),
@@ -329,10 +338,22 @@ impl CapacityReport {
             self.elapsed_s,
             self.budget_s
         );
+        // The spin column only where a window spun (results from before it was kept have
+        // none, and render as they did).
+        let spun = self.windows.iter().any(|w| w.client_spin_percent >= 0.5);
         let _ = writeln!(
             o,
-            "\n  {:>3} {:<8} {:>10} {:>10} {:>9} {:>9} {:>9} {:>6} {:>7}  verdict  tcp",
-            "#", "phase", "rate", "achieved", "p50", "p99", "p99.9", "late", "client"
+            "\n  {:>3} {:<8} {:>10} {:>10} {:>9} {:>9} {:>9} {:>6} {:>7}{}  verdict  tcp",
+            "#",
+            "phase",
+            "rate",
+            "achieved",
+            "p50",
+            "p99",
+            "p99.9",
+            "late",
+            "client",
+            if spun { "   spin" } else { "" }
         );
         for (i, w) in self.windows.iter().enumerate() {
             let p = |f: fn(&Spectrum) -> f64| {
@@ -340,7 +361,7 @@ impl CapacityReport {
             };
             let _ = writeln!(
                 o,
-                "  {:>3} {:<8} {:>10.0} {:>10.0} {:>9} {:>9} {:>9} {:>6} {:>6.0}%  {:<7}  {}",
+                "  {:>3} {:<8} {:>10.0} {:>10.0} {:>9} {:>9} {:>9} {:>6} {:>6.0}%{}  {:<7}  {}",
                 i + 1,
                 w.phase.name(),
                 w.rate_per_sec,
@@ -350,6 +371,11 @@ impl CapacityReport {
                 p(|s| s.p99_9_us),
                 w.late,
                 w.client_cpu_percent,
+                if spun {
+                    format!(" {:>5.0}%", w.client_spin_percent)
+                } else {
+                    String::new()
+                },
                 if w.passed { "held" } else { "FAILED" },
                 w.tcp.as_ref().map_or("-".to_string(), |t| {
                     if t.warnings.is_empty() {

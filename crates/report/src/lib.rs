@@ -37,5 +37,11 @@ pub use stats::{Percentile, Summary};
 pub use tls::{ClientCertificate, TlsMeasured, TlsReport};
 pub use units::human_us;
 
+/// For `skip_serializing_if`: a figure added to a schema that is 0 where it does not
+/// apply, left out then so that results without it stay as they were.
+pub(crate) fn is_zero(v: &f64) -> bool {
+    *v == 0.0
+}
+
 #[cfg(test)]
 mod tests;

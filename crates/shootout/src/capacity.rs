@@ -121,6 +121,7 @@ pub fn window_row(
         p50_us: (r.latency.count > 0).then(|| r.latency.at(50.0)).flatten(),
         p99_us: (r.latency.count > 0).then(|| r.latency.at(99.0)).flatten(),
         client_cpu_percent: r.client.cpu_percent,
+        client_spin_percent: r.client.spin_percent(),
         client_cpu_us_per_request: r.client.cpu_us_per_request,
         client_saturated: r.client.saturated(),
         server_cpu_percent: r.server.cpu_percent,

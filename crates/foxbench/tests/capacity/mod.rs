@@ -175,6 +175,22 @@ fn finds_a_known_capacity_within_5_percent_and_its_budget() {
     );
     assert_eq!(c["stopped"], "converged", "{c:#}");
     assert_monotone(&c);
+    // Each window keeps the open model's spin apart from its CPU: the last 50 µs before
+    // each send instant, so a few percent at these rates, never more than the CPU it is
+    // part of, and saturation is judged on the CPU less it.
+    let windows = c["windows"].as_array().unwrap();
+    for w in windows {
+        let cpu = w["client_cpu_percent"].as_f64().unwrap();
+        let spin = w["client_spin_percent"].as_f64().unwrap_or(0.0);
+        assert!((0.0..=cpu + 0.5).contains(&spin), "{w}");
+        assert_eq!(w["client_saturated"], cpu - spin >= 90.0, "{w}");
+    }
+    assert!(
+        windows
+            .iter()
+            .any(|w| w["client_spin_percent"].as_f64().is_some()),
+        "no window kept its spin: {c:#}"
+    );
     // The budget holds the whole search, spectrum included, with a window's slack.
     assert!(c["elapsed_s"].as_f64().unwrap() <= 90.0, "{c}");
     assert!(wall < Duration::from_secs(93), "{wall:?}");

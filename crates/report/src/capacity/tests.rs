@@ -22,6 +22,7 @@ fn window(sent: u64, kinds: Option<&[TcpFinding]>) -> CapacityWindow {
         corrected: None,
         service: None,
         client_cpu_percent: 1.0,
+        client_spin_percent: 0.0,
         client_saturated: false,
         clauses: Vec::new(),
         tcp: kinds.map(|kinds| TcpReport {

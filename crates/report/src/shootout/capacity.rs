@@ -70,6 +70,10 @@ pub struct CellWindow {
     pub p99_us: Option<f64>,
     /// foxbench's CPU share over the window, percent of its CPUs.
     pub client_cpu_percent: f64,
+    /// The part of `client_cpu_percent` spent spinning before send instants (time to
+    /// spare, see `ClientWindow::spin_s`); 0 in results from before it was kept.
+    #[serde(default, skip_serializing_if = "crate::is_zero")]
+    pub client_spin_percent: f64,
     /// foxbench's CPU per completed request, µs.
     pub client_cpu_us_per_request: Option<f64>,
     /// True when foxbench's CPU was saturated (`report::SATURATED_PERCENT`).

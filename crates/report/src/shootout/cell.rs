@@ -259,12 +259,8 @@ pub struct ClientWindow {
     /// before a send instant with nothing to do ([`crate::Client::spin_s`]): part of the
     /// figures above, time to spare rather than work. 0 in the closed model and in results
     /// from before it was counted (left out of the JSON then).
-    #[serde(default, skip_serializing_if = "is_zero")]
+    #[serde(default, skip_serializing_if = "crate::is_zero")]
     pub spin_s: f64,
-}
-
-fn is_zero(v: &f64) -> bool {
-    *v == 0.0
 }
 
 impl ClientWindow {

@@ -11,6 +11,7 @@ fn window(rate: f64, passed: bool, saturated: bool) -> CellWindow {
         p50_us: Some(100.0),
         p99_us: Some(if passed { 900.0 } else { 20_000.0 }),
         client_cpu_percent: if saturated { 99.0 } else { 20.0 },
+        client_spin_percent: 0.0,
         client_cpu_us_per_request: Some(10.0),
         client_saturated: saturated,
         server_cpu_percent: 50.0,

@@ -119,13 +119,18 @@ pub(super) fn ramp_charts(out: &mut String, r: &ShootoutResults) {
                         let mut p = Point::new(w.rate_per_sec, v);
                         p.hollow = !w.passed;
                         p.tip = Some(format!(
-                            "{} · {name} {} at {:.0} req/s asked ({:.0} achieved), {}; client CPU {:.0}%, server CPU {}",
+                            "{} · {name} {} at {:.0} req/s asked ({:.0} achieved), {}; client CPU {:.0}%{}, server CPU {}",
                             t.name,
                             human_us(v),
                             w.rate_per_sec,
                             w.achieved_per_sec,
                             if w.passed { "held" } else { "failed" },
                             w.client_cpu_percent,
+                            if w.client_spin_percent >= 0.5 {
+                                format!(" ({:.0}% spin, time to spare)", w.client_spin_percent)
+                            } else {
+                                String::new()
+                            },
                             w.server_cpu_us_per_request
                                 .map_or("-".into(), |us| format!("{us:.1} µs/request")),
                         ));
