@@ -176,6 +176,7 @@ impl Live {
 fn tick(dash: &Dashboard, stop: &mpsc::Receiver<()>, threads: usize, control: &Control) {
     let start = Instant::now();
     let mut last = (Instant::now(), probe::own_usage());
+    let mut last_spin_ns = control.snapshot().spin_ns;
     loop {
         let next = last.0 + Duration::from_secs(1);
         match stop.recv_timeout(next.saturating_duration_since(Instant::now())) {
@@ -185,11 +186,15 @@ fn tick(dash: &Dashboard, stop: &mpsc::Receiver<()>, threads: usize, control: &C
         let now = (Instant::now(), probe::own_usage());
         let wall_s = now.0.duration_since(last.0).as_secs_f64().max(1e-9);
         let cpu_s = now.1.since(&last.1).cpu().as_secs_f64();
-        let connections_open = control.snapshot().connections_open;
+        let snapshot = control.snapshot();
+        let spin_s = snapshot.spin_ns.saturating_sub(last_spin_ns) as f64 / 1e9;
+        last_spin_ns = snapshot.spin_ns;
+        let cpu_percent = 100.0 * cpu_s / (wall_s * threads.max(1) as f64);
         dash.gauge(Gauge {
             t_s: start.elapsed().as_secs_f64(),
-            cpu_percent: 100.0 * cpu_s / (wall_s * threads.max(1) as f64),
-            connections_open,
+            cpu_percent,
+            spin_percent: report::spin_percent(cpu_percent, cpu_s, spin_s),
+            connections_open: snapshot.connections_open,
         });
         last = now;
     }

@@ -11,6 +11,7 @@ pub(crate) struct Progress {
     pub(crate) completed: AtomicU64,
     pub(crate) errors: AtomicU64,
     pub(crate) connections_open: AtomicU64,
+    pub(crate) spin_ns: AtomicU64,
 }
 
 /// Shared between the caller and the workers: the stop switch and live progress.
@@ -32,6 +33,9 @@ pub struct Snapshot {
     /// Connections established and not closed yet: the engine's own count, so that a live
     /// display need not read the kernel's socket tables for it.
     pub connections_open: u64,
+    /// Open model: nanoseconds the workers have spun before send instants so far
+    /// ([`crate::RunResult::spin`]), so that a live display can tell spin from work.
+    pub spin_ns: u64,
 }
 
 impl Control {
@@ -61,6 +65,7 @@ impl Control {
             s.completed += p.completed.load(Ordering::Relaxed);
             s.errors += p.errors.load(Ordering::Relaxed);
             s.connections_open += p.connections_open.load(Ordering::Relaxed);
+            s.spin_ns += p.spin_ns.load(Ordering::Relaxed);
         }
         s
     }

@@ -97,6 +97,10 @@ fn the_open_model_draws_service_time_beside_the_corrected_latency_the_closed_mod
          "page": "open", "key": "open_ready", "s": 90},
         {"eval": LAT_SERIES, "page": "open", "key": "open_series"},
         {"eval": P99_GAPS, "page": "open", "key": "open_gaps"},
+        // The once-a-second gauges: the open model's spin is drawn under the CPU, apart.
+        {"wait": "window.foxbench.gauges().length >= 2", "page": "open", "key": "open_gauges_ready", "s": 60},
+        {"eval": "window.foxbench.gauges()", "page": "open", "key": "open_gauges"},
+        {"eval": "window.foxbench.charts.cpu.series.slice(1).map(s => s.label)", "page": "open", "key": "cpu_series"},
         {"shot": dir.join("service-open.png"), "page": "open"},
         {"open": closed.url, "page": "closed"},
         {"wait": points(3), "page": "closed", "key": "closed_ready", "s": 90},
@@ -130,6 +134,31 @@ fn the_open_model_draws_service_time_beside_the_corrected_latency_the_closed_mod
     assert!(
         gaps.iter().all(|g| g.as_f64().unwrap() >= 0.0),
         "a service p99 above its corrected p99: {v}"
+    );
+    assert_eq!(v["open_gauges_ready"], true, "{v}");
+    let gauges = v["open_gauges"].as_array().unwrap();
+    for g in gauges {
+        let (cpu, spin) = (
+            g["cpu_percent"].as_f64().unwrap(),
+            g["spin_percent"].as_f64().unwrap(),
+        );
+        assert!((0.0..=cpu + 0.5).contains(&spin), "{g}");
+    }
+    // 100 sends a second, each after up to 50 µs of spin: some spin every second.
+    assert!(
+        gauges
+            .iter()
+            .any(|g| g["spin_percent"].as_f64().unwrap() > 0.0),
+        "{v}"
+    );
+    assert_eq!(
+        v["cpu_series"],
+        json!([
+            "client CPU %",
+            "of it, spin before send instants %",
+            "client-bound above (CPU less spin)"
+        ]),
+        "{v}"
     );
     let closed_series = drawn("closed_series");
     let labels: Vec<&str> = closed_series.iter().map(|(l, _)| l.as_str()).collect();

@@ -355,6 +355,7 @@ impl Worker {
         p.completed.store(c.completed(), Ordering::Relaxed);
         p.errors.store(c.errors(), Ordering::Relaxed);
         p.connections_open.store(self.open, Ordering::Relaxed);
+        p.spin_ns.store(self.spin_ns, Ordering::Relaxed);
     }
 
     /// Counts everything still unanswered as in flight, closes every socket and hands off
