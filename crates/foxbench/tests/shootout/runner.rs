@@ -42,7 +42,7 @@ pub(crate) struct Shootout<'a> {
     dir: Option<PathBuf>,
     args: Vec<OsString>,
     env: Vec<(OsString, OsString)>,
-    stdout: bool,
+    capture_stdout: bool,
     namespace: Namespace<'a>,
 }
 
@@ -66,7 +66,7 @@ impl<'a> Shootout<'a> {
             dir: None,
             args: Vec::new(),
             env: Vec::new(),
-            stdout: true,
+            capture_stdout: true,
             namespace: Namespace::Host,
         }
     }
@@ -107,7 +107,7 @@ impl<'a> Shootout<'a> {
 
     /// Discards stdout instead of capturing it.
     pub(crate) fn quiet(mut self) -> Self {
-        self.stdout = false;
+        self.capture_stdout = false;
         self
     }
 
@@ -168,7 +168,7 @@ impl<'a> Shootout<'a> {
             cmd.current_dir(dir);
         }
         cmd.stdin(Stdio::null())
-            .stdout(if self.stdout {
+            .stdout(if self.capture_stdout {
                 Stdio::piped()
             } else {
                 Stdio::null()
@@ -189,7 +189,7 @@ impl<'a> Shootout<'a> {
 /// A fresh namespace for one [`Shootout::alone`] run. Each gets a name of its own: with one
 /// name for the whole test binary, two such tests at once collided, and the second ran on
 /// the machine's namespace (or failed under `FOXBENCH_NETNS=require`).
-pub(crate) fn own_netns() -> Option<Netns> {
+fn own_netns() -> Option<Netns> {
     static SERIAL: AtomicU32 = AtomicU32::new(0);
     Netns::new(&format!("alone{}", SERIAL.fetch_add(1, Ordering::Relaxed)))
 }
