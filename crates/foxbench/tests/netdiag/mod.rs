@@ -18,6 +18,7 @@ use serde_json::Value;
 use testkit::Netns;
 
 use super::result;
+use super::shootout::Shootout;
 
 fn data() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/netdiag")
@@ -293,17 +294,11 @@ fn shootout_names_nagle_and_a_listen_overflow_and_not_tcp_nodelay() {
     let out =
         std::env::temp_dir().join(format!("foxbench-netdiag-{}-shootout", std::process::id()));
     let _ = std::fs::remove_dir_all(&out);
-    let dir = data();
-    let o = ns
-        .exec()
-        .arg(env!("CARGO_BIN_EXE_foxbench"))
-        .args(["shootout", "suite.toml", "--root", ".", "--out"])
-        .arg(&out)
-        .arg("--cache")
-        .arg(out.join("cache"))
-        .current_dir(&dir)
-        .output()
-        .unwrap();
+    let o = Shootout::new("suite.toml", &out)
+        .dir(&data())
+        .root(".")
+        .netns(&ns)
+        .run();
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");
     let v = super::shootout::results_of(&out);

@@ -37,17 +37,10 @@ levels = ["cap"]
 fn a_capacity_level_searches_within_its_budget_and_is_ranked() {
     let out = tmp("capacity");
     std::fs::write(out.join("suite.toml"), SUITE).unwrap();
-    let o = foxbench()
-        .arg("shootout")
-        .arg(out.join("suite.toml"))
-        .arg("--root")
-        .arg(faulty_dir())
-        .arg("--out")
-        .arg(out.join("run"))
-        .arg("--cache")
-        .arg(out.join("cache"))
-        .output()
-        .unwrap();
+    let o = Shootout::new(out.join("suite.toml"), &out.join("run"))
+        .root(faulty_dir())
+        .cache(Cache::At(out.join("cache")))
+        .run();
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");
     assert!(

@@ -106,23 +106,11 @@ fn an_h2_level_is_verified_and_measured_over_h2_and_an_http1_server_is_not() {
     let out = tmp("http2");
     let suite = out.join("suite.toml");
     std::fs::write(&suite, SUITE).unwrap();
-    let child = foxbench()
-        .args(["shootout", suite.to_str().unwrap(), "--root"])
-        .arg(root())
-        .arg("--out")
-        .arg(out.join("run"))
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let pid = child.id();
-    let o = child.wait_with_output().unwrap();
+    let o = Shootout::new(&suite, &out.join("run"))
+        .root(root())
+        .cache(Cache::Default)
+        .run();
     let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(
-        leftovers(pid),
-        Vec::<String>::new(),
-        "a target outlived foxbench"
-    );
     let v = results(&out.join("run"));
 
     // nginx: verified over HTTP/1.1 and h2, both cells measured, each with its protocol.

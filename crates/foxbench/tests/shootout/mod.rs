@@ -9,8 +9,11 @@ mod http2;
 mod pool;
 mod postgres;
 mod production;
+mod runner;
 mod services;
 mod waiting;
+
+pub(crate) use runner::{leftovers, Cache, Running, Shootout};
 
 fn faulty_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/faulty")
@@ -74,102 +77,26 @@ fn target<'a>(v: &'a Value, name: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no target {name}"))
 }
 
-/// Waits, up to `deadline`, until the shootout `child` runs a load worker (a thread named
-/// `foxbench-w*`): its services and targets are up by then. Fails if it exits first.
-#[track_caller]
-pub(super) fn wait_for_load(child: &mut std::process::Child, deadline: Duration) {
-    let pid = child.id();
-    testkit::wait_until(deadline, "a load worker (foxbench-w*)", || {
-        assert!(
-            child.try_wait().unwrap().is_none(),
-            "foxbench exited before loading"
-        );
-        std::fs::read_dir(format!("/proc/{pid}/task"))
-            .into_iter()
-            .flatten()
-            .flatten()
-            .any(|t| {
-                std::fs::read_to_string(t.path().join("comm"))
-                    .is_ok_and(|c| c.starts_with("foxbench-w"))
-            })
-    });
-}
-
 /// `foxbench shootout SUITE --root . --out OUT --cache OUT/cache EXTRA` run in `dir` to its
 /// end, its output captured; no target may outlive it.
 #[track_caller]
 pub(super) fn run_shootout(dir: &Path, suite: &str, out: &Path, extra: &[&str]) -> Output {
-    shootout_with(foxbench(), dir, suite, out, extra)
+    Shootout::new(suite, out)
+        .dir(dir)
+        .root(".")
+        .args(extra)
+        .run()
 }
 
-/// As [`run_shootout`], inside a network namespace of its own (where this machine can make
-/// one; CI requires it): the TCP counters the verdicts read (listen overflows, retransmits,
-/// delayed ACKs) are then the run's alone. On the machine's namespace a test beside it that
-/// overflowed a listen queue turned a pool-bound cell into `listen-overflow` (1,283
-/// overflows, none of them the cell's). Tests that assert a verdict use this.
+/// As [`run_shootout`], in a network namespace of its own ([`Shootout::alone`]).
 #[track_caller]
 pub(super) fn run_shootout_alone(dir: &Path, suite: &str, out: &Path, extra: &[&str]) -> Output {
-    let ns = testkit::Netns::new("shootout");
-    let cmd = match &ns {
-        Some(ns) => {
-            // `ip netns exec` execs foxbench in its own process: the pid stays the run's.
-            let mut c = ns.exec();
-            c.arg(env!("CARGO_BIN_EXE_foxbench"));
-            c
-        }
-        None => foxbench(),
-    };
-    shootout_with(cmd, dir, suite, out, extra)
-}
-
-#[track_caller]
-fn shootout_with(mut cmd: Command, dir: &Path, suite: &str, out: &Path, extra: &[&str]) -> Output {
-    let child = cmd
-        .args(["shootout", suite, "--root", ".", "--out"])
-        .arg(out)
-        .arg("--cache")
-        .arg(out.join("cache"))
+    Shootout::new(suite, out)
+        .dir(dir)
+        .root(".")
         .args(extra)
-        .current_dir(dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let pid = child.id();
-    let o = child.wait_with_output().unwrap();
-    let left = leftovers(pid);
-    assert!(
-        left.is_empty(),
-        "processes left behind: {left:#?}\n{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    o
-}
-
-/// Live processes still carrying the mark of the foxbench run `pid`: every process a
-/// target starts inherits it (FOXBENCH_TARGET=<foxbench pid>-<n>), daemons included.
-fn leftovers(pid: u32) -> Vec<String> {
-    let mark = format!("FOXBENCH_TARGET={pid}-");
-    let mut out = Vec::new();
-    for e in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(p) = e.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        let env = std::fs::read(format!("/proc/{p}/environ")).unwrap_or_default();
-        if env
-            .split(|&b| b == 0)
-            .any(|kv| kv.starts_with(mark.as_bytes()))
-        {
-            let cmd = std::fs::read(format!("/proc/{p}/cmdline")).unwrap_or_default();
-            let stat = std::fs::read_to_string(format!("/proc/{p}/stat")).unwrap_or_default();
-            out.push(format!(
-                "{p}: {} ({})",
-                String::from_utf8_lossy(&cmd).replace('\0', " "),
-                stat.rsplit(')').next().unwrap_or("").trim()
-            ));
-        }
-    }
-    out
+        .alone()
+        .run()
 }
 
 #[test]
@@ -404,15 +331,10 @@ fn ctrl_c_keeps_what_was_measured_and_leaves_nothing() {
         .unwrap()
         .replace("duration = \"400ms\"", "duration = \"30s\"");
     std::fs::write(&suite, format!("{head}[[target]]\nname = \"good\"\nlanguage = \"Python\"\ndir = \".\"\nstart = \"python3 fox.py {{port}} {{images}} ignore-term\"\n")).unwrap();
-    let mut child = foxbench()
-        .args(["shootout", suite.to_str().unwrap(), "--root"])
-        .arg(faulty_dir())
-        .args(["--out", out.to_str().unwrap()])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let pid = child.id();
+    let mut run = Shootout::new(&suite, &out)
+        .root(faulty_dir())
+        .cache(Cache::Default)
+        .spawn();
     // Wait until the first repeat is under way. foxbench writes nothing while a level runs,
     // so its threads tell: every load run (the warm-up's, each repeat's) starts fresh
     // `foxbench-w<n>` workers. A warm-up here is one 200 ms slice, ended by its own clock,
@@ -422,16 +344,7 @@ fn ctrl_c_keeps_what_was_measured_and_leaves_nothing() {
     let mut first_seen: std::collections::HashMap<u32, Instant> = Default::default();
     loop {
         let now = Instant::now();
-        let workers: Vec<u32> = std::fs::read_dir(format!("/proc/{pid}/task"))
-            .into_iter()
-            .flatten()
-            .flatten()
-            .filter(|t| {
-                std::fs::read_to_string(t.path().join("comm"))
-                    .is_ok_and(|c| c.starts_with("foxbench-w"))
-            })
-            .filter_map(|t| t.file_name().to_str()?.parse().ok())
-            .collect();
+        let workers = runner::load_workers(run.pid());
         first_seen.retain(|tid, _| workers.contains(tid));
         for tid in workers {
             first_seen.entry(tid).or_insert(now);
@@ -444,7 +357,7 @@ fn ctrl_c_keeps_what_was_measured_and_leaves_nothing() {
         }
         let log = || std::fs::read_to_string(out.join("logs/good.log")).unwrap_or_default();
         assert!(
-            child.try_wait().unwrap().is_none(),
+            run.is_running(),
             "foxbench exited before its first repeat; target log:\n{}",
             log()
         );
@@ -456,26 +369,15 @@ fn ctrl_c_keeps_what_was_measured_and_leaves_nothing() {
         );
         std::thread::sleep(Duration::from_millis(20));
     }
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(pid as i32),
-        nix::sys::signal::Signal::SIGINT,
-    )
-    .unwrap();
+    run.interrupt();
     let stopped = Instant::now();
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
-    let status = child.wait().unwrap();
+    let o = run.wait_with_output();
+    let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(
         stopped.elapsed() < Duration::from_secs(15),
         "stopped promptly"
     );
-    assert_eq!(status.code(), Some(130), "{stderr}");
-    assert!(leftovers(pid).is_empty(), "{:?}", leftovers(pid));
+    assert_eq!(o.status.code(), Some(130), "{stderr}");
     let v = results(&out);
     assert_eq!(v["interrupted"], true);
     let t = target(&v, "good");
@@ -548,18 +450,11 @@ fn a_bad_suite_file_names_the_line_and_key() {
 fn quick_default_suite_avatar_c_and_node() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let out = tmp("quick");
-    let o = foxbench()
-        .args([
-            "shootout",
-            "--quick",
-            "--only",
-            "avatar,c-epoll,node-http",
-            "--out",
-            out.to_str().unwrap(),
-        ])
-        .current_dir(&root)
-        .output()
-        .unwrap();
+    let o = Shootout::builtin(&out)
+        .dir(&root)
+        .cache(Cache::Default)
+        .args(["--quick", "--only", "avatar,c-epoll,node-http"])
+        .run();
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");
     let v = results(&out);
@@ -632,18 +527,11 @@ fn quick_default_suite_avatar_c_and_node() {
 fn quick_svg_and_jvm_rows() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let out = tmp("quick-svg");
-    let o = foxbench()
-        .args([
-            "shootout",
-            "--quick",
-            "--only",
-            "avatar,java-httpserver",
-            "--out",
-            out.to_str().unwrap(),
-        ])
-        .current_dir(&root)
-        .output()
-        .unwrap();
+    let o = Shootout::builtin(&out)
+        .dir(&root)
+        .cache(Cache::Default)
+        .args(["--quick", "--only", "avatar,java-httpserver"])
+        .run();
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");
     let v = results(&out);
@@ -724,20 +612,12 @@ fn compare_catches_a_regression_in_a_fresh_run() {
         .replace("repeats = 2", "repeats = 5");
     assert!(suite.contains("repeats = 5"));
     std::fs::write(out.join("suite.toml"), suite).unwrap();
-    let o = foxbench()
-        .args([
-            "shootout",
-            out.join("suite.toml").to_str().unwrap(),
-            "--root",
-            ".",
-            "--only",
-            "good",
-            "--out",
-            out.to_str().unwrap(),
-        ])
-        .current_dir(faulty_dir())
-        .output()
-        .unwrap();
+    let o = Shootout::new(out.join("suite.toml"), &out)
+        .dir(&faulty_dir())
+        .root(".")
+        .cache(Cache::Default)
+        .args(["--only", "good"])
+        .run();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let mut v = results(&out);
     let repeats = v["targets"][0]["cells"][0]["repeats"]

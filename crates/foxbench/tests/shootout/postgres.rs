@@ -3,7 +3,6 @@
 //! data directory removed, and nothing left after Ctrl-C in the middle of a level. Each run
 //! gets a TMPDIR of its own, so "its data directory" is exactly what appears there.
 
-use std::io::Read as _;
 use std::time::Duration;
 
 use super::*;
@@ -75,30 +74,18 @@ fn data_dirs(dir: &Path) -> Vec<String> {
         .collect()
 }
 
-fn run(out: &Path, duration: &str) -> std::process::Child {
+/// The suite's run, started: its results in `out/results`, its TMPDIR `out/tmp`, its cache
+/// `out/cache`.
+fn run(out: &Path, duration: &str) -> Running {
     std::fs::write(out.join("suite.toml"), suite(duration)).unwrap();
     let pgtmp = out.join("tmp");
     std::fs::create_dir_all(&pgtmp).unwrap();
-    foxbench()
-        .args(["shootout"])
-        .arg(out.join("suite.toml"))
-        .arg("--root")
-        .arg(repo_root())
-        .arg("--out")
-        .arg(out.join("results"))
-        .arg("--cache")
-        .arg(out.join("cache"))
+    Shootout::new(out.join("suite.toml"), &out.join("results"))
+        .root(repo_root())
+        .cache(Cache::At(out.join("cache")))
         .env("TMPDIR", &pgtmp)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
+        .quiet()
         .spawn()
-        .unwrap()
-}
-
-fn stderr_of(child: &mut std::process::Child) -> String {
-    let mut s = String::new();
-    child.stderr.take().unwrap().read_to_string(&mut s).unwrap();
-    s
 }
 
 /// A whole run: PostgreSQL is ready, measured beside the target, stops on SIGTERM (no
@@ -106,17 +93,14 @@ fn stderr_of(child: &mut std::process::Child) -> String {
 #[test]
 fn postgres_stops_cleanly_and_its_data_directory_is_removed() {
     let out = tmp("pg-clean");
-    let mut child = run(&out, "1s");
-    let pid = child.id();
-    let stderr = stderr_of(&mut child);
-    let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(0), "{stderr}");
+    let o = run(&out, "1s").wait_with_output();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{stderr}");
     assert!(stderr.contains("service postgres: ready in"), "{stderr}");
     assert!(
         !stderr.contains("SIGKILL"),
         "postgres was killed, not stopped: {stderr}"
     );
-    assert!(leftovers(pid).is_empty(), "{:?}", leftovers(pid));
     assert_eq!(data_dirs(&out.join("tmp")), Vec::<String>::new());
     let v = results(&out.join("results"));
     let pg = v["services"]
@@ -144,9 +128,9 @@ fn postgres_stops_cleanly_and_its_data_directory_is_removed() {
 #[test]
 fn ctrl_c_mid_level_leaves_no_postgres_and_no_data_directory() {
     let out = tmp("pg-int");
-    let mut child = run(&out, "30s");
-    let pid = child.id();
-    wait_for_load(&mut child, Duration::from_secs(120));
+    let mut run = run(&out, "30s");
+    let pid = run.pid();
+    run.wait_for_load(Duration::from_secs(120));
     // Mid-level: PostgreSQL and its data directory exist now.
     assert_eq!(data_dirs(&out.join("tmp")).len(), 1);
     assert!(
@@ -154,15 +138,10 @@ fn ctrl_c_mid_level_leaves_no_postgres_and_no_data_directory() {
         "{:?}",
         leftovers(pid)
     );
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(pid as i32),
-        nix::sys::signal::Signal::SIGINT,
-    )
-    .unwrap();
-    let stderr = stderr_of(&mut child);
-    let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(130), "{stderr}");
-    assert!(leftovers(pid).is_empty(), "{:?}", leftovers(pid));
+    run.interrupt();
+    let o = run.wait_with_output();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{stderr}");
     assert_eq!(
         data_dirs(&out.join("tmp")),
         Vec::<String>::new(),

@@ -43,23 +43,13 @@ fn quick_production_suite_measures_the_tls_path() {
         return;
     }
     let out = tmp("production");
-    let child = foxbench()
-        .args(["shootout", "suites/production.toml", "--quick", "--out"])
-        .arg(&out)
-        .current_dir(root())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let pid = child.id();
-    let o = child.wait_with_output().unwrap();
+    let o = Shootout::new("suites/production.toml", &out)
+        .dir(&root())
+        .cache(Cache::Default)
+        .arg("--quick")
+        .run();
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");
-    assert_eq!(
-        leftovers(pid),
-        Vec::<String>::new(),
-        "a target outlived foxbench"
-    );
     let v = results(&out);
     assert_eq!(v["suite"]["name"], "production path");
     for name in [
@@ -224,13 +214,10 @@ start = "bash run.sh {out} {port} static"
 "#,
     )
     .unwrap();
-    let o = foxbench()
-        .args(["shootout", suite.to_str().unwrap(), "--root"])
-        .arg(root())
-        .arg("--out")
-        .arg(out.join("run"))
-        .output()
-        .unwrap();
+    let o = Shootout::new(&suite, &out.join("run"))
+        .root(root())
+        .cache(Cache::Default)
+        .run();
     let err = String::from_utf8_lossy(&o.stderr);
     let v = results(&out.join("run"));
     let t = target(&v, "nginx-tls-static");
@@ -254,6 +241,7 @@ start = "bash run.sh {out} {port} static"
 /// levels make a full handshake per connection; it needs no tool installed.
 #[test]
 fn list_shows_the_tls_scenarios_and_levels() {
+    // A plain command, not a `Shootout`: `--list` starts nothing and writes no results.
     let o = foxbench()
         .args(["shootout", "suites/production.toml", "--list"])
         .current_dir(root())

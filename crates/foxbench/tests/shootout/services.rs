@@ -189,45 +189,19 @@ fn services_start_fail_and_die_and_the_run_goes_on() {
 /// and what was measured is written.
 #[test]
 fn ctrl_c_stops_the_services_too() {
-    use std::io::Read;
-    use std::time::Duration;
     let out = tmp("tiers-int");
-    let mut child = foxbench()
-        .args([
-            "shootout",
-            "suite.toml",
-            "--only",
-            "after",
-            "--root",
-            ".",
-            "--out",
-        ])
-        .arg(&out)
-        .arg("--cache")
-        .arg(out.join("cache"))
-        .current_dir(tiers_dir())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let pid = child.id();
+    let mut run = Shootout::new("suite.toml", &out)
+        .dir(&tiers_dir())
+        .root(".")
+        .args(["--only", "after"])
+        .quiet()
+        .spawn();
     // Wait until a load worker runs: the service and the target are up by then.
-    wait_for_load(&mut child, Duration::from_secs(60));
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(pid as i32),
-        nix::sys::signal::Signal::SIGINT,
-    )
-    .unwrap();
-    let mut stderr = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut stderr)
-        .unwrap();
-    let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(130), "{stderr}");
-    assert!(leftovers(pid).is_empty(), "{:?}", leftovers(pid));
+    run.wait_for_load(Duration::from_secs(60));
+    run.interrupt();
+    let o = run.wait_with_output();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(130), "{stderr}");
     let v = results(&out);
     assert_eq!(v["interrupted"], true);
     assert_eq!(

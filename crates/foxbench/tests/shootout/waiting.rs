@@ -92,17 +92,10 @@ fn a_server_holding_a_lock_is_diagnosed_lock_bound() {
 fn thread_dump_of_a_jvm_target_is_kept_and_linked() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let out = tmp("thread-dump");
-    let o = foxbench()
-        .arg("shootout")
-        .arg(data().join("jvm.toml"))
-        .args(["--thread-dump", "--root"])
-        .arg(&root)
-        .arg("--out")
-        .arg(&out)
-        .arg("--cache")
-        .arg(out.join("cache"))
-        .output()
-        .unwrap();
+    let o = Shootout::new(data().join("jvm.toml"), &out)
+        .root(&root)
+        .arg("--thread-dump")
+        .run();
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{err}");
     let v = results(&out);
