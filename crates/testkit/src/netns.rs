@@ -16,11 +16,15 @@ pub struct Netns {
 }
 
 impl Netns {
-    /// A fresh namespace named after `what` and this process, or `None` after a loud skip
-    /// when this machine cannot make one (a panic when required: see [`NETNS_ENV`]).
+    /// A fresh namespace named after `what`, this process and a serial of its own (two
+    /// tests at once that named theirs alike collided: the second `ip netns add` failed),
+    /// or `None` after a loud skip when this machine cannot make one (a panic when
+    /// required: see [`NETNS_ENV`]).
     #[track_caller]
     pub fn new(what: &str) -> Option<Netns> {
-        let name = format!("fb-{what}-{}", std::process::id());
+        static SERIAL: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let serial = SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let name = format!("fb-{what}-{}-{serial}", std::process::id());
         let ok = Command::new("ip")
             .args(["netns", "add", &name])
             .stderr(Stdio::null())

@@ -5,7 +5,6 @@
 use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Output, Stdio};
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use nix::sys::signal::{kill, killpg, Signal};
@@ -186,12 +185,12 @@ impl<'a> Shootout<'a> {
     }
 }
 
-/// A fresh namespace for one [`Shootout::alone`] run. Each gets a name of its own: with one
-/// name for the whole test binary, two such tests at once collided, and the second ran on
-/// the machine's namespace (or failed under `FOXBENCH_NETNS=require`).
+/// A fresh namespace for one [`Shootout::alone`] run. Each gets a name of its own
+/// (`Netns::new` numbers them): with one name for the whole test binary, two such tests at
+/// once collided, and the second ran on the machine's namespace (or failed under
+/// `FOXBENCH_NETNS=require`).
 fn own_netns() -> Option<Netns> {
-    static SERIAL: AtomicU32 = AtomicU32::new(0);
-    Netns::new(&format!("alone{}", SERIAL.fetch_add(1, Ordering::Relaxed)))
+    Netns::new("alone")
 }
 
 /// A shootout while it runs. Dropped before [`Running::wait_with_output`] returned (the
