@@ -441,10 +441,12 @@ pub struct Client {
 
 /// The share of the client's CPUs that `spin_s` seconds of spin took, on the scale of
 /// `cpu_percent` (which `cpu_s` seconds of CPU made over the same window and CPUs): the one
-/// formula for a load result's client and for a shootout repeat's.
+/// formula for a load result's client and for a shootout repeat's. Never more than
+/// `cpu_percent`: the spin is counted in wall time, and a worker preempted in the middle of
+/// a poll would otherwise spin more than the CPU it is part of.
 pub fn spin_percent(cpu_percent: f64, cpu_s: f64, spin_s: f64) -> f64 {
     if cpu_s > 0.0 {
-        cpu_percent * spin_s / cpu_s
+        (cpu_percent * spin_s / cpu_s).min(cpu_percent)
     } else {
         0.0
     }

@@ -240,6 +240,9 @@ fn saturation_leaves_the_open_models_spin_out() {
     assert_eq!((c.spin_s, c.cpu_percent), (1.2, 98.0), "totals as measured");
     // 1.2 s of the 1.96 s that made 98%: 60 points of it.
     assert!((spin_percent(98.0, 1.96, 1.2) - 60.0).abs() < 1e-9);
+    // A worker preempted mid-poll spins longer in wall time than it ran: the share is
+    // capped at the CPU it is part of.
+    assert_eq!(spin_percent(2.5, 0.05, 0.08), 2.5);
 
     // The text says how much of the CPU waited for send instants, and only when some did.
     let mut r = sample();
