@@ -209,11 +209,7 @@ impl CapacityWindow {
                 .and_then(|o| o.service.as_ref())
                 .and_then(|d| Spectrum::of(&d.hdr_base64)),
             client_cpu_percent: run.client.cpu_percent,
-            client_spin_percent: crate::spin_percent(
-                run.client.cpu_percent,
-                run.client.cpu_user_s + run.client.cpu_sys_s,
-                run.client.spin_s,
-            ),
+            client_spin_percent: run.client.spin_percent(),
             client_saturated: run.client.saturated,
             clauses: verdict.clauses.clone(),
             tcp: run.tcp.clone(),

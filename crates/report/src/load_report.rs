@@ -574,14 +574,23 @@ impl Client {
         }
     }
 
+    /// The spin's share of the client's CPUs, percent, on the scale of `cpu_percent`
+    /// ([`spin_percent`]), as a shootout repeat's `ClientWindow::spin_percent`.
+    pub fn spin_percent(&self) -> f64 {
+        spin_percent(
+            self.cpu_percent,
+            self.cpu_user_s + self.cpu_sys_s,
+            self.spin_s,
+        )
+    }
+
     /// The same cost with `spin_s` seconds of the open model's spin over the same run: the
     /// totals stay as measured, the saturation verdict leaves the spin out.
     pub fn with_spin(self, spin_s: f64) -> Client {
-        let spun = spin_percent(self.cpu_percent, self.cpu_user_s + self.cpu_sys_s, spin_s);
+        let spun = Client { spin_s, ..self };
         Client {
-            spin_s,
-            saturated: client_saturated(self.cpu_percent, spun),
-            ..self
+            saturated: client_saturated(spun.cpu_percent, spun.spin_percent()),
+            ..spun
         }
     }
 }

@@ -256,6 +256,8 @@ impl Drop for Running {
             let _ = child.wait();
         }
         // The targets run in groups of their own; the mark finds them, daemons included.
+        // A loop of its own, not `testkit::wait_until`: that panics at its deadline, and a
+        // panic in a drop during a failing test's unwinding aborts the test binary.
         let end = Instant::now() + Duration::from_secs(10);
         while Instant::now() < end {
             let left = marked(self.pid);
