@@ -197,6 +197,7 @@ pub fn flag(setting: Setting) -> &'static [(&'static str, &'static str)] {
         Setting::ClientCert => &[("--cert", "FILE"), ("--key", "FILE")],
         Setting::Select => &[("--select", "MODE")],
         Setting::Shard => &[("--shard", "I/N")],
+        Setting::Coalesce => &[("--coalesce", "auto|off|D")],
         // The settings of other commands than `load`: of `merge`, then of `doctor`.
         Setting::PartialOk => &[("--partial-ok", "")],
         Setting::ClosesPerS => &[("--closes-per-s", "N")],

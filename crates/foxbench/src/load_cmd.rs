@@ -107,6 +107,7 @@ pub(crate) fn build_plan(args: &LoadArgs) -> Result<Plan> {
         });
     }
     plan.keepalive = !args.no_keepalive;
+    plan.coalesce = args.coalesce;
     plan.timeout = args.timeout;
     plan.connect_timeout = args.connect_timeout;
     plan.interval = args.interval;

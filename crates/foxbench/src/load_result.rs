@@ -85,6 +85,11 @@ pub(crate) fn build_report(
         },
         seed: plan.seed,
         interval_s: plan.interval.as_secs_f64(),
+        // The open model never waits: it sends on its schedule.
+        coalesce: match plan.arrival {
+            Arrival::Closed => plan.coalesce.to_string(),
+            Arrival::Open { .. } => load::Coalesce::Off.to_string(),
+        },
     };
     let table = plan
         .requests
@@ -145,6 +150,11 @@ pub(crate) fn build_report(
         used.max_rss_bytes,
     )
     .with_spin(r.spin.as_secs_f64());
+    let client = report::Client {
+        coalesced_waits: r.coalesced.waits,
+        coalesced_s: r.coalesced.waited.as_secs_f64(),
+        ..client
+    };
     let mut report = LoadReport::new(target, config, measured, table, intervals, client);
     if matches!(plan.protocol, load::Protocol::Http2(_)) {
         let over_tls = plan.target.scheme == load::Scheme::Https;

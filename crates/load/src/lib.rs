@@ -64,7 +64,10 @@ use std::time::{Duration, Instant};
 pub use control::{Control, Snapshot};
 pub use h2::blocking::{H2Client, H2Error, H2Response};
 pub use h2::{H2Counts, H2Options};
-pub use plan::{Arrival, Plan, PlanError, Protocol, StatusSet, Stop, MAX_PIPELINE};
+pub use plan::{
+    Arrival, Coalesce, Plan, PlanError, Protocol, StatusSet, Stop, COALESCE_BATCH,
+    COALESCE_LATENCY_SHARE, COALESCE_LIMIT, COALESCE_MAX, COALESCE_MIN, MAX_PIPELINE,
+};
 pub use rate::{Rate, RateError, Stage};
 pub use response::{parse_head, Chunked, Framer, Framing, Head, ParseError, Step, MAX_HEAD};
 pub use setup::{
@@ -181,6 +184,19 @@ pub struct RunResult {
     /// purpose to send on time (a timer wake-up costs 30-40 µs): it is time to spare, not
     /// saturation. Zero in the closed model.
     pub spin: Duration,
+    /// Closed model: the waits before sleeping that batched wake-ups ([`Coalesce`]), summed
+    /// over the workers.
+    pub coalesced: Coalesced,
+}
+
+/// The waits a run's workers made before sleeping, to read several responses per wake-up
+/// ([`Coalesce`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Coalesced {
+    /// Waits made: times a worker found nothing to read and waited before sleeping.
+    pub waits: u64,
+    /// Their wall time, summed.
+    pub waited: Duration,
 }
 
 /// Applies the plan and returns what was measured. Blocks until the run ends.
@@ -240,6 +256,7 @@ pub fn run_with_intervals(
             pipeline: plan.pipeline,
             protocol: plan.protocol,
             keepalive: plan.keepalive,
+            coalesce: plan.coalesce,
             schedule: schedule::Schedule::new(
                 plan.arrival.clone(),
                 plan.stop,
@@ -291,6 +308,7 @@ pub fn run_with_intervals(
     let mut h2 = H2Counts::default();
     let mut interval_waits = 0;
     let mut spin = Duration::ZERO;
+    let mut coalesced = Coalesced::default();
     let mut first_err = None;
     for h in handles {
         match h.join() {
@@ -309,6 +327,8 @@ pub fn run_with_intervals(
                 h2.merge(&w.h2);
                 interval_waits += w.interval_waits;
                 spin += w.spin;
+                coalesced.waits += w.coalesced.waits;
+                coalesced.waited += w.coalesced.waited;
                 for (i, n) in w.status.iter().enumerate() {
                     status[i] += n;
                 }
@@ -349,6 +369,7 @@ pub fn run_with_intervals(
         interrupted: control.stopped(),
         interval_waits,
         spin,
+        coalesced,
     })
 }
 

@@ -23,6 +23,65 @@ pub enum Arrival {
     },
 }
 
+/// Closed model: how long a worker that finds nothing to read waits before it sleeps in
+/// `epoll_wait`, so that one wake-up reads several responses. This is a network card's
+/// interrupt moderation, which loopback lacks: there, each response the server sends wakes
+/// a sleeping client in the server's own context, and the server pays for it
+/// (docs/methodology.md, "Who pays for waking the client").
+///
+/// The wait never costs a server that is the bottleneck anything: its queue does not
+/// drain in a wait that short, so throughput and mean latency stay as they are (Little's
+/// law), and the wake-ups it saves are the server's CPU. Against a server with time to
+/// spare, a response that arrives during a wait is read up to the wait late.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Coalesce {
+    /// Sleep as soon as nothing is ready.
+    Off,
+    /// Wait 1/[`COALESCE_LATENCY_SHARE`] of the recent mean latency, at most
+    /// [`COALESCE_MAX`]; not at all below [`COALESCE_MIN`], nor when fewer than
+    /// [`COALESCE_BATCH`] responses are due in the wait. A response read late by a wait so
+    /// adds at most 1/80 of the latency to the mean, 1/40 to the worst.
+    #[default]
+    Auto,
+    /// Wait this long each time.
+    Fixed(Duration),
+}
+
+impl Coalesce {
+    /// `auto`, `off`, or a fixed wait such as `50us` (`0` is `off`).
+    pub fn parse(text: &str) -> Result<Coalesce, String> {
+        match text.trim() {
+            "auto" => Ok(Coalesce::Auto),
+            "off" | "0" => Ok(Coalesce::Off),
+            t => crate::parse_duration(t).map(Coalesce::Fixed).map_err(|_| {
+                format!("invalid coalescing wait {text:?}: expected auto, off or a duration such as 50us")
+            }),
+        }
+    }
+}
+
+impl std::fmt::Display for Coalesce {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Coalesce::Off => f.write_str("off"),
+            Coalesce::Auto => f.write_str("auto"),
+            Coalesce::Fixed(d) => write!(f, "{}us", d.as_micros()),
+        }
+    }
+}
+
+/// [`Coalesce::Auto`] waits this fraction (1/N) of the recent mean latency.
+pub const COALESCE_LATENCY_SHARE: u64 = 40;
+/// [`Coalesce::Auto`]'s longest wait.
+pub const COALESCE_MAX: Duration = Duration::from_micros(200);
+/// [`Coalesce::Auto`]'s shortest wait: below it, a timer costs what a wake-up does.
+pub const COALESCE_MIN: Duration = Duration::from_micros(10);
+/// [`Coalesce::Auto`] waits only when at least this many responses are due in the wait (the
+/// requests in flight over the recent latency): a wait costs a timer and a poll.
+pub const COALESCE_BATCH: u64 = 4;
+/// The longest wait [`Coalesce::Fixed`] takes.
+pub const COALESCE_LIMIT: Duration = Duration::from_millis(10);
+
 /// When the run ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stop {
@@ -147,6 +206,9 @@ pub struct Plan {
     /// Which share of a plan run by several agents this is ([`Plan::shard`]); the whole
     /// plan by default. Connections and `-n` above are already this shard's.
     pub shard: Shard,
+    /// Closed model: the wait before sleeping that batches wake-ups. The open model never
+    /// waits: it sends on its schedule.
+    pub coalesce: Coalesce,
 }
 
 /// The most requests in flight per connection.
@@ -188,6 +250,10 @@ pub enum PlanError {
     Window,
     /// A connection window out of range.
     ConnectionWindow,
+    /// A fixed coalescing wait longer than [`COALESCE_LIMIT`].
+    Coalesce,
+    /// A fixed coalescing wait in the open model, which sends on its schedule.
+    CoalesceWithRate,
     /// A whole-number setting too small to give every shard at least one.
     Shard {
         /// The setting: connections or requests.
@@ -211,6 +277,7 @@ impl PlanError {
             PlanError::Streams | PlanError::StreamsWithoutKeepalive => Setting::Streams,
             PlanError::Window => Setting::Window,
             PlanError::ConnectionWindow => Setting::ConnectionWindow,
+            PlanError::Coalesce | PlanError::CoalesceWithRate => Setting::Coalesce,
             PlanError::Rate(_) => Setting::Rate,
             PlanError::Requests => Setting::Requests,
             PlanError::Duration => Setting::Duration,
@@ -251,6 +318,15 @@ impl PlanError {
             }
             PlanError::Window => "must be between 1 and 2147483647 bytes".into(),
             PlanError::ConnectionWindow => "must be between 65535 and 2147483647 bytes".into(),
+            PlanError::Coalesce => format!(
+                "must be at most {} ms: a longer wait than that delays responses, it batches no more",
+                COALESCE_LIMIT.as_millis()
+            )
+            .into(),
+            PlanError::CoalesceWithRate => Text::plain(
+                "has no meaning in the open model, which sends on its schedule: drop it or ",
+            )
+            .drop(Setting::Rate),
             PlanError::Rate(r) => {
                 format!("must be a positive number of requests per second, not {r}").into()
             }
@@ -304,6 +380,7 @@ impl Plan {
             tls: TlsOptions::default(),
             protocol: Protocol::Http1,
             shard: Shard::WHOLE,
+            coalesce: Coalesce::Auto,
         }
     }
 
@@ -365,6 +442,14 @@ impl Plan {
             let peak = rate.peak_per_sec();
             if !(peak.is_finite() && peak > 0.0) {
                 return Err(PlanError::Rate(peak));
+            }
+            if matches!(self.coalesce, Coalesce::Fixed(_)) {
+                return Err(PlanError::CoalesceWithRate);
+            }
+        }
+        if let Coalesce::Fixed(d) = self.coalesce {
+            if d > COALESCE_LIMIT {
+                return Err(PlanError::Coalesce);
             }
         }
         match self.stop {

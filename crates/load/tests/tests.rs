@@ -1,5 +1,6 @@
 //! Engine tests over real loopback sockets, against small well-behaved and hostile servers.
 
+mod coalesce;
 mod h2;
 mod limits;
 mod open;

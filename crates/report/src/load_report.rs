@@ -311,6 +311,14 @@ pub struct LoadConfig {
     /// The length of each entry of `intervals`, seconds.
     #[serde(default = "one_second")]
     pub interval_s: f64,
+    /// Closed model: the wait before sleeping that batches wake-ups (`--coalesce`): `auto`,
+    /// `off` or a fixed wait such as `50us`. `off` in results from before it existed.
+    #[serde(default = "coalesce_off")]
+    pub coalesce: String,
+}
+
+fn coalesce_off() -> String {
+    "off".into()
 }
 
 fn one_second() -> f64 {
@@ -434,6 +442,14 @@ pub struct Client {
     /// before it was counted.
     #[serde(default)]
     pub spin_s: f64,
+    /// Closed model: times a worker found nothing to read and waited before sleeping, to
+    /// read several responses per wake-up (`--coalesce`). 0 when none waited, and in
+    /// results from before it existed.
+    #[serde(default)]
+    pub coalesced_waits: u64,
+    /// Those waits' wall seconds, summed over the workers.
+    #[serde(default)]
+    pub coalesced_s: f64,
     /// True when the CPU share less the spin's reaches [`SATURATED_PERCENT`] (see
     /// [`client_saturated`]): the result may be client-bound.
     pub saturated: bool,
@@ -557,6 +573,8 @@ impl Client {
             cpu_us_per_request: (completed > 0).then(|| cpu * 1e6 / completed as f64),
             max_rss_bytes,
             spin_s: 0.0,
+            coalesced_waits: 0,
+            coalesced_s: 0.0,
             saturated: client_saturated(cpu_percent, 0.0),
         }
     }
@@ -572,6 +590,20 @@ impl Client {
         } else {
             String::new()
         }
+    }
+
+    /// `Coalescing:` and the waits made, per 1000 requests and on average, when some were
+    /// made (`--coalesce`); `None` otherwise.
+    pub fn coalesced_note(&self, completed: u64) -> Option<String> {
+        if self.coalesced_waits == 0 {
+            return None;
+        }
+        let mean_us = self.coalesced_s * 1e6 / self.coalesced_waits as f64;
+        let per_1000 = 1000.0 * self.coalesced_waits as f64 / completed.max(1) as f64;
+        Some(format!(
+            "{} waits of {mean_us:.0}µs on average before sleeping, {per_1000:.0} per 1000 requests, to read several responses per wake-up",
+            self.coalesced_waits
+        ))
     }
 
     /// The spin's share of the client's CPUs, percent, on the scale of `cpu_percent`

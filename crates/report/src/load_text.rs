@@ -326,6 +326,9 @@ impl LoadReport {
                 .unwrap_or_default(),
             human_bytes(cl.max_rss_bytes as f64)
         );
+        if let Some(note) = cl.coalesced_note(self.requests.completed) {
+            let _ = writeln!(o, "Coalescing:    {} ({note})", c.coalesce);
+        }
         if let Some(w) = self.saturation_warning() {
             let _ = writeln!(o, "warning: {w}");
         }

@@ -29,6 +29,7 @@ pub(crate) fn sample() -> LoadReport {
             selection: Selection::Random,
             seed: 7,
             interval_s: 1.0,
+            coalesce: "auto".into(),
         },
         elapsed_s: 1.0,
         interrupted: false,
@@ -101,6 +102,8 @@ pub(crate) fn sample() -> LoadReport {
             cpu_us_per_request: Some(1.0),
             max_rss_bytes: 4 << 20,
             spin_s: 0.0,
+            coalesced_waits: 0,
+            coalesced_s: 0.0,
             saturated: true,
         },
         request_table: vec![

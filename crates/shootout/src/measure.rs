@@ -569,6 +569,12 @@ impl Meter<'_> {
             pipeline: task.pipeline(),
             keepalive: task.keepalive,
             protocol: task.protocol(),
+            // Rate levels send on their schedule: a fixed wait is refused there.
+            coalesce: if task.level.rate.is_some() {
+                load::Coalesce::Off
+            } else {
+                s.coalesce
+            },
             timeout: self.plan.timeout,
             connect_timeout: self.plan.timeout,
             // Correctness was verified; during load any status counts, and the wrong ones

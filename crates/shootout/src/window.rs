@@ -216,6 +216,7 @@ pub fn client_window(
         cpu_us_per_request: c.cpu_us_per_request,
         probe_cpu_s: None,
         spin_s: 0.0,
+        coalesced_s: 0.0,
     }
 }
 
@@ -249,6 +250,7 @@ pub fn repeat(
         server,
         client: ClientWindow {
             spin_s: res.spin.as_secs_f64(),
+            coalesced_s: res.coalesced.waited.as_secs_f64(),
             ..client
         },
         series,

@@ -62,11 +62,13 @@ pub enum Setting {
     Alpha,
     /// A comparison that refuses runs measured on different hardware.
     SameMachine,
+    /// The closed model's wait before sleeping, which batches wake-ups (`load::Coalesce`).
+    Coalesce,
 }
 
 impl Setting {
     /// Every setting, for tables that must word each one.
-    pub const ALL: [Setting; 24] = [
+    pub const ALL: [Setting; 25] = [
         Setting::Connections,
         Setting::Threads,
         Setting::Pipeline,
@@ -91,6 +93,7 @@ impl Setting {
         Setting::ServerThreads,
         Setting::Alpha,
         Setting::SameMachine,
+        Setting::Coalesce,
     ];
 
     /// The setting as the plan names it.
@@ -120,6 +123,7 @@ impl Setting {
             Setting::ServerThreads => "server threads",
             Setting::Alpha => "significance level",
             Setting::SameMachine => "same-machine requirement",
+            Setting::Coalesce => "coalescing wait",
         }
     }
 }

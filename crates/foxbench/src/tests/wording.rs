@@ -290,6 +290,16 @@ fn table() -> Vec<(Text, &'static str, Option<&'static str>)> {
             None,
         ),
         (
+            PlanError::Coalesce.text(),
+            "--coalesce must be at most 10 ms: a longer wait than that delays responses, it batches no more",
+            Some("the scenario's coalesce must be at most 10 ms: a longer wait than that delays responses, it batches no more"),
+        ),
+        (
+            PlanError::CoalesceWithRate.text(),
+            "--coalesce has no meaning in the open model, which sends on its schedule: drop it or drop --rate",
+            Some("the scenario's coalesce has no meaning in the open model, which sends on its schedule: drop it or drop the level's rate = N from the suite"),
+        ),
+        (
             PlanError::Rate(-1.0).text(),
             "--rate must be a positive number of requests per second, not -1",
             Some("the level's rate must be a positive number of requests per second, not -1"),

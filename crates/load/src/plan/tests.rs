@@ -5,7 +5,7 @@ fn each_bad_setting_is_its_own_error() {
     let ok = Plan::new(Target::parse("http://127.0.0.1:1/").unwrap());
     assert_eq!(ok.validate(), Ok(()));
     type Spoil = fn(&mut Plan);
-    let cases: [(Spoil, PlanError); 11] = [
+    let cases: [(Spoil, PlanError); 13] = [
         (|p| p.connections = 0, PlanError::Connections),
         (|p| p.threads = 0, PlanError::Threads),
         (|p| p.pipeline = 0, PlanError::Pipeline),
@@ -33,6 +33,19 @@ fn each_bad_setting_is_its_own_error() {
         (|p| p.timeout = Duration::ZERO, PlanError::Timeout),
         (|p| p.interval = Duration::ZERO, PlanError::Interval),
         (|p| p.requests.clear(), PlanError::NoRequests),
+        (
+            |p| p.coalesce = Coalesce::Fixed(COALESCE_LIMIT + Duration::from_nanos(1)),
+            PlanError::Coalesce,
+        ),
+        (
+            |p| {
+                p.arrival = Arrival::Open {
+                    rate: Rate::constant(100.0),
+                };
+                p.coalesce = Coalesce::Fixed(Duration::from_micros(50))
+            },
+            PlanError::CoalesceWithRate,
+        ),
     ];
     for (spoil, want) in cases {
         let mut p = ok.clone();
@@ -96,4 +109,34 @@ fn threads_never_outnumber_connections() {
     p.threads = 8;
     p.connections = 3;
     assert_eq!(p.effective_threads(), 3);
+}
+
+#[test]
+fn a_coalescing_wait_reads_as_it_is_written() {
+    for (text, want) in [
+        ("auto", Coalesce::Auto),
+        ("off", Coalesce::Off),
+        ("0", Coalesce::Off),
+        ("50us", Coalesce::Fixed(Duration::from_micros(50))),
+        ("1ms", Coalesce::Fixed(Duration::from_millis(1))),
+    ] {
+        assert_eq!(Coalesce::parse(text), Ok(want), "{text}");
+    }
+    for bad in ["", "fast", "-5us", "50 parsecs"] {
+        let e = Coalesce::parse(bad).unwrap_err();
+        assert!(e.contains("auto, off or a duration"), "{bad}: {e}");
+    }
+    // The report writes the setting as it reads back.
+    for c in [
+        Coalesce::Auto,
+        Coalesce::Off,
+        Coalesce::Fixed(Duration::from_micros(75)),
+    ] {
+        assert_eq!(Coalesce::parse(&c.to_string()), Ok(c));
+    }
+    let mut p = Plan::new(Target::parse("http://127.0.0.1:1/").unwrap());
+    p.arrival = Arrival::Open {
+        rate: Rate::constant(100.0),
+    };
+    assert_eq!(p.validate(), Ok(()), "auto is no error in the open model");
 }

@@ -6,6 +6,9 @@
 //! (edge-triggered), so there is no `epoll_ctl` per request. Timeouts are found by a scan
 //! every [`TICK`], not by per-request timers.
 //!
+//! In the closed model a worker that finds nothing to read may wait a little before it
+//! sleeps, so that one wake-up reads several responses ([`coalesce`], `--coalesce`).
+//!
 //! The loop does not know the load model: a connection with room asks the [`Schedule`]
 //! for work. Nor does it know the byte stream: it talks to a [`Transport`]. Requests come
 //! from the [`RequestTable`], encoded into the connection's own output buffer.
@@ -35,6 +38,7 @@ use crate::transport::{Read, Transport};
 use crate::{Control, Counts, LoadError, Protocol, StatusSet};
 use stats::reason::{At, Cause, Kind, Reason};
 
+mod coalesce;
 mod conn;
 mod connect;
 mod h2;
@@ -72,6 +76,8 @@ pub(crate) struct Config {
     /// Reuse connections: connect eagerly and keep them. Otherwise a connection is opened
     /// for each request, when the request is granted.
     pub keepalive: bool,
+    /// Closed model: the wait before sleeping that batches wake-ups.
+    pub coalesce: crate::Coalesce,
     pub schedule: Schedule,
     pub timeout: Duration,
     pub connect_timeout: Duration,
@@ -102,6 +108,8 @@ pub(crate) struct WorkerResult {
     /// Open model: wall time spent in zero-timeout polls that found nothing while the next
     /// due instant was less than [`SPIN_NS`] away: CPU burnt waiting, not working.
     pub spin: Duration,
+    /// Closed model: the waits before sleeping that batched wake-ups.
+    pub coalesced: crate::Coalesced,
 }
 
 /// Why the requests in flight on a connection fail: the error counter and the cause, a
@@ -145,6 +153,8 @@ struct Worker {
     /// Open model: nanoseconds of empty zero-timeout polls before a due instant (see
     /// [`WorkerResult::spin`]).
     spin_ns: u64,
+    /// Closed model: the wait before sleeping, and the waits made.
+    coalesce: coalesce::Coalescer,
 }
 
 /// How long before a due instant the open model stops sleeping and polls instead.
@@ -213,6 +223,7 @@ pub(crate) fn run(cfg: Config, interval: CurrentInterval) -> Result<WorkerResult
             open: cfg.schedule.is_open(),
             lateness: Latency::new(),
             late: Latency::new(),
+            recent_latency_ns: 0,
         },
         picker: Picker::new(cfg.seed, cfg.id, shapes),
         poll,
@@ -226,6 +237,7 @@ pub(crate) fn run(cfg: Config, interval: CurrentInterval) -> Result<WorkerResult
         scratch: Vec::with_capacity(cfg.table.h2_max_value),
         open: 0,
         spin_ns: 0,
+        coalesce: coalesce::Coalescer::new(cfg.coalesce, cfg.schedule.is_open()),
         cfg,
     };
     if w.cfg.schedule.is_open() {
@@ -245,6 +257,10 @@ pub(crate) fn run(cfg: Config, interval: CurrentInterval) -> Result<WorkerResult
         h2: w.h2,
         interval_waits: w.rec.interval.waits,
         spin: Duration::from_nanos(w.spin_ns),
+        coalesced: crate::Coalesced {
+            waits: w.coalesce.waits,
+            waited: Duration::from_nanos(w.coalesce.waited_ns),
+        },
     })
 }
 
@@ -287,10 +303,7 @@ impl Worker {
                     }
                 }
             }
-            match self
-                .poll
-                .poll(&mut events, Some(Duration::from_nanos(wait)))
-            {
+            match self.poll_events(&mut events, wait, spinning) {
                 Ok(()) => {}
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(_) => break,

@@ -26,14 +26,21 @@ pub(super) struct Recorder {
     pub(super) open: bool,
     pub(super) lateness: Latency,
     pub(super) late: Latency,
+    /// The recent mean latency, ns: a moving mean over about the last
+    /// [`RECENT_RESPONSES`] responses, for the coalescing wait ([`super::coalesce`]).
+    pub(super) recent_latency_ns: u64,
 }
+
+/// How many responses [`Recorder::recent_latency_ns`] follows (a power of two).
+const RECENT_RESPONSES: u64 = 64;
 
 impl Recorder {
     #[inline]
     pub(super) fn response(&mut self, status: u16, req: Pending, now: u64) {
-        self.interval
-            .latency
-            .record_ns(now.saturating_sub(req.start_ns));
+        let latency = now.saturating_sub(req.start_ns);
+        self.interval.latency.record_ns(latency);
+        self.recent_latency_ns = self.recent_latency_ns - self.recent_latency_ns / RECENT_RESPONSES
+            + latency / RECENT_RESPONSES;
         if self.open {
             self.interval
                 .service

@@ -597,6 +597,7 @@ fn load_run(rps: f64, us: f64) -> Run {
             selection: crate::Selection::RoundRobin,
             seed: 0,
             interval_s: 1.0,
+            coalesce: "auto".into(),
         },
         crate::Measured {
             counts: &counts,

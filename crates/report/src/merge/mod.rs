@@ -606,6 +606,8 @@ pub fn merge(sources: &[Source], opts: Options) -> Result<LoadReport, MergeError
             .max()
             .unwrap_or(0),
         spin_s: by_shard.values().map(|s| s.report.client.spin_s).sum(),
+        coalesced_waits: sum(&|r| r.client.coalesced_waits),
+        coalesced_s: by_shard.values().map(|s| s.report.client.coalesced_s).sum(),
         saturated: rows.iter().any(|a| a.saturated),
     };
     m.client.cpu_us_per_request = (m.requests.completed > 0)

@@ -261,6 +261,12 @@ pub struct ClientWindow {
     /// from before it was counted (left out of the JSON then).
     #[serde(default, skip_serializing_if = "crate::is_zero")]
     pub spin_s: f64,
+    /// Closed model: wall seconds foxbench's workers waited, summed, before sleeping with
+    /// nothing to read, to read several responses per wake-up ([`crate::Client::coalesced_s`],
+    /// the suite's `coalesce`). Not CPU. 0 when none waited and in results from before
+    /// (left out of the JSON then).
+    #[serde(default, skip_serializing_if = "crate::is_zero")]
+    pub coalesced_s: f64,
 }
 
 impl ClientWindow {

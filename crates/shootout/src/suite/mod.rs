@@ -232,6 +232,9 @@ pub struct Scenario {
     pub keepalive: bool,
     /// Requests pipelined per connection.
     pub pipeline: usize,
+    /// Closed-model levels: the wait before sleeping that batches wake-ups (`coalesce`,
+    /// `auto` by default, as `foxbench load --coalesce`). Rate levels never wait.
+    pub coalesce: load::Coalesce,
     /// The status a correct response has.
     pub status: u16,
     /// Headers a correct response has, by name, each matching its pattern.

@@ -83,6 +83,9 @@ pub(super) struct RawScenario {
     pub(super) pipeline: usize,
     #[serde(default)]
     pub(super) http2: bool,
+    /// The closed model's wait before sleeping (`load::Coalesce`): "auto", "off" or a
+    /// duration such as "50us".
+    pub(super) coalesce: Option<String>,
     pub(super) targets: Option<Vec<String>>,
     pub(super) levels: Option<Vec<String>>,
     pub(super) scheme: Option<String>,

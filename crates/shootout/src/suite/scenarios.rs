@@ -168,6 +168,22 @@ pub(super) fn scenarios(
             levels,
         )
         .map_err(|(k, m)| err(k, m))?;
+        let coalesce = match &s.coalesce {
+            None => load::Coalesce::Auto,
+            Some(text) => load::Coalesce::parse(text).map_err(|m| err("coalesce", m))?,
+        };
+        if let load::Coalesce::Fixed(d) = coalesce {
+            if d > load::COALESCE_LIMIT {
+                return Err(err(
+                    "coalesce",
+                    format!(
+                        "{text:?}: at most {} ms; a longer wait delays responses, it batches no more",
+                        load::COALESCE_LIMIT.as_millis(),
+                        text = s.coalesce.as_deref().unwrap_or_default()
+                    ),
+                ));
+            }
+        }
         let client = (s.cert.map(|c| c.0), s.key.map(|c| c.0));
         let tls = ScenarioTls::read(s.scheme.as_deref(), s.insecure, s.cacert.map(|c| c.0))
             .and_then(|tls| ScenarioTls::with_client(tls, client))
@@ -191,6 +207,7 @@ pub(super) fn scenarios(
             levels: s.levels,
             tls,
             http2: s.http2,
+            coalesce,
         });
     }
     Ok(scenarios)

@@ -557,3 +557,23 @@ fn the_avatar_redirect_h2_scenario_runs_only_its_h2_levels() {
         ]
     );
 }
+
+#[test]
+fn a_scenario_coalesces_as_it_says_and_auto_by_default() {
+    let s = Suite::parse(GOOD, "s.toml").unwrap();
+    assert_eq!(s.scenarios[0].coalesce, load::Coalesce::Auto);
+    for (value, want) in [
+        ("\"off\"", load::Coalesce::Off),
+        (
+            "\"50us\"",
+            load::Coalesce::Fixed(std::time::Duration::from_micros(50)),
+        ),
+    ] {
+        let text = GOOD.replace(
+            "name = \"redirect\"",
+            &format!("name = \"redirect\"\ncoalesce = {value}"),
+        );
+        let s = Suite::parse(&text, "s.toml").unwrap();
+        assert_eq!(s.scenarios[0].coalesce, want, "{value}");
+    }
+}

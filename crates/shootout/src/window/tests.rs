@@ -232,6 +232,7 @@ fn a_repeat_counts_the_loads_responses_per_second() {
         interrupted: false,
         interval_waits: 0,
         spin: Duration::from_millis(300),
+        coalesced: load::Coalesced::default(),
     };
     let r = repeat(
         &res,

@@ -28,6 +28,7 @@ fn variant(s: Setting) -> usize {
         Setting::ServerThreads => 21,
         Setting::Alpha => 22,
         Setting::SameMachine => 23,
+        Setting::Coalesce => 24,
     }
 }
 

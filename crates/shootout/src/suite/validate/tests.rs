@@ -57,6 +57,19 @@ fn bad_suites_name_the_line_and_key() {
             &["s.toml:11:", "scenario[0].pipeline"],
         ),
         (
+            "name = \"redirect\"",
+            "name = \"redirect\"\ncoalesce = \"fast\"",
+            &[
+                "scenario[0].coalesce",
+                "expected auto, off or a duration such as 50us",
+            ],
+        ),
+        (
+            "name = \"redirect\"",
+            "name = \"redirect\"\ncoalesce = \"1s\"",
+            &["scenario[0].coalesce", "at most 10 ms"],
+        ),
+        (
             "all_images = true",
             "all_images = true\n[scenario.expect.x]",
             &["s.toml:", "scenario[0].expect"],
