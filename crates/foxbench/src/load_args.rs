@@ -182,7 +182,7 @@ pub struct LoadArgs {
     /// model: doubling from --start-rate to bracket the knee, then bisecting. Reports the
     /// rate, every window, the latency spectrum at 50/80/100/110% of it and whether the
     /// client bounded it. Exits 0 when found, 1 when the objective fails at every rate tried.
-    #[arg(long = "find-max", value_name = "OBJECTIVE", conflicts_with_all = ["rate", "requests", "duration", "slo", "shard", "start_at", "hlog"])]
+    #[arg(long = "find-max", value_name = "OBJECTIVE", conflicts_with_all = ["rate", "requests", "duration", "slo", "shard", "start_at", "hlog", "coalesce"])]
     pub find_max: Option<String>,
 
     /// --find-max: the whole search's time budget, spectrum included; when it runs out the

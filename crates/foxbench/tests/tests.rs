@@ -113,6 +113,9 @@ mod load {
         assert_eq!(v["status"]["302"], 1234);
         assert_eq!(v["latency"]["count"], 1234);
         assert_eq!(v["config"]["connections"], 7);
+        // 7 in flight never make 4 responses due in a wait: auto makes none.
+        assert_eq!(v["config"]["coalesce"], "auto");
+        assert_eq!(v["client"]["coalesced_waits"], 0);
         testkit::wait_until(
             Duration::from_secs(10),
             "the server to count every head",
@@ -292,6 +295,10 @@ mod load {
         let v = result(&out.stdout);
         assert_eq!(v["config"]["model"], "open");
         assert_eq!(v["config"]["rate_per_sec"], 500.0);
+        assert_eq!(
+            v["config"]["coalesce"], "off",
+            "the open model sends on its schedule"
+        );
         let ok = v["requests"]["ok"].as_u64().unwrap();
         assert!((50..=260).contains(&ok), "{ok}");
     }
@@ -573,6 +580,22 @@ mod bad_input {
         usage_error(
             &["load", "--rate", "0", &url],
             "invalid rate \"0\": it never sends a request",
+        );
+        usage_error(
+            &["load", "--coalesce", "fast", &url],
+            "expected auto, off or a duration such as 50us",
+        );
+        usage_error(
+            &["load", "--coalesce", "50us", "--rate", "100", &url],
+            "--coalesce has no meaning in the open model, which sends on its schedule: drop it or drop --rate",
+        );
+        usage_error(
+            &["load", "--coalesce", "1s", &url],
+            "--coalesce must be at most 10 ms",
+        );
+        usage_error(
+            &["load", "--coalesce", "off", "--find-max", "p99<10ms", &url],
+            "cannot be used with",
         );
         usage_error(&["load", "-H", "NoColon", &url], "invalid header");
         usage_error(&["load", "-m", "GE T", &url], "invalid method");

@@ -40,7 +40,8 @@ pub enum Coalesce {
     /// Wait 1/[`COALESCE_LATENCY_SHARE`] of the recent mean latency, at most
     /// [`COALESCE_MAX`]; not at all below [`COALESCE_MIN`], nor when fewer than
     /// [`COALESCE_BATCH`] responses are due in the wait. A response read late by a wait so
-    /// adds at most 1/80 of the latency to the mean, 1/40 to the worst.
+    /// adds about 1/80 of the latency to the mean and 1/40 to the worst (a sleep can
+    /// overshoot: each worker learns by how much and asks for that much less).
     #[default]
     Auto,
     /// Wait this long each time.

@@ -48,14 +48,16 @@ impl Coalescer {
 
     /// How long to ask a sleep for, to wait `wait_ns` in all; 0 when there is no wait, or
     /// when a sleep would overshoot it by itself. Each wait skipped for the overshoot lowers
-    /// the overshoot learnt by 1/256, so that a machine that got quieter is tried again.
+    /// the overshoot learnt by 1/4096, so that a machine that got quieter is tried again
+    /// (after ~600 skips when the overshoot is a sixth over the wait; a faster decay would
+    /// try, and overshoot, every few dozen turns).
     pub(super) fn ask_ns(&mut self, wait_ns: u64) -> u64 {
         if wait_ns == 0 {
             return 0;
         }
         let ask = wait_ns.saturating_sub(self.overshoot_ns);
         if ask == 0 {
-            self.overshoot_ns -= self.overshoot_ns / 256;
+            self.overshoot_ns -= self.overshoot_ns / 4096;
         }
         ask
     }

@@ -63,9 +63,9 @@ fn a_wait_asks_for_less_by_what_sleeps_overshot() {
     let mut skipped = 1;
     while c.ask_ns(30 * US) == 0 {
         skipped += 1;
-        assert!(skipped < 1000, "never tried again");
+        assert!(skipped < 10_000, "never tried again");
     }
-    assert!(skipped > 10, "tried again after {skipped} skips");
+    assert!(skipped > 100, "tried again after {skipped} skips");
 }
 
 #[test]
