@@ -14,7 +14,7 @@ bench = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(bench)
 
 CALLS = ["read", "write", "writev", "sendmsg", "sendto", "recvfrom", "recvmsg", "epoll_wait",
-         "epoll_pwait", "epoll_ctl"]
+         "epoll_pwait", "epoll_ctl", "clock_nanosleep", "nanosleep"]
 
 
 def perf_stat(pid, seconds, out):
@@ -52,7 +52,7 @@ def main():
             "h2load": [shutil.which("h2load"), "-t", "1", "-c", str(a.c), "-m", str(a.m), "-D", "4", srv.url],
         }
         print(f"{a.server}, {a.c} connections x {a.m} streams; system calls per request over 2 s mid-run")
-        print("| round | client | req/s | nginx: " + " | ".join(CALLS[:8]) + " | client: reads | writes | epoll_wait |")
+        print("| round | client | req/s | nginx: " + " | ".join(CALLS[:8]) + " | client: reads | writes | epoll_wait | sleeps |")
         for r in range(a.rounds):
             for name, cmd in tools.items():
                 p = subprocess.Popen(["taskset", "-c", "0", *cmd], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -73,8 +73,10 @@ def main():
                 client_reads = sum(c.get(k, 0) for k in ("read", "recvfrom", "recvmsg")) / reqs
                 client_writes = sum(c.get(k, 0) for k in ("write", "writev", "sendmsg", "sendto")) / reqs
                 client_epoll = sum(c.get(k, 0) for k in ("epoll_wait", "epoll_pwait")) / reqs
+                # foxbench's coalescing waits (--coalesce) are sleeps before an epoll_wait.
+                client_sleeps = sum(c.get(k, 0) for k in ("clock_nanosleep", "nanosleep")) / reqs
                 print(f"| {r + 1} | {name} | {rps / 1000:.1f}k | " + " | ".join(f"{per(n, k):.3f}" for k in CALLS[:8])
-                      + f" | {client_reads:.3f} | {client_writes:.3f} | {client_epoll:.3f} |", flush=True)
+                      + f" | {client_reads:.3f} | {client_writes:.3f} | {client_epoll:.3f} | {client_sleeps:.3f} |", flush=True)
     finally:
         srv.proc.terminate()
         srv.proc.wait(10)

@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::common::{require_tool, Avatar};
+use crate::common::{require_tool, roundtrip, Avatar};
 
 const H2SPEC_INSTALL: &str = "PATH=$PATH:/usr/local/go/bin GOTOOLCHAIN=local go install github.com/summerwind/h2spec/cmd/h2spec@v2.2.1+incompatible (lands in $(go env GOPATH)/bin)";
 
@@ -361,7 +361,19 @@ fn held_responses_are_not_kept_alive_by_pings() {
     stop.store(true, Ordering::Relaxed);
     pinger.join().unwrap();
     assert!(closed, "still open after {:?} of PINGs", start.elapsed());
-    assert!(server.metric("avatar_timeouts_total{kind=\"idle\"}") >= 1);
+    // Seen once (a local CI run on a fresh clone, 2026-11-26, 53 tests at once on 2 cores):
+    // the connection closed with no idle timeout counted; the cause is not known yet, so a
+    // failure shows the server's counters, its log and how long the close took.
+    if server.metric("avatar_timeouts_total{kind=\"idle\"}") < 1 {
+        let mut s = server.connect();
+        let resp = roundtrip(&mut s, b"GET /metrics HTTP/1.1\r\nHost: t\r\n\r\n");
+        panic!(
+            "closed after {:?} but no idle timeout counted; metrics:\n{}\nstderr:\n{}",
+            start.elapsed(),
+            String::from_utf8_lossy(&resp.body),
+            server.stderr.lock().unwrap()
+        );
+    }
 }
 
 /// Reads frames until one matches `want` (or the connection ends); returns (type, flags,
