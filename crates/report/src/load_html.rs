@@ -134,7 +134,11 @@ fn figures(out: &mut String, r: &LoadReport) {
         ),
     ];
     out.push_str("<section id=\"results\">\n<h2>Results</h2>\n<dl class=\"kv\">\n");
-    for (k, v) in rows {
+    let coalescing = r
+        .client
+        .coalesced_note(q.completed)
+        .map(|note| ("coalescing", format!("{} ({note})", r.config.coalesce)));
+    for (k, v) in rows.into_iter().chain(coalescing) {
         let _ = writeln!(out, "<dt>{}</dt><dd>{}</dd>", esc(k), esc(&v));
     }
     out.push_str("</dl>\n</section>\n");

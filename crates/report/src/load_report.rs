@@ -600,8 +600,14 @@ impl Client {
         }
         let mean_us = self.coalesced_s * 1e6 / self.coalesced_waits as f64;
         let per_1000 = 1000.0 * self.coalesced_waits as f64 / completed.max(1) as f64;
+        // A few waits in a long run would round to "0 per 1000".
+        let digits = match per_1000 {
+            x if x < 1.0 => 2,
+            x if x < 10.0 => 1,
+            _ => 0,
+        };
         Some(format!(
-            "{} waits of {mean_us:.0}µs on average before sleeping, {per_1000:.0} per 1000 requests, to read several responses per wake-up",
+            "{} waits of {mean_us:.0}µs on average before sleeping, {per_1000:.digits$} per 1000 requests, to read several responses per wake-up",
             self.coalesced_waits
         ))
     }

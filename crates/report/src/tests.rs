@@ -271,12 +271,19 @@ fn old_results_without_the_table_or_intervals_still_load() {
         .remove("errors_by_kind");
     let iv: IntervalRow = serde_json::from_value(old_interval).unwrap();
     assert_eq!(iv.errors_by_kind, Errors::default());
-    for k in ["selection", "seed", "interval_s"] {
+    for k in ["selection", "seed", "interval_s", "coalesce"] {
         o["config"].as_object_mut().unwrap().remove(k);
+    }
+    for k in ["coalesced_waits", "coalesced_s"] {
+        o["client"].as_object_mut().unwrap().remove(k);
     }
     let r: LoadReport = serde_json::from_value(v).unwrap();
     assert!(r.intervals.is_empty() && r.request_table.is_empty());
     assert_eq!(r.config.interval_s, 1.0);
+    // Before 2026-11-26 no run waited before sleeping.
+    assert_eq!(r.config.coalesce, "off");
+    assert_eq!(r.client.coalesced_waits, 0);
+    assert!(!r.to_text(&PlanWording).contains("Coalescing:"));
     assert_eq!(r.interval_line(), None);
 }
 
@@ -286,4 +293,28 @@ fn human_units() {
     assert_eq!(human_us(1234.0), "1.23ms");
     assert_eq!(human_us(2_500_000.0), "2.50s");
     assert_eq!(human_bytes(1536.0), "1.5 KiB");
+}
+
+#[test]
+fn coalescing_waits_are_reported_where_some_were_made() {
+    let mut r = sample();
+    assert_eq!(r.client.coalesced_note(r.requests.completed), None);
+    assert!(!r.to_text(&PlanWording).contains("Coalescing:"));
+    r.client.coalesced_waits = 20;
+    r.client.coalesced_s = 20.0 * 140e-6;
+    r.requests.completed = 1000;
+    let want = "Coalescing:    auto (20 waits of 140µs on average before sleeping, 20 per 1000 requests, to read several responses per wake-up)";
+    let text = r.to_text(&PlanWording);
+    assert!(text.contains(want), "missing {want:?} in\n{text}");
+    let html = crate::load_html::to_html(&r);
+    assert!(
+        html.contains("<dt>coalescing</dt><dd>auto (20 waits of 140µs"),
+        "{html}"
+    );
+    // A few waits in a long run show as a fraction, not as "0 per 1000".
+    r.client.coalesced_waits = 3;
+    r.client.coalesced_s = 3.0 * 50e-6;
+    r.requests.completed = 100_000;
+    let note = r.client.coalesced_note(r.requests.completed).unwrap();
+    assert!(note.contains(", 0.03 per 1000 requests"), "{note}");
 }
