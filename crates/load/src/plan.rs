@@ -54,9 +54,16 @@ impl Coalesce {
         match text.trim() {
             "auto" => Ok(Coalesce::Auto),
             "off" | "0" => Ok(Coalesce::Off),
-            t => crate::parse_duration(t).map(Coalesce::Fixed).map_err(|_| {
-                format!("invalid coalescing wait {text:?}: expected auto, off or a duration such as 50us")
-            }),
+            t => match crate::parse_duration(t) {
+                // Reported in whole microseconds: a shorter wait would read back as "0us".
+                Ok(d) if d < Duration::from_micros(1) => Err(format!(
+                    "invalid coalescing wait {text:?}: a wait under 1us is none, use off"
+                )),
+                Ok(d) => Ok(Coalesce::Fixed(Duration::from_micros(d.as_micros() as u64))),
+                Err(_) => Err(format!(
+                    "invalid coalescing wait {text:?}: expected auto, off or a duration such as 50us"
+                )),
+            },
         }
     }
 }

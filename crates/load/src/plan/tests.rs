@@ -126,6 +126,13 @@ fn a_coalescing_wait_reads_as_it_is_written() {
         let e = Coalesce::parse(bad).unwrap_err();
         assert!(e.contains("auto, off or a duration"), "{bad}: {e}");
     }
+    let e = Coalesce::parse("0.5us").unwrap_err();
+    assert!(e.contains("a wait under 1us is none, use off"), "{e}");
+    // Whole microseconds, as the report writes them.
+    assert_eq!(
+        Coalesce::parse("1.7us"),
+        Ok(Coalesce::Fixed(Duration::from_micros(1)))
+    );
     // The report writes the setting as it reads back.
     for c in [
         Coalesce::Auto,
