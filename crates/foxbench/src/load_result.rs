@@ -85,11 +85,7 @@ pub(crate) fn build_report(
         },
         seed: plan.seed,
         interval_s: plan.interval.as_secs_f64(),
-        // The open model never waits: it sends on its schedule.
-        coalesce: match plan.arrival {
-            Arrival::Closed => plan.coalesce.to_string(),
-            Arrival::Open { .. } => load::Coalesce::Off.to_string(),
-        },
+        coalesce: plan.coalesce_in_effect().to_string(),
     };
     let table = plan
         .requests

@@ -256,7 +256,7 @@ pub fn run_with_intervals(
             pipeline: plan.pipeline,
             protocol: plan.protocol,
             keepalive: plan.keepalive,
-            coalesce: plan.coalesce,
+            coalesce: plan.coalesce_in_effect(),
             schedule: schedule::Schedule::new(
                 plan.arrival.clone(),
                 plan.stop,

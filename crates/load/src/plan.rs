@@ -68,6 +68,17 @@ impl Coalesce {
     }
 }
 
+impl Coalesce {
+    /// Checks a fixed wait against [`COALESCE_LIMIT`]: the one check, for a plan and for a
+    /// suite's scenario.
+    pub fn check(self) -> Result<(), PlanError> {
+        match self {
+            Coalesce::Fixed(d) if d > COALESCE_LIMIT => Err(PlanError::Coalesce),
+            _ => Ok(()),
+        }
+    }
+}
+
 impl std::fmt::Display for Coalesce {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -392,6 +403,15 @@ impl Plan {
         }
     }
 
+    /// The coalescing its workers apply: the plan's in the closed model, `Off` in the open
+    /// one, which sends on its schedule.
+    pub fn coalesce_in_effect(&self) -> Coalesce {
+        match self.arrival {
+            Arrival::Closed => self.coalesce,
+            Arrival::Open { .. } => Coalesce::Off,
+        }
+    }
+
     /// Narrows the whole plan to `shard`'s share: its part of the connections and of `-n`
     /// ([`crate::shard::share`]), and, in the open model, every `N`th arrival of the whole
     /// schedule from the `I`th. Fails when a share would be empty.
@@ -455,11 +475,7 @@ impl Plan {
                 return Err(PlanError::CoalesceWithRate);
             }
         }
-        if let Coalesce::Fixed(d) = self.coalesce {
-            if d > COALESCE_LIMIT {
-                return Err(PlanError::Coalesce);
-            }
-        }
+        self.coalesce.check()?;
         match self.stop {
             Stop::Requests(0) => return Err(PlanError::Requests),
             Stop::Duration(d) if d.is_zero() => return Err(PlanError::Duration),

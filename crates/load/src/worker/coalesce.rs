@@ -29,10 +29,9 @@ pub(super) struct Coalescer {
 }
 
 impl Coalescer {
-    /// The worker's coalescing, set up on its own thread: `Off` in the open model, which
-    /// sends on its schedule.
-    pub(super) fn new(mode: Coalesce, open: bool) -> Self {
-        let mode = if open { Coalesce::Off } else { mode };
+    /// The worker's coalescing, set up on its own thread; `mode` is the plan's in effect
+    /// (`Off` in the open model: [`crate::Plan::coalesce_in_effect`]).
+    pub(super) fn new(mode: Coalesce) -> Self {
         if mode != Coalesce::Off {
             // A sleep's default timer slack is 50 µs: a 20 µs wait would last 70. The
             // slack is the thread's own; 1 µs keeps the wait what the rule says.

@@ -76,7 +76,8 @@ pub(crate) struct Config {
     /// Reuse connections: connect eagerly and keep them. Otherwise a connection is opened
     /// for each request, when the request is granted.
     pub keepalive: bool,
-    /// Closed model: the wait before sleeping that batches wake-ups.
+    /// The wait before sleeping that batches wake-ups, as in effect: `Off` in the open
+    /// model.
     pub coalesce: crate::Coalesce,
     pub schedule: Schedule,
     pub timeout: Duration,
@@ -237,7 +238,7 @@ pub(crate) fn run(cfg: Config, interval: CurrentInterval) -> Result<WorkerResult
         scratch: Vec::with_capacity(cfg.table.h2_max_value),
         open: 0,
         spin_ns: 0,
-        coalesce: coalesce::Coalescer::new(cfg.coalesce, cfg.schedule.is_open()),
+        coalesce: coalesce::Coalescer::new(cfg.coalesce),
         cfg,
     };
     if w.cfg.schedule.is_open() {

@@ -172,18 +172,9 @@ pub(super) fn scenarios(
             None => load::Coalesce::Auto,
             Some(text) => load::Coalesce::parse(text).map_err(|m| err("coalesce", m))?,
         };
-        if let load::Coalesce::Fixed(d) = coalesce {
-            if d > load::COALESCE_LIMIT {
-                return Err(err(
-                    "coalesce",
-                    format!(
-                        "{text:?}: at most {} ms; a longer wait delays responses, it batches no more",
-                        load::COALESCE_LIMIT.as_millis(),
-                        text = s.coalesce.as_deref().unwrap_or_default()
-                    ),
-                ));
-            }
-        }
+        coalesce
+            .check()
+            .map_err(|e| err("coalesce", e.problem().worded(&crate::wording::SuiteKeys)))?;
         let client = (s.cert.map(|c| c.0), s.key.map(|c| c.0));
         let tls = ScenarioTls::read(s.scheme.as_deref(), s.insecure, s.cacert.map(|c| c.0))
             .and_then(|tls| ScenarioTls::with_client(tls, client))

@@ -85,11 +85,16 @@ fn a_preempted_sleep_counts_as_at_most_twice_the_longest_wait_late() {
 
 #[test]
 fn the_open_model_and_off_never_wait() {
-    let open = Coalescer::new(Coalesce::Fixed(std::time::Duration::from_micros(50)), true);
+    let mut plan = crate::Plan::new(crate::Target::parse("http://127.0.0.1:1/").unwrap());
+    plan.coalesce = Coalesce::Fixed(std::time::Duration::from_micros(50));
+    plan.arrival = crate::Arrival::Open {
+        rate: crate::Rate::constant(1000.0),
+    };
+    let open = Coalescer::new(plan.coalesce_in_effect());
     assert_eq!(open.wait_ns(6 * MS, || 1000), 0);
-    let off = Coalescer::new(Coalesce::Off, false);
+    let off = Coalescer::new(Coalesce::Off);
     assert_eq!(off.wait_ns(6 * MS, || 1000), 0);
-    let fixed = Coalescer::new(Coalesce::Fixed(std::time::Duration::from_micros(30)), false);
+    let fixed = Coalescer::new(Coalesce::Fixed(std::time::Duration::from_micros(30)));
     assert_eq!(
         fixed.wait_ns(66 * US, || 1),
         30 * US,
