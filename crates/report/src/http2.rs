@@ -13,8 +13,13 @@ pub struct Http2Report {
     pub alpn: Option<String>,
     /// `--streams`: streams asked for per connection.
     pub streams: u64,
-    /// The lowest SETTINGS_MAX_CONCURRENT_STREAMS a server stated; `None` when none did.
+    /// The lowest SETTINGS_MAX_CONCURRENT_STREAMS a server stated, in any SETTINGS of any
+    /// connection; `None` when none did.
     pub server_max_streams: Option<u64>,
+    /// The highest it stated: above the lowest when a server changed its limit mid-run
+    /// (absent from results written before 2026-11-28).
+    #[serde(default)]
+    pub server_max_streams_highest: Option<u64>,
     /// The most streams in flight at once on one connection.
     pub streams_used_max: u64,
     /// Connections whose server SETTINGS arrived.
@@ -82,6 +87,11 @@ impl Http2Report {
                 (Some(x), Some(y)) => Some(x.min(y)),
                 (x, y) => x.or(y),
             };
+            a.server_max_streams_highest =
+                match (a.server_max_streams_highest, p.server_max_streams_highest) {
+                    (Some(x), Some(y)) => Some(x.max(y)),
+                    (x, y) => x.or(y),
+                };
             a.streams_used_max = a.streams_used_max.max(p.streams_used_max);
             for (sum, v) in [
                 (&mut a.connections, p.connections),
@@ -124,7 +134,10 @@ impl Http2Report {
         let allowed = self
             .server_max_streams
             .map_or("no limit stated".to_string(), |m| {
-                format!("server allows {m}")
+                match self.server_max_streams_highest.filter(|h| *h > m) {
+                    Some(h) => format!("server allowed {m} to {h}"),
+                    None => format!("server allows {m}"),
+                }
             });
         let _ = writeln!(
             o,

@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 use stats::reason::{
-    alert_name, errno_name, h2_error_name, At, Cause, CertProblem, Kind, Reason, Rule,
+    alert_name, errno_name, h2_error_name, At, Cause, CertProblem, Kind, Malformed, Reason, Rule,
 };
 use stats::setting::{Setting, Text, Wording};
 use stats::Reasons;
@@ -209,6 +209,7 @@ pub fn every_reason() -> Vec<Reason> {
         .map(Cause::Parse),
     );
     causes.extend(CertProblem::ALL.map(Cause::Cert));
+    causes.extend(stats::reason::Malformed::ALL.map(Cause::Malformed));
     for (n, _) in stats::reason::ALERTS.iter().chain([(201, "")].iter()) {
         causes.extend([Cause::AlertReceived(*n), Cause::AlertSent(*n)]);
     }
@@ -295,6 +296,7 @@ pub fn describe(reason: Reason) -> (String, Option<Text>) {
             "the server does not speak HTTP/2 (ALPN chose another protocol, or no SETTINGS came)".into(),
             Some(Text::plain("enable HTTP/2 on the server, or ").drop(Setting::Http2)),
         ),
+        Cause::Malformed(m) => malformed_words(m),
         Cause::Unknown => ("no more is known".into(), None),
     };
     (words, hint)
@@ -351,6 +353,16 @@ fn rule_words(rule: Rule) -> (String, Option<Text>) {
         Rule::Upgrade => "the server switched protocols (101), which a load test cannot follow",
     };
     (words.to_string(), None)
+}
+
+fn malformed_words(m: Malformed) -> (String, Option<Text>) {
+    (
+        format!(
+            "malformed response: {}; foxbench reset the stream (PROTOCOL_ERROR)",
+            m.words()
+        ),
+        None,
+    )
 }
 
 fn alert_text(n: u8) -> String {

@@ -285,6 +285,7 @@ pub fn http2_report(res: &RunResult, protocol: load::Protocol) -> Option<report:
         alpn: res.tls.as_ref().and_then(|t| t.alpn.clone()),
         streams: u64::from(opts.streams),
         server_max_streams: h.server_max_streams.map(u64::from),
+        server_max_streams_highest: h.server_max_streams_highest.map(u64::from),
         streams_used_max: h.streams_used_max,
         connections: h.connections,
         retries: h.retries,

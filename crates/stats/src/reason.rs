@@ -148,6 +148,86 @@ impl Rule {
     }
 }
 
+/// Which rule of a response's form an HTTP/2 response broke: it is malformed (RFC 9113
+/// 8.1.1, the rules of 8.1 to 8.3), and "clients MUST NOT accept a malformed response". The
+/// same rules hold for HTTP/3 (RFC 9114 4.1.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Malformed {
+    /// No `:status`, two of them, one that is not three digits, or 101 (HTTP/2 has no
+    /// protocol switch).
+    Status,
+    /// A pseudo-header other than `:status` (a request's, or an unknown one), one after a
+    /// regular field, or one in the trailers.
+    Pseudo,
+    /// A field name with an uppercase letter, a colon past its first byte, a space, a
+    /// control or a non-ASCII byte, or an empty one.
+    FieldName,
+    /// A field value with NUL, CR or LF, or starting or ending with a space or a tab.
+    FieldValue,
+    /// A connection-specific field (`connection`, `keep-alive`, `proxy-connection`,
+    /// `transfer-encoding`, `upgrade`).
+    ConnectionField,
+    /// `content-length` is not a number, two disagree, or it disagrees with the DATA
+    /// received (a response to HEAD, a 204 and a 304 have no content, whatever it says).
+    ContentLength,
+    /// DATA before the response's HEADERS, or trailers that do not end the stream.
+    FrameOrder,
+    /// An informational (1xx) response that ended the stream: the final one never came.
+    InterimEnd,
+}
+
+impl Malformed {
+    /// Every rule, in the order their codes are listed.
+    pub const ALL: [Malformed; 8] = [
+        Malformed::Status,
+        Malformed::Pseudo,
+        Malformed::FieldName,
+        Malformed::FieldValue,
+        Malformed::ConnectionField,
+        Malformed::ContentLength,
+        Malformed::FrameOrder,
+        Malformed::InterimEnd,
+    ];
+
+    /// Its code.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Malformed::Status => "malformed_status",
+            Malformed::Pseudo => "malformed_pseudo_header",
+            Malformed::FieldName => "malformed_field_name",
+            Malformed::FieldValue => "malformed_field_value",
+            Malformed::ConnectionField => "malformed_connection_field",
+            Malformed::ContentLength => "malformed_content_length",
+            Malformed::FrameOrder => "malformed_frame_order",
+            Malformed::InterimEnd => "malformed_interim_end",
+        }
+    }
+
+    /// What the response broke, in plain words: the report's and the verification's.
+    pub fn words(self) -> &'static str {
+        match self {
+            Malformed::Status => "no valid :status (none, two, not three digits, or 101)",
+            Malformed::Pseudo => {
+                "a pseudo-header other than :status, after a regular field, or in the trailers"
+            }
+            Malformed::FieldName => {
+                "a field name with an uppercase letter, a space, a colon or a byte outside ASCII"
+            }
+            Malformed::FieldValue => "a field value with NUL, CR or LF, or a space at either end",
+            Malformed::ConnectionField => {
+                "a connection-specific field (connection, keep-alive, transfer-encoding, upgrade)"
+            }
+            Malformed::ContentLength => {
+                "content-length is not a number, two disagree, or it disagrees with the DATA received"
+            }
+            Malformed::FrameOrder => {
+                "DATA before the response's HEADERS, or trailers that did not end the stream"
+            }
+            Malformed::InterimEnd => "an informational (1xx) response ended the stream",
+        }
+    }
+}
+
 /// Why the server's certificate did not verify.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum CertProblem {
@@ -239,6 +319,9 @@ pub enum Cause {
     H2Sent(u32),
     /// HTTP/2 was asked for and the server does not speak it (ALPN, or the h2c preface).
     NoH2,
+    /// The response was malformed (HTTP/2's rules of form): foxbench reset its stream with
+    /// PROTOCOL_ERROR.
+    Malformed(Malformed),
     /// Nothing more is known.
     #[default]
     Unknown,
@@ -386,6 +469,7 @@ impl Cause {
             Cause::H2Received(n) => format!("h2_received:{}", h2(n)),
             Cause::H2Sent(n) => format!("h2_sent:{}", h2(n)),
             Cause::NoH2 => "no_h2".to_string(),
+            Cause::Malformed(m) => m.as_str().to_string(),
             Cause::Unknown => "unknown".to_string(),
         }
     }
@@ -429,6 +513,9 @@ impl Cause {
         }
         if let Some(p) = CertProblem::ALL.into_iter().find(|p| p.as_str() == s) {
             return Some(Cause::Cert(p));
+        }
+        if let Some(m) = Malformed::ALL.into_iter().find(|m| m.as_str() == s) {
+            return Some(Cause::Malformed(m));
         }
         match s {
             "not_tls" => Some(Cause::NotTls),

@@ -249,7 +249,17 @@ impl H2Client {
             Some(Event::Refused { .. }) => Err(H2Error::Failed(
                 "the server refused the stream (REFUSED_STREAM)".into(),
             )),
-            Some(_) => Err(H2Error::Failed("the response had no valid :status".into())),
+            Some(Event::Malformed { what, .. }) => Err(H2Error::Failed(
+                format!("the response was malformed: {}", what.words()).into(),
+            )),
+            Some(Event::Broken { code, .. }) => Err(H2Error::Failed(
+                format!(
+                    "the server broke flow control on the stream, which foxbench reset ({})",
+                    CODE_NAMES[code_slot(code)]
+                )
+                .into(),
+            )),
+            Some(Event::GoAway { .. }) => Ok(None),
         }
     }
 
@@ -273,7 +283,8 @@ fn stream_of(e: Event) -> Option<u32> {
         Event::Response { stream, .. }
         | Event::Reset { stream, .. }
         | Event::Refused { stream }
-        | Event::Broken { stream, .. } => Some(stream),
+        | Event::Broken { stream, .. }
+        | Event::Malformed { stream, .. } => Some(stream),
         Event::GoAway { .. } => None,
     }
 }

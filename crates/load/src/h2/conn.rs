@@ -8,6 +8,7 @@ use super::hpack::{self, Decoder, HpackError};
 use super::request::RequestShape;
 use super::H2Counts;
 use crate::template::Rng;
+use stats::reason::Malformed;
 
 /// The flow-control and stream settings a run asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,10 +61,13 @@ pub(crate) enum Event {
     Reset { stream: u32, code: u32 },
     /// The server refused the stream unprocessed (REFUSED_STREAM): safe to send again.
     Refused { stream: u32 },
-    /// The stream broke the protocol and ended with our error `code`: a response that ended
-    /// without a valid `:status` (PROTOCOL_ERROR), or a WINDOW_UPDATE that overflowed the
-    /// stream's window (FLOW_CONTROL_ERROR, the stream reset by us, RFC 9113 6.9.1).
+    /// The stream broke the protocol and ended with our error `code`: a WINDOW_UPDATE that
+    /// overflowed the stream's window (FLOW_CONTROL_ERROR, the stream reset by us, RFC
+    /// 9113 6.9.1).
     Broken { stream: u32, code: u32 },
+    /// The response broke a rule of form (RFC 9113 8.1.1): the stream was reset with
+    /// PROTOCOL_ERROR, and nothing of it counts as a response.
+    Malformed { stream: u32, what: Malformed },
     /// A graceful GOAWAY: streams above `last_stream` were not processed; no new streams.
     GoAway { last_stream: u32 },
 }
@@ -128,6 +132,13 @@ struct Stream {
     consumed: u32,
     /// The final (non-1xx) status, once its HEADERS came.
     status: Option<u16>,
+    /// The request is HEAD: its response has no content, whatever its content-length says.
+    head_request: bool,
+    /// The content the response's head promised: its content-length, or none for a
+    /// response to HEAD, a 204 or a 304; `None` when it said nothing.
+    promised: Option<u64>,
+    /// DATA received, padding left out.
+    received: u64,
 }
 
 /// A header block being assembled from HEADERS and CONTINUATION frames.
@@ -374,6 +385,9 @@ impl Conn {
             body_sent: 0,
             consumed: 0,
             status: None,
+            head_request: shape.head,
+            promised: None,
+            received: 0,
         });
         if !shape.body.is_empty() {
             let i = self.streams.len() - 1;
@@ -470,7 +484,9 @@ impl Conn {
                     if usize::from(data[0]) >= self.data_pad_check {
                         return violation(Violation::Protocol);
                     }
+                    let content = self.data_pad_check - 1 - usize::from(data[0]);
                     self.data_pad_check = 0;
+                    self.content(self.data_stream, content, out, ev);
                 }
                 if let Some(k) = &mut self.kept {
                     k.frame.extend_from_slice(&data[..n]);
@@ -480,7 +496,7 @@ impl Conn {
                 if self.data_left > 0 {
                     return Ok(());
                 }
-                self.data_done(ev);
+                self.data_done(out, ev);
             }
             if data.is_empty() {
                 return Ok(());
@@ -591,6 +607,11 @@ impl Conn {
                 frame::put_window_update(out, s.id, s.consumed);
                 s.consumed = 0;
             }
+            if s.status.is_none() {
+                self.malformed(i, Malformed::FrameOrder, out, ev);
+            } else if h.flags & flag::PADDED == 0 {
+                self.content(h.stream, h.len, out, ev);
+            }
         }
         self.data_left = h.len;
         self.data_pad_check = if h.flags & flag::PADDED != 0 {
@@ -605,13 +626,44 @@ impl Conn {
             k.padded = h.flags & flag::PADDED != 0;
         }
         if h.len == 0 {
-            self.data_done(ev);
+            self.data_done(out, ev);
         }
         Ok(())
     }
 
+    /// `n` bytes of content (padding left out) arrived on `stream`: more than its head
+    /// promised is malformed at once.
+    fn content(&mut self, stream: u32, n: usize, out: &mut Vec<u8>, ev: &mut impl FnMut(Event)) {
+        if let Some(i) = self.find(stream) {
+            let s = &mut self.streams[i];
+            s.received += n as u64;
+            if s.promised.is_some_and(|p| s.received > p) {
+                self.malformed(i, Malformed::ContentLength, out, ev);
+            }
+        }
+    }
+
+    /// Ends stream `i` as malformed: reset with PROTOCOL_ERROR, as nghttp2 does (RFC 9113
+    /// 8.1.1), even where the server already ended it (a reset shortly after END_STREAM
+    /// is one a server must accept, 5.1).
+    fn malformed(
+        &mut self,
+        i: usize,
+        what: Malformed,
+        out: &mut Vec<u8>,
+        ev: &mut impl FnMut(Event),
+    ) {
+        let s = self.streams.swap_remove(i);
+        self.control_without_progress = 0;
+        if let Some(k) = &mut self.kept {
+            k.responses.retain(|r| r.0 != s.id);
+        }
+        frame::put_rst(out, s.id, code::PROTOCOL_ERROR);
+        ev(Event::Malformed { stream: s.id, what });
+    }
+
     /// A DATA frame was read whole.
-    fn data_done(&mut self, ev: &mut impl FnMut(Event)) {
+    fn data_done(&mut self, out: &mut Vec<u8>, ev: &mut impl FnMut(Event)) {
         if let Some(k) = &mut self.kept {
             let frame = std::mem::take(&mut k.frame);
             // A padded frame: its pad length first, then data, then that much padding.
@@ -627,23 +679,27 @@ impl Conn {
         }
         if self.data_end {
             self.data_end = false;
-            self.end_stream(self.data_stream, ev);
+            self.end_stream(self.data_stream, out, ev);
         }
     }
 
-    /// The server ended its side of `stream`: the response is complete.
-    fn end_stream(&mut self, stream: u32, ev: &mut impl FnMut(Event)) {
+    /// The server ended its side of `stream`: the response is complete, if it was well
+    /// formed.
+    fn end_stream(&mut self, stream: u32, out: &mut Vec<u8>, ev: &mut impl FnMut(Event)) {
         let Some(i) = self.find(stream) else {
             return; // cancelled by us, or never ours
         };
-        let s = self.streams.swap_remove(i);
-        self.control_without_progress = 0;
+        let s = self.streams[i];
         match s.status {
-            Some(status) => ev(Event::Response { stream, status }),
-            None => ev(Event::Broken {
-                stream,
-                code: code::PROTOCOL_ERROR,
-            }),
+            None => self.malformed(i, Malformed::Status, out, ev),
+            Some(_) if s.promised.is_some_and(|p| p != s.received) => {
+                self.malformed(i, Malformed::ContentLength, out, ev);
+            }
+            Some(status) => {
+                self.streams.swap_remove(i);
+                self.control_without_progress = 0;
+                ev(Event::Response { stream, status });
+            }
         }
     }
 
@@ -656,12 +712,14 @@ impl Conn {
         Ok(())
     }
 
-    /// A complete header block for `stream`.
+    /// A complete header block for `stream`: an interim head, the final one, or the
+    /// trailers, each checked for its form.
     fn headers(
         &mut self,
         stream: u32,
         end_stream: bool,
         block: &[u8],
+        out: &mut Vec<u8>,
         counts: &mut H2Counts,
         ev: &mut impl FnMut(Event),
     ) -> Result<(), ConnError> {
@@ -674,21 +732,37 @@ impl Conn {
         counts.header_bytes_received_raw += b.raw_bytes;
         if let Some(i) = self.find(stream) {
             let s = &mut self.streams[i];
-            match b.status {
-                // An interim response (100 Continue, 103 Early Hints): the final one follows.
-                Some(st) if (100..200).contains(&st) && s.status.is_none() && !end_stream => {}
-                Some(st) if s.status.is_none() => {
+            let broke = b.malformed.or(match (s.status, b.status) {
+                // Trailers: no pseudo-header, and they end the stream (RFC 9113 8.1).
+                (Some(_), _) if b.pseudo => Some(Malformed::Pseudo),
+                (Some(_), _) if !end_stream => Some(Malformed::FrameOrder),
+                (Some(_), _) => None,
+                (None, None) => Some(Malformed::Status),
+                // An interim response (100 Continue, 103 Early Hints): the final one
+                // follows, so it must not end the stream.
+                (None, Some(st)) if st < 200 && end_stream => Some(Malformed::InterimEnd),
+                (None, Some(st)) if st < 200 => None,
+                (None, Some(st)) => {
                     s.status = Some(st);
+                    s.promised = if s.head_request || st == 204 || st == 304 {
+                        Some(0)
+                    } else {
+                        b.content_length
+                    };
                     if let Some(k) = &mut self.kept {
                         k.responses
                             .push((stream, self.decoder.fields().to_vec(), Vec::new()));
                     }
+                    None
                 }
-                _ => {}
+            });
+            if let Some(what) = broke {
+                self.malformed(i, what, out, ev);
+                return Ok(());
             }
         }
         if end_stream {
-            self.end_stream(stream, ev);
+            self.end_stream(stream, out, ev);
         }
         Ok(())
     }

@@ -5,9 +5,10 @@
 //! `httlib-hpack`) hand every decoded field to the caller as an owned or copy-on-write
 //! buffer and keep dynamic-table entries as `Vec`s, so each Huffman-coded value (nginx
 //! codes nearly all of its values) costs an allocation per response. The engine needs only
-//! `:status`, and the table's bookkeeping. So the decoder keeps, per dynamic-table entry,
-//! its size and whether it is a `:status` (and which), in a ring sized up front by the
-//! table size we advertise; Huffman strings are decoded four bits at a time through a
+//! `:status`, `content-length`, the checks of a response's form (RFC 9113 8.2 and 8.3: a
+//! malformed response is never counted ok), and the table's bookkeeping. So the decoder
+//! keeps, per dynamic-table entry, its size and what its name and value are to those checks
+//! ([`Class`]), in a ring sized up front by the table size we advertise; Huffman strings are decoded four bits at a time through a
 //! table built once from the code (`h2wire::hpack`), counting their length and keeping
 //! their first bytes only. Every field is still decoded and checked, so the table stays in
 //! step with the server's. Tests check it against RFC 7541's response examples (C.6, with
@@ -22,6 +23,7 @@ use std::collections::VecDeque;
 
 pub use h2wire::hpack::HpackError;
 pub(crate) use h2wire::hpack::{int, put_int, put_str, STATIC};
+use stats::reason::Malformed;
 
 /// The dynamic table size we advertise (SETTINGS_HEADER_TABLE_SIZE): the RFC's default.
 pub(crate) const TABLE_SIZE: usize = 4096;
@@ -33,6 +35,121 @@ pub(crate) struct Block {
     pub status: Option<u16>,
     /// The block's size decoded: names and values, as nghttp2 and h2load count it.
     pub raw_bytes: u64,
+    /// The `content-length`, when the block had one that is a number.
+    pub content_length: Option<u64>,
+    /// The block had a pseudo-header (`:status` included): trailers must not.
+    pub pseudo: bool,
+    /// The first rule of form the block broke (RFC 9113 8.2, 8.3); a head without
+    /// `:status` is the connection's to judge (trailers have none).
+    pub malformed: Option<Malformed>,
+}
+
+impl Block {
+    /// Takes one decoded field into the block: the order and form of its pseudo-headers,
+    /// its name's and value's bytes, `content-length`. The first rule broken is kept.
+    fn take(&mut self, class: Class, regular_seen: &mut bool) {
+        let broke = match class.name {
+            Name::Bad => Some(Malformed::FieldName),
+            _ if class.bad_value => Some(Malformed::FieldValue),
+            Name::Status | Name::Pseudo if *regular_seen => Some(Malformed::Pseudo),
+            Name::Status => {
+                self.pseudo = true;
+                match (self.status, class.number) {
+                    (None, Some(n)) if class.three_digits && n != 101 => {
+                        self.status = Some(n as u16);
+                        None
+                    }
+                    _ => Some(Malformed::Status),
+                }
+            }
+            Name::Pseudo => {
+                self.pseudo = true;
+                Some(Malformed::Pseudo)
+            }
+            Name::Connection => Some(Malformed::ConnectionField),
+            Name::ContentLength => {
+                *regular_seen = true;
+                match (self.content_length, class.number) {
+                    (_, None) => Some(Malformed::ContentLength),
+                    (Some(a), Some(b)) if a != b => Some(Malformed::ContentLength),
+                    (_, n) => {
+                        self.content_length = n;
+                        None
+                    }
+                }
+            }
+            Name::Regular => {
+                *regular_seen = true;
+                None
+            }
+        };
+        if self.malformed.is_none() {
+            self.malformed = broke;
+        }
+    }
+}
+
+/// What a field's name is to the checks of a response's form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Name {
+    /// Any other field.
+    Regular,
+    Status,
+    ContentLength,
+    /// A pseudo-header other than `:status`: a request's, or an unknown one.
+    Pseudo,
+    /// A connection-specific field (RFC 9113 8.2.2).
+    Connection,
+    /// A name no field may have (RFC 9113 8.2.1).
+    Bad,
+}
+
+/// What a field is to the checks of a response's form, kept per table entry so that an
+/// indexed field is checked as its literal was.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Class {
+    name: Name,
+    /// The value as a decimal number, when every byte of it is a digit (and it fits).
+    number: Option<u64>,
+    /// The value is three digits: a `:status`'s form.
+    three_digits: bool,
+    /// The value has NUL, CR or LF, or a space or tab at either end (RFC 9113 8.2.1).
+    bad_value: bool,
+}
+
+impl Class {
+    /// A field whose name is `name` and value `value`.
+    fn of(name: Name, value: &Small) -> Self {
+        Class {
+            name,
+            number: value.number(),
+            three_digits: value.len == 3 && value.number().is_some(),
+            bad_value: value.bad_value(),
+        }
+    }
+
+    /// A static-table entry's (RFC 7541 Appendix A): the request pseudo-headers at 1-7,
+    /// `:status` at 8-14 (three digits each), `content-length` at 28 (its value empty:
+    /// not a number), `transfer-encoding` at 57; no value there has a byte a value may not.
+    fn of_static(i: usize) -> Self {
+        let name = match i {
+            1..=7 => Name::Pseudo,
+            8..=14 => Name::Status,
+            28 => Name::ContentLength,
+            57 => Name::Connection,
+            _ => Name::Regular,
+        };
+        let number = match name {
+            Name::Status => STATIC[i - 1].1.parse().ok(),
+            _ => None,
+        };
+        Class {
+            name,
+            number,
+            three_digits: name == Name::Status,
+            bad_value: false,
+        }
+    }
 }
 
 /// One dynamic-table entry: what the engine keeps of it.
@@ -42,10 +159,7 @@ struct Entry {
     size: u32,
     /// The name's length, for a literal that indexes it.
     name_len: u32,
-    /// The status, when the entry is a `:status` field with three digits.
-    status: Option<u16>,
-    /// The name is `:status`.
-    is_status: bool,
+    class: Class,
 }
 
 /// A connection's response decoder.
@@ -84,11 +198,24 @@ impl Default for Decoder {
     }
 }
 
-/// The first bytes of a decoded string, and its decoded length.
+/// The first bytes of a decoded string, its decoded length, and what the checks of a
+/// field's form need of the rest, taken as the bytes come (no allocation).
 #[derive(Clone, Copy, Default)]
 struct Small {
     len: usize,
-    head: [u8; 8],
+    /// The longest name compared is `transfer-encoding`'s 17 bytes.
+    head: [u8; 24],
+    /// The decimal value while every byte is a digit; `None` past 19 digits.
+    digits: Option<u64>,
+    /// A byte that is not a digit came.
+    not_digits: bool,
+    /// A byte no field name may hold came (RFC 9113 8.2.1: controls, space, uppercase,
+    /// DEL and above; a colon past the first byte).
+    bad_name_byte: bool,
+    /// NUL, CR or LF came.
+    bad_value_byte: bool,
+    first: u8,
+    last: u8,
 }
 
 impl Small {
@@ -96,6 +223,22 @@ impl Small {
         if self.len < self.head.len() {
             self.head[self.len] = b;
         }
+        if self.len == 0 {
+            self.first = b;
+        }
+        self.last = b;
+        if b.is_ascii_digit() {
+            self.digits = self
+                .digits
+                .unwrap_or(0)
+                .checked_mul(10)
+                .and_then(|d| d.checked_add(u64::from(b - b'0')));
+        } else {
+            self.not_digits = true;
+        }
+        self.bad_name_byte |=
+            b <= 0x20 || b.is_ascii_uppercase() || b >= 0x7f || (b == b':' && self.len > 0);
+        self.bad_value_byte |= matches!(b, 0 | b'\r' | b'\n');
         self.len += 1;
     }
 
@@ -103,17 +246,45 @@ impl Small {
         self.len == s.len() && s.len() <= self.head.len() && &self.head[..s.len()] == s
     }
 
-    fn status(&self) -> Option<u16> {
-        status_of(&self.head[..self.len.min(self.head.len())]).filter(|_| self.len == 3)
-    }
-}
-
-fn status_of(v: &[u8]) -> Option<u16> {
-    match v {
-        [a, b, c] if v.iter().all(u8::is_ascii_digit) => {
-            Some(u16::from(a - b'0') * 100 + u16::from(b - b'0') * 10 + u16::from(c - b'0'))
+    /// The value as a decimal number: every byte a digit, at least one.
+    fn number(&self) -> Option<u64> {
+        if self.not_digits || self.len == 0 {
+            None
+        } else {
+            self.digits
         }
-        _ => None,
+    }
+
+    fn bad_value(&self) -> bool {
+        self.bad_value_byte
+            || (self.len > 0
+                && (matches!(self.first, b' ' | b'\t') || matches!(self.last, b' ' | b'\t')))
+    }
+
+    /// What this string is as a field's name.
+    fn name(&self) -> Name {
+        const CONNECTION: [&[u8]; 5] = [
+            b"connection",
+            b"keep-alive",
+            b"proxy-connection",
+            b"transfer-encoding",
+            b"upgrade",
+        ];
+        if self.len == 0 || self.bad_name_byte {
+            Name::Bad
+        } else if self.first == b':' {
+            if self.is(b":status") {
+                Name::Status
+            } else {
+                Name::Pseudo
+            }
+        } else if self.is(b"content-length") {
+            Name::ContentLength
+        } else if CONNECTION.iter().any(|c| self.is(c)) {
+            Name::Connection
+        } else {
+            Name::Regular
+        }
     }
 }
 
@@ -180,6 +351,7 @@ impl Decoder {
     pub fn decode(&mut self, mut b: &[u8]) -> Result<Block, HpackError> {
         let mut out = Block::default();
         let mut first = true;
+        let mut regular_seen = false;
         if let Some(c) = &mut self.capture {
             c.fields.clear();
         }
@@ -188,7 +360,7 @@ impl Decoder {
                 // Indexed field.
                 let (i, used) = int(b, 7)?;
                 b = &b[used..];
-                let (raw, status) = self.indexed(i)?;
+                let (raw, class) = self.indexed(i)?;
                 out.raw_bytes += raw;
                 if self.capture.is_some() && out.raw_bytes > MAX_CAPTURED {
                     return Err(HpackError::ListTooLarge);
@@ -196,9 +368,7 @@ impl Decoder {
                 if let Some(f) = self.full_indexed(i) {
                     self.capture.as_mut().expect("capturing").fields.push(f);
                 }
-                if let Some(s) = status {
-                    out.status.get_or_insert(s);
-                }
+                out.take(class, &mut regular_seen);
             } else if lead & 0xe0 == 0x20 {
                 // Dynamic table size update: only at the start of a block.
                 let (size, used) = int(b, 5)?;
@@ -219,10 +389,10 @@ impl Decoder {
                 let (i, used) = int(b, prefix)?;
                 b = &b[used..];
                 let name_at = b;
-                let (name_len, is_status) = if i == 0 {
+                let (name_len, name) = if i == 0 {
                     let (name, used) = string::<Small>(b)?;
                     b = &b[used..];
-                    (name.len as u64, name.is(b":status"))
+                    (name.len as u64, name.name())
                 } else {
                     self.name_of(i)?
                 };
@@ -242,13 +412,11 @@ impl Decoder {
                 if let (Some(c), Some(f)) = (&mut self.capture, &full) {
                     c.fields.push(f.clone());
                 }
-                let status = if is_status { value.status() } else { None };
-                if let Some(s) = status {
-                    out.status.get_or_insert(s);
-                }
+                let class = Class::of(name, &value);
+                out.take(class, &mut regular_seen);
                 out.raw_bytes += name_len + value.len as u64;
                 if index {
-                    self.insert(name_len, value.len as u64, status, is_status, full);
+                    self.insert(name_len, value.len as u64, class, full);
                 }
             }
             first = false;
@@ -256,52 +424,44 @@ impl Decoder {
         Ok(out)
     }
 
-    /// An indexed field's decoded size and status.
-    fn indexed(&self, i: u64) -> Result<(u64, Option<u16>), HpackError> {
+    /// An indexed field's decoded size and class.
+    fn indexed(&self, i: u64) -> Result<(u64, Class), HpackError> {
         match i {
             0 => Err(HpackError::BadIndex),
             1..=61 => {
                 let (n, v) = STATIC[i as usize - 1];
-                let status = (n == ":status").then(|| status_of(v.as_bytes())).flatten();
-                Ok(((n.len() + v.len()) as u64, status))
+                Ok(((n.len() + v.len()) as u64, Class::of_static(i as usize)))
             }
             _ => {
                 let e = self
                     .entries
                     .get((i - 62) as usize)
                     .ok_or(HpackError::BadIndex)?;
-                Ok((u64::from(e.size) - 32, e.status))
+                Ok((u64::from(e.size) - 32, e.class))
             }
         }
     }
 
-    /// For a literal with an indexed name: the name's length, and whether it is `:status`.
-    fn name_of(&self, i: u64) -> Result<(u64, bool), HpackError> {
+    /// For a literal with an indexed name: the name's length and what it is.
+    fn name_of(&self, i: u64) -> Result<(u64, Name), HpackError> {
         match i {
             0 => Err(HpackError::BadIndex),
             1..=61 => {
                 let (n, _) = STATIC[i as usize - 1];
-                Ok((n.len() as u64, n == ":status"))
+                Ok((n.len() as u64, Class::of_static(i as usize).name))
             }
             _ => {
                 let e = self
                     .entries
                     .get((i - 62) as usize)
                     .ok_or(HpackError::BadIndex)?;
-                Ok((u64::from(e.name_len), e.is_status))
+                Ok((u64::from(e.name_len), e.class.name))
             }
         }
     }
 
     /// Adds an entry; `full` is the field whole when capturing.
-    fn insert(
-        &mut self,
-        name_len: u64,
-        value_len: u64,
-        status: Option<u16>,
-        is_status: bool,
-        full: Option<Field>,
-    ) {
+    fn insert(&mut self, name_len: u64, value_len: u64, class: Class, full: Option<Field>) {
         let size = name_len + value_len + 32;
         if size > self.max_size as u64 {
             // Larger than the table: it empties the table (RFC 7541 4.4).
@@ -316,8 +476,7 @@ impl Decoder {
         self.entries.push_front(Entry {
             size: size as u32,
             name_len: name_len as u32,
-            status,
-            is_status,
+            class,
         });
         if let (Some(c), Some(f)) = (&mut self.capture, full) {
             c.table.push_front(f);
@@ -355,12 +514,6 @@ trait Sink: Default {
 impl Sink for Small {
     fn push(&mut self, b: u8) {
         Small::push(self, b);
-    }
-
-    fn put_raw(&mut self, raw: &[u8]) {
-        self.len = raw.len();
-        let n = raw.len().min(self.head.len());
-        self.head[..n].copy_from_slice(&raw[..n]);
     }
 }
 

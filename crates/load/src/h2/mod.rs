@@ -42,8 +42,11 @@ pub struct H2Counts {
     pub goaway_received: [u64; 15],
     /// Connections whose server SETTINGS arrived.
     pub connections: u64,
-    /// The lowest SETTINGS_MAX_CONCURRENT_STREAMS a server stated; `None` when none did.
+    /// The lowest SETTINGS_MAX_CONCURRENT_STREAMS a server stated, in any SETTINGS of any
+    /// connection; `None` when none did.
     pub server_max_streams: Option<u32>,
+    /// The highest it stated: above the lowest when a server changed its limit mid-run.
+    pub server_max_streams_highest: Option<u32>,
     /// The most streams open at once on one connection.
     pub streams_used_max: u64,
     /// Requests sent again after a graceful GOAWAY or REFUSED_STREAM.
@@ -72,10 +75,12 @@ impl H2Counts {
             *a += b;
         }
         self.connections += other.connections;
-        self.server_max_streams = match (self.server_max_streams, other.server_max_streams) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
+        if let Some(low) = other.server_max_streams {
+            self.server_max_streams_stated(low);
+        }
+        if let Some(high) = other.server_max_streams_highest {
+            self.server_max_streams_stated(high);
+        }
         self.streams_used_max = self.streams_used_max.max(other.streams_used_max);
         self.retries += other.retries;
         self.id_rollovers += other.id_rollovers;
@@ -84,6 +89,14 @@ impl H2Counts {
         self.header_bytes_sent_raw += other.header_bytes_sent_raw;
         self.header_bytes_received += other.header_bytes_received;
         self.header_bytes_received_raw += other.header_bytes_received_raw;
+    }
+
+    /// A server stated SETTINGS_MAX_CONCURRENT_STREAMS `v`: the lowest and the highest
+    /// move to take it in.
+    pub fn server_max_streams_stated(&mut self, v: u32) {
+        self.server_max_streams = Some(self.server_max_streams.map_or(v, |m| m.min(v)));
+        self.server_max_streams_highest =
+            Some(self.server_max_streams_highest.map_or(v, |m| m.max(v)));
     }
 
     /// HPACK's saving on the headers sent: 1 - encoded / decoded; `None` before any header

@@ -32,6 +32,8 @@ pub(crate) struct RequestShape {
     raw_fixed: u64,
     /// The most bytes the header block can take.
     pub max_block: usize,
+    /// The method is HEAD: the response has no content (RFC 9110 9.3.2).
+    pub head: bool,
 }
 
 /// Header fields that HTTP/2 forbids (RFC 9113 8.2.2); Host becomes `:authority`.
@@ -89,6 +91,7 @@ impl RequestShape {
             body: spec.body.clone(),
             raw_fixed: 0,
             max_block: 0,
+            head: spec.method == "HEAD",
         };
         let mut block = Vec::new();
         let mut raw = 0u64;

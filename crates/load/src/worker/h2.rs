@@ -126,6 +126,11 @@ pub(super) fn feed(
                 rec.failed(Reason::new(Kind::Protocol, Cause::H2Sent(code)), 1);
             }
         }
+        Event::Malformed { stream, what } => {
+            if take(inflight, stream).is_some() {
+                rec.failed(Reason::new(Kind::Protocol, Cause::Malformed(what)), 1);
+            }
+        }
         Event::Refused { stream } => {
             if let Some(req) = take(inflight, stream) {
                 let f = Reason::new(Kind::Reset, Cause::H2Received(code::REFUSED_STREAM));

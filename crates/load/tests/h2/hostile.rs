@@ -13,19 +13,19 @@ use stats::reason::{Cause, Kind, Reason};
 use super::{h2_counts, h2_plan};
 use crate::run;
 
-const HEADERS: u8 = 1;
-const RST_STREAM: u8 = 3;
-const SETTINGS: u8 = 4;
+pub(super) const HEADERS: u8 = 1;
+pub(super) const RST_STREAM: u8 = 3;
+pub(super) const SETTINGS: u8 = 4;
 const PUSH_PROMISE: u8 = 5;
 const PING: u8 = 6;
 const GOAWAY: u8 = 7;
 const CONTINUATION: u8 = 9;
-const END_STREAM: u8 = 1;
-const END_HEADERS: u8 = 4;
+pub(super) const END_STREAM: u8 = 1;
+pub(super) const END_HEADERS: u8 = 4;
 const REFUSED_STREAM: u32 = 7;
 const INTERNAL_ERROR: u32 = 2;
 
-fn frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
+pub(super) fn frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
     let l = (payload.len() as u32).to_be_bytes();
     let mut f = vec![l[1], l[2], l[3], kind, flags];
     f.extend_from_slice(&stream.to_be_bytes());
@@ -33,7 +33,7 @@ fn frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
     f
 }
 
-fn settings(pairs: &[(u16, u32)]) -> Vec<u8> {
+pub(super) fn settings(pairs: &[(u16, u32)]) -> Vec<u8> {
     let mut p = Vec::new();
     for (id, v) in pairs {
         p.extend_from_slice(&id.to_be_bytes());
@@ -54,18 +54,26 @@ fn ok(stream: u32) -> Vec<u8> {
 }
 
 /// One accepted connection of a hostile server.
-struct Peer {
+pub(super) struct Peer {
     s: TcpStream,
     buf: Vec<u8>,
 }
 
 impl Peer {
-    fn send(&mut self, bytes: &[u8]) -> bool {
+    pub(super) fn new(s: TcpStream) -> Self {
+        Peer { s, buf: Vec::new() }
+    }
+
+    pub(super) fn stream(&mut self) -> &mut TcpStream {
+        &mut self.s
+    }
+
+    pub(super) fn send(&mut self, bytes: &[u8]) -> bool {
         self.s.write_all(bytes).is_ok()
     }
 
     /// The next frame from the client: (type, flags, stream).
-    fn next_frame(&mut self) -> Option<(u8, u8, u32)> {
+    pub(super) fn next_frame(&mut self) -> Option<(u8, u8, u32)> {
         loop {
             if self.buf.len() >= 9 {
                 let len = (usize::from(self.buf[0]) << 16)
@@ -95,7 +103,7 @@ impl Peer {
 /// test wants instead), then calls `on_request(peer, stream, nth on this connection)` for
 /// each request's HEADERS; false ends the connection. Returns its address and the
 /// requests it saw.
-fn serve(
+pub(super) fn serve(
     preface: Vec<u8>,
     on_request: impl Fn(&mut Peer, u32, u64) -> bool + Send + Sync + 'static,
 ) -> (SocketAddr, Arc<AtomicU64>) {
@@ -130,7 +138,7 @@ fn serve(
     (addr, seen)
 }
 
-fn plan(addr: SocketAddr) -> Plan {
+pub(super) fn plan(addr: SocketAddr) -> Plan {
     let mut p = h2_plan(&format!("http://{addr}/"), 4);
     p.connections = 2;
     p.threads = 1;

@@ -3,6 +3,7 @@
 
 mod go;
 mod hostile;
+mod malformed;
 
 use std::time::Duration;
 
@@ -263,7 +264,8 @@ fn nghttpd_serves_every_stream() {
         l.local_addr().unwrap().port()
     };
     let child = std::process::Command::new(bin)
-        .args(["--no-tls", "-d"])
+        // Trailers on every response with a body: well formed, never counted malformed.
+        .args(["--no-tls", "--trailer", "x-trailer: yes", "-d"])
         .arg(&dir.0)
         .args(["--address", "127.0.0.1", &port.to_string()])
         .stdout(std::process::Stdio::null())
@@ -283,6 +285,12 @@ fn nghttpd_serves_every_stream() {
         method: "POST".into(),
         path: "/index.html".into(),
         body: vec![b'b'; 100_000],
+        ..RequestSpec::default()
+    });
+    // HEAD: a content-length with no DATA, which is no malformed response.
+    p.requests.push(RequestSpec {
+        method: "HEAD".into(),
+        path: "/index.html".into(),
         ..RequestSpec::default()
     });
     let r = run(&p);

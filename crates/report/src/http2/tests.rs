@@ -5,6 +5,7 @@ fn part(streams_used: u64, max: Option<u64>, rst: &[(&str, u64)]) -> Http2Report
         alpn: None,
         streams: 10,
         server_max_streams: max,
+        server_max_streams_highest: max,
         streams_used_max: streams_used,
         connections: 2,
         retries: 1,
@@ -30,6 +31,7 @@ fn agents_sections_add_up() {
     let m = Http2Report::merge([Some(&a), Some(&b)].into_iter()).unwrap();
     assert_eq!((m.connections, m.retries), (4, 2));
     assert_eq!(m.server_max_streams, Some(6));
+    assert_eq!(m.server_max_streams_highest, Some(8));
     assert_eq!(m.streams_used_max, 7);
     assert_eq!(m.rst_stream["CANCEL"], 3);
     assert_eq!(m.rst_stream["INTERNAL_ERROR"], 1);

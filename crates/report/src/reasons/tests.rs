@@ -23,6 +23,7 @@ fn variant(c: Cause) -> usize {
         Cause::H2Sent(_) => 15,
         Cause::NoH2 => 16,
         Cause::Unknown => 17,
+        Cause::Malformed(_) => 18,
     }
 }
 
@@ -33,7 +34,7 @@ fn every_reason_covers_every_cause_and_kind() {
         all.iter().map(|r| variant(r.cause)).collect();
     assert_eq!(
         variants.len(),
-        18,
+        19,
         "a Cause variant is missing from every_reason"
     );
     for k in Kind::ALL {

@@ -29,6 +29,7 @@ fn every_cause() -> Vec<Cause> {
         all.extend([Cause::H2Received(n), Cause::H2Sent(n)]);
     }
     all.push(Cause::NoH2);
+    all.extend(Malformed::ALL.map(Cause::Malformed));
     all
 }
 

@@ -36,7 +36,7 @@ impl Conn {
                 }
                 let end_stream = h.flags & flag::END_STREAM != 0;
                 if h.flags & flag::END_HEADERS != 0 {
-                    self.headers(h.stream, end_stream, p, counts, ev)?;
+                    self.headers(h.stream, end_stream, p, out, counts, ev)?;
                 } else {
                     self.block.clear();
                     self.block.extend_from_slice(p);
@@ -60,7 +60,7 @@ impl Conn {
                 if h.flags & flag::END_HEADERS != 0 {
                     self.open_block = None;
                     let block = std::mem::take(&mut self.block);
-                    let r = self.headers(open.stream, open.end_stream, &block, counts, ev);
+                    let r = self.headers(open.stream, open.end_stream, &block, out, counts, ev);
                     self.block = block;
                     r?;
                 }
@@ -105,17 +105,15 @@ impl Conn {
                     let id = u16::from_be_bytes([pair[0], pair[1]]);
                     let v = u32::from_be_bytes([pair[2], pair[3], pair[4], pair[5]]);
                     self.setting(id, v)?;
+                    if id == setting::MAX_CONCURRENT_STREAMS {
+                        // Every limit stated counts, not only the first SETTINGS': a server
+                        // that lowers it mid-run is reported at its lowest.
+                        counts.server_max_streams_stated(v);
+                    }
                 }
                 if !self.settings_seen {
                     self.settings_seen = true;
                     counts.connections += 1;
-                    if self.peer_max_streams != u32::MAX {
-                        counts.server_max_streams = Some(
-                            counts
-                                .server_max_streams
-                                .map_or(self.peer_max_streams, |m| m.min(self.peer_max_streams)),
-                        );
-                    }
                 }
                 frame::put_header(out, 0, kind::SETTINGS, flag::ACK, 0);
                 // A larger initial window may free a waiting body.

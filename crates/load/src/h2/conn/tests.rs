@@ -242,14 +242,14 @@ fn interim_responses_and_trailers() {
             status: 404
         }]
     );
-    // A stream that ends with no status at all is malformed.
+    // A stream whose DATA comes before any head is malformed.
     let mut data = settings(&[]);
     data.extend(frame(kind::DATA, flag::END_STREAM, 1, b""));
     assert_eq!(
         both(1, &data).0,
-        [Event::Broken {
+        [Event::Malformed {
             stream: 1,
-            code: code::PROTOCOL_ERROR
+            what: Malformed::FrameOrder
         }]
     );
 }
@@ -742,3 +742,5 @@ fn data_padding_as_long_as_the_payload_is_a_protocol_error() {
         )
     );
 }
+
+mod malformed;
