@@ -64,6 +64,10 @@ fn slow_server() -> Server {
 const LAT_SERIES: &str = "(() => { const u = window.foxbench.charts.lat;
   return u.series.slice(1).map((s, i) => [s.label, u.data[i + 1].filter(v => v != null).length]); })()";
 
+/// The latency chart's series labels and, per label, the colour it is drawn in.
+const LAT_STROKES: &str = "(() => { const u = window.foxbench.charts.lat;
+  return u.series.slice(1).map((s, i) => [s.label, s.stroke(u, i + 1)]); })()";
+
 /// Per interval drawn with both: corrected p99 minus service p99, µs (never below zero:
 /// the corrected latency runs from when the request was due, the service time from when it
 /// was sent).
@@ -97,6 +101,7 @@ fn the_open_model_draws_service_time_beside_the_corrected_latency_the_closed_mod
          "page": "open", "key": "open_ready", "s": 90},
         {"eval": LAT_SERIES, "page": "open", "key": "open_series"},
         {"eval": P99_GAPS, "page": "open", "key": "open_gaps"},
+        {"eval": LAT_STROKES, "page": "open", "key": "open_strokes"},
         // The once-a-second gauges: the open model's spin is drawn under the CPU, apart.
         {"wait": "window.foxbench.gauges().length >= 2", "page": "open", "key": "open_gauges_ready", "s": 60},
         {"eval": "window.foxbench.gauges()", "page": "open", "key": "open_gauges"},
@@ -129,6 +134,19 @@ fn the_open_model_draws_service_time_beside_the_corrected_latency_the_closed_mod
         "{v}"
     );
     assert!(open_series.iter().all(|(_, n)| *n >= 3), "{v}");
+    // Each in its own colour, the load report's (report::palette).
+    use report::palette::Line;
+    assert_eq!(
+        v["open_strokes"],
+        json!([
+            ["p50", Line::P50.colour()],
+            ["p99", Line::P99.colour()],
+            ["max", Line::Max.colour()],
+            ["service p50", Line::ServiceP50.colour()],
+            ["service p99", Line::ServiceP99.colour()],
+        ]),
+        "{v}"
+    );
     let gaps = v["open_gaps"].as_array().unwrap();
     assert!(gaps.len() >= 3, "{v}");
     assert!(
