@@ -1,6 +1,9 @@
-//! One `foxbench load --json` result as a self-contained HTML page: the run's figures, its
-//! `--slo` verdicts, the latency percentile spectrum and the per-interval series, as inline
-//! SVG drawn by the shootout report's chart module.
+//! One `foxbench load --json` result as a self-contained HTML page: the run's figures, a
+//! `--find-max` result's capacity search ([`search`]), its `--slo` verdicts, the latency
+//! percentile spectrum and the per-interval series, as inline SVG drawn by the shootout
+//! report's chart module.
+
+mod search;
 
 use std::fmt::Write as _;
 
@@ -51,6 +54,9 @@ pub fn to_html(r: &LoadReport) -> String {
         esc(&describe(r)),
     );
     figures(&mut out, r);
+    if let Some(c) = &r.capacity {
+        search::section(&mut out, c);
+    }
     if let Some(slo) = &r.slo {
         slo_table(&mut out, slo);
     }

@@ -242,6 +242,10 @@ fn find_max_draws_each_window_as_the_search_proceeds_with_the_objective() {
         {"shot": dir.join("find-max-mid-run.png"), "page": "p"},
         {"wait": "!!document.getElementById('foxbench-download') && !document.getElementById('c-win')",
          "page": "p", "key": "became_report", "s": 90},
+        // The report it became shows the search: its windows, charted, and the rate found.
+        {"eval": "document.querySelectorAll('#capacity #windows tbody tr').length", "page": "p", "key": "final_rows"},
+        {"eval": "document.querySelectorAll('#chart-windows g.series circle').length", "page": "p", "key": "final_points"},
+        {"eval": "document.querySelector('#capacity h2').textContent", "page": "p", "key": "final_heading"},
         {"shot": dir.join("find-max-final.png"), "page": "p"},
     ]);
     let steps = browse(&browser, &dir, &steps);
@@ -310,6 +314,23 @@ fn find_max_draws_each_window_as_the_search_proceeds_with_the_objective() {
         "a window's connections and client CPU drew nothing: {v}"
     );
     assert_eq!(v["became_report"], true, "{v}");
+    // The final page lacked the search the text report gives: it is there now.
+    assert_eq!(v["final_rows"], total, "{v}");
+    let timed = result["capacity"]["windows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|w| !w["corrected"].is_null())
+        .count() as u64;
+    assert_eq!(v["final_points"], timed, "{v}");
+    let found = result["capacity"]["rate_per_sec"]
+        .as_f64()
+        .map_or("none".to_string(), |r| format!("{r:.0} req/s"));
+    assert_eq!(
+        v["final_heading"],
+        format!("Capacity search {found}"),
+        "{v}"
+    );
     for shot in ["find-max-mid-run.png", "find-max-final.png"] {
         assert!(dir.join(shot).exists(), "{shot}");
     }
