@@ -128,10 +128,11 @@ fn figures(out: &mut String, r: &LoadReport) {
         (
             "foxbench CPU",
             format!(
-                "{:.0}% of {}{}{}",
+                "{:.0}% of {}{}{}{}",
                 r.client.cpu_percent,
                 r.client.cpus,
                 r.client.spin_note(),
+                r.client.dashboard_note(),
                 if r.client.saturated {
                     " (saturated: the client may be the limit)"
                 } else {

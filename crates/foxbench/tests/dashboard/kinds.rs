@@ -491,6 +491,11 @@ fn shootout_fills_its_matrix_live_and_each_running_cell_links_to_its_charts() {
         assert_eq!(cells.len(), 2, "{t}");
         for c in cells {
             assert_eq!(c["status"], "measured", "{c}");
+            // The dashboard's CPU, left out of the client's, is recorded per repeat.
+            for r in c["repeats"].as_array().unwrap() {
+                let cpu = r["client"]["dashboard_cpu_s"].as_f64();
+                assert!(cpu.is_some_and(|s| s >= 0.0), "{}", r["client"]);
+            }
         }
         let name = t["name"].as_str().unwrap();
         assert!(text.contains(name), "the final page lacks {name}");
