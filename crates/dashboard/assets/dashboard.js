@@ -6,6 +6,9 @@
 (function () {
   "use strict";
   var MAX_POINTS = 20000;
+  // Each series' colour, from the report's palette (report::palette), as the load page
+  // draws it: filled in by the server.
+  var C = /*COLOURS*/;
   var KINDS = ["connect", "write", "read", "parse", "timeout", "tls"];
   var meta = null, rows = [], gauges = [], service = [], windows = [], cells = [], cellAt = {};
   var charts = {}, pending = false;
@@ -63,11 +66,9 @@
     return new uPlot(opts, [[]].concat(series.map(function () { return []; })), el);
   }
 
-  function colour(i) { return ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf"][i % 7]; }
-
   // A clause's line: green while it holds, red once broken (uPlot calls it on each draw).
   function sloStroke(c) {
-    return function () { return broken(c) ? "#d62728" : "#2ca02c"; };
+    return function () { return broken(c) ? C.failed : C.held; };
   }
 
   var usAxis = {
@@ -83,11 +84,11 @@
     if (charts.win) return;
     $("c-win").style.display = "block";
     var s = [
-      { label: "held", stroke: "#2ca02c", fill: "#2ca02c", paths: function () { return null; }, points: { show: true, size: 10 }, value: fmtUs },
-      { label: "failed", stroke: "#d62728", fill: "#d62728", paths: function () { return null; }, points: { show: true, size: 10 }, value: fmtUs }
+      { label: "held", stroke: C.held, fill: C.held, paths: function () { return null; }, points: { show: true, size: 10 }, value: fmtUs },
+      { label: "failed", stroke: C.failed, fill: C.failed, paths: function () { return null; }, points: { show: true, size: 10 }, value: fmtUs }
     ];
     sloLines("latency").forEach(function (c) {
-      s.push({ label: c.text, stroke: "#d62728", dash: [4, 4], value: fmtUs });
+      s.push({ label: c.text, stroke: C.failed, dash: [4, 4], value: fmtUs });
     });
     charts.win = make("c-win", s, { x: { time: false }, y: { distr: 3, log: 10 } }, usAxis,
       { label: "offered rate, requests/s (the window's -R)" });
@@ -106,29 +107,29 @@
     $("matrix").style.display = meta.kind === "shootout" ? "block" : "none";
     var showRun = meta.kind !== "shootout" || (wantCell !== null && meta.run === wantCell);
     $("runcharts").style.display = showRun ? "block" : "none";
-    var rate = [{ label: "req/s", stroke: colour(0), width: 2 }];
-    if (meta.target.length) rate.push({ label: "target", stroke: "#888", dash: [6, 4] });
+    var rate = [{ label: "req/s", stroke: C.rate, width: 2 }];
+    if (meta.target.length) rate.push({ label: "target", stroke: C.target, dash: [6, 4] });
     sloLines("rate").forEach(function (c) { rate.push({ label: c.text, stroke: sloStroke(c), dash: [2, 2] }); });
     charts.rate = make("c-rate", rate);
     var lat = [
-      { label: "p50", stroke: colour(0), value: fmtUs },
-      { label: "p99", stroke: colour(1), width: 2, value: fmtUs },
-      { label: "max", stroke: colour(4), value: fmtUs }
+      { label: "p50", stroke: C.p50, value: fmtUs },
+      { label: "p99", stroke: C.p99, width: 2, value: fmtUs },
+      { label: "max", stroke: C.max, value: fmtUs }
     ];
     sloLines("latency").forEach(function (c) { lat.push({ label: c.text, stroke: sloStroke(c), dash: [2, 2], value: fmtUs }); });
     if (open()) {
-      lat.push({ label: "service p50", stroke: colour(0), dash: [8, 4], value: fmtUs });
-      lat.push({ label: "service p99", stroke: colour(1), dash: [8, 4], width: 2, value: fmtUs });
+      lat.push({ label: "service p50", stroke: C.service_p50, dash: [8, 4], value: fmtUs });
+      lat.push({ label: "service p99", stroke: C.service_p99, dash: [8, 4], width: 2, value: fmtUs });
     }
     charts.lat = make("c-lat", lat, { x: { time: false }, y: { distr: 3, log: 10 } }, usAxis);
-    var err = KINDS.map(function (k, i) { return { label: k, stroke: colour(i + 1) }; });
+    var err = KINDS.map(function (k) { return { label: k, stroke: C["errors_" + k] }; });
     sloLines("errors").forEach(function (c) { err.push({ label: c.text + " (% of requests)", stroke: sloStroke(c), dash: [2, 2] }); });
     charts.err = make("c-err", err);
-    charts.conn = make("c-conn", [{ label: "connections", stroke: colour(2) }]);
+    charts.conn = make("c-conn", [{ label: "connections", stroke: C.connections }]);
     charts.cpu = make("c-cpu", [
-      { label: "client CPU %", stroke: colour(3), width: 2 },
-      { label: "of it, spin before send instants %", stroke: colour(3), dash: [8, 4] },
-      { label: "client-bound above (CPU less spin)", stroke: "#d62728", dash: [4, 4] }
+      { label: "client CPU %", stroke: C.cpu, width: 2 },
+      { label: "of it, spin before send instants %", stroke: C.spin, dash: [8, 4] },
+      { label: "client-bound above (CPU less spin)", stroke: C.saturated, dash: [4, 4] }
     ], { x: { time: false }, y: { range: [0, 105] } });
     var slo = $("slo");
     slo.textContent = "";

@@ -3,7 +3,8 @@
 //!
 //! This crate owns the dashboard's HTTP server (loopback by default, every path behind an
 //! unguessable token; anything else is 404), its Server-Sent Events and the page itself
-//! (`assets/`, with uPlot vendored and embedded: nothing is fetched from outside). It reads
+//! (`assets/`, with uPlot vendored and embedded: nothing is fetched from outside), whose
+//! series take the load report's colours ([`report::palette`], handed to the script). It reads
 //! only what the CLI hands it: the run's bounded interval series ([`report::series`], shared,
 //! never copied), gauges sampled once a second, and the final report. It runs on its own
 //! threads and never touches the load engine, whose hot path it cannot reach; its threads
@@ -510,8 +511,10 @@ fn serve(mut stream: TcpStream, inner: &Inner, head_by: Instant, me: &mut thread
     }
 }
 
-/// The page: HTML, the vendored uPlot and the dashboard's script, in one document.
+/// The page: HTML, the vendored uPlot and the dashboard's script, in one document; the
+/// script's colours are the report's ([`colours`]).
 pub fn page() -> String {
+    let script = include_str!("../assets/dashboard.js").replace("/*COLOURS*/", &colours());
     include_str!("../assets/dashboard.html")
         .replace(
             "/*UPLOT_CSS*/",
@@ -521,7 +524,17 @@ pub fn page() -> String {
             "/*UPLOT_JS*/",
             include_str!("../assets/uplot/uPlot.iife.min.js"),
         )
-        .replace("/*DASHBOARD_JS*/", include_str!("../assets/dashboard.js"))
+        .replace("/*DASHBOARD_JS*/", &script)
+}
+
+/// Each series' colour by its key (`{"p50":"#1f77b4",...}`): the report's palette
+/// ([`report::palette::Line`]), so that the page draws each series as the load report does.
+pub fn colours() -> String {
+    let table: serde_json::Map<String, serde_json::Value> = report::palette::Line::ALL
+        .iter()
+        .map(|l| (l.key().to_string(), l.colour().into()))
+        .collect();
+    serde_json::Value::Object(table).to_string()
 }
 
 #[cfg(test)]

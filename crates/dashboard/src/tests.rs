@@ -326,3 +326,30 @@ fn head_timeout_is_one_deadline_so_tricklers_neither_lock_out_nor_hold_the_exit(
     stop.store(true, Ordering::Relaxed);
     trickle.join().unwrap();
 }
+
+/// The live page drew p99 red and max orange, the load report the other way round, from
+/// two palettes: the page's script names no colour of its own and is served the report's.
+#[test]
+fn a_second_palette_swapped_p99_and_max() {
+    let script = include_str!("../assets/dashboard.js");
+    let hex = script
+        .as_bytes()
+        .windows(7)
+        .find(|w| w[0] == b'#' && w[1..].iter().all(u8::is_ascii_hexdigit));
+    assert!(
+        hex.is_none(),
+        "dashboard.js names a colour: {:?}",
+        hex.map(String::from_utf8_lossy)
+    );
+    let page = page();
+    assert!(!page.contains("/*COLOURS*/"));
+    let at = page.find("var C = ").expect("the colours") + "var C = ".len();
+    let table: serde_json::Value = serde_json::Deserializer::from_str(&page[at..])
+        .into_iter()
+        .next()
+        .unwrap()
+        .unwrap();
+    for line in report::palette::Line::ALL {
+        assert_eq!(table[line.key()], line.colour(), "{line:?}");
+    }
+}

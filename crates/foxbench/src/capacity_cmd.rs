@@ -329,7 +329,8 @@ fn run_window(
     // The window's gauges (client CPU, connections, the client-bound warning), until the
     // window ends: a ticker per window, as the gauges are per run.
     let ticker = dash.and_then(|(d, _, _)| d.ticker(threads, control.clone()));
-    let before = probe::own_usage();
+    let live = dash.map(|(d, _, _)| d);
+    let before = crate::live::Edge::now(live);
     let tcp_before = probe::tcp_counters().ok();
     let started = Instant::now();
     let result = load::run_with_intervals(&plan, &control, &mut |iv| {
@@ -351,12 +352,12 @@ fn run_window(
         .cloned()
         .collect();
     let wall = started.elapsed();
-    let used = probe::own_usage().since(&before);
+    let spent = before.until(&crate::live::Edge::now(live));
     let tcp_after = probe::tcp_counters().ok();
     control.stop();
     let _ = watcher.join();
     let result = result.map_err(|e| anyhow!(e.text().worded(&crate::cli::Flags)))?;
-    let mut report = build_report(&plan, threads, &result, intervals, &used, wall);
+    let mut report = build_report(&plan, threads, &result, intervals, &spent, wall);
     report.tcp = tcp_before
         .zip(tcp_after)
         .map(|(a, b)| tcp_report(&plan, &result, &report, &a, &b));

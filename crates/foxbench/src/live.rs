@@ -14,6 +14,43 @@ use dashboard::{Dashboard, Gauge, Meta, Shared, SloLine};
 use load::{Arrival, Control, Plan, Stop};
 use report::slo::{Metric, Slo};
 
+/// foxbench's own CPU at one edge of a run, and its dashboard's (when it has one).
+pub struct Edge {
+    own: probe::OwnUsage,
+    dashboard: Option<probe::OwnUsage>,
+}
+
+/// foxbench's CPU over a run: the load generator's, and its dashboard's, which is left out
+/// of it as the shootout leaves it out of a repeat's.
+#[derive(Debug, Clone, Copy)]
+pub struct Spent {
+    /// The load generator's: the process's, the dashboard's threads' left out.
+    pub client: probe::OwnUsage,
+    /// The dashboard's threads' (its server, its pages, the gauges' sampler).
+    pub dashboard: Option<probe::OwnUsage>,
+}
+
+impl Edge {
+    /// Now: the process's CPU, then the dashboard's (whose threads report after each piece
+    /// of work, so that the figure is current while they live).
+    pub fn now(live: Option<&Live>) -> Edge {
+        Edge {
+            own: probe::own_usage(),
+            dashboard: live.map(|l| l.dash.cpu()),
+        }
+    }
+
+    /// From this edge to `end`.
+    pub fn until(&self, end: &Edge) -> Spent {
+        let own = end.own.since(&self.own);
+        let dashboard = self.dashboard.zip(end.dashboard).map(|(a, b)| b.since(&a));
+        Spent {
+            client: dashboard.map_or(own, |d| own.without(&d)),
+            dashboard,
+        }
+    }
+}
+
 /// The dashboard of one run, with its ticker.
 pub struct Live {
     dash: Arc<Dashboard>,
@@ -124,6 +161,11 @@ impl Live {
         self.ticker = self.ticker(threads, control);
     }
 
+    /// Stops sampling (the run is over): the sampler's CPU is then all counted.
+    pub fn stop(&mut self) {
+        drop(self.ticker.take());
+    }
+
     /// Samples the client once a second, from now until the ticker is dropped: one run of
     /// several (a `--find-max` window; its gauges start empty with the run).
     pub fn ticker(&self, threads: usize, control: Arc<Control>) -> Option<Ticker> {
@@ -173,9 +215,18 @@ impl Live {
 /// polls of a flag; and the connections are the engine's count, where reading the kernel's
 /// tables (/proc/net/tcp and tcp6, and every fd's link) cost in proportion to every socket
 /// on the machine (issue 25: 1.39x the client's CPU with --dashboard).
+///
+/// The CPU is the load generator's, as the report gives it: the dashboard's threads' left
+/// out, this one's too (it reports its own before each reading).
 fn tick(dash: &Dashboard, stop: &mpsc::Receiver<()>, threads: usize, control: &Control) {
     let start = Instant::now();
-    let mut last = (Instant::now(), probe::own_usage());
+    let mut told = probe::OwnUsage::default();
+    let mut report = |dash: &Dashboard| {
+        let now = probe::thread_usage();
+        dash.add_cpu(&now.since(&told));
+        told = now;
+    };
+    let mut last = (Instant::now(), probe::own_usage(), dash.cpu());
     let mut last_spin_ns = control.snapshot().spin_ns;
     loop {
         let next = last.0 + Duration::from_secs(1);
@@ -183,9 +234,15 @@ fn tick(dash: &Dashboard, stop: &mpsc::Receiver<()>, threads: usize, control: &C
             Err(RecvTimeoutError::Timeout) => {}
             Ok(()) | Err(RecvTimeoutError::Disconnected) => break,
         }
-        let now = (Instant::now(), probe::own_usage());
+        report(dash);
+        let now = (Instant::now(), probe::own_usage(), dash.cpu());
         let wall_s = now.0.duration_since(last.0).as_secs_f64().max(1e-9);
-        let cpu_s = now.1.since(&last.1).cpu().as_secs_f64();
+        let cpu_s = now
+            .1
+            .since(&last.1)
+            .without(&now.2.since(&last.2))
+            .cpu()
+            .as_secs_f64();
         let snapshot = control.snapshot();
         let spin_s = snapshot.spin_ns.saturating_sub(last_spin_ns) as f64 / 1e9;
         last_spin_ns = snapshot.spin_ns;
@@ -198,10 +255,13 @@ fn tick(dash: &Dashboard, stop: &mpsc::Receiver<()>, threads: usize, control: &C
         });
         last = now;
     }
-    dash.add_cpu(&probe::thread_usage());
+    report(dash);
 }
 
 /// A series shared with the dashboard (or kept by the CLI alone without one).
 pub fn series() -> Shared {
     Arc::new(Mutex::new(report::series::Series::for_load()))
 }
+
+#[cfg(test)]
+mod tests;

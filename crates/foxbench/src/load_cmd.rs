@@ -206,7 +206,7 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
     let mut observers = Observers::new(args.hlog.as_deref(), abort, total_requests)?;
     // Everything is ready: wait for the synchronised start, if any, as the last step.
     agent::wait(start_at, agent.late_ok, &interrupted)?;
-    let before = probe::own_usage();
+    let before = crate::live::Edge::now(live.as_ref());
     let tcp_before = probe::tcp_counters().ok();
     let started_wall = std::time::SystemTime::now();
     let started = Instant::now();
@@ -239,7 +239,10 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
         .cloned()
         .collect();
     let wall = started.elapsed();
-    let used = probe::own_usage().since(&before);
+    if let Some(live) = &mut live {
+        live.stop();
+    }
+    let spent = before.until(&crate::live::Edge::now(live.as_ref()));
     let tcp_after = probe::tcp_counters().ok();
     control.stop(); // ends the watcher
     let _ = watcher.join();
@@ -255,7 +258,7 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
     let breach = observers.breach.take();
     observers.finish()?;
 
-    let mut report = build_report(&plan, threads, &result, intervals, &used, wall);
+    let mut report = build_report(&plan, threads, &result, intervals, &spent, wall);
     let (shard, start) = agent::sections(sharded.as_ref(), start_at, started_wall);
     report.shard = shard;
     report.start = Some(start);

@@ -44,7 +44,7 @@ pub(crate) fn build_report(
     threads: usize,
     r: &RunResult,
     intervals: Vec<report::IntervalRow>,
-    used: &probe::OwnUsage,
+    spent: &crate::live::Spent,
     wall: Duration,
 ) -> LoadReport {
     let target = report::TargetInfo {
@@ -137,6 +137,7 @@ pub(crate) fn build_report(
         elapsed: r.elapsed,
         interrupted: r.interrupted,
     };
+    let used = &spent.client;
     let client = report::Client::measure(
         threads as u64,
         used.user.as_secs_f64(),
@@ -149,6 +150,7 @@ pub(crate) fn build_report(
     let client = report::Client {
         coalesced_waits: r.coalesced.waits,
         coalesced_s: r.coalesced.waited.as_secs_f64(),
+        dashboard_cpu_s: spent.dashboard.map(|d| d.cpu().as_secs_f64()),
         ..client
     };
     let mut report = LoadReport::new(target, config, measured, table, intervals, client);

@@ -81,7 +81,8 @@ pub use table::Selection;
 pub use target::{parse_header, RequestSpec, Scheme, Target, TargetError};
 pub use template::{Hole, Piece, Rng, Template, TemplateError};
 pub use tls::{
-    explain as explain_tls, ClientCert, Handshake, TlsError, TlsInfo, TlsOptions, Verify,
+    explain as explain_tls, ClientCert, Handshake, SelfSigned, TlsError, TlsInfo, TlsOptions,
+    Verify,
 };
 pub use urls::{load_urls, parse_urls, UrlLine, UrlsError};
 

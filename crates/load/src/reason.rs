@@ -45,6 +45,8 @@ pub(crate) fn of_tls(e: &rustls::Error, at: At) -> Cause {
             C::Revoked => CertProblem::Revoked,
             C::Other(o) if is_ca_used_as_end_entity(o) => CertProblem::CaUsedAsServer,
             C::Other(o) if o.0.is::<crate::tls::UnknownIssuer>() => CertProblem::UnknownIssuer,
+            // Its own issuer, untrusted.
+            C::Other(o) if o.0.is::<crate::tls::SelfSigned>() => CertProblem::UnknownIssuer,
             _ => CertProblem::Invalid,
         }),
         E::InvalidMessage(_) if at == At::Handshake => Cause::NotTls,

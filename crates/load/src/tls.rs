@@ -281,6 +281,7 @@ fn config(
         Verify::Insecure => Arc::new(AnyCertificate(provider)),
         verify => {
             let roots = Arc::new(roots(verify)?);
+            let algorithms = provider.signature_verification_algorithms;
             let webpki = WebPkiServerVerifier::builder_with_provider(roots, provider)
                 .build()
                 .map_err(|e| TlsError::Config(rustls::Error::General(e.to_string())))?;
@@ -288,7 +289,12 @@ fn config(
                 Verify::CaFile(path) => ca_file(path)?.into_iter().map(Pin::new).collect(),
                 _ => Vec::new(),
             };
-            Arc::new(Pinned { pins, webpki })
+            Arc::new(Pinned {
+                ca_file: matches!(verify, Verify::CaFile(_)),
+                pins,
+                webpki,
+                algorithms,
+            })
         }
     };
     let mut config = builder
@@ -335,8 +341,12 @@ impl ResolvesClientCert for ClientIdentity {
 /// those as a server's. The name and the dates are still checked, as curl checks them.
 #[derive(Debug)]
 struct Pinned {
+    /// The roots are a CA file's (`--cacert`), not the system's.
+    ca_file: bool,
     pins: Vec<Pin>,
     webpki: Arc<WebPkiServerVerifier>,
+    /// The provider's, to tell whether a refused certificate signed itself.
+    algorithms: crypto::WebPkiSupportedAlgorithms,
 }
 
 /// A certificate from `--cacert` and its validity (notBefore, notAfter, in seconds since
@@ -411,6 +421,15 @@ impl ServerCertVerifier for Pinned {
         self.webpki
             .verify_server_cert(end_entity, intermediates, server_name, ocsp, now)
             .map_err(|e| match e {
+                rustls::Error::InvalidCertificate(c)
+                    if refused_issuer(&c) && self_signed(end_entity, self.algorithms, now) =>
+                {
+                    rustls::Error::InvalidCertificate(rustls::CertificateError::Other(
+                        rustls::OtherError(Arc::new(SelfSigned {
+                            ca_file: self.ca_file,
+                        })),
+                    ))
+                }
                 rustls::Error::InvalidCertificate(rustls::CertificateError::UnknownIssuer) => {
                     let issuer = issuer_of(intermediates.last().unwrap_or(end_entity));
                     rustls::Error::InvalidCertificate(rustls::CertificateError::Other(
@@ -455,6 +474,67 @@ impl fmt::Display for UnknownIssuer {
 }
 
 impl std::error::Error for UnknownIssuer {}
+
+/// A self-signed server certificate the roots do not hold ([`self_signed`]): curl's
+/// "self-signed certificate". `ca_file`: the roots were a CA file's (which holds another
+/// certificate, perhaps of the same name), not the system's.
+#[derive(Debug)]
+pub struct SelfSigned {
+    /// The roots were a CA file's.
+    pub ca_file: bool,
+}
+
+impl fmt::Display for SelfSigned {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("self-signed certificate")
+    }
+}
+
+impl std::error::Error for SelfSigned {}
+
+/// Whether webpki refused a certificate for want of a trusted issuer: none of its name
+/// (`UnknownIssuer`), or one of its name whose key did not verify its signature (a root of
+/// the same name with another key: `BadSignature`, or a key of another type).
+fn refused_issuer(c: &rustls::CertificateError) -> bool {
+    use rustls::CertificateError as C;
+    matches!(
+        c,
+        C::UnknownIssuer
+            | C::BadSignature
+            | C::UnsupportedSignatureAlgorithmForPublicKeyContext { .. }
+    )
+}
+
+/// Whether `cert` is self-signed: its issuer is its own subject (the same DER name), and
+/// its signature verifies with its own key (webpki, with `cert` as its only root).
+pub(crate) fn self_signed(
+    cert: &CertificateDer<'_>,
+    algorithms: crypto::WebPkiSupportedAlgorithms,
+    now: UnixTime,
+) -> bool {
+    let Ok((_, parsed)) = x509_parser::parse_x509_certificate(cert.as_ref()) else {
+        return false;
+    };
+    if parsed.issuer().as_raw() != parsed.subject().as_raw() {
+        return false;
+    }
+    let (Ok(root), Ok(leaf)) = (
+        webpki::anchor_from_trusted_cert(cert),
+        webpki::EndEntityCert::try_from(cert),
+    ) else {
+        return false;
+    };
+    leaf.verify_for_usage(
+        algorithms.all,
+        &[root],
+        &[],
+        now,
+        webpki::KeyUsage::server_auth(),
+        None,
+        None,
+    )
+    .is_ok()
+}
 
 /// The issuer's distinguished name of `cert`, e.g. `CN=foxbench test CA`.
 fn issuer_of(cert: &CertificateDer<'_>) -> String {
@@ -565,6 +645,18 @@ pub fn explain(err: &rustls::Error, host: &str) -> Text {
                 " (its issuer is {}; FILE may be that CA's certificate or the server's own)",
                 o.0.downcast_ref::<UnknownIssuer>().map_or("", |u| u.0.as_str())
             )),
+            C::Other(o) if o.0.downcast_ref::<SelfSigned>().is_some_and(|s| s.ca_file) => Text::plain(format!(
+                "certificate for {host} is self-signed and not the one in "
+            ))
+            .name(CaFile)
+            .then(": ")
+            .give(&[CaFile, Insecure])
+            .then(" (FILE: the server's certificate itself)"),
+            C::Other(o) if o.0.is::<SelfSigned>() => Text::plain(format!(
+                "certificate for {host} is self-signed: "
+            ))
+            .give(&[CaFile, Insecure])
+            .then(" (FILE: the server's certificate itself)"),
             C::Other(o) if crate::reason::is_ca_used_as_end_entity(o) => Text::plain(format!(
                 "certificate for {host} is a CA certificate (CA:TRUE, as `openssl req -x509` makes by default) and not the one in "
             ))

@@ -70,7 +70,8 @@ pub enum Stopped {
 }
 
 impl Stopped {
-    fn words(self) -> &'static str {
+    /// Why the search stopped, in words (the text report's and the load page's).
+    pub(crate) fn words(self) -> &'static str {
         match self {
             Stopped::Converged => "converged",
             Stopped::Budget => "the time budget cut the search short; this is the best bracket",

@@ -3,7 +3,8 @@
 //! This crate owns the shape of results ([`LoadReport`], whose JSON schema is committed
 //! at `schemas/load.schema.json`) and how they read as text, and the comparison of runs
 //! ([`compare`], with its schema at `schemas/compare.schema.json`), a load result's HTML page
-//! ([`load_html`]), its `--slo` verdicts ([`slo`]), a `--find-max` result ([`capacity`]),
+//! ([`load_html`]) and its series' colours, the live dashboard's too ([`palette`]), its
+//! `--slo` verdicts ([`slo`]), a `--find-max` result ([`capacity`]),
 //! the errors by reason in plain words ([`reasons`]),
 //! and the exact merge of several agents' results into one ([`merge`], with the `agents`,
 //! `shard` and `start` sections of [`agents`]). It renders from result data
@@ -22,6 +23,7 @@ mod load_report;
 mod load_text;
 pub mod merge;
 mod open;
+pub mod palette;
 pub mod reasons;
 pub mod series;
 pub mod shootout;

@@ -1,13 +1,17 @@
-//! One `foxbench load --json` result as a self-contained HTML page: the run's figures, its
-//! `--slo` verdicts, the latency percentile spectrum and the per-interval series, as inline
-//! SVG drawn by the shootout report's chart module.
+//! One `foxbench load --json` result as a self-contained HTML page: the run's figures, a
+//! `--find-max` result's capacity search ([`search`]), its `--slo` verdicts, the latency
+//! percentile spectrum and the per-interval series, as inline SVG drawn by the shootout
+//! report's chart module.
+
+mod search;
 
 use std::fmt::Write as _;
 
+use crate::palette::Line;
 use crate::shootout::html::charts::figure;
 use crate::shootout::html::numbers::{pct, tick_int, tick_rate, tick_s, tick_us};
 use crate::shootout::html::CSS;
-use crate::shootout::svg::{self, esc, Axis, LineChart, Point, Scale, Series};
+use crate::shootout::svg::{self, esc, Axis, LineChart, Marker, Point, Scale, Series};
 use crate::{human_us, Distribution, IntervalRow, LoadReport, Model};
 
 /// The percentiles of the spectrum: 0, 50, 75, 87.5, ... halving the distance to 100.
@@ -50,6 +54,9 @@ pub fn to_html(r: &LoadReport) -> String {
         esc(&describe(r)),
     );
     figures(&mut out, r);
+    if let Some(c) = &r.capacity {
+        search::section(&mut out, c);
+    }
     if let Some(slo) = &r.slo {
         slo_table(&mut out, slo);
     }
@@ -121,10 +128,11 @@ fn figures(out: &mut String, r: &LoadReport) {
         (
             "foxbench CPU",
             format!(
-                "{:.0}% of {}{}{}",
+                "{:.0}% of {}{}{}{}",
                 r.client.cpu_percent,
                 r.client.cpus,
                 r.client.spin_note(),
+                r.client.dashboard_note(),
                 if r.client.saturated {
                     " (saturated: the client may be the limit)"
                 } else {
@@ -276,10 +284,19 @@ fn spectrum_chart(out: &mut String, r: &LoadReport) {
     );
 }
 
+/// How `line` is drawn: its colour ([`crate::palette`]), solid, round markers.
+pub(crate) fn style(line: Line) -> svg::Style {
+    svg::Style {
+        colour: line.colour(),
+        dash: None,
+        marker: Marker::Circle,
+    }
+}
+
 /// One line series of the intervals: x at each interval's end, seconds into the run.
 fn over_time(
     name: &str,
-    i: usize,
+    line: Line,
     rows: &[IntervalRow],
     y: impl Fn(&IntervalRow) -> Option<f64>,
     show: fn(f64) -> String,
@@ -296,7 +313,7 @@ fn over_time(
         .collect();
     Series {
         name: name.into(),
-        style: svg::style(i),
+        style: style(line),
         points,
         markers: rows.len() <= 120,
     }
@@ -310,7 +327,7 @@ fn series_charts(out: &mut String, r: &LoadReport) {
     let whole = |i: &IntervalRow| i.duration_s >= r.config.interval_s / 2.0;
     let mut series = vec![over_time(
         "responses/s",
-        0,
+        Line::Rate,
         rows,
         |i| whole(i).then_some(i.requests_per_sec),
         rate,
@@ -318,7 +335,7 @@ fn series_charts(out: &mut String, r: &LoadReport) {
     if rows.iter().any(|i| i.errors > 0) {
         series.push(over_time(
             "errors/s",
-            3,
+            Line::Errors,
             rows,
             |i| whole(i).then(|| i.errors as f64 / i.duration_s),
             rate,
@@ -350,9 +367,9 @@ fn series_charts(out: &mut String, r: &LoadReport) {
         x: time(),
         y: Axis::new("latency (log scale)", Scale::Log, tick_us),
         series: vec![
-            over_time("p50", 0, rows, live(|i| i.p50_us), human_us),
-            over_time("p99", 1, rows, live(|i| i.p99_us), human_us),
-            over_time("max", 3, rows, live(|i| i.max_us), human_us),
+            over_time("p50", Line::P50, rows, live(|i| i.p50_us), human_us),
+            over_time("p99", Line::P99, rows, live(|i| i.p99_us), human_us),
+            over_time("max", Line::Max, rows, live(|i| i.max_us), human_us),
         ],
         width: 960.0,
         height: 360.0,

@@ -453,6 +453,11 @@ pub struct Client {
     /// True when the CPU share less the spin's reaches [`SATURATED_PERCENT`] (see
     /// [`client_saturated`]): the result may be client-bound.
     pub saturated: bool,
+    /// `--dashboard`: the CPU seconds its threads (server, pages, sampler) used over the
+    /// run, left out of the figures above, which are the load generator's alone. Absent
+    /// without a dashboard, and in results from before it was left out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dashboard_cpu_s: Option<f64>,
 }
 
 /// The share of the client's CPUs that `spin_s` seconds of spin took, on the scale of
@@ -576,6 +581,7 @@ impl Client {
             coalesced_waits: 0,
             coalesced_s: 0.0,
             saturated: client_saturated(cpu_percent, 0.0),
+            dashboard_cpu_s: None,
         }
     }
 
@@ -589,6 +595,15 @@ impl Client {
             )
         } else {
             String::new()
+        }
+    }
+
+    /// `, the dashboard's 0.012s left out` when a dashboard ran, else nothing: the words
+    /// that follow the CPU share in the text and HTML reports.
+    pub fn dashboard_note(&self) -> String {
+        match self.dashboard_cpu_s {
+            Some(s) => format!(", the dashboard's {s:.3}s left out"),
+            None => String::new(),
         }
     }
 

@@ -314,13 +314,14 @@ impl LoadReport {
         let cl = &self.client;
         let _ = writeln!(
             o,
-            "foxbench CPU:  {:.2}s user, {:.2}s sys, {:.0}% of {} CPU{}{}{}, max RSS {}",
+            "foxbench CPU:  {:.2}s user, {:.2}s sys, {:.0}% of {} CPU{}{}{}{}, max RSS {}",
             cl.cpu_user_s,
             cl.cpu_sys_s,
             cl.cpu_percent,
             cl.cpus,
             if cl.cpus == 1 { "" } else { "s" },
             cl.spin_note(),
+            cl.dashboard_note(),
             cl.cpu_us_per_request
                 .map(|v| format!(", {v:.2}µs per request"))
                 .unwrap_or_default(),

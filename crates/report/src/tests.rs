@@ -105,6 +105,7 @@ pub(crate) fn sample() -> LoadReport {
             coalesced_waits: 0,
             coalesced_s: 0.0,
             saturated: true,
+            dashboard_cpu_s: None,
         },
         request_table: vec![
             RequestShape {
@@ -317,4 +318,40 @@ fn coalescing_waits_are_reported_where_some_were_made() {
     r.requests.completed = 100_000;
     let note = r.client.coalesced_note(r.requests.completed).unwrap();
     assert!(note.contains(", 0.03 per 1000 requests"), "{note}");
+}
+
+/// `--dashboard`'s CPU was left out of the client's figures but recorded nowhere: the
+/// JSON has it, and the text and the page say it where they give foxbench's CPU. A result
+/// without it (no dashboard, or written before) loads, writes and reads as it did.
+#[test]
+fn dashboard_cpu_was_recorded_nowhere() {
+    let mut r = sample();
+    r.client.dashboard_cpu_s = Some(0.0125);
+    let json = serde_json::to_value(&r).unwrap();
+    assert_eq!(json["client"]["dashboard_cpu_s"], 0.0125);
+    let cpu_line = |text: &str| {
+        text.lines()
+            .find(|l| l.starts_with("foxbench CPU:"))
+            .unwrap()
+            .to_string()
+    };
+    let line = cpu_line(&r.to_text(&stats::setting::PlanWording));
+    assert!(
+        line.contains("97% of 1 CPU, the dashboard's 0.013s left out, 1.00µs per request"),
+        "{line}"
+    );
+    let html = crate::load_html::to_html(&r);
+    assert!(
+        html.contains("<dd>97% of 1, the dashboard&#39;s 0.013s left out"),
+        "{html}"
+    );
+    let old = sample();
+    let json = serde_json::to_string(&old).unwrap();
+    assert!(!json.contains("dashboard_cpu_s"), "{json}");
+    let back: LoadReport = serde_json::from_str(&json).unwrap();
+    assert_eq!(back.client.dashboard_cpu_s, None);
+    assert!(!back
+        .to_text(&stats::setting::PlanWording)
+        .contains("dashboard"));
+    assert!(!crate::load_html::to_html(&back).contains("dashboard"));
 }

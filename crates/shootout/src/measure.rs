@@ -425,13 +425,17 @@ impl Meter<'_> {
             server_window(&from, &to, &series, elapsed_s, completed, self.server_cpus)
         });
         let probed = server.is_some();
+        let view = self
+            .watch
+            .map(|_| view_usage_of(view0.zip(view1), &view_usage));
         let mut client = client_window(
-            &load_generator_usage(&c1.since(&c0), &probe_usage, view0.zip(view1), &view_usage),
+            &load_generator_usage(&c1.since(&c0), &probe_usage, view.as_ref()),
             elapsed_s,
             self.client_threads,
             completed,
         );
         client.probe_cpu_s = Some(probe_usage.cpu().as_secs_f64());
+        client.dashboard_cpu_s = view.map(|v| v.cpu().as_secs_f64());
         let mut rep = window::repeat(
             &result,
             task.tls.is_some(),
@@ -594,20 +598,27 @@ impl Meter<'_> {
     }
 }
 
-/// The load generator's CPU over a window: foxbench's (`process`), less its probe threads'
-/// and the live view's (`--dashboard`): its own threads', read at the window's edges, and
-/// its work on the load's calling thread, measured around each call.
-fn load_generator_usage(
-    process: &probe::OwnUsage,
-    probe_usage: &probe::OwnUsage,
+/// The live view's CPU over a window (`--dashboard`): its own threads', read at the
+/// window's edges, and its work on the load's calling thread, measured around each call.
+fn view_usage_of(
     view_edges: Option<(probe::OwnUsage, probe::OwnUsage)>,
     view_calls: &probe::OwnUsage,
 ) -> probe::OwnUsage {
-    let view = match view_edges {
+    match view_edges {
         Some((a, b)) => b.since(&a).plus(view_calls),
         None => *view_calls,
-    };
-    process.without(probe_usage).without(&view)
+    }
+}
+
+/// The load generator's CPU over a window: foxbench's (`process`), less its probe threads'
+/// and the live view's ([`view_usage_of`]), if any.
+fn load_generator_usage(
+    process: &probe::OwnUsage,
+    probe_usage: &probe::OwnUsage,
+    view: Option<&probe::OwnUsage>,
+) -> probe::OwnUsage {
+    let process = process.without(probe_usage);
+    view.map_or(process, |v| process.without(v))
 }
 
 #[cfg(test)]

@@ -215,6 +215,7 @@ pub fn client_window(
         cpu_percent: c.cpu_percent,
         cpu_us_per_request: c.cpu_us_per_request,
         probe_cpu_s: None,
+        dashboard_cpu_s: None,
         spin_s: 0.0,
         coalesced_s: 0.0,
     }

@@ -141,6 +141,20 @@ fn table() -> Vec<(Text, &'static str, Option<&'static str>)> {
             Some("certificate for 127.0.0.1 is self-signed or from an unknown authority: set the scenario's cacert = \"FILE\" or insecure = true in the suite (FILE may be the CA's certificate or the server's own)"),
         ),
         (
+            cert(C::Other(rustls::OtherError(std::sync::Arc::new(
+                load::SelfSigned { ca_file: false },
+            )))),
+            "certificate for 127.0.0.1 is self-signed: pass --cacert FILE or --insecure (FILE: the server's certificate itself)",
+            Some("certificate for 127.0.0.1 is self-signed: set the scenario's cacert = \"FILE\" or insecure = true in the suite (FILE: the server's certificate itself)"),
+        ),
+        (
+            cert(C::Other(rustls::OtherError(std::sync::Arc::new(
+                load::SelfSigned { ca_file: true },
+            )))),
+            "certificate for 127.0.0.1 is self-signed and not the one in --cacert: pass --cacert FILE or --insecure (FILE: the server's certificate itself)",
+            Some("certificate for 127.0.0.1 is self-signed and not the one in the scenario's cacert: set the scenario's cacert = \"FILE\" or insecure = true in the suite (FILE: the server's certificate itself)"),
+        ),
+        (
             cert(C::NotValidForName),
             "certificate is not valid for 127.0.0.1: connect by a name it was issued for, or pass --insecure",
             Some("certificate is not valid for 127.0.0.1: connect by a name it was issued for, or set the scenario's insecure = true in the suite"),

@@ -64,6 +64,10 @@ fn slow_server() -> Server {
 const LAT_SERIES: &str = "(() => { const u = window.foxbench.charts.lat;
   return u.series.slice(1).map((s, i) => [s.label, u.data[i + 1].filter(v => v != null).length]); })()";
 
+/// The latency chart's series labels and, per label, the colour it is drawn in.
+const LAT_STROKES: &str = "(() => { const u = window.foxbench.charts.lat;
+  return u.series.slice(1).map((s, i) => [s.label, s.stroke(u, i + 1)]); })()";
+
 /// Per interval drawn with both: corrected p99 minus service p99, µs (never below zero:
 /// the corrected latency runs from when the request was due, the service time from when it
 /// was sent).
@@ -97,6 +101,7 @@ fn the_open_model_draws_service_time_beside_the_corrected_latency_the_closed_mod
          "page": "open", "key": "open_ready", "s": 90},
         {"eval": LAT_SERIES, "page": "open", "key": "open_series"},
         {"eval": P99_GAPS, "page": "open", "key": "open_gaps"},
+        {"eval": LAT_STROKES, "page": "open", "key": "open_strokes"},
         // The once-a-second gauges: the open model's spin is drawn under the CPU, apart.
         {"wait": "window.foxbench.gauges().length >= 2", "page": "open", "key": "open_gauges_ready", "s": 60},
         {"eval": "window.foxbench.gauges()", "page": "open", "key": "open_gauges"},
@@ -129,6 +134,19 @@ fn the_open_model_draws_service_time_beside_the_corrected_latency_the_closed_mod
         "{v}"
     );
     assert!(open_series.iter().all(|(_, n)| *n >= 3), "{v}");
+    // Each in its own colour, the load report's (report::palette).
+    use report::palette::Line;
+    assert_eq!(
+        v["open_strokes"],
+        json!([
+            ["p50", Line::P50.colour()],
+            ["p99", Line::P99.colour()],
+            ["max", Line::Max.colour()],
+            ["service p50", Line::ServiceP50.colour()],
+            ["service p99", Line::ServiceP99.colour()],
+        ]),
+        "{v}"
+    );
     let gaps = v["open_gaps"].as_array().unwrap();
     assert!(gaps.len() >= 3, "{v}");
     assert!(
@@ -224,6 +242,10 @@ fn find_max_draws_each_window_as_the_search_proceeds_with_the_objective() {
         {"shot": dir.join("find-max-mid-run.png"), "page": "p"},
         {"wait": "!!document.getElementById('foxbench-download') && !document.getElementById('c-win')",
          "page": "p", "key": "became_report", "s": 90},
+        // The report it became shows the search: its windows, charted, and the rate found.
+        {"eval": "document.querySelectorAll('#capacity #windows tbody tr').length", "page": "p", "key": "final_rows"},
+        {"eval": "document.querySelectorAll('#chart-windows g.series circle').length", "page": "p", "key": "final_points"},
+        {"eval": "document.querySelector('#capacity h2').textContent", "page": "p", "key": "final_heading"},
         {"shot": dir.join("find-max-final.png"), "page": "p"},
     ]);
     let steps = browse(&browser, &dir, &steps);
@@ -292,6 +314,23 @@ fn find_max_draws_each_window_as_the_search_proceeds_with_the_objective() {
         "a window's connections and client CPU drew nothing: {v}"
     );
     assert_eq!(v["became_report"], true, "{v}");
+    // The final page lacked the search the text report gives: it is there now.
+    assert_eq!(v["final_rows"], total, "{v}");
+    let timed = result["capacity"]["windows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|w| !w["corrected"].is_null())
+        .count() as u64;
+    assert_eq!(v["final_points"], timed, "{v}");
+    let found = result["capacity"]["rate_per_sec"]
+        .as_f64()
+        .map_or("none".to_string(), |r| format!("{r:.0} req/s"));
+    assert_eq!(
+        v["final_heading"],
+        format!("Capacity search {found}"),
+        "{v}"
+    );
     for shot in ["find-max-mid-run.png", "find-max-final.png"] {
         assert!(dir.join(shot).exists(), "{shot}");
     }
@@ -452,6 +491,11 @@ fn shootout_fills_its_matrix_live_and_each_running_cell_links_to_its_charts() {
         assert_eq!(cells.len(), 2, "{t}");
         for c in cells {
             assert_eq!(c["status"], "measured", "{c}");
+            // The dashboard's CPU, left out of the client's, is recorded per repeat.
+            for r in c["repeats"].as_array().unwrap() {
+                let cpu = r["client"]["dashboard_cpu_s"].as_f64();
+                assert!(cpu.is_some_and(|s| s >= 0.0), "{}", r["client"]);
+            }
         }
         let name = t["name"].as_str().unwrap();
         assert!(text.contains(name), "the final page lacks {name}");

@@ -130,6 +130,61 @@ fn a_wrong_token_is_404_and_a_port_in_use_is_one_line_and_exit_2() {
     drop(run);
 }
 
+/// `foxbench load --dashboard` counted the dashboard's CPU as the client's, and recorded it
+/// nowhere: it is left out of the client's figures (`live::Edge`), and the result
+/// says it (`client.dashboard_cpu_s`, in the schema) and the text with foxbench's CPU; a
+/// run without a dashboard has neither.
+#[test]
+fn load_counted_the_dashboards_cpu_as_the_clients() {
+    let s = redirect_server();
+    let with = |dashboard: bool| {
+        let mut args = vec!["load", "-c", "1", "-t", "1", "-n", "300", "--json", "-"];
+        if dashboard {
+            args.push("--dashboard");
+        }
+        let url = s.url();
+        args.push(&url);
+        let out = foxbench().args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(out.status.success(), "{err}");
+        (result(&out.stdout), err)
+    };
+    let (v, err) = with(true);
+    let cpu = v["client"]["dashboard_cpu_s"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{}", v["client"]));
+    assert!((0.0..1.0).contains(&cpu), "{cpu}");
+    assert!(err.contains("the dashboard's threads used"), "{err}");
+    let (v, _) = with(false);
+    assert!(
+        v["client"].get("dashboard_cpu_s").is_none(),
+        "{}",
+        v["client"]
+    );
+    // The text report says it beside foxbench's CPU.
+    let out = foxbench()
+        .args([
+            "load",
+            "-c",
+            "1",
+            "-t",
+            "1",
+            "-n",
+            "100",
+            "--dashboard",
+            &s.url(),
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("foxbench CPU:"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(line.contains("the dashboard's "), "{line}");
+    assert!(line.contains("s left out"), "{line}");
+}
+
 /// The `gauges` events carry the engine's count of open connections (it was read from
 /// /proc/net/tcp every second, at a cost that grew with every socket on the machine): a
 /// kept-alive run of 5 connections shows 5.

@@ -28,6 +28,10 @@ fn every_explanation_is_one_plain_line() {
         Error::InvalidCertificate(C::Other(OtherError(Arc::new(
             webpki::Error::UnsupportedCriticalExtension,
         )))),
+        Error::InvalidCertificate(C::Other(OtherError(Arc::new(SelfSigned {
+            ca_file: false,
+        })))),
+        Error::InvalidCertificate(C::Other(OtherError(Arc::new(SelfSigned { ca_file: true })))),
         Error::InvalidMessage(rustls::InvalidMessage::InvalidContentType),
         Error::PeerMisbehaved(rustls::PeerMisbehaved::IllegalMiddleboxChangeCipherSpec),
         Error::PeerIncompatible(rustls::PeerIncompatible::NoCipherSuitesInCommon),
@@ -100,4 +104,53 @@ fn every_explanation_is_one_plain_line() {
         issuer.contains("its issuer is CN=foxbench test CA;"),
         "{issuer}"
     );
+}
+
+/// A certificate for 127.0.0.1 named `CN=name`, signed by `signer` (None: by its own key).
+fn certificate(name: &str, signer: Option<(&str, &rcgen::KeyPair)>) -> CertificateDer<'static> {
+    use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair};
+    let params = |cn: &str| {
+        let mut p = CertificateParams::new(vec!["127.0.0.1".to_string()]).unwrap();
+        p.distinguished_name.push(DnType::CommonName, cn);
+        p
+    };
+    let key = KeyPair::generate().unwrap();
+    let mut leaf = params(name);
+    leaf.is_ca = IsCa::ExplicitNoCa;
+    let cert = match signer {
+        None => leaf.self_signed(&key).unwrap(),
+        Some((cn, signer_key)) => {
+            let mut ca = params(cn);
+            ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+            leaf.signed_by(&key, &Issuer::new(ca, signer_key)).unwrap()
+        }
+    };
+    cert.der().clone()
+}
+
+/// Self-signed is both: the issuer's name is the subject's, and the certificate's own key
+/// verifies its signature. A certificate that names itself as its issuer but was signed by
+/// another key is not.
+#[test]
+fn self_signed_is_its_own_issuer_by_name_and_by_key() {
+    let algorithms = provider().signature_verification_algorithms;
+    let now = UnixTime::now();
+    let other = rcgen::KeyPair::generate().unwrap();
+    assert!(self_signed(&certificate("leaf", None), algorithms, now));
+    assert!(!self_signed(
+        &certificate("leaf", Some(("a CA", &other))),
+        algorithms,
+        now
+    ));
+    // Its own name as the issuer's, another key's signature.
+    assert!(!self_signed(
+        &certificate("leaf", Some(("leaf", &other))),
+        algorithms,
+        now
+    ));
+    assert!(!self_signed(
+        &CertificateDer::from(b"not DER".to_vec()),
+        algorithms,
+        now
+    ));
 }

@@ -17,7 +17,7 @@ use std::time::Duration;
 use load::{Stop, Verify};
 use stats::reason::{At, Cause, Kind, Reason, Rule};
 
-use super::support::tls::{nginx_binary, Certs, Nginx, TempDir};
+use super::support::tls::{nginx_binary, openssl_self_signed, Certs, Nginx, TempDir};
 use super::support::{Conn, Server};
 use super::{plan, run};
 
@@ -321,34 +321,6 @@ fn close_notify_between_responses_is_a_clean_close_and_a_reconnect() {
     assert!(r.counts.reconnects >= 1, "{:?}", r.counts);
 }
 
-/// `openssl req -x509 -newkey ec ... -subj /CN=127.0.0.1 -addext subjectAltName=...`, as a
-/// new user makes a certificate: OpenSSL 3 marks it CA:TRUE. Returns (cert, key).
-fn openssl_self_signed(dir: &std::path::Path, name: &str, key: &str) -> Option<(PathBuf, PathBuf)> {
-    let openssl = testkit::require("openssl", &["/usr/bin/openssl"], "apt-get install openssl")?;
-    let cert = dir.join(format!("{name}.pem"));
-    let keyfile = dir.join(format!("{name}.key"));
-    let mut cmd = std::process::Command::new(openssl);
-    cmd.args(["req", "-x509", "-newkey", key]);
-    if key == "ec" {
-        cmd.args(["-pkeyopt", "ec_paramgen_curve:prime256v1"]);
-    }
-    let out = cmd
-        .args(["-nodes", "-days", "2", "-subj", "/CN=127.0.0.1"])
-        .args(["-addext", "subjectAltName=IP:127.0.0.1"])
-        .arg("-keyout")
-        .arg(&keyfile)
-        .arg("-out")
-        .arg(&cert)
-        .output()
-        .expect("openssl runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    Some((cert, keyfile))
-}
-
 fn nginx_with(cert: &std::path::Path, key: &std::path::Path, extra: &str) -> Option<Nginx> {
     nginx_binary().map(|bin| Nginx::start_with(&bin, cert, key, "TLSv1.2 TLSv1.3", extra))
 }
@@ -358,7 +330,7 @@ fn nginx_with(cert: &std::path::Path, key: &std::path::Path, extra: &str) -> Opt
 #[test]
 fn issue_23_openssl_self_signed_cert_is_trusted_as_its_own_cacert() {
     let dir = TempDir::new("selfsigned");
-    let Some((cert, key)) = openssl_self_signed(&dir.0, "server", "ec") else {
+    let Some((cert, key)) = openssl_self_signed(&dir.0, "server", "ec", &[]) else {
         return;
     };
     let Some(nginx) = nginx_with(&cert, &key, "") else {
@@ -372,7 +344,7 @@ fn issue_23_openssl_self_signed_cert_is_trusted_as_its_own_cacert() {
     let r = run(&p);
     assert_eq!(r.counts.ok, 50, "{:?}", r.counts);
     // A different CA:TRUE certificate is still refused, with the recipe named.
-    let Some((other, _)) = openssl_self_signed(&dir.0, "other", "ec") else {
+    let Some((other, _)) = openssl_self_signed(&dir.0, "other", "ec", &[]) else {
         return;
     };
     p.tls.verify = Verify::CaFile(other);
@@ -403,10 +375,10 @@ fn issue_23_openssl_self_signed_cert_is_trusted_as_its_own_cacert() {
 #[test]
 fn issue_23_mutual_tls_with_nginx() {
     let dir = TempDir::new("mtls");
-    let Some((server_cert, server_key)) = openssl_self_signed(&dir.0, "server", "ec") else {
+    let Some((server_cert, server_key)) = openssl_self_signed(&dir.0, "server", "ec", &[]) else {
         return;
     };
-    let Some((client_ca, _)) = openssl_self_signed(&dir.0, "clientca", "ec") else {
+    let Some((client_ca, _)) = openssl_self_signed(&dir.0, "clientca", "ec", &[]) else {
         return;
     };
     let extra = format!(

@@ -95,6 +95,44 @@ impl Certs {
     }
 }
 
+/// `openssl req -x509 -newkey KEY ... -subj /CN=127.0.0.1 -addext subjectAltName=...`
+/// with each of `addext` added, as a new user makes a certificate (`name.pem` and
+/// `name.key` in `dir`): without `basicConstraints` OpenSSL 3 marks it CA:TRUE. Returns
+/// (cert, key); None when openssl is missing (skipped loudly, failed in CI).
+pub fn openssl_self_signed(
+    dir: &Path,
+    name: &str,
+    key: &str,
+    addext: &[&str],
+) -> Option<(PathBuf, PathBuf)> {
+    let openssl = testkit::require("openssl", &["/usr/bin/openssl"], "apt-get install openssl")?;
+    let cert = dir.join(format!("{name}.pem"));
+    let keyfile = dir.join(format!("{name}.key"));
+    let mut cmd = Command::new(openssl);
+    cmd.args(["req", "-x509", "-newkey", key]);
+    if key == "ec" {
+        cmd.args(["-pkeyopt", "ec_paramgen_curve:prime256v1"]);
+    }
+    cmd.args(["-nodes", "-days", "2", "-subj", "/CN=127.0.0.1"])
+        .args(["-addext", "subjectAltName=IP:127.0.0.1"]);
+    for ext in addext {
+        cmd.args(["-addext", ext]);
+    }
+    let out = cmd
+        .arg("-keyout")
+        .arg(&keyfile)
+        .arg("-out")
+        .arg(&cert)
+        .output()
+        .expect("openssl runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some((cert, keyfile))
+}
+
 /// A rustls server that answers every request head with a 302, kept alive.
 pub fn tls_redirect_server(config: Arc<rustls::ServerConfig>) -> Server {
     Server::spawn(move |conn: Conn| {

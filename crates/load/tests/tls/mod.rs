@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use load::{Plan, SetupError, Stop, Target, TlsOptions, Verify};
 
-use super::support::tls::{nginx_binary, tls_redirect_server, Certs, Nginx};
+use super::support::tls::{
+    nginx_binary, openssl_self_signed, tls_redirect_server, Certs, Nginx, TempDir,
+};
 use super::support::Server;
 use super::{plan, run};
 
@@ -215,6 +217,89 @@ fn certificate_failures_are_one_line_setup_errors() {
     ] {
         assert!(!e.contains('\n'), "{e}");
     }
+}
+
+/// A self-signed leaf (`CA:FALSE`) without --cacert was "self-signed or from an unknown
+/// authority ... (its issuer is CN=127.0.0.1; FILE may be that CA's certificate...)"; when
+/// a root of its name held another key, "has a signature that does not verify ... (FILE
+/// with its real issuer)", or "rejected (an unsupported algorithm...)" for another type of
+/// key. Without --cacert that happens on Debian to a leaf named CN=localhost: ssl-cert's
+/// snakeoil certificate (CN=localhost, RSA) is in the system's store. Here the root is a
+/// --cacert of the same name. It is self-signed, as curl says, and the fix is the
+/// certificate itself. A run without the preflight counts it as an untrusted issuer.
+#[test]
+fn self_signed_leaf_named_self_signed() {
+    let dir = TempDir::new("self-signed-leaf");
+    let leaf = ["basicConstraints=critical,CA:FALSE"];
+    let Some((cert, key)) = openssl_self_signed(&dir.0, "leaf", "ec", &leaf) else {
+        return;
+    };
+    // Other certificates of the same name (the one before the server's was made again):
+    // of the same type of key, and of another.
+    let Some((before, _)) = openssl_self_signed(&dir.0, "before", "ec", &leaf) else {
+        return;
+    };
+    let Some((before_rsa, _)) = openssl_self_signed(&dir.0, "before-rsa", "rsa:2048", &leaf) else {
+        return;
+    };
+    let certs = Certs {
+        ca: cert.clone(),
+        cert: cert.clone(),
+        key,
+        dir,
+    };
+    let s = tls_redirect_server(certs.server_config());
+    let url = format!("https://127.0.0.1:{}/", s.addr.port());
+    let prefix = format!("TLS to 127.0.0.1:{}: ", s.addr.port());
+    assert_eq!(
+        preflight_error(&url, Verify::System),
+        format!("{prefix}certificate for 127.0.0.1 is self-signed: set the CA file or the insecure setting (FILE: the server's certificate itself)")
+    );
+    for other in [before, before_rsa] {
+        assert_eq!(
+            preflight_error(&url, Verify::CaFile(other)),
+            format!("{prefix}certificate for 127.0.0.1 is self-signed and not the one in the CA file setting: set the CA file or the insecure setting (FILE: the server's certificate itself)")
+        );
+    }
+    let mut p = plan(&url);
+    p.stop = Stop::Requests(10);
+    let r = run(&p);
+    let untrusted = stats::reason::Reason::new(
+        stats::reason::Kind::Tls,
+        stats::reason::Cause::Cert(stats::reason::CertProblem::UnknownIssuer),
+    );
+    assert_eq!(
+        r.counts.reasons.count(untrusted),
+        Some(10),
+        "{:?}",
+        r.counts
+    );
+    // The fix it names: that certificate itself.
+    p.tls.verify = Verify::CaFile(cert);
+    load::preflight(&p).unwrap();
+    assert_eq!(run(&p).counts.ok, 10);
+}
+
+/// `openssl req -x509`'s default, a CA:TRUE certificate, without --cacert is still called
+/// a CA's certificate (webpki refuses it as one before looking for its issuer).
+#[test]
+fn self_signed_ca_true_without_cacert_is_named_a_ca_certificate() {
+    let dir = TempDir::new("self-signed-ca");
+    let Some((cert, key)) = openssl_self_signed(&dir.0, "server", "ec", &[]) else {
+        return;
+    };
+    let certs = Certs {
+        ca: cert.clone(),
+        cert,
+        key,
+        dir,
+    };
+    let s = tls_redirect_server(certs.server_config());
+    let url = format!("https://127.0.0.1:{}/", s.addr.port());
+    assert_eq!(
+        preflight_error(&url, Verify::System),
+        format!("TLS to 127.0.0.1:{}: certificate for 127.0.0.1 is a CA certificate (CA:TRUE, as `openssl req -x509` makes by default) and not the one in the CA file setting: pass that very certificate with the CA file setting, or make the server's with -addext basicConstraints=critical,CA:FALSE", s.addr.port())
+    );
 }
 
 #[test]

@@ -51,3 +51,30 @@ fn a_result_without_responses_or_intervals_still_renders() {
     assert!(html.contains("no interval series in this result"));
     svg::assert_finite(&html);
 }
+
+/// The stroke of the series named `name` in `html` (its first one).
+fn series_colour<'a>(html: &'a str, name: &str) -> &'a str {
+    let at = html
+        .find(&format!("<g class=\"series\"><title>{name}</title>"))
+        .unwrap_or_else(|| panic!("no series {name}"));
+    let rest = &html[at..];
+    let stroke = rest.find("stroke=\"").expect("a stroke") + "stroke=\"".len();
+    &rest[stroke..stroke + 7]
+}
+
+/// The dashboard drew p99 red and max orange where this page drew them the other way:
+/// both take each series' colour from the one palette.
+#[test]
+fn p99_and_max_take_the_palettes_colours() {
+    let r = crate::tests::sample();
+    assert!(r.intervals.iter().any(|i| i.requests > 0));
+    let html = to_html(&r);
+    for (name, line) in [
+        ("responses/s", Line::Rate),
+        ("p50", Line::P50),
+        ("p99", Line::P99),
+        ("max", Line::Max),
+    ] {
+        assert_eq!(series_colour(&html, name), line.colour(), "{name}");
+    }
+}

@@ -609,6 +609,13 @@ pub fn merge(sources: &[Source], opts: Options) -> Result<LoadReport, MergeError
         coalesced_waits: sum(&|r| r.client.coalesced_waits),
         coalesced_s: by_shard.values().map(|s| s.report.client.coalesced_s).sum(),
         saturated: rows.iter().any(|a| a.saturated),
+        dashboard_cpu_s: {
+            let d: Vec<f64> = by_shard
+                .values()
+                .filter_map(|s| s.report.client.dashboard_cpu_s)
+                .collect();
+            (!d.is_empty()).then(|| d.iter().sum())
+        },
     };
     m.client.cpu_us_per_request = (m.requests.completed > 0)
         .then(|| (m.client.cpu_user_s + m.client.cpu_sys_s) * 1e6 / m.requests.completed as f64);

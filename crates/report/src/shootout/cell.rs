@@ -255,6 +255,11 @@ pub struct ClientWindow {
     /// their per-CPU busy share holds it. `None` in results from before it was told apart.
     #[serde(default)]
     pub probe_cpu_s: Option<f64>,
+    /// `--dashboard`: its threads' CPU over the window (its server and pages) and its work
+    /// on the load's calling thread, CPU seconds. Left out of the figures above, as the
+    /// probe's is. Absent without a dashboard, and in results from before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dashboard_cpu_s: Option<f64>,
     /// Open model: wall seconds foxbench's workers spent, summed, polling without a timeout
     /// before a send instant with nothing to do ([`crate::Client::spin_s`]): part of the
     /// figures above, time to spare rather than work. 0 in the closed model and in results

@@ -3,6 +3,7 @@
 //! `foxbench load --no-keepalive --slo ... --json` run (open model, 250 ms intervals).
 
 use report::load_html::to_html;
+use report::palette::Line;
 use report::LoadReport;
 
 use super::{pixels_near, render};
@@ -13,10 +14,17 @@ fn fixture() -> LoadReport {
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
-/// The first two series colours of the charts: the request latency and connect time in the
-/// spectrum, responses/s and p50, p99 over time.
+/// Two colours of the charts: blue for responses/s and p50 over time ([`Line`]), and the
+/// spectrum's request latency; orange for p99 over time, and the spectrum's connect time.
 const BLUE: [u8; 3] = [0x1f, 0x77, 0xb4];
 const ORANGE: [u8; 3] = [0xff, 0x7f, 0x0e];
+
+#[test]
+fn the_counted_colours_are_the_palettes() {
+    assert_eq!(Line::P50.rgb(), BLUE);
+    assert_eq!(Line::Rate.rgb(), BLUE);
+    assert_eq!(Line::P99.rgb(), ORANGE);
+}
 /// Lines and markers of three charts cover thousands of pixels; the page has no other use
 /// of these colours.
 const MIN_PIXELS: usize = 2_000;

@@ -89,6 +89,7 @@ fn a_window_is_judged_on_its_whole_histogram_and_counts() {
             cpu_percent: 95.0,
             cpu_us_per_request: Some(9500.0),
             probe_cpu_s: None,
+            dashboard_cpu_s: None,
             spin_s: 0.0,
             coalesced_s: 0.0,
         },

@@ -14,10 +14,13 @@ fn the_dashboards_cpu_is_left_out_of_the_clients() {
     // The view's threads: 300 ms user and 2 s system during the window.
     let edges = Some((ms(700, 1_000), ms(1_000, 3_000)));
     let calls = ms(50, 0);
-    let used = load_generator_usage(&process, &probe_usage, edges, &calls);
+    let view = view_usage_of(edges, &calls);
+    // What the repeat records as `dashboard_cpu_s`.
+    assert_eq!(view, ms(300 + 50, 2_000));
+    let used = load_generator_usage(&process, &probe_usage, Some(&view));
     assert_eq!(used, ms(10_000 - 1_000 - 300 - 50, 5_000 - 500 - 2_000));
     // Without a view, only the probe's.
-    let used = load_generator_usage(&process, &probe_usage, None, &ms(0, 0));
+    let used = load_generator_usage(&process, &probe_usage, None);
     assert_eq!(used, ms(9_000, 4_500));
 }
 use crate::suite::{Suite, DEFAULT_SUITE};

@@ -59,6 +59,7 @@ pub(super) fn rep(rps: f64, latencies_ns: &[u64], server: ServerWindow) -> Repea
             cpu_percent: rps / 100.0,
             cpu_us_per_request: Some(rps / 10.0),
             probe_cpu_s: None,
+            dashboard_cpu_s: None,
             spin_s: 0.0,
             coalesced_s: 0.0,
         },
