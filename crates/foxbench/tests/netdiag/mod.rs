@@ -532,3 +532,70 @@ fn issue_36_delayed_ack_wait_from_a_40ms_constant() {
         "{text}"
     );
 }
+
+/// A front end whose service answers in two writes without TCP_NODELAY: every request
+/// waits for the front end's delayed ACK on its call to the service. The namespace's
+/// counters (DelayedACKs about one per response) cannot say which link that was, and the
+/// Nagle rule blamed the front end's own answers ("the server likely writes responses in
+/// several segments"). The sockets can: the service's data waited for its ACKs, the front
+/// end's answers to foxbench did not. The cell names the service link, its links are
+/// apart in `tcp.links`, and the counters are said to be the namespace's.
+#[test]
+fn nagle_on_a_service_link_was_blamed_on_the_target() {
+    if testkit::require("cc", &["/usr/bin/cc"], "apt-get install gcc").is_none()
+        || testkit::require("python3", &["/usr/bin/python3"], "apt-get install python3").is_none()
+    {
+        return;
+    }
+    let Some(ns) = Netns::new("tiers") else {
+        return;
+    };
+    let out = std::env::temp_dir().join(format!("foxbench-netdiag-{}-tiers", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    // The suite's root is tests/data: the service is built from netdiag/, the front end is
+    // the services tests' own (tiers/front.py).
+    let o = Shootout::new("tiers.toml", &out)
+        .dir(&data())
+        .root("..")
+        .netns(&ns)
+        .run();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    let v = super::shootout::results_of(&out);
+    let cell = &super::shootout::target_of(&v, "front")["cells"][0];
+    // The verdict is the waiting rules' (the front end's threads wait on the service, which
+    // comes first); the kernel's finding rides with it in the TCP report and the notes.
+    let nagle = cell["tcp"]["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["kind"] == "nagle")
+        .unwrap_or_else(|| panic!("no nagle warning: {}", cell["tcp"]));
+    let detail = nagle["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("on the target's calls to split: split's sockets' data waited ")
+            && detail.contains("fix: set TCP_NODELAY on split's sockets")
+            && detail.contains(
+                "these TcpExt and Tcp counters are the network namespace's: they include the target's own connections to split"
+            )
+            && !detail.contains("the server likely writes"),
+        "{detail}"
+    );
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(md.contains("on the target's calls to split"), "{md}");
+    // The links apart: foxbench's 4 connections (both ends) and the front end's to the
+    // service; the stall's ACK wait is on the service's sockets alone.
+    let links = cell["tcp"]["links"].as_array().unwrap();
+    assert_eq!(links.len(), 2, "{links:?}");
+    let (client, service) = (&links[0], &links[1]);
+    assert!(
+        client["service"].is_null() && service["service"] == "split",
+        "{links:?}"
+    );
+    assert!(client["sockets_max"].as_u64().unwrap() >= 8, "{client}");
+    assert_eq!(client["delayed_ack_ms"], 40.0, "{client}");
+    let held = |l: &Value| l["held_ack_ms"].as_f64().unwrap();
+    assert!(held(service) >= 8.0 && held(client) < 8.0, "{links:?}");
+    assert!(cell["repeats"][0]["tcp_links"].as_array().unwrap().len() == 2);
+    std::fs::remove_dir_all(&out).unwrap();
+}
