@@ -23,7 +23,7 @@ use report::slo::Slo;
 use report::LoadReport;
 
 use crate::load_cmd::{build_plan, watch, LoadArgs};
-use crate::load_result::{build_report, tcp_report};
+use crate::load_result::{build_report, tcp_report, SocketWatch};
 
 /// The lowest rate the search tries, requests per second (or --start-rate if lower).
 const FLOOR_PER_SEC: f64 = 10.0;
@@ -332,6 +332,7 @@ fn run_window(
     let live = dash.map(|(d, _, _)| d);
     let before = crate::live::Edge::now(live);
     let tcp_before = probe::tcp_counters().ok();
+    let sockets = SocketWatch::start(plan.target.addr, control.clone());
     let started = Instant::now();
     let result = load::run_with_intervals(&plan, &control, &mut |iv| {
         // Rows made here always carry their histogram, so merging them cannot fail.
@@ -356,11 +357,13 @@ fn run_window(
     let tcp_after = probe::tcp_counters().ok();
     control.stop();
     let _ = watcher.join();
+    let (links, sockets_usage) = sockets.finish();
+    let used = used.without(&sockets_usage);
     let result = result.map_err(|e| anyhow!(e.text().worded(&crate::cli::Flags)))?;
     let mut report = build_report(&plan, threads, &result, intervals, &spent, wall);
     report.tcp = tcp_before
         .zip(tcp_after)
-        .map(|(a, b)| tcp_report(&plan, &result, &report, &a, &b));
+        .map(|(a, b)| tcp_report(&plan, &result, &report, &a, &b, &links));
     let verdict = slo.judge(&report, None);
     Ok((report, verdict))
 }

@@ -14,7 +14,7 @@ use load::{
 use crate::agent::{self, AgentFlags};
 use crate::cli::{self, Flags};
 pub use crate::load_args::{LoadArgs, OnOff, SelectArg};
-use crate::load_result::{build_report, tcp_report};
+use crate::load_result::{build_report, tcp_report, SocketWatch};
 use crate::load_series::Observers;
 
 /// The request every line of --urls (or the URL) starts from: method, headers, body.
@@ -208,6 +208,7 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
     agent::wait(start_at, agent.late_ok, &interrupted)?;
     let before = crate::live::Edge::now(live.as_ref());
     let tcp_before = probe::tcp_counters().ok();
+    let sockets = SocketWatch::start(plan.target.addr, control.clone());
     let started_wall = std::time::SystemTime::now();
     let started = Instant::now();
     if let Some(live) = &mut live {
@@ -244,8 +245,10 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
     }
     let spent = before.until(&crate::live::Edge::now(live.as_ref()));
     let tcp_after = probe::tcp_counters().ok();
-    control.stop(); // ends the watcher
+    control.stop(); // ends the watcher and the socket reader
     let _ = watcher.join();
+    let (links, sockets_usage) = sockets.finish();
+    let used = used.without(&sockets_usage);
     let result = result.map_err(|e| anyhow!(e.text().worded(&Flags)))?;
     if result.interval_waits > 0 {
         // Nothing was dropped; the waits delayed requests, which the latencies show.
@@ -265,7 +268,7 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
     report.slo = slo.as_ref().map(|s| s.judge(&report, breach.as_ref()));
     report.tcp = tcp_before
         .zip(tcp_after)
-        .map(|(a, b)| tcp_report(&plan, &result, &report, &a, &b));
+        .map(|(a, b)| tcp_report(&plan, &result, &report, &a, &b, &links));
     let text = report.to_text(&crate::cli::Flags);
     cli::emit(
         cli::JsonTo::json_flag(args.json.as_deref()),

@@ -15,6 +15,7 @@ pub(crate) fn tcp_report(
     report: &LoadReport,
     before: &probe::TcpCounters,
     after: &probe::TcpCounters,
+    links: &[report::tcp::TcpLink],
 ) -> report::tcp::TcpReport {
     let deltas = report::tcp::TcpCounts::from_named(after.since(before).named());
     let loopback = plan.target.addr.ip().is_loopback();
@@ -35,7 +36,54 @@ pub(crate) fn tcp_report(
             .flatten(),
         loopback,
         runtime: report::tcp::Runtime::Other,
+        links,
     })
+}
+
+/// A thread that reads foxbench's own sockets to the target (their `tcp_info`, through
+/// the probe) every 250 ms while a load runs: the delayed-ACK timeout and round trip the
+/// Nagle rule times its band by, and the link's retransmits.
+pub(crate) struct SocketWatch {
+    handle: Option<std::thread::JoinHandle<(probe::LinkSeries, probe::OwnUsage)>>,
+}
+
+impl SocketWatch {
+    const EVERY: Duration = Duration::from_millis(250);
+
+    /// Starts reading the sockets connected to `addr` until `control` stops.
+    pub(crate) fn start(
+        addr: std::net::SocketAddr,
+        control: std::sync::Arc<load::Control>,
+    ) -> SocketWatch {
+        let handle = std::thread::Builder::new()
+            .name("foxbench-sockets".into())
+            .spawn(move || {
+                let mut link = probe::LinkSeries::to(addr);
+                let mut next = std::time::Instant::now() + Self::EVERY;
+                while !control.stopped() {
+                    std::thread::sleep(Duration::from_millis(25));
+                    if std::time::Instant::now() < next {
+                        continue;
+                    }
+                    next += Self::EVERY;
+                    if let Ok(sockets) = probe::tcp_sockets() {
+                        link.push(&sockets);
+                    }
+                }
+                (link, probe::thread_usage())
+            })
+            .ok();
+        SocketWatch { handle }
+    }
+
+    /// The link it saw (none when no reading found a socket), and the CPU its thread used,
+    /// which is not the load generator's.
+    pub(crate) fn finish(self) -> (Vec<report::tcp::TcpLink>, probe::OwnUsage) {
+        let Some((link, usage)) = self.handle.and_then(|h| h.join().ok()) else {
+            return (Vec::new(), probe::OwnUsage::default());
+        };
+        (shootout::tcp_link(None, &link).into_iter().collect(), usage)
+    }
 }
 
 /// The plan in the report's terms, and the report: wiring only.

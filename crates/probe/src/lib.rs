@@ -26,6 +26,10 @@
 //! - [`tcp_counters`] reads the network namespace's TCP counters (`/proc/net/netstat` and
 //!   `/proc/net/snmp`): delayed ACKs, listen overflows, retransmits, memory pressure. They
 //!   are system-wide (per namespace), taken at a window's edges.
+//! - [`tcp_sockets`] reads each TCP socket's `tcp_info` through sock_diag netlink (as `ss
+//!   -ti`): its delayed-ACK timeout, round trips and retransmits, so that one link's
+//!   figures (a [`LinkSeries`]: foxbench to a target, or a target to a service) can be told
+//!   apart from the namespace's.
 //! - [`machine`] reads the machine's settings and limits (`/proc/sys`, `getrlimit`, the CPU
 //!   model, the memory) and [`processes`] the process table: every other crate asks here
 //!   rather than reading `/proc` itself.
@@ -36,10 +40,15 @@ mod cpu;
 pub mod machine;
 mod netstat;
 pub mod processes;
+mod sockets;
 mod waits;
 
 pub use cpu::{system, CpuShare, CpuTicks, SystemStat};
 pub use netstat::{counter_pairs, parse_tcp_counters, tcp_counters, TcpCounters};
+pub use sockets::{
+    tcp_sockets, LinkSeries, LinkWindow, Tally, TcpInfo, TcpSocket, TCP_DELACK_MAX_US,
+    TCP_DELACK_MIN_US,
+};
 pub use waits::{classify, thread_waits, ThreadWait, Wait, WaitHistogram, WCHAN_RULES};
 
 use std::collections::{BTreeMap, HashMap};

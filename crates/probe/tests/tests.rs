@@ -160,3 +160,68 @@ fn a_child_only_tree_counts_its_own() {
     ));
     drop(listener);
 }
+
+/// A server that answers in two writes without TCP_NODELAY, and a client that waits for
+/// each answer before it asks again: the head goes out, the body waits for the client's
+/// delayed ACK. The kernel's figures per socket show both ends of it.
+#[test]
+fn tcp_info_shows_a_delayed_ack_stall_on_the_link_it_happened_on() {
+    use std::io::Read as _;
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let server = std::thread::spawn(move || {
+        let (mut s, _) = listener.accept().unwrap();
+        let mut buf = [0u8; 64];
+        while s.read(&mut buf).is_ok_and(|n| n > 0) {
+            s.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\n")
+                .unwrap();
+            s.write_all(b"hello\n").unwrap();
+        }
+    });
+    let mut client = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    let want = b"HTTP/1.1 200 OK\r\nContent-Length: 6\r\n\r\nhello\n".len();
+    let mut round = || {
+        client.write_all(b"GET / HTTP/1.1\r\n\r\n").unwrap();
+        let mut got = 0;
+        let mut buf = [0u8; 128];
+        while got < want {
+            got += client.read(&mut buf).unwrap();
+        }
+    };
+    // A new connection ACKs its first segments at once (quick ACKs): past those, every
+    // round waits.
+    for _ in 0..16 {
+        round();
+    }
+    let rounds = 12;
+    let mut link = probe::LinkSeries::new(port);
+    let started = Instant::now();
+    for _ in 0..rounds {
+        round();
+        link.push(&probe::tcp_sockets().expect("sock_diag answers"));
+    }
+    let elapsed = started.elapsed();
+    let w = link.window();
+    // Both ends of the one connection (the tests beside it may leave a closing socket
+    // whose port number this listener reused).
+    assert!(w.sockets_max >= 2, "{w:?}");
+    assert!(w.data_segments >= 3 * (rounds - 1), "{w:?}");
+    assert_eq!(w.retransmits, 0, "{w:?}");
+    // The client end's delayed-ACK timeout is the kernel's 40 ms on loopback.
+    assert_eq!(w.delayed_ack_us, Some(probe::TCP_DELACK_MIN_US), "{w:?}");
+    assert!(
+        w.ato_us.is_some_and(|a| a >= probe::TCP_DELACK_MIN_US),
+        "{w:?}"
+    );
+    assert!(w.min_rtt_us.is_some_and(|r| r < 5_000), "{w:?}");
+    // The stalls: most rounds waited for the delayed ACK, and the server end's round trip
+    // carries the wait (its head's ACK came late, its body's did not: a smoothed mean of
+    // both, a few ms against the microseconds of a loopback round trip).
+    assert!(
+        elapsed >= Duration::from_millis(35 * rounds),
+        "{elapsed:?} for {rounds} rounds"
+    );
+    assert!(w.held_ack_us.is_some_and(|h| h >= 2_000), "{w:?}");
+    drop(client);
+    server.join().unwrap();
+}

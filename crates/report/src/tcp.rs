@@ -6,6 +6,17 @@
 //! reads `/proc/net/netstat` and `/proc/net/snmp` before and after), so other traffic in
 //! the namespace adds to them; the rules ask for rates per request that a stray
 //! connection does not reach.
+//!
+//! Where the probe also read the sockets themselves ([`TcpLink`]: the kernel's `tcp_info`
+//! per socket), the rules take what belongs to one link from there: the delayed-ACK
+//! timeout and round trip of the client's sockets (the Nagle rule's timing), which link's
+//! data waited for ACKs, and which link retransmitted. What only the namespace counts
+//! (DelayedACKs, ListenOverflows, ...) is said to be the namespace's when a target's
+//! traffic to its services shares it.
+
+mod link;
+
+pub use link::{DelayedAckWait, TcpLink};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -102,6 +113,11 @@ pub struct TcpReport {
     pub per_request: Option<TcpCounts<f64>>,
     /// What the rules found, most specific first; empty when nothing crossed a rule.
     pub warnings: Vec<TcpWarning>,
+    /// Each link's own figures, from its sockets' `tcp_info`: foxbench's connections to
+    /// the server, and a target's to each of its services. Empty when the sockets were
+    /// not read (results from before they were).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub links: Vec<TcpLink>,
 }
 
 /// One rule that fired, with its evidence in words.
@@ -151,8 +167,6 @@ pub enum Runtime {
 
 /// Delayed ACKs per completed response from which a Nagle stall is considered.
 pub const NAGLE_ACKS_PER_REQUEST: f64 = 0.5;
-/// Linux's delayed-ACK timer (`TCP_DELACK_MIN`), ms.
-pub const DELAYED_ACK_MS: f64 = 40.0;
 /// Share of responses whose latency sits at the delayed-ACK timer or a multiple of it, from
 /// which the latency counts as clustered there.
 pub const CLUSTER_SHARE: f64 = 0.5;
@@ -195,19 +209,59 @@ pub struct Evidence<'a> {
     pub loopback: bool,
     /// What runs the server.
     pub runtime: Runtime,
+    /// The links' own figures ([`TcpLink`]): foxbench's to the server (no service), and a
+    /// target's to its services; empty when the sockets were not read.
+    pub links: &'a [TcpLink],
 }
 
-/// The share of `latency`'s responses within the band of the delayed-ACK timer or one of
-/// its first five multiples (from 2 ms under to 10 ms over each: the timer plus a short
-/// service time; a queue's latency spread wider rarely sits there).
-pub fn delayed_ack_share(latency: &stats::Latency) -> f64 {
+impl Evidence<'_> {
+    /// foxbench's link to the server, when its sockets were read.
+    fn client_link(&self) -> Option<&TcpLink> {
+        self.links.iter().find(|l| l.service.is_none())
+    }
+
+    /// The links to a target's services.
+    fn service_links(&self) -> impl Iterator<Item = &TcpLink> {
+        self.links.iter().filter(|l| l.service.is_some())
+    }
+
+    /// The delayed-ACK wait of the client's sockets as the kernel reported it, else
+    /// Linux's 40 ms.
+    pub fn delayed_ack_wait(&self) -> DelayedAckWait {
+        self.client_link()
+            .and_then(DelayedAckWait::of)
+            .unwrap_or(DelayedAckWait::LINUX_MIN)
+    }
+
+    /// Said after a detail drawn from the namespace's counters when a target's traffic to
+    /// its services moved them too: empty otherwise.
+    fn namespace_note(&self) -> String {
+        let services: Vec<&str> = self
+            .service_links()
+            .filter_map(|l| l.service.as_deref())
+            .collect();
+        if services.is_empty() {
+            return String::new();
+        }
+        format!(
+            "; these TcpExt and Tcp counters are the network namespace's: they include the target's own connections to {}, which they cannot tell apart from foxbench's to the target",
+            services.join(", ")
+        )
+    }
+}
+
+/// The share of `latency`'s responses within the band of a Nagle stall behind one to five
+/// delayed ACKs of `wait` ([`DelayedAckWait::stall_ms`]: the timeout and the round trips;
+/// from 2 ms under to 10 ms over each, the timer plus a short service time; a queue's
+/// latency spread wider rarely sits there).
+pub fn delayed_ack_share(latency: &stats::Latency, wait: &DelayedAckWait) -> f64 {
     if latency.is_empty() {
         return 0.0;
     }
     let hits: u64 = (1..=5u64)
         .map(|k| {
-            let t_ns = DELAYED_ACK_MS as u64 * 1_000_000 * k;
-            latency.count_between(t_ns - 2_000_000, t_ns + 10_000_000)
+            let t_ns = (wait.stall_ms(k) * 1e6) as u64;
+            latency.count_between(t_ns.saturating_sub(2_000_000), t_ns + 10_000_000)
         })
         .sum();
     hits as f64 / latency.len() as f64
@@ -225,6 +279,7 @@ pub fn report(e: &Evidence) -> TcpReport {
         deltas: *e.deltas,
         per_request: (e.completed > 0).then(|| e.deltas.map(|v| v as f64 / per)),
         warnings: findings(e),
+        links: e.links.to_vec(),
     }
 }
 
@@ -247,24 +302,100 @@ fn nagle(e: &Evidence) -> Option<TcpWarning> {
     }
     let d = e.deltas;
     let per = d.delayed_acks as f64 / e.completed as f64;
-    let share = delayed_ack_share(e.latency);
+    let wait = e.delayed_ack_wait();
+    let share = delayed_ack_share(e.latency, &wait);
     if per < NAGLE_ACKS_PER_REQUEST || share < CLUSTER_SHARE {
         return None;
     }
     let p50 = human_us(e.latency.percentile_ns(50.0) as f64 / 1e3);
+    if let Some(link) = stalled_service(e) {
+        return Some(TcpWarning {
+            kind: TcpFinding::Nagle,
+            detail: service_nagle(e, link, per, &p50, share),
+        });
+    }
     let jvm = match e.runtime {
         Runtime::Jvm => "; on a JVM with com.sun.net.httpserver: -Dsun.net.httpserver.nodelay=true",
         Runtime::Other => "",
     };
-    Some(TcpWarning {
-        kind: TcpFinding::Nagle,
-        detail: format!(
-            "{per:.2} delayed ACKs per request with p50 {p50}: the server likely writes responses in several segments without TCP_NODELAY (Nagle); each waits for the client's delayed ACK (~40 ms) (TcpExt DelayedACKs {} over {} responses, {:.0}% of latencies at the 40 ms timer or a multiple); fix: set TCP_NODELAY on the server's sockets{jvm}",
+    let detail = match wait.ato_ms {
+        // The kernel's own timing, read from the client's sockets.
+        Some(ato) => format!(
+            "{per:.2} delayed ACKs per request with p50 {p50}: the server likely writes responses in several segments without TCP_NODELAY (Nagle); each waits for the client's delayed ACK of {} (the kernel's timeout on the client's sockets: ato {}, bounded by the round trip){} (TcpExt DelayedACKs {} over {} responses, {:.0}% of latencies at {} or a multiple); fix: set TCP_NODELAY on the server's sockets{jvm}{}",
+            ms(wait.wait_ms),
+            ms(ato),
+            round_trips(&wait),
             d.delayed_acks,
             e.completed,
-            share * 100.0
+            share * 100.0,
+            ms(wait.stall_ms(1)),
+            e.namespace_note()
         ),
+        None => format!(
+            "{per:.2} delayed ACKs per request with p50 {p50}: the server likely writes responses in several segments without TCP_NODELAY (Nagle); each waits for the client's delayed ACK (~40 ms) (TcpExt DelayedACKs {} over {} responses, {:.0}% of latencies at the 40 ms timer or a multiple); fix: set TCP_NODELAY on the server's sockets{jvm}{}",
+            d.delayed_acks,
+            e.completed,
+            share * 100.0,
+            e.namespace_note()
+        ),
+    };
+    Some(TcpWarning {
+        kind: TcpFinding::Nagle,
+        detail,
     })
+}
+
+/// A time in ms as details write it: `40 ms`, `10.2 ms`.
+fn ms(v: f64) -> String {
+    if (v - v.round()).abs() < 0.05 {
+        format!("{v:.0} ms")
+    } else {
+        format!("{v:.1} ms")
+    }
+}
+
+/// The round trips a stall adds beyond the wait, when the path has one worth naming.
+fn round_trips(wait: &DelayedAckWait) -> String {
+    if wait.rtt_ms < 1.0 {
+        return String::new();
+    }
+    format!(
+        ", after the request's round trip and before the released segment's ({} each): {} a stall",
+        ms(wait.rtt_ms),
+        ms(wait.stall_ms(1))
+    )
+}
+
+/// How long a link's server ends' data must have waited for ACKs beyond the round trip,
+/// ms, to be the link a Nagle stall sits on: a fifth of the delayed-ACK timeout.
+const HELD_ACK_MS: f64 = 8.0;
+
+/// The service link whose data waited for delayed ACKs while foxbench's link's did not: the
+/// Nagle stall is the target's calls to that service, not the target's answers.
+fn stalled_service<'e>(e: &'e Evidence) -> Option<&'e TcpLink> {
+    let client_held = e.client_link()?.held_ack_ms?;
+    let worst = e
+        .service_links()
+        .filter(|l| l.held_ack_ms.is_some_and(|h| h >= HELD_ACK_MS))
+        .max_by(|a, b| {
+            let held = |l: &TcpLink| l.held_ack_ms.unwrap_or(0.0);
+            held(a).total_cmp(&held(b))
+        })?;
+    (client_held < HELD_ACK_MS).then_some(worst)
+}
+
+fn service_nagle(e: &Evidence, link: &TcpLink, per: f64, p50: &str, share: f64) -> String {
+    let service = link.service.as_deref().unwrap_or_default();
+    format!(
+        "{per:.2} delayed ACKs per request with p50 {p50}, on the target's calls to {service}: {service}'s sockets' data waited {} for ACKs beyond the round trip, the target's answers to foxbench {}; {service} likely writes responses in several segments without TCP_NODELAY (Nagle) and each waits for the target's delayed ACK (TcpExt DelayedACKs {} over {} responses, {:.0}% of latencies at {} or a multiple){}; fix: set TCP_NODELAY on {service}'s sockets",
+        ms(link.held_ack_ms.unwrap_or(0.0)),
+        ms(e.client_link().and_then(|l| l.held_ack_ms).unwrap_or(0.0)),
+        e.deltas.delayed_acks,
+        e.completed,
+        share * 100.0,
+        ms(e.delayed_ack_wait().stall_ms(1)),
+        e.namespace_note()
+    )
 }
 
 fn listen_overflow(e: &Evidence) -> Option<TcpWarning> {
@@ -293,8 +424,12 @@ fn listen_overflow(e: &Evidence) -> Option<TcpWarning> {
     Some(TcpWarning {
         kind: TcpFinding::ListenOverflow,
         detail: format!(
-            "the server's accept queue overflowed: TcpExt ListenOverflows {}, ListenDrops {}, TCPSynRetrans {}, SyncookiesSent {}{connects}; the server accepts too slowly for its listen backlog: raise the backlog it passes to listen() and net.core.somaxconn{somaxconn}, which caps it",
-            d.listen_overflows, d.listen_drops, d.tcp_syn_retrans, d.syncookies_sent
+            "the server's accept queue overflowed: TcpExt ListenOverflows {}, ListenDrops {}, TCPSynRetrans {}, SyncookiesSent {}{connects}; the server accepts too slowly for its listen backlog: raise the backlog it passes to listen() and net.core.somaxconn{somaxconn}, which caps it{}",
+            d.listen_overflows,
+            d.listen_drops,
+            d.tcp_syn_retrans,
+            d.syncookies_sent,
+            e.namespace_note()
         ),
     })
 }
@@ -314,8 +449,12 @@ fn memory_pressure(e: &Evidence) -> Option<TcpWarning> {
     Some(TcpWarning {
         kind: TcpFinding::MemoryPressure,
         detail: format!(
-            "TCP was short of socket memory: TcpExt TCPMemoryPressures {}, RcvPruned {}, TCPAbortOnMemory {}, TCPBacklogDrop {}; the waits are the kernel's, not the server's CPU: check net.ipv4.tcp_mem and net.ipv4.tcp_rmem/tcp_wmem, and the machine's free memory",
-            d.tcp_memory_pressures, d.tcp_rcv_pruned, d.tcp_abort_on_memory, d.tcp_backlog_drop
+            "TCP was short of socket memory: TcpExt TCPMemoryPressures {}, RcvPruned {}, TCPAbortOnMemory {}, TCPBacklogDrop {}; the waits are the kernel's, not the server's CPU: check net.ipv4.tcp_mem and net.ipv4.tcp_rmem/tcp_wmem, and the machine's free memory{}",
+            d.tcp_memory_pressures,
+            d.tcp_rcv_pruned,
+            d.tcp_abort_on_memory,
+            d.tcp_backlog_drop,
+            e.namespace_note()
         ),
     })
 }
@@ -340,14 +479,37 @@ fn retransmits(e: &Evidence) -> Option<TcpWarning> {
     Some(TcpWarning {
         kind: TcpFinding::Retransmits,
         detail: format!(
-            "{data} segments retransmitted (Tcp RetransSegs {} less TCPSynRetrans {} and TCPLossProbes {}), {:.3} per request, TCPTimeouts {}: {where_}; the waits are retransmit timers, not the server's CPU",
+            "{data} segments retransmitted (Tcp RetransSegs {} less TCPSynRetrans {} and TCPLossProbes {}), {:.3} per request, TCPTimeouts {}: {where_}; the waits are retransmit timers, not the server's CPU{}{}",
             d.retrans_segs,
             d.tcp_syn_retrans,
             d.tcp_loss_probes,
             data as f64 / e.completed.max(1) as f64,
-            d.tcp_timeouts
+            d.tcp_timeouts,
+            retransmits_by_link(e),
+            e.namespace_note()
         ),
     })
+}
+
+/// Where the sockets retransmitted, link by link, when more than one link was read: `; per
+/// socket (tcp_info): foxbench→server 3 of 20,000 data segments, target→hello 950 of 20,400`.
+fn retransmits_by_link(e: &Evidence) -> String {
+    if e.links.len() < 2 {
+        return String::new();
+    }
+    let each: Vec<String> = e
+        .links
+        .iter()
+        .map(|l| {
+            format!(
+                "{} {} of {} data segments",
+                l.name(),
+                l.retransmits,
+                l.data_segments
+            )
+        })
+        .collect();
+    format!("; per socket (tcp_info): {}", each.join(", "))
 }
 
 #[cfg(test)]

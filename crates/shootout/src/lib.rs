@@ -38,4 +38,4 @@ pub mod wording;
 
 /// The HTTP/2 section of a report from the engine's counts: one for `foxbench load` and the
 /// shootout's cells.
-pub use window::http2_report;
+pub use window::{http2_report, tcp_link};

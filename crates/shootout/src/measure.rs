@@ -402,6 +402,7 @@ impl Meter<'_> {
             capped,
             service_peaks,
             service_connections,
+            tcp_links,
             service_active,
             probe_usage,
             view_usage,
@@ -455,6 +456,13 @@ impl Meter<'_> {
         });
         rep.services = services;
         rep.tcp = tcp0.zip(tcp1).map(|(a, b)| window::tcp_delta(&a, &b));
+        // foxbench's link first, then each service's, in the services' order.
+        let names =
+            std::iter::once(None).chain(self.services.iter().map(|p| Some(p.name.as_str())));
+        rep.tcp_links = names
+            .zip(&tcp_links)
+            .filter_map(|(name, link)| window::tcp_link(name, link))
+            .collect();
         rep.service_connections = self
             .services
             .iter()

@@ -93,6 +93,9 @@ pub(crate) struct Probed {
     pub(crate) service_peaks: Vec<(u64, u64)>,
     /// The target's connections to each service's port over the samples.
     pub(crate) service_connections: Vec<probe::ConnectionSeries>,
+    /// The sockets of foxbench's link to the target, then of the target's link to each
+    /// service, over the samples (their `tcp_info`).
+    pub(crate) tcp_links: Vec<probe::LinkSeries>,
     /// Each service's `active` readings (empty without the command).
     pub(crate) service_active: Vec<Vec<u64>>,
     /// The CPU of the probe's threads (sampler, `active` reader, thread dumps).
@@ -121,6 +124,10 @@ impl Meter<'_> {
         let servers = self.server_cpus.max(1) as f64;
         let service_pids: Vec<i32> = self.services.iter().map(|p| p.pid).collect();
         let service_ports: Vec<u16> = self.services.iter().map(|p| p.addr.port()).collect();
+        let mut links: Vec<probe::LinkSeries> = std::iter::once(plan.target.addr.port())
+            .chain(service_ports.iter().copied())
+            .map(probe::LinkSeries::new)
+            .collect();
         let sampler = {
             let (control, done, capped) = (control.clone(), done.clone(), capped.clone());
             std::thread::Builder::new()
@@ -183,6 +190,12 @@ impl Meter<'_> {
                                     peak.1 = peak.1.max(u64::from(s.threads));
                                 }
                             }
+                            // Each link's sockets, by the kernel (one dump for all).
+                            if let Ok(sockets) = probe::tcp_sockets() {
+                                for link in &mut links {
+                                    link.push(&sockets);
+                                }
+                            }
                             // How full the target's pool to each service is.
                             for (pool, &port) in pools.iter_mut().zip(&service_ports) {
                                 if let Ok(c) = probe::connections(root, probe::Peer::Remote(port)) {
@@ -216,7 +229,7 @@ impl Meter<'_> {
                     let (dumps, dump_usage) =
                         dumper.and_then(|h| h.join().ok()).unwrap_or_default();
                     let usage = probe::thread_usage().plus(&dump_usage);
-                    (series, waits, dumps, peaks, pools, usage)
+                    (series, waits, dumps, peaks, pools, links, usage)
                 })
                 .map_err(CellFailure::ProbeThread)?
         };
@@ -246,7 +259,7 @@ impl Meter<'_> {
         });
         let intervals = intervals.into_rows();
         done.store(true, Ordering::Relaxed);
-        let (series, waits, dumps, service_peaks, service_connections, sampler_usage) =
+        let (series, waits, dumps, service_peaks, service_connections, tcp_links, sampler_usage) =
             sampler.join().unwrap_or_default();
         let (service_active, active_usage) = active.and_then(|h| h.join().ok()).unwrap_or_default();
         Ok(Probed {
@@ -258,6 +271,7 @@ impl Meter<'_> {
             capped: capped.load(Ordering::Relaxed),
             service_peaks,
             service_connections,
+            tcp_links,
             service_active,
             probe_usage: sampler_usage.plus(&active_usage),
             view_usage,

@@ -8,7 +8,7 @@ use report::shootout::{
     ClientWindow, CpuUse, Handshakes, ProbePoint, ProcessCpu, Repeat, ServerWindow, SystemWindow,
     ThreadWaits, WchanCount,
 };
-use report::tcp::TcpCounts;
+use report::tcp::{TcpCounts, TcpLink};
 
 /// The server tree read at one edge of a measured window.
 #[derive(Debug, Clone)]
@@ -262,6 +262,7 @@ pub fn repeat(
         services: Vec::new(),
         service_connections: Vec::new(),
         tcp: None,
+        tcp_links: Vec::new(),
         connect_hdr_base64: (!res.connect.is_empty()).then(|| res.connect.to_base64()),
         service_hdr_base64: (!res.service.is_empty()).then(|| res.service.to_base64()),
         http2: None,
@@ -302,6 +303,29 @@ pub fn http2_report(res: &RunResult, protocol: load::Protocol) -> Option<report:
         goaway: by_code(&h.goaway_received),
         stream_window: u64::from(opts.window),
         connection_window: u64::from(opts.connection_window),
+    })
+}
+
+/// One link's sockets over a window ([`probe::LinkSeries`]) as the report holds them: the
+/// target's connections to `service`, or foxbench's own (`None`); `None` when no reading
+/// saw any of its sockets.
+pub fn tcp_link(service: Option<&str>, link: &probe::LinkSeries) -> Option<TcpLink> {
+    let w = link.window();
+    if w.sockets_max == 0 {
+        return None;
+    }
+    let ms = |us: Option<u32>| us.map(|v| f64::from(v) / 1e3);
+    Some(TcpLink {
+        service: service.map(str::to_string),
+        port: link.port(),
+        readings: u64::from(w.readings),
+        sockets_max: u64::from(w.sockets_max),
+        retransmits: w.retransmits,
+        data_segments: w.data_segments,
+        delayed_ack_ms: ms(w.delayed_ack_us),
+        ato_ms: ms(w.ato_us),
+        min_rtt_ms: ms(w.min_rtt_us),
+        held_ack_ms: ms(w.held_ack_us),
     })
 }
 

@@ -3,7 +3,9 @@
 //! `foxbench load`; the same server with TCP_NODELAY gets neither; a server with
 //! `listen(fd, 1)` that accepts slowly is `listen-overflow`; `--find-max` reads them per
 //! window, and so does a shootout capacity level, on the service time: a window far above
-//! capacity is still `nagle`.
+//! capacity is still `nagle`. Over a path with a round trip (two namespaces joined through
+//! a delay line), the stall is timed by the kernel's own delayed-ACK timeout and round trip
+//! as read from foxbench's sockets.
 //!
 //! The counters are per network namespace and other tests run beside these, so each test
 //! runs its server and foxbench in a namespace of its own (`ip netns`, root): nothing else
@@ -66,15 +68,23 @@ impl InNetns for Netns {
 
 /// The test server, built with the system's C compiler into a fresh directory.
 fn build(what: &str) -> Option<PathBuf> {
+    compile(what, "tcp_server")
+}
+
+/// `tests/data/netdiag/NAME.c`, built with the system's C compiler into a fresh directory.
+fn compile(what: &str, name: &str) -> Option<PathBuf> {
     let cc = testkit::require("cc", &["/usr/bin/cc"], "apt-get install gcc")?;
-    let dir = std::env::temp_dir().join(format!("foxbench-netdiag-{}-{what}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!(
+        "foxbench-netdiag-{}-{what}-{name}",
+        std::process::id()
+    ));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let bin = dir.join("tcp_server");
+    let bin = dir.join(name);
     let out = Command::new(cc)
         .args(["-O2", "-pthread", "-o"])
         .arg(&bin)
-        .arg(data().join("tcp_server.c"))
+        .arg(data().join(format!("{name}.c")))
         .output()
         .unwrap();
     assert!(
@@ -379,5 +389,213 @@ fn shootout_names_nagle_and_a_listen_overflow_and_not_tcp_nodelay() {
         md.contains("nagle") && md.contains("listen-overflow"),
         "{md}"
     );
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+/// A client namespace and a server namespace, each with a veth pair to a third in which a
+/// delay line (`tests/data/netdiag/delayline.c`) holds every frame `delay_ms` each way: a
+/// path with a round trip of twice that, real TCP at both ends.
+struct Wire {
+    client: Netns,
+    server: Netns,
+    _wire: Netns,
+}
+
+const CLIENT_IP: &str = "10.77.0.1";
+const SERVER_IP: &str = "10.77.0.2";
+
+impl Wire {
+    fn new(what: &str, delayline: &Path, delay_ms: u32) -> Option<Wire> {
+        let client = Netns::new(&format!("{what}c"))?;
+        let server = Netns::new(&format!("{what}s"))?;
+        let mut wire = Netns::new(&format!("{what}w"))?;
+        let ip = |args: &[&str]| {
+            let o = Command::new("ip").args(args).output().unwrap();
+            assert!(o.status.success(), "ip {args:?}: {o:?}");
+        };
+        for (ns, end, mid, addr) in [
+            (&client, "c0", "cm", CLIENT_IP),
+            (&server, "s0", "sm", SERVER_IP),
+        ] {
+            ip(&[
+                "link",
+                "add",
+                mid,
+                "netns",
+                wire.name(),
+                "type",
+                "veth",
+                "peer",
+                "name",
+                end,
+                "netns",
+                ns.name(),
+            ]);
+            ip(&[
+                "-n",
+                ns.name(),
+                "addr",
+                "add",
+                &format!("{addr}/24"),
+                "dev",
+                end,
+            ]);
+            ip(&["-n", ns.name(), "link", "set", end, "up"]);
+            ip(&["-n", wire.name(), "link", "set", mid, "up"]);
+        }
+        let mut child = wire
+            .exec()
+            .arg(delayline)
+            .args(["cm", "sm", &delay_ms.to_string()])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        assert_eq!(line.trim(), "ready", "delayline");
+        wire.adopt(child);
+        Some(Wire {
+            client,
+            server,
+            _wire: wire,
+        })
+    }
+}
+
+/// Issue 36: the Nagle rule looked for latencies at Linux's 40 ms delayed-ACK timer and its
+/// multiples, so a stall over a path with a round trip went unnamed: one connection to a
+/// server 10 ms away that answers in two writes waits a round trip for the head, the
+/// client's delayed ACK, and a round trip for the body, a p50 of ~64 ms, outside every
+/// 40 ms band. The rule now takes the delayed-ACK timeout and the round trip from the
+/// kernel's figures for foxbench's own sockets (`tcp_info` through sock_diag).
+#[test]
+fn issue_36_delayed_ack_wait_from_a_40ms_constant() {
+    let Some(server) = build("path") else { return };
+    let Some(delayline) = compile("path", "delayline") else {
+        return;
+    };
+    let Some(mut wire) = Wire::new("path", &delayline, 5) else {
+        return;
+    };
+    let mut child = wire
+        .server
+        .exec()
+        .arg(&server)
+        .args(["8080", "split", "0", SERVER_IP])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert_eq!(line.trim(), "listening");
+    wire.server.adopt(child);
+
+    let url = format!("http://{SERVER_IP}:8080/");
+    let o = wire
+        .client
+        .foxbench(&["load", "--json", "-", "-c", "1", "-d", "2s", &url]);
+    let text = String::from_utf8_lossy(&o.stderr).to_string();
+    assert!(o.status.success(), "{text}");
+    let v = result(&o.stdout);
+    let link = &v["tcp"]["links"][0];
+    let (ato, wait, rtt) = (
+        link["ato_ms"].as_f64().unwrap(),
+        link["delayed_ack_ms"].as_f64().unwrap(),
+        link["min_rtt_ms"].as_f64().unwrap(),
+    );
+    // The path's round trip is the delay line's, and the kernel's timeout its 40 ms: the
+    // round trip bounds a longer ato to 40 ms.
+    assert!((10.0..15.0).contains(&rtt), "{link}");
+    assert!(ato >= 40.0 && wait == 40.0, "{link}");
+    let p50 = v["latency"]["percentiles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["percentile"] == 50.0)
+        .unwrap()["value_us"]
+        .as_f64()
+        .unwrap();
+    assert!(
+        p50 > 55_000.0,
+        "two round trips and the delayed ACK, past the 40 ms band: {p50} µs"
+    );
+    assert_eq!(warnings(&v), ["nagle"], "{text}");
+    assert!(
+        text.contains("waits for the client's delayed ACK of 40 ms (the kernel's timeout on the client's sockets: ato ")
+            && text.contains(", after the request's round trip and before the released segment's ("),
+        "{text}"
+    );
+}
+
+/// A front end whose service answers in two writes without TCP_NODELAY: every request
+/// waits for the front end's delayed ACK on its call to the service. The namespace's
+/// counters (DelayedACKs about one per response) cannot say which link that was, and the
+/// Nagle rule blamed the front end's own answers ("the server likely writes responses in
+/// several segments"). The sockets can: the service's data waited for its ACKs, the front
+/// end's answers to foxbench did not. The cell names the service link, its links are
+/// apart in `tcp.links`, and the counters are said to be the namespace's.
+#[test]
+fn nagle_on_a_service_link_was_blamed_on_the_target() {
+    if testkit::require("cc", &["/usr/bin/cc"], "apt-get install gcc").is_none()
+        || testkit::require("python3", &["/usr/bin/python3"], "apt-get install python3").is_none()
+    {
+        return;
+    }
+    let Some(ns) = Netns::new("tiers") else {
+        return;
+    };
+    let out = std::env::temp_dir().join(format!("foxbench-netdiag-{}-tiers", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    // The suite's root is tests/data: the service is built from netdiag/, the front end is
+    // the services tests' own (tiers/front.py).
+    let o = Shootout::new("tiers.toml", &out)
+        .dir(&data())
+        .root("..")
+        .netns(&ns)
+        .run();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    let v = super::shootout::results_of(&out);
+    let cell = &super::shootout::target_of(&v, "front")["cells"][0];
+    // The verdict is the waiting rules' (the front end's threads wait on the service, which
+    // comes first); the kernel's finding rides with it in the TCP report and the notes.
+    let nagle = cell["tcp"]["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["kind"] == "nagle")
+        .unwrap_or_else(|| panic!("no nagle warning: {}", cell["tcp"]));
+    let detail = nagle["detail"].as_str().unwrap();
+    assert!(
+        detail.contains("on the target's calls to split: split's sockets' data waited ")
+            && detail.contains("fix: set TCP_NODELAY on split's sockets")
+            && detail.contains(
+                "these TcpExt and Tcp counters are the network namespace's: they include the target's own connections to split"
+            )
+            && !detail.contains("the server likely writes"),
+        "{detail}"
+    );
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(md.contains("on the target's calls to split"), "{md}");
+    // The links apart: foxbench's 4 connections (both ends) and the front end's to the
+    // service; the stall's ACK wait is on the service's sockets alone.
+    let links = cell["tcp"]["links"].as_array().unwrap();
+    assert_eq!(links.len(), 2, "{links:?}");
+    let (client, service) = (&links[0], &links[1]);
+    assert!(
+        client["service"].is_null() && service["service"] == "split",
+        "{links:?}"
+    );
+    assert!(client["sockets_max"].as_u64().unwrap() >= 8, "{client}");
+    assert_eq!(client["delayed_ack_ms"], 40.0, "{client}");
+    let held = |l: &Value| l["held_ack_ms"].as_f64().unwrap();
+    assert!(held(service) >= 8.0 && held(client) < 8.0, "{links:?}");
+    assert!(cell["repeats"][0]["tcp_links"].as_array().unwrap().len() == 2);
     std::fs::remove_dir_all(&out).unwrap();
 }

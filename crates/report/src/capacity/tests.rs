@@ -35,6 +35,7 @@ fn window(sent: u64, kinds: Option<&[TcpFinding]>) -> CapacityWindow {
                     detail: format!("{} at {sent}", kind.as_str()),
                 })
                 .collect(),
+            links: Vec::new(),
         }),
     }
 }

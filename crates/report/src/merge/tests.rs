@@ -388,6 +388,7 @@ fn merge_drops_the_first_agents_tcp_counters() {
             somaxconn: None,
             loopback: true,
             runtime: crate::tcp::Runtime::Other,
+            links: &[],
         }));
     }
     let m = merge(&s, Options::default()).unwrap();

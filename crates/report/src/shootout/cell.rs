@@ -156,6 +156,11 @@ pub struct Repeat {
     /// namespace's); absent in results written before they were read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tcp: Option<crate::tcp::TcpCounts<u64>>,
+    /// Each link's own figures from its sockets (`tcp_info`, read by the probe through the
+    /// repeat): foxbench's connections to the target, and the target's to each service.
+    /// Empty in results from before the sockets were read.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tcp_links: Vec<crate::tcp::TcpLink>,
     /// This repeat's connect times (HdrHistogram compressed V2, base64, ns); absent when no
     /// connection was opened, and in results written before.
     #[serde(default, skip_serializing_if = "Option::is_none")]

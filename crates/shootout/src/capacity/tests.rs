@@ -101,6 +101,7 @@ fn a_window_is_judged_on_its_whole_histogram_and_counts() {
         services: Vec::new(),
         service_connections: Vec::new(),
         tcp: None,
+        tcp_links: Vec::new(),
         connect_hdr_base64: None,
         service_hdr_base64: None,
         http2: None,

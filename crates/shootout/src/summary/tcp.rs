@@ -2,7 +2,7 @@
 //! rules' findings on them; no I/O.
 
 use report::shootout::{CellSummary, Repeat};
-use report::tcp::{Evidence, Runtime, TcpCounts, TcpReport};
+use report::tcp::{Evidence, Runtime, TcpCounts, TcpLink, TcpReport};
 use stats::Latency;
 
 use super::{figures, summarize};
@@ -29,7 +29,8 @@ impl Default for Net {
 /// The TCP counters of the repeats that read them, added up, and the rules' findings on
 /// them with the cell's merged latency and connect times; `None` when no repeat read them.
 /// In the open model (`rate` levels, capacity windows) the rules read the repeats' merged
-/// service time instead, as `foxbench load` does. The shootout runs on loopback.
+/// service time instead, as `foxbench load` does. The shootout runs on loopback. The
+/// repeats' links ([`TcpLink`], each link's own sockets) are merged beside the counters.
 pub fn tcp_report(
     reps: &[Repeat],
     s: &CellSummary,
@@ -62,6 +63,12 @@ pub fn tcp_report(
         service
     };
     let connect = merged(|r| r.connect_hdr_base64.as_deref());
+    let links = TcpLink::merge(
+        &read
+            .iter()
+            .map(|r| r.tcp_links.as_slice())
+            .collect::<Vec<_>>(),
+    );
     Some(report::tcp::report(&Evidence {
         deltas: &deltas,
         completed: read.iter().map(|r| r.requests.completed).sum(),
@@ -71,6 +78,7 @@ pub fn tcp_report(
         somaxconn: net.somaxconn,
         loopback: true,
         runtime: net.runtime,
+        links: &links,
     }))
 }
 

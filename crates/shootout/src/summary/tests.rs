@@ -71,6 +71,7 @@ pub(super) fn rep(rps: f64, latencies_ns: &[u64], server: ServerWindow) -> Repea
         services: Vec::new(),
         service_connections: Vec::new(),
         tcp: None,
+        tcp_links: Vec::new(),
         connect_hdr_base64: None,
         service_hdr_base64: None,
         http2: None,

@@ -7,10 +7,12 @@
  *   tcp_server PORT slow 0    listen(fd, 1), accepts one connection every 20 ms, answers one
  *                             request and closes: the accept queue overflows under load.
  *
+ * An optional fourth argument is the address to listen on (default 127.0.0.1).
  * It prints "listening" once it listens; a thread per connection for "split".
  * Build: cc -O2 -pthread -o tcp_server tcp_server.c
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
@@ -72,8 +74,8 @@ static void *serve_split(void *arg) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 4) {
-        fprintf(stderr, "usage: tcp_server PORT split|slow NODELAY(0|1)\n");
+    if (argc != 4 && argc != 5) {
+        fprintf(stderr, "usage: tcp_server PORT split|slow NODELAY(0|1) [ADDR]\n");
         return 2;
     }
     /* A client that closes mid-response must not end the server. */
@@ -87,6 +89,10 @@ int main(int argc, char **argv) {
     a.sin_family = AF_INET;
     a.sin_port = htons((unsigned short)atoi(argv[1]));
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (argc == 5 && inet_pton(AF_INET, argv[4], &a.sin_addr) != 1) {
+        fprintf(stderr, "tcp_server: not an IPv4 address: %s\n", argv[4]);
+        return 2;
+    }
     if (bind(ls, (struct sockaddr *)&a, sizeof a) != 0 || listen(ls, slow ? 1 : 512) != 0) {
         perror("tcp_server: bind/listen");
         return 1;

@@ -55,6 +55,7 @@ fn tcp_warnings_the_verdict_did_not_name_follow_it() {
         deltas: Default::default(),
         per_request: None,
         warnings: vec![warn(TcpFinding::Nagle)],
+        links: Vec::new(),
     });
     assert_eq!(c.why_with_notes("pool".into()), "pool; TCP nagle: evidence");
     // The verdict's own warning is its detail already.

@@ -122,3 +122,57 @@ fn open_model_windows_judge_nagle_on_service_time_not_the_queued_latency() {
         report::shootout::Bottleneck::Nagle
     );
 }
+
+fn link(service: Option<&str>, retransmits: u64, held_ack_ms: f64) -> report::tcp::TcpLink {
+    report::tcp::TcpLink {
+        service: service.map(str::to_string),
+        port: if service.is_some() { 9000 } else { 8080 },
+        readings: 6,
+        sockets_max: 20,
+        retransmits,
+        data_segments: 500,
+        delayed_ack_ms: service.is_none().then_some(40.0),
+        ato_ms: service.is_none().then_some(40.0),
+        min_rtt_ms: service.is_none().then_some(0.03),
+        held_ack_ms: Some(held_ack_ms),
+    }
+}
+
+/// A cell's links are its repeats' added up, and the rules read them: a stall whose data
+/// waited on the target's calls to its service is named there, with the namespace's caveat.
+#[test]
+fn a_cells_links_are_its_repeats_and_name_the_link_a_stall_sat_on() {
+    let at_44ms = vec![44_000_000; 50];
+    let mut reps = vec![
+        rep(200.0, &at_44ms, server(20.0, 1000, 1000)),
+        rep(200.0, &at_44ms, server(20.0, 1000, 1000)),
+    ];
+    for (i, r) in reps.iter_mut().enumerate() {
+        r.requests.completed = 50;
+        r.requests.sent = 50;
+        r.tcp = Some(TcpCounts {
+            delayed_acks: 60,
+            ..Default::default()
+        });
+        r.tcp_links = vec![
+            link(None, i as u64, 0.1),
+            link(Some("hello"), 3, 20.0 + i as f64),
+        ];
+    }
+    let mut cell = a_cell();
+    cell.repeats = reps;
+    conclude(&mut cell, 1, &Net::default());
+    let tcp = cell.tcp.as_ref().unwrap();
+    assert_eq!(tcp.links.len(), 2);
+    assert_eq!((tcp.links[0].retransmits, tcp.links[1].retransmits), (1, 6));
+    assert_eq!(tcp.links[1].data_segments, 1000);
+    assert_eq!(tcp.links[1].held_ack_ms, Some(20.5));
+    let d = cell.diagnosis.unwrap();
+    assert_eq!(d.bottleneck, report::shootout::Bottleneck::Nagle);
+    assert!(
+        d.detail.contains("on the target's calls to hello")
+            && d.detail.contains("the network namespace's"),
+        "{}",
+        d.detail
+    );
+}
