@@ -358,7 +358,7 @@ fn run_window(
     control.stop();
     let _ = watcher.join();
     let (links, sockets_usage) = sockets.finish();
-    let used = used.without(&sockets_usage);
+    let spent = spent.without(&sockets_usage);
     let result = result.map_err(|e| anyhow!(e.text().worded(&crate::cli::Flags)))?;
     let mut report = build_report(&plan, threads, &result, intervals, &spent, wall);
     report.tcp = tcp_before

@@ -51,6 +51,17 @@ impl Edge {
     }
 }
 
+impl Spent {
+    /// The client's CPU with a helper thread's `usage` left out too (the socket reader's),
+    /// as the dashboard's is.
+    pub fn without(self, usage: &probe::OwnUsage) -> Spent {
+        Spent {
+            client: self.client.without(usage),
+            ..self
+        }
+    }
+}
+
 /// The dashboard of one run, with its ticker.
 pub struct Live {
     dash: Arc<Dashboard>,

@@ -248,7 +248,7 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
     control.stop(); // ends the watcher and the socket reader
     let _ = watcher.join();
     let (links, sockets_usage) = sockets.finish();
-    let used = used.without(&sockets_usage);
+    let spent = spent.without(&sockets_usage);
     let result = result.map_err(|e| anyhow!(e.text().worded(&Flags)))?;
     if result.interval_waits > 0 {
         // Nothing was dropped; the waits delayed requests, which the latencies show.
