@@ -845,7 +845,10 @@ def setup_md(args, tools, results, argv, nofile):
         "",
     ]
     for t in tools:
-        lines.append(f"- {t.name}: {t.version()} (`{t.path}`)")
+        # Cargo puts a profile's binaries in target/<profile>/ (release's in target/release).
+        built = (f", built with the `{os.path.basename(os.path.dirname(t.path))}` profile"
+                 if t.name.startswith("foxbench") else "")
+        lines.append(f"- {t.name}: {t.version()} (`{t.path}`{built})")
     lines.append(f"- nginx: {sh('nginx -v 2>&1')}")
     lines.append(f"- gcc: {sh('gcc --version').splitlines()[0] if sh('gcc --version') else 'n/a'}")
     lines += ["", "## Servers", "",
