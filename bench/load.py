@@ -430,6 +430,20 @@ class FoxbenchBase(Foxbench):
         return Foxbench.locate(self, argparse.Namespace(foxbench=args.foxbench_base))
 
 
+class FoxbenchBuild(Foxbench):
+    """A named foxbench build (--build NAME=PATH): builds of other commits or profiles,
+    any number of them, side by side in one run."""
+
+    install = "pass --build NAME=PATH with an existing binary"
+
+    def __init__(self, name, path):
+        self.name = f"foxbench-{name}"
+        self.build_path = path
+
+    def locate(self, args):
+        return Foxbench.locate(self, argparse.Namespace(foxbench=self.build_path))
+
+
 TOOLS = {t.name: t for t in (Wrk(), Ab(), H2load(), Oha(), Hey(), Foxbench(), FoxbenchBase())}
 
 # ---------------------------------------------------------------- processes
@@ -882,8 +896,23 @@ def main():
     ap.add_argument("--foxbench", default="target/release/foxbench")
     ap.add_argument("--foxbench-base", help="another foxbench binary, run as the tool foxbench-base"
                     " (add it to --tools) to measure an engine change side by side")
+    ap.add_argument("--build", action="append", default=[], metavar="NAME=PATH",
+                    help="another foxbench binary, run as the tool foxbench-NAME beside the "
+                    "others (repeat it: several commits or build profiles in one run)")
     ap.add_argument("--out", help="directory for raw.json, summary.md and SETUP.md")
     args = ap.parse_args()
+    builds = []
+    for b in args.build:
+        name, sep, path = b.partition("=")
+        if not sep or not name or not path:
+            ap.error(f"--build {b!r}: write NAME=PATH, e.g. --build thin=/tmp/thin/release/foxbench")
+        t = FoxbenchBuild(name, path)
+        if t.name in TOOLS:
+            ap.error(f"--build {b!r}: {t.name} is taken; choose another NAME")
+        TOOLS[t.name] = t
+        builds.append(t.name)
+    if builds:
+        args.tools = ",".join(args.tools.split(",") + builds)
 
     for name in args.tools.split(","):
         if name not in TOOLS:
@@ -931,8 +960,9 @@ def main():
                     sc = SCENARIOS[sc_name]
                     runnable, counts = [], {}
                     for t in tools:
-                        # foxbench-base is foxbench (another build): it runs where foxbench does.
-                        kind = "foxbench" if t.name == "foxbench-base" else t.name
+                        # foxbench-base and the --build ones are foxbench (other builds): each
+                        # runs where foxbench does.
+                        kind = "foxbench" if t.name.startswith("foxbench") else t.name
                         if kind not in sc.get("tools", [kind]):
                             continue
                         try:
