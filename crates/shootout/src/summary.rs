@@ -7,7 +7,7 @@ use report::shootout::{
 use stats::Latency;
 
 use crate::diagnosis::{diagnose, Figures};
-use crate::waiting::{client_saturated, server_saturated};
+use crate::waiting::{client_saturated, mostly_on_futex, server_saturated};
 
 mod tcp;
 pub use tcp::{tcp_report, window_tcp, Net};
@@ -142,6 +142,12 @@ pub fn merged_waits(reps: &[Repeat]) -> Option<ThreadWaits> {
         merged.merge(w);
     }
     Some(merged)
+}
+
+/// Whether most of the target's waiting thread observations over the repeats were on a
+/// futex (those parked there before the load left out): a wait a JVM thread dump can show.
+pub fn waited_on_futex(reps: &[Repeat]) -> bool {
+    merged_waits(reps).is_some_and(|w| mostly_on_futex(&w))
 }
 
 /// Each process name's median CPU per request over the repeats, most first.

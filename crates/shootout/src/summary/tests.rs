@@ -42,6 +42,7 @@ pub(super) fn rep(rps: f64, latencies_ns: &[u64], server: ServerWindow) -> Repea
     }
     let counts = stats::Counts::default();
     Repeat {
+        started_unix_ns: None,
         elapsed_s: 1.0,
         capped: false,
         requests: (&counts).into(),
