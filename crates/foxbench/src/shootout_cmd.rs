@@ -65,7 +65,8 @@ pub struct ShootoutArgs {
 
     /// Take a JVM thread dump (`jcmd PID Thread.print`) of every level of a JVM target,
     /// under the level's load in an unmeasured slice after its repeats, into thread-dumps/
-    /// of the results [default: only of levels whose threads mostly waited on a futex].
+    /// of the results [default: only of levels whose threads mostly waited on a futex
+    /// while neither side's CPUs were the limit].
     #[arg(long)]
     pub thread_dump: bool,
 

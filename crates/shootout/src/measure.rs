@@ -282,7 +282,7 @@ impl Meter<'_> {
         let Some(d) = self.dumps else {
             return Ok(());
         };
-        let waiting = || summary::waited_on_futex(&cell.repeats);
+        let waiting = || summary::waited_on_futex(&cell.repeats, self.server_cpus);
         let repeats = task.level.repeats.unwrap_or(self.plan.repeats) as usize;
         if self.interrupted() || cell.repeats.len() < repeats || !(d.always || waiting()) {
             return Ok(());

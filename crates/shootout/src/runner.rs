@@ -51,7 +51,8 @@ pub struct Options {
     /// `--quick` was given.
     pub quick: bool,
     /// `--thread-dump`: JVM thread dumps of every level, in an unmeasured slice after its
-    /// repeats (without it, only of levels whose threads mostly waited on a futex).
+    /// repeats (without it, only of levels whose threads mostly waited on a futex while
+    /// neither side's CPUs were the limit).
     pub thread_dump: bool,
     /// A live view told of every cell and load as the run goes (`--dashboard`).
     pub watch: Option<Arc<dyn Watch>>,

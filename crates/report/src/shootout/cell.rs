@@ -51,9 +51,10 @@ pub struct Cell {
     /// target's name, `service NAME`, `neither` or `errors`.
     #[serde(default)]
     pub limiting_tier: Option<String>,
-    /// JVM thread dumps of the level under load (`--thread-dump`, or when most of its
-    /// threads waited on a futex), taken in an unmeasured slice after its repeats (each
-    /// dump's `slice`). Empty in results from before they were taken.
+    /// JVM thread dumps of the level under load (`--thread-dump`, or when it was diagnosed
+    /// as waiting: its CPUs not its limit, most of its waiting threads on a futex), taken in
+    /// an unmeasured slice after its repeats (each dump's `slice`). Empty in results from
+    /// before they were taken.
     #[serde(default)]
     pub thread_dumps: Vec<ThreadDump>,
     /// The machine's limits that were short for this level when it started (the checks of
