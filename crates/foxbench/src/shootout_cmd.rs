@@ -63,9 +63,10 @@ pub struct ShootoutArgs {
     #[arg(long, value_name = "NAME=VALUE", requires = "json", value_parser = placeholder_value)]
     pub fill: Vec<(String, String)>,
 
-    /// Take a JVM thread dump (`jcmd PID Thread.print`) in the middle of every level of a
-    /// JVM target, into thread-dumps/ of the results [default: only of levels whose
-    /// threads mostly wait on a futex].
+    /// Take a JVM thread dump (`jcmd PID Thread.print`) of every level of a JVM target,
+    /// under the level's load in an unmeasured slice after its repeats, into thread-dumps/
+    /// of the results [default: only of levels whose threads mostly waited on a futex
+    /// while neither side's CPUs were the limit].
     #[arg(long)]
     pub thread_dump: bool,
 

@@ -162,12 +162,12 @@ impl Meter<'_> {
                 // requests that window gave up.
                 self.settle(target, cell);
                 // Windows take no thread dumps, and no service counters are checked against them.
-                let (repeat, _, failed) = self.probed_repeat(
+                let (repeat, failed) = self.probed_repeat(
                     target,
                     task,
                     Some(arrival),
                     (Stop::Duration(level.window), Duration::ZERO),
-                    (None, 0),
+                    0,
                     &mut Tally::default(),
                 )?;
                 let verdict = judge(&level.slo, &repeat);

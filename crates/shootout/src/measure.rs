@@ -1,8 +1,10 @@
 //! Measuring one cell (a scenario at a level): warm-up until throughput is steady, then the
 //! level's repeats, each load begun once the server has finished the last one's abandoned
 //! requests (`settle`), probed throughout (`sampler`: its tree, its threads' wait states),
-//! with `/proc/stat` read at each repeat's edges; a JVM thread dump in the middle of the
-//! level when asked for, or when its threads wait on a futex.
+//! with `/proc/stat` read at each repeat's edges; then, when asked for or when its threads
+//! waited on a futex, JVM thread dumps in an unmeasured slice of the same load after the
+//! repeats (`jcmd` is a JVM of its own on the client's CPUs: inside a repeat, it would be
+//! measured as the load generator's or the server's).
 
 use std::io;
 use std::net::SocketAddr;
@@ -13,9 +15,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use load::{Arrival, Plan as LoadPlan, RequestSpec, RunResult, StatusSet, Stop, Target};
-use report::shootout::{
-    Cell, CellStatus, CounterCheck, Repeat, ThreadDump, ThreadWaits, TierWindow,
-};
+use report::shootout::{Cell, CellStatus, CounterCheck, Repeat, ThreadWaits, TierWindow};
 
 use crate::lifecycle::Running;
 use crate::sampler::{file_safe, DumpPlan, Probed};
@@ -235,18 +235,15 @@ impl Meter<'_> {
         let mut tally = Tally::default();
         let measured = self.warm_up(target, task, cell, &mut tally).and_then(|()| {
             let repeats = task.level.repeats.unwrap_or(self.plan.repeats);
-            for i in 0..repeats {
+            for _ in 0..repeats {
                 if self.interrupted() {
                     cell.status = CellStatus::Interrupted;
                     cell.message = Some("interrupted: repeats measured so far are kept".into());
                     break;
                 }
-                let dump = (i == repeats / 2)
-                    .then(|| self.dump_plan(task, cell, futex_idle))
-                    .flatten();
-                self.repeat(target, task, cell, dump, futex_idle, &mut tally)?;
+                self.repeat(target, task, cell, futex_idle, &mut tally)?;
             }
-            Ok(())
+            self.dump_slice(target, task, cell, &mut tally)
         });
         for (p, before) in self.services.iter().zip(before) {
             let after = p.settled_count(self.plan.timeout);
@@ -270,10 +267,46 @@ impl Meter<'_> {
         measured
     }
 
-    /// The middle of the level's middle repeat: half the plan's duration, or for a counted
-    /// level half the time its requests take at the warm-up's last throughput.
-    fn dump_plan(&self, task: &Task, cell: &Cell, futex_idle: u64) -> Option<DumpPlan> {
-        let d = self.dumps?;
+    /// The thread dumps of a level, when it has a results directory for them and was
+    /// measured whole, with `--thread-dump` or when its repeats show it waiting on a futex
+    /// ([`summary::waited_on_futex`]): taken in an extra slice of the level's load after
+    /// its repeats, recorded in none of them, which ends when the dumps are done. Its
+    /// requests count in `tally` (the services' counters see them).
+    fn dump_slice(
+        &self,
+        target: &mut Running,
+        task: &Task,
+        cell: &mut Cell,
+        tally: &mut Tally,
+    ) -> Result<(), CellFailure> {
+        let Some(d) = self.dumps else {
+            return Ok(());
+        };
+        let waiting = || summary::waited_on_futex(&cell.repeats, self.server_cpus);
+        let repeats = task.level.repeats.unwrap_or(self.plan.repeats) as usize;
+        if self.interrupted() || cell.repeats.len() < repeats || !(d.always || waiting()) {
+            return Ok(());
+        }
+        let plan = self.dump_plan(d, task, cell);
+        // Time enough to reach the dump's moment and finish it; the dump ends it sooner.
+        let stop = Stop::Duration(plan.at + crate::dump::DUMP_TIMEOUT);
+        let load = self.load_plan(target.addr, task, stop);
+        let probed = self.run_load(
+            &load,
+            target.pid(),
+            Duration::ZERO,
+            Duration::ZERO,
+            Some(plan),
+        )?;
+        tally.add(&probed.result);
+        cell.thread_dumps.extend(probed.dumps);
+        Ok(())
+    }
+
+    /// When in the slice the dumps are taken: where the middle of a repeat would be, half
+    /// the plan's duration, or for a counted level half the time its requests take at the
+    /// warm-up's last throughput (a level of many connections spends it opening them).
+    fn dump_plan(&self, d: Dumps, task: &Task, cell: &Cell) -> DumpPlan {
         let expected = match task.level.requests {
             Some(n) => {
                 let rps = cell.warmup_rps.last().copied().filter(|r| *r > 0.0);
@@ -283,13 +316,11 @@ impl Meter<'_> {
             }
             None => self.plan.duration,
         };
-        Some(DumpPlan {
+        DumpPlan {
             at: expected / 2,
-            always: d.always,
-            futex_idle,
             dir: d.dir.to_path_buf(),
             stem: file_safe(&format!("{}-{}-{}", d.target, cell.scenario, cell.level)),
-        })
+        }
     }
 
     /// Slices of load until two agree within 10%, or the maximum is spent.
@@ -335,7 +366,6 @@ impl Meter<'_> {
         target: &mut Running,
         task: &Task,
         cell: &mut Cell,
-        dump: Option<DumpPlan>,
         futex_idle: u64,
         tally: &mut Tally,
     ) -> Result<(), CellFailure> {
@@ -344,28 +374,27 @@ impl Meter<'_> {
             None => (Stop::Duration(self.plan.duration), Duration::ZERO),
         };
         self.settle(target, cell);
-        let (repeat, dumps, failure) =
-            self.probed_repeat(target, task, None, (stop, cap), (dump, futex_idle), tally)?;
+        let (repeat, failure) =
+            self.probed_repeat(target, task, None, (stop, cap), futex_idle, tally)?;
         cell.repeats.push(repeat);
-        cell.thread_dumps.extend(dumps);
         failure.map_or(Ok(()), Err)
     }
 
     /// One load of `arrival` until `stop` (or `cap`, 0 = none) with the server tree and the
-    /// services probed around and during it, its threads' waits sampled (the thread dumps of
-    /// `dump` taken; `futex_idle` threads were parked before the load) and foxbench's own CPU
-    /// measured: its repeat, the dumps, and the failure that ends the cell after it (the
-    /// target exited, or could not be probed), if any; `tally` counts its requests. The
-    /// window runner of both the repeats and the capacity search's windows.
+    /// services probed around and during it, its threads' waits sampled (`futex_idle`
+    /// threads were parked before the load) and foxbench's own CPU measured: its repeat,
+    /// and the failure that ends the cell after it (the target exited, or could not be
+    /// probed), if any; `tally` counts its requests. The window runner of both the repeats
+    /// and the capacity search's windows.
     pub(crate) fn probed_repeat(
         &self,
         target: &mut Running,
         task: &Task,
         arrival: Option<Arrival>,
         (stop, cap): (Stop, Duration),
-        (dump, futex_idle): (Option<DumpPlan>, u64),
+        futex_idle: u64,
         tally: &mut Tally,
-    ) -> Result<(Repeat, Vec<ThreadDump>, Option<CellFailure>), CellFailure> {
+    ) -> Result<(Repeat, Option<CellFailure>), CellFailure> {
         let plan = self.window_plan(target.addr, task, arrival, stop);
         let pid = target.pid();
         let n0 = probe::by_name(pid).unwrap_or_default();
@@ -380,7 +409,8 @@ impl Meter<'_> {
         let view0 = self.watch.map(|w| w.cpu());
         let c0 = probe::own_usage();
         let tcp0 = probe::tcp_counters().ok();
-        let loaded = self.run_load(&plan, pid, self.plan.sample_interval, cap, dump);
+        let started_unix_ns = crate::sampler::unix_ns();
+        let loaded = self.run_load(&plan, pid, self.plan.sample_interval, cap, None);
         let tcp1 = probe::tcp_counters().ok();
         let c1 = probe::own_usage();
         let view1 = self.watch.map(|w| w.cpu());
@@ -398,7 +428,7 @@ impl Meter<'_> {
             series,
             intervals,
             waits,
-            dumps,
+            dumps: _,
             capped,
             service_peaks,
             service_connections,
@@ -446,6 +476,7 @@ impl Meter<'_> {
             series,
             intervals,
         );
+        rep.started_unix_ns = Some(started_unix_ns);
         rep.http2 = window::http2_report(&result, task.protocol());
         rep.system = sys0
             .zip(sys1)
@@ -489,7 +520,7 @@ impl Meter<'_> {
             None if !probed => Some(CellFailure::Unprobed),
             None => None,
         };
-        Ok((rep, dumps, failure))
+        Ok((rep, failure))
     }
 
     /// Each service's window: CPU between the edges, peaks from the edges and the samples.

@@ -50,8 +50,9 @@ pub struct Options {
     pub text: String,
     /// `--quick` was given.
     pub quick: bool,
-    /// `--thread-dump`: a JVM thread dump in the middle of every level (without it, only
-    /// of levels whose threads mostly wait on a futex).
+    /// `--thread-dump`: JVM thread dumps of every level, in an unmeasured slice after its
+    /// repeats (without it, only of levels whose threads mostly waited on a futex while
+    /// neither side's CPUs were the limit).
     pub thread_dump: bool,
     /// A live view told of every cell and load as the run goes (`--dashboard`).
     pub watch: Option<Arc<dyn Watch>>,

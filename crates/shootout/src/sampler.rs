@@ -1,8 +1,9 @@
 //! The probe during one load: a sampler thread that reads the server's tree (CPU, memory,
 //! threads' wait states), its connections to each service and each service's tree while
 //! the load runs, stops the load when the server dies, on Ctrl-C or at a counted level's
-//! cap, and takes the JVM thread dumps planned for the middle of the level. Its threads'
-//! own CPU is measured (`RUSAGE_THREAD`) so that it is never charged to the load generator.
+//! cap, and takes the JVM thread dumps of a load planned for them (the unmeasured slice
+//! after a level's repeats), ending that load when they are done. Its threads' own CPU is
+//! measured (`RUSAGE_THREAD`) so that it is never charged to the load generator.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -10,21 +11,16 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use load::{Control, Plan as LoadPlan, RunResult};
-use report::shootout::{ProbePoint, ThreadDump};
+use report::shootout::{DumpSlice, ProbePoint, ThreadDump};
 
 use crate::measure::{CellFailure, Meter};
-use crate::waiting::futex_majority;
 use crate::window;
 
-/// A dump to take during one repeat.
+/// The dumps to take during one load, which ends when they are done.
 #[derive(Debug, Clone)]
 pub(crate) struct DumpPlan {
-    /// When, since the repeat started.
+    /// When, since the load started.
     pub(crate) at: Duration,
-    /// Whatever the threads are doing.
-    pub(crate) always: bool,
-    /// Threads on a futex before the load, left out of the test.
-    pub(crate) futex_idle: u64,
     /// The results directory, and the file name's stem (`target-scenario-level`).
     pub(crate) dir: PathBuf,
     pub(crate) stem: String,
@@ -36,6 +32,13 @@ fn thread_cpu() -> Duration {
     clock_gettime(ClockId::CLOCK_THREAD_CPUTIME_ID)
         .map(Duration::from)
         .unwrap_or_default()
+}
+
+/// Now, in nanoseconds since the Unix epoch (0 if the clock is before it).
+pub(crate) fn unix_ns() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
 }
 
 /// A file-name-safe version of `s`.
@@ -51,7 +54,8 @@ pub(crate) fn file_safe(s: &str) -> String {
         .collect()
 }
 
-/// Dumps every JVM of the tree into `plan.dir/thread-dumps/`, at `t_s` into the repeat.
+/// Dumps every JVM of the tree into `plan.dir/thread-dumps/`, at `t_s` into the unmeasured
+/// slice.
 fn take_dumps(root: i32, plan: &DumpPlan, t_s: f64) -> Vec<ThreadDump> {
     let sub = plan.dir.join("thread-dumps");
     if let Err(e) = std::fs::create_dir_all(&sub) {
@@ -62,11 +66,14 @@ fn take_dumps(root: i32, plan: &DumpPlan, t_s: f64) -> Vec<ThreadDump> {
         .into_iter()
         .filter_map(|(pid, jcmd)| {
             let name = format!("{}-{pid}.txt", plan.stem);
+            let started = unix_ns();
             match crate::dump::thread_dump(pid, &jcmd, &sub.join(&name)) {
                 Ok(()) => Some(ThreadDump {
                     pid: pid as u64,
                     path: format!("thread-dumps/{name}"),
                     t_s,
+                    slice: DumpSlice::Unmeasured,
+                    started_unix_ns: Some(started),
                 }),
                 Err(e) => {
                     eprintln!("note: no thread dump of JVM {pid}: {e}");
@@ -85,7 +92,7 @@ pub(crate) struct Probed {
     pub(crate) intervals: Vec<report::IntervalRow>,
     /// The target's threads' wait states, sampled through the load.
     pub(crate) waits: probe::WaitHistogram,
-    /// JVM thread dumps taken during it.
+    /// JVM thread dumps taken during it (only in a load planned for them).
     pub(crate) dumps: Vec<ThreadDump>,
     /// A counted level hit its time cap.
     pub(crate) capped: bool,
@@ -108,7 +115,7 @@ impl Meter<'_> {
     /// Runs one load while a sampler thread probes the server every `interval` (0 = no
     /// samples) and its threads' waits five times as often (at most a tenth of the time),
     /// stops the load on Ctrl-C, when the server dies, or after `cap` (0 = none), and
-    /// takes the thread dumps of `dump`.
+    /// takes the thread dumps of `dump`, stopping the load once they are done.
     pub(crate) fn run_load(
         &self,
         plan: &LoadPlan,
@@ -158,22 +165,18 @@ impl Meter<'_> {
                         }
                         if dump.as_ref().is_some_and(|d| t >= d.at) {
                             let d = dump.take().expect("checked");
-                            let n = |w| waits.counts.get(&w).copied().unwrap_or(0);
-                            let idle = d.futex_idle * waits.samples;
-                            let waiting = futex_majority(
-                                n(probe::Wait::Futex).saturating_sub(idle),
-                                n(probe::Wait::Running),
-                                waits.total().saturating_sub(idle),
-                            );
-                            if d.always || waiting {
-                                let t_s = t.as_secs_f64();
-                                dumper = std::thread::Builder::new()
-                                    .name("foxbench-dump".into())
-                                    .spawn(move || {
-                                        (take_dumps(root, &d, t_s), probe::thread_usage())
-                                    })
-                                    .ok();
+                            let t_s = t.as_secs_f64();
+                            dumper = std::thread::Builder::new()
+                                .name("foxbench-dump".into())
+                                .spawn(move || (take_dumps(root, &d, t_s), probe::thread_usage()))
+                                .ok();
+                            if dumper.is_none() {
+                                control.stop();
                             }
+                        }
+                        // The load was there for the dumps: it ends with them.
+                        if dumper.as_ref().is_some_and(|h| h.is_finished()) {
+                            control.stop();
                         }
                         if interrupt.load(Ordering::Relaxed) {
                             control.stop();

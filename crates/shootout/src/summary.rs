@@ -7,7 +7,7 @@ use report::shootout::{
 use stats::Latency;
 
 use crate::diagnosis::{diagnose, Figures};
-use crate::waiting::{client_saturated, server_saturated};
+use crate::waiting::{client_saturated, mostly_on_futex, server_saturated};
 
 mod tcp;
 pub use tcp::{tcp_report, window_tcp, Net};
@@ -142,6 +142,16 @@ pub fn merged_waits(reps: &[Repeat]) -> Option<ThreadWaits> {
         merged.merge(w);
     }
     Some(merged)
+}
+
+/// Whether the repeats show the level waiting, as a JVM thread dump can explain: neither
+/// side's CPUs were its limit (the diagnosis's CPU verdicts), and most of the target's
+/// waiting thread observations were on a futex (those parked there before the load left
+/// out). A CPU-bound level's threads wait on a futex too (a pool's idle workers, calls
+/// waiting on a future), but its dump would not name what limited it.
+pub fn waited_on_futex(reps: &[Repeat], server_cpus: usize) -> bool {
+    let f = figures(reps, &summarize(reps), server_cpus);
+    !(client_saturated(&f) || server_saturated(&f)) && f.waits.as_ref().is_some_and(mostly_on_futex)
 }
 
 /// Each process name's median CPU per request over the repeats, most first.

@@ -27,6 +27,18 @@ pub fn futex_majority(futex: u64, running: u64, total: u64) -> bool {
     waiting > 0 && futex as f64 >= FUTEX_SHARE * waiting as f64
 }
 
+/// Observations on a futex beyond the threads parked there before the load.
+fn futex_added(w: &ThreadWaits) -> u64 {
+    w.futex.saturating_sub(w.futex_idle * w.samples)
+}
+
+/// Whether most of the waiting observations were on a futex, the threads parked there
+/// before the load left out.
+pub fn mostly_on_futex(w: &ThreadWaits) -> bool {
+    let idle = w.futex_idle * w.samples;
+    futex_majority(futex_added(w), w.running, w.total().saturating_sub(idle))
+}
+
 /// ... and at least this many threads on a futex on average (one thread waiting for work
 /// is no contention).
 pub const FUTEX_THREADS: f64 = 2.0;
@@ -161,12 +173,10 @@ pub const WAIT_RULES: &[WaitRule] = &[
 /// parked on its queue's futex, waiting for work. `(added, contended)`.
 fn futex_waiters(f: &Figures) -> Option<(f64, f64)> {
     let w: &ThreadWaits = f.waits.as_ref()?;
-    let idle = w.futex_idle * w.samples;
-    let added = w.futex.saturating_sub(idle);
-    if !futex_majority(added, w.running, w.total().saturating_sub(idle)) {
+    if !mostly_on_futex(w) {
         return None;
     }
-    let added = w.mean_of(added);
+    let added = w.mean_of(futex_added(w));
     let without_work = f.in_flight.map_or(0.0, |n| (w.threads_mean() - n).max(0.0));
     Some((added, (added - without_work).max(0.0)))
 }

@@ -234,6 +234,7 @@ pub fn repeat(
     let c = &res.counts;
     let elapsed = res.elapsed.as_secs_f64().max(1e-9);
     Repeat {
+        started_unix_ns: None,
         elapsed_s: res.elapsed.as_secs_f64(),
         capped,
         requests: c.into(),

@@ -1,7 +1,7 @@
 //! The diagnosis that finds the wait, end to end: a server that holds a lock around a
 //! 5 ms sleep is diagnosed lock-bound from its threads' wait states (the suite says
 //! nothing about it), its levels show the flat-throughput, rising-latency signature, and
-//! a JVM target's thread dump is taken, kept and linked.
+//! a JVM target's thread dump is taken, kept and linked, outside every measured repeat.
 
 use super::*;
 
@@ -113,11 +113,60 @@ fn thread_dump_of_a_jvm_target_is_kept_and_linked() {
     // The JDK HttpServer's dispatcher and the pool's workers are in it.
     assert!(text.contains("HTTP-Dispatcher"), "{text}");
     let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
-    assert!(md.contains(&format!("]({path})")), "{md}");
+    assert!(
+        md.contains(&format!(
+            "]({path}) (in an unmeasured slice after the repeats)"
+        )),
+        "{md}"
+    );
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
     assert!(
         html.contains(&format!("<a href=\"{path}\">thread dump of")),
         "linked"
     );
+    std::fs::remove_dir_all(&out).unwrap();
+}
+
+/// `jcmd` is a JVM of its own, started on the client's CPUs: a dump taken inside a measured
+/// repeat (the middle one, as it once was) is charged to that repeat's figures. Every dump
+/// must start after the last repeat's window has closed, in the unmeasured slice.
+#[test]
+fn jcmd_starts_after_the_last_measured_repeat() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let out = tmp("dump-slice");
+    let o = Shootout::new(data().join("jvm.toml"), &out)
+        .root(&root)
+        .arg("--thread-dump")
+        .run();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    let v = results(&out);
+    let cell = &target(&v, "java-httpserver-pool")["cells"][0];
+    let repeats = cell["repeats"].as_array().unwrap();
+    assert_eq!(repeats.len(), 2, "{err}");
+    let windows: Vec<(u64, u64)> = repeats
+        .iter()
+        .map(|r| {
+            let start = r["started_unix_ns"].as_u64().expect("each repeat's start");
+            (
+                start,
+                start + (r["elapsed_s"].as_f64().unwrap() * 1e9) as u64,
+            )
+        })
+        .collect();
+    let dumps = cell["thread_dumps"].as_array().unwrap();
+    assert_eq!(dumps.len(), 1, "{err}");
+    for d in dumps {
+        let jcmd = d["started_unix_ns"].as_u64().expect("the dump's start");
+        for (i, (start, end)) in windows.iter().enumerate() {
+            assert!(
+                jcmd > *end,
+                "jcmd started {:.3} s into repeat {i} ({:.3} s long): {d}",
+                jcmd.saturating_sub(*start) as f64 / 1e9,
+                (end - start) as f64 / 1e9
+            );
+        }
+        assert_eq!(d["slice"], "unmeasured", "{d}");
+    }
     std::fs::remove_dir_all(&out).unwrap();
 }

@@ -51,8 +51,10 @@ pub struct Cell {
     /// target's name, `service NAME`, `neither` or `errors`.
     #[serde(default)]
     pub limiting_tier: Option<String>,
-    /// JVM thread dumps taken in the middle of the level (`--thread-dump`, or when the
-    /// cell was diagnosed as waiting). Empty in results from before they were taken.
+    /// JVM thread dumps of the level under load (`--thread-dump`, or when it was diagnosed
+    /// as waiting: its CPUs not its limit, most of its waiting threads on a futex), taken in
+    /// an unmeasured slice after its repeats (each dump's `slice`). Empty in results from
+    /// before they were taken.
     #[serde(default)]
     pub thread_dumps: Vec<ThreadDump>,
     /// The machine's limits that were short for this level when it started (the checks of
@@ -102,6 +104,10 @@ impl Cell {
 /// One measured repeat.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Repeat {
+    /// When the load started, nanoseconds since the Unix epoch (it ends `elapsed_s`
+    /// later); absent in results written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_unix_ns: Option<u64>,
     /// Wall time of the load, seconds.
     pub elapsed_s: f64,
     /// True when a counted level hit its time cap.

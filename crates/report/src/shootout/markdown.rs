@@ -397,7 +397,14 @@ fn details(out: &mut String, r: &ShootoutResults) {
             let dumps: String = c
                 .thread_dumps
                 .iter()
-                .map(|d| format!(" [thread dump of {}]({})", d.pid, d.path))
+                .map(|d| {
+                    format!(
+                        " [thread dump of {}]({}) ({})",
+                        d.pid,
+                        d.path,
+                        d.slice.label()
+                    )
+                })
                 .collect();
             let _ = writeln!(
                 out,

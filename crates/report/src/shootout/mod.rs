@@ -33,7 +33,8 @@ pub use markdown::{headline_markdown, to_markdown};
 pub use notes::{LimitNote, Settle};
 pub use signature::{flat_and_rising, signatures, Signature, FLAT_RATIO, LESSON, RISE_RATIO};
 pub use system::{
-    busiest, CpuUse, SystemSummary, SystemWindow, ThreadDump, ThreadWaits, WchanCount, WAIT_NAMES,
+    busiest, CpuUse, DumpSlice, SystemSummary, SystemWindow, ThreadDump, ThreadWaits, WchanCount,
+    WAIT_NAMES,
 };
 pub use tiers::{CounterCheck, ServiceResult, Tier, TierRole, TierWindow, POST_GOAL_RPS};
 

@@ -196,15 +196,45 @@ pub struct SystemSummary {
     pub ctxt_per_s: f64,
 }
 
-/// A JVM thread dump (`jcmd <pid> Thread.print`) taken in the middle of a level.
+/// A JVM thread dump (`jcmd <pid> Thread.print`) of a level under load.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ThreadDump {
     /// The JVM's pid.
     pub pid: u64,
     /// The file in the results directory, relative to it.
     pub path: String,
-    /// Seconds into the repeat it was taken at.
+    /// Seconds into the load it was taken in (its `slice`) when `jcmd` started.
     pub t_s: f64,
+    /// The load it was taken in: an unmeasured slice after the level's repeats, or (in
+    /// results written before the dumps left the repeats) the middle repeat.
+    #[serde(default)]
+    pub slice: DumpSlice,
+    /// When `jcmd` started, nanoseconds since the Unix epoch; absent in results written
+    /// before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub started_unix_ns: Option<u64>,
+}
+
+/// The load a thread dump was taken in.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum DumpSlice {
+    /// The level's middle repeat, which it disturbed: `jcmd` is a JVM of its own, started
+    /// on the client's CPUs. Only in results written before the dumps left the repeats.
+    #[default]
+    Repeat,
+    /// A slice of the level's load after its repeats, recorded in none of them.
+    Unmeasured,
+}
+
+impl DumpSlice {
+    /// How the reports word it beside the dump's link.
+    pub fn label(self) -> &'static str {
+        match self {
+            DumpSlice::Repeat => "during a measured repeat",
+            DumpSlice::Unmeasured => "in an unmeasured slice after the repeats",
+        }
+    }
 }
 
 #[cfg(test)]

@@ -64,6 +64,7 @@ fn a_window_is_judged_on_its_whole_histogram_and_counts() {
     h.record_ns(50_000_000);
     h.record_ns(50_000_000);
     let repeat = |h: &stats::Latency, failed: u64| Repeat {
+        started_unix_ns: None,
         elapsed_s: 1.0,
         capped: false,
         requests: report::Requests {

@@ -10,6 +10,7 @@ fn spec(requires: &[&str], dir: &str, start: &str) -> TargetSpec {
         base: "t".into(),
         params: Vec::new(),
         levels: None,
+        excluded_levels: BTreeMap::new(),
         language: "sh".into(),
         dir: dir.into(),
         requires: requires.iter().map(|s| s.to_string()).collect(),

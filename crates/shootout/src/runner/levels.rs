@@ -93,11 +93,16 @@ impl<'a> Ctx<'a> {
                 let task = Task::new(s, level, warmup_max, paths);
                 let mut cell = task.cell();
                 let http2 = task.version != crate::suite::HttpVersion::Http1;
+                let by_suite = spec.excluded_levels.get(&level.name).map(String::as_str);
                 if let Some((status, why)) =
-                    excluded(v, (task.keepalive, http2), self.interrupted())
+                    excluded(v, (task.keepalive, http2), by_suite, self.interrupted())
                 {
+                    // The verification's and Ctrl-C's exclusions have their lines already.
+                    if by_suite.is_some_and(|b| why.ends_with(b)) {
+                        obs.line(&format!("  {} {:>6}: {why}", s.name, level.name));
+                    }
                     cell.status = status;
-                    cell.message = Some(why.into());
+                    cell.message = Some(why);
                     cells.push(cell);
                     continue;
                 }
@@ -172,23 +177,28 @@ pub(super) fn answers(verified: &[Verification]) -> Result<(), Option<Check>> {
 }
 
 /// Why a cell is not measured, if it is not: its status and message. `(keepalive, http2)`
-/// is how the cell connects.
+/// is how the cell connects; `by_suite` is the reason the target's `excluded_levels` gives
+/// for this level, if it names it.
 pub(super) fn excluded(
     v: &Verification,
     (keepalive, http2): (bool, bool),
+    by_suite: Option<&str>,
     interrupted: bool,
-) -> Option<(CellStatus, &'static str)> {
+) -> Option<(CellStatus, String)> {
+    let excluded = |why: &str| Some((CellStatus::Excluded, why.to_string()));
     if !v.passed {
-        Some((CellStatus::Excluded, "verification failed: not measured"))
+        excluded("verification failed: not measured")
     } else if http2 && v.http2 != Some(true) {
-        Some((
-            CellStatus::Excluded,
-            "verification over HTTP/2 failed: this HTTP/2 level is not measured",
-        ))
+        excluded("verification over HTTP/2 failed: this HTTP/2 level is not measured")
     } else if keepalive && v.keepalive == Some(false) {
-        Some((CellStatus::Excluded, "excluded: the target closes connections after each response (verified), so keep-alive levels do not apply"))
+        excluded("excluded: the target closes connections after each response (verified), so keep-alive levels do not apply")
+    } else if let Some(why) = by_suite {
+        excluded(&format!("excluded by the suite: {why}"))
     } else if interrupted {
-        Some((CellStatus::Interrupted, "interrupted before this level"))
+        Some((
+            CellStatus::Interrupted,
+            "interrupted before this level".into(),
+        ))
     } else {
         None
     }

@@ -68,7 +68,7 @@ fn a_target_is_loaded_when_any_scenario_is_answered_right() {
 }
 
 #[test]
-fn cells_are_excluded_for_wrong_answers_closed_connections_http1_only_or_ctrl_c() {
+fn cells_are_excluded_for_wrong_answers_closed_connections_http1_only_the_suite_or_ctrl_c() {
     let right = verification(true, Some(true), vec![]);
     let closes = verification(true, Some(false), vec![]);
     let wrong = verification(false, Some(true), vec![]);
@@ -92,9 +92,26 @@ fn cells_are_excluded_for_wrong_answers_closed_connections_http1_only_or_ctrl_c(
     ];
     for ((v, keepalive, http2, interrupted), want) in cases {
         assert_eq!(
-            excluded(v, (keepalive, http2), interrupted).map(|(s, _)| s),
+            excluded(v, (keepalive, http2), None, interrupted).map(|(s, _)| s),
             want,
             "{v:?} {keepalive} {http2} {interrupted}"
         );
     }
+    // A level the suite excludes for this target is excluded with its reason, before
+    // Ctrl-C's mark; a wrong answer still comes first.
+    let why = Some("it runs out of heap");
+    assert_eq!(
+        excluded(&right, (true, false), why, true),
+        Some((
+            CellStatus::Excluded,
+            "excluded by the suite: it runs out of heap".into()
+        ))
+    );
+    assert_eq!(
+        excluded(&wrong, (true, false), why, false),
+        Some((
+            CellStatus::Excluded,
+            "verification failed: not measured".into()
+        ))
+    );
 }

@@ -396,6 +396,9 @@ pub struct TargetSpec {
     pub params: Vec<(String, String)>,
     /// The levels (by name) this target runs at; `None` = every level of the plan.
     pub levels: Option<Vec<String>>,
+    /// Levels (by name) it runs at but is not measured at, each with the suite's reason:
+    /// their cells are excluded, the reason as their message.
+    pub excluded_levels: BTreeMap<String, String>,
     /// Its language.
     pub language: String,
     /// Its directory, relative to the suite's root.

@@ -147,6 +147,9 @@ pub(super) struct RawTarget {
     pub(super) warmup: Option<Dur>,
     pub(super) params: Option<Params>,
     pub(super) levels: Option<Vec<String>>,
+    /// Levels it is not measured at, each with the reason the report gives.
+    #[serde(default)]
+    pub(super) excluded_levels: BTreeMap<String, String>,
     #[serde(rename = "use")]
     pub(super) uses: Option<Vec<String>>,
 }

@@ -5,6 +5,7 @@
 //! A target's `use` names the services it needs (every service of the suite when absent);
 //! a placeholder may name only a service the target uses.
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use regex::Regex;
@@ -205,6 +206,7 @@ pub(super) fn services(raw: Vec<RawService>, src: &Source) -> Result<Vec<Service
                 base: s.name,
                 params: Vec::new(),
                 levels: None,
+                excluded_levels: BTreeMap::new(),
                 language: "service".into(),
                 dir: s.dir,
                 requires: s.requires,

@@ -80,6 +80,18 @@ fn the_backend_suite_parses() {
     for t in &s.targets {
         assert_eq!(t.uses, ["hello"], "{}", t.name);
         assert!(t.start.contains("{service.hello.url}"), "{}", t.name);
+        // Only java-blocking's 10,000-thread rows leave a level out, with its reason.
+        let excluded: Vec<&str> = t.excluded_levels.keys().map(String::as_str).collect();
+        let want: &[&str] = if t.name.starts_with("java-blocking[threads=10000,") {
+            &["c10000"]
+        } else {
+            &[]
+        };
+        assert_eq!(excluded, want, "{}", t.name);
+        assert!(t
+            .excluded_levels
+            .values()
+            .all(|why| why.contains("heap") && why.contains("README")));
     }
     for sc in &s.scenarios {
         assert_eq!(sc.request_headers[0].name, "X-Request-Id");

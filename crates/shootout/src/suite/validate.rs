@@ -1,6 +1,7 @@
 //! From the suite's text to a validated [`Suite`]: TOML to raw tables, raw tables to suite
 //! types, each mistake a [`SuiteError`] naming the file, the line and the key.
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use super::params::{self, check_param_use, row_name};
@@ -228,6 +229,51 @@ impl LevelNames<'_> {
         }
         Ok(())
     }
+
+    /// Checks a target's `excluded_levels`: each names a level, gives a reason, and
+    /// `--quick` still measures one of the levels `kept` (its `levels`; all when `None`).
+    pub(super) fn check_excluded(
+        &self,
+        kept: Option<&[String]>,
+        excluded: &BTreeMap<String, String>,
+    ) -> Result<(), String> {
+        let names = || {
+            self.all()
+                .map(|l| l.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        for (name, why) in excluded {
+            if !self.all().any(|l| &l.name == name) {
+                return Err(format!(
+                    "{name:?} is not a level of [plan]: use {}",
+                    names()
+                ));
+            }
+            if why.trim().is_empty() {
+                return Err(format!(
+                    "{name:?} has no reason: say why it is not measured, as the report will"
+                ));
+            }
+        }
+        let Some(quick) = self.quick.filter(|_| !excluded.is_empty()) else {
+            return Ok(());
+        };
+        let measured = |l: &&Level| {
+            kept.is_none_or(|k| k.contains(&l.name)) && !excluded.contains_key(&l.name)
+        };
+        if !quick.iter().any(|l| l.capacity.is_none() && measured(&l)) {
+            return Err(format!(
+                "it leaves no ordinary level of [quick] to measure, so a quick run would not measure this target: keep one of {}",
+                quick
+                    .iter()
+                    .map(|l| l.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        Ok(())
+    }
 }
 
 fn targets(
@@ -298,6 +344,9 @@ fn targets(
         if let Some(names) = &t.levels {
             levels.check(names).map_err(|m| err("levels", m))?;
         }
+        levels
+            .check_excluded(t.levels.as_deref(), &t.excluded_levels)
+            .map_err(|m| err("excluded_levels", m))?;
         let uses = services::uses(&t, services).map_err(|(key, m)| {
             src.key(
                 src.line("[[target]]", i, key.split('.').next().unwrap_or(&key)),
@@ -370,6 +419,7 @@ fn targets(
                 warmup: t.warmup.map(|d| d.0),
                 params: row,
                 levels: t.levels.clone(),
+                excluded_levels: t.excluded_levels.clone(),
                 uses: uses.clone(),
             });
         }

@@ -42,6 +42,7 @@ pub(super) fn rep(rps: f64, latencies_ns: &[u64], server: ServerWindow) -> Repea
     }
     let counts = stats::Counts::default();
     Repeat {
+        started_unix_ns: None,
         elapsed_s: 1.0,
         capped: false,
         requests: (&counts).into(),
@@ -426,4 +427,43 @@ fn each_process_names_median_cost_most_first() {
         (s.handshakes_full_per_s, s.handshakes_resumed_per_s),
         (None, None)
     );
+}
+
+/// A JVM level limited by its server CPU still has most of its waiting threads on a futex
+/// (a pool's idle workers, calls waiting on a future): it was dumped, though the dump could
+/// not name its limit (15 of 18 automatic dumps in one backend-suite run, 5-13 s each for a
+/// JVM of 10,000 threads). Only a level whose CPUs did not limit it is taken for a wait.
+#[test]
+fn a_cpu_bound_level_is_not_taken_for_a_wait_on_a_futex() {
+    let waits = ThreadWaits {
+        samples: 10,
+        threads_peak: 200,
+        running: 100,
+        futex: 1800,
+        socket: 50,
+        epoll: 50,
+        disk: 0,
+        sleep: 0,
+        wchans: Vec::new(),
+        futex_idle: 10,
+    };
+    let level = |server_cpu: f64, waits: &ThreadWaits| {
+        let r = Repeat {
+            waits: Some(waits.clone()),
+            ..rep(1000.0, &[1_000_000], server(server_cpu, 1, 1))
+        };
+        [r.clone(), r]
+    };
+    assert!(!waited_on_futex(&level(99.0, &waits), 1), "CPU-bound");
+    assert!(waited_on_futex(&level(30.0, &waits), 1), "waiting");
+    // With the CPUs idle, a wait elsewhere (sockets) is not one on a futex, and no samples
+    // is no wait at all.
+    let sockets = ThreadWaits {
+        futex: 200,
+        socket: 1650,
+        ..waits.clone()
+    };
+    assert!(!waited_on_futex(&level(30.0, &sockets), 1), "sockets");
+    let unsampled = [rep(1000.0, &[1_000_000], server(30.0, 1, 1))];
+    assert!(!waited_on_futex(&unsampled, 1), "no samples");
 }

@@ -426,7 +426,14 @@ pub(super) fn diagnosis(out: &mut String, r: &ShootoutResults) {
             let dumps: String = c
                 .thread_dumps
                 .iter()
-                .map(|d| format!(" <a href=\"{}\">thread dump of {}</a>", esc(&d.path), d.pid))
+                .map(|d| {
+                    format!(
+                        " <a href=\"{}\">thread dump of {}</a> ({})",
+                        esc(&d.path),
+                        d.pid,
+                        d.slice.label()
+                    )
+                })
                 .collect();
             let _ = writeln!(
                 out,

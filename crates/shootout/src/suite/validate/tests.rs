@@ -120,6 +120,26 @@ fn a_target_no_scenario_lists_is_refused() {
     );
 }
 
+#[test]
+fn a_target_excluded_from_every_quick_level_is_refused() {
+    let text = GOOD
+        .replacen("[plan]", "[quick]\nlevels = [10]\n[plan]", 1)
+        .replacen(
+            "start = \"{out}/server {port} {images}\"",
+            "start = \"{out}/server {port} {images}\"\nexcluded_levels = { c10 = \"too slow\" }",
+            1,
+        );
+    let e = Suite::parse(&text, "s.toml").unwrap_err().to_string();
+    assert_eq!(
+        e,
+        "s.toml:24: key `target[0].excluded_levels`: it leaves no ordinary level of [quick] to measure, so a quick run would not measure this target: keep one of c10"
+    );
+    // Excluding a level the quick run does not have is fine.
+    let ok = text.replace("c10 = ", "ab = ");
+    let s = Suite::parse(&ok, "s.toml").unwrap();
+    assert_eq!(s.targets[0].excluded_levels["ab"], "too slow");
+}
+
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Kind {
     Syntax,
@@ -147,7 +167,7 @@ fn each_mistake_has_its_kind_and_exact_line() {
         ("images = 5", "images = 5\nimages = 6", Syntax, "s.toml:4: duplicate key"),
         ("duration = \"1s\"", "duration = \"1x\"", Key, "s.toml:7: key `plan.duration`: invalid duration unit \"x\" in \"1x\": use ms, s, m or h"),
         ("duration = \"1s\"", "duration = 5", Key, "s.toml:7: key `plan.duration`: invalid type: integer `5`, expected a string"),
-        ("build = \"cc", "biuld = \"cc", Key, "s.toml:20: key `target[0].biuld`: unknown field `biuld`, expected one of `name`, `language`, `dir`, `requires`, `install`, `build`, `start`, `env`, `artifact`, `ready`, `ready_timeout`, `inputs`, `warmup`, `params`, `levels`, `use`"),
+        ("build = \"cc", "biuld = \"cc", Key, "s.toml:20: key `target[0].biuld`: unknown field `biuld`, expected one of `name`, `language`, `dir`, `requires`, `install`, `build`, `start`, `env`, `artifact`, `ready`, `ready_timeout`, `inputs`, `warmup`, `params`, `levels`, `excluded_levels`, `use`"),
         ("status = 302", "status = \"302\"", Key, "s.toml:12: key `scenario[0].expect.status`: invalid type: string \"302\", expected u16"),
         ("(\\d+)\\.png$'", "(\\d+\\.png$'", Key, "s.toml:13: key `scenario[0].expect.headers.Location`: invalid pattern \"^https://avatar\\\\.example/Renard-(\\\\d+\\\\.png$\": regex parse error: ^https://avatar\\.example/Renard-(\\d+\\.png$ ^ error: unclosed group"),
         ("{out}/server {port} {images}", "{out}/server {prot} {images}", Key, "s.toml:21: key `target[0].start`: unknown placeholder {prot} in \"{out}/server {prot} {images}\": use {port}, {images}, {template}, {out}, {dir}, or {param.NAME} for a parameter"),
@@ -203,6 +223,9 @@ fn each_mistake_has_its_kind_and_exact_line() {
         // Levels, targets and bodies of scenarios.
         ("start = \"{out}/server {port} {images}\"", "start = \"{out}/server {port} {images}\"\nlevels = [\"c7\"]", Key, "s.toml:22: key `target[0].levels`: \"c7\" is not a level of [plan]: use c10, ab"),
         ("start = \"{out}/server {port} {images}\"", "start = \"{out}/server {port} {images}\"\nlevels = []", Key, "s.toml:22: key `target[0].levels`: no levels: name at least one of c10, ab, or leave the key out for all"),
+        ("start = \"{out}/server {port} {images}\"", "start = \"{out}/server {port} {images}\"\nexcluded_levels = { c7 = \"why\" }", Key, "s.toml:22: key `target[0].excluded_levels`: \"c7\" is not a level of [plan]: use c10, ab"),
+        ("start = \"{out}/server {port} {images}\"", "start = \"{out}/server {port} {images}\"\nexcluded_levels = { ab = \" \" }", Key, "s.toml:22: key `target[0].excluded_levels`: \"ab\" has no reason: say why it is not measured, as the report will"),
+        ("start = \"{out}/server {port} {images}\"", "start = \"{out}/server {port} {images}\"\nexcluded_levels = { ab = 5 }", Key, "s.toml:22: key `target[0].excluded_levels.ab`: invalid type: integer `5`, expected a string"),
         ("name = \"redirect\"", "name = \"redirect\"\ntargets = [\"nope\"]", Key, "s.toml:11: key `scenario[0].targets`: no target named \"nope\": the suite has c"),
         ("name = \"redirect\"", "name = \"redirect\"\ntargets = []", Key, "s.toml:11: key `scenario[0].targets`: no targets: leave the key out for every target"),
         ("name = \"redirect\"", "name = \"redirect\"\nlevels = [\"c100\"]", Key, "s.toml:11: key `scenario[0].levels`: \"c100\" is not a level of [plan]: use c10, ab"),
