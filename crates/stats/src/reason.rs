@@ -153,8 +153,8 @@ impl Rule {
 /// same rules hold for HTTP/3 (RFC 9114 4.1.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Malformed {
-    /// No `:status`, two of them, one that is not three digits, or 101 (HTTP/2 has no
-    /// protocol switch).
+    /// No `:status`, two of them, one that is not three digits (or below 100), or 101
+    /// (HTTP/2 has no protocol switch).
     Status,
     /// A pseudo-header other than `:status` (a request's, or an unknown one), one after a
     /// regular field, or one in the trailers.

@@ -55,7 +55,8 @@ impl Block {
             Name::Status => {
                 self.pseudo = true;
                 match (self.status, class.number) {
-                    (None, Some(n)) if class.three_digits && n != 101 => {
+                    // Three digits, the first 1 to 5 (RFC 9110 15): 0xx is no status.
+                    (None, Some(n)) if class.three_digits && n >= 100 && n != 101 => {
                         self.status = Some(n as u16);
                         None
                     }

@@ -260,6 +260,7 @@ fn status_missing_repeated_not_three_digits_or_101_is_malformed() {
         ("two digits", lit_status(b"20")),
         ("four digits", lit_status(b"2000")),
         ("not digits", lit_status(b"2x0")),
+        ("below 100", lit_status(b"099")),
         ("101", lit_status(b"101")),
     ] {
         assert_eq!(
