@@ -162,7 +162,11 @@ fn goaway_after_n_streams_sends_the_rest_again() {
     assert_eq!(r.counts.ok, 20, "{:?}", r.counts);
     assert_eq!(r.counts.errors(), 0);
     let h = h2_counts(&r);
-    assert!(h.goaway_received[0] >= 6, "{h:?}");
+    // 20 requests at 3 a connection, with at most two connections ending short: at least
+    // six connections served 3 and sent GOAWAY, but the run may end on the sixth's third
+    // response before its GOAWAY (a write of its own) is read (seen once, 5, under a
+    // loaded test run).
+    assert!(h.goaway_received[0] >= 5, "{h:?}");
     assert!(
         h.retries > 0,
         "streams above last-stream-id went again: {h:?}"
