@@ -254,7 +254,7 @@ pub fn run_with_intervals(
             table: table.clone(),
             seed: plan.seed,
             connections: shard::share(plan.connections as u64, threads as u64, id as u64) as usize,
-            pipeline: plan.pipeline,
+            per_connection: plan.per_connection(),
             protocol: plan.protocol,
             keepalive: plan.keepalive,
             coalesce: plan.coalesce_in_effect(),

@@ -70,7 +70,9 @@ pub(crate) struct Config {
     pub table: Arc<RequestTable>,
     pub seed: u64,
     pub connections: usize,
-    pub pipeline: usize,
+    /// Requests in flight per connection: [`crate::Plan::per_connection`], the one decision
+    /// (the pipeline depth, or the streams).
+    pub per_connection: usize,
     /// HTTP/1.1, or HTTP/2 with its streams and windows.
     pub protocol: Protocol,
     /// Reuse connections: connect eagerly and keep them. Otherwise a connection is opened
@@ -173,10 +175,7 @@ pub(crate) fn run(cfg: Config, interval: CurrentInterval) -> Result<WorkerResult
     let poll = Poll::new().map_err(LoadError::Poll)?;
     // Room for a full pipeline and a partly written request before it: no growth later.
     // HTTP/2 adds its preface and control frames.
-    let per_connection = match cfg.protocol {
-        Protocol::Http1 => cfg.pipeline,
-        Protocol::Http2(o) => o.streams as usize,
-    };
+    let per_connection = cfg.per_connection;
     let control_room = match cfg.protocol {
         Protocol::Http1 => 0,
         Protocol::Http2(_) => h2::CONTROL_ROOM,
@@ -407,7 +406,7 @@ impl Worker {
     fn room(&self, idx: usize) -> usize {
         let slot = &self.slots[idx];
         let capacity = match &slot.h2 {
-            None => self.cfg.pipeline,
+            None => self.cfg.per_connection,
             Some(conn) => conn.capacity(),
         };
         capacity.saturating_sub(slot.inflight.len())
