@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use mio::Events;
 
-use super::{now_ns, Worker};
+use super::{now_ns, Http, Worker};
 use crate::{Coalesce, COALESCE_BATCH, COALESCE_LATENCY_SHARE, COALESCE_MAX, COALESCE_MIN};
 
 /// One worker's coalescing: its mode, and the waits it made.
@@ -102,7 +102,7 @@ pub(super) fn auto_wait_ns(recent_latency_ns: u64, in_flight: impl FnOnce() -> u
     wait
 }
 
-impl Worker {
+impl<P: Http> Worker<P> {
     /// Polls for events, sleeping at most `wait_ns`. With a coalescing wait due, a poll that
     /// finds nothing ready is followed by the wait, then by the poll that may sleep; a
     /// worker with work to do never waits. `spinning` polls (the open model's last stretch

@@ -1,10 +1,7 @@
-//! A connection's slot in the worker: its socket, phase, requests in flight and buffers.
+//! A connection's slot in the worker: its phase, its requests in flight, and its protocol's
+//! state.
 
-use std::collections::VecDeque;
-
-use crate::h2 as http2;
-use crate::response::Framer;
-use crate::transport::Transport;
+use super::http::Requests;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Phase {
@@ -25,49 +22,31 @@ pub(super) struct Pending {
     pub(super) sent_ns: u64,
     /// Its row in the request table.
     pub(super) shape: u32,
-    /// HTTP/2: its stream; 0 under HTTP/1.1.
+    /// Its protocol's tag for it: HTTP/2's stream ID; 0 under HTTP/1.1.
     pub(super) stream: u32,
-    /// HTTP/2: times it was sent again after a GOAWAY or REFUSED_STREAM.
+    /// Times it was sent again after the server left it unprocessed (HTTP/2's GOAWAY or
+    /// REFUSED_STREAM).
     pub(super) retries: u8,
 }
 
-pub(super) struct Slot {
-    pub(super) conn: Option<Transport>,
+/// A connection's place in the worker: what the worker keeps of it, its requests, and its
+/// protocol's state `C` ([`super::http::Http::Conn`]).
+pub(super) struct Slot<C> {
+    /// Bumped at each connect and close: events of a socket closed since are stale.
     pub(super) generation: u32,
     pub(super) phase: Phase,
     /// When the current connect started.
     pub(super) since_ns: u64,
-    /// When its TCP connect completed, for a TLS connection still in its handshake.
-    pub(super) tcp_up_ns: Option<u64>,
     pub(super) retry_at_ns: u64,
     pub(super) failures: u32,
-    /// The requests issued and not yet answered, oldest first.
-    pub(super) inflight: VecDeque<Pending>,
-    /// Encoded requests; `out[out_pos..]` is issued but not yet written. Its capacity is
-    /// reserved up front, so encoding a request does not allocate.
-    pub(super) out: Vec<u8>,
-    pub(super) out_pos: usize,
-    /// Since when the oldest request in flight has been waiting (for the timeout).
-    pub(super) wait_since_ns: u64,
-    pub(super) framer: Framer,
-    /// Start of a response head split across reads.
-    pub(super) leftover: Vec<u8>,
+    pub(super) reqs: Requests,
     /// Connections this slot has opened.
     pub(super) opened: u64,
-    /// HTTP/2: the connection's streams and windows.
-    pub(super) h2: Option<http2::Conn>,
-    /// HTTP/2: requests a GOAWAY or REFUSED_STREAM left unprocessed, to send again on the
-    /// next connection. Not in `inflight`: no stream carries them.
-    pub(super) requeue: Vec<Pending>,
     /// On the free list: waiting for a request to fall due.
     pub(super) on_free_list: bool,
-}
-
-impl Slot {
-    /// Issued requests not yet written, or TLS records not yet on the wire.
-    pub(super) fn unwritten(&self) -> bool {
-        self.out_pos < self.out.len() || self.conn.as_ref().is_some_and(Transport::pending)
-    }
+    /// Timers: the instant the protocol asked to be woken at, when it asks for timers.
+    pub(super) wake_ns: Option<u64>,
+    pub(super) conn: C,
 }
 
 /// What an event says about the read side of a socket.

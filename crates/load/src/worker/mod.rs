@@ -4,20 +4,25 @@
 //! requests go out in one write) and one `read`; `epoll_wait` is shared by every socket
 //! that is ready at once. Sockets are registered once for read and write readiness
 //! (edge-triggered), so there is no `epoll_ctl` per request. Timeouts are found by a scan
-//! every [`TICK`], not by per-request timers.
+//! every [`TICK`], not by per-request timers; a protocol that asks for timers (QUIC's) gets
+//! them from one heap per worker.
 //!
 //! In the closed model a worker that finds nothing to read may wait a little before it
 //! sleeps, so that one wake-up reads several responses ([`coalesce`], `--coalesce`).
 //!
 //! The loop does not know the load model: a connection with room asks the [`Schedule`]
-//! for work. Nor does it know the byte stream: it talks to a [`Transport`]. Requests come
-//! from the [`RequestTable`], encoded into the connection's own output buffer.
+//! for work. Nor does it know the protocol: the worker is generic over the [`Http`] seam
+//! ([`http`]), whose implementations ([`http1`], [`http2`]) own each connection's socket,
+//! protocol state and output, and hand outcomes to the [`Recorder`]; the worker keeps the
+//! slots, the requests' clocks and what to do next. Requests come from the
+//! [`RequestTable`], encoded into the connection's own output buffer.
 //!
 //! Evidence: `strace -c -f foxbench load -n 20000 -c 10 -t 1` against targets/c-epoll counts
 //! 20,000 `sendto`, 20,000 `recvfrom` and ~2,000 `epoll_wait`; `bench/load.py` (runs in
 //! bench/runs/) measures the client CPU per request against wrk, ab, h2load, oha and hey.
 
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
 use std::io;
 use std::net::SocketAddr;
 use std::sync::atomic::Ordering;
@@ -27,31 +32,30 @@ use std::time::{Duration, Instant};
 use mio::{Events, Poll, Token};
 use nix::sys::timerfd::TimerFd;
 
-use crate::h2::{self as http2, H2Counts};
+use crate::h2::H2Counts;
 use crate::interval::CurrentInterval;
-use crate::reason;
-use crate::response::Framer;
 use crate::schedule::{Grant, Schedule};
 use crate::table::{Picker, RequestTable};
 use crate::tls::{Connector, TlsInfo};
-use crate::transport::{Read, Transport};
 use crate::{Control, Counts, LoadError, Protocol, StatusSet};
-use stats::reason::{At, Cause, Kind, Reason};
+use stats::reason::{Kind, Reason};
 
 mod coalesce;
 mod conn;
-mod connect;
-mod h2;
+mod http;
 mod http1;
-mod read;
+mod http2;
 mod recorder;
+mod stream;
 mod timer;
 
 use conn::{Flow, Pending, Phase, Readiness, Slot};
-use http1::feed;
+use http::{Cx, Http, Next, Requests, Sent, Setup};
 use recorder::Recorder;
 use stats::Latency;
 use timer::open_timer;
+
+pub(crate) use http::run;
 
 /// How often connections are scanned for timeouts and retries.
 const TICK: Duration = Duration::from_millis(10);
@@ -119,21 +123,12 @@ pub(crate) struct WorkerResult {
 /// `Copy` code that costs no more to carry than the kind alone.
 type Failure = Reason;
 
-/// Where a slot's oldest request in flight stands in its response.
-fn stage(slot: &Slot) -> At {
-    if !slot.framer.between_responses() {
-        At::MidBody
-    } else if slot.leftover.is_empty() {
-        At::BeforeResponse
-    } else {
-        At::MidHead
-    }
-}
-
-struct Worker {
+struct Worker<P: Http> {
     cfg: Config,
     poll: Poll,
-    slots: Vec<Slot>,
+    /// The protocol: its worker-wide state; each slot holds its connection's.
+    http: P,
+    slots: Vec<Slot<P::Conn>>,
     rec: Recorder,
     picker: Picker,
     rbuf: Vec<u8>,
@@ -147,10 +142,10 @@ struct Worker {
     /// This worker's requests numbered below this fell due while every connection was
     /// busy: they are counted late.
     late_until: u64,
-    /// HTTP/2's counts, apart from `rec` so that a connection's events can reach both.
-    h2: H2Counts,
-    /// HTTP/2: where a value with random parts is filled before its length is written.
-    scratch: Vec<u8>,
+    /// The instants protocols asked to be woken at ([`Http::wake_at`]), earliest first, by
+    /// slot and generation; an entry the slot has since moved is skipped. Always empty
+    /// unless [`Http::TIMED`].
+    wakes: BinaryHeap<Reverse<(u64, usize, u32)>>,
     /// Connections established and not closed yet, published for live displays.
     open: u64,
     /// Open model: nanoseconds of empty zero-timeout polls before a due instant (see
@@ -171,100 +166,111 @@ fn token(idx: usize, generation: u32) -> Token {
     Token((idx & 0xffff_ffff) | ((generation as usize) << 32))
 }
 
-pub(crate) fn run(cfg: Config, interval: CurrentInterval) -> Result<WorkerResult, LoadError> {
-    let poll = Poll::new().map_err(LoadError::Poll)?;
-    // Room for a full pipeline and a partly written request before it: no growth later.
-    // HTTP/2 adds its preface and control frames.
-    let per_connection = cfg.per_connection;
-    let control_room = match cfg.protocol {
-        Protocol::Http1 => 0,
-        Protocol::Http2(_) => h2::CONTROL_ROOM,
-    };
-    let out_capacity = (per_connection + 1) * cfg.table.max_len + control_room;
-    let slots = (0..cfg.connections)
-        .map(|_| Slot {
-            conn: None,
-            generation: 0,
-            phase: Phase::Closed,
-            since_ns: 0,
-            tcp_up_ns: None,
-            retry_at_ns: 0,
-            failures: 0,
-            inflight: VecDeque::with_capacity(per_connection),
-            out: Vec::with_capacity(out_capacity),
-            out_pos: 0,
-            wait_since_ns: 0,
-            framer: Framer::new(),
-            leftover: Vec::new(),
-            opened: 0,
-            on_free_list: false,
-            h2: match cfg.protocol {
-                Protocol::Http1 => None,
-                Protocol::Http2(o) => Some(http2::Conn::new(o)),
+impl<P: Http> Worker<P> {
+    /// Runs one worker speaking `http` until its schedule ends.
+    fn run(http: P, cfg: Config, interval: CurrentInterval) -> Result<WorkerResult, LoadError> {
+        let poll = Poll::new().map_err(LoadError::Poll)?;
+        let per_connection = cfg.per_connection;
+        let slots = (0..cfg.connections)
+            .map(|_| Slot {
+                generation: 0,
+                phase: Phase::Closed,
+                since_ns: 0,
+                retry_at_ns: 0,
+                failures: 0,
+                reqs: Requests {
+                    inflight: VecDeque::with_capacity(per_connection),
+                    requeue: Vec::with_capacity(if P::RESENDS { per_connection } else { 0 }),
+                    wait_since_ns: 0,
+                },
+                opened: 0,
+                on_free_list: false,
+                wake_ns: None,
+                conn: http.conn(&cfg),
+            })
+            .collect();
+        let shapes = cfg.table.shapes.len();
+        let mut w = Worker {
+            rec: Recorder {
+                counts: Counts::default(),
+                interval,
+                connect: Latency::new(),
+                handshake_full: Latency::new(),
+                handshake_resumed: Latency::new(),
+                tls: None,
+                status: vec![0; 1000],
+                shapes: vec![(0, 0); shapes],
+                fail_status: cfg.fail_status.clone(),
+                open: cfg.schedule.is_open(),
+                lateness: Latency::new(),
+                late: Latency::new(),
+                recent_latency_ns: 0,
             },
-            requeue: Vec::with_capacity(match cfg.protocol {
-                Protocol::Http1 => 0,
-                Protocol::Http2(_) => per_connection,
-            }),
-        })
-        .collect();
-    let shapes = cfg.table.shapes.len();
-    let mut w = Worker {
-        rec: Recorder {
-            counts: Counts::default(),
-            interval,
-            connect: Latency::new(),
-            handshake_full: Latency::new(),
-            handshake_resumed: Latency::new(),
-            tls: None,
-            status: vec![0; 1000],
-            shapes: vec![(0, 0); shapes],
-            fail_status: cfg.fail_status.clone(),
-            open: cfg.schedule.is_open(),
-            lateness: Latency::new(),
-            late: Latency::new(),
-            recent_latency_ns: 0,
-        },
-        picker: Picker::new(cfg.seed, cfg.id, shapes),
-        poll,
-        slots,
-        rbuf: vec![0; READ_BUF],
-        free: Vec::with_capacity(cfg.connections),
-        timer: None,
-        armed_ns: None,
-        late_until: 0,
-        h2: H2Counts::default(),
-        scratch: Vec::with_capacity(cfg.table.h2_max_value),
-        open: 0,
-        spin_ns: 0,
-        coalesce: coalesce::Coalescer::new(cfg.coalesce),
-        cfg,
-    };
-    if w.cfg.schedule.is_open() {
-        w.timer = open_timer(w.poll.registry());
+            picker: Picker::new(cfg.seed, cfg.id, shapes),
+            poll,
+            http,
+            slots,
+            rbuf: vec![0; READ_BUF],
+            free: Vec::with_capacity(cfg.connections),
+            timer: None,
+            armed_ns: None,
+            late_until: 0,
+            wakes: BinaryHeap::new(),
+            open: 0,
+            spin_ns: 0,
+            coalesce: coalesce::Coalescer::new(cfg.coalesce),
+            cfg,
+        };
+        if w.cfg.schedule.is_open() {
+            w.timer = open_timer(w.poll.registry());
+        }
+        w.event_loop();
+        let mut result = WorkerResult {
+            counts: w.rec.counts,
+            lateness: w.rec.lateness,
+            late: w.rec.late,
+            connect: w.rec.connect,
+            handshake_full: w.rec.handshake_full,
+            handshake_resumed: w.rec.handshake_resumed,
+            tls: w.rec.tls,
+            status: w.rec.status,
+            shapes: w.rec.shapes,
+            h2: H2Counts::default(),
+            interval_waits: w.rec.interval.waits,
+            spin: Duration::from_nanos(w.spin_ns),
+            coalesced: crate::Coalesced {
+                waits: w.coalesce.waits,
+                waited: Duration::from_nanos(w.coalesce.waited_ns),
+            },
+        };
+        w.http.report(&mut result);
+        Ok(result)
     }
-    w.event_loop();
-    Ok(WorkerResult {
-        counts: w.rec.counts,
-        lateness: w.rec.lateness,
-        late: w.rec.late,
-        connect: w.rec.connect,
-        handshake_full: w.rec.handshake_full,
-        handshake_resumed: w.rec.handshake_resumed,
-        tls: w.rec.tls,
-        status: w.rec.status,
-        shapes: w.rec.shapes,
-        h2: w.h2,
-        interval_waits: w.rec.interval.waits,
-        spin: Duration::from_nanos(w.spin_ns),
-        coalesced: crate::Coalesced {
-            waits: w.coalesce.waits,
-            waited: Duration::from_nanos(w.coalesce.waited_ns),
-        },
-    })
-}
 
-impl Worker {
+    /// The protocol, slot `idx`, and what the protocol may use of the worker, borrowed
+    /// together for one call across the seam.
+    #[inline]
+    fn at(&mut self, idx: usize) -> (&mut P, &mut Slot<P::Conn>, Cx<'_>) {
+        let Worker {
+            cfg,
+            poll,
+            http,
+            slots,
+            rec,
+            picker,
+            rbuf,
+            ..
+        } = self;
+        let cx = Cx {
+            cfg,
+            rec,
+            picker,
+            registry: poll.registry(),
+            rbuf,
+        };
+        (http, &mut slots[idx], cx)
+    }
+
     fn event_loop(&mut self) {
         let mut events = Events::with_capacity(self.slots.len().clamp(16, 1024));
         let now = now_ns(self.cfg.epoch);
@@ -287,6 +293,11 @@ impl Worker {
             let mut wait = next_tick.saturating_sub(now);
             if let Some(end) = self.cfg.schedule.end_ns() {
                 wait = wait.min(end.saturating_sub(now));
+            }
+            if P::TIMED {
+                if let Some(Reverse((at, _, _))) = self.wakes.peek() {
+                    wait = wait.min(at.saturating_sub(now));
+                }
             }
             // True for a poll made only to wait for a due instant still in the future.
             let mut spinning = false;
@@ -322,7 +333,7 @@ impl Worker {
                 let Some(slot) = self.slots.get(idx) else {
                     continue;
                 };
-                if slot.generation != generation || slot.conn.is_none() {
+                if slot.generation != generation || slot.phase == Phase::Closed {
                     continue; // a stale event for a socket closed earlier in this batch
                 }
                 let read = if ev.is_read_closed() || ev.is_error() {
@@ -333,6 +344,10 @@ impl Worker {
                     Readiness::None
                 };
                 self.on_event(idx, read, ev.is_writable(), ev.is_error(), now);
+                self.rearm(idx);
+            }
+            if P::TIMED {
+                self.wake_due(now);
             }
             self.dispatch(now);
             if now >= next_tick {
@@ -358,7 +373,7 @@ impl Worker {
             && self
                 .slots
                 .iter()
-                .all(|s| s.inflight.is_empty() && s.requeue.is_empty())
+                .all(|s| s.reqs.inflight.is_empty() && s.reqs.requeue.is_empty())
     }
 
     fn publish(&self) {
@@ -375,10 +390,11 @@ impl Worker {
     /// the last interval.
     fn finish(&mut self) {
         for slot in &mut self.slots {
-            self.rec.counts.in_flight += (slot.inflight.len() + slot.requeue.len()) as u64;
-            slot.inflight.clear();
-            slot.requeue.clear();
-            slot.conn = None;
+            let reqs = &mut slot.reqs;
+            self.rec.counts.in_flight += (reqs.inflight.len() + reqs.requeue.len()) as u64;
+            reqs.inflight.clear();
+            reqs.requeue.clear();
+            self.http.close(&mut slot.conn);
         }
         self.open = 0;
         let now = now_ns(self.cfg.epoch);
@@ -400,22 +416,20 @@ impl Worker {
         }
     }
 
-    /// Requests the slot may take now: the pipeline's room, or the streams the HTTP/2
-    /// connection may open beside those in flight.
+    /// Requests the slot may take now: what its protocol allows beside those in flight
+    /// (HTTP/1.1: the pipeline's room; HTTP/2: the streams the connection may open).
     #[inline]
     fn room(&self, idx: usize) -> usize {
         let slot = &self.slots[idx];
-        let capacity = match &slot.h2 {
-            None => self.cfg.per_connection,
-            Some(conn) => conn.capacity(),
-        };
-        capacity.saturating_sub(slot.inflight.len())
+        self.http
+            .room(&slot.conn)
+            .saturating_sub(slot.reqs.inflight.len())
     }
 
     /// Offers the slot's room to the schedule and issues what it grants.
     fn offer(&mut self, idx: usize, now: u64) -> Grant {
-        if !self.slots[idx].requeue.is_empty() {
-            // Requests a GOAWAY or REFUSED_STREAM left go before new ones.
+        if !self.slots[idx].reqs.requeue.is_empty() {
+            // Requests the server left unprocessed go before new ones.
             return self.reissue(idx, now);
         }
         let room = self.room(idx) as u64;
@@ -429,7 +443,7 @@ impl Worker {
                 if self.slots[idx].phase == Phase::Closed {
                     self.connect(idx, now);
                 } else {
-                    self.flush(idx, now);
+                    self.send(idx, now);
                 }
                 if self.slots[idx].phase == Phase::Open && self.room(idx) > 0 {
                     self.list_free(idx);
@@ -442,50 +456,36 @@ impl Worker {
     }
 
     /// Issues `n` requests on a slot, the schedule's sequence numbers `first..first + n`:
-    /// each picks its shape and is encoded into the slot's output buffer.
+    /// each picks its shape and is started by the protocol.
     fn assign(&mut self, idx: usize, n: u64, first: u64, now: u64) {
-        let Worker {
-            cfg,
-            slots,
-            rec,
-            picker,
-            late_until,
-            h2,
-            scratch,
-            ..
-        } = self;
-        let slot = &mut slots[idx];
-        if slot.inflight.is_empty() {
-            slot.wait_since_ns = now;
-        }
-        if slot.out_pos > 0 {
-            // Keep the unwritten tail at the front, within the reserved capacity.
-            slot.out.drain(..slot.out_pos);
-            slot.out_pos = 0;
+        let late_until = self.late_until;
+        let (http, slot, mut cx) = self.at(idx);
+        let reqs = &mut slot.reqs;
+        if reqs.inflight.is_empty() {
+            reqs.wait_since_ns = now;
         }
         for seq in first..first + n {
-            let shape = picker.pick(&cfg.table);
-            let stream = match slot.h2.as_mut() {
-                None => {
-                    picker.encode(&cfg.table, shape, &mut slot.out);
-                    0
-                }
-                Some(conn) => {
-                    h2::open_stream(conn, cfg, shape as u32, picker, scratch, &mut slot.out, h2)
-                }
-            };
-            let start_ns = cfg.schedule.start_ns(seq, now);
-            slot.inflight.push_back(Pending {
+            let shape = cx.picker.pick(&cx.cfg.table);
+            let stream = http.issue(
+                &mut slot.conn,
+                &mut cx,
+                shape as u32,
+                false,
+                reqs.inflight.len() + 1,
+            );
+            let start_ns = cx.cfg.schedule.start_ns(seq, now);
+            reqs.inflight.push_back(Pending {
                 start_ns,
                 sent_ns: now,
                 shape: shape as u32,
                 stream,
                 retries: 0,
             });
+            let rec = &mut *cx.rec;
             rec.shapes[shape].0 += 1;
             if rec.open {
                 let behind = now.saturating_sub(start_ns);
-                if seq < *late_until {
+                if seq < late_until {
                     rec.counts.late += 1;
                     rec.late.record_ns(behind);
                 } else {
@@ -493,38 +493,61 @@ impl Worker {
                 }
             }
         }
-        rec.counts.sent += n;
-        rec.counts.max_batch = rec.counts.max_batch.max(n);
-        if slot.h2.is_some() {
-            h2.streams_used_max = h2.streams_used_max.max(slot.inflight.len() as u64);
+        cx.rec.counts.sent += n;
+        cx.rec.counts.max_batch = cx.rec.counts.max_batch.max(n);
+    }
+
+    /// Sends again, on this slot's connection, what the last one left unprocessed, as many
+    /// as its room allows; connects first when the slot is closed.
+    fn reissue(&mut self, idx: usize, now: u64) -> Grant {
+        let room = self.room(idx);
+        if room == 0 {
+            return Grant::Never;
         }
+        let (http, slot, mut cx) = self.at(idx);
+        let reqs = &mut slot.reqs;
+        if reqs.inflight.is_empty() {
+            reqs.wait_since_ns = now;
+        }
+        let n = room.min(reqs.requeue.len());
+        for req in reqs.requeue.drain(..n) {
+            let in_flight = reqs.inflight.len() + 1;
+            let stream = http.issue(&mut slot.conn, &mut cx, req.shape, true, in_flight);
+            reqs.inflight.push_back(Pending {
+                stream,
+                sent_ns: now,
+                ..req
+            });
+        }
+        if slot.phase == Phase::Closed {
+            self.connect(idx, now);
+        } else {
+            self.send(idx, now);
+        }
+        Grant::Now { n: 0, first: 0 }
     }
 
     fn on_event(&mut self, idx: usize, read: Readiness, writable: bool, error: bool, now: u64) {
         let generation = self.slots[idx].generation;
         // A failure below may close the socket and open a new one in the same slot; the
         // rest of this event belongs to the old socket and must not touch the new one.
-        let same = |w: &Worker| w.slots[idx].generation == generation;
+        let same = |w: &Self| w.slots[idx].generation == generation;
         if self.slots[idx].phase == Phase::Connecting {
-            if self.slots[idx].unwritten() {
-                self.flush(idx, now);
-            } else {
-                self.poll_connect(idx, now);
-            }
-            if !same(self) {
-                return;
-            }
-            if self.slots[idx].phase != Phase::Open {
-                if error {
-                    let e = self.slots[idx]
-                        .conn
-                        .as_ref()
-                        .and_then(Transport::connect_error)
-                        .unwrap_or_else(|| io::Error::from(io::ErrorKind::ConnectionRefused));
-                    let f = self.connecting_failure(idx, &e);
+            let setup = {
+                let (http, slot, mut cx) = self.at(idx);
+                http.setup(&mut slot.conn, &mut cx, error)
+            };
+            match setup {
+                Setup::Waiting => return,
+                Setup::Failed(f) => {
                     self.fail(idx, f, now);
+                    return;
                 }
-                return;
+                Setup::Up => {
+                    if !self.up(idx) {
+                        return;
+                    }
+                }
             }
             if self.cfg.keepalive && self.room(idx) > 0 {
                 let _ = self.offer(idx, now);
@@ -532,108 +555,149 @@ impl Worker {
                     return;
                 }
             }
-        } else if writable && self.slots[idx].unwritten() {
-            self.flush(idx, now);
+        } else if writable {
+            self.send(idx, now);
             if !same(self) {
                 return;
             }
         }
         if read != Readiness::None {
-            self.read(idx, read == Readiness::Closed, now);
+            self.receive(idx, read == Readiness::Closed, now);
         }
     }
 
-    /// Writes whatever issued requests are not written yet.
-    fn flush(&mut self, idx: usize, now: u64) {
-        loop {
-            let slot = &mut self.slots[idx];
-            if !slot.unwritten() {
-                return;
+    /// Opens the slot's connection, carrying whatever was issued on it already.
+    fn connect(&mut self, idx: usize, now: u64) {
+        let connected = {
+            let (http, slot, mut cx) = self.at(idx);
+            slot.generation = slot.generation.wrapping_add(1);
+            slot.since_ns = now;
+            let token = token(idx, slot.generation);
+            http.connect(&mut slot.conn, &mut cx, token)
+        };
+        if let Err(f) = connected {
+            self.fail(idx, f, now);
+            return;
+        }
+        let slot = &mut self.slots[idx];
+        slot.phase = Phase::Connecting;
+        slot.opened += 1;
+        if slot.opened > 1 {
+            self.rec.counts.reconnects += 1;
+        }
+        // On loopback the handshake has usually finished by now: write at once rather
+        // than spend an epoll_wait on the writable edge.
+        self.send(idx, now);
+        self.rearm(idx);
+    }
+
+    /// Records a connection established. False when it failed instead: its protocol
+    /// refused it (under `--http2`, a TLS server that did not select h2).
+    fn up(&mut self, idx: usize) -> bool {
+        // A fresh clock read: the caller's `now` may be from before the connect started.
+        let now = now_ns(self.cfg.epoch);
+        let (http, slot, mut cx) = self.at(idx);
+        slot.phase = Phase::Open;
+        slot.failures = 0;
+        // What an idle connection has waited since (an h2 server allowing no streams);
+        // requests already assigned keep their own start.
+        if slot.reqs.inflight.is_empty() {
+            slot.reqs.wait_since_ns = now;
+        }
+        let transport_up = http.up(&mut slot.conn, &mut cx, now);
+        cx.rec
+            .connect
+            .record_ns(transport_up.saturating_sub(slot.since_ns));
+        cx.rec.counts.connections_opened += 1;
+        let carries = http.carries(&slot.conn);
+        self.open += 1;
+        if let Err(f) = carries {
+            self.fail(idx, f, now);
+            return false;
+        }
+        true
+    }
+
+    /// Sends whatever the slot's connection has waiting.
+    #[inline]
+    fn send(&mut self, idx: usize, now: u64) {
+        let sent = {
+            let (http, slot, mut cx) = self.at(idx);
+            http.send(&mut slot.conn, &mut cx)
+        };
+        match sent {
+            Ok(Sent::Wait) => {}
+            Ok(Sent::Up) => {
+                self.up(idx);
             }
-            let Some(conn) = slot.conn.as_mut() else {
-                return;
-            };
-            let connecting = slot.phase == Phase::Connecting;
-            let written = conn.write(&slot.out[slot.out_pos..]);
-            if connecting {
-                self.note_tcp_up(idx);
-            }
-            let slot = &mut self.slots[idx];
-            match written {
-                Ok(n) => {
-                    slot.out_pos += n;
-                    let done = !slot.unwritten();
-                    if done {
-                        slot.out.clear();
-                        slot.out_pos = 0;
-                    }
-                    self.rec.counts.bytes_written += n as u64;
-                    if connecting
-                        && self.slots[idx]
-                            .conn
-                            .as_ref()
-                            .is_some_and(Transport::is_established)
-                        && !self.established(idx)
-                    {
-                        return;
-                    }
-                    if !done {
-                        // A short write means the socket buffer is full: wait for the edge.
-                        return;
-                    }
+            Err(f) => self.fail(idx, f, now),
+        }
+    }
+
+    /// Takes in what a readable connection received.
+    fn receive(&mut self, idx: usize, peer_closed: bool, now: u64) {
+        let next = {
+            let (http, slot, mut cx) = self.at(idx);
+            http.receive(&mut slot.conn, &mut slot.reqs, &mut cx, peer_closed, now)
+        };
+        match next {
+            Next::Idle | Next::Refill => {}
+            Next::Close(f) => return self.close_and_replace(idx, f, now),
+            Next::Fail(f) => return self.fail(idx, f, now),
+        }
+        // Responses freed room: refill it at once, in one write, timed from now.
+        if self.cfg.keepalive && self.room(idx) > 0 {
+            let _ = self.offer(idx, now_ns(self.cfg.epoch));
+        }
+        // What the protocol owes the server (HTTP/2's acknowledgements and window updates)
+        // goes now, if the refill did not take it.
+        if self.http.owes(&self.slots[idx].conn) {
+            self.send(idx, now);
+        }
+    }
+
+    /// Acts on what the protocol said after a timeout or a timer.
+    fn then(&mut self, idx: usize, next: Next, now: u64) {
+        match next {
+            Next::Idle => {}
+            Next::Refill => {
+                if self.cfg.keepalive && self.slots[idx].phase == Phase::Open && self.room(idx) > 0
+                {
+                    let _ = self.offer(idx, now);
                 }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => {
-                    let f = if connecting {
-                        self.connecting_failure(idx, &e)
-                    } else {
-                        let kind = match reason::tls_error(&e) {
-                            Some(_) => Kind::Tls,
-                            None => Kind::Write,
-                        };
-                        Reason::new(kind, reason::of_io(&e, stage(&self.slots[idx])))
-                    };
-                    self.fail(idx, f, now);
-                    return;
-                }
             }
+            Next::Close(f) => self.close_and_replace(idx, f, now),
+            Next::Fail(f) => self.fail(idx, f, now),
         }
     }
 
     /// Every request in flight on the slot fails with `f`; the slot is closed and,
     /// unless the run is ending, reopened (after a backoff for repeated connect failures).
     fn fail(&mut self, idx: usize, f: Failure, now: u64) {
-        let n = self.slots[idx].inflight.len() as u64;
+        let n = self.slots[idx].reqs.inflight.len() as u64;
         self.rec.failed(f, n);
         if matches!(f.kind, Kind::Connect | Kind::Tls) {
             // Repeated connect and handshake failures back off.
             self.slots[idx].failures += 1;
         }
-        self.slots[idx].inflight.clear();
+        self.slots[idx].reqs.inflight.clear();
         self.close_and_replace(idx, f, now);
     }
 
     /// Closes the slot's socket. Requests still in flight fail as `remaining`; then the
     /// slot is reopened now, or after a backoff if connecting keeps failing.
     fn close_and_replace(&mut self, idx: usize, remaining: Failure, now: u64) {
-        if !self.slots[idx].inflight.is_empty() {
+        if !self.slots[idx].reqs.inflight.is_empty() {
             self.fail(idx, remaining, now);
             return;
         }
         let slot = &mut self.slots[idx];
-        slot.conn = None; // close(2) also removes the socket from the epoll set
+        self.http.close(&mut slot.conn);
         if slot.phase == Phase::Open {
             self.open -= 1;
         }
         slot.phase = Phase::Closed;
-        slot.out.clear();
-        slot.out_pos = 0;
-        slot.framer = Framer::new();
-        slot.leftover.clear();
-        if let Some(h2) = slot.h2.as_mut() {
-            h2.reset();
-        }
+        slot.wake_ns = None;
         slot.generation = slot.generation.wrapping_add(1);
         // Back off only on repeated connect failures: 0, 1, 2, 4 ... 64 ms.
         let backoff_ms = match slot.failures {
@@ -650,47 +714,70 @@ impl Worker {
     }
 
     fn tick(&mut self, now: u64) {
-        let timeout = self.cfg.timeout.as_nanos() as u64;
-        let connect_timeout = self.cfg.connect_timeout.as_nanos() as u64;
         for idx in 0..self.slots.len() {
             let slot = &self.slots[idx];
             match slot.phase {
-                // A TLS handshake gets the response timeout once TCP is up.
-                Phase::Connecting
-                    if slot
-                        .tcp_up_ns
-                        .is_some_and(|up| now.saturating_sub(up) >= timeout) =>
-                {
-                    self.fail(
-                        idx,
-                        Reason::new(Kind::Tls, Cause::Timeout(At::Handshake)),
-                        now,
-                    );
+                Phase::Connecting => {
+                    let expired =
+                        self.http
+                            .setup_expired(&slot.conn, slot.since_ns, now, &self.cfg);
+                    if let Some(f) = expired {
+                        self.fail(idx, f, now);
+                    }
                 }
-                Phase::Connecting
-                    if slot.tcp_up_ns.is_none()
-                        && now.saturating_sub(slot.since_ns) >= connect_timeout =>
-                {
-                    // With nothing in flight this only counts the failure and retries.
-                    let f = Reason::new(Kind::Connect, Cause::Timeout(At::Connect));
-                    self.fail(idx, f, now);
+                Phase::Open => {
+                    let next = {
+                        let (http, slot, mut cx) = self.at(idx);
+                        http.expire(&mut slot.conn, &mut slot.reqs, &mut cx, now)
+                    };
+                    self.then(idx, next, now);
+                    self.rearm(idx);
                 }
-                // HTTP/2 times out each stream alone: the others go on.
-                Phase::Open if slot.h2.is_some() => self.h2_timeouts(idx, now),
-                Phase::Open
-                    if !slot.inflight.is_empty()
-                        && now.saturating_sub(slot.wait_since_ns) >= timeout =>
-                {
-                    let f = Reason::new(Kind::Timeout, Cause::Timeout(stage(slot)));
-                    self.fail(idx, f, now);
-                }
-                Phase::Closed
-                    if slot.conn.is_none() && !slot.on_free_list && slot.retry_at_ns <= now =>
-                {
+                Phase::Closed if !slot.on_free_list && slot.retry_at_ns <= now => {
                     self.open_slot(idx, now);
                 }
-                _ => {}
+                Phase::Closed => {}
             }
+        }
+    }
+
+    /// Notes when the slot's protocol next asks to be woken ([`Http::wake_at`]).
+    #[inline]
+    fn rearm(&mut self, idx: usize) {
+        if !P::TIMED {
+            return;
+        }
+        let slot = &mut self.slots[idx];
+        let at = match slot.phase {
+            Phase::Closed => None,
+            _ => self.http.wake_at(&slot.conn),
+        };
+        if at != slot.wake_ns {
+            slot.wake_ns = at;
+            if let Some(at) = at {
+                self.wakes.push(Reverse((at, idx, slot.generation)));
+            }
+        }
+    }
+
+    /// Wakes the protocol of each slot whose instant has come.
+    fn wake_due(&mut self, now: u64) {
+        while let Some(&Reverse((at, idx, generation))) = self.wakes.peek() {
+            if at > now {
+                break;
+            }
+            self.wakes.pop();
+            let slot = &mut self.slots[idx];
+            if slot.generation != generation || slot.wake_ns != Some(at) {
+                continue; // moved or closed since
+            }
+            slot.wake_ns = None;
+            let next = {
+                let (http, slot, mut cx) = self.at(idx);
+                http.wake(&mut slot.conn, &mut slot.reqs, &mut cx, now)
+            };
+            self.then(idx, next, now);
+            self.rearm(idx);
         }
     }
 
@@ -722,12 +809,13 @@ impl Worker {
             let ready = match slot.phase {
                 Phase::Open => self.room(idx) > 0,
                 // A slot waiting out a connect backoff is reopened by the tick.
-                Phase::Closed => slot.conn.is_none() && slot.retry_at_ns <= now,
+                Phase::Closed => slot.retry_at_ns <= now,
                 // Listed again once established.
                 Phase::Connecting => false,
             };
             if ready {
                 let _ = self.offer(idx, now);
+                self.rearm(idx);
             }
         }
         if self.free.is_empty()

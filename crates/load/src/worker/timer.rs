@@ -8,7 +8,7 @@ use mio::{Interest, Token};
 use nix::sys::time::TimeSpec;
 use nix::sys::timerfd::{ClockId, Expiration, TimerFd, TimerFlags, TimerSetTimeFlags};
 
-use super::Worker;
+use super::{Http, Worker};
 
 /// The timer's token: no slot has it (slot indexes are below 2³²).
 pub(super) const TIMER: Token = Token(usize::MAX);
@@ -31,7 +31,7 @@ pub(super) fn open_timer(registry: &mio::Registry) -> Option<TimerFd> {
     Some(timer)
 }
 
-impl Worker {
+impl<P: Http> Worker<P> {
     /// Sets the timer to wake the loop at `due_ns`; false if there is no timer.
     pub(super) fn arm(&mut self, due_ns: u64, now: u64) -> bool {
         let Some(timer) = &self.timer else {

@@ -1,0 +1,226 @@
+//! The seam between the worker and a connection's protocol: the [`Http`] trait. The worker
+//! owns the slots, the schedule, the requests' clocks and the outcome counts; an
+//! implementation owns one connection's socket, its protocol state and its output, and
+//! tells the worker what happened ([`Setup`], [`Sent`], [`Next`]). The worker never asks
+//! which protocol runs: [`run`] picks the implementation once, from the plan's
+//! [`Protocol`], and the worker is generic over it.
+//!
+//! - [`Http1`]: HTTP/1.1 with pipelining, on a byte stream ([`Stream`]);
+//! - [`Http2`]: HTTP/2 on the same byte stream, a request per stream, driving the sans-I/O
+//!   [`crate::h2`] connection.
+//!
+//! Static dispatch on purpose: [`run`] makes a `Worker<Http1>` or a `Worker<Http2>`, so each
+//! call across the seam is a direct call the compiler inlines, where a `dyn` object or an
+//! enum would add an indirect call or a branch per request and per read. The per-request
+//! path (`Http::issue`, `Http::send`, `Http::receive`) is written by hand in each
+//! implementation, with its buffers reserved up front, for the same reason the rest of the
+//! engine is: this loop is measured against wrk and h2load (`bench/load.py`), and a request
+//! costs one `write` and usually one `read` whichever implementation runs.
+//!
+//! # Accounting
+//!
+//! The worker keeps each connection's requests in flight ([`Requests`]) and counts them
+//! out: an implementation hands a completed response to [`Recorder::response`] and a
+//! failed request to [`Recorder::failed`], taking it out of [`Requests::inflight`] as it
+//! does; [`Next::Fail`] and [`Next::Close`] fail whatever is still in flight, and requests
+//! moved to [`Requests::requeue`] are sent again (counted once). So
+//! `sent = ok + failed_status + errors + in_flight` holds whatever the implementation.
+//!
+//! # HTTP/3 (issue 33): how a datagram protocol slots in
+//!
+//! QUIC (`quinn-proto`, sans-I/O) is no byte stream and has no TLS-over-TCP layer, and
+//! nothing here assumes one: the worker hands an implementation readiness, never bytes.
+//! An `Http3` implementation in `worker/http3.rs` would hold:
+//! - worker-wide (the `Http3` value): the `quinn_proto::Endpoint` and its client
+//!   configuration (rustls with ALPN `h3`), its counts (datagrams, GSO segments, losses),
+//!   reported by [`Http::report`];
+//! - per connection ([`Http::Conn`], made once per slot and reused): a non-blocking
+//!   `mio::net::UdpSocket` connected to the target, registered in [`Http::connect`] with
+//!   the slot's token as TCP sockets are (so readiness reaches the slot), the
+//!   `quinn_proto::Connection`, the slot's requests' stream IDs, and the QPACK-encoded
+//!   request headers.
+//!
+//! and implement:
+//! - [`Http::connect`]: `Endpoint::connect`, then the first `poll_transmit`s (the Initial);
+//! - [`Http::setup`] (any readiness while connecting) and [`Http::receive`] (readable):
+//!   read datagrams (recvmmsg/GRO via `quinn-udp`) into the worker's read buffer, hand each
+//!   to `handle_event`, then drain `poll()`: `Connected` is [`Setup::Up`], stream data is
+//!   framed (HEADERS, DATA) into responses for the [`Recorder`], stream resets and
+//!   connection errors are failures, a GOAWAY moves unprocessed requests to
+//!   [`Requests::requeue`];
+//! - [`Http::send`] (writable, and after requests were issued): `poll_transmit` until it
+//!   has nothing, sending with GSO; [`Http::owes`] says whether it has something left;
+//! - [`Http::room`]: `--streams` within the server's stream credit (MAX_STREAMS);
+//! - [`Http::issue`]: open a bidirectional stream and write the request on it;
+//! - timers: `TIMED = true`, [`Http::wake_at`] returns `poll_timeout()` in the worker's
+//!   clock, and the worker calls [`Http::wake`] (`handle_timeout`, then `poll_transmit`)
+//!   when it is due: the worker keeps the due instants of every slot in one heap and
+//!   sleeps no longer than the earliest (`Worker::rearm`), so a QUIC timer is met to the
+//!   poll's precision, not the 10 ms tick's;
+//! - [`Http::expire`] (each tick): the requests' `--timeout`, stream by stream as HTTP/2
+//!   does; [`Http::setup_expired`]: no answer to the Initial within the handshake timeout.
+//!
+//! A socket per worker instead of per connection would need a token of its own, like the
+//! open model's timer, and the endpoint's demultiplexing; that is the one part of the
+//! worker HTTP/3 may change.
+
+use mio::Token;
+
+use super::{Config, Failure, Pending, Recorder, WorkerResult};
+use crate::interval::CurrentInterval;
+use crate::table::Picker;
+use crate::{LoadError, Protocol};
+
+pub(super) use super::http1::Http1;
+pub(super) use super::http2::Http2;
+#[allow(unused_imports)] // named by the docs above
+use super::stream::Stream;
+
+/// Runs one worker with the plan's protocol: the one place that asks which runs.
+pub(crate) fn run(cfg: Config, interval: CurrentInterval) -> Result<WorkerResult, LoadError> {
+    match cfg.protocol {
+        Protocol::Http1 => super::Worker::run(Http1::new(&cfg), cfg, interval),
+        Protocol::Http2(opts) => super::Worker::run(Http2::new(&cfg, opts), cfg, interval),
+    }
+}
+
+/// What an implementation may use while the worker calls it: the worker's own parts,
+/// borrowed for the call.
+pub(super) struct Cx<'a> {
+    pub(super) cfg: &'a Config,
+    pub(super) rec: &'a mut Recorder,
+    pub(super) picker: &'a mut Picker,
+    pub(super) registry: &'a mio::Registry,
+    /// The worker's read buffer, shared by its connections.
+    pub(super) rbuf: &'a mut [u8],
+}
+
+/// A connection's requests, as the worker and its protocol both see them.
+pub(super) struct Requests {
+    /// Issued and not yet answered, oldest first.
+    pub(super) inflight: std::collections::VecDeque<Pending>,
+    /// Left unprocessed by the server (a graceful GOAWAY, a refused stream): sent again
+    /// before new ones, on this connection or the next. Not in `inflight`: nothing carries
+    /// them.
+    pub(super) requeue: Vec<Pending>,
+    /// Since when the oldest request in flight has been waiting (for the timeout).
+    pub(super) wait_since_ns: u64,
+}
+
+/// A connection being set up, after an event on its socket.
+pub(super) enum Setup {
+    /// Not yet.
+    Waiting,
+    /// Established: it may carry requests.
+    Up,
+    /// The connect or the handshake failed.
+    Failed(Failure),
+}
+
+/// What sending did.
+pub(super) enum Sent {
+    /// Sent what could go; the rest waits for writability.
+    Wait,
+    /// Sending finished setting the connection up (a TLS handshake's last flight).
+    Up,
+}
+
+/// Where a connection goes after its protocol ran.
+pub(super) enum Next {
+    /// Nothing changed that the worker acts on.
+    Idle,
+    /// Requests ended: offer the room they freed.
+    Refill,
+    /// Close and replace the connection; requests still in flight fail as this.
+    Close(Failure),
+    /// The connection failed: every request in flight fails as this.
+    Fail(Failure),
+}
+
+/// One connection's protocol, as the worker drives it. See the module's doc.
+pub(super) trait Http: Sized {
+    /// One connection's state: made once per slot, reused by every connection the slot
+    /// opens (a reconnect allocates nothing).
+    type Conn;
+    /// Requests may be sent again on a new connection ([`Requests::requeue`]): its room is
+    /// reserved up front.
+    const RESENDS: bool;
+    /// It asks for timers ([`Http::wake_at`]); false compiles the worker's timer heap out.
+    const TIMED: bool = false;
+
+    /// A slot's connection state, before any connect.
+    fn conn(&self, cfg: &Config) -> Self::Conn;
+
+    /// Opens a connection; its socket registered with `token`, for read and write
+    /// readiness, once. Requests may already be issued on it.
+    fn connect(&mut self, c: &mut Self::Conn, cx: &mut Cx, token: Token) -> Result<(), Failure>;
+
+    /// Makes progress on a connection being set up, on any event of its socket.
+    fn setup(&mut self, c: &mut Self::Conn, cx: &mut Cx, error: bool) -> Setup;
+
+    /// The connection is up: records its handshake, if any. Returns when the transport
+    /// under any handshake came up (the connect time ends there).
+    fn up(&mut self, c: &mut Self::Conn, cx: &mut Cx, now: u64) -> u64;
+
+    /// Whether an established connection can carry this protocol (TLS's ALPN choice).
+    fn carries(&self, c: &Self::Conn) -> Result<(), Failure>;
+
+    /// Requests the connection may carry at once now, those in flight included.
+    fn room(&self, c: &Self::Conn) -> usize;
+
+    /// Starts a request of row `shape` (`resend`: one the server left unprocessed);
+    /// `in_flight` counts it. Returns its tag for [`Pending::stream`].
+    fn issue(
+        &mut self,
+        c: &mut Self::Conn,
+        cx: &mut Cx,
+        shape: u32,
+        resend: bool,
+        in_flight: usize,
+    ) -> u32;
+
+    /// Sends what is waiting to go.
+    fn send(&mut self, c: &mut Self::Conn, cx: &mut Cx) -> Result<Sent, Failure>;
+
+    /// Something of its own waits to go (acknowledgements, window updates).
+    fn owes(&self, c: &Self::Conn) -> bool;
+
+    /// Takes in what the connection received (`peer_closed`: the peer closed or reset, and
+    /// no new readiness will come), recording responses and failures.
+    fn receive(
+        &mut self,
+        c: &mut Self::Conn,
+        reqs: &mut Requests,
+        cx: &mut Cx,
+        peer_closed: bool,
+        now: u64,
+    ) -> Next;
+
+    /// An established connection's timeouts, checked each tick.
+    fn expire(&mut self, c: &mut Self::Conn, reqs: &mut Requests, cx: &mut Cx, now: u64) -> Next;
+
+    /// A connection being set up since `since_ns` that has waited too long: why it fails.
+    fn setup_expired(
+        &self,
+        c: &Self::Conn,
+        since_ns: u64,
+        now: u64,
+        cfg: &Config,
+    ) -> Option<Failure>;
+
+    /// When it next needs [`Http::wake`], if it asks for timers (`TIMED`).
+    fn wake_at(&self, _c: &Self::Conn) -> Option<u64> {
+        None
+    }
+
+    /// Its timer is due.
+    fn wake(&mut self, _c: &mut Self::Conn, _reqs: &mut Requests, _cx: &mut Cx, _now: u64) -> Next {
+        Next::Idle
+    }
+
+    /// Closes the connection and forgets its state, keeping its buffers.
+    fn close(&mut self, c: &mut Self::Conn);
+
+    /// Adds its own counts to the worker's result.
+    fn report(self, result: &mut WorkerResult);
+}
