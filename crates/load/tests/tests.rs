@@ -294,6 +294,48 @@ mod connections {
         assert_eq!(r.counts.ok, 100);
     }
 
+    /// Requests in flight per connection are `Plan::per_connection`, the one decision: the
+    /// server holds what it reads until no more comes for a while, then answers it all, so
+    /// the most it ever held unanswered is what the client put in flight at once.
+    #[test]
+    fn pipelined_requests_in_flight_are_the_plans_per_connection() {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        use std::sync::Arc;
+        for pipeline in [1, 3, 8] {
+            let most = Arc::new(AtomicU64::new(0));
+            let held = most.clone();
+            let s = Server::spawn(move |mut c| loop {
+                let _ = c.stream.set_read_timeout(None);
+                if c.next_request().is_none() {
+                    return;
+                }
+                let mut pending = 1;
+                // Quiet for 100 ms: the client sent all it will before an answer.
+                let _ = c.stream.set_read_timeout(Some(Duration::from_millis(100)));
+                while c.next_request().is_some() {
+                    pending += 1;
+                }
+                held.fetch_max(pending, Ordering::Relaxed);
+                if !c.send(&support::REDIRECT.repeat(pending as usize)) {
+                    return;
+                }
+            });
+            let mut p = plan(&s.url());
+            p.threads = 1;
+            p.connections = 2;
+            p.pipeline = pipeline;
+            p.stop = Stop::Requests(4 * pipeline as u64);
+            let r = run(&p);
+            assert_eq!(r.counts.ok, r.counts.sent, "{:?}", r.counts);
+            assert_eq!(
+                most.load(Ordering::Relaxed),
+                p.per_connection() as u64,
+                "pipeline {pipeline}: the most requests a connection had in flight"
+            );
+            assert_eq!(r.counts.max_batch, p.per_connection() as u64);
+        }
+    }
+
     fn support_conn(stream: std::net::TcpStream) -> support::Conn {
         // Reuse the Conn helpers for a listener the test made itself.
         let s = Server::spawn(|_| {});
