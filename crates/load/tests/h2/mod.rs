@@ -114,6 +114,76 @@ fn streams_stay_within_max_concurrent_streams() {
     assert_eq!(logged_h2(&nginx, 3000), 3000);
 }
 
+/// Streams in flight per connection are `Plan::per_connection`, the one decision: a server
+/// that allows any number holds the HEADERS it reads until no more come for a while, then
+/// answers them all, so the most it ever held is what the client put in flight at once.
+#[test]
+fn streams_in_flight_are_the_plans_per_connection() {
+    use std::io::Read as _;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::Arc;
+
+    use hostile::{frame, settings, Peer, END_HEADERS, END_STREAM, HEADERS};
+
+    for streams in [1, 4, 10] {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = l.local_addr().unwrap();
+        let most = Arc::new(AtomicU64::new(0));
+        let held = most.clone();
+        std::thread::spawn(move || {
+            for s in l.incoming().flatten() {
+                let held = held.clone();
+                std::thread::spawn(move || {
+                    let mut peer = Peer::new(s);
+                    let mut magic = [0u8; 24];
+                    if peer.stream().read_exact(&mut magic).is_err() || !peer.send(&settings(&[])) {
+                        return;
+                    }
+                    loop {
+                        let _ = peer.stream().set_read_timeout(None);
+                        let mut open = Vec::new();
+                        while open.is_empty() {
+                            match peer.next_frame() {
+                                Some((HEADERS, _, id)) => open.push(id),
+                                Some(_) => {}
+                                None => return,
+                            }
+                        }
+                        // Quiet for 100 ms: the client sent all it will before an answer.
+                        let quiet = Some(Duration::from_millis(100));
+                        let _ = peer.stream().set_read_timeout(quiet);
+                        while let Some((kind, _, id)) = peer.next_frame() {
+                            if kind == HEADERS {
+                                open.push(id);
+                            }
+                        }
+                        held.fetch_max(open.len() as u64, Ordering::Relaxed);
+                        let answers: Vec<u8> = open
+                            .iter()
+                            .flat_map(|&id| frame(HEADERS, END_HEADERS | END_STREAM, id, &[0x88]))
+                            .collect();
+                        if !peer.send(&answers) {
+                            return;
+                        }
+                    }
+                });
+            }
+        });
+        let mut p = h2_plan(&format!("http://{addr}/"), streams);
+        p.connections = 2;
+        p.threads = 1;
+        p.stop = Stop::Requests(8 * u64::from(streams));
+        let r = run(&p);
+        assert_eq!(r.counts.ok, r.counts.sent, "{:?}", r.counts);
+        assert_eq!(
+            most.load(Ordering::Relaxed),
+            p.per_connection() as u64,
+            "--streams {streams}: the most streams a connection had open"
+        );
+        assert_eq!(h2_counts(&r).streams_used_max, p.per_connection() as u64);
+    }
+}
+
 #[test]
 fn stream_ids_running_out_open_a_new_connection() {
     let Some(bin) = nginx_binary() else { return };
