@@ -147,3 +147,28 @@ fn a_coalescing_wait_reads_as_it_is_written() {
     };
     assert_eq!(p.validate(), Ok(()), "auto is no error in the open model");
 }
+
+/// The decisions the worker takes from the plan, made here once: requests per connection
+/// (the pipeline, or the streams) and the coalescing in effect (none in the open model).
+#[test]
+fn per_connection_and_coalescing_in_effect_follow_the_model_and_protocol() {
+    let mut p = Plan::new(Target::parse("http://127.0.0.1:1/").unwrap());
+    p.pipeline = 7;
+    assert_eq!(p.per_connection(), 7);
+    p.pipeline = 1;
+    p.protocol = Protocol::Http2(H2Options {
+        streams: 12,
+        ..H2Options::default()
+    });
+    assert_eq!(p.per_connection(), 12);
+    let fixed = Coalesce::Fixed(Duration::from_micros(50));
+    for coalesce in [Coalesce::Off, Coalesce::Auto, fixed] {
+        p.coalesce = coalesce;
+        p.arrival = Arrival::Closed;
+        assert_eq!(p.coalesce_in_effect(), coalesce);
+        p.arrival = Arrival::Open {
+            rate: crate::Rate::constant(100.0),
+        };
+        assert_eq!(p.coalesce_in_effect(), Coalesce::Off);
+    }
+}

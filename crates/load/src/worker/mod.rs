@@ -82,8 +82,8 @@ pub(crate) struct Config {
     /// Reuse connections: connect eagerly and keep them. Otherwise a connection is opened
     /// for each request, when the request is granted.
     pub keepalive: bool,
-    /// The wait before sleeping that batches wake-ups, as in effect: `Off` in the open
-    /// model.
+    /// The wait before sleeping that batches wake-ups, as in effect:
+    /// [`crate::Plan::coalesce_in_effect`], the one decision (`Off` in the open model).
     pub coalesce: crate::Coalesce,
     pub schedule: Schedule,
     pub timeout: Duration,

@@ -29,6 +29,7 @@ fn a_fixed_wait_is_made_and_counted_when_the_worker_is_idle() {
     p.threads = 1;
     p.stop = Stop::Requests(100);
     p.coalesce = Coalesce::Fixed(Duration::from_micros(200));
+    assert_eq!(p.coalesce_in_effect(), p.coalesce);
     let r = run(&p);
     assert_eq!(r.counts.ok, 100, "{:?}", r.counts);
     assert!(
@@ -76,6 +77,8 @@ fn off_and_the_open_model_never_wait() {
     p.coalesce = Coalesce::Fixed(Duration::from_micros(200));
     assert_eq!(p.validate(), Err(PlanError::CoalesceWithRate));
     p.coalesce = Coalesce::Auto;
+    // The worker waits as `Plan::coalesce_in_effect` decides, the one copy of the rule.
+    assert_eq!(p.coalesce_in_effect(), Coalesce::Off);
     let r = run(&p);
     assert_eq!(r.counts.ok, 50, "{:?}", r.counts);
     assert_eq!(r.coalesced.waits, 0, "the open model sends on its schedule");
