@@ -12,8 +12,10 @@
 //! (epoll, edge-triggered, each socket registered once). Requests are encoded once, into a
 //! request table; URL templates fill their random parts per request without allocating.
 //! A request costs one `write` and, usually, one `read`. Its seams: a [`Schedule`]-driven
-//! worker that never asks which load model runs, a `Transport` for the byte stream, and
-//! interval recording handed off at each boundary.
+//! worker that never asks which load model runs, nor which protocol (the worker is generic
+//! over one connection's protocol, `worker::http::Http`, with HTTP/1.1 and HTTP/2
+//! implementations; HTTP/3, a datagram protocol, will be a third), a `Transport` for the
+//! byte stream those two share, and interval recording handed off at each boundary.
 //!
 //! A plan can be one agent's share of a plan run by several ([`Plan::shard`], [`shard`]),
 //! started at an instant agreed beforehand ([`start`]).
@@ -29,9 +31,10 @@
 //! Accounting: every request issued ends in exactly one outcome, so
 //! `sent = ok + failed_status + errors + in_flight` holds for every run.
 //!
-//! HTTP/2 ([`Protocol::Http2`], `--http2`) lives in [`h2`], sans I/O: the worker feeds it
-//! the bytes it reads and writes what it appends, as it does with the HTTP/1 framer. A
-//! request is a stream; `--streams` play the part pipelining plays for HTTP/1.1.
+//! HTTP/2 ([`Protocol::Http2`], `--http2`) lives in [`h2`], sans I/O: the worker's HTTP/2
+//! implementation feeds it the bytes it reads and writes what it appends, as the HTTP/1.1
+//! one does with the framer. A request is a stream; `--streams` play the part pipelining
+//! plays for HTTP/1.1 ([`Plan::per_connection`] says how many, for both).
 //!
 //! [`Schedule`]: schedule
 #![forbid(unsafe_code)]

@@ -1,8 +1,9 @@
 //! A connection's byte stream, behind one type: plain TCP, or TLS over TCP with its
 //! handshake inside "connecting".
 //!
-//! The worker never touches the socket itself. It asks the transport to connect, to make
-//! progress while connecting ([`Transport::poll_connect`]), to write and to read; a read
+//! The worker's byte stream (`worker/stream.rs`, under its HTTP/1.1 and HTTP/2
+//! implementations) never touches the socket itself. It asks the transport to connect, to
+//! make progress while connecting ([`Transport::poll_connect`]), to write and to read; a read
 //! says whether the stream may hold more ([`Read::drained`]), so that the edge-triggered
 //! loop skips the read that would only return `EAGAIN` where that is safe.
 //!

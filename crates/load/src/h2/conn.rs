@@ -1,6 +1,7 @@
 //! One client HTTP/2 connection's state, sans I/O: the frames read are fed in, the frames
 //! to write are appended to the caller's output buffer, and what happened to the streams
-//! comes back as [`Event`]s. The worker owns the socket and the requests' clocks.
+//! comes back as [`Event`]s. The worker owns the requests' clocks, and its HTTP/2
+//! implementation the socket.
 
 use super::encoder::{Encoder, Fields};
 use super::frame::{self, code, flag, kind, setting, Header, HEADER_LEN, MAX_WINDOW};

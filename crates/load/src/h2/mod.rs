@@ -1,7 +1,8 @@
 //! HTTP/2 for the engine (`--http2`): frames, HPACK and one connection's stream and
-//! flow-control state, sans I/O. The worker drives it as it drives the HTTP/1 [`Framer`]:
-//! it feeds what it read, writes what the connection appended to its output buffer, and
-//! turns [`Event`]s into outcomes of its requests.
+//! flow-control state, sans I/O. The worker's HTTP/2 implementation (`worker/http2.rs`)
+//! drives it as the HTTP/1.1 one drives the [`Framer`]: it feeds what it read, writes what
+//! the connection appended to its output buffer, and turns [`Event`]s into outcomes of its
+//! requests.
 //!
 //! - [`frame`]: the frame header and the frames the client writes, hand-written as the
 //!   HTTP/1 path is.

@@ -5,7 +5,8 @@
 //! which protocol runs: [`run`] picks the implementation once, from the plan's
 //! [`Protocol`], and the worker is generic over it.
 //!
-//! - [`Http1`]: HTTP/1.1 with pipelining, on a byte stream ([`Stream`]);
+//! - [`Http1`]: HTTP/1.1 with pipelining, on a byte stream
+//!   ([`Stream`](super::stream::Stream): TCP, or TLS over TCP);
 //! - [`Http2`]: HTTP/2 on the same byte stream, a request per stream, driving the sans-I/O
 //!   [`crate::h2`] connection.
 //!
@@ -73,8 +74,6 @@ use crate::{LoadError, Protocol};
 
 pub(super) use super::http1::Http1;
 pub(super) use super::http2::Http2;
-#[allow(unused_imports)] // named by the docs above
-use super::stream::Stream;
 
 /// Runs one worker with the plan's protocol: the one place that asks which runs.
 pub(crate) fn run(cfg: Config, interval: CurrentInterval) -> Result<WorkerResult, LoadError> {
@@ -224,3 +223,6 @@ pub(super) trait Http: Sized {
     /// Adds its own counts to the worker's result.
     fn report(self, result: &mut WorkerResult);
 }
+
+#[cfg(test)]
+mod tests;
