@@ -38,8 +38,7 @@
 //! - per connection ([`Http::Conn`], made once per slot and reused): a non-blocking
 //!   `mio::net::UdpSocket` connected to the target, registered in [`Http::connect`] with
 //!   the slot's token as TCP sockets are (so readiness reaches the slot), the
-//!   `quinn_proto::Connection`, the slot's requests' stream IDs, and the QPACK-encoded
-//!   request headers.
+//!   `quinn_proto::Connection`, and its QPACK-encoded requests' output.
 //!
 //! and implement:
 //! - [`Http::connect`]: `Endpoint::connect`, then the first `poll_transmit`s (the Initial);
@@ -49,15 +48,19 @@
 //!   framed (HEADERS, DATA) into responses for the [`Recorder`], stream resets and
 //!   connection errors are failures, a GOAWAY moves unprocessed requests to
 //!   [`Requests::requeue`];
+//! - [`Http::up`]: the QUIC handshake, full or resumed, recorded as TLS's are;
+//!   [`Http::carries`]: ALPN said `h3`;
 //! - [`Http::send`] (writable, and after requests were issued): `poll_transmit` until it
 //!   has nothing, sending with GSO; [`Http::owes`] says whether it has something left;
 //! - [`Http::room`]: `--streams` within the server's stream credit (MAX_STREAMS);
-//! - [`Http::issue`]: open a bidirectional stream and write the request on it;
+//! - [`Http::issue`]: open a bidirectional stream and write the request on it; its tag
+//!   ([`Pending::stream`]) is the stream's index (its ID / 4: a client's bidirectional
+//!   streams are 0, 4, 8...), which fits a `u32` far past any server's stream credit;
 //! - timers: `TIMED = true`, [`Http::wake_at`] returns `poll_timeout()` in the worker's
 //!   clock, and the worker calls [`Http::wake`] (`handle_timeout`, then `poll_transmit`)
 //!   when it is due: the worker keeps the due instants of every slot in one heap and
 //!   sleeps no longer than the earliest (`Worker::rearm`), so a QUIC timer is met to the
-//!   poll's precision, not the 10 ms tick's;
+//!   poll's precision (a millisecond), not the 10 ms tick's;
 //! - [`Http::expire`] (each tick): the requests' `--timeout`, stream by stream as HTTP/2
 //!   does; [`Http::setup_expired`]: no answer to the Initial within the handshake timeout.
 //!
