@@ -37,13 +37,13 @@
 #![forbid(unsafe_code)]
 
 pub mod capacity;
+mod cause;
 mod control;
 pub mod h2;
 mod interval;
 pub mod limits;
 mod plan;
 mod rate;
-mod reason;
 mod response;
 mod schedule;
 mod setup;

@@ -6,7 +6,7 @@ use std::io;
 use stats::reason::{At, Cause, Kind, Reason};
 
 use super::{now_ns, token, Failure, Phase, Worker};
-use crate::reason;
+use crate::cause;
 use crate::response::Framer;
 use crate::tls::Handshake;
 use crate::transport::Transport;
@@ -87,10 +87,10 @@ impl Worker {
     /// How a failure while connecting counts: a TLS error, or any failure once TCP is up
     /// (the handshake failed), is `tls`; the rest are `connect`.
     pub(super) fn connecting_failure(&self, idx: usize, e: &io::Error) -> Failure {
-        if reason::tls_error(e).is_some() || self.slots[idx].tcp_up_ns.is_some() {
-            Reason::new(Kind::Tls, reason::of_io(e, At::Handshake))
+        if cause::tls_error(e).is_some() || self.slots[idx].tcp_up_ns.is_some() {
+            Reason::new(Kind::Tls, cause::of_io(e, At::Handshake))
         } else {
-            Reason::new(Kind::Connect, reason::of_io(e, At::Connect))
+            Reason::new(Kind::Connect, cause::of_io(e, At::Connect))
         }
     }
 

@@ -27,9 +27,9 @@ use std::time::{Duration, Instant};
 use mio::{Events, Poll, Token};
 use nix::sys::timerfd::TimerFd;
 
+use crate::cause;
 use crate::h2::{self as http2, H2Counts};
 use crate::interval::CurrentInterval;
-use crate::reason;
 use crate::response::Framer;
 use crate::schedule::{Grant, Schedule};
 use crate::table::{Picker, RequestTable};
@@ -589,11 +589,11 @@ impl Worker {
                     let f = if connecting {
                         self.connecting_failure(idx, &e)
                     } else {
-                        let kind = match reason::tls_error(&e) {
+                        let kind = match cause::tls_error(&e) {
                             Some(_) => Kind::Tls,
                             None => Kind::Write,
                         };
-                        Reason::new(kind, reason::of_io(&e, stage(&self.slots[idx])))
+                        Reason::new(kind, cause::of_io(&e, stage(&self.slots[idx])))
                     };
                     self.fail(idx, f, now);
                     return;

@@ -37,7 +37,7 @@ impl Worker {
                             now,
                             self.cfg.keepalive,
                         )
-                        .map_err(|e| Reason::new(Kind::Parse, reason::of_parse(e)))
+                        .map_err(|e| Reason::new(Kind::Parse, cause::of_parse(e)))
                     };
                     match flow {
                         Ok(Flow::Continue) => {}
@@ -61,11 +61,11 @@ impl Worker {
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => {
-                    let kind = match reason::tls_error(&e) {
+                    let kind = match cause::tls_error(&e) {
                         Some(_) => Kind::Tls,
                         None => Kind::Read,
                     };
-                    let f = Reason::new(kind, reason::of_io(&e, stage(&self.slots[idx])));
+                    let f = Reason::new(kind, cause::of_io(&e, stage(&self.slots[idx])));
                     self.fail(idx, f, now);
                     return;
                 }
