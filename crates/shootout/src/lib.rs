@@ -15,6 +15,7 @@ pub mod client;
 pub mod diagnosis;
 pub mod dump;
 mod failure;
+pub mod figures;
 pub mod judge;
 mod lifecycle;
 mod limits;

@@ -6,7 +6,8 @@ use report::shootout::{
 };
 use stats::Latency;
 
-use crate::diagnosis::{diagnose, Figures};
+use crate::diagnosis::diagnose;
+use crate::figures::Figures;
 use crate::waiting::{client_saturated, mostly_on_futex, server_saturated};
 
 mod tcp;

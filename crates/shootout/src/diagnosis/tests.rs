@@ -1,5 +1,6 @@
 use super::*;
-use report::shootout::{CpuUse, WchanCount};
+use report::shootout::{CpuUse, SystemSummary, ThreadWaits, WchanCount};
+use report::tcp::TcpWarning;
 
 fn f(client: f64, server: f64, thread: f64) -> Figures {
     Figures {
