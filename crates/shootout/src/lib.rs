@@ -18,7 +18,6 @@ mod failure;
 pub mod figures;
 pub mod judge;
 mod lifecycle;
-mod limits;
 pub mod listing;
 mod measure;
 pub mod pools;
