@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use crate::units::{human_bytes, human_us, ms_from_us, trim_pct};
+use crate::units::{bytes_one_decimal, human_us, ms_from_us, trim_pct};
 use crate::{reasons, ClientCertificate, IntervalRow, LoadReport, Selection};
 
 impl LoadReport {
@@ -168,8 +168,8 @@ impl LoadReport {
             o,
             "Transfer rate:          {:.2} [Kbytes/sec] received ({} read, {} written)",
             t.read_bytes_per_sec / 1024.0,
-            human_bytes(t.bytes_read as f64),
-            human_bytes(t.bytes_written as f64)
+            bytes_one_decimal(t.bytes_read as f64),
+            bytes_one_decimal(t.bytes_written as f64)
         );
         let _ = writeln!(o);
         if l.count > 0 {
@@ -325,7 +325,7 @@ impl LoadReport {
             cl.cpu_us_per_request
                 .map(|v| format!(", {v:.2}µs per request"))
                 .unwrap_or_default(),
-            human_bytes(cl.max_rss_bytes as f64)
+            bytes_one_decimal(cl.max_rss_bytes as f64)
         );
         if let Some(note) = cl.coalesced_note(self.requests.completed) {
             let _ = writeln!(o, "Coalescing:    {} ({note})", c.coalesce);

@@ -8,9 +8,9 @@ use super::numbers::{pct, tick_int, tick_rate, tick_us};
 use super::resources::{resource_charts, rss_over_time};
 use super::target_style;
 use crate::human_us;
-use crate::shootout::markdown::rate;
 use crate::shootout::svg::{self, esc, Axis, Bar, BarChart, LineChart, Point, Scale, Series};
 use crate::shootout::{Bottleneck, Cell, CellSummary, ShootoutResults, TargetResult};
+use crate::units::rate_suffixed;
 
 /// Whether the cell was client-bound, so its point is drawn hollow.
 fn is_client_bound(c: &Cell) -> bool {
@@ -140,9 +140,9 @@ fn concurrency_charts(
             Some((s.rps_min, s.rps_max)),
             format!(
                 "{} req/s (min {}, max {})",
-                rate(s.rps_median),
-                rate(s.rps_min),
-                rate(s.rps_max)
+                rate_suffixed(s.rps_median),
+                rate_suffixed(s.rps_min),
+                rate_suffixed(s.rps_max)
             ),
         ))
     });
@@ -210,15 +210,15 @@ fn counted_chart(
             Some(Bar {
                 label: t.name.clone(),
                 value: s.rps_median,
-                text: rate(s.rps_median),
+                text: rate_suffixed(s.rps_median),
                 colour: target_style(r, t).colour,
                 hollow: is_client_bound(cell),
                 tip: format!(
                     "{} · {l}: {} req/s (min {}, max {}){p99}{}",
                     t.name,
-                    rate(s.rps_median),
-                    rate(s.rps_min),
-                    rate(s.rps_max),
+                    rate_suffixed(s.rps_median),
+                    rate_suffixed(s.rps_min),
+                    rate_suffixed(s.rps_max),
                     diag_suffix(cell)
                 ),
             })
