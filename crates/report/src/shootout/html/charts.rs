@@ -1,12 +1,10 @@
 //! The Charts section: for each scenario, throughput and p99 against concurrency, a bar chart
 //! per other level and the latency spectrum; then the resource charts.
 
-use std::fmt::Write as _;
-
 use super::levels::{level, level_text, timed_keepalive};
 use super::numbers::{pct, tick_int, tick_rate, tick_us};
 use super::resources::{resource_charts, rss_over_time};
-use super::target_style;
+use super::{figure, target_style};
 use crate::human_us;
 use crate::shootout::svg::{self, esc, Axis, Bar, BarChart, LineChart, Point, Scale, Series};
 use crate::shootout::{Bottleneck, Cell, CellSummary, ShootoutResults, TargetResult};
@@ -25,17 +23,6 @@ fn diag_suffix(c: &Cell) -> String {
         .as_ref()
         .map(|d| format!(" · {}", d.bottleneck.as_str()))
         .unwrap_or_default()
-}
-
-/// A chart in a `<figure>` with its heading and caption (`caption` is HTML).
-pub(crate) fn figure(out: &mut String, id: &str, title: &str, caption: &str, svg: &str) {
-    let _ = writeln!(
-        out,
-        "<figure id=\"{}\"><h3>{}</h3><figcaption>{}</figcaption>{svg}</figure>",
-        esc(id),
-        esc(title),
-        caption
-    );
 }
 
 /// The whole Charts section.

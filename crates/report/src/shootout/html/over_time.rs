@@ -2,9 +2,8 @@
 //! repeats in run order, from the repeats' `intervals` (absent in files written before
 //! issue 12, which then get no such chart).
 
-use super::charts::figure;
 use super::numbers::{short, tick_rate, tick_s, tick_us};
-use super::target_style;
+use super::{figure, target_style};
 use crate::shootout::svg::{self, esc, Axis, LineChart, Point, Scale, Series};
 use crate::shootout::{Cell, ShootoutResults, TargetResult};
 use crate::{human_us, IntervalRow};

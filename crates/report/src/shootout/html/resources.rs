@@ -1,9 +1,8 @@
 //! The charts of what each server cost: peak RSS and CPU per request as bars, and RSS over
 //! the whole run.
 
-use super::charts::figure;
 use super::numbers::{short, tick_cpu, tick_kib, tick_mib, tick_s};
-use super::target_style;
+use super::{figure, target_style};
 use crate::shootout::svg::{self, esc, Axis, Bar, BarChart, LineChart, Point, Scale, Series};
 use crate::shootout::{Cell, ShootoutResults, TargetResult};
 use crate::units::bytes_compact;
