@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    agents, capacity, http2, reasons, series, slo, tcp, OpenMeasured, OpenReport, Summary,
+    agents, capacity, errors_by_reason, http2, series, slo, tcp, OpenMeasured, OpenReport, Summary,
     TlsMeasured, TlsReport,
 };
 
@@ -37,7 +37,7 @@ pub struct LoadReport {
     /// The same errors by reason, most frequent first; for each kind the counts sum to
     /// its count in `errors` (empty in files written before issue 23).
     #[serde(default)]
-    pub errors_by_reason: Vec<reasons::ReasonRow>,
+    pub errors_by_reason: Vec<errors_by_reason::ReasonRow>,
     /// Complete responses by status code.
     pub status: BTreeMap<String, u64>,
     /// Rates and bytes.
@@ -150,7 +150,7 @@ pub struct IntervalRow {
     pub errors_by_kind: Errors,
     /// Those errors by reason (absent when there were none, and before issue 23).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub errors_by_reason: Vec<reasons::ReasonRow>,
+    pub errors_by_reason: Vec<errors_by_reason::ReasonRow>,
     /// Complete responses per second.
     pub requests_per_sec: f64,
     /// Median latency of the responses in it, µs (0 when there were none).
@@ -198,7 +198,8 @@ impl IntervalRow {
         self.requests = self.requests.saturating_add(other.requests);
         self.errors = self.errors.saturating_add(other.errors);
         self.errors_by_kind.add(&other.errors_by_kind);
-        self.errors_by_reason = reasons::merge(&[&self.errors_by_reason, &other.errors_by_reason]);
+        self.errors_by_reason =
+            errors_by_reason::merge(&[&self.errors_by_reason, &other.errors_by_reason]);
         self.set_histogram(&hist);
         Ok(())
     }
@@ -223,7 +224,7 @@ impl From<&stats::Interval> for IntervalRow {
             requests: iv.counts.completed(),
             errors: iv.counts.errors(),
             errors_by_kind: (&iv.counts).into(),
-            errors_by_reason: reasons::rows(&iv.counts.reasons),
+            errors_by_reason: errors_by_reason::rows(&iv.counts.reasons),
             requests_per_sec: iv.rate_per_sec(),
             p50_us: us(iv.latency.percentile_ns(50.0)),
             p99_us: us(iv.latency.percentile_ns(99.0)),
@@ -674,7 +675,7 @@ impl LoadReport {
             interrupted: run.interrupted,
             requests: c.into(),
             errors: c.into(),
-            errors_by_reason: reasons::rows(&c.reasons),
+            errors_by_reason: errors_by_reason::rows(&c.reasons),
             status: run
                 .status
                 .iter()

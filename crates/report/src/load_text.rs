@@ -3,7 +3,7 @@
 use std::fmt::Write as _;
 
 use crate::units::{bytes_one_decimal, human_us, ms_from_us, trim_pct};
-use crate::{reasons, ClientCertificate, IntervalRow, LoadReport, Selection};
+use crate::{errors_by_reason, ClientCertificate, IntervalRow, LoadReport, Selection};
 
 impl LoadReport {
     /// The one-line warning printed when the client was saturated.
@@ -295,7 +295,7 @@ impl LoadReport {
                 "               EADDRNOTAVAIL: the client ran out of ephemeral ports (see net.ipv4.ip_local_port_range); not a server failure"
             );
         }
-        reasons::write_text(&mut o, &self.errors_by_reason, r.sent, wording);
+        errors_by_reason::write_text(&mut o, &self.errors_by_reason, r.sent, wording);
         let cn = &self.connections;
         let _ = writeln!(
             o,

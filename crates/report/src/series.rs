@@ -216,7 +216,7 @@ impl Block for IntervalRow {
     fn heap_bytes(&self) -> usize {
         let text = |s: &String| s.capacity();
         let reasons = self.errors_by_reason.capacity()
-            * std::mem::size_of::<crate::reasons::ReasonRow>()
+            * std::mem::size_of::<crate::errors_by_reason::ReasonRow>()
             + self
                 .errors_by_reason
                 .iter()

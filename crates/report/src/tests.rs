@@ -55,7 +55,7 @@ pub(crate) fn sample() -> LoadReport {
             reset: 0,
             protocol: 0,
         },
-        errors_by_reason: vec![reasons::ReasonRow::new(
+        errors_by_reason: vec![errors_by_reason::ReasonRow::new(
             stats::Reason::new(
                 stats::reason::Kind::Connect,
                 stats::reason::Cause::Errno(stats::reason::EADDRNOTAVAIL),

@@ -37,7 +37,7 @@ pub struct Figures {
     /// Of those: malformed responses.
     pub parse: u64,
     /// The errors by reason, most frequent first.
-    pub reasons: Vec<report::reasons::ReasonRow>,
+    pub reasons: Vec<report::errors_by_reason::ReasonRow>,
     /// Responses with a failing status.
     pub failed_status: u64,
     /// p99 latency, µs.

@@ -80,7 +80,7 @@ pub fn summarize(reps: &[Repeat]) -> CellSummary {
             .unwrap_or(0),
         fds_peak: reps.iter().map(|r| r.server.fds_peak).max().unwrap_or(0),
         errors: reps.iter().map(|r| r.requests.errors).sum(),
-        errors_by_reason: report::reasons::merge(
+        errors_by_reason: report::errors_by_reason::merge(
             &reps
                 .iter()
                 .map(|r| r.errors_by_reason.as_slice())

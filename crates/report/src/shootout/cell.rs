@@ -118,7 +118,7 @@ pub struct Repeat {
     pub errors: crate::Errors,
     /// The same errors by reason, most frequent first (empty before issue 23).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub errors_by_reason: Vec<crate::reasons::ReasonRow>,
+    pub errors_by_reason: Vec<crate::errors_by_reason::ReasonRow>,
     /// Responses by status code.
     pub status: BTreeMap<String, u64>,
     /// Connections opened, reopened and closed by the server.
@@ -360,7 +360,7 @@ pub struct CellSummary {
     pub errors: u64,
     /// Those errors by reason, all repeats added exactly, most frequent first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub errors_by_reason: Vec<crate::reasons::ReasonRow>,
+    pub errors_by_reason: Vec<crate::errors_by_reason::ReasonRow>,
     /// Responses with a failing status, all repeats.
     pub failed_status: u64,
     /// Requests issued, all repeats.
