@@ -35,7 +35,7 @@ pub struct LoadReport {
     /// Requests that failed with an error, by kind.
     pub errors: Errors,
     /// The same errors by reason, most frequent first; for each kind the counts sum to
-    /// its count in `errors` (empty in files written before issue 23).
+    /// its count in `errors` (empty in files written before 2026-11-25).
     #[serde(default)]
     pub errors_by_reason: Vec<errors_by_reason::ReasonRow>,
     /// Complete responses by status code.
@@ -71,7 +71,7 @@ pub struct LoadReport {
     pub intervals: Vec<IntervalRow>,
     /// The stretches of `intervals` at one resolution each: a long run keeps its newest
     /// intervals at `config.interval_s` and merges older ones into coarser rows, so that the
-    /// series stays bounded ([`series`]). Absent in files written before issue 25, whose
+    /// series stays bounded ([`series`]). Absent in files written before 2026-11-25, whose
     /// rows are all at `config.interval_s`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub interval_segments: Vec<series::Segment>,
@@ -145,10 +145,10 @@ pub struct IntervalRow {
     pub requests: u64,
     /// Requests that ended in an error in it.
     pub errors: u64,
-    /// Those errors by kind (all zero in files written before issue 12).
+    /// Those errors by kind (all zero in files written before 2026-11-24).
     #[serde(default)]
     pub errors_by_kind: Errors,
-    /// Those errors by reason (absent when there were none, and before issue 23).
+    /// Those errors by reason (absent when there were none, and before 2026-11-25).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub errors_by_reason: Vec<errors_by_reason::ReasonRow>,
     /// Complete responses per second.
@@ -160,7 +160,7 @@ pub struct IntervalRow {
     /// Longest, µs.
     pub max_us: f64,
     /// The interval's latency histogram (compressed V2, base64, ns), so that agents'
-    /// series merge exactly; absent in files written before issue 13.
+    /// series merge exactly; absent in files written before 2026-11-24.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hdr_base64: Option<String>,
     /// How many intervals of `config.interval_s` its block spans (a power of two): 1 at

@@ -1,6 +1,6 @@
 //! The charts over time: req/s and p99 of every interval of every repeat, each level's
 //! repeats in run order, from the repeats' `intervals` (absent in files written before
-//! issue 12, which then get no such chart).
+//! 2026-11-24, which then get no such chart).
 
 use super::numbers::{short, tick_rate, tick_s, tick_us};
 use super::{figure, target_style};
