@@ -1,12 +1,12 @@
 //! `foxbench doctor`: flags, and the findings printed (their notes' settings worded as
-//! flags); the checks are `load::limits`.
+//! flags); the checks are `load::os_limits`.
 
 use std::io::Write as _;
 use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::Args;
-use load::limits::{check, short, Demand, Finding, Machine, Severity};
+use load::os_limits::{check, short, Demand, Finding, Machine, Severity};
 
 /// The schema name of `--json`, as committed at `schemas/doctor.schema.json`.
 pub const DOCTOR_SCHEMA: &str = "foxbench-doctor/1";

@@ -32,7 +32,7 @@ pub(crate) fn tcp_report(
         connect: (!result.connect.is_empty()).then_some(&result.connect),
         cpu_saturated: report.client.saturated,
         somaxconn: loopback
-            .then(|| load::limits::Machine::read().somaxconn)
+            .then(|| load::os_limits::Machine::read().somaxconn)
             .flatten(),
         loopback,
         runtime: report::tcp::Runtime::Other,

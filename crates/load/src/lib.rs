@@ -20,12 +20,12 @@
 //! A plan can be one agent's share of a plan run by several ([`Plan::shard`], [`shard`]),
 //! started at an instant agreed beforehand ([`start`]).
 //!
-//! Before a run, [`limits`] checks the machine's limits that its connections will hit (open
+//! Before a run, [`os_limits`] checks the machine's limits that its connections will hit (open
 //! files, ephemeral ports, listen backlogs, conntrack, TCP memory): `foxbench doctor`, and
 //! the shootout before each level.
 //!
 //! It must not touch the machine's `/proc` (that is `probe`'s, which also reads the figures
-//! `limits` judges), render results (`report`'s) or parse a command line; its errors name
+//! `os_limits` judges), render results (`report`'s) or parse a command line; its errors name
 //! settings, and each caller words them (the CLI as flags, the shootout as suite keys).
 //!
 //! Accounting: every request issued ends in exactly one outcome, so
@@ -40,13 +40,13 @@
 #![forbid(unsafe_code)]
 
 pub mod capacity;
+mod cause;
 mod control;
 pub mod h2;
 mod interval;
-pub mod limits;
+pub mod os_limits;
 mod plan;
 mod rate;
-mod reason;
 mod response;
 mod schedule;
 mod setup;

@@ -492,6 +492,14 @@ impl fmt::Display for SelfSigned {
 
 impl std::error::Error for SelfSigned {}
 
+/// True when webpki refused a certificate because it is a CA's (`CA:TRUE`).
+pub(crate) fn is_ca_used_as_end_entity(o: &rustls::OtherError) -> bool {
+    matches!(
+        o.0.downcast_ref::<webpki::Error>(),
+        Some(webpki::Error::CaUsedAsEndEntity)
+    )
+}
+
 /// Whether webpki refused a certificate for want of a trusted issuer: none of its name
 /// (`UnknownIssuer`), or one of its name whose key did not verify its signature (a root of
 /// the same name with another key: `BadSignature`, or a key of another type).
@@ -657,7 +665,7 @@ pub fn explain(err: &rustls::Error, host: &str) -> Text {
             ))
             .give(&[CaFile, Insecure])
             .then(" (FILE: the server's certificate itself)"),
-            C::Other(o) if crate::reason::is_ca_used_as_end_entity(o) => Text::plain(format!(
+            C::Other(o) if is_ca_used_as_end_entity(o) => Text::plain(format!(
                 "certificate for {host} is a CA certificate (CA:TRUE, as `openssl req -x509` makes by default) and not the one in "
             ))
             .name(CaFile)

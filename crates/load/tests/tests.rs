@@ -2,8 +2,8 @@
 
 mod coalesce;
 mod h2;
-mod limits;
 mod open;
+mod os_limits;
 mod progress;
 mod reasons;
 mod support;

@@ -1,5 +1,5 @@
 //! The machine's settings and limits, from `getrlimit`, `/proc/sys` and a few `/proc`
-//! files: the figures `load::limits` judges, and what the shootout records of a run's
+//! files: the figures `load::os_limits` judges, and what the shootout records of a run's
 //! conditions. Reading only; the rules that judge the figures live with their callers.
 
 /// The figures the checks read; `None` where they could not be read.

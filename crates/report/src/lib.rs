@@ -5,7 +5,7 @@
 //! ([`compare`], with its schema at `schemas/compare.schema.json`), a load result's HTML page
 //! ([`load_html`]) and its series' colours, the live dashboard's too ([`palette`]), its
 //! `--slo` verdicts ([`slo`]), a `--find-max` result ([`capacity`]),
-//! the errors by reason in plain words ([`reasons`]),
+//! the errors by reason in plain words ([`errors_by_reason`]),
 //! and the exact merge of several agents' results into one ([`merge`], with the `agents`,
 //! `shard` and `start` sections of [`agents`]). It renders from result data
 //! only: it runs nothing and measures nothing, and depends on no internal crate but
@@ -16,6 +16,7 @@
 pub mod agents;
 pub mod capacity;
 pub mod compare;
+pub mod errors_by_reason;
 pub mod http2;
 pub mod listing;
 pub mod load_html;
@@ -24,7 +25,6 @@ mod load_text;
 pub mod merge;
 mod open;
 pub mod palette;
-pub mod reasons;
 pub mod series;
 pub mod shootout;
 pub mod slo;

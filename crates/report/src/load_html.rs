@@ -8,7 +8,7 @@ mod search;
 use std::fmt::Write as _;
 
 use crate::palette::Line;
-use crate::shootout::html::charts::figure;
+use crate::shootout::html::figure;
 use crate::shootout::html::numbers::{pct, tick_int, tick_rate, tick_s, tick_us};
 use crate::shootout::html::CSS;
 use crate::shootout::svg::{self, esc, Axis, LineChart, Marker, Point, Scale, Series};

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    agents, capacity, http2, reasons, series, slo, tcp, OpenMeasured, OpenReport, Summary,
+    agents, capacity, errors_by_reason, http2, series, slo, tcp, OpenMeasured, OpenReport, Summary,
     TlsMeasured, TlsReport,
 };
 
@@ -35,9 +35,9 @@ pub struct LoadReport {
     /// Requests that failed with an error, by kind.
     pub errors: Errors,
     /// The same errors by reason, most frequent first; for each kind the counts sum to
-    /// its count in `errors` (empty in files written before issue 23).
+    /// its count in `errors` (empty in files written before 2026-11-25).
     #[serde(default)]
-    pub errors_by_reason: Vec<reasons::ReasonRow>,
+    pub errors_by_reason: Vec<errors_by_reason::ReasonRow>,
     /// Complete responses by status code.
     pub status: BTreeMap<String, u64>,
     /// Rates and bytes.
@@ -71,7 +71,7 @@ pub struct LoadReport {
     pub intervals: Vec<IntervalRow>,
     /// The stretches of `intervals` at one resolution each: a long run keeps its newest
     /// intervals at `config.interval_s` and merges older ones into coarser rows, so that the
-    /// series stays bounded ([`series`]). Absent in files written before issue 25, whose
+    /// series stays bounded ([`series`]). Absent in files written before 2026-11-25, whose
     /// rows are all at `config.interval_s`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub interval_segments: Vec<series::Segment>,
@@ -145,12 +145,12 @@ pub struct IntervalRow {
     pub requests: u64,
     /// Requests that ended in an error in it.
     pub errors: u64,
-    /// Those errors by kind (all zero in files written before issue 12).
+    /// Those errors by kind (all zero in files written before 2026-11-24).
     #[serde(default)]
     pub errors_by_kind: Errors,
-    /// Those errors by reason (absent when there were none, and before issue 23).
+    /// Those errors by reason (absent when there were none, and before 2026-11-25).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub errors_by_reason: Vec<reasons::ReasonRow>,
+    pub errors_by_reason: Vec<errors_by_reason::ReasonRow>,
     /// Complete responses per second.
     pub requests_per_sec: f64,
     /// Median latency of the responses in it, µs (0 when there were none).
@@ -160,7 +160,7 @@ pub struct IntervalRow {
     /// Longest, µs.
     pub max_us: f64,
     /// The interval's latency histogram (compressed V2, base64, ns), so that agents'
-    /// series merge exactly; absent in files written before issue 13.
+    /// series merge exactly; absent in files written before 2026-11-24.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hdr_base64: Option<String>,
     /// How many intervals of `config.interval_s` its block spans (a power of two): 1 at
@@ -198,7 +198,8 @@ impl IntervalRow {
         self.requests = self.requests.saturating_add(other.requests);
         self.errors = self.errors.saturating_add(other.errors);
         self.errors_by_kind.add(&other.errors_by_kind);
-        self.errors_by_reason = reasons::merge(&[&self.errors_by_reason, &other.errors_by_reason]);
+        self.errors_by_reason =
+            errors_by_reason::merge(&[&self.errors_by_reason, &other.errors_by_reason]);
         self.set_histogram(&hist);
         Ok(())
     }
@@ -223,7 +224,7 @@ impl From<&stats::Interval> for IntervalRow {
             requests: iv.counts.completed(),
             errors: iv.counts.errors(),
             errors_by_kind: (&iv.counts).into(),
-            errors_by_reason: reasons::rows(&iv.counts.reasons),
+            errors_by_reason: errors_by_reason::rows(&iv.counts.reasons),
             requests_per_sec: iv.rate_per_sec(),
             p50_us: us(iv.latency.percentile_ns(50.0)),
             p99_us: us(iv.latency.percentile_ns(99.0)),
@@ -674,7 +675,7 @@ impl LoadReport {
             interrupted: run.interrupted,
             requests: c.into(),
             errors: c.into(),
-            errors_by_reason: reasons::rows(&c.reasons),
+            errors_by_reason: errors_by_reason::rows(&c.reasons),
             status: run
                 .status
                 .iter()

@@ -2,8 +2,8 @@
 
 use std::fmt::Write as _;
 
-use crate::units::{human_bytes, human_us, ms_from_us, trim_pct};
-use crate::{reasons, ClientCertificate, IntervalRow, LoadReport, Selection};
+use crate::units::{bytes_one_decimal, human_us, ms_from_us, trim_pct};
+use crate::{errors_by_reason, ClientCertificate, IntervalRow, LoadReport, Selection};
 
 impl LoadReport {
     /// The one-line warning printed when the client was saturated.
@@ -168,8 +168,8 @@ impl LoadReport {
             o,
             "Transfer rate:          {:.2} [Kbytes/sec] received ({} read, {} written)",
             t.read_bytes_per_sec / 1024.0,
-            human_bytes(t.bytes_read as f64),
-            human_bytes(t.bytes_written as f64)
+            bytes_one_decimal(t.bytes_read as f64),
+            bytes_one_decimal(t.bytes_written as f64)
         );
         let _ = writeln!(o);
         if l.count > 0 {
@@ -295,7 +295,7 @@ impl LoadReport {
                 "               EADDRNOTAVAIL: the client ran out of ephemeral ports (see net.ipv4.ip_local_port_range); not a server failure"
             );
         }
-        reasons::write_text(&mut o, &self.errors_by_reason, r.sent, wording);
+        errors_by_reason::write_text(&mut o, &self.errors_by_reason, r.sent, wording);
         let cn = &self.connections;
         let _ = writeln!(
             o,
@@ -325,7 +325,7 @@ impl LoadReport {
             cl.cpu_us_per_request
                 .map(|v| format!(", {v:.2}µs per request"))
                 .unwrap_or_default(),
-            human_bytes(cl.max_rss_bytes as f64)
+            bytes_one_decimal(cl.max_rss_bytes as f64)
         );
         if let Some(note) = cl.coalesced_note(self.requests.completed) {
             let _ = writeln!(o, "Coalescing:    {} ({note})", c.coalesce);

@@ -194,8 +194,8 @@ impl<T: Block> Series<T> {
 /// Why two interval rows cannot be merged exactly.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum RowMergeError {
-    /// A row without its histogram (written before issue 13).
-    #[error("an interval without its histogram (hdr_base64; written before issue 13) cannot be merged exactly")]
+    /// A row without its histogram (written before 2026-11-24).
+    #[error("an interval without its histogram (hdr_base64; written before 2026-11-24) cannot be merged exactly")]
     NoHistogram,
     /// A histogram that does not decode, or of other bounds.
     #[error("{0}")]
@@ -216,7 +216,7 @@ impl Block for IntervalRow {
     fn heap_bytes(&self) -> usize {
         let text = |s: &String| s.capacity();
         let reasons = self.errors_by_reason.capacity()
-            * std::mem::size_of::<crate::reasons::ReasonRow>()
+            * std::mem::size_of::<crate::errors_by_reason::ReasonRow>()
             + self
                 .errors_by_reason
                 .iter()

@@ -1,5 +1,5 @@
 use super::*;
-use crate::units::human_bytes;
+use crate::units::bytes_one_decimal;
 use stats::setting::PlanWording;
 
 pub(crate) fn sample() -> LoadReport {
@@ -55,7 +55,7 @@ pub(crate) fn sample() -> LoadReport {
             reset: 0,
             protocol: 0,
         },
-        errors_by_reason: vec![reasons::ReasonRow::new(
+        errors_by_reason: vec![errors_by_reason::ReasonRow::new(
             stats::Reason::new(
                 stats::reason::Kind::Connect,
                 stats::reason::Cause::Errno(stats::reason::EADDRNOTAVAIL),
@@ -293,7 +293,7 @@ fn human_units() {
     assert_eq!(human_us(12.34), "12.3µs");
     assert_eq!(human_us(1234.0), "1.23ms");
     assert_eq!(human_us(2_500_000.0), "2.50s");
-    assert_eq!(human_bytes(1536.0), "1.5 KiB");
+    assert_eq!(bytes_one_decimal(1536.0), "1.5 KiB");
 }
 
 #[test]

@@ -376,7 +376,7 @@ fn the_chart_check_fails_on_the_report_without_its_charts() {
 }
 
 /// The fixture with every repeat given `n` intervals at its own rate, p99 growing by 1 ms
-/// per interval, as a run since issue 12 records them.
+/// per interval, as a run since 2026-11-24 records them.
 fn with_intervals(n: usize) -> ShootoutResults {
     let mut r = fixture();
     for t in &mut r.targets {

@@ -1,72 +1,19 @@
 //! What limited a cell: the load generator, the server's CPU, one server thread, errors,
 //! a lock the target's threads wait on, or neither (CPUs idle while requests waited: a
 //! pool, a sleep). The CPU verdicts read the per-CPU figures when there are any, and the
-//! waiting verdicts are a table: both in [`crate::waiting`].
+//! waiting verdicts are a table ([`WAIT_RULES`]) of rules in [`crate::waiting`] and
+//! [`crate::pools`].
 
-use report::shootout::{Bottleneck, Diagnosis, SystemSummary, ThreadWaits};
-use report::tcp::{TcpFinding, TcpWarning};
+use report::shootout::{Bottleneck, Diagnosis};
+use report::tcp::TcpFinding;
 use report::SATURATED_PERCENT;
 
-use crate::waiting::{client_saturated, cpus_line, other_work, server_saturated, waiting};
+use crate::figures::Figures;
+use crate::pools::{backend_wait, pool_bound};
+use crate::waiting::{
+    client_saturated, cpus_line, idle_workers, lock_bound, other_work, server_saturated,
+};
 use crate::wording::SuiteKeys;
-
-/// The figures a diagnosis is made from (medians over a cell's repeats).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Figures {
-    /// foxbench's share of its CPUs, percent.
-    pub client_cpu_percent: f64,
-    /// Of that, the open model's spin before send instants (median over the repeats),
-    /// percent of the same CPUs: time to spare, left out before judging saturation.
-    pub client_spin_percent: f64,
-    /// The server tree's share of its CPUs, percent.
-    pub server_cpu_percent: f64,
-    /// The busiest server thread's share of one CPU, percent.
-    pub busiest_thread_percent: f64,
-    /// CPUs the server may use.
-    pub server_cpus: usize,
-    /// Requests issued.
-    pub sent: u64,
-    /// Requests that ended in an error.
-    pub errors: u64,
-    /// Of those: connect failures for lack of ports.
-    pub ports_exhausted: u64,
-    /// Of those: connects refused.
-    pub refused: u64,
-    /// Of those: connects not accepted in time.
-    pub connect_timeouts: u64,
-    /// Of those: other connect failures (fd limits among them).
-    pub connect_other: u64,
-    /// Of those: requests without a response in time.
-    pub timeouts: u64,
-    /// Of those: resets or early EOF.
-    pub resets: u64,
-    /// Of those: malformed responses.
-    pub parse: u64,
-    /// The errors by reason, most frequent first.
-    pub reasons: Vec<report::reasons::ReasonRow>,
-    /// Responses with a failing status.
-    pub failed_status: u64,
-    /// p99 latency, µs.
-    pub p99_us: Option<f64>,
-    /// Complete responses.
-    pub completed: u64,
-    /// The client's and the server's CPUs from `/proc/stat`, when read.
-    pub system: Option<SystemSummary>,
-    /// What the target's threads waited on, when sampled.
-    pub waits: Option<ThreadWaits>,
-    /// The level's connections from foxbench: the most requests in flight.
-    pub level_connections: usize,
-    /// The mean requests in flight at the target over the repeats, by Little's law
-    /// (throughput × mean latency); `None` without responses.
-    pub in_flight: Option<f64>,
-    /// The target's connections to each service it uses, over the repeats.
-    pub service_connections: Vec<report::shootout::pool::ServiceConnections>,
-    /// Each service's share of its CPUs (median over the repeats), percent.
-    pub service_cpu_percent: Vec<(String, f64)>,
-    /// What the kernel's TCP counters showed ([`report::tcp::findings`]), most specific
-    /// first.
-    pub tcp: Vec<TcpWarning>,
-}
 
 /// More than this share of requests failing makes a cell error-bound.
 pub const ERROR_SHARE: f64 = 0.01;
@@ -166,7 +113,7 @@ pub fn diagnose(f: &Figures) -> Diagnosis {
     if let Some(d) = tcp_verdict(f, &[TcpFinding::Nagle], &cpus) {
         return d;
     }
-    let idle = crate::waiting::idle_workers(f)
+    let idle = idle_workers(f)
         .map(|w| format!("; {w}"))
         .unwrap_or_default();
     Diagnosis {
@@ -205,6 +152,38 @@ fn top_reasons(f: &Figures) -> String {
         return String::new();
     }
     format!("; top reasons: {}", lines.join("; "))
+}
+
+/// A waiting verdict: its name and the test that returns its evidence.
+pub struct WaitRule {
+    /// The verdict it gives.
+    pub bottleneck: Bottleneck,
+    /// The evidence, when the figures show it.
+    pub evidence: fn(&Figures) -> Option<String>,
+}
+
+/// The waiting verdicts, in order (pool-bound and service-bound go before lock-bound: a
+/// pool's waiters sit on a futex too, and the connection count names the pool).
+pub const WAIT_RULES: &[WaitRule] = &[
+    WaitRule {
+        bottleneck: Bottleneck::PoolBound,
+        evidence: pool_bound,
+    },
+    WaitRule {
+        bottleneck: Bottleneck::LockBound,
+        evidence: lock_bound,
+    },
+    WaitRule {
+        bottleneck: Bottleneck::BackendWait,
+        evidence: backend_wait,
+    },
+];
+
+/// The first waiting verdict whose evidence the figures show.
+pub fn waiting(f: &Figures) -> Option<(Bottleneck, String)> {
+    WAIT_RULES
+        .iter()
+        .find_map(|r| (r.evidence)(f).map(|e| (r.bottleneck, e)))
 }
 
 #[cfg(test)]

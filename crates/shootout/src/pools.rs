@@ -1,13 +1,13 @@
 //! The waiting verdicts that read the target's connections to its services: "pool-bound"
 //! (a small steady pool with more requests in flight than it holds) and "waiting
 //! on the backend" (the target's threads on its sockets to a service that has CPU to
-//! spare). Entries of [`crate::waiting::WAIT_RULES`]; tried only when neither side's CPUs
+//! spare). Entries of [`crate::diagnosis::WAIT_RULES`]; tried only when neither side's CPUs
 //! were the limit.
 
 use report::shootout::pool::ServiceConnections;
 use report::SATURATED_PERCENT;
 
-use crate::diagnosis::Figures;
+use crate::figures::Figures;
 use crate::waiting::{futex_majority, FUTEX_THREADS};
 
 /// A pool counts as steady when its mean is at most this many times its fewest

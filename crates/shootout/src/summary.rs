@@ -6,7 +6,8 @@ use report::shootout::{
 };
 use stats::Latency;
 
-use crate::diagnosis::{diagnose, Figures};
+use crate::diagnosis::diagnose;
+use crate::figures::Figures;
 use crate::waiting::{client_saturated, mostly_on_futex, server_saturated};
 
 mod tcp;
@@ -79,7 +80,7 @@ pub fn summarize(reps: &[Repeat]) -> CellSummary {
             .unwrap_or(0),
         fds_peak: reps.iter().map(|r| r.server.fds_peak).max().unwrap_or(0),
         errors: reps.iter().map(|r| r.requests.errors).sum(),
-        errors_by_reason: report::reasons::merge(
+        errors_by_reason: report::errors_by_reason::merge(
             &reps
                 .iter()
                 .map(|r| r.errors_by_reason.as_slice())

@@ -2,15 +2,15 @@
 //! figures of `/proc/stat` (kernel work charged to no process included), and what a cell
 //! whose CPUs were not saturated waited on, from its threads' wait states.
 //!
-//! The waiting verdicts are a table ([`WAIT_RULES`]), tried in order after the CPU
-//! verdicts; the first that finds its evidence names the cell. A verdict that needs more
-//! figures (connections to a service: "pool-bound", "service-bound") is one more entry
-//! with one more field in [`Figures`].
+//! The waiting verdicts are a table ([`crate::diagnosis::WAIT_RULES`]), tried in order
+//! after the CPU verdicts; the first that finds its evidence names the cell. A verdict
+//! that needs more figures (connections to a service: "pool-bound", "service-bound") is
+//! one more entry with one more field in [`Figures`].
 
-use report::shootout::{Bottleneck, CpuUse, ThreadWaits};
+use report::shootout::{CpuUse, ThreadWaits};
 use report::SATURATED_PERCENT;
 
-use crate::diagnosis::Figures;
+use crate::figures::Figures;
 
 /// A side's process must use at least this share of its CPUs for its busy CPUs to be its
 /// own limit: a CPU kept busy by other work on the machine is reported, not blamed.
@@ -141,31 +141,6 @@ pub fn cpus_line(f: &Figures) -> Option<String> {
     })
 }
 
-/// A waiting verdict: its name and the test that returns its evidence.
-pub struct WaitRule {
-    /// The verdict it gives.
-    pub bottleneck: Bottleneck,
-    /// The evidence, when the figures show it.
-    pub evidence: fn(&Figures) -> Option<String>,
-}
-
-/// The waiting verdicts, in order (pool-bound and service-bound go before lock-bound: a
-/// pool's waiters sit on a futex too, and the connection count names the pool).
-pub const WAIT_RULES: &[WaitRule] = &[
-    WaitRule {
-        bottleneck: Bottleneck::PoolBound,
-        evidence: crate::pools::pool_bound,
-    },
-    WaitRule {
-        bottleneck: Bottleneck::LockBound,
-        evidence: lock_bound,
-    },
-    WaitRule {
-        bottleneck: Bottleneck::BackendWait,
-        evidence: crate::pools::backend_wait,
-    },
-];
-
 /// The futex waiters the load added (the runtime's own parked threads left out), on
 /// average, and of those the ones that can be waiting for a lock: a thread waits for a
 /// lock only while it holds a request, so with `in_flight` requests in flight and `T`
@@ -200,7 +175,7 @@ pub fn idle_workers(f: &Figures) -> Option<String> {
 /// The threads the target had parked on a futex before the load (a runtime's own) are
 /// left out of both counts: only the waiters the load added can be waiting for a lock,
 /// and of those only as many as hold a request ([`futex_waiters`]).
-fn lock_bound(f: &Figures) -> Option<String> {
+pub fn lock_bound(f: &Figures) -> Option<String> {
     let w: &ThreadWaits = f.waits.as_ref()?;
     let (_, contended) = futex_waiters(f)?;
     if contended < FUTEX_THREADS {
@@ -223,11 +198,4 @@ fn lock_bound(f: &Figures) -> Option<String> {
         on_futex,
         w.threads_mean()
     ))
-}
-
-/// The first waiting verdict whose evidence the figures show.
-pub fn waiting(f: &Figures) -> Option<(Bottleneck, String)> {
-    WAIT_RULES
-        .iter()
-        .find_map(|r| (r.evidence)(f).map(|e| (r.bottleneck, e)))
 }

@@ -239,7 +239,7 @@ pub fn repeat(
         capped,
         requests: c.into(),
         errors: c.into(),
-        errors_by_reason: report::reasons::rows(&c.reasons),
+        errors_by_reason: report::errors_by_reason::rows(&c.reasons),
         status: res
             .status
             .iter()

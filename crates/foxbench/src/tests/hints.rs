@@ -2,7 +2,7 @@
 //! prints it (its flags, [`crate::cli::Flags`]) and as a shootout cell's diagnosis shows it
 //! (its keys, [`shootout::wording::SuiteKeys`]): the two edges word the same typed hint.
 
-use report::reasons::{every_reason, ReasonRow};
+use report::errors_by_reason::{every_reason, ReasonRow};
 use shootout::wording::SuiteKeys;
 use stats::reason::{At, Cause, CertProblem, Kind, Reason};
 

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::CommandFactory as _;
-use load::limits::{check, Demand, Finding, Machine};
+use load::os_limits::{check, Demand, Finding, Machine};
 use load::{explain_tls, PlanError, Setting, SetupError, Text, TlsError, Verify};
 use report::merge::{self, input, MergeError, Options, Source};
 use rustls::{AlertDescription, CertificateError as C, Error};

@@ -201,9 +201,11 @@ fn received_alert_words_agree_with_the_preflight() {
             "127.0.0.1",
         )
         .to_string();
-        let report =
-            report::reasons::ReasonRow::new(Reason::new(Kind::Tls, Cause::AlertReceived(n)), 1)
-                .line(1, &load::PlanWording);
+        let report = report::errors_by_reason::ReasonRow::new(
+            Reason::new(Kind::Tls, Cause::AlertReceived(n)),
+            1,
+        )
+        .line(1, &load::PlanWording);
         for words in [
             "refused the client certificate",
             "asked for a client certificate",

@@ -8,7 +8,7 @@ use stats::reason::{At, Cause, Kind, Reason};
 use super::http::{Cx, Http, Next, Requests, Sent, Setup};
 use super::stream::{self, Received, Stream};
 use super::{Config, Failure, Flow, Pending, Recorder, WorkerResult};
-use crate::reason;
+use crate::cause;
 use crate::response::{Framer, ParseError, Step};
 use crate::table::Shape;
 
@@ -128,7 +128,7 @@ impl Http for Http1 {
         } = c;
         let received = stream.receive(cx, peer_closed, |data, rec, _out| {
             feed(framer, leftover, reqs, rec, shapes, data, now, keepalive)
-                .map_err(|e| Reason::new(Kind::Parse, reason::of_parse(e)))
+                .map_err(|e| Reason::new(Kind::Parse, cause::of_parse(e)))
         });
         match received {
             Received::Drained => Next::Refill,

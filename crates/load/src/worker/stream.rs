@@ -11,7 +11,7 @@ use stats::reason::{At, Cause, Kind, Reason};
 
 use super::http::{Cx, Next, Requests, Sent, Setup};
 use super::{now_ns, Config, Failure, Flow, Recorder};
-use crate::reason;
+use crate::cause;
 use crate::tls::Handshake;
 use crate::transport::{Read, Transport};
 
@@ -165,11 +165,11 @@ impl Stream {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) if connecting => return Err(self.connecting_failure(&e)),
                 Err(e) => {
-                    let kind = match reason::tls_error(&e) {
+                    let kind = match cause::tls_error(&e) {
                         Some(_) => Kind::Tls,
                         None => Kind::Write,
                     };
-                    return Err(Reason::new(kind, reason::of_io(&e, stage())));
+                    return Err(Reason::new(kind, cause::of_io(&e, stage())));
                 }
             }
         }
@@ -293,21 +293,21 @@ impl Stream {
     /// How a failure while connecting counts: a TLS error, or any failure once TCP is up
     /// (the handshake failed), is `tls`; the rest are `connect`.
     fn connecting_failure(&self, e: &io::Error) -> Failure {
-        if reason::tls_error(e).is_some() || self.tcp_up_ns.is_some() {
-            Reason::new(Kind::Tls, reason::of_io(e, At::Handshake))
+        if cause::tls_error(e).is_some() || self.tcp_up_ns.is_some() {
+            Reason::new(Kind::Tls, cause::of_io(e, At::Handshake))
         } else {
-            Reason::new(Kind::Connect, reason::of_io(e, At::Connect))
+            Reason::new(Kind::Connect, cause::of_io(e, At::Connect))
         }
     }
 }
 
 /// How a failed read counts, `at` where the oldest request in flight stood.
 pub(super) fn read_failure(e: &io::Error, at: At) -> Failure {
-    let kind = match reason::tls_error(e) {
+    let kind = match cause::tls_error(e) {
         Some(_) => Kind::Tls,
         None => Kind::Read,
     };
-    Reason::new(kind, reason::of_io(e, at))
+    Reason::new(kind, cause::of_io(e, at))
 }
 
 /// The server closed the stream: with a TCP FIN, or with TLS's close_notify. Either ends a

@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use report::reasons::{merge, table, ReasonRow};
+use report::errors_by_reason::{merge, table, ReasonRow};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(rows) = serde_json::from_slice::<Vec<ReasonRow>>(data) else {

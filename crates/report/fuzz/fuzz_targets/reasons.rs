@@ -88,17 +88,17 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(per_kind(&ab.since(&a)), expect_b);
     // JSON rows read back into the same table; merged rows keep every count.
     for t in [&a, &b, &ab] {
-        let rows = report::reasons::rows(t);
+        let rows = report::errors_by_reason::rows(t);
         let json = serde_json::to_string(&rows).unwrap();
-        let back: Vec<report::reasons::ReasonRow> = serde_json::from_str(&json).unwrap();
-        assert_eq!(&report::reasons::table(&back), t);
+        let back: Vec<report::errors_by_reason::ReasonRow> = serde_json::from_str(&json).unwrap();
+        assert_eq!(&report::errors_by_reason::table(&back), t);
         for row in &back {
             assert!(!row.reason.contains('\n') && !row.reason.contains('{'), "{row:?}");
         }
     }
-    let ra = report::reasons::rows(&a);
-    let rb = report::reasons::rows(&b);
-    let merged = report::reasons::merge(&[&ra, &rb]);
+    let ra = report::errors_by_reason::rows(&a);
+    let rb = report::errors_by_reason::rows(&b);
+    let merged = report::errors_by_reason::merge(&[&ra, &rb]);
     assert_eq!(
         merged.iter().map(|r| r.count).sum::<u64>(),
         a.total() + b.total()

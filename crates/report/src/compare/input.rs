@@ -241,7 +241,7 @@ pub(super) fn cells(runs: &[Run], figures: &[Figure]) -> Vec<CellData> {
             Run::Shootout(r) => {
                 for t in &r.targets {
                     for c in t.cells.iter().filter(|c| !c.repeats.is_empty()) {
-                        let name = crate::shootout::markdown::column_name(r, &c.scenario, &c.level);
+                        let name = r.column_name(&c.scenario, &c.level);
                         start(shootout_key(&t.name, c), t.name.clone(), name);
                     }
                 }

@@ -4,15 +4,15 @@ use std::fmt::Write as _;
 
 use super::{Comparison, Figure, ProtocolDifference, Row, Spread, Verdict};
 use crate::human_us;
-use crate::shootout::markdown::{bytes, rate};
+use crate::units::{bytes_compact, rate_suffixed};
 use stats::setting::{Setting, Text, Wording};
 
 /// A value of `figure` in its unit.
 fn value(figure: &str, v: f64) -> String {
     match Figure::parse(figure) {
-        Some(Figure::Rps) => rate(v),
+        Some(Figure::Rps) => rate_suffixed(v),
         Some(Figure::Latency(_)) | Some(Figure::CpuPerRequest) => human_us(v),
-        Some(Figure::RssPeak) => bytes(v as u64),
+        Some(Figure::RssPeak) => bytes_compact(v as u64),
         None => format!("{v}"),
     }
 }

@@ -473,11 +473,11 @@ pub fn merge(sources: &[Source], opts: Options) -> Result<LoadReport, MergeError
         protocol: sum(&|r| r.errors.protocol),
     };
     check_conserved("the merge", &m.requests, &m.errors)?;
-    let by_reason: Vec<&[crate::reasons::ReasonRow]> = by_shard
+    let by_reason: Vec<&[crate::errors_by_reason::ReasonRow]> = by_shard
         .values()
         .map(|s| s.report.errors_by_reason.as_slice())
         .collect();
-    m.errors_by_reason = crate::reasons::merge(&by_reason);
+    m.errors_by_reason = crate::errors_by_reason::merge(&by_reason);
     m.connections = crate::Connections {
         opened: sum(&|r| r.connections.opened),
         reconnects: sum(&|r| r.connections.reconnects),

@@ -116,9 +116,9 @@ pub struct Repeat {
     pub requests: crate::Requests,
     /// Errors by kind.
     pub errors: crate::Errors,
-    /// The same errors by reason, most frequent first (empty before issue 23).
+    /// The same errors by reason, most frequent first (empty in files written before 2026-11-25).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub errors_by_reason: Vec<crate::reasons::ReasonRow>,
+    pub errors_by_reason: Vec<crate::errors_by_reason::ReasonRow>,
     /// Responses by status code.
     pub status: BTreeMap<String, u64>,
     /// Connections opened, reopened and closed by the server.
@@ -140,7 +140,7 @@ pub struct Repeat {
     pub handshakes: Option<Handshakes>,
     /// What completed in each interval of the repeat (the plan's `sample_interval`), in
     /// order: requests, errors by kind, p50, p99 and max; empty in files written before
-    /// issue 12 and for levels without sampling.
+    /// 2026-11-24 and for levels without sampling.
     #[serde(default)]
     pub intervals: Vec<crate::IntervalRow>,
     /// The client's and the server's CPUs from `/proc/stat`; `None` in results from
@@ -360,7 +360,7 @@ pub struct CellSummary {
     pub errors: u64,
     /// Those errors by reason, all repeats added exactly, most frequent first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub errors_by_reason: Vec<crate::reasons::ReasonRow>,
+    pub errors_by_reason: Vec<crate::errors_by_reason::ReasonRow>,
     /// Responses with a failing status, all repeats.
     pub failed_status: u64,
     /// Requests issued, all repeats.

@@ -4,20 +4,7 @@ use std::fmt::Write as _;
 
 use super::{rows, Bottleneck, Cell, CellStatus, Outcome, ShootoutResults, TargetResult};
 use crate::human_us;
-
-/// Formats a byte count with a binary unit.
-pub fn bytes(n: u64) -> String {
-    let n = n as f64;
-    if n >= 1024.0 * 1024.0 * 1024.0 {
-        format!("{:.2} GiB", n / (1024.0 * 1024.0 * 1024.0))
-    } else if n >= 1024.0 * 1024.0 {
-        format!("{:.1} MiB", n / (1024.0 * 1024.0))
-    } else if n >= 1024.0 {
-        format!("{:.1} KiB", n / 1024.0)
-    } else {
-        format!("{n:.0} B")
-    }
-}
+use crate::units::{bytes_compact, rate_suffixed};
 
 /// How a build went: `cached`, or its time.
 pub(crate) fn build_text(b: &super::BuildInfo) -> String {
@@ -35,23 +22,12 @@ pub(crate) fn spread(c: &Cell) -> String {
         .map(|s| {
             format!(
                 "{} ({}–{})",
-                rate(s.rps_median),
-                rate(s.rps_min),
-                rate(s.rps_max)
+                rate_suffixed(s.rps_median),
+                rate_suffixed(s.rps_min),
+                rate_suffixed(s.rps_max)
             )
         })
         .unwrap_or_else(|| "–".into())
-}
-
-/// Formats a rate with k/M suffixes.
-pub fn rate(r: f64) -> String {
-    if r >= 1e6 {
-        format!("{:.2}M", r / 1e6)
-    } else if r >= 1e3 {
-        format!("{:.1}k", r / 1e3)
-    } else {
-        format!("{r:.0}")
-    }
 }
 
 /// The short mark a table cell carries for its diagnosis.
@@ -176,7 +152,7 @@ where
     let _ = writeln!(out, "### {title}\n");
     let _ = write!(out, "| target |");
     for (s, l, _) in &cols {
-        let _ = write!(out, " {} |", column_name(r, s, l));
+        let _ = write!(out, " {} |", r.column_name(s, l));
     }
     let _ = write!(out, "\n|---|");
     for _ in &cols {
@@ -191,18 +167,6 @@ where
         out.push('\n');
     }
     out.push('\n');
-}
-
-/// A column heading: the level, and the scenario when the suite has several.
-pub(crate) fn column_name(r: &ShootoutResults, scenario: &str, level: &str) -> String {
-    let cols = r.columns();
-    let scenarios: std::collections::BTreeSet<&str> =
-        cols.iter().map(|(s, _, _)| s.as_str()).collect();
-    if scenarios.len() > 1 {
-        format!("{scenario} {level}")
-    } else {
-        level.to_string()
-    }
 }
 
 /// Renders the whole summary: the headline, then the details.
@@ -248,7 +212,7 @@ pub fn headline_markdown(r: &ShootoutResults) -> String {
             r,
             &rows,
             "Requests per second (median of repeats)",
-            |s| Some(rate(s.rps_median)),
+            |s| Some(rate_suffixed(s.rps_median)),
         );
         table(&mut out, r, &rows, "p99 latency", |s| {
             s.latency.at(99.0).map(human_us)
@@ -261,13 +225,13 @@ pub fn headline_markdown(r: &ShootoutResults) -> String {
             r,
             &rows,
             "Peak RSS of the server's process tree",
-            |s| Some(bytes(s.rss_peak_bytes)),
+            |s| Some(bytes_compact(s.rss_peak_bytes)),
         );
         if let Some((s, l)) = lead_column(r) {
             let _ = writeln!(
                 out,
                 "Rows are ranked by req/s at {}; a target's parameter rows follow it.\n",
-                column_name(r, &s, &l)
+                r.column_name(&s, &l)
             );
         }
         out.push_str(
@@ -303,16 +267,18 @@ fn details(out: &mut String, r: &ShootoutResults) {
             t.build
                 .as_ref()
                 .and_then(|b| b.artifact_bytes)
-                .map(bytes)
+                .map(bytes_compact)
                 .unwrap_or_else(|| "–".into()),
             build.unwrap_or_else(|| "–".into()),
             t.startup_ms
                 .map(|ms| format!("{ms:.0} ms"))
                 .unwrap_or_else(|| "–".into()),
             t.idle
-                .map(|i| bytes(i.rss_bytes))
+                .map(|i| bytes_compact(i.rss_bytes))
                 .unwrap_or_else(|| "–".into()),
-            t.rss_peak_bytes().map(bytes).unwrap_or_else(|| "–".into()),
+            t.rss_peak_bytes()
+                .map(bytes_compact)
+                .unwrap_or_else(|| "–".into()),
             t.cpu_us_per_request_median()
                 .map(|us| format!("{us:.1} µs"))
                 .unwrap_or_else(|| "–".into()),
@@ -410,7 +376,7 @@ fn details(out: &mut String, r: &ShootoutResults) {
                 out,
                 "| {} | {} | {} | {:.1} s | {} | {}{} |",
                 t.name,
-                column_name(r, &c.scenario, &c.level),
+                r.column_name(&c.scenario, &c.level),
                 spread,
                 c.warmup_s,
                 b,
@@ -438,7 +404,7 @@ fn details(out: &mut String, r: &ShootoutResults) {
         "- CPU: {} · nproc {} · memory {}",
         p.cpu_model,
         p.nproc,
-        bytes(p.mem_total_bytes)
+        bytes_compact(p.mem_total_bytes)
     );
     let _ = writeln!(out, "- kernel: {}", p.kernel);
     let _ = writeln!(
@@ -515,7 +481,7 @@ fn cost_tables(out: &mut String, r: &ShootoutResults, rows: &[&TargetResult]) {
         for row in &t.rows {
             let rps = |c: Option<&Cell>| {
                 c.and_then(|c| c.summary.as_ref())
-                    .map(|s| rate(s.rps_median))
+                    .map(|s| rate_suffixed(s.rps_median))
                     .unwrap_or_else(|| "–".into())
             };
             let _ = writeln!(
@@ -540,7 +506,7 @@ fn param_tables(out: &mut String, r: &ShootoutResults) {
         let at = g
             .column
             .as_ref()
-            .map(|(s, l)| format!(" at {}", column_name(r, s, l)))
+            .map(|(s, l)| format!(" at {}", r.column_name(s, l)))
             .unwrap_or_default();
         let _ = writeln!(out, "### {}: rows by parameter{at}\n", g.name);
         let _ = write!(out, "| row |");
@@ -562,14 +528,20 @@ fn param_tables(out: &mut String, r: &ShootoutResults) {
             let _ = writeln!(
                 out,
                 " {} | {} | {} | {} | {} | {} |",
-                s.map(|s| rate(s.rps_median)).unwrap_or_else(dash),
+                s.map(|s| rate_suffixed(s.rps_median)).unwrap_or_else(dash),
                 s.and_then(|s| s.server_cpu_us_per_request)
                     .map(|us| format!("{us:.1} µs"))
                     .unwrap_or_else(dash),
-                t.idle.map(|i| bytes(i.rss_bytes)).unwrap_or_else(dash),
-                t.idle.map(|i| bytes(i.pss_bytes)).unwrap_or_else(dash),
-                s.map(|s| bytes(s.rss_peak_bytes)).unwrap_or_else(dash),
-                s.map(|s| bytes(s.pss_peak_bytes)).unwrap_or_else(dash),
+                t.idle
+                    .map(|i| bytes_compact(i.rss_bytes))
+                    .unwrap_or_else(dash),
+                t.idle
+                    .map(|i| bytes_compact(i.pss_bytes))
+                    .unwrap_or_else(dash),
+                s.map(|s| bytes_compact(s.rss_peak_bytes))
+                    .unwrap_or_else(dash),
+                s.map(|s| bytes_compact(s.pss_peak_bytes))
+                    .unwrap_or_else(dash),
             );
         }
         out.push('\n');
@@ -597,11 +569,11 @@ fn ratio_table(out: &mut String, r: &ShootoutResults, g: &rows::ParamGroup) {
     out.push_str(&"---:|---:|".repeat(rest.len()));
     out.push('\n');
     for row in &ratios {
-        let _ = write!(out, "| {} | {} |", row.column, rate(row.reference));
+        let _ = write!(out, "| {} | {} |", row.column, rate_suffixed(row.reference));
         for o in &row.others {
             match o {
                 Some((v, x)) => {
-                    let _ = write!(out, " {} | {x:.2}× |", rate(*v));
+                    let _ = write!(out, " {} | {x:.2}× |", rate_suffixed(*v));
                 }
                 None => out.push_str(" – | – |"),
             }
@@ -636,13 +608,13 @@ fn production_table(out: &mut String, r: &ShootoutResults, rows: &[&TargetResult
             out,
             "| {} | {}{} | {} | {} | {} | {} |",
             p.target.name,
-            column_name(r, &p.cell.scenario, &p.cell.level),
+            r.column_name(&p.cell.scenario, &p.cell.level),
             if p.cell.tls_resume == Some(false) {
                 " (no resumption)"
             } else {
                 ""
             },
-            rate(p.summary.rps_median),
+            rate_suffixed(p.summary.rps_median),
             p.handshakes(true),
             p.handshakes(false),
             p.processes()

@@ -394,6 +394,18 @@ impl ShootoutResults {
         }
         cols
     }
+
+    /// A column heading: the level, and the scenario when the suite has several.
+    pub(crate) fn column_name(&self, scenario: &str, level: &str) -> String {
+        let cols = self.columns();
+        let scenarios: std::collections::BTreeSet<&str> =
+            cols.iter().map(|(s, _, _)| s.as_str()).collect();
+        if scenarios.len() > 1 {
+            format!("{scenario} {level}")
+        } else {
+            level.to_string()
+        }
+    }
 }
 
 impl TargetResult {

@@ -3,7 +3,7 @@
 //! them had bytes in flight: how full the target's pool to the service was. With the
 //! Markdown line the report prints for a cell.
 //!
-//! New in results files since issue 11: `Repeat::service_connections` is
+//! New in results files since 2026-11-25: `Repeat::service_connections` is
 //! `#[serde(default)]`, so old results load with none.
 
 use schemars::JsonSchema;

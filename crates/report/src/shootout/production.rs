@@ -2,8 +2,8 @@
 //! handshakes per second a cell's server sustained, and each process's CPU per request, so
 //! that "the proxy costs N× the app" is a figure.
 
-use super::markdown;
 use super::{Cell, CellSummary, ProcessCost, TargetResult};
+use crate::units::rate_suffixed;
 
 impl CellSummary {
     /// The processes that cost something, most first: those below 2% of the tree's CPU
@@ -42,8 +42,8 @@ impl CellSummary {
         let (full, resumed) = (self.handshakes_full_per_s?, self.handshakes_resumed_per_s?);
         Some(format!(
             "TLS handshakes {}/s full, {}/s resumed",
-            markdown::rate(full),
-            markdown::rate(resumed)
+            rate_suffixed(full),
+            rate_suffixed(resumed)
         ))
     }
 }
@@ -87,7 +87,7 @@ impl ProductionRow<'_> {
             self.summary.handshakes_resumed_per_s
         };
         per_s
-            .map(|r| format!("{}/s", markdown::rate(r)))
+            .map(|r| format!("{}/s", rate_suffixed(r)))
             .unwrap_or_else(|| "–".into())
     }
 }

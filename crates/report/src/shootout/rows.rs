@@ -158,7 +158,7 @@ impl<'a> ParamGroup<'a> {
             .filter_map(|(s, l, _)| {
                 let reference = rps(first, s, l).filter(|v| *v > 0.0)?;
                 Some(RatioRow {
-                    column: super::markdown::column_name(r, s, l),
+                    column: r.column_name(s, l),
                     reference,
                     others: rest
                         .iter()

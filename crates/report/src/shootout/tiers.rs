@@ -8,8 +8,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::markdown::bytes;
 use super::{BuildInfo, Cell, Outcome, ProbePoint, ShootoutResults};
+use crate::units::bytes_compact;
 
 /// The throughput the backend-call post aimed at, req/s.
 pub const POST_GOAL_RPS: f64 = 50_000.0;
@@ -249,7 +249,7 @@ pub fn markdown(r: &ShootoutResults) -> String {
                         .map(|u| format!("{u:.1} µs"))
                         .unwrap_or_else(|| "–".into()),
                     tier.cpu_percent,
-                    bytes(tier.rss_peak_bytes),
+                    bytes_compact(tier.rss_peak_bytes),
                     tier.threads_peak
                 ));
             }

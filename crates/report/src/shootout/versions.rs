@@ -3,8 +3,8 @@
 //! process's CPU per request (a proxy's and its app's apart) and the peak RSS of both.
 //! One table for both renderings, built from the cells alone: no branch per protocol.
 
-use super::markdown::{bytes, rate};
 use super::{Cell, CellSummary, TargetResult};
+use crate::units::{bytes_compact, rate_suffixed};
 
 /// An h2 cell and the HTTP/1.1 cell it is set beside.
 struct Pair<'a> {
@@ -119,13 +119,13 @@ pub(crate) fn rows(targets: &[&TargetResult]) -> Vec<[String; 11]> {
                 } else {
                     format!("{} ({})", h1.level, h1.scenario)
                 },
-                rate(h2s.rps_median),
-                rate(h1s.rps_median),
+                rate_suffixed(h2s.rps_median),
+                rate_suffixed(h1s.rps_median),
                 format!("{:.2}×", h2s.rps_median / h1s.rps_median.max(1e-9)),
                 processes(h2s),
                 processes(h1s),
-                bytes(h2s.rss_peak_bytes),
-                bytes(h1s.rss_peak_bytes),
+                bytes_compact(h2s.rss_peak_bytes),
+                bytes_compact(h1s.rss_peak_bytes),
             ]
         })
         .collect()

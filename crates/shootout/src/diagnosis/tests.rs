@@ -1,5 +1,6 @@
 use super::*;
-use report::shootout::{CpuUse, WchanCount};
+use report::shootout::{CpuUse, SystemSummary, ThreadWaits, WchanCount};
+use report::tcp::TcpWarning;
 
 fn f(client: f64, server: f64, thread: f64) -> Figures {
     Figures {
@@ -366,7 +367,7 @@ fn tcp_findings_among_the_verdicts() {
 #[test]
 fn errors_name_their_top_reasons() {
     use stats::reason::{At, Cause, Kind, Reason};
-    let row = |k, c, n| report::reasons::ReasonRow::new(Reason::new(k, c), n);
+    let row = |k, c, n| report::errors_by_reason::ReasonRow::new(Reason::new(k, c), n);
     let d = diagnose(&Figures {
         sent: 1000,
         errors: 300,
@@ -395,7 +396,7 @@ fn errors_name_their_top_reasons() {
 #[test]
 fn a_reason_hint_in_a_diagnosis_names_suite_keys_not_flags() {
     use stats::reason::{At, Cause, CertProblem, Kind, Reason};
-    let row = |k, c, n| report::reasons::ReasonRow::new(Reason::new(k, c), n);
+    let row = |k, c, n| report::errors_by_reason::ReasonRow::new(Reason::new(k, c), n);
     let d = diagnose(&Figures {
         sent: 1000,
         errors: 300,

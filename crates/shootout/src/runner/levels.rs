@@ -1,7 +1,10 @@
 //! Verification and the levels it gates: each scenario verified before any load, then
 //! every scenario at each of its levels, a cell each, unless its verification excludes it.
+//! Before each level, the machine's limits that its connections would hit (the checks of
+//! `foxbench doctor`) are kept in the cell and warned about in the progress.
 
-use report::shootout::{Cell, CellStatus, Check, Verification};
+use load::os_limits::{check, short, Demand, Machine};
+use report::shootout::{Cell, CellStatus, Check, LimitNote, Verification};
 
 use super::lines::{cell_line, verdict};
 use super::{Ctx, Observer};
@@ -70,7 +73,7 @@ impl<'a> Ctx<'a> {
                 "java" | "kotlin" | "scala" | "clojure" => report::tcp::Runtime::Jvm,
                 _ => report::tcp::Runtime::Other,
             },
-            somaxconn: load::limits::Machine::read().somaxconn,
+            somaxconn: Machine::read().somaxconn,
         };
         let meter = Meter {
             plan: &self.suite.plan,
@@ -106,7 +109,7 @@ impl<'a> Ctx<'a> {
                     cells.push(cell);
                     continue;
                 }
-                crate::limits::before_level(&mut cell, obs);
+                before_level(&mut cell, obs);
                 let column = column(self.suite, &s.name, &level.name);
                 let at = CellAt {
                     target: &spec.name,
@@ -203,3 +206,38 @@ pub(super) fn excluded(
         None
     }
 }
+
+/// The limits of `machine` short for `connections`. Without keep-alive foxbench lets the
+/// server close, so no TIME_WAIT is assumed on the client's side.
+fn short_limits(machine: &Machine, connections: u64) -> Vec<LimitNote> {
+    let demand = Demand {
+        connections,
+        closes_per_s: None,
+        threads: None,
+        // The shootout's targets run on this machine.
+        remote: false,
+    };
+    short(&check(machine, &demand))
+        .map(|f| LimitNote {
+            check: f.check.to_string(),
+            observed: f.observed.clone(),
+            needed: f.needed.clone(),
+            fix: f.fix.clone(),
+        })
+        .collect()
+}
+
+/// Before each level, checks this machine for the limits its connections would hit (the
+/// checks of `foxbench doctor`), records what is short in the cell and warns.
+fn before_level(cell: &mut Cell, obs: &mut dyn Observer) {
+    cell.limits = short_limits(&Machine::read(), cell.connections);
+    if let Some(line) = cell.limits_line() {
+        obs.line(&format!(
+            "  {} {}: warning: {line}",
+            cell.scenario, cell.level
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -243,8 +243,8 @@ fn figures_sum_the_error_kinds() {
         stats::reason::Kind::Read,
         stats::reason::Cause::Reset(stats::reason::At::MidBody),
     );
-    a.errors_by_reason = vec![report::reasons::ReasonRow::new(reset, 3)];
-    b.errors_by_reason = vec![report::reasons::ReasonRow::new(reset, 4)];
+    a.errors_by_reason = vec![report::errors_by_reason::ReasonRow::new(reset, 3)];
+    b.errors_by_reason = vec![report::errors_by_reason::ReasonRow::new(reset, 4)];
     let reps = [a, b];
     let f = figures(&reps, &summarize(&reps), 3);
     let want = Figures {
@@ -262,7 +262,7 @@ fn figures_sum_the_error_kinds() {
         timeouts: 10,
         resets: 10,
         parse: 8,
-        reasons: vec![report::reasons::ReasonRow::new(reset, 7)],
+        reasons: vec![report::errors_by_reason::ReasonRow::new(reset, 7)],
         failed_status: 10,
         p99_us: Some(1.0),
         completed: 130,

@@ -4,9 +4,8 @@
 
 use std::fmt::Write as _;
 
-use super::charts::figure;
 use super::numbers::{tick_rate, tick_us};
-use super::{swatch, target_style};
+use super::{figure, swatch, target_style};
 use crate::human_us;
 use crate::shootout::capacity::{
     bracket_text, p99_at_rate, ranking, rate_text, stopped_text, thousands, CellWindow,

@@ -1,16 +1,14 @@
 //! The Charts section: for each scenario, throughput and p99 against concurrency, a bar chart
 //! per other level and the latency spectrum; then the resource charts.
 
-use std::fmt::Write as _;
-
 use super::levels::{level, level_text, timed_keepalive};
 use super::numbers::{pct, tick_int, tick_rate, tick_us};
 use super::resources::{resource_charts, rss_over_time};
-use super::target_style;
+use super::{figure, target_style};
 use crate::human_us;
-use crate::shootout::markdown::rate;
 use crate::shootout::svg::{self, esc, Axis, Bar, BarChart, LineChart, Point, Scale, Series};
 use crate::shootout::{Bottleneck, Cell, CellSummary, ShootoutResults, TargetResult};
+use crate::units::rate_suffixed;
 
 /// Whether the cell was client-bound, so its point is drawn hollow.
 fn is_client_bound(c: &Cell) -> bool {
@@ -25,17 +23,6 @@ fn diag_suffix(c: &Cell) -> String {
         .as_ref()
         .map(|d| format!(" · {}", d.bottleneck.as_str()))
         .unwrap_or_default()
-}
-
-/// A chart in a `<figure>` with its heading and caption (`caption` is HTML).
-pub(crate) fn figure(out: &mut String, id: &str, title: &str, caption: &str, svg: &str) {
-    let _ = writeln!(
-        out,
-        "<figure id=\"{}\"><h3>{}</h3><figcaption>{}</figcaption>{svg}</figure>",
-        esc(id),
-        esc(title),
-        caption
-    );
 }
 
 /// The whole Charts section.
@@ -140,9 +127,9 @@ fn concurrency_charts(
             Some((s.rps_min, s.rps_max)),
             format!(
                 "{} req/s (min {}, max {})",
-                rate(s.rps_median),
-                rate(s.rps_min),
-                rate(s.rps_max)
+                rate_suffixed(s.rps_median),
+                rate_suffixed(s.rps_min),
+                rate_suffixed(s.rps_max)
             ),
         ))
     });
@@ -210,15 +197,15 @@ fn counted_chart(
             Some(Bar {
                 label: t.name.clone(),
                 value: s.rps_median,
-                text: rate(s.rps_median),
+                text: rate_suffixed(s.rps_median),
                 colour: target_style(r, t).colour,
                 hollow: is_client_bound(cell),
                 tip: format!(
                     "{} · {l}: {} req/s (min {}, max {}){p99}{}",
                     t.name,
-                    rate(s.rps_median),
-                    rate(s.rps_min),
-                    rate(s.rps_max),
+                    rate_suffixed(s.rps_median),
+                    rate_suffixed(s.rps_min),
+                    rate_suffixed(s.rps_max),
                     diag_suffix(cell)
                 ),
             })

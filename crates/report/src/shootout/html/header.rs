@@ -6,9 +6,10 @@ use std::fmt::Write as _;
 use super::levels::level_text;
 use super::numbers::short;
 use super::utc;
-use crate::shootout::markdown::{bytes, cpus};
+use crate::shootout::markdown::cpus;
 use crate::shootout::svg::esc;
 use crate::shootout::ShootoutResults;
+use crate::units::bytes_compact;
 
 pub(super) fn header(out: &mut String, r: &ShootoutResults) {
     let p = &r.protocol;
@@ -30,7 +31,7 @@ pub(super) fn header(out: &mut String, r: &ShootoutResults) {
         esc(&p.cpu_model),
         p.nproc,
         plural(p.nproc, "CPU", "CPUs"),
-        esc(&bytes(p.mem_total_bytes)),
+        esc(&bytes_compact(p.mem_total_bytes)),
         esc(&p.kernel),
         esc(&cpus(&p.client_cpus)),
         p.client_threads,

@@ -1,6 +1,6 @@
 //! The self-contained HTML report: the page itself (head, the order of its sections, the
-//! footer and its script and style sheet) and what every section shares: target colours and
-//! the UTC time.
+//! footer and its script and style sheet) and what every section shares: target colours,
+//! the `<figure>` a chart sits in and the UTC time.
 //!
 //! The report is the Markdown summary's tables, then SVG charts, then the protocol, in one
 //! file with inline CSS and SVG and no external resource of any kind. Every piece of text from
@@ -8,7 +8,7 @@
 //! need no JavaScript; the one inline script only opens the `<details>` blocks for printing.
 
 mod capacity;
-pub(crate) mod charts;
+mod charts;
 mod header;
 pub(crate) mod levels;
 pub(crate) mod numbers;
@@ -78,6 +78,17 @@ addEventListener('afterprint',function(){document.querySelectorAll('details[data
 
 /// The style sheet, inlined into the page's head.
 pub(crate) const CSS: &str = include_str!("style.css");
+
+/// A chart in a `<figure>` with its heading and caption (`caption` is HTML).
+pub(crate) fn figure(out: &mut String, id: &str, title: &str, caption: &str, svg: &str) {
+    let _ = writeln!(
+        out,
+        "<figure id=\"{}\"><h3>{}</h3><figcaption>{}</figcaption>{svg}</figure>",
+        esc(id),
+        esc(title),
+        caption
+    );
+}
 
 /// The colour swatch of a target, matching its charts.
 pub(super) fn swatch(r: &ShootoutResults, t: &TargetResult) -> String {

@@ -1,11 +1,9 @@
 //! The charts over time: req/s and p99 of every interval of every repeat, each level's
 //! repeats in run order, from the repeats' `intervals` (absent in files written before
-//! issue 12, which then get no such chart).
+//! 2026-11-24, which then get no such chart).
 
-use super::charts::figure;
 use super::numbers::{short, tick_rate, tick_s, tick_us};
-use super::target_style;
-use crate::shootout::markdown::column_name;
+use super::{figure, target_style};
 use crate::shootout::svg::{self, esc, Axis, LineChart, Point, Scale, Series};
 use crate::shootout::{Cell, ShootoutResults, TargetResult};
 use crate::{human_us, IntervalRow};
@@ -85,7 +83,7 @@ pub(super) fn over_time(out: &mut String, r: &ShootoutResults, rows: &[&TargetRe
             .fold(0.0, f64::max);
         starts.push(at);
         if len > 0.0 {
-            rules.push((at, column_name(r, s, l)));
+            rules.push((at, r.column_name(s, l)));
         }
         at += len;
     }

@@ -5,9 +5,10 @@ use std::fmt::Write as _;
 
 use super::numbers::short;
 use super::utc;
-use crate::shootout::markdown::{bytes, cpus};
+use crate::shootout::markdown::cpus;
 use crate::shootout::svg::esc;
 use crate::shootout::{ShootoutResults, TargetResult};
+use crate::units::bytes_compact;
 
 /// The whole Protocol section.
 pub(super) fn protocol(out: &mut String, r: &ShootoutResults) {
@@ -32,7 +33,7 @@ pub(super) fn protocol(out: &mut String, r: &ShootoutResults) {
         ),
     );
     kv("CPU", format!("{} · {} online", esc(&p.cpu_model), p.nproc));
-    kv("memory", esc(&bytes(p.mem_total_bytes)));
+    kv("memory", esc(&bytes_compact(p.mem_total_bytes)));
     kv("kernel", esc(&p.kernel));
     kv(
         "ulimit -n",

@@ -1,12 +1,11 @@
 //! The charts of what each server cost: peak RSS and CPU per request as bars, and RSS over
 //! the whole run.
 
-use super::charts::figure;
 use super::numbers::{short, tick_cpu, tick_kib, tick_mib, tick_s};
-use super::target_style;
-use crate::shootout::markdown::{bytes, column_name};
+use super::{figure, target_style};
 use crate::shootout::svg::{self, esc, Axis, Bar, BarChart, LineChart, Point, Scale, Series};
 use crate::shootout::{Cell, ShootoutResults, TargetResult};
+use crate::units::bytes_compact;
 
 /// Bytes in a MiB.
 const MIB: f64 = 1024.0 * 1024.0;
@@ -29,15 +28,15 @@ pub(super) fn resource_charts(out: &mut String, r: &ShootoutResults, rows: &[&Ta
         .map(|(v, t)| {
             let idle = t
                 .idle
-                .map(|i| format!(" (idle {})", bytes(i.rss_bytes)))
+                .map(|i| format!(" (idle {})", bytes_compact(i.rss_bytes)))
                 .unwrap_or_default();
             Bar {
                 label: t.name.clone(),
                 value: v / unit,
-                text: bytes(*v as u64),
+                text: bytes_compact(*v as u64),
                 colour: target_style(r, t).colour,
                 hollow: false,
-                tip: format!("{}: peak RSS {}{idle}", t.name, bytes(*v as u64)),
+                tip: format!("{}: peak RSS {}{idle}", t.name, bytes_compact(*v as u64)),
             }
         })
         .collect();
@@ -132,7 +131,7 @@ pub(super) fn rss_over_time(out: &mut String, r: &ShootoutResults, rows: &[&Targ
             .fold(0.0, f64::max);
         starts.push(at);
         if len > 0.0 {
-            rules.push((at, column_name(r, s, l)));
+            rules.push((at, r.column_name(s, l)));
         }
         at += len;
     }
@@ -162,7 +161,7 @@ pub(super) fn rss_over_time(out: &mut String, r: &ShootoutResults, rows: &[&Targ
                             "{} · {l} at {:.1} s: RSS {}",
                             t.name,
                             off + p.t_s,
-                            bytes(p.rss_bytes)
+                            bytes_compact(p.rss_bytes)
                         ));
                         first = false;
                         points.push(pt);

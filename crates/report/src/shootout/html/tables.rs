@@ -6,11 +6,12 @@ use std::fmt::Write as _;
 use super::levels::{level, level_text};
 use super::swatch;
 use crate::human_us;
-use crate::shootout::markdown::{build_text, bytes, column_name, mark, rate, spread};
+use crate::shootout::markdown::{build_text, mark, spread};
 use crate::shootout::svg::esc;
 use crate::shootout::{
     Bottleneck, Cell, CellStatus, CellSummary, Outcome, ShootoutResults, TargetResult,
 };
+use crate::units::{bytes_compact, rate_suffixed};
 
 /// Which end of a metric table's column is best.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -37,7 +38,7 @@ pub(super) fn tables(out: &mut String, r: &ShootoutResults, rows: &[&TargetResul
         "Requests per second",
         "median of the repeats; hover for the spread",
         Best::High,
-        |s| Some((s.rps_median, rate(s.rps_median))),
+        |s| Some((s.rps_median, rate_suffixed(s.rps_median))),
     );
     metric_table(
         out,
@@ -67,7 +68,7 @@ pub(super) fn tables(out: &mut String, r: &ShootoutResults, rows: &[&TargetResul
         "Peak RSS",
         "of the server's process tree, over all repeats",
         Best::Low,
-        |s| Some((s.rss_peak_bytes as f64, bytes(s.rss_peak_bytes))),
+        |s| Some((s.rss_peak_bytes as f64, bytes_compact(s.rss_peak_bytes))),
     );
     out.push_str("</div>\n");
     out.push_str(
@@ -104,7 +105,7 @@ fn metric_table<F>(
             out,
             "<th class=\"n\" title=\"{}\">{}</th>",
             esc(&tip),
-            esc(&column_name(r, s, l))
+            esc(&r.column_name(s, l))
         );
     }
     out.push_str("</tr></thead>\n<tbody>\n");
@@ -157,9 +158,9 @@ where
             Some((v, text)) => {
                 let mut tip = format!(
                     "{} req/s (min {}, max {}) over {} repeat{}",
-                    rate(s.rps_median),
-                    rate(s.rps_min),
-                    rate(s.rps_max),
+                    rate_suffixed(s.rps_median),
+                    rate_suffixed(s.rps_min),
+                    rate_suffixed(s.rps_max),
                     c.repeats.len(),
                     if c.repeats.len() == 1 { "" } else { "s" }
                 );
@@ -222,7 +223,7 @@ pub(super) fn targets_table(out: &mut String, r: &ShootoutResults) {
             .build
             .as_ref()
             .and_then(|b| b.artifact_bytes)
-            .map(bytes)
+            .map(bytes_compact)
             .unwrap_or_else(dash);
         let artifact_tip = t
             .build
@@ -240,7 +241,7 @@ pub(super) fn targets_table(out: &mut String, r: &ShootoutResults) {
             .map(|i| {
                 format!(
                     "PSS {}, {} thread{}, {} process{}, {} fds",
-                    bytes(i.pss_bytes),
+                    bytes_compact(i.pss_bytes),
                     i.threads,
                     if i.threads == 1 { "" } else { "s" },
                     i.processes,
@@ -264,8 +265,8 @@ pub(super) fn targets_table(out: &mut String, r: &ShootoutResults) {
             esc(t.start_command.as_deref().unwrap_or("")),
             esc(&t.startup_ms.map(|ms| format!("{ms:.0} ms")).unwrap_or_else(dash)),
             esc(&idle_tip),
-            esc(&t.idle.map(|i| bytes(i.rss_bytes)).unwrap_or_else(dash)),
-            esc(&t.rss_peak_bytes().map(bytes).unwrap_or_else(dash)),
+            esc(&t.idle.map(|i| bytes_compact(i.rss_bytes)).unwrap_or_else(dash)),
+            esc(&t.rss_peak_bytes().map(bytes_compact).unwrap_or_else(dash)),
             esc(&t.cpu_us_per_request_median().map(|us| format!("{us:.1} µs")).unwrap_or_else(dash)),
         );
     }
@@ -440,7 +441,7 @@ pub(super) fn diagnosis(out: &mut String, r: &ShootoutResults) {
                 "<tr><th scope=\"row\">{}{}</th><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{:.1} s</td><td class=\"n\">{}</td><td>{}</td><td class=\"why\">{}{dumps}</td></tr>",
                 swatch(r, t),
                 esc(&t.name),
-                esc(&column_name(r, &c.scenario, &c.level)),
+                esc(&r.column_name(&c.scenario, &c.level)),
                 esc(&spread),
                 c.warmup_s,
                 esc(&errors),

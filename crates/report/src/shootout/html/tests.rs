@@ -1,10 +1,10 @@
-use super::super::markdown::rate;
 use super::super::svg::assert_finite;
 use super::super::{
     Bottleneck, BuildInfo, Cell, CellStatus, CellSummary, Diagnosis, LevelInfo, Outcome, PlanInfo,
     ProbePoint, Protocol, Repeat, SuiteInfo, TargetResult, Verification,
 };
 use super::*;
+use crate::units::rate_suffixed;
 
 fn fixture() -> ShootoutResults {
     let text = std::fs::read_to_string(concat!(
@@ -275,7 +275,12 @@ fn fixture_renders_finite_and_self_contained() {
     for t in r.ranked() {
         for c in &t.cells {
             if let Some(s) = &c.summary {
-                assert!(html.contains(&rate(s.rps_median)), "{} {}", t.name, c.level);
+                assert!(
+                    html.contains(&rate_suffixed(s.rps_median)),
+                    "{} {}",
+                    t.name,
+                    c.level
+                );
             }
         }
     }

@@ -6,15 +6,15 @@
 use std::fmt::Write as _;
 
 use super::swatch;
-use crate::shootout::markdown::{bytes, column_name, rate};
 use crate::shootout::production::production_rows;
 use crate::shootout::rows::{cost_tables, param_groups, ParamGroup};
 use crate::shootout::svg::esc;
 use crate::shootout::{Cell, ShootoutResults, TargetResult};
+use crate::units::{bytes_compact, rate_suffixed};
 
 fn rps(c: Option<&Cell>) -> String {
     c.and_then(|c| c.summary.as_ref())
-        .map(|s| rate(s.rps_median))
+        .map(|s| rate_suffixed(s.rps_median))
         .unwrap_or_else(|| "–".into())
 }
 
@@ -55,7 +55,7 @@ pub(super) fn params(out: &mut String, r: &ShootoutResults) {
         let at = g
             .column
             .as_ref()
-            .map(|(s, l)| format!(" at {}", column_name(r, s, l)))
+            .map(|(s, l)| format!(" at {}", r.column_name(s, l)))
             .unwrap_or_default();
         let _ = write!(
             out,
@@ -87,15 +87,25 @@ pub(super) fn params(out: &mut String, r: &ShootoutResults) {
                 out,
                 "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
                  <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
-                esc(&s.map(|s| rate(s.rps_median)).unwrap_or_else(dash)),
+                esc(&s.map(|s| rate_suffixed(s.rps_median)).unwrap_or_else(dash)),
                 esc(&s
                     .and_then(|s| s.server_cpu_us_per_request)
                     .map(|us| format!("{us:.1} µs"))
                     .unwrap_or_else(dash)),
-                esc(&t.idle.map(|i| bytes(i.rss_bytes)).unwrap_or_else(dash)),
-                esc(&t.idle.map(|i| bytes(i.pss_bytes)).unwrap_or_else(dash)),
-                esc(&s.map(|s| bytes(s.rss_peak_bytes)).unwrap_or_else(dash)),
-                esc(&s.map(|s| bytes(s.pss_peak_bytes)).unwrap_or_else(dash)),
+                esc(&t
+                    .idle
+                    .map(|i| bytes_compact(i.rss_bytes))
+                    .unwrap_or_else(dash)),
+                esc(&t
+                    .idle
+                    .map(|i| bytes_compact(i.pss_bytes))
+                    .unwrap_or_else(dash)),
+                esc(&s
+                    .map(|s| bytes_compact(s.rss_peak_bytes))
+                    .unwrap_or_else(dash)),
+                esc(&s
+                    .map(|s| bytes_compact(s.pss_peak_bytes))
+                    .unwrap_or_else(dash)),
             );
         }
         out.push_str(
@@ -134,7 +144,7 @@ fn ratios(out: &mut String, r: &ShootoutResults, g: &ParamGroup) {
             out,
             "<tr><th scope=\"row\">{}</th><td class=\"n\">{}</td>",
             esc(&row.column),
-            esc(&rate(row.reference))
+            esc(&rate_suffixed(row.reference))
         );
         for o in &row.others {
             match o {
@@ -142,7 +152,7 @@ fn ratios(out: &mut String, r: &ShootoutResults, g: &ParamGroup) {
                     let _ = write!(
                         out,
                         "<td class=\"n\">{}</td><td class=\"n\"><b>{x:.2}×</b></td>",
-                        esc(&rate(*v))
+                        esc(&rate_suffixed(*v))
                     );
                 }
                 None => out.push_str("<td class=\"n\">–</td><td class=\"n\">–</td>"),
@@ -172,9 +182,9 @@ pub(super) fn production(out: &mut String, r: &ShootoutResults, rows: &[&TargetR
             "<tr><th scope=\"row\">{}{}</th><td>{}{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td>{}</td></tr>",
             swatch(r, p.target),
             esc(&p.target.name),
-            esc(&column_name(r, &p.cell.scenario, &p.cell.level)),
+            esc(&r.column_name(&p.cell.scenario, &p.cell.level)),
             if p.cell.tls_resume == Some(false) { " (no resumption)" } else { "" },
-            esc(&rate(p.summary.rps_median)),
+            esc(&rate_suffixed(p.summary.rps_median)),
             esc(&p.handshakes(true)),
             esc(&p.handshakes(false)),
             esc(&p.processes()),

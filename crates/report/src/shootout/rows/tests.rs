@@ -1,6 +1,7 @@
-use super::super::markdown::{ranking, rate};
+use super::super::markdown::ranking;
 use super::super::{to_html, to_markdown, Param};
 use super::*;
+use crate::units::rate_suffixed;
 
 fn read(path: &str) -> ShootoutResults {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
@@ -210,8 +211,8 @@ fn parameter_rows_are_grouped_with_their_memory() {
         );
     let line = format!(
         "| redirect c10 | {} | {} | {:.2}× |",
-        rate(base),
-        rate(1e7),
+        rate_suffixed(base),
+        rate_suffixed(1e7),
         1e7 / base
     );
     assert!(md.contains(&line), "{line} in {md}");

@@ -1,12 +1,13 @@
-//! Why a request failed, read from what the engine saw: an `io::Error`, a rustls error, a
-//! framing error. Each gives a [`Cause`]: a small `Copy` code, never a string, so the
-//! failure path stays as cheap as counting (the wording is the report's).
+//! The cause of a failed request, classified from what the engine saw: an `io::Error`, a
+//! rustls error, a framing error. Each gives a [`Cause`]: a small `Copy` code, never a
+//! string, so the failure path stays as cheap as counting (the wording is the report's).
 
 use std::io;
 
 use stats::reason::{At, Cause, CertProblem, Rule, ECONNREFUSED, ECONNRESET};
 
 use crate::response::ParseError;
+use crate::tls::{is_ca_used_as_end_entity, SelfSigned, UnknownIssuer};
 
 /// The rustls error inside `e`, if the TLS layer failed rather than the socket.
 pub(crate) fn tls_error(e: &io::Error) -> Option<&rustls::Error> {
@@ -44,9 +45,9 @@ pub(crate) fn of_tls(e: &rustls::Error, at: At) -> Cause {
             C::BadSignature => CertProblem::BadSignature,
             C::Revoked => CertProblem::Revoked,
             C::Other(o) if is_ca_used_as_end_entity(o) => CertProblem::CaUsedAsServer,
-            C::Other(o) if o.0.is::<crate::tls::UnknownIssuer>() => CertProblem::UnknownIssuer,
+            C::Other(o) if o.0.is::<UnknownIssuer>() => CertProblem::UnknownIssuer,
             // Its own issuer, untrusted.
-            C::Other(o) if o.0.is::<crate::tls::SelfSigned>() => CertProblem::UnknownIssuer,
+            C::Other(o) if o.0.is::<SelfSigned>() => CertProblem::UnknownIssuer,
             _ => CertProblem::Invalid,
         }),
         E::InvalidMessage(_) if at == At::Handshake => Cause::NotTls,
@@ -55,14 +56,6 @@ pub(crate) fn of_tls(e: &rustls::Error, at: At) -> Cause {
         E::PeerMisbehaved(_) | E::NoCertificatesPresented => Cause::PeerMisbehaved,
         _ => Cause::TlsOther,
     }
-}
-
-/// True when webpki refused a certificate because it is a CA's (`CA:TRUE`).
-pub(crate) fn is_ca_used_as_end_entity(o: &rustls::OtherError) -> bool {
-    matches!(
-        o.0.downcast_ref::<webpki::Error>(),
-        Some(webpki::Error::CaUsedAsEndEntity)
-    )
 }
 
 /// The framing rule a malformed response broke.

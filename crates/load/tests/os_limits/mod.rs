@@ -1,7 +1,7 @@
 //! The limits the doctor reads, read for real: each figure against `sysctl -n` and
 //! getrlimit, and every check answering on this machine.
 
-use load::limits::{check, Demand, Machine, Severity};
+use load::os_limits::{check, Demand, Machine, Severity};
 
 /// `sysctl -n NAME` as numbers, or `None` when the key does not exist here.
 fn sysctl(name: &str) -> Option<Vec<u64>> {
