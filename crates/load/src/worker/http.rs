@@ -27,7 +27,7 @@
 //! moved to [`Requests::requeue`] are sent again (counted once). So
 //! `sent = ok + failed_status + errors + in_flight` holds whatever the implementation.
 //!
-//! # HTTP/3 (issue 33): how a datagram protocol slots in
+//! # HTTP/3: how a datagram protocol slots in
 //!
 //! QUIC (`quinn-proto`, sans-I/O) is no byte stream and has no TLS-over-TCP layer, and
 //! nothing here assumes one: the worker hands an implementation readiness, never bytes.
