@@ -32,7 +32,7 @@ fuzz_target!(|data: &[u8]| {
                     u128::from(r.sent),
                     u128::from(r.ok) + u128::from(r.failed_status) + u128::from(r.errors) + u128::from(r.in_flight)
                 );
-                let _ = m.to_text();
+                let _ = m.to_text(&stats::setting::PlanWording);
             }
         }
     }
