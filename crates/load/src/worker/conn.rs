@@ -48,8 +48,6 @@ pub(super) struct Slot<C> {
     pub(super) opened: u64,
     /// On the free list: waiting for a request to fall due.
     pub(super) on_free_list: bool,
-    /// Timers: the instant the protocol asked to be woken at, when it asks for timers.
-    pub(super) wake_ns: Option<u64>,
     pub(super) conn: C,
 }
 
@@ -249,7 +247,9 @@ impl<P: Http> Worker<P> {
             self.open -= 1;
         }
         slot.phase = Phase::Closed;
-        slot.wake_ns = None;
+        if P::TIMED {
+            self.wakes.set(idx, slot.generation, None);
+        }
         slot.generation = slot.generation.wrapping_add(1);
         // Back off only on repeated connect failures: 0, 1, 2, 4 ... 64 ms.
         let backoff_ms = match slot.failures {

@@ -58,9 +58,10 @@
 //!   streams are 0, 4, 8...), which fits a `u32` far past any server's stream credit;
 //! - timers: `TIMED = true`, [`Http::wake_at`] returns `poll_timeout()` in the worker's
 //!   clock, and the worker calls [`Http::wake`] (`handle_timeout`, then `poll_transmit`)
-//!   when it is due: the worker keeps the due instants of every slot in one heap and
-//!   sleeps no longer than the earliest (`Worker::rearm`), so a QUIC timer is met to the
-//!   poll's precision (a millisecond), not the 10 ms tick's;
+//!   when it is due: the worker keeps one deadline per slot (`Wakes`, worker/wakes.rs,
+//!   updated after each call into the slot) and its loop sleeps no longer than the
+//!   earliest (`Wakes::next`), so a QUIC timer is met to the poll's precision (a
+//!   millisecond), not the 10 ms tick's;
 //! - [`Http::expire`] (each tick): the requests' `--timeout`, stream by stream as HTTP/2
 //!   does; [`Http::setup_expired`]: no answer to the Initial within the handshake timeout.
 //!
@@ -147,7 +148,8 @@ pub(super) trait Http: Sized {
     /// Requests may be sent again on a new connection ([`Requests::requeue`]): its room is
     /// reserved up front.
     const RESENDS: bool;
-    /// It asks for timers ([`Http::wake_at`]); false compiles the worker's timer heap out.
+    /// It asks for timers ([`Http::wake_at`]); false compiles the worker's deadlines
+    /// ([`super::wakes::Wakes`]) out.
     const TIMED: bool = false;
 
     /// A slot's connection state, before any connect.

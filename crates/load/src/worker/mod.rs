@@ -5,7 +5,8 @@
 //! that is ready at once. Sockets are registered once for read and write readiness
 //! (edge-triggered), so there is no `epoll_ctl` per request. Timeouts are found by a scan
 //! every [`TICK`], not by per-request timers; a protocol that asks for timers (QUIC's) gets
-//! them from one heap per worker.
+//! one deadline per connection, kept by [`wakes`], and the loop sleeps no longer than the
+//! earliest.
 //!
 //! In the closed model a worker that finds nothing to read may wait a little before it
 //! sleeps, so that one wake-up reads several responses ([`coalesce`], `--coalesce`).
@@ -21,8 +22,7 @@
 //! 20,000 `sendto`, 20,000 `recvfrom` and ~2,000 `epoll_wait`; `bench/load.py` (runs in
 //! bench/runs/) measures the client CPU per request against wrk, ab, h2load, oha and hey.
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 use std::io;
 use std::net::SocketAddr;
 use std::sync::atomic::Ordering;
@@ -48,12 +48,14 @@ mod http2;
 mod recorder;
 mod stream;
 mod timer;
+mod wakes;
 
 use conn::{Flow, Pending, Phase, Readiness, Slot};
 use http::{Cx, Http, Requests};
 use recorder::Recorder;
 use stats::Latency;
 use timer::open_timer;
+use wakes::Wakes;
 
 pub(crate) use http::run;
 
@@ -143,10 +145,9 @@ struct Worker<P: Http> {
     /// This worker's requests numbered below this fell due while every connection was
     /// busy: they are counted late.
     late_until: u64,
-    /// The instants protocols asked to be woken at ([`Http::wake_at`]), earliest first, by
-    /// slot and generation; an entry the slot has since moved is skipped. Always empty
-    /// unless [`Http::TIMED`].
-    wakes: BinaryHeap<Reverse<(u64, usize, u32)>>,
+    /// The instants protocols asked to be woken at ([`Http::wake_at`]), one per slot.
+    /// Empty, and never touched, unless [`Http::TIMED`].
+    wakes: Wakes,
     /// Connections established and not closed yet, published for live displays.
     open: u64,
     /// Open model: nanoseconds of empty zero-timeout polls before a due instant (see
@@ -186,7 +187,6 @@ impl<P: Http> Worker<P> {
                 },
                 opened: 0,
                 on_free_list: false,
-                wake_ns: None,
                 conn: http.conn(&cfg),
             })
             .collect();
@@ -216,7 +216,7 @@ impl<P: Http> Worker<P> {
             timer: None,
             armed_ns: None,
             late_until: 0,
-            wakes: BinaryHeap::new(),
+            wakes: Wakes::new(if P::TIMED { cfg.connections } else { 0 }),
             open: 0,
             spin_ns: 0,
             coalesce: coalesce::Coalescer::new(cfg.coalesce),
@@ -296,7 +296,7 @@ impl<P: Http> Worker<P> {
                 wait = wait.min(end.saturating_sub(now));
             }
             if P::TIMED {
-                if let Some(Reverse((at, _, _))) = self.wakes.peek() {
+                if let Some(at) = self.wakes.next() {
                     wait = wait.min(at.saturating_sub(now));
                 }
             }
@@ -562,31 +562,26 @@ impl<P: Http> Worker<P> {
         if !P::TIMED {
             return;
         }
-        let slot = &mut self.slots[idx];
+        let slot = &self.slots[idx];
         let at = match slot.phase {
             Phase::Closed => None,
             _ => self.http.wake_at(&slot.conn),
         };
-        if at != slot.wake_ns {
-            slot.wake_ns = at;
-            if let Some(at) = at {
-                self.wakes.push(Reverse((at, idx, slot.generation)));
-            }
-        }
+        self.wakes.set(idx, slot.generation, at);
     }
 
-    /// Wakes the protocol of each slot whose instant has come.
+    /// Wakes the protocol of each slot whose instant has come. A slot woken asks again
+    /// through [`Worker::rearm`]; one that asks for an instant already past is woken on the
+    /// next turn of the loop, not again here, so that it cannot hold the loop.
     fn wake_due(&mut self, now: u64) {
-        while let Some(&Reverse((at, idx, generation))) = self.wakes.peek() {
-            if at > now {
+        for _ in 0..self.slots.len() {
+            let Some((idx, generation)) = self.wakes.take_due(now) else {
                 break;
+            };
+            let slot = &self.slots[idx];
+            if slot.generation != generation || slot.phase == Phase::Closed {
+                continue; // set for a connection closed since
             }
-            self.wakes.pop();
-            let slot = &mut self.slots[idx];
-            if slot.generation != generation || slot.wake_ns != Some(at) {
-                continue; // moved or closed since
-            }
-            slot.wake_ns = None;
             let next = {
                 let (http, slot, mut cx) = self.at(idx);
                 http.wake(&mut slot.conn, &mut slot.reqs, &mut cx, now)
