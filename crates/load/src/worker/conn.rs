@@ -85,7 +85,7 @@ impl<P: Http> Worker<P> {
         if self.slots[idx].phase == Phase::Connecting {
             let setup = {
                 let (http, slot, mut cx) = self.at(idx);
-                http.setup(&mut slot.conn, &mut cx, error)
+                http.setup(&mut slot.conn, &mut cx, error, now)
             };
             match setup {
                 Setup::Waiting => return,
@@ -123,7 +123,7 @@ impl<P: Http> Worker<P> {
             slot.generation = slot.generation.wrapping_add(1);
             slot.since_ns = now;
             let token = token(idx, slot.generation);
-            http.connect(&mut slot.conn, &mut cx, token)
+            http.connect(&mut slot.conn, &mut cx, token, now)
         };
         if let Err(f) = connected {
             self.fail(idx, f, now);
@@ -173,7 +173,7 @@ impl<P: Http> Worker<P> {
     pub(super) fn send(&mut self, idx: usize, now: u64) {
         let sent = {
             let (http, slot, mut cx) = self.at(idx);
-            http.send(&mut slot.conn, &mut cx)
+            http.send(&mut slot.conn, &mut cx, now)
         };
         match sent {
             Ok(Sent::Wait) => {}
@@ -201,7 +201,7 @@ impl<P: Http> Worker<P> {
         }
         // What the protocol owes the server (HTTP/2's acknowledgements and window updates)
         // goes now, if the refill did not take it.
-        if self.http.owes(&self.slots[idx].conn) {
+        if self.http.owes(&mut self.slots[idx].conn) {
             self.send(idx, now);
         }
     }

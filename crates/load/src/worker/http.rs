@@ -41,7 +41,9 @@
 //!   `quinn_proto::Connection`, and its QPACK-encoded requests' output.
 //!
 //! and implement:
-//! - [`Http::connect`]: `Endpoint::connect`, then the first `poll_transmit`s (the Initial);
+//! - [`Http::connect`]: `Endpoint::connect` at the `now` it is given (the worker's clock,
+//!   turned into an `Instant` by the run's epoch), then the first `poll_transmit`s (the
+//!   Initial);
 //! - [`Http::setup`] (any readiness while connecting) and [`Http::receive`] (readable):
 //!   read datagrams (recvmmsg/GRO via `quinn-udp`) into the worker's read buffer, hand each
 //!   to `handle_event`, then drain `poll()`: `Connected` is [`Setup::Up`], stream data is
@@ -50,9 +52,12 @@
 //!   [`Requests::requeue`];
 //! - [`Http::up`]: the QUIC handshake, full or resumed, recorded as TLS's are;
 //!   [`Http::carries`]: ALPN said `h3`;
-//! - [`Http::send`] (writable, and after requests were issued): `poll_transmit` until it
-//!   has nothing, sending with GSO; [`Http::owes`] says whether it has something left;
-//! - [`Http::room`]: `--streams` within the server's stream credit (MAX_STREAMS);
+//! - [`Http::send`] (writable, and after requests were issued): `poll_transmit(now, ..)`
+//!   until it has nothing, sending with GSO; [`Http::owes`] says whether it has something
+//!   left;
+//! - [`Http::room`]: `--streams` within the server's stream credit (MAX_STREAMS, read
+//!   through `streams()`, which is why `room`, `owes` and `wake_at` get the connection
+//!   `&mut`);
 //! - [`Http::issue`]: open a bidirectional stream and write the request on it; its tag
 //!   ([`Pending::stream`]) is the stream's index (its ID / 4: a client's bidirectional
 //!   streams are 0, 4, 8...), which fits a `u32` far past any server's stream credit;
@@ -155,12 +160,18 @@ pub(super) trait Http: Sized {
     /// A slot's connection state, before any connect.
     fn conn(&self, cfg: &Config) -> Self::Conn;
 
-    /// Opens a connection; its socket registered with `token`, for read and write
+    /// Opens a connection at `now`; its socket registered with `token`, for read and write
     /// readiness, once. Requests may already be issued on it.
-    fn connect(&mut self, c: &mut Self::Conn, cx: &mut Cx, token: Token) -> Result<(), Failure>;
+    fn connect(
+        &mut self,
+        c: &mut Self::Conn,
+        cx: &mut Cx,
+        token: Token,
+        now: u64,
+    ) -> Result<(), Failure>;
 
     /// Makes progress on a connection being set up, on any event of its socket.
-    fn setup(&mut self, c: &mut Self::Conn, cx: &mut Cx, error: bool) -> Setup;
+    fn setup(&mut self, c: &mut Self::Conn, cx: &mut Cx, error: bool, now: u64) -> Setup;
 
     /// The connection is up: records its handshake, if any. Returns when the transport
     /// under any handshake came up (the connect time ends there).
@@ -170,7 +181,8 @@ pub(super) trait Http: Sized {
     fn carries(&self, c: &Self::Conn) -> Result<(), Failure>;
 
     /// Requests the connection may carry at once now, those in flight included.
-    fn room(&self, c: &Self::Conn) -> usize;
+    /// `&mut`: QUIC reads its stream credit through `Connection::streams()`, which needs it.
+    fn room(&self, c: &mut Self::Conn) -> usize;
 
     /// Starts a request of row `shape` (`resend`: one the server left unprocessed);
     /// `in_flight` counts it. Returns its tag for [`Pending::stream`].
@@ -183,11 +195,12 @@ pub(super) trait Http: Sized {
         in_flight: usize,
     ) -> u32;
 
-    /// Sends what is waiting to go.
-    fn send(&mut self, c: &mut Self::Conn, cx: &mut Cx) -> Result<Sent, Failure>;
+    /// Sends what is waiting to go, at `now` (QUIC's pacing and loss timers need it).
+    fn send(&mut self, c: &mut Self::Conn, cx: &mut Cx, now: u64) -> Result<Sent, Failure>;
 
-    /// Something of its own waits to go (acknowledgements, window updates).
-    fn owes(&self, c: &Self::Conn) -> bool;
+    /// Something of its own waits to go (acknowledgements, window updates). `&mut`, as
+    /// [`Http::room`].
+    fn owes(&self, c: &mut Self::Conn) -> bool;
 
     /// Takes in what the connection received (`peer_closed`: the peer closed or reset, and
     /// no new readiness will come), recording responses and failures.
@@ -212,8 +225,9 @@ pub(super) trait Http: Sized {
         cfg: &Config,
     ) -> Option<Failure>;
 
-    /// When it next needs [`Http::wake`], if it asks for timers (`TIMED`).
-    fn wake_at(&self, _c: &Self::Conn) -> Option<u64> {
+    /// When it next needs [`Http::wake`], if it asks for timers (`TIMED`), in the worker's
+    /// clock. `&mut`: QUIC's `Connection::poll_timeout` needs it.
+    fn wake_at(&self, _c: &mut Self::Conn) -> Option<u64> {
         None
     }
 

@@ -57,13 +57,19 @@ impl Http for Http1 {
         }
     }
 
-    fn connect(&mut self, c: &mut Conn, cx: &mut Cx, token: Token) -> Result<(), Failure> {
+    fn connect(
+        &mut self,
+        c: &mut Conn,
+        cx: &mut Cx,
+        token: Token,
+        _now: u64,
+    ) -> Result<(), Failure> {
         c.framer = Framer::new();
         c.leftover.clear();
         c.stream.connect(cx, token)
     }
 
-    fn setup(&mut self, c: &mut Conn, cx: &mut Cx, error: bool) -> Setup {
+    fn setup(&mut self, c: &mut Conn, cx: &mut Cx, error: bool, _now: u64) -> Setup {
         let Conn {
             stream,
             framer,
@@ -82,7 +88,7 @@ impl Http for Http1 {
 
     /// The pipeline: `Plan::per_connection`, whatever the server.
     #[inline]
-    fn room(&self, _c: &Conn) -> usize {
+    fn room(&self, _c: &mut Conn) -> usize {
         self.per_connection
     }
 
@@ -95,7 +101,7 @@ impl Http for Http1 {
     }
 
     #[inline]
-    fn send(&mut self, c: &mut Conn, cx: &mut Cx) -> Result<Sent, Failure> {
+    fn send(&mut self, c: &mut Conn, cx: &mut Cx, _now: u64) -> Result<Sent, Failure> {
         let Conn {
             stream,
             framer,
@@ -106,7 +112,7 @@ impl Http for Http1 {
 
     /// Nothing of its own: requests go out as they are issued.
     #[inline]
-    fn owes(&self, _c: &Conn) -> bool {
+    fn owes(&self, _c: &mut Conn) -> bool {
         false
     }
 

@@ -115,7 +115,13 @@ impl Http for Http2 {
         }
     }
 
-    fn connect(&mut self, c: &mut Conn, cx: &mut Cx, token: Token) -> Result<(), Failure> {
+    fn connect(
+        &mut self,
+        c: &mut Conn,
+        cx: &mut Cx,
+        token: Token,
+        _now: u64,
+    ) -> Result<(), Failure> {
         c.stream.connect(cx, token)?;
         // The preface goes out at once, so that the server's SETTINGS (how many streams it
         // allows) arrive before the slot is offered more than one request.
@@ -123,7 +129,7 @@ impl Http for Http2 {
         Ok(())
     }
 
-    fn setup(&mut self, c: &mut Conn, cx: &mut Cx, error: bool) -> Setup {
+    fn setup(&mut self, c: &mut Conn, cx: &mut Cx, error: bool, _now: u64) -> Setup {
         c.stream.setup(cx, error, stage)
     }
 
@@ -141,7 +147,7 @@ impl Http for Http2 {
     }
 
     #[inline]
-    fn room(&self, c: &Conn) -> usize {
+    fn room(&self, c: &mut Conn) -> usize {
         c.h2.capacity()
     }
 
@@ -178,13 +184,13 @@ impl Http for Http2 {
     }
 
     #[inline]
-    fn send(&mut self, c: &mut Conn, cx: &mut Cx) -> Result<Sent, Failure> {
+    fn send(&mut self, c: &mut Conn, cx: &mut Cx, _now: u64) -> Result<Sent, Failure> {
         c.stream.send(cx, stage)
     }
 
     /// SETTINGS and PING acknowledgements, window updates.
     #[inline]
-    fn owes(&self, c: &Conn) -> bool {
+    fn owes(&self, c: &mut Conn) -> bool {
         c.stream.unwritten()
     }
 

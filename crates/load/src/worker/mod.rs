@@ -420,10 +420,10 @@ impl<P: Http> Worker<P> {
     /// Requests the slot may take now: what its protocol allows beside those in flight
     /// (HTTP/1.1: the pipeline's room; HTTP/2: the streams the connection may open).
     #[inline]
-    fn room(&self, idx: usize) -> usize {
-        let slot = &self.slots[idx];
+    fn room(&mut self, idx: usize) -> usize {
+        let slot = &mut self.slots[idx];
         self.http
-            .room(&slot.conn)
+            .room(&mut slot.conn)
             .saturating_sub(slot.reqs.inflight.len())
     }
 
@@ -562,10 +562,10 @@ impl<P: Http> Worker<P> {
         if !P::TIMED {
             return;
         }
-        let slot = &self.slots[idx];
+        let slot = &mut self.slots[idx];
         let at = match slot.phase {
             Phase::Closed => None,
-            _ => self.http.wake_at(&slot.conn),
+            _ => self.http.wake_at(&mut slot.conn),
         };
         self.wakes.set(idx, slot.generation, at);
     }
@@ -615,11 +615,11 @@ impl<P: Http> Worker<P> {
         {
             let Some(idx) = self.free.pop() else { break };
             self.slots[idx].on_free_list = false;
-            let slot = &self.slots[idx];
-            let ready = match slot.phase {
+            let (phase, retry_at_ns) = (self.slots[idx].phase, self.slots[idx].retry_at_ns);
+            let ready = match phase {
                 Phase::Open => self.room(idx) > 0,
                 // A slot waiting out a connect backoff is reopened by the tick.
-                Phase::Closed => slot.retry_at_ns <= now,
+                Phase::Closed => retry_at_ns <= now,
                 // Listed again once established.
                 Phase::Connecting => false,
             };
