@@ -27,6 +27,34 @@
 //! moved to [`Requests::requeue`] are sent again (counted once). So
 //! `sent = ok + failed_status + errors + in_flight` holds whatever the implementation.
 //!
+//! # Requests issued before the connection is up
+//!
+//! A slot asks for work before it connects, so that a connect that fails is charged to
+//! the requests that waited for it: [`Http::issue`] is called on a connection that does
+//! not exist yet, then [`Http::connect`]. This happens when a closed slot is (re)opened
+//! (`Worker::open_slot`, then `offer` and `assign`), for every request under
+//! `--no-keepalive` (each opens its connection), and when requests a server left
+//! unprocessed are sent again on a slot whose connection closed (`Worker::reissue`). An
+//! implementation must therefore:
+//! - accept `issue` at any phase, and keep what it issued across `connect` (only `close`
+//!   drops it); HTTP/1.1 and HTTP/2 encode into the stream's output buffer, which the
+//!   connect keeps and the first write after the handshake sends;
+//! - return the request's tag from `issue` at once: the worker stores it in
+//!   [`Pending::stream`] and matches responses by it. The implementation assigns it then,
+//!   and must open the request's stream later under that same tag: HTTP/2 picks the next
+//!   odd stream ID itself, and HTTP/3 would number its requests in issue order and open
+//!   their bidirectional streams in that order once the connection can (quinn numbers a
+//!   client's streams the same way), so the n-th request issued is stream index n;
+//! - queue what cannot go yet: an HTTP/3 `Conn` holds the issued requests until the
+//!   handshake ends (there is no `quinn_proto::Connection` to open a stream on before
+//!   [`Http::connect`], and no stream credit before the server's transport parameters)
+//!   and opens their streams from [`Http::setup`] or [`Http::receive`] once it can;
+//! - say in [`Http::room`] no more than the peer is sure to allow before its limits are
+//!   known: HTTP/2 reports 1 until the server's SETTINGS arrive (then `--streams` within
+//!   its SETTINGS_MAX_CONCURRENT_STREAMS), and HTTP/3 would report 1 until the handshake
+//!   brings the server's `initial_max_streams_bidi`. The worker offers the room again
+//!   once the connection is up.
+//!
 //! # HTTP/3: how a datagram protocol slots in
 //!
 //! QUIC (`quinn-proto`, sans-I/O) is no byte stream and has no TLS-over-TCP layer, and
@@ -55,12 +83,14 @@
 //! - [`Http::send`] (writable, and after requests were issued): `poll_transmit(now, ..)`
 //!   until it has nothing, sending with GSO; [`Http::owes`] says whether it has something
 //!   left;
-//! - [`Http::room`]: `--streams` within the server's stream credit (MAX_STREAMS, read
-//!   through `streams()`, which is why `room`, `owes` and `wake_at` get the connection
-//!   `&mut`);
-//! - [`Http::issue`]: open a bidirectional stream and write the request on it; its tag
-//!   ([`Pending::stream`]) is the stream's index (its ID / 4: a client's bidirectional
-//!   streams are 0, 4, 8...), which fits a `u32` far past any server's stream credit;
+//! - [`Http::room`]: 1 until the handshake is done, then `--streams` within the server's
+//!   stream credit (MAX_STREAMS, read through `streams()`, which is why `room`, `owes` and
+//!   `wake_at` get the connection `&mut`);
+//! - [`Http::issue`]: once the connection is up, open a bidirectional stream and write the
+//!   request on it; before, queue it (see "Requests issued before the connection is up"
+//!   above). Its tag ([`Pending::stream`]) is the stream's index (its ID / 4: a client's
+//!   bidirectional streams are 0, 4, 8...), counted at issue, which fits a `u32` far past
+//!   any server's stream credit;
 //! - timers: `TIMED = true`, [`Http::wake_at`] returns `poll_timeout()` in the worker's
 //!   clock, and the worker calls [`Http::wake`] (`handle_timeout`, then `poll_transmit`)
 //!   when it is due: the worker keeps one deadline per slot (`Wakes`, worker/wakes.rs,
@@ -161,7 +191,8 @@ pub(super) trait Http: Sized {
     fn conn(&self, cfg: &Config) -> Self::Conn;
 
     /// Opens a connection at `now`; its socket registered with `token`, for read and write
-    /// readiness, once. Requests may already be issued on it.
+    /// readiness, once. Requests may already be issued on it: they go once it is up (see
+    /// the module's doc, "Requests issued before the connection is up").
     fn connect(
         &mut self,
         c: &mut Self::Conn,
@@ -180,12 +211,16 @@ pub(super) trait Http: Sized {
     /// Whether an established connection can carry this protocol (TLS's ALPN choice).
     fn carries(&self, c: &Self::Conn) -> Result<(), Failure>;
 
-    /// Requests the connection may carry at once now, those in flight included.
+    /// Requests the connection may carry at once now, those in flight included; before the
+    /// peer's limits are known (or before the connection exists), no more than it is sure
+    /// to allow (HTTP/2: 1).
     /// `&mut`: QUIC reads its stream credit through `Connection::streams()`, which needs it.
     fn room(&self, c: &mut Self::Conn) -> usize;
 
     /// Starts a request of row `shape` (`resend`: one the server left unprocessed);
-    /// `in_flight` counts it. Returns its tag for [`Pending::stream`].
+    /// `in_flight` counts it. Returns its tag for [`Pending::stream`], assigned now, even
+    /// when the connection is not up yet (or not opened: the slot connects after), and
+    /// kept by the stream the request goes out on later.
     fn issue(
         &mut self,
         c: &mut Self::Conn,
