@@ -46,6 +46,7 @@ pub mod h2;
 mod interval;
 pub mod os_limits;
 mod plan;
+mod protocol_counts;
 mod rate;
 mod response;
 mod schedule;
@@ -258,7 +259,6 @@ pub fn run_with_intervals(
             seed: plan.seed,
             connections: shard::share(plan.connections as u64, threads as u64, id as u64) as usize,
             per_connection: plan.per_connection(),
-            protocol: plan.protocol,
             keepalive: plan.keepalive,
             coalesce: plan.coalesce_in_effect(),
             schedule: schedule::Schedule::new(
@@ -278,10 +278,11 @@ pub fn run_with_intervals(
         let (spare_tx, spare_rx) = mpsc::channel();
         spares.push(spare_tx);
         let current = interval::CurrentInterval::new(id, plan.interval, tx.clone(), spare_rx);
+        let protocol = plan.protocol;
         let spawned = std::thread::Builder::new()
             .name(format!("foxbench-w{id}"))
             .stack_size(256 * 1024)
-            .spawn(move || worker::run(cfg, current));
+            .spawn(move || worker::run(protocol, cfg, current));
         match spawned {
             Ok(h) => handles.push(h),
             Err(e) => {
@@ -309,7 +310,7 @@ pub fn run_with_intervals(
     let mut tls_info = None;
     let mut status = vec![0u64; 1000];
     let mut shapes = vec![ShapeCounts::default(); plan.requests.len()];
-    let mut h2 = H2Counts::default();
+    let mut protocol = protocol_counts::ProtocolCounts::default();
     let mut interval_waits = 0;
     let mut spin = Duration::ZERO;
     let mut coalesced = Coalesced::default();
@@ -328,7 +329,7 @@ pub fn run_with_intervals(
                     .merge(&w.handshake_resumed)
                     .expect("same bounds");
                 tls_info = tls_info.or(w.tls);
-                h2.merge(&w.h2);
+                protocol.merge(&w.protocol);
                 interval_waits += w.interval_waits;
                 spin += w.spin;
                 coalesced.waits += w.coalesced.waits;
@@ -368,7 +369,7 @@ pub fn run_with_intervals(
             .map(|(c, &n)| (c as u16, n))
             .collect(),
         shapes,
-        h2: matches!(plan.protocol, Protocol::Http2(_)).then_some(h2),
+        h2: protocol.h2,
         elapsed,
         interrupted: control.stopped(),
         interval_waits,

@@ -62,7 +62,8 @@
 //! An `Http3` implementation in `worker/http3.rs` would hold:
 //! - worker-wide (the `Http3` value): the `quinn_proto::Endpoint` and its client
 //!   configuration (rustls with ALPN `h3`), its counts (datagrams, GSO segments, losses),
-//!   reported by [`Http::report`];
+//!   reported by [`Http::report`] into a field of their own in [`ProtocolCounts`] (beside
+//!   HTTP/2's; the worker carries them without looking inside);
 //! - per connection ([`Http::Conn`], made once per slot and reused): a non-blocking
 //!   `mio::net::UdpSocket` connected to the target, registered in [`Http::connect`] with
 //!   the slot's token as TCP sockets are (so readiness reaches the slot), the
@@ -108,6 +109,7 @@ use mio::Token;
 
 use super::{Config, Failure, Pending, Recorder, WorkerResult};
 use crate::interval::CurrentInterval;
+use crate::protocol_counts::ProtocolCounts;
 use crate::table::Picker;
 use crate::{LoadError, Protocol};
 
@@ -115,8 +117,12 @@ pub(super) use super::http1::Http1;
 pub(super) use super::http2::Http2;
 
 /// Runs one worker with the plan's protocol: the one place that asks which runs.
-pub(crate) fn run(cfg: Config, interval: CurrentInterval) -> Result<WorkerResult, LoadError> {
-    match cfg.protocol {
+pub(crate) fn run(
+    protocol: Protocol,
+    cfg: Config,
+    interval: CurrentInterval,
+) -> Result<WorkerResult, LoadError> {
+    match protocol {
         Protocol::Http1 => super::Worker::run(Http1::new(&cfg), cfg, interval),
         Protocol::Http2(opts) => super::Worker::run(Http2::new(&cfg, opts), cfg, interval),
     }
@@ -274,8 +280,8 @@ pub(super) trait Http: Sized {
     /// Closes the connection and forgets its state, keeping its buffers.
     fn close(&mut self, c: &mut Self::Conn);
 
-    /// Adds its own counts to the worker's result.
-    fn report(self, result: &mut WorkerResult);
+    /// Fills in its own counts (its field of [`ProtocolCounts`]) for the worker's result.
+    fn report(self, counts: &mut ProtocolCounts);
 }
 
 #[cfg(test)]

@@ -7,8 +7,9 @@ use stats::reason::{At, Cause, Kind, Reason};
 
 use super::http::{Cx, Http, Next, Requests, Sent, Setup};
 use super::stream::{self, Received, Stream};
-use super::{Config, Failure, Flow, Pending, Recorder, WorkerResult};
+use super::{Config, Failure, Flow, Pending, Recorder};
 use crate::cause;
+use crate::protocol_counts::ProtocolCounts;
 use crate::response::{Framer, ParseError, Step};
 use crate::table::Shape;
 
@@ -172,7 +173,8 @@ impl Http for Http1 {
         c.leftover.clear();
     }
 
-    fn report(self, _result: &mut WorkerResult) {}
+    /// Nothing of its own.
+    fn report(self, _counts: &mut ProtocolCounts) {}
 }
 
 /// Frames the responses in `data` for one connection, recording each complete one.

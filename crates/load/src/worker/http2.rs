@@ -10,10 +10,11 @@ use stats::reason::{At, Cause, Kind, Reason};
 
 use super::http::{Cx, Http, Next, Requests, Sent, Setup};
 use super::stream::{self, Received, Stream};
-use super::{Config, Failure, Flow, Pending, Recorder, WorkerResult};
+use super::{Config, Failure, Flow, Pending, Recorder};
 use crate::h2::frame::code;
 use crate::h2::request::RequestShape;
 use crate::h2::{self, ConnError, Event, H2Counts, H2Options};
+use crate::protocol_counts::ProtocolCounts;
 
 /// Output room beyond the requests' own: the preface, SETTINGS, and the acknowledgements
 /// and window updates one read can call for.
@@ -273,8 +274,8 @@ impl Http for Http2 {
         c.h2.reset();
     }
 
-    fn report(self, result: &mut WorkerResult) {
-        result.h2 = self.counts;
+    fn report(self, counts: &mut ProtocolCounts) {
+        counts.h2 = Some(self.counts);
     }
 }
 

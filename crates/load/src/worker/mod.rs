@@ -32,12 +32,12 @@ use std::time::{Duration, Instant};
 use mio::{Events, Poll, Token};
 use nix::sys::timerfd::TimerFd;
 
-use crate::h2::H2Counts;
 use crate::interval::CurrentInterval;
+use crate::protocol_counts::ProtocolCounts;
 use crate::schedule::{Grant, Schedule};
 use crate::table::{Picker, RequestTable};
 use crate::tls::{Connector, TlsInfo};
-use crate::{Control, Counts, LoadError, Protocol, StatusSet};
+use crate::{Control, Counts, LoadError, StatusSet};
 use stats::reason::Reason;
 
 mod coalesce;
@@ -79,9 +79,6 @@ pub(crate) struct Config {
     /// Requests in flight per connection: [`crate::Plan::per_connection`], the one decision
     /// (the pipeline depth, or the streams).
     pub per_connection: usize,
-    /// HTTP/1.1, or HTTP/2 with its windows: read once, by [`http::run`], which picks the
-    /// implementation the worker is made for.
-    pub protocol: Protocol,
     /// Reuse connections: connect eagerly and keep them. Otherwise a connection is opened
     /// for each request, when the request is granted.
     pub keepalive: bool,
@@ -111,8 +108,8 @@ pub(crate) struct WorkerResult {
     pub status: Vec<u64>,
     /// Per request shape: (sent, completed).
     pub shapes: Vec<(u64, u64)>,
-    /// HTTP/2's own counts; zero under HTTP/1.1.
-    pub h2: H2Counts,
+    /// The protocol's own counts, filled in by its implementation ([`Http::report`]).
+    pub protocol: ProtocolCounts,
     /// Interval hand-offs that waited for the collector.
     pub interval_waits: u64,
     /// Open model: wall time spent in zero-timeout polls that found nothing while the next
@@ -236,7 +233,7 @@ impl<P: Http> Worker<P> {
             tls: w.rec.tls,
             status: w.rec.status,
             shapes: w.rec.shapes,
-            h2: H2Counts::default(),
+            protocol: ProtocolCounts::default(),
             interval_waits: w.rec.interval.waits,
             spin: Duration::from_nanos(w.spin_ns),
             coalesced: crate::Coalesced {
@@ -244,7 +241,7 @@ impl<P: Http> Worker<P> {
                 waited: Duration::from_nanos(w.coalesce.waited_ns),
             },
         };
-        w.http.report(&mut result);
+        w.http.report(&mut result.protocol);
         Ok(result)
     }
 
