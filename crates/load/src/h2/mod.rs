@@ -48,7 +48,8 @@ pub struct H2Counts {
     pub server_max_streams: Option<u32>,
     /// The highest it stated: above the lowest when a server changed its limit mid-run.
     pub server_max_streams_highest: Option<u32>,
-    /// The most streams open at once on one connection.
+    /// The most streams open at once on one connection, taken as new requests are
+    /// assigned (requests sent again after a GOAWAY or REFUSED_STREAM do not move it).
     pub streams_used_max: u64,
     /// Requests sent again after a graceful GOAWAY or REFUSED_STREAM.
     pub retries: u64,

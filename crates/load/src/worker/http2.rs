@@ -179,8 +179,11 @@ impl Http for Http2 {
         }
         if resend {
             self.counts.retries += 1;
+        } else {
+            // Fresh requests only, as before the seam: a request sent again was counted
+            // when it was first assigned.
+            self.counts.streams_used_max = self.counts.streams_used_max.max(in_flight as u64);
         }
-        self.counts.streams_used_max = self.counts.streams_used_max.max(in_flight as u64);
         id
     }
 
