@@ -60,13 +60,6 @@ pub(super) enum Readiness {
     Closed,
 }
 
-/// Where a connection goes after bytes were processed.
-pub(super) enum Flow {
-    Continue,
-    /// Close the connection; requests still in flight fail as `read`.
-    Close,
-}
-
 impl<P: Http> Worker<P> {
     /// Handles one readiness event of the slot's socket: a connection being set up makes
     /// progress, an established one sends what waits and takes in what it received.

@@ -163,17 +163,24 @@ pub(super) enum Setup {
 
 /// What sending did.
 pub(super) enum Sent {
-    /// Sent what could go; the rest waits for writability.
+    /// Sent everything, or what the socket took, the rest waiting for writability: the
+    /// worker does the same either way (nothing), so one answer serves both.
     Wait,
     /// Sending finished setting the connection up (a TLS handshake's last flight).
     Up,
 }
 
 /// Where a connection goes after its protocol ran.
+///
+/// `Idle` and `Refill` differ only after [`Http::expire`] and [`Http::wake`]
+/// (`Worker::then`), where the worker offers room only on `Refill`. After
+/// [`Http::receive`] it offers whatever room there is on either, since reading is when
+/// responses end.
 pub(super) enum Next {
     /// Nothing changed that the worker acts on.
     Idle,
-    /// Requests ended: offer the room they freed.
+    /// Requests ended (timed out, or answered within a timer's work): offer the room they
+    /// freed.
     Refill,
     /// Close and replace the connection; requests still in flight fail as this.
     Close(Failure),
@@ -183,8 +190,11 @@ pub(super) enum Next {
 
 /// One connection's protocol, as the worker drives it. See the module's doc.
 pub(super) trait Http: Sized {
-    /// One connection's state: made once per slot, reused by every connection the slot
-    /// opens (a reconnect allocates nothing).
+    /// One connection's state: made once per slot, its buffers (output, framing) reserved
+    /// then and reused by every connection the slot opens. A plain-TCP reconnect allocates
+    /// nothing of ours; an https one allocates what a TLS session needs (rustls's
+    /// `ClientConnection` and its buffers, and the boxed TLS stream, in
+    /// `Transport::connect`).
     type Conn;
     /// Requests may be sent again on a new connection ([`Requests::requeue`]): its room is
     /// reserved up front.

@@ -6,8 +6,8 @@ use mio::Token;
 use stats::reason::{At, Cause, Kind, Reason};
 
 use super::http::{Cx, Http, Next, Requests, Sent, Setup};
-use super::stream::{self, Received, Stream};
-use super::{Config, Failure, Flow, Pending, Recorder};
+use super::stream::{self, Flow, Received, Stream};
+use super::{Config, Failure, Pending, Recorder};
 use crate::cause;
 use crate::protocol_counts::ProtocolCounts;
 use crate::response::{Framer, ParseError, Step};

@@ -9,8 +9,8 @@ use mio::Token;
 use stats::reason::{At, Cause, Kind, Reason};
 
 use super::http::{Cx, Http, Next, Requests, Sent, Setup};
-use super::stream::{self, Received, Stream};
-use super::{Config, Failure, Flow, Pending, Recorder};
+use super::stream::{self, Flow, Received, Stream};
+use super::{Config, Failure, Pending, Recorder};
 use crate::h2::frame::code;
 use crate::h2::request::RequestShape;
 use crate::h2::{self, ConnError, Event, H2Counts, H2Options};

@@ -50,7 +50,7 @@ mod stream;
 mod timer;
 mod wakes;
 
-use conn::{Flow, Pending, Phase, Readiness, Slot};
+use conn::{Pending, Phase, Readiness, Slot};
 use http::{Cx, Http, Requests};
 use recorder::Recorder;
 use stats::Latency;

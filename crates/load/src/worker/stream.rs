@@ -10,7 +10,7 @@ use mio::Token;
 use stats::reason::{At, Cause, Kind, Reason};
 
 use super::http::{Cx, Next, Requests, Sent, Setup};
-use super::{now_ns, Config, Failure, Flow, Recorder};
+use super::{now_ns, Config, Failure, Recorder};
 use crate::cause;
 use crate::tls::Handshake;
 use crate::transport::{Read, Transport};
@@ -26,6 +26,13 @@ pub(super) struct Stream {
     tcp_up_ns: Option<u64>,
     /// Established, and the worker told so.
     up: bool,
+}
+
+/// Where a connection goes after its framing took in one read's bytes.
+pub(super) enum Flow {
+    Continue,
+    /// Close the connection; requests still in flight fail as `read`.
+    Close,
 }
 
 /// How reading ended.
@@ -152,7 +159,11 @@ impl Stream {
                             .as_ref()
                             .is_some_and(Transport::is_established)
                     {
-                        // Whatever is left waits for the worker to record the connection.
+                        // Back to the worker, which records the connection (`Worker::up`)
+                        // before anything else. What is left of `out` is not written here:
+                        // it goes with the worker's next send (the offer that follows, a
+                        // refill after a read, HTTP/2's owed frames) or on a writable edge,
+                        // which comes only if this write filled the socket.
                         self.up = true;
                         return Ok(Sent::Up);
                     }
