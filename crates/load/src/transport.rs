@@ -11,6 +11,9 @@
 //! and `write_tls`, driven by the worker's readiness edges, never `complete_io`. A request
 //! is encrypted into rustls's output queue and leaves in one `writev`; ciphertext that the
 //! socket did not take stays queued ([`Transport::pending`]) until the next writable edge.
+//! rustls queues at most 64 KiB of ciphertext, so it takes a larger write (a large request
+//! body, a pipelined batch) in part even when the socket has room; no edge comes then, and
+//! [`Transport::socket_full`] tells the worker to write on.
 //! A socket read that came back short proves the socket drained, as for plain TCP, so a
 //! kept-alive TLS request costs one write and usually one read.
 
@@ -180,6 +183,19 @@ impl Transport {
                 Err(e) => Err(e),
             },
             Transport::Tls(t) => t.write(buf),
+        }
+    }
+
+    /// After a write that took only part of its buffer: true when the socket is full, so
+    /// that a writable edge will come. Over TCP a short write means just that. Over TLS it
+    /// may not: rustls takes no more plaintext than fits its queue of unsent ciphertext
+    /// (64 KiB, `DEFAULT_BUFFER_LIMIT`), so a larger write comes back short even when the
+    /// socket took every record; the socket is full only if ciphertext is still queued.
+    #[inline]
+    pub fn socket_full(&self) -> bool {
+        match self {
+            Transport::Tcp { .. } => true,
+            Transport::Tls(t) => t.session.wants_write(),
         }
     }
 

@@ -90,6 +90,11 @@ impl<P: Http> Worker<P> {
                     if !self.up(idx) {
                         return;
                     }
+                    // What the handshake's last write left (see `send`).
+                    self.send(idx, now);
+                    if !same(self) {
+                        return;
+                    }
                 }
             }
             if self.cfg.keepalive && self.room(idx) > 0 {
@@ -170,8 +175,13 @@ impl<P: Http> Worker<P> {
         };
         match sent {
             Ok(Sent::Wait) => {}
+            // Recorded first, then the rest of what waited goes: a write that finishes a TLS
+            // handshake returns as soon as it has, and no writable edge need come for the
+            // rest.
             Ok(Sent::Up) => {
-                self.up(idx);
+                if self.up(idx) {
+                    self.send(idx, now);
+                }
             }
             Err(f) => self.fail(idx, f, now),
         }

@@ -166,7 +166,9 @@ pub(super) enum Sent {
     /// Sent everything, or what the socket took, the rest waiting for writability: the
     /// worker does the same either way (nothing), so one answer serves both.
     Wait,
-    /// Sending finished setting the connection up (a TLS handshake's last flight).
+    /// Sending finished setting the connection up (a TLS handshake's last flight). It
+    /// returns as soon as it has, perhaps with output left: the worker records the
+    /// connection, then sends again.
     Up,
 }
 

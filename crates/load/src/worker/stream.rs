@@ -160,15 +160,15 @@ impl Stream {
                             .is_some_and(Transport::is_established)
                     {
                         // Back to the worker, which records the connection (`Worker::up`)
-                        // before anything else. What is left of `out` is not written here:
-                        // it goes with the worker's next send (the offer that follows, a
-                        // refill after a read, HTTP/2's owed frames) or on a writable edge,
-                        // which comes only if this write filled the socket.
+                        // before anything else, so that writing the rest of `out` does not
+                        // count as handshake time; it sends the rest at once after.
                         self.up = true;
                         return Ok(Sent::Up);
                     }
-                    if !done {
-                        // A short write means the socket buffer is full: wait for the edge.
+                    if !done && self.transport.as_ref().is_none_or(Transport::socket_full) {
+                        // The socket buffer is full: wait for the edge. A TLS write cut
+                        // short by rustls's queue limit, the socket having taken it all,
+                        // writes on instead: no edge would come for it.
                         return Ok(Sent::Wait);
                     }
                 }

@@ -78,6 +78,14 @@ impl Certs {
 
     /// A rustls server configuration serving this leaf.
     pub fn server_config(&self) -> Arc<rustls::ServerConfig> {
+        self.server_config_versions(rustls::DEFAULT_VERSIONS)
+    }
+
+    /// The same, offering only `versions` (e.g. `&[&rustls::version::TLS12]`).
+    pub fn server_config_versions(
+        &self,
+        versions: &[&'static rustls::SupportedProtocolVersion],
+    ) -> Arc<rustls::ServerConfig> {
         let chain: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(&self.cert)
             .unwrap()
             .collect::<Result<_, _>>()
@@ -85,7 +93,7 @@ impl Certs {
         let key = PrivateKeyDer::from_pem_file(&self.key).unwrap();
         let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
         let mut config = rustls::ServerConfig::builder_with_provider(provider)
-            .with_safe_default_protocol_versions()
+            .with_protocol_versions(versions)
             .unwrap()
             .with_no_client_auth()
             .with_single_cert(chain, key)

@@ -12,6 +12,8 @@ use super::support::tls::{
 use super::support::Server;
 use super::{plan, run};
 
+mod large_body;
+
 fn https_plan(url: &str, certs: &Certs) -> Plan {
     let mut p = plan(url);
     p.tls = TlsOptions {
