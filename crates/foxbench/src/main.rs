@@ -3,8 +3,9 @@
 //! It owns the flags (clap's help is their one description, also the man page and the
 //! completions), the words a library's setting takes as a flag, where output goes, the
 //! verdict lines, signals and exit codes (`cli`). It must not hold a loop, a rule or a
-//! rendering of its own: measuring is `load`'s and `shootout`'s, rendering `report`'s, and
-//! the machine `probe`'s.
+//! rendering of its own: measuring is `load`'s, `measure`'s (one window, its record, the
+//! capacity search's driver) and `shootout`'s, rendering `report`'s, and the machine
+//! `probe`'s.
 #![forbid(unsafe_code)]
 
 mod agent;
@@ -16,7 +17,6 @@ mod k8s_cmd;
 mod live;
 mod load_args;
 mod load_cmd;
-mod load_result;
 mod load_series;
 mod manual_cmd;
 mod merge_cmd;

@@ -105,6 +105,7 @@ pub(crate) fn sample() -> LoadReport {
             coalesced_waits: 0,
             coalesced_s: 0.0,
             saturated: true,
+            probe_cpu_s: None,
             dashboard_cpu_s: None,
         },
         request_table: vec![

@@ -609,6 +609,7 @@ pub fn merge(sources: &[Source], opts: Options) -> Result<LoadReport, MergeError
         coalesced_waits: sum(&|r| r.client.coalesced_waits),
         coalesced_s: by_shard.values().map(|s| s.report.client.coalesced_s).sum(),
         saturated: rows.iter().any(|a| a.saturated),
+        probe_cpu_s: None,
         dashboard_cpu_s: {
             let d: Vec<f64> = by_shard
                 .values()

@@ -71,7 +71,7 @@ pub struct CellWindow {
     /// foxbench's CPU share over the window, percent of its CPUs.
     pub client_cpu_percent: f64,
     /// The part of `client_cpu_percent` spent spinning before send instants (time to
-    /// spare, see `ClientWindow::spin_s`); 0 in results from before it was kept.
+    /// spare, see `Client::spin_s`); 0 in results from before it was kept.
     #[serde(default, skip_serializing_if = "crate::is_zero")]
     pub client_spin_percent: f64,
     /// foxbench's CPU per completed request, µs.
