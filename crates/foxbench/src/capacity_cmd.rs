@@ -154,7 +154,12 @@ impl Trials<'_> {
             dash.as_ref()
                 .map(|(d, t)| (*d, t.as_str(), self.windows.len() as u64 + 1)),
         )?;
-        let w = CapacityWindow::new(rate, phase, &run, &verdict);
+        let w = measure::search::window_row(
+            rate,
+            phase,
+            &measure::search::WindowRun::of_load(&run),
+            &verdict,
+        );
         if let Some(live) = self.live {
             live.dashboard().push(
                 dashboard::Feed::Windows,

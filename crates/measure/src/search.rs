@@ -10,8 +10,13 @@
 use std::time::{Duration, Instant};
 
 use load::capacity::{Ended, Phase, Search, SearchConfig, SearchError};
-use report::capacity::{Bracket, SpectrumRow, Stopped, WindowPhase, SPECTRUM_SHARES};
-use report::slo::Slo;
+use report::capacity::{
+    Bracket, CapacityWindow, Spectrum, SpectrumRow, Stopped, WindowPhase, SPECTRUM_SHARES,
+};
+use report::shootout::Repeat;
+use report::slo::{Slo, SloReport};
+use report::tcp::TcpReport;
+use report::LoadReport;
 
 /// The lowest rate a search tries, requests per second (or the start rate if lower).
 pub const FLOOR_PER_SEC: f64 = 10.0;
@@ -237,6 +242,98 @@ pub fn drive<E>(
         body: load::capacity::body_window(&ran, held),
         elapsed: started.elapsed(),
     })
+}
+
+/// What a window's row reads of its run: a `foxbench load` window's result
+/// ([`WindowRun::of_load`]) or a shootout window's repeat ([`WindowRun::of_repeat`]).
+#[derive(Debug, Clone, Copy)]
+pub struct WindowRun<'a> {
+    /// Complete responses per second.
+    pub achieved_per_sec: f64,
+    /// Requests sent.
+    pub sent: u64,
+    /// Errors and failure statuses.
+    pub failed: u64,
+    /// Requests sent late, where counted.
+    pub late: Option<u64>,
+    /// The corrected latency's histogram (base64).
+    pub corrected: &'a str,
+    /// The service time's histogram (base64), where recorded.
+    pub service: Option<&'a str>,
+    /// The client's record.
+    pub client: &'a report::Client,
+    /// The server tree's CPU share and CPU per request, where probed.
+    pub server: Option<(f64, Option<f64>)>,
+    /// The TCP counters' report over the window.
+    pub tcp: Option<&'a TcpReport>,
+}
+
+impl<'a> WindowRun<'a> {
+    /// A `foxbench load` window's result.
+    pub fn of_load(r: &'a LoadReport) -> WindowRun<'a> {
+        WindowRun {
+            achieved_per_sec: r.throughput.requests_per_sec,
+            sent: r.requests.sent,
+            failed: r.requests.errors + r.requests.failed_status,
+            late: Some(r.open.as_ref().map_or(0, |o| o.late)),
+            corrected: &r.latency.hdr_base64,
+            service: r
+                .open
+                .as_ref()
+                .and_then(|o| o.service.as_ref())
+                .map(|d| d.hdr_base64.as_str()),
+            client: &r.client,
+            server: None,
+            tcp: r.tcp.as_ref(),
+        }
+    }
+
+    /// A shootout window's repeat, with its TCP counters' report (the cell's rules on it).
+    pub fn of_repeat(r: &'a Repeat, tcp: Option<&'a TcpReport>) -> WindowRun<'a> {
+        WindowRun {
+            achieved_per_sec: r.rps,
+            sent: r.requests.sent,
+            failed: r.requests.errors + r.requests.failed_status,
+            late: None,
+            corrected: &r.hdr_base64,
+            service: r.service_hdr_base64.as_deref(),
+            client: &r.client,
+            server: Some((r.server.cpu_percent, r.server.cpu_us_per_request)),
+            tcp,
+        }
+    }
+}
+
+/// One window's row, from its run and the objective's verdict on it whole: the one row
+/// builder, for `--find-max` and the shootout's capacity levels.
+pub fn window_row(
+    rate_per_sec: f64,
+    phase: WindowPhase,
+    run: &WindowRun,
+    verdict: &SloReport,
+) -> CapacityWindow {
+    let corrected = Spectrum::of(run.corrected);
+    CapacityWindow {
+        rate_per_sec,
+        phase,
+        passed: verdict.passed,
+        achieved_per_sec: run.achieved_per_sec,
+        sent: run.sent,
+        failed: run.failed,
+        late: run.late,
+        corrected,
+        service: run.service.and_then(Spectrum::of),
+        p50_us: corrected.map(|s| s.p50_us),
+        p99_us: corrected.map(|s| s.p99_us),
+        client_cpu_percent: run.client.cpu_percent,
+        client_spin_percent: run.client.spin_percent(),
+        client_cpu_us_per_request: run.client.cpu_us_per_request,
+        client_saturated: run.client.saturated,
+        server_cpu_percent: run.server.map(|s| s.0),
+        server_cpu_us_per_request: run.server.and_then(|s| s.1),
+        clauses: verdict.clauses.clone(),
+        tcp: run.tcp.cloned(),
+    }
 }
 
 /// How a driven search ended, as a result records it: the one mapping from the engine's

@@ -12,9 +12,9 @@
 
 use std::time::Duration;
 
-use measure::search::{After, Capacity};
-use report::capacity::{Stopped, WindowPhase};
-use report::shootout::capacity::{CellCapacity, CellWindow, LevelCapacity};
+use measure::search::{window_row, After, Capacity, WindowRun};
+use report::capacity::Stopped;
+use report::shootout::capacity::{CellCapacity, LevelCapacity};
 use report::shootout::{Cell, CellStatus, Repeat};
 use report::slo::{Figures, Slo, SloReport};
 
@@ -45,34 +45,6 @@ pub fn judge(slo: &Slo, r: &Repeat) -> SloReport {
         },
         None,
     )
-}
-
-/// One window's row from its repeat and verdict.
-pub fn window_row(
-    rate: f64,
-    phase: WindowPhase,
-    r: &Repeat,
-    verdict: &SloReport,
-    tcp: Option<report::tcp::TcpReport>,
-) -> CellWindow {
-    CellWindow {
-        rate_per_sec: rate,
-        phase,
-        passed: verdict.passed,
-        achieved_per_sec: r.rps,
-        sent: r.requests.sent,
-        failed: r.requests.errors + r.requests.failed_status,
-        p50_us: (r.latency.count > 0).then(|| r.latency.at(50.0)).flatten(),
-        p99_us: (r.latency.count > 0).then(|| r.latency.at(99.0)).flatten(),
-        client_cpu_percent: r.client.cpu_percent,
-        client_spin_percent: r.client.spin_percent(),
-        client_cpu_us_per_request: r.client.cpu_us_per_request,
-        client_saturated: r.client.saturated,
-        server_cpu_percent: r.server.cpu_percent,
-        server_cpu_us_per_request: r.server.cpu_us_per_request,
-        clauses: verdict.clauses.clone(),
-        tcp,
-    }
 }
 
 impl Meter<'_> {
@@ -113,7 +85,8 @@ impl Meter<'_> {
                 )?;
                 let verdict = judge(&level.slo, &repeat);
                 let tcp = crate::summary::window_tcp(&repeat, self.server_cpus, &self.net);
-                windows.push(window_row(rate, phase, &repeat, &verdict, tcp));
+                let run = WindowRun::of_repeat(&repeat, tcp.as_ref());
+                windows.push(window_row(rate, phase, &run, &verdict));
                 repeats.push(repeat);
                 // A target that exited or could not be probed ends the search here.
                 Ok(match failed {

@@ -9,9 +9,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{CellStatus, ShootoutResults};
-use crate::capacity::{Bracket, Stopped, WindowPhase};
+use crate::capacity::{Bracket, CapacityReport, CapacityWindow, Stopped};
 use crate::human_us;
-use crate::slo::ClauseVerdict;
 
 /// A capacity level as the suite gave it (in the protocol's levels).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -46,49 +45,7 @@ pub struct CellCapacity {
     /// The search's wall time, seconds.
     pub elapsed_s: f64,
     /// Every window run, in order.
-    pub windows: Vec<CellWindow>,
-}
-
-/// One constant-rate window of a shootout capacity search.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct CellWindow {
-    /// The rate asked for, requests per second.
-    pub rate_per_sec: f64,
-    /// Which part of the search ran it.
-    pub phase: WindowPhase,
-    /// True when every clause of the objective held over the whole window.
-    pub passed: bool,
-    /// Complete responses per second.
-    pub achieved_per_sec: f64,
-    /// Requests sent.
-    pub sent: u64,
-    /// Requests that failed (errors and failure statuses).
-    pub failed: u64,
-    /// Median corrected latency, µs; null with no response.
-    pub p50_us: Option<f64>,
-    /// 99th percentile of the corrected latency, µs; null with no response.
-    pub p99_us: Option<f64>,
-    /// foxbench's CPU share over the window, percent of its CPUs.
-    pub client_cpu_percent: f64,
-    /// The part of `client_cpu_percent` spent spinning before send instants (time to
-    /// spare, see `Client::spin_s`); 0 in results from before it was kept.
-    #[serde(default, skip_serializing_if = "crate::is_zero")]
-    pub client_spin_percent: f64,
-    /// foxbench's CPU per completed request, µs.
-    pub client_cpu_us_per_request: Option<f64>,
-    /// True when foxbench's CPU was saturated (`report::SATURATED_PERCENT`).
-    pub client_saturated: bool,
-    /// The server tree's CPU share over the window, percent of its CPUs.
-    pub server_cpu_percent: f64,
-    /// The server tree's CPU per completed request, µs.
-    pub server_cpu_us_per_request: Option<f64>,
-    /// Each clause's verdict and observed value.
-    pub clauses: Vec<ClauseVerdict>,
-    /// The kernel's TCP counters over the window (system-wide for the namespace), per
-    /// response, and the rules' warnings, as a cell's `tcp`; absent when they could not be
-    /// read, and in results written before windows read them.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tcp: Option<crate::tcp::TcpReport>,
+    pub windows: Vec<CapacityWindow>,
 }
 
 impl CellCapacity {
@@ -113,16 +70,9 @@ impl CellCapacity {
     }
 
     /// Whether the client bounded the rate found: saturated at it or at the lowest rate
-    /// that failed (the same rule as `foxbench load --find-max`, without its spectrum).
-    pub fn client_bound_of(windows: &[CellWindow], bracket: Bracket) -> bool {
-        let at = |rate: Option<f64>| {
-            rate.is_some_and(|r| {
-                windows
-                    .iter()
-                    .any(|w| w.rate_per_sec == r && w.client_saturated)
-            })
-        };
-        at(bracket.held_per_sec) || at(bracket.failed_per_sec)
+    /// that failed (`foxbench load --find-max`'s rule, without its spectrum).
+    pub fn client_bound_of(windows: &[CapacityWindow], bracket: Bracket) -> bool {
+        CapacityReport::client_bound_of(windows, &[], bracket)
     }
 }
 

@@ -1,3 +1,6 @@
+use measure::search::WindowRun;
+use report::capacity::WindowPhase;
+
 use super::*;
 
 #[test]
@@ -56,7 +59,12 @@ fn a_window_is_judged_on_its_whole_histogram_and_counts() {
         let r = repeat(&h, failed);
         let v = judge(&slo, &r);
         assert_eq!(v.passed, held, "{objective}");
-        let w = window_row(100.0, WindowPhase::Bracket, &r, &v, None);
+        let w = window_row(
+            100.0,
+            WindowPhase::Bracket,
+            &WindowRun::of_repeat(&r, None),
+            &v,
+        );
         assert_eq!(
             (w.passed, w.failed, w.client_saturated),
             (held, failed, true)
@@ -70,16 +78,21 @@ fn a_window_is_judged_on_its_whole_histogram_and_counts() {
     let w = window_row(
         100.0,
         WindowPhase::Bracket,
-        &spun,
+        &WindowRun::of_repeat(&spun, None),
         &judge(&"p99<60ms".parse().unwrap(), &spun),
-        None,
     );
     assert_eq!((w.client_saturated, w.client_cpu_percent), (false, 95.0));
     let empty = stats::Latency::new();
     let v = judge(&"p99<10ms".parse().unwrap(), &repeat(&empty, 0));
     assert!(!v.passed, "no response: the percentile cannot hold");
     assert_eq!(
-        window_row(1.0, WindowPhase::Bisect, &repeat(&empty, 0), &v, None).p99_us,
+        window_row(
+            1.0,
+            WindowPhase::Bisect,
+            &WindowRun::of_repeat(&repeat(&empty, 0), None),
+            &v
+        )
+        .p99_us,
         None
     );
 }

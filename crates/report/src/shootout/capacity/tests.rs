@@ -1,20 +1,24 @@
 use super::*;
+use crate::capacity::WindowPhase;
 
-fn window(rate: f64, passed: bool, saturated: bool) -> CellWindow {
-    CellWindow {
+fn window(rate: f64, passed: bool, saturated: bool) -> CapacityWindow {
+    CapacityWindow {
         rate_per_sec: rate,
         phase: WindowPhase::Bisect,
         passed,
         achieved_per_sec: rate,
         sent: rate as u64,
         failed: 0,
+        late: None,
+        corrected: None,
+        service: None,
         p50_us: Some(100.0),
         p99_us: Some(if passed { 900.0 } else { 20_000.0 }),
         client_cpu_percent: if saturated { 99.0 } else { 20.0 },
         client_spin_percent: 0.0,
         client_cpu_us_per_request: Some(10.0),
         client_saturated: saturated,
-        server_cpu_percent: 50.0,
+        server_cpu_percent: Some(50.0),
         server_cpu_us_per_request: Some(20.0),
         clauses: Vec::new(),
         tcp: None,
