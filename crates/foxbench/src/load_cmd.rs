@@ -155,7 +155,7 @@ pub(crate) fn preflight(plan: &Plan) -> Result<()> {
     load::preflight(plan).map_err(|e| anyhow!(e.text().worded(&Flags)))
 }
 
-/// Runs `foxbench load` (without `--find-max`, which is `capacity_cmd`'s).
+/// Runs `foxbench load` (without `--find-max`, which is `find_max_cmd`'s).
 pub fn run(args: LoadArgs) -> Result<ExitCode> {
     let agent = AgentFlags {
         shard: args.shard,

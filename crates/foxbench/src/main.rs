@@ -9,10 +9,10 @@
 #![forbid(unsafe_code)]
 
 mod agent;
-mod capacity_cmd;
 mod cli;
 mod compare_cmd;
 mod doctor_cmd;
+mod find_max_cmd;
 mod k8s_cmd;
 mod live;
 mod load_args;
@@ -119,10 +119,10 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
-        // --find-max is a search made of load runs: capacity_cmd drives it, using load_cmd's
+        // --find-max is a search made of load runs: find_max_cmd drives it, using load_cmd's
         // plan, and load_cmd never calls back.
         Command::Load(args) => match args.find_max.as_deref() {
-            Some(objective) => capacity_cmd::run(&args, objective),
+            Some(objective) => find_max_cmd::run(&args, objective),
             None => load_cmd::run(*args),
         },
         Command::Shootout(args) => shootout_cmd::run(args),

@@ -4,10 +4,10 @@
 mod support;
 
 mod agents;
-mod capacity;
 mod compare;
 mod dashboard;
 mod doctor;
+mod find_max;
 mod http2;
 mod interop;
 mod netdiag;

@@ -14,7 +14,7 @@
 //!   whose arrival is changed;
 //! - the capacity search's driver ([`search`]): its constants, configuration, error texts
 //!   and window rows, for `foxbench load --find-max` and the shootout's capacity levels.
-//!   The search itself (which rate next) is `load::capacity::Search`.
+//!   The search itself (which rate next) is `load::search::Search`.
 //!
 //! It does not word flags or suite keys (each edge passes its wording), prints nothing,
 //! and reads `/proc` only through `probe`. The shootout's server-side probing (the target

@@ -4,13 +4,13 @@
 //! the loop ([`drive`]) that runs the search's windows and, for `--find-max`, the latency
 //! spectrum after it. Each caller brings its own way of running and judging a window.
 //!
-//! Which rate comes next is `load::capacity::Search`'s; the result's types are
-//! `report::capacity`'s.
+//! Which rate comes next is `load::search::Search`'s; the result's types are
+//! `report::search`'s.
 
 use std::time::{Duration, Instant};
 
-use load::capacity::{Ended, Phase, Search, SearchConfig, SearchError};
-use report::capacity::{
+use load::search::{Ended, Phase, Search, SearchConfig, SearchError};
+use report::search::{
     Bracket, CapacityWindow, Spectrum, SpectrumRow, Stopped, WindowPhase, SPECTRUM_SHARES,
 };
 use report::shootout::Repeat;
@@ -171,7 +171,7 @@ pub struct Found {
     pub stopped: Stopped,
     /// The spectrum's rows (each the index of its window), with [`After::Spectrum`].
     pub spectra: Vec<SpectrumRow>,
-    /// The window a result's body comes from ([`load::capacity::body_window`]): the
+    /// The window a result's body comes from ([`load::search::body_window`]): the
     /// search's at the rate found, else the lowest rate tried; `None` when none ran.
     pub body: Option<usize>,
     /// The wall time of the search and what ran after it.
@@ -194,7 +194,7 @@ pub fn drive<E>(
     let mut ran: Vec<(f64, bool)> = Vec::new();
     // A window that ended the search (`None`): nothing runs after it.
     let mut cut = false;
-    let ended = load::capacity::drive(
+    let ended = load::search::drive(
         &mut search,
         || started.elapsed(),
         interrupted,
@@ -239,7 +239,7 @@ pub fn drive<E>(
         },
         stopped,
         spectra,
-        body: load::capacity::body_window(&ran, held),
+        body: load::search::body_window(&ran, held),
         elapsed: started.elapsed(),
     })
 }
@@ -340,10 +340,10 @@ pub fn window_row(
 /// reasons to the report's.
 pub fn stopped(ended: Ended) -> Stopped {
     match ended {
-        Ended::Search(load::capacity::Stopped::Converged) => Stopped::Converged,
-        Ended::Search(load::capacity::Stopped::Budget) => Stopped::Budget,
-        Ended::Search(load::capacity::Stopped::Floor) => Stopped::Floor,
-        Ended::Search(load::capacity::Stopped::Ceiling) => Stopped::Ceiling,
+        Ended::Search(load::search::Stopped::Converged) => Stopped::Converged,
+        Ended::Search(load::search::Stopped::Budget) => Stopped::Budget,
+        Ended::Search(load::search::Stopped::Floor) => Stopped::Floor,
+        Ended::Search(load::search::Stopped::Ceiling) => Stopped::Ceiling,
         Ended::Interrupted => Stopped::Interrupted,
     }
 }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    agents, capacity, http2, reasons, series, slo, tcp, OpenMeasured, OpenReport, Summary,
+    agents, http2, reasons, search, series, slo, tcp, OpenMeasured, OpenReport, Summary,
     TlsMeasured, TlsReport,
 };
 
@@ -90,7 +90,7 @@ pub struct LoadReport {
     /// `--find-max`: the capacity search (the rest of the result is its window at the rate
     /// found, or at the lowest rate tried when none held); absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub capacity: Option<capacity::CapacityReport>,
+    pub capacity: Option<search::CapacityReport>,
     /// The kernel's TCP counters over the run (system-wide for the client's network
     /// namespace, read before and after), per response, and the warnings their rules gave
     /// (Nagle, a full accept queue, drops); absent when they could not be read.

@@ -1,7 +1,7 @@
 //! Capacity levels (`capacity = "p99<10ms"` in a suite's levels): the highest constant
 //! arrival rate a target sustains under a latency objective.
 //!
-//! The search is `load::capacity::Search`, driven by `measure::search` (its constants,
+//! The search is `load::search::Search`, driven by `measure::search` (its constants,
 //! configuration and errors, as for `foxbench load --find-max`) with the shootout's own
 //! window runner (`Meter::probed_repeat`), so each window is an open-model load at one
 //! constant rate with the server tree probed around it (server CPU per request) and
@@ -13,7 +13,7 @@
 use std::time::Duration;
 
 use measure::search::{window_row, After, Capacity, WindowRun};
-use report::capacity::Stopped;
+use report::search::Stopped;
 use report::shootout::capacity::{CellCapacity, LevelCapacity};
 use report::shootout::{Cell, CellStatus, Repeat};
 use report::slo::{Figures, Slo, SloReport};

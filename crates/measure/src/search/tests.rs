@@ -1,14 +1,14 @@
 use std::cell::RefCell;
 use std::time::Duration;
 
-use load::capacity::Ended;
-use report::capacity::{Stopped, WindowPhase};
+use load::search::Ended;
+use report::search::{Stopped, WindowPhase};
 
 use super::*;
 
 #[test]
 fn each_engine_reason_is_the_reports_reason_of_the_same_name() {
-    use load::capacity::Stopped as Why;
+    use load::search::Stopped as Why;
     for why in [Why::Converged, Why::Budget, Why::Floor, Why::Ceiling] {
         let got = stopped(Ended::Search(why));
         assert_eq!(format!("{got:?}"), format!("{why:?}"));

@@ -5,9 +5,9 @@
 
 use std::fmt::Write as _;
 
-use crate::capacity::{CapacityReport, CapacityWindow, Spectrum};
 use crate::human_us;
 use crate::palette::Line;
+use crate::search::{CapacityReport, CapacityWindow, Spectrum};
 use crate::shootout::html::charts::figure;
 use crate::shootout::html::numbers::{tick_rate, tick_us};
 use crate::shootout::svg::{self, esc, Axis, LineChart, Point, Scale, Series};

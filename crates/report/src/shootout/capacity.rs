@@ -1,7 +1,7 @@
 //! A shootout capacity level's result (`capacity = "p99<10ms"` in a suite): the search's
 //! outcome per cell, each window with the server's and the client's CPU, and the ranking of
 //! servers by the rate they sustain under the objective. The search is
-//! `load::capacity::Search`; the windows are run by the shootout runner.
+//! `load::search::Search`; the windows are run by the shootout runner.
 
 use std::fmt::Write as _;
 
@@ -9,8 +9,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{CellStatus, ShootoutResults};
-use crate::capacity::{Bracket, CapacityReport, CapacityWindow, Stopped};
 use crate::human_us;
+use crate::search::{Bracket, CapacityReport, CapacityWindow, Stopped};
 
 /// A capacity level as the suite gave it (in the protocol's levels).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]

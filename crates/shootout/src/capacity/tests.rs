@@ -1,5 +1,5 @@
 use measure::search::WindowRun;
-use report::capacity::WindowPhase;
+use report::search::WindowPhase;
 
 use super::*;
 

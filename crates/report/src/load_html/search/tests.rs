@@ -1,6 +1,6 @@
 use super::*;
-use crate::capacity::{Bracket, SpectrumRow, Stopped, WindowPhase};
 use crate::load_html::to_html;
+use crate::search::{Bracket, SpectrumRow, Stopped, WindowPhase};
 use crate::slo::{ClauseVerdict, Op};
 
 fn spectrum(p99_us: f64) -> Spectrum {

@@ -1,5 +1,5 @@
 use super::*;
-use crate::capacity::WindowPhase;
+use crate::search::WindowPhase;
 
 fn window(rate: f64, passed: bool, saturated: bool) -> CapacityWindow {
     CapacityWindow {

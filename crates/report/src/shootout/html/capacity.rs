@@ -106,7 +106,7 @@ pub(super) fn ramp_charts(out: &mut String, r: &ShootoutResults) {
                 .filter(|w| w.rate_per_sec.is_finite() && w.rate_per_sec > 0.0)
                 .collect();
             windows.sort_by(|a, b| a.rate_per_sec.total_cmp(&b.rate_per_sec));
-            type Of = fn(&crate::capacity::CapacityWindow) -> Option<f64>;
+            type Of = fn(&crate::search::CapacityWindow) -> Option<f64>;
             let percentiles: [(&str, Option<&'static str>, Of); 2] = [
                 ("p99", None, |w| w.p99_us),
                 ("p50", Some("5 4"), |w| w.p50_us),

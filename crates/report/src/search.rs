@@ -2,7 +2,7 @@
 //! levels): the objective, the rate found, the bracket, every window tried with its
 //! verdict, figures and TCP counters' report ([`CapacityWindow`], one row for both), the
 //! latency spectrum around the rate found, and whether the client bounded it. The rows are
-//! built by `measure::search`, which drives the search (`load::capacity`).
+//! built by `measure::search`, which drives the search (`load::search`).
 
 use std::fmt::Write as _;
 

@@ -15,7 +15,7 @@ use std::time::Duration;
 use anyhow::{anyhow, Context, Result};
 use load::{Arrival, Control, Plan, Stop};
 use measure::search::{After, Capacity, Keys};
-use report::capacity::{CapacityReport, CapacityWindow, WindowPhase};
+use report::search::{CapacityReport, CapacityWindow, WindowPhase};
 use report::slo::Slo;
 use report::LoadReport;
 
