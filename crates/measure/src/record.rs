@@ -42,7 +42,10 @@ fn client_of(
         used.max_rss_bytes,
     )
     .with_spin(spin.as_secs_f64());
+    let per_request = |n: u64| (completed > 0).then(|| n as f64 / completed as f64);
     report::Client {
+        voluntary_ctxt_per_request: per_request(used.voluntary_ctxt),
+        involuntary_ctxt_per_request: per_request(used.involuntary_ctxt),
         coalesced_waits: coalesced.waits,
         coalesced_s: coalesced.waited.as_secs_f64(),
         probe_cpu_s: Some(spent.helpers.cpu().as_secs_f64()),

@@ -441,6 +441,16 @@ pub struct Client {
     /// Peak resident memory, bytes. 0 in shootout results from before a repeat recorded it.
     #[serde(default)]
     pub max_rss_bytes: u64,
+    /// Voluntary context switches of the load generator's threads per completed request
+    /// (getrusage's `ru_nvcsw` over the window, the threads beside the load left out): a
+    /// worker that sleeps in epoll_wait and is woken switches once per wake-up. Absent
+    /// with no response, and in results from before 2026-11-28.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub voluntary_ctxt_per_request: Option<f64>,
+    /// Involuntary context switches per completed request (`ru_nivcsw`): the kernel took
+    /// a worker's CPU away. Absent as `voluntary_ctxt_per_request` is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub involuntary_ctxt_per_request: Option<f64>,
     /// Open model: wall seconds the workers spent polling without a timeout in the last
     /// 50 µs before a send instant, with nothing to do. That CPU is part of the totals
     /// above but is time to spare, not work. 0 in the closed model and in results from
@@ -591,6 +601,8 @@ impl Client {
             cpu_percent,
             cpu_us_per_request: (completed > 0).then(|| cpu * 1e6 / completed as f64),
             max_rss_bytes,
+            voluntary_ctxt_per_request: None,
+            involuntary_ctxt_per_request: None,
             spin_s: 0.0,
             coalesced_waits: 0,
             coalesced_s: 0.0,

@@ -9,13 +9,18 @@ fn usage(user_ms: u64, sys_ms: u64) -> probe::OwnUsage {
         user: Duration::from_millis(user_ms),
         sys: Duration::from_millis(sys_ms),
         max_rss_bytes: 1 << 20,
+        ..probe::OwnUsage::default()
     }
 }
 
 #[test]
 fn the_client_carries_every_figure_of_its_window() {
     let spent = Spent {
-        client: usage(600, 200),
+        client: probe::OwnUsage {
+            voluntary_ctxt: 250,
+            involuntary_ctxt: 10,
+            ..usage(600, 200)
+        },
         beside: Some(usage(30, 10)),
         helpers: usage(5, 5),
         tcp: None,
@@ -36,6 +41,8 @@ fn the_client_carries_every_figure_of_its_window() {
     assert!((c.cpu_percent - 40.0).abs() < 1e-9, "{}", c.cpu_percent);
     assert!((c.cpu_us_per_request.unwrap() - 800.0).abs() < 1e-9);
     assert_eq!(c.max_rss_bytes, 1 << 20);
+    assert_eq!(c.voluntary_ctxt_per_request, Some(0.25));
+    assert_eq!(c.involuntary_ctxt_per_request, Some(0.01));
     assert!((c.spin_s - 0.1).abs() < 1e-9);
     assert_eq!(c.coalesced_waits, 7);
     assert!((c.coalesced_s - 0.07).abs() < 1e-9);
@@ -66,6 +73,7 @@ fn a_client_busy_but_spinning_is_not_saturated() {
         Duration::from_secs(1),
     );
     assert!(!spinning.saturated);
+    assert_eq!(spinning.voluntary_ctxt_per_request, Some(0.0));
     assert_eq!(spinning.saturated, spinning.saturated_by_rule());
     assert_eq!(spinning.dashboard_cpu_s, None);
 }
@@ -76,6 +84,7 @@ fn client_windows_share_the_client_cpus() {
         user: Duration::from_secs(1),
         sys: Duration::from_millis(500),
         max_rss_bytes: 1 << 20,
+        ..probe::OwnUsage::default()
     };
     let cases = [
         // (elapsed s, CPUs, completed) → (CPU %, µs per request)

@@ -11,7 +11,7 @@ fn the_cpu_beside_the_load_is_left_out_of_the_clients() {
     let ms = |user: u64, sys: u64| probe::OwnUsage {
         user: Duration::from_millis(user),
         sys: Duration::from_millis(sys),
-        max_rss_bytes: 0,
+        ..probe::OwnUsage::default()
     };
     let edge = |own, beside| Edge {
         own,

@@ -182,7 +182,18 @@ fn a_repeat_counts_the_loads_responses_per_second() {
         false,
         true,
         zero_server(),
-        measure::record::client(&res, &spent(), 1, res.elapsed),
+        measure::record::client(
+            &res,
+            &measure::window::Spent {
+                client: probe::OwnUsage {
+                    voluntary_ctxt: 250,
+                    ..probe::OwnUsage::default()
+                },
+                ..spent()
+            },
+            1,
+            res.elapsed,
+        ),
         Vec::new(),
         Vec::new(),
     );
@@ -191,6 +202,10 @@ fn a_repeat_counts_the_loads_responses_per_second() {
         r.client.spin_s, 0.3,
         "the open model's spin carried to results.json"
     );
+    // The client's record is `foxbench load`'s: its context switches per response too.
+    assert_eq!(r.client.voluntary_ctxt_per_request, Some(2.5));
+    let json = serde_json::to_value(&r).unwrap();
+    assert_eq!(json["client"]["voluntary_ctxt_per_request"], 2.5);
     assert_eq!((r.requests.completed, r.requests.failed_status), (100, 10));
     assert_eq!(
         r.status,
