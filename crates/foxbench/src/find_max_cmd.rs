@@ -292,26 +292,16 @@ fn run_window(
         .cloned()
         .collect();
     let _ = watcher.join();
-    let measure::window::Window {
-        result,
-        wall,
-        spent,
-        links,
-    } = window;
-    let result = result.map_err(|e| anyhow!(e.text().worded(&crate::cli::Flags)))?;
-    let mut report = measure::record::load_report(
+    let result =
+        (window.result.as_ref()).map_err(|e| anyhow!(e.text().worded(&crate::cli::Flags)))?;
+    let report = measure::record::load_report(
         &plan,
         threads,
-        &result,
+        result,
         intervals,
-        &spent,
-        wall,
+        &window,
         &crate::cli::Flags,
     );
-    report.tcp = spent
-        .tcp
-        .as_ref()
-        .map(|d| measure::record::tcp_report(&plan, &result, &report, d, &links));
     let verdict = slo.judge(&report, None);
     Ok((report, verdict))
 }

@@ -255,13 +255,7 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
         .cloned()
         .collect();
     let _ = watcher.join();
-    let measure::window::Window {
-        result,
-        wall,
-        spent,
-        links,
-    } = window;
-    let result = result.map_err(|e| anyhow!(e.text().worded(&Flags)))?;
+    let result = (window.result.as_ref()).map_err(|e| anyhow!(e.text().worded(&Flags)))?;
     if result.interval_waits > 0 {
         // Nothing was dropped; the waits delayed requests, which the latencies show.
         cli::say(&format!(
@@ -274,15 +268,11 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
     observers.finish()?;
 
     let mut report =
-        measure::record::load_report(&plan, threads, &result, intervals, &spent, wall, &Flags);
+        measure::record::load_report(&plan, threads, result, intervals, &window, &Flags);
     let (shard, start) = agent::sections(sharded.as_ref(), start_at, started_wall);
     report.shard = shard;
     report.start = Some(start);
     report.slo = slo.as_ref().map(|s| s.judge(&report, breach.as_ref()));
-    report.tcp = spent
-        .tcp
-        .as_ref()
-        .map(|d| measure::record::tcp_report(&plan, &result, &report, d, &links));
     let text = report.to_text(&crate::cli::Flags);
     cli::emit(
         cli::JsonTo::json_flag(args.json.as_deref()),

@@ -10,7 +10,7 @@ use report::tcp::{Evidence, TcpCounts, TcpLink};
 use report::LoadReport;
 
 use crate::rules;
-use crate::window::Spent;
+use crate::window::{Spent, Window};
 
 /// The client's cost over one window: what it `spent`, on `cpus` CPUs over `elapsed`, for
 /// the result `r`'s responses. The one translator of the client's figures, for a load
@@ -55,17 +55,18 @@ fn client_of(
 }
 
 /// A `foxbench load` run's result: the plan in the report's terms, the engine's result
-/// `r` of `threads` workers, its interval rows, and what its window spent over `wall`;
-/// `wording` words the certificate check's settings (the CLI's flags).
+/// `r` of `threads` workers (the `window`'s, [`crate::window::run`]), its interval rows,
+/// the client's cost and the TCP counters' report over the window; `wording` words the
+/// certificate check's settings (the CLI's flags).
 pub fn load_report(
     plan: &Plan,
     threads: usize,
     r: &RunResult,
     intervals: Vec<report::IntervalRow>,
-    spent: &Spent,
-    wall: Duration,
+    window: &Window,
     wording: &dyn Wording,
 ) -> LoadReport {
+    let (spent, wall) = (&window.spent, window.wall);
     let target = report::TargetInfo {
         url: plan.target.url.clone(),
         address: plan.target.addr.to_string(),
@@ -161,6 +162,10 @@ pub fn load_report(
     let tls = plan.target.scheme == load::Scheme::Https;
     report.protocol = Some(rules::protocol_name(&plan.protocol, tls).into());
     report.http2 = http2_report(r, plan.protocol);
+    report.tcp = spent
+        .tcp
+        .as_ref()
+        .map(|d| tcp_report(plan, r, &report, d, &window.links));
     report
 }
 
@@ -238,7 +243,7 @@ pub fn tcp_link(service: Option<&str>, link: &probe::LinkSeries) -> Option<TcpLi
 /// (the same rules as the shootout's diagnosis). The client's kernel delays the ACKs, so
 /// the Nagle rule holds for a remote server too; its somaxconn is only known on loopback.
 /// In the open model (`--rate`, `--find-max`'s windows) the rules read the service time.
-pub fn tcp_report(
+fn tcp_report(
     plan: &Plan,
     result: &RunResult,
     report: &LoadReport,

@@ -52,7 +52,8 @@ pub struct LoadReport {
     /// warnings; absent for the closed model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub open: Option<OpenReport>,
-    /// The HTTP version spoken: "http/1.1", "h2" (over TLS) or "h2c".
+    /// The HTTP version spoken: "http/1.1", "h2" (over TLS) or "h2c", as its builder names
+    /// it (`measure::rules::protocol_name`); absent in results from before it was kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub protocol: Option<String>,
     /// `--http2`: streams, retries, resets and GOAWAYs, header bytes; absent otherwise.
@@ -722,7 +723,7 @@ impl LoadReport {
             latency: dist(run.latency),
             connect: (!run.connect.is_empty()).then(|| dist(run.connect)),
             connections: c.into(),
-            protocol: Some("http/1.1".into()),
+            protocol: None,
             http2: None,
             tls: run.tls.map(|t| TlsReport::new(t, c)),
             open: run.open.map(|o| OpenReport::new(o, c)),

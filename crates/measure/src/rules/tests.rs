@@ -80,3 +80,31 @@ fn an_open_window_never_coalesces_and_validates() {
         assert_eq!(plan.validate(), Ok(()), "{given:?} {arrival:?}");
     }
 }
+
+/// The protocol's name is made in one place: a second `"h2c"` in the workspace's code
+/// (comments and tests aside) is a second naming, which drifts from this one.
+#[test]
+fn the_protocol_is_named_here_only() {
+    let crates = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut found = Vec::new();
+    let mut dirs = vec![crates];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if path.is_dir() {
+                if !matches!(name.as_str(), "tests" | "target" | "benches" | "fuzz") {
+                    dirs.push(path);
+                }
+            } else if name.ends_with(".rs") && name != "tests.rs" {
+                let text = std::fs::read_to_string(&path).unwrap();
+                let code = text.lines().filter(|l| !l.trim_start().starts_with("//"));
+                if code.filter(|l| l.contains("\"h2c\"")).count() > 0 {
+                    found.push(path);
+                }
+            }
+        }
+    }
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].ends_with("measure/src/rules.rs"), "{found:?}");
+}
