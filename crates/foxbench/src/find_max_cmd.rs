@@ -15,7 +15,7 @@ use std::time::Duration;
 use anyhow::{anyhow, Context, Result};
 use load::{Arrival, Control, Plan, Stop};
 use measure::search::{After, Capacity, Keys};
-use report::search::{CapacityReport, CapacityWindow, WindowPhase};
+use report::search::{CapacityWindow, WindowPhase};
 use report::slo::Slo;
 use report::LoadReport;
 
@@ -88,18 +88,7 @@ pub fn run(args: &LoadArgs, objective: &str) -> Result<ExitCode> {
         ));
     };
     let held = found.rate_per_sec;
-    let capacity = CapacityReport {
-        objective: capacity.objective,
-        rate_per_sec: held,
-        bracket: found.bracket,
-        stopped: found.stopped,
-        client_bound: CapacityReport::client_bound_of(&windows, &found.spectra, found.bracket),
-        window_s: window.as_secs_f64(),
-        budget_s: args.max_time.as_secs_f64(),
-        elapsed_s: found.elapsed.as_secs_f64(),
-        windows,
-        spectra: found.spectra,
-    };
+    let capacity = found.report(&capacity, args.max_time, windows);
     let requests: u64 = runs.iter().map(|r| r.requests.completed).sum();
     let mut report = runs.swap_remove(body);
     report.capacity = Some(capacity);

@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 
 use load::search::{Ended, Phase, Search, SearchConfig, SearchError};
 use report::search::{
-    Bracket, CapacityWindow, Spectrum, SpectrumRow, Stopped, WindowPhase, SPECTRUM_SHARES,
+    Bracket, CapacityReport, CapacityWindow, Spectrum, SpectrumRow, Stopped, WindowPhase,
+    SPECTRUM_SHARES,
 };
 use report::shootout::Repeat;
 use report::slo::{Slo, SloReport};
@@ -176,6 +177,31 @@ pub struct Found {
     pub body: Option<usize>,
     /// The wall time of the search and what ran after it.
     pub elapsed: Duration,
+}
+
+impl Found {
+    /// The search's result over its `windows` (the caller's rows, in the order they ran),
+    /// for `capacity` searched within `budget`: `--find-max`'s `capacity` section and a
+    /// shootout capacity level's alike.
+    pub fn report(
+        self,
+        capacity: &Capacity,
+        budget: Duration,
+        windows: Vec<CapacityWindow>,
+    ) -> CapacityReport {
+        CapacityReport {
+            objective: capacity.objective.clone(),
+            rate_per_sec: self.rate_per_sec,
+            bracket: self.bracket,
+            stopped: self.stopped,
+            client_bound: CapacityReport::client_bound_of(&windows, &self.spectra, self.bracket),
+            window_s: capacity.window.as_secs_f64(),
+            budget_s: budget.as_secs_f64(),
+            elapsed_s: self.elapsed.as_secs_f64(),
+            windows,
+            spectra: self.spectra,
+        }
+    }
 }
 
 /// Runs `search` ([`Capacity::search`]), then what runs `after` it: each window

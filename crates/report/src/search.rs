@@ -15,7 +15,8 @@ use crate::tcp::{TcpFinding, TcpReport};
 /// The shares of the rate found at which the spectrum is shown, percent.
 pub const SPECTRUM_SHARES: [f64; 4] = [50.0, 80.0, 100.0, 110.0];
 
-/// A capacity search's result: the `capacity` section of `foxbench load --json`.
+/// A capacity search's result: the `capacity` section of `foxbench load --json`, and of a
+/// shootout capacity level's cell (whose `spectra` is empty: it runs no spectrum).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CapacityReport {
     /// The objective, as given (`p99<10ms`); every clause must hold.
@@ -33,14 +34,16 @@ pub struct CapacityReport {
     pub client_bound: bool,
     /// The length of each window, seconds.
     pub window_s: f64,
-    /// The time budget (`--max-time`), seconds.
+    /// The time budget (`--max-time`, a level's `max_duration`), seconds.
     pub budget_s: f64,
     /// The search's wall time, the spectrum's windows included, seconds.
     pub elapsed_s: f64,
     /// Every window run, in order.
     pub windows: Vec<CapacityWindow>,
     /// The latency spectrum at 50%, 80%, 100% and 110% of the rate found (empty when none
-    /// was found; a share missing when the budget or an interruption cut it).
+    /// was found, a share missing when the budget or an interruption cut it, and always
+    /// empty in a shootout cell; absent in shootout results from before 2026-11-28).
+    #[serde(default)]
     pub spectra: Vec<SpectrumRow>,
 }
 

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use measure::search::{window_row, After, Capacity, WindowRun};
 use report::search::Stopped;
-use report::shootout::capacity::{CellCapacity, LevelCapacity};
+use report::shootout::capacity::LevelCapacity;
 use report::shootout::{Cell, CellStatus, Repeat};
 use report::slo::{Figures, Slo, SloReport};
 
@@ -105,17 +105,7 @@ impl Meter<'_> {
             cell.status = CellStatus::Interrupted;
             cell.message = Some("interrupted: the windows measured so far are kept".into());
         }
-        cell.capacity = Some(CellCapacity {
-            objective: level.objective.clone(),
-            rate_per_sec: found.rate_per_sec,
-            bracket: found.bracket,
-            stopped: found.stopped,
-            client_bound: CellCapacity::client_bound_of(&windows, found.bracket),
-            window_s: level.window.as_secs_f64(),
-            budget_s: budget.as_secs_f64(),
-            elapsed_s: found.elapsed.as_secs_f64(),
-            windows,
-        });
+        cell.capacity = Some(found.report(level, budget, windows));
         failure.map_or(Ok(()), Err)
     }
 }

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{CellStatus, ShootoutResults};
 use crate::human_us;
-use crate::search::{Bracket, CapacityReport, CapacityWindow, Stopped};
+use crate::search::{Bracket, CapacityReport, Stopped};
 
 /// A capacity level as the suite gave it (in the protocol's levels).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -23,32 +23,9 @@ pub struct LevelCapacity {
     pub budget_s: f64,
 }
 
-/// One cell's capacity search.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct CellCapacity {
-    /// The objective, as written; every clause must hold over a whole window.
-    pub objective: String,
-    /// The highest constant rate whose window held the objective, requests per second;
-    /// null when none did.
-    pub rate_per_sec: Option<f64>,
-    /// The highest rate that held and the lowest that failed.
-    pub bracket: Bracket,
-    /// Why the search stopped.
-    pub stopped: Stopped,
-    /// True when the client was saturated in the window at the rate found or at the
-    /// lowest rate that failed: the figure is then foxbench's limit, not the server's.
-    pub client_bound: bool,
-    /// The length of each window, seconds.
-    pub window_s: f64,
-    /// The time budget, seconds.
-    pub budget_s: f64,
-    /// The search's wall time, seconds.
-    pub elapsed_s: f64,
-    /// Every window run, in order.
-    pub windows: Vec<CapacityWindow>,
-}
-
-impl CellCapacity {
+/// A cell's capacity search is a [`CapacityReport`], as `--find-max`'s is, without the
+/// spectrum (its `spectra` is empty).
+impl CapacityReport {
     /// The search in one line, for the progress output: `capacity 16,000 req/s under
     /// p99<10ms (bracket 16,000 – 16,250, converged, 9 windows in 4.8 s)`.
     pub fn line(&self) -> String {
@@ -68,12 +45,6 @@ impl CellCapacity {
             self.elapsed_s
         )
     }
-
-    /// Whether the client bounded the rate found: saturated at it or at the lowest rate
-    /// that failed (`foxbench load --find-max`'s rule, without its spectrum).
-    pub fn client_bound_of(windows: &[CapacityWindow], bracket: Bracket) -> bool {
-        CapacityReport::client_bound_of(windows, &[], bracket)
-    }
 }
 
 /// One row of the capacity ranking.
@@ -88,7 +59,7 @@ pub struct CapacityRow<'a> {
     /// Connections of the level.
     pub connections: u64,
     /// The cell's search.
-    pub capacity: &'a CellCapacity,
+    pub capacity: &'a CapacityReport,
     /// The closed-loop median req/s of the same scenario at the same connections, if a
     /// timed level measured it: the figure the capacity is compared with.
     pub closed_rps: Option<f64>,
@@ -130,7 +101,7 @@ pub fn ranking(r: &ShootoutResults) -> Vec<CapacityRow<'_>> {
 }
 
 /// The rate found, for people: `12,300 req/s`, `≥ 12,300` when the ceiling held, `-`.
-pub fn rate_text(c: &CellCapacity) -> String {
+pub fn rate_text(c: &CapacityReport) -> String {
     match c.rate_per_sec {
         Some(r) if c.stopped == Stopped::Ceiling => format!("≥ {}", thousands(r)),
         Some(r) => thousands(r),
@@ -170,7 +141,7 @@ pub fn thousands(v: f64) -> String {
 }
 
 /// The window's p99 at the rate found, for the table.
-pub fn p99_at_rate(c: &CellCapacity) -> Option<f64> {
+pub fn p99_at_rate(c: &CapacityReport) -> Option<f64> {
     let r = c.rate_per_sec?;
     c.windows
         .iter()

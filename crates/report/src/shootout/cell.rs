@@ -64,7 +64,7 @@ pub struct Cell {
     /// A capacity level's search: the rate found under the objective and every window;
     /// absent for other levels and in results written before capacity levels.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub capacity: Option<capacity::CellCapacity>,
+    pub capacity: Option<crate::search::CapacityReport>,
     /// The waits for the server to finish what an earlier load left it, before the
     /// level's loads began; absent when none had to wait, and in results written before.
     #[serde(default, skip_serializing_if = "Option::is_none")]
