@@ -173,7 +173,7 @@ pub struct WindowPoint {
     /// Whether it held the objective.
     pub passed: bool,
     /// Which part of the search ran it.
-    pub phase: report::capacity::WindowPhase,
+    pub phase: report::search::WindowPhase,
 }
 
 /// Where a cell of the matrix stands.

@@ -14,54 +14,6 @@ use dashboard::{Dashboard, Gauge, Meta, Shared, SloLine};
 use load::{Arrival, Control, Plan, Stop};
 use report::slo::{Metric, Slo};
 
-/// foxbench's own CPU at one edge of a run, and its dashboard's (when it has one).
-pub struct Edge {
-    own: probe::OwnUsage,
-    dashboard: Option<probe::OwnUsage>,
-}
-
-/// foxbench's CPU over a run: the load generator's, and its dashboard's, which is left out
-/// of it as the shootout leaves it out of a repeat's.
-#[derive(Debug, Clone, Copy)]
-pub struct Spent {
-    /// The load generator's: the process's, the dashboard's threads' left out.
-    pub client: probe::OwnUsage,
-    /// The dashboard's threads' (its server, its pages, the gauges' sampler).
-    pub dashboard: Option<probe::OwnUsage>,
-}
-
-impl Edge {
-    /// Now: the process's CPU, then the dashboard's (whose threads report after each piece
-    /// of work, so that the figure is current while they live).
-    pub fn now(live: Option<&Live>) -> Edge {
-        Edge {
-            own: probe::own_usage(),
-            dashboard: live.map(|l| l.dash.cpu()),
-        }
-    }
-
-    /// From this edge to `end`.
-    pub fn until(&self, end: &Edge) -> Spent {
-        let own = end.own.since(&self.own);
-        let dashboard = self.dashboard.zip(end.dashboard).map(|(a, b)| b.since(&a));
-        Spent {
-            client: dashboard.map_or(own, |d| own.without(&d)),
-            dashboard,
-        }
-    }
-}
-
-impl Spent {
-    /// The client's CPU with a helper thread's `usage` left out too (the socket reader's),
-    /// as the dashboard's is.
-    pub fn without(self, usage: &probe::OwnUsage) -> Spent {
-        Spent {
-            client: self.client.without(usage),
-            ..self
-        }
-    }
-}
-
 /// The dashboard of one run, with its ticker.
 pub struct Live {
     dash: Arc<Dashboard>,
@@ -273,6 +225,3 @@ fn tick(dash: &Dashboard, stop: &mpsc::Receiver<()>, threads: usize, control: &C
 pub fn series() -> Shared {
     Arc::new(Mutex::new(report::series::Series::for_load()))
 }
-
-#[cfg(test)]
-mod tests;

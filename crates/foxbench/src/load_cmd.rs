@@ -14,7 +14,6 @@ use load::{
 use crate::agent::{self, AgentFlags};
 use crate::cli::{self, Flags};
 pub use crate::load_args::{LoadArgs, OnOff, SelectArg};
-use crate::load_result::{build_report, tcp_report, SocketWatch};
 use crate::load_series::Observers;
 
 /// The request every line of --urls (or the URL) starts from: method, headers, body.
@@ -156,7 +155,7 @@ pub(crate) fn preflight(plan: &Plan) -> Result<()> {
     load::preflight(plan).map_err(|e| anyhow!(e.text().worded(&Flags)))
 }
 
-/// Runs `foxbench load` (without `--find-max`, which is `capacity_cmd`'s).
+/// Runs `foxbench load` (without `--find-max`, which is `find_max_cmd`'s).
 pub fn run(args: LoadArgs) -> Result<ExitCode> {
     let agent = AgentFlags {
         shard: args.shard,
@@ -206,29 +205,45 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
     let mut observers = Observers::new(args.hlog.as_deref(), abort, total_requests)?;
     // Everything is ready: wait for the synchronised start, if any, as the last step.
     agent::wait(start_at, agent.late_ok, &interrupted)?;
-    let before = crate::live::Edge::now(live.as_ref());
-    let tcp_before = probe::tcp_counters().ok();
-    let sockets = SocketWatch::start(plan.target.addr, control.clone());
     let started_wall = std::time::SystemTime::now();
-    let started = Instant::now();
     if let Some(live) = &mut live {
         live.start(threads, control.clone());
     }
     // Bounded: the newest intervals at full resolution, older ones merged (--hlog keeps all).
     let mut series_error = None;
-    let result = load::run_with_intervals(&plan, &control, &mut |iv| {
-        live_p99_ns.store(iv.latency.percentile_ns(99.0), Ordering::Relaxed);
-        if series_error.is_none() {
-            let mut rows = series.lock().unwrap_or_else(|e| e.into_inner());
-            series_error = rows.push(iv.index, report::IntervalRow::from(iv)).err();
-        }
-        if let Some(live) = &live {
-            live.pushed(iv);
-        }
-        if observers.observe(iv) {
-            control.stop();
-        }
-    });
+    // The interval sink tells the page, and the end stops it: both hold the dashboard.
+    let live = std::cell::RefCell::new(live);
+    let dashboard_cpu = || {
+        let live = live.borrow();
+        live.as_ref()
+            .map(|l| l.dashboard().cpu())
+            .unwrap_or_default()
+    };
+    let has_dashboard = live.borrow().is_some();
+    let window = measure::window::run(
+        &plan,
+        &control,
+        has_dashboard.then_some(&dashboard_cpu as &dyn Fn() -> probe::OwnUsage),
+        &mut |iv| {
+            live_p99_ns.store(iv.latency.percentile_ns(99.0), Ordering::Relaxed);
+            if series_error.is_none() {
+                let mut rows = series.lock().unwrap_or_else(|e| e.into_inner());
+                series_error = rows.push(iv.index, report::IntervalRow::from(iv)).err();
+            }
+            if let Some(live) = &*live.borrow() {
+                live.pushed(iv);
+            }
+            if observers.observe(iv) {
+                control.stop();
+            }
+        },
+        &mut || {
+            if let Some(live) = &mut *live.borrow_mut() {
+                live.stop();
+            }
+        },
+    );
+    let live = live.into_inner();
     if let Some(e) = series_error {
         // Cannot happen with the rows made above; said rather than hidden if it does.
         eprintln!("foxbench: warning: the interval series is incomplete: {e}");
@@ -239,17 +254,8 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
         .rows()
         .cloned()
         .collect();
-    let wall = started.elapsed();
-    if let Some(live) = &mut live {
-        live.stop();
-    }
-    let spent = before.until(&crate::live::Edge::now(live.as_ref()));
-    let tcp_after = probe::tcp_counters().ok();
-    control.stop(); // ends the watcher and the socket reader
     let _ = watcher.join();
-    let (links, sockets_usage) = sockets.finish();
-    let spent = spent.without(&sockets_usage);
-    let result = result.map_err(|e| anyhow!(e.text().worded(&Flags)))?;
+    let result = (window.result.as_ref()).map_err(|e| anyhow!(e.text().worded(&Flags)))?;
     if result.interval_waits > 0 {
         // Nothing was dropped; the waits delayed requests, which the latencies show.
         cli::say(&format!(
@@ -261,14 +267,12 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
     let breach = observers.breach.take();
     observers.finish()?;
 
-    let mut report = build_report(&plan, threads, &result, intervals, &spent, wall);
+    let mut report =
+        measure::record::load_report(&plan, threads, result, intervals, &window, &Flags);
     let (shard, start) = agent::sections(sharded.as_ref(), start_at, started_wall);
     report.shard = shard;
     report.start = Some(start);
     report.slo = slo.as_ref().map(|s| s.judge(&report, breach.as_ref()));
-    report.tcp = tcp_before
-        .zip(tcp_after)
-        .map(|(a, b)| tcp_report(&plan, &result, &report, &a, &b, &links));
     let text = report.to_text(&crate::cli::Flags);
     cli::emit(
         cli::JsonTo::json_flag(args.json.as_deref()),

@@ -3,20 +3,20 @@
 //! It owns the flags (clap's help is their one description, also the man page and the
 //! completions), the words a library's setting takes as a flag, where output goes, the
 //! verdict lines, signals and exit codes (`cli`). It must not hold a loop, a rule or a
-//! rendering of its own: measuring is `load`'s and `shootout`'s, rendering `report`'s, and
-//! the machine `probe`'s.
+//! rendering of its own: measuring is `load`'s, `measure`'s (one window, its record, the
+//! capacity search's driver) and `shootout`'s, rendering `report`'s, and the machine
+//! `probe`'s.
 #![forbid(unsafe_code)]
 
 mod agent;
-mod capacity_cmd;
 mod cli;
 mod compare_cmd;
 mod doctor_cmd;
+mod find_max_cmd;
 mod k8s_cmd;
 mod live;
 mod load_args;
 mod load_cmd;
-mod load_result;
 mod load_series;
 mod manual_cmd;
 mod merge_cmd;
@@ -119,10 +119,10 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
-        // --find-max is a search made of load runs: capacity_cmd drives it, using load_cmd's
+        // --find-max is a search made of load runs: find_max_cmd drives it, using load_cmd's
         // plan, and load_cmd never calls back.
         Command::Load(args) => match args.find_max.as_deref() {
-            Some(objective) => capacity_cmd::run(&args, objective),
+            Some(objective) => find_max_cmd::run(&args, objective),
             None => load_cmd::run(*args),
         },
         Command::Shootout(args) => shootout_cmd::run(args),

@@ -5,7 +5,7 @@
 //! apply, [`run`] applies it and returns a [`RunResult`] of counts and histograms, and
 //! [`run_with_intervals`] also hands the caller one merged [`Interval`] per period while
 //! the run goes on. It does no formatting and no terminal I/O; reports are built from the
-//! result by other crates. [`capacity`] holds the capacity search's state machine (which
+//! result by other crates. [`search`] holds the capacity search's state machine (which
 //! constant rate to try next), pure, for `--find-max` and the shootout to drive.
 //!
 //! The engine is built like wrk: each worker thread owns its connections and one mio poll
@@ -39,7 +39,6 @@
 //! [`Schedule`]: schedule
 #![forbid(unsafe_code)]
 
-pub mod capacity;
 mod cause;
 mod control;
 pub mod h2;
@@ -50,6 +49,7 @@ mod protocol_counts;
 mod rate;
 mod response;
 mod schedule;
+pub mod search;
 mod setup;
 pub mod shard;
 pub mod start;

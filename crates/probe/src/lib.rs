@@ -335,7 +335,7 @@ pub fn by_name(root: i32) -> Result<ByName, ProbeError> {
     Ok(group_by_name(procs.iter().map(|(n, c)| (n.as_str(), *c))))
 }
 
-/// What this process (all its threads) has cost so far: the load generator's own figure,
+/// What this process (all its threads) has cost so far, CPU and context switches: the load generator's own figure,
 /// for `foxbench load` and the shootout alike.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct OwnUsage {
@@ -345,6 +345,11 @@ pub struct OwnUsage {
     pub sys: Duration,
     /// Peak resident set so far.
     pub max_rss_bytes: u64,
+    /// Voluntary context switches (`ru_nvcsw`): a thread gave up the CPU, as a worker does
+    /// when it sleeps in epoll_wait with nothing to do.
+    pub voluntary_ctxt: u64,
+    /// Involuntary context switches (`ru_nivcsw`): the kernel took the CPU away.
+    pub involuntary_ctxt: u64,
 }
 
 impl OwnUsage {
@@ -354,6 +359,10 @@ impl OwnUsage {
             user: self.user.saturating_sub(earlier.user),
             sys: self.sys.saturating_sub(earlier.sys),
             max_rss_bytes: self.max_rss_bytes,
+            voluntary_ctxt: self.voluntary_ctxt.saturating_sub(earlier.voluntary_ctxt),
+            involuntary_ctxt: self
+                .involuntary_ctxt
+                .saturating_sub(earlier.involuntary_ctxt),
         }
     }
 
@@ -368,6 +377,8 @@ impl OwnUsage {
             user: self.user.saturating_sub(other.user),
             sys: self.sys.saturating_sub(other.sys),
             max_rss_bytes: self.max_rss_bytes,
+            voluntary_ctxt: self.voluntary_ctxt.saturating_sub(other.voluntary_ctxt),
+            involuntary_ctxt: self.involuntary_ctxt.saturating_sub(other.involuntary_ctxt),
         }
     }
 
@@ -377,6 +388,8 @@ impl OwnUsage {
             user: self.user + other.user,
             sys: self.sys + other.sys,
             max_rss_bytes: self.max_rss_bytes.max(other.max_rss_bytes),
+            voluntary_ctxt: self.voluntary_ctxt + other.voluntary_ctxt,
+            involuntary_ctxt: self.involuntary_ctxt + other.involuntary_ctxt,
         }
     }
 }
@@ -408,6 +421,8 @@ fn usage(who: nix::sys::resource::UsageWho) -> OwnUsage {
         sys: tv(u.system_time()),
         // ru_maxrss is in KiB on Linux.
         max_rss_bytes: u.max_rss().max(0) as u64 * 1024,
+        voluntary_ctxt: u.voluntary_context_switches().max(0) as u64,
+        involuntary_ctxt: u.involuntary_context_switches().max(0) as u64,
     }
 }
 

@@ -235,3 +235,27 @@ fn a_helper_threads_cpu_is_its_own_and_leaves_the_process_figure() {
     assert_eq!(mine.plus(&mine).cpu(), 2 * mine.cpu());
     assert_eq!(mine.without(&all).cpu(), Duration::ZERO, "saturates");
 }
+
+/// A thread that sleeps gives up its CPU: each sleep is at least one voluntary context
+/// switch, counted for the thread and the process, and carried by `since`/`without`/`plus`.
+#[test]
+fn own_usage_counts_a_sleeping_threads_voluntary_switches() {
+    let (p0, t0) = (own_usage(), thread_usage());
+    for _ in 0..3 {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let (p1, t1) = (own_usage(), thread_usage());
+    let mine = t1.since(&t0);
+    assert!(mine.voluntary_ctxt >= 3, "{mine:?}");
+    assert!(
+        p1.since(&p0).voluntary_ctxt >= mine.voluntary_ctxt,
+        "{p0:?} {p1:?}"
+    );
+    assert_eq!(mine.plus(&mine).voluntary_ctxt, 2 * mine.voluntary_ctxt);
+    assert_eq!(mine.without(&mine).voluntary_ctxt, 0);
+    assert_eq!(
+        mine.without(&mine.plus(&mine)).involuntary_ctxt,
+        0,
+        "saturates"
+    );
+}

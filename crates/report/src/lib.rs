@@ -4,7 +4,7 @@
 //! at `schemas/load.schema.json`) and how they read as text, and the comparison of runs
 //! ([`compare`], with its schema at `schemas/compare.schema.json`), a load result's HTML page
 //! ([`load_html`]) and its series' colours, the live dashboard's too ([`palette`]), its
-//! `--slo` verdicts ([`slo`]), a `--find-max` result ([`capacity`]),
+//! `--slo` verdicts ([`slo`]), a capacity search's result and window rows, `--find-max`'s and the shootout's ([`search`]),
 //! the errors by reason in plain words ([`errors_by_reason`]),
 //! and the exact merge of several agents' results into one ([`merge`], with the `agents`,
 //! `shard` and `start` sections of [`agents`]). It renders from result data
@@ -14,7 +14,6 @@
 #![forbid(unsafe_code)]
 
 pub mod agents;
-pub mod capacity;
 pub mod compare;
 pub mod errors_by_reason;
 pub mod http2;
@@ -25,6 +24,7 @@ mod load_text;
 pub mod merge;
 mod open;
 pub mod palette;
+pub mod search;
 pub mod series;
 pub mod shootout;
 pub mod slo;

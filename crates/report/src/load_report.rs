@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    agents, capacity, errors_by_reason, http2, series, slo, tcp, OpenMeasured, OpenReport, Summary,
+    agents, errors_by_reason, http2, search, series, slo, tcp, OpenMeasured, OpenReport, Summary,
     TlsMeasured, TlsReport,
 };
 
@@ -52,7 +52,8 @@ pub struct LoadReport {
     /// warnings; absent for the closed model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub open: Option<OpenReport>,
-    /// The HTTP version spoken: "http/1.1", "h2" (over TLS) or "h2c".
+    /// The HTTP version spoken: "http/1.1", "h2" (over TLS) or "h2c", as its builder names
+    /// it (`measure::rules::protocol_name`); absent in results from before it was kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub protocol: Option<String>,
     /// `--http2`: streams, retries, resets and GOAWAYs, header bytes; absent otherwise.
@@ -90,7 +91,7 @@ pub struct LoadReport {
     /// `--find-max`: the capacity search (the rest of the result is its window at the rate
     /// found, or at the lowest rate tried when none held); absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub capacity: Option<capacity::CapacityReport>,
+    pub capacity: Option<search::CapacityReport>,
     /// The kernel's TCP counters over the run (system-wide for the client's network
     /// namespace, read before and after), per response, and the warnings their rules gave
     /// (Nagle, a full accept queue, drops); absent when they could not be read.
@@ -422,10 +423,14 @@ pub struct Connections {
     pub closed_by_server: u64,
 }
 
-/// The load generator's own cost.
+/// The load generator's own cost over one measured window: the one record of it, for a
+/// `foxbench load` run (`client`) and a shootout repeat (`client`) alike, built by one
+/// translator (`measure::record::client`). A figure added here appears in both.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Client {
-    /// CPUs it could use (threads).
+    /// CPUs it could use (its worker threads; a shootout repeat's client CPUs). 0 in
+    /// shootout results from before a repeat recorded it.
+    #[serde(default)]
     pub cpus: u64,
     /// User CPU seconds.
     pub cpu_user_s: f64,
@@ -435,8 +440,19 @@ pub struct Client {
     pub cpu_percent: f64,
     /// CPU microseconds per completed request.
     pub cpu_us_per_request: Option<f64>,
-    /// Peak resident memory, bytes.
+    /// Peak resident memory, bytes. 0 in shootout results from before a repeat recorded it.
+    #[serde(default)]
     pub max_rss_bytes: u64,
+    /// Voluntary context switches of the load generator's threads per completed request
+    /// (getrusage's `ru_nvcsw` over the window, the threads beside the load left out): a
+    /// worker that sleeps in epoll_wait and is woken switches once per wake-up. Absent
+    /// with no response, and in results from before 2026-11-28.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub voluntary_ctxt_per_request: Option<f64>,
+    /// Involuntary context switches per completed request (`ru_nivcsw`): the kernel took
+    /// a worker's CPU away. Absent as `voluntary_ctxt_per_request` is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub involuntary_ctxt_per_request: Option<f64>,
     /// Open model: wall seconds the workers spent polling without a timeout in the last
     /// 50 µs before a send instant, with nothing to do. That CPU is part of the totals
     /// above but is time to spare, not work. 0 in the closed model and in results from
@@ -444,16 +460,25 @@ pub struct Client {
     #[serde(default)]
     pub spin_s: f64,
     /// Closed model: times a worker found nothing to read and waited before sleeping, to
-    /// read several responses per wake-up (`--coalesce`). 0 when none waited, and in
-    /// results from before it existed.
+    /// read several responses per wake-up (`--coalesce`, the suite's `coalesce`). 0 when
+    /// none waited, and in results from before it existed.
     #[serde(default)]
     pub coalesced_waits: u64,
-    /// Those waits' wall seconds, summed over the workers.
+    /// Those waits' wall seconds, summed over the workers. Not CPU.
     #[serde(default)]
     pub coalesced_s: f64,
     /// True when the CPU share less the spin's reaches [`SATURATED_PERCENT`] (see
-    /// [`client_saturated`]): the result may be client-bound.
+    /// [`client_saturated`]): the result may be client-bound. False in shootout results
+    /// from before a repeat recorded it (read [`Client::saturated_by_rule`] there).
+    #[serde(default)]
     pub saturated: bool,
+    /// foxbench's probe threads over the window, CPU seconds: the shootout's (sampling the
+    /// server and the services, running `active` commands, taking thread dumps), or
+    /// `foxbench load`'s (reading its own sockets' `tcp_info`). Left out of the figures
+    /// above, which are the load generator's; it ran on the client's CPUs. Null or absent
+    /// in results from before it was told apart (in a load result, before 2026-11-28).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe_cpu_s: Option<f64>,
     /// `--dashboard`: the CPU seconds its threads (server, pages, sampler) used over the
     /// run, left out of the figures above, which are the load generator's alone. Absent
     /// without a dashboard, and in results from before it was left out.
@@ -578,10 +603,13 @@ impl Client {
             cpu_percent,
             cpu_us_per_request: (completed > 0).then(|| cpu * 1e6 / completed as f64),
             max_rss_bytes,
+            voluntary_ctxt_per_request: None,
+            involuntary_ctxt_per_request: None,
             spin_s: 0.0,
             coalesced_waits: 0,
             coalesced_s: 0.0,
             saturated: client_saturated(cpu_percent, 0.0),
+            probe_cpu_s: None,
             dashboard_cpu_s: None,
         }
     }
@@ -629,13 +657,19 @@ impl Client {
     }
 
     /// The spin's share of the client's CPUs, percent, on the scale of `cpu_percent`
-    /// ([`spin_percent`]), as a shootout repeat's `ClientWindow::spin_percent`.
+    /// ([`spin_percent`]).
     pub fn spin_percent(&self) -> f64 {
         spin_percent(
             self.cpu_percent,
             self.cpu_user_s + self.cpu_sys_s,
             self.spin_s,
         )
+    }
+
+    /// The saturation rule ([`client_saturated`]) applied to the figures: what `saturated`
+    /// records, for results written before a shootout repeat recorded it.
+    pub fn saturated_by_rule(&self) -> bool {
+        client_saturated(self.cpu_percent, self.spin_percent())
     }
 
     /// The same cost with `spin_s` seconds of the open model's spin over the same run: the
@@ -690,7 +724,7 @@ impl LoadReport {
             latency: dist(run.latency),
             connect: (!run.connect.is_empty()).then(|| dist(run.connect)),
             connections: c.into(),
-            protocol: Some("http/1.1".into()),
+            protocol: None,
             http2: None,
             tls: run.tls.map(|t| TlsReport::new(t, c)),
             open: run.open.map(|o| OpenReport::new(o, c)),

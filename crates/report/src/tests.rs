@@ -101,10 +101,13 @@ pub(crate) fn sample() -> LoadReport {
             cpu_percent: 97.0,
             cpu_us_per_request: Some(1.0),
             max_rss_bytes: 4 << 20,
+            voluntary_ctxt_per_request: None,
+            involuntary_ctxt_per_request: None,
             spin_s: 0.0,
             coalesced_waits: 0,
             coalesced_s: 0.0,
             saturated: true,
+            probe_cpu_s: None,
             dashboard_cpu_s: None,
         },
         request_table: vec![

@@ -35,7 +35,3 @@ pub mod waiting;
 pub mod watch;
 mod window;
 pub mod wording;
-
-/// The HTTP/2 section of a report from the engine's counts: one for `foxbench load` and the
-/// shootout's cells.
-pub use window::{http2_report, tcp_link};

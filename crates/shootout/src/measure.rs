@@ -22,7 +22,7 @@ use crate::sampler::{file_safe, DumpPlan, Probed};
 use crate::services::Probe;
 use crate::suite::{HttpVersion, Level, Plan, Scenario};
 use crate::summary;
-use crate::window::{self, client_window, server_window, system_window, zero_server, Edge};
+use crate::window::{self, server_window, system_window, zero_server, Edge};
 
 /// Why a cell failed; its message is the cell's.
 #[derive(Debug, thiserror::Error)]
@@ -99,13 +99,9 @@ impl<'a> Task<'a> {
         }
     }
 
-    /// The protocol as results name it: `http/1.1`, `h2` (over TLS) or `h2c`.
+    /// The protocol as results name it ([`measure::rules::protocol_name`]).
     pub fn protocol_name(&self) -> &'static str {
-        match (self.version, self.tls.is_some()) {
-            (HttpVersion::Http1, _) => "http/1.1",
-            (HttpVersion::Http2 { .. }, true) => "h2",
-            (HttpVersion::Http2 { .. }, false) => "h2c",
-        }
+        measure::rules::protocol_name(&self.protocol(), self.tls.is_some())
     }
 
     /// Requests pipelined per connection: the scenario's, and only with keep-alive over
@@ -406,14 +402,15 @@ impl Meter<'_> {
             .iter()
             .map(|p| probe::sample(p.pid).ok())
             .collect();
-        let view0 = self.watch.map(|w| w.cpu());
-        let c0 = probe::own_usage();
-        let tcp0 = probe::tcp_counters().ok();
+        // The live view's threads run beside the load: their CPU is not the client's.
+        let view_cpu = || self.watch.map(|w| w.cpu()).unwrap_or_default();
+        let view = self
+            .watch
+            .map(|_| &view_cpu as &dyn Fn() -> probe::OwnUsage);
+        let edge0 = measure::window::Edge::now(view);
         let started_unix_ns = crate::sampler::unix_ns();
         let loaded = self.run_load(&plan, pid, self.plan.sample_interval, cap, None);
-        let tcp1 = probe::tcp_counters().ok();
-        let c1 = probe::own_usage();
-        let view1 = self.watch.map(|w| w.cpu());
+        let edge1 = measure::window::Edge::now(view);
         let sys1 = probe::system().ok();
         let v1: Vec<Option<probe::Sample>> = self
             .services
@@ -456,17 +453,13 @@ impl Meter<'_> {
             server_window(&from, &to, &series, elapsed_s, completed, self.server_cpus)
         });
         let probed = server.is_some();
-        let view = self
-            .watch
-            .map(|_| view_usage_of(view0.zip(view1), &view_usage));
-        let mut client = client_window(
-            &load_generator_usage(&c1.since(&c0), &probe_usage, view.as_ref()),
-            elapsed_s,
-            self.client_threads,
-            completed,
-        );
-        client.probe_cpu_s = Some(probe_usage.cpu().as_secs_f64());
-        client.dashboard_cpu_s = view.map(|v| v.cpu().as_secs_f64());
+        // The probe's threads served the measurement; the view's work on the load's thread
+        // (measured around each call) is the view's.
+        let mut spent = edge0.until(&edge1, probe_usage);
+        if self.watch.is_some() {
+            spent = spent.also_beside(&view_usage);
+        }
+        let client = measure::record::client(&result, &spent, self.client_threads, result.elapsed);
         let mut rep = window::repeat(
             &result,
             task.tls.is_some(),
@@ -477,7 +470,7 @@ impl Meter<'_> {
             intervals,
         );
         rep.started_unix_ns = Some(started_unix_ns);
-        rep.http2 = window::http2_report(&result, task.protocol());
+        rep.http2 = measure::record::http2_report(&result, task.protocol());
         rep.system = sys0
             .zip(sys1)
             .map(|(a, b)| system_window(&a, &b, self.cpu_ids, elapsed_s));
@@ -486,13 +479,13 @@ impl Meter<'_> {
             ..window::thread_waits(&waits)
         });
         rep.services = services;
-        rep.tcp = tcp0.zip(tcp1).map(|(a, b)| window::tcp_delta(&a, &b));
+        rep.tcp = spent.tcp;
         // foxbench's link first, then each service's, in the services' order.
         let names =
             std::iter::once(None).chain(self.services.iter().map(|p| Some(p.name.as_str())));
         rep.tcp_links = names
             .zip(&tcp_links)
-            .filter_map(|(name, link)| window::tcp_link(name, link))
+            .filter_map(|(name, link)| measure::record::tcp_link(name, link))
             .collect();
         rep.service_connections = self
             .services
@@ -574,7 +567,7 @@ impl Meter<'_> {
     ) -> LoadPlan {
         let mut plan = self.load_plan(addr, task, stop);
         if let Some(a) = arrival {
-            plan.arrival = a;
+            plan = measure::rules::with_arrival(plan, a);
         }
         if !self.plan.sample_interval.is_zero() {
             plan.interval = self.plan.sample_interval;
@@ -597,27 +590,22 @@ impl Meter<'_> {
                 .collect(),
             ..RequestSpec::get(&target)
         }];
-        LoadPlan {
+        let arrival = task
+            .level
+            .rate
+            .as_ref()
+            .map_or(Arrival::Closed, |r| Arrival::Open {
+                rate: r.rate.clone(),
+            });
+        let plan = LoadPlan {
             requests,
             connections,
             threads: self.client_threads.min(connections),
-            arrival: task
-                .level
-                .rate
-                .as_ref()
-                .map_or(Arrival::Closed, |r| Arrival::Open {
-                    rate: r.rate.clone(),
-                }),
             stop,
             pipeline: task.pipeline(),
             keepalive: task.keepalive,
             protocol: task.protocol(),
-            // Rate levels send on their schedule: a fixed wait is refused there.
-            coalesce: if task.level.rate.is_some() {
-                load::Coalesce::Off
-            } else {
-                s.coalesce
-            },
+            coalesce: s.coalesce,
             timeout: self.plan.timeout,
             connect_timeout: self.plan.timeout,
             // Correctness was verified; during load any status counts, and the wrong ones
@@ -633,31 +621,10 @@ impl Meter<'_> {
                 set
             },
             ..LoadPlan::new(target)
-        }
+        };
+        // Rate levels send on their schedule: the scenario's coalescing is for closed ones.
+        measure::rules::with_arrival(plan, arrival)
     }
-}
-
-/// The live view's CPU over a window (`--dashboard`): its own threads', read at the
-/// window's edges, and its work on the load's calling thread, measured around each call.
-fn view_usage_of(
-    view_edges: Option<(probe::OwnUsage, probe::OwnUsage)>,
-    view_calls: &probe::OwnUsage,
-) -> probe::OwnUsage {
-    match view_edges {
-        Some((a, b)) => b.since(&a).plus(view_calls),
-        None => *view_calls,
-    }
-}
-
-/// The load generator's CPU over a window: foxbench's (`process`), less its probe threads'
-/// and the live view's ([`view_usage_of`]), if any.
-fn load_generator_usage(
-    process: &probe::OwnUsage,
-    probe_usage: &probe::OwnUsage,
-    view: Option<&probe::OwnUsage>,
-) -> probe::OwnUsage {
-    let process = process.without(probe_usage);
-    view.map_or(process, |v| process.without(v))
 }
 
 #[cfg(test)]

@@ -1,14 +1,13 @@
-//! One measured window's arithmetic: probe readings at its edges into the server's and
-//! the client's figures (the server's CPU by process name too), the per-CPU figures and
+//! One measured window's server-side arithmetic: probe readings at its edges into the
+//! server's figures (its CPU by process name too), the per-CPU figures and
 //! the thread-wait histogram, TLS handshake rates, and a load's result with both into a
-//! repeat; no I/O.
+//! repeat; no I/O. The client's record is `measure::record`'s, as `foxbench load`'s is.
 
 use load::RunResult;
 use report::shootout::{
-    ClientWindow, CpuUse, Handshakes, ProbePoint, ProcessCpu, Repeat, ServerWindow, SystemWindow,
-    ThreadWaits, WchanCount,
+    CpuUse, Handshakes, ProbePoint, ProcessCpu, Repeat, ServerWindow, SystemWindow, ThreadWaits,
+    WchanCount,
 };
-use report::tcp::{TcpCounts, TcpLink};
 
 /// The server tree read at one edge of a measured window.
 #[derive(Debug, Clone)]
@@ -194,40 +193,13 @@ pub fn thread_waits(h: &probe::WaitHistogram) -> ThreadWaits {
     }
 }
 
-/// foxbench's own CPU over a window, on `cpus` CPUs.
-pub fn client_window(
-    used: &probe::OwnUsage,
-    elapsed_s: f64,
-    cpus: usize,
-    completed: u64,
-) -> ClientWindow {
-    let c = report::Client::measure(
-        cpus as u64,
-        used.user.as_secs_f64(),
-        used.sys.as_secs_f64(),
-        elapsed_s,
-        completed,
-        used.max_rss_bytes,
-    );
-    ClientWindow {
-        cpu_user_s: c.cpu_user_s,
-        cpu_sys_s: c.cpu_sys_s,
-        cpu_percent: c.cpu_percent,
-        cpu_us_per_request: c.cpu_us_per_request,
-        probe_cpu_s: None,
-        dashboard_cpu_s: None,
-        spin_s: 0.0,
-        coalesced_s: 0.0,
-    }
-}
-
 /// One repeat's record: the load's result with the two windows and the probe series.
 pub fn repeat(
     res: &RunResult,
     tls: bool,
     capped: bool,
     server: ServerWindow,
-    client: ClientWindow,
+    client: report::Client,
     series: Vec<ProbePoint>,
     intervals: Vec<report::IntervalRow>,
 ) -> Repeat {
@@ -250,11 +222,7 @@ pub fn repeat(
         latency: res.latency.summary(),
         hdr_base64: res.latency.to_base64(),
         server,
-        client: ClientWindow {
-            spin_s: res.spin.as_secs_f64(),
-            coalesced_s: res.coalesced.waited.as_secs_f64(),
-            ..client
-        },
+        client,
         series,
         handshakes: handshakes(res, tls),
         intervals,
@@ -268,71 +236,6 @@ pub fn repeat(
         service_hdr_base64: (!res.service.is_empty()).then(|| res.service.to_base64()),
         http2: None,
     }
-}
-
-/// The HTTP/2 section of a repeat, from the engine's counts and the options it ran with;
-/// `None` for an HTTP/1.1 run.
-pub fn http2_report(res: &RunResult, protocol: load::Protocol) -> Option<report::Http2Report> {
-    let (load::Protocol::Http2(opts), Some(h)) = (protocol, res.h2.as_ref()) else {
-        return None;
-    };
-    let by_code = |counts: &[u64; 15]| {
-        counts
-            .iter()
-            .zip(load::h2::CODE_NAMES)
-            .filter(|(n, _)| **n > 0)
-            .map(|(n, name)| (name.to_string(), *n))
-            .collect()
-    };
-    Some(report::Http2Report {
-        alpn: res.tls.as_ref().and_then(|t| t.alpn.clone()),
-        streams: u64::from(opts.streams),
-        server_max_streams: h.server_max_streams.map(u64::from),
-        server_max_streams_highest: h.server_max_streams_highest.map(u64::from),
-        streams_used_max: h.streams_used_max,
-        connections: h.connections,
-        retries: h.retries,
-        id_rollovers: h.id_rollovers,
-        pings_answered: h.pings_answered,
-        header_bytes_sent: h.header_bytes_sent,
-        header_bytes_sent_decoded: h.header_bytes_sent_raw,
-        header_bytes_received: h.header_bytes_received,
-        header_bytes_received_decoded: h.header_bytes_received_raw,
-        hpack_saving_sent_percent: h.hpack_saving_sent().map(|s| s * 100.0),
-        hpack_saving_received_percent: h.hpack_saving_received().map(|s| s * 100.0),
-        rst_stream: by_code(&h.rst_received),
-        goaway: by_code(&h.goaway_received),
-        stream_window: u64::from(opts.window),
-        connection_window: u64::from(opts.connection_window),
-    })
-}
-
-/// One link's sockets over a window ([`probe::LinkSeries`]) as the report holds them: the
-/// target's connections to `service`, or foxbench's own (`None`); `None` when no reading
-/// saw any of its sockets.
-pub fn tcp_link(service: Option<&str>, link: &probe::LinkSeries) -> Option<TcpLink> {
-    let w = link.window();
-    if w.sockets_max == 0 {
-        return None;
-    }
-    let ms = |us: Option<u32>| us.map(|v| f64::from(v) / 1e3);
-    Some(TcpLink {
-        service: service.map(str::to_string),
-        port: link.port(),
-        readings: u64::from(w.readings),
-        sockets_max: u64::from(w.sockets_max),
-        retransmits: w.retransmits,
-        data_segments: w.data_segments,
-        delayed_ack_ms: ms(w.delayed_ack_us),
-        ato_ms: ms(w.ato_us),
-        min_rtt_ms: ms(w.min_rtt_us),
-        held_ack_ms: ms(w.held_ack_us),
-    })
-}
-
-/// The kernel's TCP counters' growth between a window's edges, as the report holds them.
-pub fn tcp_delta(from: &probe::TcpCounters, to: &probe::TcpCounters) -> TcpCounts<u64> {
-    TcpCounts::from_named(to.since(from).named())
 }
 
 #[cfg(test)]

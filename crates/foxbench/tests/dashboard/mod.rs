@@ -131,7 +131,7 @@ fn a_wrong_token_is_404_and_a_port_in_use_is_one_line_and_exit_2() {
 }
 
 /// `foxbench load --dashboard` counted the dashboard's CPU as the client's, and recorded it
-/// nowhere: it is left out of the client's figures (`live::Edge`), and the result
+/// nowhere: it is left out of the client's figures (`measure::window`), and the result
 /// says it (`client.dashboard_cpu_s`, in the schema) and the text with foxbench's CPU; a
 /// run without a dashboard has neither.
 #[test]

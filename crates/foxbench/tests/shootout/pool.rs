@@ -79,6 +79,9 @@ fn requests_a_warm_up_slice_gave_up_are_finished_before_the_window() {
         for r in c["repeats"].as_array().unwrap() {
             let probe = r["client"]["probe_cpu_s"].as_f64().unwrap();
             assert!(probe > 0.0, "{}", r["client"]);
+            // The record a `foxbench load` result holds: its context switches too.
+            let switches = r["client"]["voluntary_ctxt_per_request"].as_f64();
+            assert!(switches.is_some_and(|n| n > 0.0), "{}", r["client"]);
         }
     }
     assert!(

@@ -5,9 +5,9 @@
 
 use std::fmt::Write as _;
 
-use crate::capacity::{CapacityReport, CapacityWindow, Spectrum};
 use crate::human_us;
 use crate::palette::Line;
+use crate::search::{CapacityReport, CapacityWindow, Spectrum};
 use crate::shootout::html::figure;
 use crate::shootout::html::numbers::{tick_rate, tick_us};
 use crate::shootout::svg::{self, esc, Axis, LineChart, Point, Scale, Series};
@@ -197,7 +197,7 @@ fn windows_table(out: &mut String, c: &CapacityReport) {
             esc(&p(|s| s.p50_us)),
             esc(&p(|s| s.p99_us)),
             esc(&p(|s| s.p99_9_us)),
-            w.late,
+            w.late.map_or("-".to_string(), |n| n.to_string()),
             w.client_cpu_percent,
             if spun {
                 format!("<td class=\"n\">{:.0}%</td>", w.client_spin_percent)

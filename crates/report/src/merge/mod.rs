@@ -594,6 +594,18 @@ pub fn merge(sources: &[Source], opts: Options) -> Result<LoadReport, MergeError
     // saturated agent is what limits a figure.
     let rows = agent_rows(&by_shard, t0);
     let busiest = rows.iter().map(|a| a.cpu_percent).fold(0.0, f64::max);
+    // A figure per request over all the agents: each agent's weighted by its responses;
+    // absent when an agent did not record it.
+    let per_request = |of: &dyn Fn(&Client) -> Option<f64>| {
+        let each: Option<Vec<(f64, u64)>> = by_shard
+            .values()
+            .map(|s| of(&s.report.client).map(|v| (v, s.report.requests.completed)))
+            .collect();
+        let each = each?;
+        let completed: u64 = each.iter().map(|e| e.1).sum();
+        (completed > 0)
+            .then(|| each.iter().map(|(v, n)| v * *n as f64).sum::<f64>() / completed as f64)
+    };
     m.client = Client {
         cpus: sum(&|r| r.client.cpus),
         cpu_user_s: by_shard.values().map(|s| s.report.client.cpu_user_s).sum(),
@@ -605,10 +617,13 @@ pub fn merge(sources: &[Source], opts: Options) -> Result<LoadReport, MergeError
             .map(|s| s.report.client.max_rss_bytes)
             .max()
             .unwrap_or(0),
+        voluntary_ctxt_per_request: per_request(&|c| c.voluntary_ctxt_per_request),
+        involuntary_ctxt_per_request: per_request(&|c| c.involuntary_ctxt_per_request),
         spin_s: by_shard.values().map(|s| s.report.client.spin_s).sum(),
         coalesced_waits: sum(&|r| r.client.coalesced_waits),
         coalesced_s: by_shard.values().map(|s| s.report.client.coalesced_s).sum(),
         saturated: rows.iter().any(|a| a.saturated),
+        probe_cpu_s: by_shard.values().map(|s| s.report.client.probe_cpu_s).sum(),
         dashboard_cpu_s: {
             let d: Vec<f64> = by_shard
                 .values()

@@ -1,7 +1,7 @@
 //! A shootout capacity level's result (`capacity = "p99<10ms"` in a suite): the search's
 //! outcome per cell, each window with the server's and the client's CPU, and the ranking of
 //! servers by the rate they sustain under the objective. The search is
-//! `load::capacity::Search`; the windows are run by the shootout runner.
+//! `load::search::Search`; the windows are run by the shootout runner.
 
 use std::fmt::Write as _;
 
@@ -9,9 +9,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{CellStatus, ShootoutResults};
-use crate::capacity::{Bracket, Stopped, WindowPhase};
 use crate::human_us;
-use crate::slo::ClauseVerdict;
+use crate::search::{Bracket, CapacityReport, Stopped};
 
 /// A capacity level as the suite gave it (in the protocol's levels).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -24,74 +23,9 @@ pub struct LevelCapacity {
     pub budget_s: f64,
 }
 
-/// One cell's capacity search.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct CellCapacity {
-    /// The objective, as written; every clause must hold over a whole window.
-    pub objective: String,
-    /// The highest constant rate whose window held the objective, requests per second;
-    /// null when none did.
-    pub rate_per_sec: Option<f64>,
-    /// The highest rate that held and the lowest that failed.
-    pub bracket: Bracket,
-    /// Why the search stopped.
-    pub stopped: Stopped,
-    /// True when the client was saturated in the window at the rate found or at the
-    /// lowest rate that failed: the figure is then foxbench's limit, not the server's.
-    pub client_bound: bool,
-    /// The length of each window, seconds.
-    pub window_s: f64,
-    /// The time budget, seconds.
-    pub budget_s: f64,
-    /// The search's wall time, seconds.
-    pub elapsed_s: f64,
-    /// Every window run, in order.
-    pub windows: Vec<CellWindow>,
-}
-
-/// One constant-rate window of a shootout capacity search.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct CellWindow {
-    /// The rate asked for, requests per second.
-    pub rate_per_sec: f64,
-    /// Which part of the search ran it.
-    pub phase: WindowPhase,
-    /// True when every clause of the objective held over the whole window.
-    pub passed: bool,
-    /// Complete responses per second.
-    pub achieved_per_sec: f64,
-    /// Requests sent.
-    pub sent: u64,
-    /// Requests that failed (errors and failure statuses).
-    pub failed: u64,
-    /// Median corrected latency, µs; null with no response.
-    pub p50_us: Option<f64>,
-    /// 99th percentile of the corrected latency, µs; null with no response.
-    pub p99_us: Option<f64>,
-    /// foxbench's CPU share over the window, percent of its CPUs.
-    pub client_cpu_percent: f64,
-    /// The part of `client_cpu_percent` spent spinning before send instants (time to
-    /// spare, see `ClientWindow::spin_s`); 0 in results from before it was kept.
-    #[serde(default, skip_serializing_if = "crate::is_zero")]
-    pub client_spin_percent: f64,
-    /// foxbench's CPU per completed request, µs.
-    pub client_cpu_us_per_request: Option<f64>,
-    /// True when foxbench's CPU was saturated (`report::SATURATED_PERCENT`).
-    pub client_saturated: bool,
-    /// The server tree's CPU share over the window, percent of its CPUs.
-    pub server_cpu_percent: f64,
-    /// The server tree's CPU per completed request, µs.
-    pub server_cpu_us_per_request: Option<f64>,
-    /// Each clause's verdict and observed value.
-    pub clauses: Vec<ClauseVerdict>,
-    /// The kernel's TCP counters over the window (system-wide for the namespace), per
-    /// response, and the rules' warnings, as a cell's `tcp`; absent when they could not be
-    /// read, and in results written before windows read them.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tcp: Option<crate::tcp::TcpReport>,
-}
-
-impl CellCapacity {
+/// A cell's capacity search is a [`CapacityReport`], as `--find-max`'s is, without the
+/// spectrum (its `spectra` is empty).
+impl CapacityReport {
     /// The search in one line, for the progress output: `capacity 16,000 req/s under
     /// p99<10ms (bracket 16,000 – 16,250, converged, 9 windows in 4.8 s)`.
     pub fn line(&self) -> String {
@@ -111,19 +45,6 @@ impl CellCapacity {
             self.elapsed_s
         )
     }
-
-    /// Whether the client bounded the rate found: saturated at it or at the lowest rate
-    /// that failed (the same rule as `foxbench load --find-max`, without its spectrum).
-    pub fn client_bound_of(windows: &[CellWindow], bracket: Bracket) -> bool {
-        let at = |rate: Option<f64>| {
-            rate.is_some_and(|r| {
-                windows
-                    .iter()
-                    .any(|w| w.rate_per_sec == r && w.client_saturated)
-            })
-        };
-        at(bracket.held_per_sec) || at(bracket.failed_per_sec)
-    }
 }
 
 /// One row of the capacity ranking.
@@ -138,7 +59,7 @@ pub struct CapacityRow<'a> {
     /// Connections of the level.
     pub connections: u64,
     /// The cell's search.
-    pub capacity: &'a CellCapacity,
+    pub capacity: &'a CapacityReport,
     /// The closed-loop median req/s of the same scenario at the same connections, if a
     /// timed level measured it: the figure the capacity is compared with.
     pub closed_rps: Option<f64>,
@@ -180,7 +101,7 @@ pub fn ranking(r: &ShootoutResults) -> Vec<CapacityRow<'_>> {
 }
 
 /// The rate found, for people: `12,300 req/s`, `≥ 12,300` when the ceiling held, `-`.
-pub fn rate_text(c: &CellCapacity) -> String {
+pub fn rate_text(c: &CapacityReport) -> String {
     match c.rate_per_sec {
         Some(r) if c.stopped == Stopped::Ceiling => format!("≥ {}", thousands(r)),
         Some(r) => thousands(r),
@@ -220,7 +141,7 @@ pub fn thousands(v: f64) -> String {
 }
 
 /// The window's p99 at the rate found, for the table.
-pub fn p99_at_rate(c: &CellCapacity) -> Option<f64> {
+pub fn p99_at_rate(c: &CapacityReport) -> Option<f64> {
     let r = c.rate_per_sec?;
     c.windows
         .iter()

@@ -64,7 +64,7 @@ pub struct Cell {
     /// A capacity level's search: the rate found under the objective and every window;
     /// absent for other levels and in results written before capacity levels.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub capacity: Option<capacity::CellCapacity>,
+    pub capacity: Option<crate::search::CapacityReport>,
     /// The waits for the server to finish what an earlier load left it, before the
     /// level's loads began; absent when none had to wait, and in results written before.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -131,8 +131,9 @@ pub struct Repeat {
     pub hdr_base64: String,
     /// The server tree over the repeat.
     pub server: ServerWindow,
-    /// The load generator's own CPU over the repeat.
-    pub client: ClientWindow,
+    /// The load generator's own cost over the repeat: the record a `foxbench load` run
+    /// holds too.
+    pub client: crate::Client,
     /// Probe samples taken during the repeat.
     pub series: Vec<ProbePoint>,
     /// TLS handshakes the server completed during the repeat; `None` for plain HTTP.
@@ -247,59 +248,6 @@ pub struct ServerWindow {
     /// the app's apart. Empty in results from before it was measured.
     #[serde(default)]
     pub processes: Vec<ProcessCpu>,
-}
-
-/// The load generator over one measured window.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct ClientWindow {
-    /// User CPU, seconds.
-    pub cpu_user_s: f64,
-    /// System CPU, seconds.
-    pub cpu_sys_s: f64,
-    /// CPU share of the client's CPUs, percent.
-    pub cpu_percent: f64,
-    /// CPU µs per completed response.
-    pub cpu_us_per_request: Option<f64>,
-    /// foxbench's probe over the window (its threads sampling the server and the services,
-    /// running `active` commands, taking thread dumps), CPU seconds. Left out of the
-    /// figures above, which are the load generator's; it ran on the client's CPUs, so
-    /// their per-CPU busy share holds it. `None` in results from before it was told apart.
-    #[serde(default)]
-    pub probe_cpu_s: Option<f64>,
-    /// `--dashboard`: its threads' CPU over the window (its server and pages) and its work
-    /// on the load's calling thread, CPU seconds. Left out of the figures above, as the
-    /// probe's is. Absent without a dashboard, and in results from before it was recorded.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dashboard_cpu_s: Option<f64>,
-    /// Open model: wall seconds foxbench's workers spent, summed, polling without a timeout
-    /// before a send instant with nothing to do ([`crate::Client::spin_s`]): part of the
-    /// figures above, time to spare rather than work. 0 in the closed model and in results
-    /// from before it was counted (left out of the JSON then).
-    #[serde(default, skip_serializing_if = "crate::is_zero")]
-    pub spin_s: f64,
-    /// Closed model: wall seconds foxbench's workers waited, summed, before sleeping with
-    /// nothing to read, to read several responses per wake-up ([`crate::Client::coalesced_s`],
-    /// the suite's `coalesce`). Not CPU. 0 when none waited and in results from before
-    /// (left out of the JSON then).
-    #[serde(default, skip_serializing_if = "crate::is_zero")]
-    pub coalesced_s: f64,
-}
-
-impl ClientWindow {
-    /// The spin's share of the client's CPUs, percent, on the scale of `cpu_percent`
-    /// (the spin over the same window and CPUs as the CPU seconds).
-    pub fn spin_percent(&self) -> f64 {
-        crate::spin_percent(
-            self.cpu_percent,
-            self.cpu_user_s + self.cpu_sys_s,
-            self.spin_s,
-        )
-    }
-
-    /// foxbench's CPU less its spin was saturated ([`crate::client_saturated`]).
-    pub fn saturated(&self) -> bool {
-        crate::client_saturated(self.cpu_percent, self.spin_percent())
-    }
 }
 
 /// One probe sample of the server tree.

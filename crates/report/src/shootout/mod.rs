@@ -25,8 +25,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub use cell::{
-    Bottleneck, Cell, CellStatus, CellSummary, ClientWindow, Diagnosis, Handshakes, ProbePoint,
-    ProcessCost, ProcessCpu, Repeat, ServerWindow,
+    Bottleneck, Cell, CellStatus, CellSummary, Diagnosis, Handshakes, ProbePoint, ProcessCost,
+    ProcessCpu, Repeat, ServerWindow,
 };
 pub use html::to_html;
 pub use markdown::{headline_markdown, to_markdown};

@@ -1,28 +1,5 @@
 use super::*;
 
-#[test]
-fn the_dashboards_cpu_is_left_out_of_the_clients() {
-    // `shootout --dashboard` charged the page threads and the view's per-interval work
-    // to the client, which subtracted only its probe threads.
-    let ms = |user: u64, sys: u64| probe::OwnUsage {
-        user: Duration::from_millis(user),
-        sys: Duration::from_millis(sys),
-        max_rss_bytes: 0,
-    };
-    let process = ms(10_000, 5_000);
-    let probe_usage = ms(1_000, 500);
-    // The view's threads: 300 ms user and 2 s system during the window.
-    let edges = Some((ms(700, 1_000), ms(1_000, 3_000)));
-    let calls = ms(50, 0);
-    let view = view_usage_of(edges, &calls);
-    // What the repeat records as `dashboard_cpu_s`.
-    assert_eq!(view, ms(300 + 50, 2_000));
-    let used = load_generator_usage(&process, &probe_usage, Some(&view));
-    assert_eq!(used, ms(10_000 - 1_000 - 300 - 50, 5_000 - 500 - 2_000));
-    // Without a view, only the probe's.
-    let used = load_generator_usage(&process, &probe_usage, None);
-    assert_eq!(used, ms(9_000, 4_500));
-}
 use crate::suite::{Suite, DEFAULT_SUITE};
 
 #[test]
@@ -61,7 +38,10 @@ fn a_task_pipelines_only_with_keepalive() {
 #[test]
 fn a_rate_level_keeps_its_open_model_and_a_search_window_sets_its_own() {
     let suite = Suite::parse(DEFAULT_SUITE, "built-in").unwrap();
-    let s = suite.scenarios[0].clone();
+    let mut s = suite.scenarios[0].clone();
+    // A closed level's wait, which the open model refuses: its windows never coalesce.
+    let wait = load::Coalesce::Fixed(Duration::from_micros(50));
+    s.coalesce = wait;
     let rate = load::Rate::parse("400").unwrap();
     let level = Level {
         rate: Some(crate::suite::LevelRate {
@@ -88,17 +68,23 @@ fn a_rate_level_keeps_its_open_model_and_a_search_window_sets_its_own() {
     let stop = Stop::Duration(Duration::from_secs(1));
     let own = meter.window_plan(addr, &task, None, stop);
     assert_eq!(own.arrival, Arrival::Open { rate });
+    assert_eq!(
+        (own.coalesce, own.validate()),
+        (load::Coalesce::Off, Ok(()))
+    );
     assert_eq!(own.interval, suite.plan.sample_interval);
     let search = Arrival::Open {
         rate: load::Rate::constant(1000.0),
     };
     let set = meter.window_plan(addr, &task, Some(search.clone()), stop);
     assert_eq!(set.arrival, search);
-    let closed = Task::new(&s, &suite.plan.levels[0], Duration::ZERO, ("/o", "/d"));
     assert_eq!(
-        meter.window_plan(addr, &closed, None, stop).arrival,
-        Arrival::Closed
+        (set.coalesce, set.validate()),
+        (load::Coalesce::Off, Ok(()))
     );
+    let closed = Task::new(&s, &suite.plan.levels[0], Duration::ZERO, ("/o", "/d"));
+    let closed = meter.window_plan(addr, &closed, None, stop);
+    assert_eq!((closed.arrival, closed.coalesce), (Arrival::Closed, wait));
 }
 
 #[test]

@@ -20,7 +20,10 @@ fn level_info(l: &Level, plan: &crate::suite::Plan) -> LevelInfo {
         keepalive: l.keepalive,
         repeats: l.repeats.unwrap_or(plan.repeats),
         tls_resume: l.tls_resume,
-        capacity: l.capacity.as_ref().map(|c| c.info(l.max_duration)),
+        capacity: l
+            .capacity
+            .as_ref()
+            .map(|c| crate::capacity::info(c, l.max_duration)),
         rate: l.rate.as_ref().map(|r| r.text.clone()),
         http2_streams: l.http2.map(|h| u64::from(h.streams)),
     }

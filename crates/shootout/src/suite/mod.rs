@@ -24,6 +24,13 @@ pub use tls::{CertCheck, ScenarioTls};
 /// The avatar challenge, the suite `foxbench shootout` runs with no argument.
 pub const DEFAULT_SUITE: &str = include_str!("../../../../suites/avatar.toml");
 
+/// A capacity level's search settings as the suite names them (its errors' wording).
+pub const SEARCH_KEYS: measure::search::Keys = measure::search::Keys {
+    start_rate: "start_rate",
+    window: "window",
+    budget: "max_duration",
+};
+
 /// A suite that could not be used, by kind of mistake. Each message is one line; those about
 /// the file name the file and the line.
 #[derive(Debug, thiserror::Error)]
@@ -145,7 +152,7 @@ pub struct Level {
     /// A capacity level (`capacity = "p99<10ms"`): instead of repeats, a search for the
     /// highest constant rate that holds the objective within `max_duration`. It runs only
     /// where a target's or scenario's `levels` names it.
-    pub capacity: Option<crate::capacity::CapacityLevel>,
+    pub capacity: Option<measure::search::Capacity>,
     /// The open model's schedule (`rate`); `None` = the closed model.
     pub rate: Option<LevelRate>,
     /// HTTP/2 at this level (`http2 = true`, `streams = N`); `None` = the scenario's

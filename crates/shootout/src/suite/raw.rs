@@ -480,7 +480,7 @@ fn capacity_level<E: de::Error>(
     start_rate: Option<f64>,
     budget: Duration,
     counted: bool,
-) -> Result<crate::capacity::CapacityLevel, E> {
+) -> Result<measure::search::Capacity, E> {
     if counted {
         return Err(E::custom(
             "a capacity level runs timed windows of a search: drop requests and repeats",
@@ -503,13 +503,15 @@ fn capacity_level<E: de::Error>(
             c.text
         )));
     }
-    let level = crate::capacity::CapacityLevel {
+    let level = measure::search::Capacity {
         objective: objective.trim().to_string(),
         slo,
-        window: window.unwrap_or(crate::capacity::DEFAULT_WINDOW),
-        start_per_sec: start_rate.unwrap_or(crate::capacity::DEFAULT_START_RATE),
+        window: window.unwrap_or(measure::search::DEFAULT_WINDOW),
+        start_per_sec: start_rate.unwrap_or(measure::search::DEFAULT_START_RATE),
     };
-    level.config(budget).map_err(E::custom)?;
+    level
+        .config(budget, measure::search::After::Nothing)
+        .map_err(|e| E::custom(e.worded(&super::SEARCH_KEYS)))?;
     Ok(level)
 }
 

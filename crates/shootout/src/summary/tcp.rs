@@ -29,7 +29,7 @@ impl Default for Net {
 /// The TCP counters of the repeats that read them, added up, and the rules' findings on
 /// them with the cell's merged latency and connect times; `None` when no repeat read them.
 /// In the open model (`rate` levels, capacity windows) the rules read the repeats' merged
-/// service time instead, as `foxbench load` does. The shootout runs on loopback. The
+/// service time instead ([`measure::rules::rules_latency`], as `foxbench load` does). The shootout runs on loopback. The
 /// repeats' links ([`TcpLink`], each link's own sockets) are merged beside the counters.
 pub fn tcp_report(
     reps: &[Repeat],
@@ -54,14 +54,8 @@ pub fn tcp_report(
         }
         all
     };
-    // Above capacity the latency (from the due time) is mostly the wait for a free
-    // connection; the service time (from the write) is where a Nagle stall sits alone.
     let service = merged(|r| r.service_hdr_base64.as_deref());
-    let latency = if service.is_empty() {
-        Latency::from_base64(&s.hdr_base64).unwrap_or_default()
-    } else {
-        service
-    };
+    let latency = Latency::from_base64(&s.hdr_base64).unwrap_or_default();
     let connect = merged(|r| r.connect_hdr_base64.as_deref());
     let links = TcpLink::merge(
         &read
@@ -72,7 +66,7 @@ pub fn tcp_report(
     Some(report::tcp::report(&Evidence {
         deltas: &deltas,
         completed: read.iter().map(|r| r.requests.completed).sum(),
-        latency: &latency,
+        latency: measure::rules::rules_latency(&latency, &service),
         connect: (!connect.is_empty()).then_some(&connect),
         cpu_saturated,
         somaxconn: net.somaxconn,

@@ -1,6 +1,6 @@
 use std::collections::BTreeMap;
 
-use report::shootout::{ClientWindow, ServerWindow};
+use report::shootout::ServerWindow;
 
 use super::*;
 use crate::window::zero_server;
@@ -54,15 +54,10 @@ pub(super) fn rep(rps: f64, latencies_ns: &[u64], server: ServerWindow) -> Repea
         latency: h.summary(),
         hdr_base64: h.to_base64(),
         server,
-        client: ClientWindow {
-            cpu_user_s: 0.0,
-            cpu_sys_s: 0.0,
+        client: report::Client {
             cpu_percent: rps / 100.0,
             cpu_us_per_request: Some(rps / 10.0),
-            probe_cpu_s: None,
-            dashboard_cpu_s: None,
-            spin_s: 0.0,
-            coalesced_s: 0.0,
+            ..report::Client::measure(1, 0.0, 0.0, 1.0, 0, 0)
         },
         series: Vec::new(),
         handshakes: None,

@@ -5,45 +5,6 @@ use stats::Latency;
 
 use super::*;
 
-/// The counter names live in two lists (the probe's, the report's) joined only by
-/// strings, and `from_named` skips a name it does not know: a typo in either list read 0
-/// forever. The two lists must be the same names in the same order, and every counter
-/// the probe reads must land in the report.
-#[test]
-fn probe_and_report_tcp_counter_names_are_one_list() {
-    let probe: Vec<&str> = probe::TcpCounters::NAMES.iter().map(|p| p.1).collect();
-    let report: Vec<&str> = TcpCounts::<u64>::default()
-        .named()
-        .into_iter()
-        .map(|p| p.0)
-        .collect();
-    assert_eq!(probe, report);
-    let all_ones = TcpCounts::from_named(probe.iter().map(|&n| (n, 1)));
-    assert!(all_ones.named().iter().all(|p| p.1 == 1), "{all_ones:?}");
-    // Every counter of a reading crosses: a parse of a text holding each name once.
-    let header: Vec<&str> = probe::TcpCounters::NAMES
-        .iter()
-        .filter(|p| p.0 == "TcpExt")
-        .map(|p| p.1)
-        .collect();
-    let snmp: Vec<&str> = probe::TcpCounters::NAMES
-        .iter()
-        .filter(|p| p.0 == "Tcp")
-        .map(|p| p.1)
-        .collect();
-    let ones = |n: usize| vec!["1"; n].join(" ");
-    let after = probe::parse_tcp_counters(
-        &format!(
-            "TcpExt: {}\nTcpExt: {}\n",
-            header.join(" "),
-            ones(header.len())
-        ),
-        &format!("Tcp: {}\nTcp: {}\n", snmp.join(" "), ones(snmp.len())),
-    );
-    let got = tcp_delta(&probe::TcpCounters::default(), &after);
-    assert!(got.named().iter().all(|p| p.1 == 1), "{got:?}");
-}
-
 #[test]
 fn server_windows_from_edges_and_series() {
     let edge = |cpu_user_ns, cpu_sys_ns, rss_bytes, threads, busiest_ns, voluntary| Edge {
@@ -177,31 +138,13 @@ fn thread_waits_keep_every_class_and_the_top_eight_wchans() {
     );
 }
 
-#[test]
-fn client_windows_share_the_client_cpus() {
-    let used = probe::OwnUsage {
-        user: Duration::from_secs(1),
-        sys: Duration::from_millis(500),
-        max_rss_bytes: 1 << 20,
-    };
-    let cases = [
-        // (elapsed s, CPUs, completed) → (CPU %, µs per request)
-        ((1.5, 1, 3), (100.0, Some(500_000.0))),
-        ((3.0, 2, 1500), (25.0, Some(1000.0))),
-        ((1.5, 4, 0), (25.0, None)),
-    ];
-    for ((elapsed, cpus, completed), (percent, per_req)) in cases {
-        let w = client_window(&used, elapsed, cpus, completed);
-        assert_eq!(
-            (
-                w.cpu_user_s,
-                w.cpu_sys_s,
-                w.cpu_percent,
-                w.cpu_us_per_request
-            ),
-            (1.0, 0.5, percent, per_req),
-            "{elapsed} s on {cpus} CPUs"
-        );
+/// A window that spent nothing.
+fn spent() -> measure::window::Spent {
+    measure::window::Spent {
+        client: probe::OwnUsage::default(),
+        beside: None,
+        helpers: probe::OwnUsage::default(),
+        tcp: None,
     }
 }
 
@@ -239,7 +182,18 @@ fn a_repeat_counts_the_loads_responses_per_second() {
         false,
         true,
         zero_server(),
-        client_window(&Default::default(), 2.0, 1, 100),
+        measure::record::client(
+            &res,
+            &measure::window::Spent {
+                client: probe::OwnUsage {
+                    voluntary_ctxt: 250,
+                    ..probe::OwnUsage::default()
+                },
+                ..spent()
+            },
+            1,
+            res.elapsed,
+        ),
         Vec::new(),
         Vec::new(),
     );
@@ -248,6 +202,10 @@ fn a_repeat_counts_the_loads_responses_per_second() {
         r.client.spin_s, 0.3,
         "the open model's spin carried to results.json"
     );
+    // The client's record is `foxbench load`'s: its context switches per response too.
+    assert_eq!(r.client.voluntary_ctxt_per_request, Some(2.5));
+    let json = serde_json::to_value(&r).unwrap();
+    assert_eq!(json["client"]["voluntary_ctxt_per_request"], 2.5);
     assert_eq!((r.requests.completed, r.requests.failed_status), (100, 10));
     assert_eq!(
         r.status,

@@ -1,6 +1,6 @@
 use super::*;
-use crate::capacity::{Bracket, SpectrumRow, Stopped, WindowPhase};
 use crate::load_html::to_html;
+use crate::search::{Bracket, SpectrumRow, Stopped, WindowPhase};
 use crate::slo::{ClauseVerdict, Op};
 
 fn spectrum(p99_us: f64) -> Spectrum {
@@ -24,12 +24,17 @@ fn window(rate: f64, phase: WindowPhase, p99_us: f64) -> CapacityWindow {
         achieved_per_sec: rate * 0.99,
         sent: rate as u64,
         failed: 0,
-        late: 0,
+        late: Some(0),
         corrected: Some(spectrum(p99_us)),
         service: Some(spectrum(p99_us / 2.0)),
+        p50_us: Some(spectrum(p99_us).p50_us),
+        p99_us: Some(p99_us),
         client_cpu_percent: 12.0,
         client_spin_percent: 0.0,
+        client_cpu_us_per_request: None,
         client_saturated: false,
+        server_cpu_percent: None,
+        server_cpu_us_per_request: None,
         clauses: vec![ClauseVerdict {
             clause: "p99<10ms".into(),
             metric: "p99".into(),

@@ -1,20 +1,24 @@
 use super::*;
+use crate::search::{CapacityWindow, WindowPhase};
 
-fn window(rate: f64, passed: bool, saturated: bool) -> CellWindow {
-    CellWindow {
+fn window(rate: f64, passed: bool, saturated: bool) -> CapacityWindow {
+    CapacityWindow {
         rate_per_sec: rate,
         phase: WindowPhase::Bisect,
         passed,
         achieved_per_sec: rate,
         sent: rate as u64,
         failed: 0,
+        late: None,
+        corrected: None,
+        service: None,
         p50_us: Some(100.0),
         p99_us: Some(if passed { 900.0 } else { 20_000.0 }),
         client_cpu_percent: if saturated { 99.0 } else { 20.0 },
         client_spin_percent: 0.0,
         client_cpu_us_per_request: Some(10.0),
         client_saturated: saturated,
-        server_cpu_percent: 50.0,
+        server_cpu_percent: Some(50.0),
         server_cpu_us_per_request: Some(20.0),
         clauses: Vec::new(),
         tcp: None,
@@ -41,7 +45,7 @@ fn client_bound_only_when_a_bounding_window_was_saturated() {
             window(2000.0, false, c),
         ];
         assert_eq!(
-            CellCapacity::client_bound_of(&windows, bracket),
+            CapacityReport::client_bound_of(&windows, &[], bracket),
             want,
             "{a} {b} {c}"
         );
@@ -81,16 +85,17 @@ fn with_capacity() -> ShootoutResults {
             held_per_sec: Some(held),
             failed_per_sec: Some(failed),
         };
-        cell.capacity = Some(CellCapacity {
+        cell.capacity = Some(CapacityReport {
             objective: "p99<10ms".into(),
             rate_per_sec: Some(held),
             bracket,
             stopped: Stopped::Converged,
-            client_bound: CellCapacity::client_bound_of(&windows, bracket),
+            client_bound: CapacityReport::client_bound_of(&windows, &[], bracket),
             window_s: 0.5,
             budget_s: 8.0,
             elapsed_s: 2.4,
             windows,
+            spectra: Vec::new(),
         });
         t.cells.push(cell);
     }
@@ -145,7 +150,7 @@ fn the_ranking_puts_the_highest_sustained_rate_first_and_marks_the_client_bound(
 
 #[test]
 fn rates_read_for_people() {
-    let mut c = CellCapacity {
+    let mut c = CapacityReport {
         objective: "p99<10ms".into(),
         rate_per_sec: Some(12_345.4),
         bracket: Bracket {
@@ -158,6 +163,7 @@ fn rates_read_for_people() {
         budget_s: 20.0,
         elapsed_s: 19.0,
         windows: vec![window(12_345.4, true, false)],
+        spectra: Vec::new(),
     };
     assert_eq!(rate_text(&c), "12,345");
     assert_eq!(

@@ -8,7 +8,7 @@ use super::numbers::{tick_rate, tick_us};
 use super::{figure, swatch, target_style};
 use crate::human_us;
 use crate::shootout::capacity::{
-    bracket_text, p99_at_rate, ranking, rate_text, stopped_text, thousands, CellWindow,
+    bracket_text, p99_at_rate, ranking, rate_text, stopped_text, thousands,
 };
 use crate::shootout::svg::{self, esc, Axis, LineChart, Point, Scale, Series};
 use crate::shootout::ShootoutResults;
@@ -105,7 +105,7 @@ pub(super) fn ramp_charts(out: &mut String, r: &ShootoutResults) {
                 .filter(|w| w.rate_per_sec.is_finite() && w.rate_per_sec > 0.0)
                 .collect();
             windows.sort_by(|a, b| a.rate_per_sec.total_cmp(&b.rate_per_sec));
-            type Of = fn(&CellWindow) -> Option<f64>;
+            type Of = fn(&crate::search::CapacityWindow) -> Option<f64>;
             let percentiles: [(&str, Option<&'static str>, Of); 2] = [
                 ("p99", None, |w| w.p99_us),
                 ("p50", Some("5 4"), |w| w.p50_us),

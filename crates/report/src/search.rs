@@ -1,21 +1,22 @@
 //! The result of a capacity search (`foxbench load --find-max`, the shootout's capacity
 //! levels): the objective, the rate found, the bracket, every window tried with its
-//! verdict, figures and TCP counters' report, the latency spectrum around the rate found, and whether the client
-//! bounded it. Built from the windows' [`LoadReport`]s; the search itself is
-//! `load::capacity`.
+//! verdict, figures and TCP counters' report ([`CapacityWindow`], one row for both), the
+//! latency spectrum around the rate found, and whether the client bounded it. The rows are
+//! built by `measure::search`, which drives the search (`load::search`).
 
 use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
-use crate::slo::{ClauseVerdict, SloReport};
+use crate::human_us;
+use crate::slo::ClauseVerdict;
 use crate::tcp::{TcpFinding, TcpReport};
-use crate::{human_us, LoadReport};
 
 /// The shares of the rate found at which the spectrum is shown, percent.
 pub const SPECTRUM_SHARES: [f64; 4] = [50.0, 80.0, 100.0, 110.0];
 
-/// A capacity search's result: the `capacity` section of `foxbench load --json`.
+/// A capacity search's result: the `capacity` section of `foxbench load --json`, and of a
+/// shootout capacity level's cell (whose `spectra` is empty: it runs no spectrum).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CapacityReport {
     /// The objective, as given (`p99<10ms`); every clause must hold.
@@ -33,14 +34,16 @@ pub struct CapacityReport {
     pub client_bound: bool,
     /// The length of each window, seconds.
     pub window_s: f64,
-    /// The time budget (`--max-time`), seconds.
+    /// The time budget (`--max-time`, a level's `max_duration`), seconds.
     pub budget_s: f64,
     /// The search's wall time, the spectrum's windows included, seconds.
     pub elapsed_s: f64,
     /// Every window run, in order.
     pub windows: Vec<CapacityWindow>,
     /// The latency spectrum at 50%, 80%, 100% and 110% of the rate found (empty when none
-    /// was found; a share missing when the budget or an interruption cut it).
+    /// was found, a share missing when the budget or an interruption cut it, and always
+    /// empty in a shootout cell; absent in shootout results from before 2026-11-28).
+    #[serde(default)]
     pub spectra: Vec<SpectrumRow>,
 }
 
@@ -131,7 +134,7 @@ pub struct Spectrum {
 
 impl Spectrum {
     /// The spectrum of an encoded histogram; None when it is empty or does not decode.
-    fn of(hdr_base64: &str) -> Option<Spectrum> {
+    pub fn of(hdr_base64: &str) -> Option<Spectrum> {
         let h = stats::Latency::from_base64(hdr_base64).ok()?;
         if h.is_empty() {
             return None;
@@ -148,7 +151,10 @@ impl Spectrum {
     }
 }
 
-/// One constant-rate window and its verdict.
+/// One constant-rate window of a capacity search and its verdict: the one row, for a
+/// `foxbench load --find-max` result and a shootout capacity level alike (built by
+/// `measure::search::window_row`). Figures a side does not measure are null (the server's
+/// in `foxbench load`) or absent (`late` in the shootout's).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CapacityWindow {
     /// The rate asked for, requests per second.
@@ -163,20 +169,46 @@ pub struct CapacityWindow {
     pub sent: u64,
     /// Requests that failed (errors and failure statuses).
     pub failed: u64,
-    /// Requests sent late because every connection was busy.
-    pub late: u64,
-    /// Corrected latency (from each request's due instant); null with no response.
+    /// Requests sent late because every connection was busy; absent where they are not
+    /// counted (a shootout window).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub late: Option<u64>,
+    /// Corrected latency (from each request's due instant); null with no response, absent
+    /// in shootout results from before 2026-11-28.
+    #[serde(default)]
     pub corrected: Option<Spectrum>,
-    /// Service time (from each request's write); null with no response.
+    /// Service time (from each request's write); null with no response, absent in shootout
+    /// results from before 2026-11-28.
+    #[serde(default)]
     pub service: Option<Spectrum>,
-    /// The client's CPU share over the window, percent.
+    /// Median corrected latency, µs (`corrected`'s); null with no response, absent in
+    /// `foxbench load` results from before 2026-11-28.
+    #[serde(default)]
+    pub p50_us: Option<f64>,
+    /// 99th percentile of the corrected latency, µs (`corrected`'s); null with no
+    /// response, absent in `foxbench load` results from before 2026-11-28.
+    #[serde(default)]
+    pub p99_us: Option<f64>,
+    /// The client's CPU share over the window, percent of its CPUs.
     pub client_cpu_percent: f64,
     /// The part of `client_cpu_percent` spent spinning before send instants (the open
     /// model's time to spare, see `Client::spin_s`); 0 in results from before it was kept.
     #[serde(default, skip_serializing_if = "crate::is_zero")]
     pub client_spin_percent: f64,
+    /// The client's CPU per completed request, µs; absent in `foxbench load` results from
+    /// before 2026-11-28.
+    #[serde(default)]
+    pub client_cpu_us_per_request: Option<f64>,
     /// True when the client was saturated in it (its CPU less the spin).
     pub client_saturated: bool,
+    /// The server tree's CPU share over the window, percent of its CPUs; null where the
+    /// server is not probed (`foxbench load`).
+    #[serde(default)]
+    pub server_cpu_percent: Option<f64>,
+    /// The server tree's CPU per completed request, µs; null where the server is not
+    /// probed, or with no response.
+    #[serde(default)]
+    pub server_cpu_us_per_request: Option<f64>,
     /// Each clause's verdict and observed value.
     pub clauses: Vec<ClauseVerdict>,
     /// The kernel's TCP counters over the window (system-wide for the client's network
@@ -185,37 +217,6 @@ pub struct CapacityWindow {
     /// before windows read them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tcp: Option<TcpReport>,
-}
-
-impl CapacityWindow {
-    /// A window's row, from its run's report and the objective's verdict on it.
-    pub fn new(
-        rate_per_sec: f64,
-        phase: WindowPhase,
-        run: &LoadReport,
-        verdict: &SloReport,
-    ) -> CapacityWindow {
-        CapacityWindow {
-            rate_per_sec,
-            phase,
-            passed: verdict.passed,
-            achieved_per_sec: run.throughput.requests_per_sec,
-            sent: run.requests.sent,
-            failed: run.requests.errors + run.requests.failed_status,
-            late: run.open.as_ref().map_or(0, |o| o.late),
-            corrected: Spectrum::of(&run.latency.hdr_base64),
-            service: run
-                .open
-                .as_ref()
-                .and_then(|o| o.service.as_ref())
-                .and_then(|d| Spectrum::of(&d.hdr_base64)),
-            client_cpu_percent: run.client.cpu_percent,
-            client_spin_percent: run.client.spin_percent(),
-            client_saturated: run.client.saturated,
-            clauses: verdict.clauses.clone(),
-            tcp: run.tcp.clone(),
-        }
-    }
 }
 
 /// The spectrum at one share of the rate found.
@@ -366,7 +367,7 @@ impl CapacityReport {
                 p(|s| s.p50_us),
                 p(|s| s.p99_us),
                 p(|s| s.p99_9_us),
-                w.late,
+                w.late.map_or("-".to_string(), |n| n.to_string()),
                 w.client_cpu_percent,
                 if spun {
                     format!(" {:>5.0}%", w.client_spin_percent)

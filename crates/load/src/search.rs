@@ -5,8 +5,9 @@
 //! [`Search::next`] for the next window's rate (passing the time spent so far), runs a
 //! constant-rate window of [`SearchConfig::window`] at that rate, judges the whole window
 //! against the objective, and gives the verdict to [`Search::record`]. [`drive`] is that
-//! loop, written once: `foxbench load --find-max` and the shootout's capacity level both
-//! call it with their own way of running a window.
+//! loop; `measure::search` drives it, with its constants and configuration, for
+//! `foxbench load --find-max` and the shootout's capacity levels, each with its own way of
+//! running a window.
 //!
 //! Two phases. *Bracket*: from the start rate, double after every window that holds the
 //! objective and halve after every one that fails, until a rate that held lies below one

@@ -1,38 +1,32 @@
-//! `foxbench load --find-max OBJECTIVE`: wires `load::capacity`'s search to the engine.
+//! `foxbench load --find-max OBJECTIVE`: the flags wired to `measure::search`'s driver.
 //!
-//! Each window the search asks for is one constant-rate open-model run of `--window`,
-//! judged whole by the objective (`report::slo`); the verdict goes back to the search.
-//! After it, windows at 50%, 80% and 110% of the rate found give the spectrum (100% is the
-//! window that found it). Each window reads the kernel's TCP counters around it and
-//! carries their report (`tcp`: deltas, per response, the rules' warnings), as one
-//! `foxbench load` run does; the result's own `tcp` is its body window's.
+//! Each window the search asks for is one constant-rate open-model run of `--window`
+//! (`measure::window`), judged whole by the objective (`report::slo`); the driver runs the
+//! spectrum's windows after it. Each window reads the kernel's TCP counters around it and
+//! carries their report, as one `foxbench load` run does; the result's own `tcp` is its
+//! body window's. Here: the flags, the progress lines, the dashboard and the output.
 
 use std::io::Write as _;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{anyhow, Context, Result};
-use load::capacity::{Search, SearchConfig};
 use load::{Arrival, Control, Plan, Stop};
-use report::capacity::{
-    Bracket, CapacityReport, CapacityWindow, SpectrumRow, WindowPhase, SPECTRUM_SHARES,
-};
+use measure::search::{After, Capacity, Keys};
+use report::search::{CapacityWindow, WindowPhase};
 use report::slo::Slo;
 use report::LoadReport;
 
 use crate::load_cmd::{build_plan, watch, LoadArgs};
-use crate::load_result::{build_report, tcp_report, SocketWatch};
 
-/// The lowest rate the search tries, requests per second (or --start-rate if lower).
-const FLOOR_PER_SEC: f64 = 10.0;
-/// The highest rate the search tries, requests per second.
-const CEILING_PER_SEC: f64 = 10_000_000.0;
-/// The bisection stops when the bracket is this narrow (relative).
-const PRECISION: f64 = 0.02;
-/// Setup time a window costs beyond its length (connecting, starting the workers).
-const WINDOW_SLACK: Duration = Duration::from_millis(250);
+/// The search's settings as `foxbench load` names them.
+const KEYS: Keys = Keys {
+    start_rate: "--start-rate",
+    window: "--window",
+    budget: "--max-time",
+};
 
 /// Runs the capacity search.
 pub fn run(args: &LoadArgs, objective: &str) -> Result<ExitCode> {
@@ -40,31 +34,16 @@ pub fn run(args: &LoadArgs, objective: &str) -> Result<ExitCode> {
         .parse()
         .map_err(|e: report::slo::SloError| anyhow!("--find-max {e}"))?;
     let base = build_plan(args)?;
-    let window = args.window;
-    // The spectrum's 50%, 80% and 110% windows run after the search.
-    let spectrum_windows = SPECTRUM_SHARES.iter().filter(|s| **s != 100.0).count() as u32;
-    let config = SearchConfig {
+    let capacity = Capacity {
+        objective: objective.trim().to_string(),
+        slo,
+        window: args.window,
         start_per_sec: args.start_rate,
-        floor_per_sec: FLOOR_PER_SEC.min(args.start_rate),
-        ceiling_per_sec: CEILING_PER_SEC.max(args.start_rate),
-        precision: PRECISION,
-        window: window + WINDOW_SLACK,
-        budget: args.max_time,
-        reserve: (window + WINDOW_SLACK) * spectrum_windows,
     };
-    let mut search = Search::new(config).map_err(|e| match e {
-        load::capacity::SearchError::Rate => anyhow!(
-            "--start-rate {} is not a rate: give a positive number of requests per second",
-            args.start_rate
-        ),
-        load::capacity::SearchError::Window => anyhow!("--window must be longer than zero"),
-        load::capacity::SearchError::Budget => anyhow!(
-            "--max-time {:?} does not hold one --window of {:?} and the spectrum after it: raise --max-time or shorten --window",
-            args.max_time,
-            window
-        ),
-        e => anyhow!("--find-max: {e}"),
-    })?;
+    let search = capacity
+        .search(args.max_time, After::Spectrum)
+        .map_err(|e| anyhow!(e.worded(&KEYS)))?;
+    let (slo, window) = (&capacity.slo, capacity.window);
     load::raise_fd_limit(base.connections)?;
     crate::load_cmd::preflight(&base)?;
 
@@ -74,7 +53,7 @@ pub fn run(args: &LoadArgs, objective: &str) -> Result<ExitCode> {
             let meta = dashboard::Meta {
                 kind: dashboard::Kind::FindMax,
                 title: "waiting for the first window".into(),
-                ..crate::live::meta(&base, Some(&slo))
+                ..crate::live::meta(&base, Some(slo))
             };
             crate::live::Live::bind_meta(addr, &meta, crate::live::series())
         })
@@ -82,10 +61,9 @@ pub fn run(args: &LoadArgs, objective: &str) -> Result<ExitCode> {
     let interrupted = crate::cli::interrupt_flag(crate::cli::RUN)?;
     let is_interrupted = || interrupted.load(std::sync::atomic::Ordering::Relaxed);
 
-    let started = Instant::now();
     let mut trials = Trials {
         base: &base,
-        slo: &slo,
+        slo,
         window,
         interrupted: &interrupted,
         quiet: args.quiet,
@@ -93,80 +71,24 @@ pub fn run(args: &LoadArgs, objective: &str) -> Result<ExitCode> {
         windows: Vec::new(),
         runs: Vec::new(),
     };
-
-    let ended = load::capacity::drive(
-        &mut search,
-        || started.elapsed(),
-        is_interrupted,
-        |rate_per_sec, phase| {
-            trials
-                .judge(rate_per_sec, shootout::capacity::window_phase(phase))
-                .map(Some)
-        },
+    let found = measure::search::drive(
+        search,
+        After::Spectrum,
+        &is_interrupted,
+        &mut |rate, phase| trials.judge(rate, phase).map(Some),
     )?;
-    let stopped = match ended {
-        _ if is_interrupted() => report::capacity::Stopped::Interrupted,
-        ended => shootout::capacity::stopped(ended),
-    };
-    let (held, failed) = search.bracket();
-    let bracket = Bracket {
-        held_per_sec: held,
-        failed_per_sec: failed,
-    };
-
-    // The spectrum around the rate found.
-    let mut spectra = Vec::new();
-    if let Some(rate) = held {
-        for share in SPECTRUM_SHARES {
-            let index = if share == 100.0 {
-                trials.found_at(rate)
-            } else if !is_interrupted()
-                && started.elapsed() + window + WINDOW_SLACK <= args.max_time
-            {
-                trials.judge(
-                    (rate * share / 100.0).round().max(1.0),
-                    WindowPhase::Spectrum,
-                )?;
-                Some(trials.windows.len() - 1)
-            } else {
-                None
-            };
-            if let Some(window) = index {
-                spectra.push(SpectrumRow {
-                    share_percent: share,
-                    window,
-                });
-            }
-        }
-    }
-    let elapsed = started.elapsed();
 
     // The result's body is the window at the rate found, or the lowest rate tried.
     let Trials {
         mut runs, windows, ..
     } = trials;
-    let rates: Vec<(f64, bool)> = windows
-        .iter()
-        .map(|w| (w.rate_per_sec, w.phase == WindowPhase::Spectrum))
-        .collect();
-    let body = load::capacity::body_window(&rates, held);
-    let Some(body) = body else {
+    let Some(body) = found.body else {
         return Err(anyhow!(
             "--find-max: no window ran (interrupted before the first ended)"
         ));
     };
-    let capacity = CapacityReport {
-        objective: objective.trim().to_string(),
-        rate_per_sec: held,
-        bracket,
-        stopped,
-        client_bound: CapacityReport::client_bound_of(&windows, &spectra, bracket),
-        window_s: window.as_secs_f64(),
-        budget_s: args.max_time.as_secs_f64(),
-        elapsed_s: elapsed.as_secs_f64(),
-        windows,
-        spectra,
-    };
+    let held = found.rate_per_sec;
+    let capacity = found.report(&capacity, args.max_time, windows);
     let requests: u64 = runs.iter().map(|r| r.requests.completed).sum();
     let mut report = runs.swap_remove(body);
     report.capacity = Some(capacity);
@@ -221,7 +143,12 @@ impl Trials<'_> {
             dash.as_ref()
                 .map(|(d, t)| (*d, t.as_str(), self.windows.len() as u64 + 1)),
         )?;
-        let w = CapacityWindow::new(rate, phase, &run, &verdict);
+        let w = measure::search::window_row(
+            rate,
+            phase,
+            &measure::search::WindowRun::of_load(&run),
+            &verdict,
+        );
         if let Some(live) = self.live {
             live.dashboard().push(
                 dashboard::Feed::Windows,
@@ -258,13 +185,6 @@ impl Trials<'_> {
         self.runs.push(run);
         Ok(passed)
     }
-
-    /// The search's own window at `rate`.
-    fn found_at(&self, rate: f64) -> Option<usize> {
-        self.windows
-            .iter()
-            .position(|w| w.rate_per_sec == rate && w.phase != WindowPhase::Spectrum)
-    }
 }
 
 /// The rules the window's TCP counters crossed, for its progress line: `, tcp: nagle`.
@@ -292,10 +212,12 @@ fn run_window(
     interrupted: &Arc<AtomicBool>,
     dash: Option<(&crate::live::Live, &str, u64)>,
 ) -> Result<(LoadReport, report::slo::SloReport)> {
-    let mut plan = base.clone();
-    plan.arrival = Arrival::Open {
-        rate: load::Rate::constant(rate),
-    };
+    let mut plan = measure::rules::with_arrival(
+        base.clone(),
+        Arrival::Open {
+            rate: load::Rate::constant(rate),
+        },
+    );
     plan.stop = Stop::Duration(window);
     let threads = plan.effective_threads();
     let control = Control::new(threads);
@@ -329,22 +251,28 @@ fn run_window(
     // The window's gauges (client CPU, connections, the client-bound warning), until the
     // window ends: a ticker per window, as the gauges are per run.
     let ticker = dash.and_then(|(d, _, _)| d.ticker(threads, control.clone()));
-    let live = dash.map(|(d, _, _)| d);
-    let before = crate::live::Edge::now(live);
-    let tcp_before = probe::tcp_counters().ok();
-    let sockets = SocketWatch::start(plan.target.addr, control.clone());
-    let started = Instant::now();
-    let result = load::run_with_intervals(&plan, &control, &mut |iv| {
-        // Rows made here always carry their histogram, so merging them cannot fail.
-        let _ = series
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(iv.index, report::IntervalRow::from(iv));
-        if let Some((d, _, _)) = dash {
-            d.pushed(iv);
-        }
-    });
-    drop(ticker);
+    let dashboard_cpu = || {
+        dash.map(|(d, _, _)| d.dashboard().cpu())
+            .unwrap_or_default()
+    };
+    let mut ticker = ticker;
+    let window = measure::window::run(
+        &plan,
+        &control,
+        dash.is_some()
+            .then_some(&dashboard_cpu as &dyn Fn() -> probe::OwnUsage),
+        &mut |iv| {
+            // Rows made here always carry their histogram, so merging them cannot fail.
+            let _ = series
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(iv.index, report::IntervalRow::from(iv));
+            if let Some((d, _, _)) = dash {
+                d.pushed(iv);
+            }
+        },
+        &mut || drop(ticker.take()),
+    );
     // Copied, not taken: the page shows this window's charts until the next one begins.
     let intervals: Vec<report::IntervalRow> = series
         .lock()
@@ -352,18 +280,17 @@ fn run_window(
         .rows()
         .cloned()
         .collect();
-    let wall = started.elapsed();
-    let spent = before.until(&crate::live::Edge::now(live));
-    let tcp_after = probe::tcp_counters().ok();
-    control.stop();
     let _ = watcher.join();
-    let (links, sockets_usage) = sockets.finish();
-    let spent = spent.without(&sockets_usage);
-    let result = result.map_err(|e| anyhow!(e.text().worded(&crate::cli::Flags)))?;
-    let mut report = build_report(&plan, threads, &result, intervals, &spent, wall);
-    report.tcp = tcp_before
-        .zip(tcp_after)
-        .map(|(a, b)| tcp_report(&plan, &result, &report, &a, &b, &links));
+    let result =
+        (window.result.as_ref()).map_err(|e| anyhow!(e.text().worded(&crate::cli::Flags)))?;
+    let report = measure::record::load_report(
+        &plan,
+        threads,
+        result,
+        intervals,
+        &window,
+        &crate::cli::Flags,
+    );
     let verdict = slo.judge(&report, None);
     Ok((report, verdict))
 }

@@ -1,0 +1,270 @@
+//! A measured window's result as the one record: the client's cost ([`client`], the same
+//! [`report::Client`] in a load result and a shootout repeat), a `foxbench load` result
+//! ([`load_report`]), the HTTP/2 section, the TCP links and the TCP counters' report; no I/O
+//! but the loopback's `somaxconn`.
+
+use std::time::Duration;
+
+use load::{Arrival, Plan, RunResult, Selection, Stop, Verify, Wording};
+use report::tcp::{Evidence, TcpCounts, TcpLink};
+use report::LoadReport;
+
+use crate::rules;
+use crate::window::{Spent, Window};
+
+/// The client's cost over one window: what it `spent`, on `cpus` CPUs over `elapsed`, for
+/// the result `r`'s responses. The one translator of the client's figures, for a load
+/// result and a shootout repeat alike: a new figure is added here and in
+/// [`report::Client`], and nowhere else.
+pub fn client(r: &RunResult, spent: &Spent, cpus: usize, elapsed: Duration) -> report::Client {
+    client_of(
+        (r.counts.completed(), r.spin, r.coalesced),
+        spent,
+        cpus,
+        elapsed,
+    )
+}
+
+/// [`client`] from the result's completed responses, spin and coalescing waits.
+fn client_of(
+    (completed, spin, coalesced): (u64, Duration, load::Coalesced),
+    spent: &Spent,
+    cpus: usize,
+    elapsed: Duration,
+) -> report::Client {
+    let used = &spent.client;
+    let measured = report::Client::measure(
+        cpus as u64,
+        used.user.as_secs_f64(),
+        used.sys.as_secs_f64(),
+        elapsed.as_secs_f64(),
+        completed,
+        used.max_rss_bytes,
+    )
+    .with_spin(spin.as_secs_f64());
+    let per_request = |n: u64| (completed > 0).then(|| n as f64 / completed as f64);
+    report::Client {
+        voluntary_ctxt_per_request: per_request(used.voluntary_ctxt),
+        involuntary_ctxt_per_request: per_request(used.involuntary_ctxt),
+        coalesced_waits: coalesced.waits,
+        coalesced_s: coalesced.waited.as_secs_f64(),
+        probe_cpu_s: Some(spent.helpers.cpu().as_secs_f64()),
+        dashboard_cpu_s: spent.beside.map(|d| d.cpu().as_secs_f64()),
+        ..measured
+    }
+}
+
+/// A `foxbench load` run's result: the plan in the report's terms, the engine's result
+/// `r` of `threads` workers (the `window`'s, [`crate::window::run`]), its interval rows,
+/// the client's cost and the TCP counters' report over the window; `wording` words the
+/// certificate check's settings (the CLI's flags).
+pub fn load_report(
+    plan: &Plan,
+    threads: usize,
+    r: &RunResult,
+    intervals: Vec<report::IntervalRow>,
+    window: &Window,
+    wording: &dyn Wording,
+) -> LoadReport {
+    let (spent, wall) = (&window.spent, window.wall);
+    let target = report::TargetInfo {
+        url: plan.target.url.clone(),
+        address: plan.target.addr.to_string(),
+        method: plan.requests[0].method.clone(),
+    };
+    let config = report::LoadConfig {
+        model: match plan.arrival {
+            Arrival::Closed => report::Model::Closed,
+            Arrival::Open { .. } => report::Model::Open,
+        },
+        rate_per_sec: match &plan.arrival {
+            Arrival::Closed => None,
+            Arrival::Open { rate } => rate.constant_per_sec(),
+        },
+        rate_schedule: match &plan.arrival {
+            Arrival::Open { rate } if !rate.is_constant() => Some(rate.to_string()),
+            _ => None,
+        },
+        connections: plan.connections as u64,
+        threads: threads as u64,
+        pipeline: plan.pipeline as u64,
+        keepalive: plan.keepalive,
+        requests: match plan.stop {
+            Stop::Requests(n) => Some(n),
+            Stop::Duration(_) => None,
+        },
+        duration_s: match plan.stop {
+            Stop::Requests(_) => None,
+            Stop::Duration(d) => Some(d.as_secs_f64()),
+        },
+        timeout_s: plan.timeout.as_secs_f64(),
+        connect_timeout_s: plan.connect_timeout.as_secs_f64(),
+        selection: match plan.selection {
+            Selection::RoundRobin => report::Selection::RoundRobin,
+            Selection::Random => report::Selection::Random,
+        },
+        seed: plan.seed,
+        interval_s: plan.interval.as_secs_f64(),
+        coalesce: plan.coalesce_in_effect().to_string(),
+    };
+    let table = plan
+        .requests
+        .iter()
+        .zip(&r.shapes)
+        .map(|(spec, n)| report::RequestShape {
+            method: spec.method.clone(),
+            path: spec.path.clone(),
+            sent: n.sent,
+            completed: n.completed,
+        })
+        .collect();
+    let verify = plan.tls.verify.text().worded(wording);
+    let tls = (plan.target.scheme == load::Scheme::Https).then(|| report::TlsMeasured {
+        version: r.tls.as_ref().map_or("", |t| t.version.as_str()),
+        cipher: r.tls.as_ref().map_or("", |t| t.cipher.as_str()),
+        group: r.tls.as_ref().and_then(|t| t.group.as_deref()),
+        alpn: r.tls.as_ref().and_then(|t| t.alpn.as_deref()),
+        verify: &verify,
+        insecure: plan.tls.verify == Verify::Insecure,
+        resumption: plan.tls.resume,
+        full: &r.handshake_full,
+        resumed: &r.handshake_resumed,
+        client_certificate: match (r.client_cert_asked, plan.tls.client.is_some()) {
+            (false, _) => report::ClientCertificate::NotAsked,
+            (true, false) => report::ClientCertificate::AskedNoneGiven,
+            (true, true) => report::ClientCertificate::Presented,
+        },
+    });
+    let open = match &plan.arrival {
+        Arrival::Closed => None,
+        Arrival::Open { rate } => Some(report::OpenMeasured {
+            peak_per_sec: rate.peak_per_sec() / plan.shard.count as f64,
+            scheduled: scheduled(rate, plan.stop, plan.shard, r.elapsed),
+            connections: plan.connections as u64,
+            latency: &r.latency,
+            service: &r.service,
+            lateness: &r.lateness,
+            late: &r.late,
+        }),
+    };
+    let measured = report::Measured {
+        counts: &r.counts,
+        latency: &r.latency,
+        connect: &r.connect,
+        tls,
+        open,
+        status: &r.status,
+        elapsed: r.elapsed,
+        interrupted: r.interrupted,
+    };
+    let client = client(r, spent, threads, wall);
+    let mut report = LoadReport::new(target, config, measured, table, intervals, client);
+    let tls = plan.target.scheme == load::Scheme::Https;
+    report.protocol = Some(rules::protocol_name(&plan.protocol, tls).into());
+    report.http2 = http2_report(r, plan.protocol);
+    report.tcp = spent
+        .tcp
+        .as_ref()
+        .map(|d| tcp_report(plan, r, &report, d, &window.links));
+    report
+}
+
+/// Requests the schedule made due for this shard over a run that lasted `elapsed` (at
+/// most `-n`, which is already the shard's).
+fn scheduled(rate: &load::Rate, stop: Stop, shard: load::Shard, elapsed: Duration) -> u64 {
+    let due = rate.due_by(elapsed.as_nanos() as f64).ceil().max(0.0) as u64;
+    match stop {
+        Stop::Requests(n) => shard.share(due).min(n),
+        Stop::Duration(d) => shard.share(due.min(rate.due_by(d.as_nanos() as f64).ceil() as u64)),
+    }
+}
+
+/// The HTTP/2 section of a load result or a shootout repeat, from the engine's counts and the options it ran with;
+/// `None` for an HTTP/1.1 run.
+pub fn http2_report(res: &RunResult, protocol: load::Protocol) -> Option<report::Http2Report> {
+    let (load::Protocol::Http2(opts), Some(h)) = (protocol, res.h2.as_ref()) else {
+        return None;
+    };
+    let by_code = |counts: &[u64; 15]| {
+        counts
+            .iter()
+            .zip(load::h2::CODE_NAMES)
+            .filter(|(n, _)| **n > 0)
+            .map(|(n, name)| (name.to_string(), *n))
+            .collect()
+    };
+    Some(report::Http2Report {
+        alpn: res.tls.as_ref().and_then(|t| t.alpn.clone()),
+        streams: u64::from(opts.streams),
+        server_max_streams: h.server_max_streams.map(u64::from),
+        server_max_streams_highest: h.server_max_streams_highest.map(u64::from),
+        streams_used_max: h.streams_used_max,
+        connections: h.connections,
+        retries: h.retries,
+        id_rollovers: h.id_rollovers,
+        pings_answered: h.pings_answered,
+        header_bytes_sent: h.header_bytes_sent,
+        header_bytes_sent_decoded: h.header_bytes_sent_raw,
+        header_bytes_received: h.header_bytes_received,
+        header_bytes_received_decoded: h.header_bytes_received_raw,
+        hpack_saving_sent_percent: h.hpack_saving_sent().map(|s| s * 100.0),
+        hpack_saving_received_percent: h.hpack_saving_received().map(|s| s * 100.0),
+        rst_stream: by_code(&h.rst_received),
+        goaway: by_code(&h.goaway_received),
+        stream_window: u64::from(opts.window),
+        connection_window: u64::from(opts.connection_window),
+    })
+}
+
+/// One link's sockets over a window ([`probe::LinkSeries`]) as the report holds them: the
+/// target's connections to `service`, or foxbench's own (`None`); `None` when no reading
+/// saw any of its sockets.
+pub fn tcp_link(service: Option<&str>, link: &probe::LinkSeries) -> Option<TcpLink> {
+    let w = link.window();
+    if w.sockets_max == 0 {
+        return None;
+    }
+    let ms = |us: Option<u32>| us.map(|v| f64::from(v) / 1e3);
+    Some(TcpLink {
+        service: service.map(str::to_string),
+        port: link.port(),
+        readings: u64::from(w.readings),
+        sockets_max: u64::from(w.sockets_max),
+        retransmits: w.retransmits,
+        data_segments: w.data_segments,
+        delayed_ack_ms: ms(w.delayed_ack_us),
+        ato_ms: ms(w.ato_us),
+        min_rtt_ms: ms(w.min_rtt_us),
+        held_ack_ms: ms(w.held_ack_us),
+    })
+}
+
+/// The kernel's TCP counters' growth over a `foxbench load` window and the rules' warnings on them
+/// (the same rules as the shootout's diagnosis). The client's kernel delays the ACKs, so
+/// the Nagle rule holds for a remote server too; its somaxconn is only known on loopback.
+/// In the open model (`--rate`, `--find-max`'s windows) the rules read the service time.
+fn tcp_report(
+    plan: &Plan,
+    result: &RunResult,
+    report: &LoadReport,
+    deltas: &TcpCounts<u64>,
+    links: &[TcpLink],
+) -> report::tcp::TcpReport {
+    let loopback = plan.target.addr.ip().is_loopback();
+    report::tcp::report(&Evidence {
+        deltas,
+        completed: result.counts.completed(),
+        latency: rules::rules_latency(&result.latency, &result.service),
+        connect: (!result.connect.is_empty()).then_some(&result.connect),
+        cpu_saturated: report.client.saturated,
+        somaxconn: loopback
+            .then(|| load::os_limits::Machine::read().somaxconn)
+            .flatten(),
+        loopback,
+        runtime: report::tcp::Runtime::Other,
+        links,
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,119 @@
+use std::time::Duration;
+
+use crate::window::Spent;
+
+use super::client_of;
+
+fn usage(user_ms: u64, sys_ms: u64) -> probe::OwnUsage {
+    probe::OwnUsage {
+        user: Duration::from_millis(user_ms),
+        sys: Duration::from_millis(sys_ms),
+        max_rss_bytes: 1 << 20,
+        ..probe::OwnUsage::default()
+    }
+}
+
+#[test]
+fn the_client_carries_every_figure_of_its_window() {
+    let spent = Spent {
+        client: probe::OwnUsage {
+            voluntary_ctxt: 250,
+            involuntary_ctxt: 10,
+            ..usage(600, 200)
+        },
+        beside: Some(usage(30, 10)),
+        helpers: usage(5, 5),
+        tcp: None,
+    };
+    let coalesced = load::Coalesced {
+        waits: 7,
+        waited: Duration::from_millis(70),
+    };
+    let c = client_of(
+        (1000, Duration::from_millis(100), coalesced),
+        &spent,
+        2,
+        Duration::from_secs(1),
+    );
+    assert_eq!(c.cpus, 2);
+    assert!((c.cpu_user_s - 0.6).abs() < 1e-9);
+    assert!((c.cpu_sys_s - 0.2).abs() < 1e-9);
+    assert!((c.cpu_percent - 40.0).abs() < 1e-9, "{}", c.cpu_percent);
+    assert!((c.cpu_us_per_request.unwrap() - 800.0).abs() < 1e-9);
+    assert_eq!(c.max_rss_bytes, 1 << 20);
+    assert_eq!(c.voluntary_ctxt_per_request, Some(0.25));
+    assert_eq!(c.involuntary_ctxt_per_request, Some(0.01));
+    assert!((c.spin_s - 0.1).abs() < 1e-9);
+    assert_eq!(c.coalesced_waits, 7);
+    assert!((c.coalesced_s - 0.07).abs() < 1e-9);
+    assert!(!c.saturated);
+    assert_eq!(c.probe_cpu_s, Some(0.01));
+    assert!((c.dashboard_cpu_s.unwrap() - 0.04).abs() < 1e-9);
+}
+
+#[test]
+fn a_client_busy_but_spinning_is_not_saturated() {
+    let spent = Spent {
+        client: usage(1900, 0),
+        beside: None,
+        helpers: probe::OwnUsage::default(),
+        tcp: None,
+    };
+    let busy = client_of(
+        (10, Duration::ZERO, load::Coalesced::default()),
+        &spent,
+        2,
+        Duration::from_secs(1),
+    );
+    assert!(busy.saturated);
+    let spinning = client_of(
+        (10, Duration::from_millis(900), load::Coalesced::default()),
+        &spent,
+        2,
+        Duration::from_secs(1),
+    );
+    assert!(!spinning.saturated);
+    assert_eq!(spinning.voluntary_ctxt_per_request, Some(0.0));
+    assert_eq!(spinning.saturated, spinning.saturated_by_rule());
+    assert_eq!(spinning.dashboard_cpu_s, None);
+}
+
+#[test]
+fn client_windows_share_the_client_cpus() {
+    let used = probe::OwnUsage {
+        user: Duration::from_secs(1),
+        sys: Duration::from_millis(500),
+        max_rss_bytes: 1 << 20,
+        ..probe::OwnUsage::default()
+    };
+    let cases = [
+        // (elapsed s, CPUs, completed) → (CPU %, µs per request)
+        ((1.5, 1, 3), (100.0, Some(500_000.0))),
+        ((3.0, 2, 1500), (25.0, Some(1000.0))),
+        ((1.5, 4, 0), (25.0, None)),
+    ];
+    for ((elapsed, cpus, completed), (percent, per_req)) in cases {
+        let spent = Spent {
+            client: used,
+            beside: None,
+            helpers: probe::OwnUsage::default(),
+            tcp: None,
+        };
+        let w = client_of(
+            (completed, Duration::ZERO, load::Coalesced::default()),
+            &spent,
+            cpus,
+            Duration::from_secs_f64(elapsed),
+        );
+        assert_eq!(
+            (
+                w.cpu_user_s,
+                w.cpu_sys_s,
+                w.cpu_percent,
+                w.cpu_us_per_request
+            ),
+            (1.0, 0.5, percent, per_req),
+            "{elapsed} s on {cpus} CPUs"
+        );
+    }
+}

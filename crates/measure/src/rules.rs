@@ -1,0 +1,40 @@
+//! The decisions a run's record depends on, each made here once: the protocol's name, the
+//! latency the TCP rules read, and the coalescing of a window whose arrival changes.
+
+use load::{Arrival, Plan, Protocol};
+use stats::Latency;
+
+/// The protocol as results name it: `http/1.1`, `h2` over TLS, `h2c` over cleartext. The
+/// one naming, for a load result's `protocol` and a shootout cell's.
+pub fn protocol_name(protocol: &Protocol, tls: bool) -> &'static str {
+    match (protocol, tls) {
+        (Protocol::Http1, _) => "http/1.1",
+        (Protocol::Http2(_), true) => "h2",
+        (Protocol::Http2(_), false) => "h2c",
+    }
+}
+
+/// The latency the TCP counters' rules read: the service time (from each request's write)
+/// when one was recorded, that is in the open model, else the latency. Above capacity the
+/// open model's latency (from the due time) is mostly the wait for a free connection; the
+/// service time is where a Nagle stall sits alone.
+pub fn rules_latency<'a>(latency: &'a Latency, service: &'a Latency) -> &'a Latency {
+    if service.is_empty() {
+        latency
+    } else {
+        service
+    }
+}
+
+/// `plan` with `arrival` in place of its own, and the coalescing that arrival leaves in
+/// effect ([`Plan::coalesce_in_effect`]: the open model never coalesces, and refuses a
+/// fixed wait), so that a closed plan's `--coalesce` or scenario `coalesce` does not make
+/// its open windows (a rate level, a capacity search's windows) invalid.
+pub fn with_arrival(mut plan: Plan, arrival: Arrival) -> Plan {
+    plan.arrival = arrival;
+    plan.coalesce = plan.coalesce_in_effect();
+    plan
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,179 @@
+//! Running one measured window: the process's own usage, the kernel's TCP counters and
+//! foxbench's own sockets to the target read around `load::run_with_intervals`.
+//!
+//! The CPU of threads that run beside the load in the same process (a dashboard, the
+//! shootout's live view and probe, the socket reader here) is read at the same edges and
+//! left out of the load generator's: [`Spent::client`] is the load's alone.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use load::{Control, Interval, LoadError, Plan, RunResult};
+use report::tcp::{TcpCounts, TcpLink};
+
+/// The CPU so far of threads beside the load (a dashboard's, a live view's), read at a
+/// window's edges.
+pub type Beside<'a> = Option<&'a dyn Fn() -> probe::OwnUsage>;
+
+/// The process read at one edge of a window.
+#[derive(Debug, Clone)]
+pub struct Edge {
+    own: probe::OwnUsage,
+    beside: Option<probe::OwnUsage>,
+    tcp: Option<probe::TcpCounters>,
+}
+
+impl Edge {
+    /// Now: the process's CPU, then the threads' beside it (which report after each piece
+    /// of work, so that the figure is current while they live), then the TCP counters.
+    pub fn now(beside: Beside) -> Edge {
+        Edge {
+            own: probe::own_usage(),
+            beside: beside.map(|f| f()),
+            tcp: probe::tcp_counters().ok(),
+        }
+    }
+
+    /// What was spent from this edge to `end`, with `helpers`' CPU (threads that served
+    /// the measurement, such as the socket reader or the shootout's probe) left out of
+    /// the load generator's.
+    pub fn until(&self, end: &Edge, helpers: probe::OwnUsage) -> Spent {
+        let own = end.own.since(&self.own);
+        let beside = self.beside.zip(end.beside).map(|(a, b)| b.since(&a));
+        let client = beside.map_or(own, |d| own.without(&d));
+        Spent {
+            client: client.without(&helpers),
+            beside,
+            helpers,
+            tcp: self
+                .tcp
+                .as_ref()
+                .zip(end.tcp.as_ref())
+                .map(|(a, b)| tcp_delta(a, b)),
+        }
+    }
+}
+
+/// The kernel's TCP counters' growth between a window's edges, as the report holds them.
+pub fn tcp_delta(from: &probe::TcpCounters, to: &probe::TcpCounters) -> TcpCounts<u64> {
+    TcpCounts::from_named(to.since(from).named())
+}
+
+/// What one window spent, between its edges.
+#[derive(Debug, Clone)]
+pub struct Spent {
+    /// The load generator's CPU: the process's, the threads' beside it and the helpers'
+    /// left out.
+    pub client: probe::OwnUsage,
+    /// The threads' beside the load, when any ran.
+    pub beside: Option<probe::OwnUsage>,
+    /// The helper threads' (the socket reader, the shootout's probe).
+    pub helpers: probe::OwnUsage,
+    /// The kernel's TCP counters' growth; `None` when either edge could not read them.
+    pub tcp: Option<TcpCounts<u64>>,
+}
+
+impl Spent {
+    /// The same window with `usage` (work done for a thread beside the load on the load's
+    /// own thread, such as the live view's on each interval) moved from the client's CPU
+    /// to the beside threads'.
+    pub fn also_beside(self, usage: &probe::OwnUsage) -> Spent {
+        Spent {
+            client: self.client.without(usage),
+            beside: Some(self.beside.map_or(*usage, |b| b.plus(usage))),
+            ..self
+        }
+    }
+}
+
+/// One window run by [`run`].
+#[derive(Debug)]
+pub struct Window {
+    /// The engine's result.
+    pub result: Result<RunResult, LoadError>,
+    /// The wall time of the run, from just before the load to its end.
+    pub wall: Duration,
+    /// What it spent.
+    pub spent: Spent,
+    /// foxbench's own sockets to the target over the window ([`SocketWatch`]); empty when
+    /// no reading saw one.
+    pub links: Vec<TcpLink>,
+}
+
+/// Runs `plan` as one window: edges read around `load::run_with_intervals` (each interval
+/// goes to `on_interval`), foxbench's sockets to the target read meanwhile, `ended` called
+/// once the load ends and before the closing edge (to stop what runs beside it), and
+/// `control` stopped after it (which ends a caller's watcher).
+pub fn run(
+    plan: &Plan,
+    control: &Arc<Control>,
+    beside: Beside,
+    on_interval: &mut dyn FnMut(&Interval),
+    ended: &mut dyn FnMut(),
+) -> Window {
+    let before = Edge::now(beside);
+    let sockets = SocketWatch::start(plan.target.addr, control.clone());
+    let started = Instant::now();
+    let result = load::run_with_intervals(plan, control, on_interval);
+    let wall = started.elapsed();
+    ended();
+    let after = Edge::now(beside);
+    control.stop(); // ends the socket reader
+    let (links, reader) = sockets.finish();
+    Window {
+        result,
+        wall,
+        spent: before.until(&after, reader),
+        links,
+    }
+}
+
+/// A thread that reads foxbench's own sockets to the target (their `tcp_info`, through
+/// the probe) every 250 ms while a load runs: the delayed-ACK timeout and round trip the
+/// Nagle rule times its band by, and the link's retransmits.
+pub struct SocketWatch {
+    handle: Option<std::thread::JoinHandle<(probe::LinkSeries, probe::OwnUsage)>>,
+}
+
+impl SocketWatch {
+    const EVERY: Duration = Duration::from_millis(250);
+
+    /// Starts reading the sockets connected to `addr` until `control` stops.
+    pub fn start(addr: SocketAddr, control: Arc<Control>) -> SocketWatch {
+        let handle = std::thread::Builder::new()
+            .name("foxbench-sockets".into())
+            .spawn(move || {
+                let mut link = probe::LinkSeries::to(addr);
+                let mut next = Instant::now() + Self::EVERY;
+                while !control.stopped() {
+                    std::thread::sleep(Duration::from_millis(25));
+                    if Instant::now() < next {
+                        continue;
+                    }
+                    next += Self::EVERY;
+                    if let Ok(sockets) = probe::tcp_sockets() {
+                        link.push(&sockets);
+                    }
+                }
+                (link, probe::thread_usage())
+            })
+            .ok();
+        SocketWatch { handle }
+    }
+
+    /// The link it saw (none when no reading found a socket), and the CPU its thread used,
+    /// which is not the load generator's.
+    pub fn finish(self) -> (Vec<TcpLink>, probe::OwnUsage) {
+        let Some((link, usage)) = self.handle.and_then(|h| h.join().ok()) else {
+            return (Vec::new(), probe::OwnUsage::default());
+        };
+        (
+            crate::record::tcp_link(None, &link).into_iter().collect(),
+            usage,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests;
