@@ -261,6 +261,7 @@ fn run_window(
         &control,
         dash.is_some()
             .then_some(&dashboard_cpu as &dyn Fn() -> probe::OwnUsage),
+        measure::window::Sockets::Watch,
         &mut |iv| {
             // Rows made here always carry their histogram, so merging them cannot fail.
             let _ = series
@@ -271,7 +272,10 @@ fn run_window(
                 d.pushed(iv);
             }
         },
-        &mut || drop(ticker.take()),
+        &mut || {
+            drop(ticker.take());
+            probe::OwnUsage::default()
+        },
     );
     // Copied, not taken: the page shows this window's charts until the next one begins.
     let intervals: Vec<report::IntervalRow> = series

@@ -224,6 +224,7 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
         &plan,
         &control,
         has_dashboard.then_some(&dashboard_cpu as &dyn Fn() -> probe::OwnUsage),
+        measure::window::Sockets::Watch,
         &mut |iv| {
             live_p99_ns.store(iv.latency.percentile_ns(99.0), Ordering::Relaxed);
             if series_error.is_none() {
@@ -241,6 +242,7 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
             if let Some(live) = &mut *live.borrow_mut() {
                 live.stop();
             }
+            probe::OwnUsage::default()
         },
     );
     let live = live.into_inner();

@@ -12,17 +12,12 @@ use report::LoadReport;
 use crate::rules;
 use crate::window::{Spent, Window};
 
-/// The client's cost over one window: what it `spent`, on `cpus` CPUs over `elapsed`, for
-/// the result `r`'s responses. The one translator of the client's figures, for a load
+/// The client's cost over one window: what it `spent`, on `cpus` CPUs over the window's
+/// one time base ([`Spent::wall`]), for the result `r`'s responses. The one translator of the client's figures, for a load
 /// result and a shootout repeat alike: a new figure is added here and in
 /// [`report::Client`], and nowhere else.
-pub fn client(r: &RunResult, spent: &Spent, cpus: usize, elapsed: Duration) -> report::Client {
-    client_of(
-        (r.counts.completed(), r.spin, r.coalesced),
-        spent,
-        cpus,
-        elapsed,
-    )
+pub fn client(r: &RunResult, spent: &Spent, cpus: usize) -> report::Client {
+    client_of((r.counts.completed(), r.spin, r.coalesced), spent, cpus)
 }
 
 /// [`client`] from the result's completed responses, spin and coalescing waits.
@@ -30,14 +25,13 @@ fn client_of(
     (completed, spin, coalesced): (u64, Duration, load::Coalesced),
     spent: &Spent,
     cpus: usize,
-    elapsed: Duration,
 ) -> report::Client {
     let used = &spent.client;
     let measured = report::Client::measure(
         cpus as u64,
         used.user.as_secs_f64(),
         used.sys.as_secs_f64(),
-        elapsed.as_secs_f64(),
+        spent.wall.as_secs_f64(),
         completed,
         used.max_rss_bytes,
     )
@@ -66,7 +60,7 @@ pub fn load_report(
     window: &Window,
     wording: &dyn Wording,
 ) -> LoadReport {
-    let (spent, wall) = (&window.spent, window.wall);
+    let spent = &window.spent;
     let target = report::TargetInfo {
         url: plan.target.url.clone(),
         address: plan.target.addr.to_string(),
@@ -157,7 +151,7 @@ pub fn load_report(
         elapsed: r.elapsed,
         interrupted: r.interrupted,
     };
-    let client = client(r, spent, threads, wall);
+    let client = client(r, spent, threads);
     let mut report = LoadReport::new(target, config, measured, table, intervals, client);
     let tls = plan.target.scheme == load::Scheme::Https;
     report.protocol = Some(rules::protocol_name(&plan.protocol, tls).into());

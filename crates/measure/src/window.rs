@@ -35,14 +35,15 @@ impl Edge {
         }
     }
 
-    /// What was spent from this edge to `end`, with `helpers`' CPU (threads that served
-    /// the measurement, such as the socket reader or the shootout's probe) left out of
-    /// the load generator's.
-    pub fn until(&self, end: &Edge, helpers: probe::OwnUsage) -> Spent {
+    /// What was spent from this edge to `end` over the load's `wall` time, with
+    /// `helpers`' CPU (threads that served the measurement, such as the socket reader or
+    /// the shootout's probe) left out of the load generator's.
+    pub fn until(&self, end: &Edge, wall: Duration, helpers: probe::OwnUsage) -> Spent {
         let own = end.own.since(&self.own);
         let beside = self.beside.zip(end.beside).map(|(a, b)| b.since(&a));
         let client = beside.map_or(own, |d| own.without(&d));
         Spent {
+            wall,
             client: client.without(&helpers),
             beside,
             helpers,
@@ -63,6 +64,11 @@ pub fn tcp_delta(from: &probe::TcpCounters, to: &probe::TcpCounters) -> TcpCount
 /// What one window spent, between its edges.
 #[derive(Debug, Clone)]
 pub struct Spent {
+    /// The window's one time base, which the client's CPU share is taken over: the wall
+    /// time from just before `load::run_with_intervals` to its end. The engine's own
+    /// `RunResult::elapsed` starts later (after its setup, whose CPU the edges count) and
+    /// is the base of its rates, not of the CPU.
+    pub wall: Duration,
     /// The load generator's CPU: the process's, the threads' beside it and the helpers'
     /// left out.
     pub client: probe::OwnUsage,
@@ -92,39 +98,50 @@ impl Spent {
 pub struct Window {
     /// The engine's result.
     pub result: Result<RunResult, LoadError>,
-    /// The wall time of the run, from just before the load to its end.
-    pub wall: Duration,
-    /// What it spent.
+    /// What it spent, and over what time ([`Spent::wall`]).
     pub spent: Spent,
     /// foxbench's own sockets to the target over the window ([`SocketWatch`]); empty when
     /// no reading saw one.
     pub links: Vec<TcpLink>,
 }
 
-/// Runs `plan` as one window: edges read around `load::run_with_intervals` (each interval
-/// goes to `on_interval`), foxbench's sockets to the target read meanwhile, `ended` called
-/// once the load ends and before the closing edge (to stop what runs beside it), and
-/// `control` stopped after it (which ends a caller's watcher).
+/// Who reads foxbench's own sockets to the target during a window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sockets {
+    /// A [`SocketWatch`] started by [`run`].
+    Watch,
+    /// The caller's own helper (the shootout's probe reads them with the target's links).
+    Caller,
+}
+
+/// Runs `plan` as one window, the one place a window is measured: edges read around
+/// `load::run_with_intervals` (each interval goes to `on_interval`), foxbench's sockets
+/// to the target read meanwhile when `sockets` says so. Once the load ends, `control` is
+/// stopped (which ends a caller's watcher) and `ended` is called before the closing edge:
+/// it stops what runs beside the load and joins the caller's helper threads (a signal
+/// watcher, a probe), returning their CPU, which is left out of the load generator's as
+/// the socket reader's is.
 pub fn run(
     plan: &Plan,
     control: &Arc<Control>,
     beside: Beside,
+    sockets: Sockets,
     on_interval: &mut dyn FnMut(&Interval),
-    ended: &mut dyn FnMut(),
+    ended: &mut dyn FnMut() -> probe::OwnUsage,
 ) -> Window {
     let before = Edge::now(beside);
-    let sockets = SocketWatch::start(plan.target.addr, control.clone());
+    let watch =
+        (sockets == Sockets::Watch).then(|| SocketWatch::start(plan.target.addr, control.clone()));
     let started = Instant::now();
     let result = load::run_with_intervals(plan, control, on_interval);
     let wall = started.elapsed();
-    ended();
+    control.stop(); // ends the socket reader and a caller's watcher
+    let helpers = ended();
+    let (links, reader) = watch.map(SocketWatch::finish).unwrap_or_default();
     let after = Edge::now(beside);
-    control.stop(); // ends the socket reader
-    let (links, reader) = sockets.finish();
     Window {
         result,
-        wall,
-        spent: before.until(&after, reader),
+        spent: before.until(&after, wall, reader.plus(&helpers)),
         links,
     }
 }

@@ -57,9 +57,17 @@ fn one_window_becomes_one_record() {
         }
     };
     let mut ended = 0;
-    let window = measure::window::run(&plan, &control, Some(&beside), &mut |_| {}, &mut || {
-        ended += 1
-    });
+    let window = measure::window::run(
+        &plan,
+        &control,
+        Some(&beside),
+        measure::window::Sockets::Watch,
+        &mut |_| {},
+        &mut || {
+            ended += 1;
+            probe::OwnUsage::default()
+        },
+    );
     assert_eq!(
         (calls.get(), ended),
         (2, 1),
@@ -68,7 +76,10 @@ fn one_window_becomes_one_record() {
     assert!(control.stopped(), "the window stops its control");
     let result = window.result.as_ref().expect("the load runs");
     assert_eq!(result.counts.completed(), 300);
-    assert!(window.wall > Duration::ZERO);
+    assert!(
+        window.spent.wall >= result.elapsed,
+        "the window's time base holds the engine's"
+    );
     assert_eq!(
         window.spent.beside.map(|b| b.user),
         Some(Duration::from_millis(10))

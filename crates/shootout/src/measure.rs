@@ -402,15 +402,8 @@ impl Meter<'_> {
             .iter()
             .map(|p| probe::sample(p.pid).ok())
             .collect();
-        // The live view's threads run beside the load: their CPU is not the client's.
-        let view_cpu = || self.watch.map(|w| w.cpu()).unwrap_or_default();
-        let view = self
-            .watch
-            .map(|_| &view_cpu as &dyn Fn() -> probe::OwnUsage);
-        let edge0 = measure::window::Edge::now(view);
         let started_unix_ns = crate::sampler::unix_ns();
         let loaded = self.run_load(&plan, pid, self.plan.sample_interval, cap, None);
-        let edge1 = measure::window::Edge::now(view);
         let sys1 = probe::system().ok();
         let v1: Vec<Option<probe::Sample>> = self
             .services
@@ -431,8 +424,7 @@ impl Meter<'_> {
             service_connections,
             tcp_links,
             service_active,
-            probe_usage,
-            view_usage,
+            spent,
         } = loaded?;
         tally.add(&result);
         let crashed = target.exited();
@@ -453,13 +445,8 @@ impl Meter<'_> {
             server_window(&from, &to, &series, elapsed_s, completed, self.server_cpus)
         });
         let probed = server.is_some();
-        // The probe's threads served the measurement; the view's work on the load's thread
-        // (measured around each call) is the view's.
-        let mut spent = edge0.until(&edge1, probe_usage);
-        if self.watch.is_some() {
-            spent = spent.also_beside(&view_usage);
-        }
-        let client = measure::record::client(&result, &spent, self.client_threads, result.elapsed);
+        // Over the window's time base, as `foxbench load`'s.
+        let client = measure::record::client(&result, &spent, self.client_threads);
         let mut rep = window::repeat(
             &result,
             task.tls.is_some(),

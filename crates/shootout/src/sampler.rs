@@ -105,10 +105,10 @@ pub(crate) struct Probed {
     pub(crate) tcp_links: Vec<probe::LinkSeries>,
     /// Each service's `active` readings (empty without the command).
     pub(crate) service_active: Vec<Vec<u64>>,
-    /// The CPU of the probe's threads (sampler, `active` reader, thread dumps).
-    pub(crate) probe_usage: probe::OwnUsage,
-    /// CPU the live view's work cost on the load's calling thread (`--dashboard`).
-    pub(crate) view_usage: probe::OwnUsage,
+    /// What the window spent ([`measure::window::run`]): the probe's threads (sampler,
+    /// `active` reader, thread dumps) as its helpers, the live view's threads and its work
+    /// on the load's calling thread (`--dashboard`) beside it.
+    pub(crate) spent: measure::window::Spent,
 }
 
 impl Meter<'_> {
@@ -243,30 +243,60 @@ impl Meter<'_> {
         );
         // Bounded however long the cell runs (report::series): exact, coarser when old.
         let mut intervals = report::series::Series::for_load();
+        // The live view's threads run beside the load: their CPU is not the client's.
+        let view_cpu = || self.watch.map(|w| w.cpu()).unwrap_or_default();
+        let view = self
+            .watch
+            .map(|_| &view_cpu as &dyn Fn() -> probe::OwnUsage);
         // The view's work on this thread (the engine's caller), measured around each call:
-        // left out of the client's CPU as the probe's is.
+        // left out of the client's CPU as the probe's is. Its start comes before the
+        // window's opening edge, so it is not in the window at all.
+        if let Some(w) = self.watch {
+            w.load(plan);
+        }
         let mut view_usage = probe::OwnUsage::default();
-        let mut on_view = |f: &mut dyn FnMut(&dyn crate::watch::Watch)| {
-            if let Some(w) = self.watch {
-                let before = probe::thread_usage();
-                f(w);
-                view_usage = view_usage.plus(&probe::thread_usage().since(&before));
-            }
-        };
-        on_view(&mut |w| w.load(plan));
-        let result = load::run_with_intervals(plan, &control, &mut |iv| {
-            let row = report::IntervalRow::from(iv);
-            on_view(&mut |w| w.interval(iv, &row));
-            // Rows made here always carry their histogram, so merging them cannot fail.
-            let _ = intervals.push(iv.index, row);
-        });
+        let mut probed = None;
+        let mut active = Some(active);
+        let mut sampler = Some(sampler);
+        let window = measure::window::run(
+            plan,
+            &control,
+            view,
+            // The sampler reads foxbench's link with the target's to each service.
+            measure::window::Sockets::Caller,
+            &mut |iv| {
+                let row = report::IntervalRow::from(iv);
+                if let Some(w) = self.watch {
+                    let before = probe::thread_usage();
+                    w.interval(iv, &row);
+                    view_usage = view_usage.plus(&probe::thread_usage().since(&before));
+                }
+                // Rows made here always carry their histogram, so merging them cannot fail.
+                let _ = intervals.push(iv.index, row);
+            },
+            // The probe's threads served the measurement: they end before the closing edge.
+            &mut || {
+                done.store(true, Ordering::Relaxed);
+                let sampled = sampler.take().and_then(|h| h.join().ok());
+                let active = active.take().flatten().and_then(|h| h.join().ok());
+                let (service_active, active_usage) = active.unwrap_or_default();
+                let sampled = sampled.unwrap_or_default();
+                let usage = sampled.6.plus(&active_usage);
+                probed = Some((sampled, service_active));
+                usage
+            },
+        );
         let intervals = intervals.into_rows();
-        done.store(true, Ordering::Relaxed);
-        let (series, waits, dumps, service_peaks, service_connections, tcp_links, sampler_usage) =
-            sampler.join().unwrap_or_default();
-        let (service_active, active_usage) = active.and_then(|h| h.join().ok()).unwrap_or_default();
+        let (
+            (series, waits, dumps, service_peaks, service_connections, tcp_links, _),
+            service_active,
+        ) = probed.unwrap_or_default();
+        let spent = match self.watch {
+            Some(_) => window.spent.also_beside(&view_usage),
+            None => window.spent,
+        };
         Ok(Probed {
-            result: result.map_err(CellFailure::Load)?,
+            result: window.result.map_err(CellFailure::Load)?,
             series,
             intervals,
             waits,
@@ -276,8 +306,7 @@ impl Meter<'_> {
             service_connections,
             tcp_links,
             service_active,
-            probe_usage: sampler_usage.plus(&active_usage),
-            view_usage,
+            spent,
         })
     }
 }

@@ -16,6 +16,7 @@ fn usage(user_ms: u64, sys_ms: u64) -> probe::OwnUsage {
 #[test]
 fn the_client_carries_every_figure_of_its_window() {
     let spent = Spent {
+        wall: Duration::from_secs(1),
         client: probe::OwnUsage {
             voluntary_ctxt: 250,
             involuntary_ctxt: 10,
@@ -29,12 +30,7 @@ fn the_client_carries_every_figure_of_its_window() {
         waits: 7,
         waited: Duration::from_millis(70),
     };
-    let c = client_of(
-        (1000, Duration::from_millis(100), coalesced),
-        &spent,
-        2,
-        Duration::from_secs(1),
-    );
+    let c = client_of((1000, Duration::from_millis(100), coalesced), &spent, 2);
     assert_eq!(c.cpus, 2);
     assert!((c.cpu_user_s - 0.6).abs() < 1e-9);
     assert!((c.cpu_sys_s - 0.2).abs() < 1e-9);
@@ -54,23 +50,18 @@ fn the_client_carries_every_figure_of_its_window() {
 #[test]
 fn a_client_busy_but_spinning_is_not_saturated() {
     let spent = Spent {
+        wall: Duration::from_secs(1),
         client: usage(1900, 0),
         beside: None,
         helpers: probe::OwnUsage::default(),
         tcp: None,
     };
-    let busy = client_of(
-        (10, Duration::ZERO, load::Coalesced::default()),
-        &spent,
-        2,
-        Duration::from_secs(1),
-    );
+    let busy = client_of((10, Duration::ZERO, load::Coalesced::default()), &spent, 2);
     assert!(busy.saturated);
     let spinning = client_of(
         (10, Duration::from_millis(900), load::Coalesced::default()),
         &spent,
         2,
-        Duration::from_secs(1),
     );
     assert!(!spinning.saturated);
     assert_eq!(spinning.voluntary_ctxt_per_request, Some(0.0));
@@ -94,6 +85,7 @@ fn client_windows_share_the_client_cpus() {
     ];
     for ((elapsed, cpus, completed), (percent, per_req)) in cases {
         let spent = Spent {
+            wall: Duration::from_secs_f64(elapsed),
             client: used,
             beside: None,
             helpers: probe::OwnUsage::default(),
@@ -103,7 +95,6 @@ fn client_windows_share_the_client_cpus() {
             (completed, Duration::ZERO, load::Coalesced::default()),
             &spent,
             cpus,
-            Duration::from_secs_f64(elapsed),
         );
         assert_eq!(
             (

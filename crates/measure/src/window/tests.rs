@@ -25,7 +25,9 @@ fn the_cpu_beside_the_load_is_left_out_of_the_clients() {
         edge(ms(1_000, 1_000), Some(ms(700, 1_000))),
         edge(ms(11_000, 6_000), Some(ms(1_000, 3_000))),
     );
-    let spent = from.until(&to, probe_usage).also_beside(&ms(50, 0));
+    let spent = from
+        .until(&to, Duration::from_secs(1), probe_usage)
+        .also_beside(&ms(50, 0));
     // What the record holds as `dashboard_cpu_s`.
     assert_eq!(spent.beside, Some(ms(300 + 50, 2_000)));
     assert_eq!(
@@ -36,7 +38,7 @@ fn the_cpu_beside_the_load_is_left_out_of_the_clients() {
     assert_eq!(spent.tcp, None, "no counters read");
     // Without a view, only the probe's.
     let (from, to) = (edge(ms(1_000, 1_000), None), edge(ms(11_000, 6_000), None));
-    let spent = from.until(&to, probe_usage);
+    let spent = from.until(&to, Duration::from_secs(1), probe_usage);
     assert_eq!((spent.client, spent.beside), (ms(9_000, 4_500), None));
 }
 

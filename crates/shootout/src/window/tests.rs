@@ -138,9 +138,10 @@ fn thread_waits_keep_every_class_and_the_top_eight_wchans() {
     );
 }
 
-/// A window that spent nothing.
+/// A window of 2 s that spent nothing.
 fn spent() -> measure::window::Spent {
     measure::window::Spent {
+        wall: Duration::from_secs(2),
         client: probe::OwnUsage::default(),
         beside: None,
         helpers: probe::OwnUsage::default(),
@@ -192,7 +193,6 @@ fn a_repeat_counts_the_loads_responses_per_second() {
                 ..spent()
             },
             1,
-            res.elapsed,
         ),
         Vec::new(),
         Vec::new(),
