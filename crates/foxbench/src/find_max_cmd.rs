@@ -8,18 +8,18 @@
 
 use std::io::Write as _;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{anyhow, Context, Result};
-use load::{Arrival, Control, Plan, Stop};
+use anyhow::{anyhow, Result};
+use load::{Arrival, Plan, Stop};
 use measure::search::{After, Capacity, Keys};
 use report::search::{CapacityWindow, WindowPhase};
 use report::slo::Slo;
 use report::LoadReport;
 
-use crate::load_cmd::{build_plan, watch, LoadArgs};
+use crate::load_cmd::{build_plan, LoadArgs};
 
 /// The search's settings as `foxbench load` names them.
 const KEYS: Keys = Keys {
@@ -164,19 +164,8 @@ impl Trials<'_> {
         if !self.quiet {
             let _ = writeln!(
                 std::io::stderr(),
-                "window {:>2}: {:>9.0} req/s asked, {:>9.0} achieved, p99 {:>9}, client {:>3.0}%{}: {}{}",
-                self.windows.len() + 1,
-                rate,
-                w.achieved_per_sec,
-                w.corrected.map_or("-".into(), |s| report::human_us(s.p99_us)),
-                w.client_cpu_percent,
-                if w.client_spin_percent >= 0.5 {
-                    format!(" ({:.0}% spin)", w.client_spin_percent)
-                } else {
-                    String::new()
-                },
-                if w.passed { "held" } else { "failed" },
-                tcp_kinds(&w)
+                "{}",
+                w.progress_line(self.windows.len() + 1)
             );
         }
         let passed = w.passed;
@@ -184,21 +173,6 @@ impl Trials<'_> {
         run.slo = Some(verdict);
         self.runs.push(run);
         Ok(passed)
-    }
-}
-
-/// The rules the window's TCP counters crossed, for its progress line: `, tcp: nagle`.
-fn tcp_kinds(w: &CapacityWindow) -> String {
-    let kinds: Vec<&str> = w
-        .tcp
-        .iter()
-        .flat_map(|t| &t.warnings)
-        .map(|f| f.kind.as_str())
-        .collect();
-    if kinds.is_empty() {
-        String::new()
-    } else {
-        format!(" (tcp: {})", kinds.join(", "))
     }
 }
 
@@ -219,24 +193,6 @@ fn run_window(
         },
     );
     plan.stop = Stop::Duration(window);
-    let threads = plan.effective_threads();
-    let control = Control::new(threads);
-    let watcher = {
-        let control = control.clone();
-        let interrupted = interrupted.clone();
-        std::thread::Builder::new()
-            .name("foxbench-signals".into())
-            .spawn(move || {
-                watch(
-                    &control,
-                    &interrupted,
-                    &AtomicU64::new(0),
-                    Stop::Duration(window),
-                    false,
-                )
-            })
-            .context("cannot start the signal watcher")?
-    };
     // Bounded however long the window (report::series): exact, coarser when old.
     let series = crate::live::series();
     if let Some((d, title, run)) = dash {
@@ -248,53 +204,13 @@ fn run_window(
         };
         d.dashboard().begin_run(&meta, series.clone());
     }
-    // The window's gauges (client CPU, connections, the client-bound warning), until the
-    // window ends: a ticker per window, as the gauges are per run.
-    let ticker = dash.and_then(|(d, _, _)| d.ticker(threads, control.clone()));
-    let dashboard_cpu = || {
-        dash.map(|(d, _, _)| d.dashboard().cpu())
-            .unwrap_or_default()
+    let around = crate::window::Around {
+        interrupted,
+        progress: false,
+        live: dash.map(|(d, _, _)| d),
+        series: &series,
     };
-    let mut ticker = ticker;
-    let window = measure::window::run(
-        &plan,
-        &control,
-        dash.is_some()
-            .then_some(&dashboard_cpu as &dyn Fn() -> probe::OwnUsage),
-        measure::window::Sockets::Watch,
-        &mut |iv| {
-            // Rows made here always carry their histogram, so merging them cannot fail.
-            let _ = series
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push(iv.index, report::IntervalRow::from(iv));
-            if let Some((d, _, _)) = dash {
-                d.pushed(iv);
-            }
-        },
-        &mut || {
-            drop(ticker.take());
-            probe::OwnUsage::default()
-        },
-    );
-    // Copied, not taken: the page shows this window's charts until the next one begins.
-    let intervals: Vec<report::IntervalRow> = series
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .rows()
-        .cloned()
-        .collect();
-    let _ = watcher.join();
-    let result =
-        (window.result.as_ref()).map_err(|e| anyhow!(e.text().worded(&crate::cli::Flags)))?;
-    let report = measure::record::load_report(
-        &plan,
-        threads,
-        result,
-        intervals,
-        &window,
-        &crate::cli::Flags,
-    );
+    let report = crate::window::run(&plan, around, &mut |_| false)?.report;
     let verdict = slo.judge(&report, None);
     Ok((report, verdict))
 }

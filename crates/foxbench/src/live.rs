@@ -14,10 +14,9 @@ use dashboard::{Dashboard, Gauge, Meta, Shared, SloLine};
 use load::{Arrival, Control, Plan, Stop};
 use report::slo::{Metric, Slo};
 
-/// The dashboard of one run, with its ticker.
+/// The dashboard of one run (its windows' tickers come and go with them).
 pub struct Live {
     dash: Arc<Dashboard>,
-    ticker: Option<Ticker>,
 }
 
 /// Samples the client's CPU and connections once a second, from its start to its drop.
@@ -115,22 +114,12 @@ impl Live {
         eprintln!("foxbench: dashboard at {}", dash.url());
         Ok(Live {
             dash: Arc::new(dash),
-            ticker: None,
         })
     }
 
-    /// Starts sampling the client once a second, from now (the run's start).
-    pub fn start(&mut self, threads: usize, control: Arc<Control>) {
-        self.ticker = self.ticker(threads, control);
-    }
-
-    /// Stops sampling (the run is over): the sampler's CPU is then all counted.
-    pub fn stop(&mut self) {
-        drop(self.ticker.take());
-    }
-
-    /// Samples the client once a second, from now until the ticker is dropped: one run of
-    /// several (a `--find-max` window; its gauges start empty with the run).
+    /// Samples the client once a second, from now until the ticker is dropped: a window's
+    /// run (`foxbench load`'s one, or a `--find-max` window, whose gauges start empty with
+    /// it).
     pub fn ticker(&self, threads: usize, control: Arc<Control>) -> Option<Ticker> {
         let (stop, stopped) = mpsc::channel();
         let dash = self.dash.clone();
@@ -157,10 +146,9 @@ impl Live {
         self.dash.pushed();
     }
 
-    /// Stops the ticker and turns the pages into the final report; says what the
+    /// Turns the pages into the final report; says what the
     /// dashboard's threads cost (`requests` completed, for the per-request figure).
-    pub fn finish(mut self, html: &str, json: &str, requests: u64) {
-        drop(self.ticker.take());
+    pub fn finish(self, html: &str, json: &str, requests: u64) {
         if let Ok(dash) = Arc::try_unwrap(self.dash) {
             // Long enough for a loaded browser to take a large report; only a connected
             // page can hold the exit up.
@@ -179,8 +167,11 @@ impl Live {
 /// tables (/proc/net/tcp and tcp6, and every fd's link) cost in proportion to every socket
 /// on the machine (issue 25: 1.39x the client's CPU with --dashboard).
 ///
-/// The CPU is the load generator's, as the report gives it: the dashboard's threads' left
-/// out, this one's too (it reports its own before each reading).
+/// The CPU is the load generator's, by the report's one subtraction
+/// (`measure::window::load_usage`): the dashboard's threads' left out, this one's too (it
+/// reports its own before each reading). The window's helpers (the socket reader, the
+/// signal watcher) know their CPU only when they end, so the gauge still holds theirs: a
+/// read of the kernel's socket table every 250 ms and a poll every 50 ms.
 fn tick(dash: &Dashboard, stop: &mpsc::Receiver<()>, threads: usize, control: &Control) {
     let start = Instant::now();
     let mut told = probe::OwnUsage::default();
@@ -200,10 +191,9 @@ fn tick(dash: &Dashboard, stop: &mpsc::Receiver<()>, threads: usize, control: &C
         report(dash);
         let now = (Instant::now(), probe::own_usage(), dash.cpu());
         let wall_s = now.0.duration_since(last.0).as_secs_f64().max(1e-9);
-        let cpu_s = now
-            .1
-            .since(&last.1)
-            .without(&now.2.since(&last.2))
+        let beside = now.2.since(&last.2);
+        let helpers = probe::OwnUsage::default();
+        let cpu_s = measure::window::load_usage(&now.1.since(&last.1), Some(&beside), &helpers)
             .cpu()
             .as_secs_f64();
         let snapshot = control.snapshot();

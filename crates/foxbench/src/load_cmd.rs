@@ -1,14 +1,11 @@
 //! `foxbench load`: flags in ab's and wrk's language, wired to the engine and the report.
 
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{anyhow, Context, Result};
 use load::{
-    Arrival, Control, Plan, PlanError, RequestSpec, Selection, StatusSet, Stop, Target, TlsOptions,
-    Verify,
+    Arrival, Plan, PlanError, RequestSpec, Selection, StatusSet, Stop, Target, TlsOptions, Verify,
 };
 
 use crate::agent::{self, AgentFlags};
@@ -172,32 +169,16 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
     }
     load::raise_fd_limit(plan.connections)?;
     preflight(&plan)?;
-    let threads = plan.effective_threads();
-    let control = Control::new(threads);
-
     // First Ctrl-C (or SIGTERM): stop and report. Second: exit at once.
     let interrupted = cli::interrupt_flag(cli::RUN)?;
-
-    // The last complete interval's p99 in ns, for the progress line.
-    let live_p99_ns = Arc::new(AtomicU64::new(0));
     let show_progress = !args.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let watcher = {
-        let control = control.clone();
-        let interrupted = interrupted.clone();
-        let live_p99_ns = live_p99_ns.clone();
-        let stop = plan.stop;
-        std::thread::Builder::new()
-            .name("foxbench-progress".into())
-            .spawn(move || watch(&control, &interrupted, &live_p99_ns, stop, show_progress))
-            .context("cannot start progress thread")?
-    };
-
     let total_requests = match plan.stop {
         Stop::Requests(n) => Some(n),
         Stop::Duration(_) => None,
     };
+    // Bounded: the newest intervals at full resolution, older ones merged (--hlog keeps all).
     let series = crate::live::series();
-    let mut live = args
+    let live = args
         .dashboard
         .map(|addr| crate::live::Live::bind(addr, &plan, slo.as_ref(), series.clone()))
         .transpose()?;
@@ -206,71 +187,25 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
     // Everything is ready: wait for the synchronised start, if any, as the last step.
     agent::wait(start_at, agent.late_ok, &interrupted)?;
     let started_wall = std::time::SystemTime::now();
-    if let Some(live) = &mut live {
-        live.start(threads, control.clone());
-    }
-    // Bounded: the newest intervals at full resolution, older ones merged (--hlog keeps all).
-    let mut series_error = None;
-    // The interval sink tells the page, and the end stops it: both hold the dashboard.
-    let live = std::cell::RefCell::new(live);
-    let dashboard_cpu = || {
-        let live = live.borrow();
-        live.as_ref()
-            .map(|l| l.dashboard().cpu())
-            .unwrap_or_default()
+    let around = crate::window::Around {
+        interrupted: &interrupted,
+        progress: show_progress,
+        live: live.as_ref(),
+        series: &series,
     };
-    let has_dashboard = live.borrow().is_some();
-    let window = measure::window::run(
-        &plan,
-        &control,
-        has_dashboard.then_some(&dashboard_cpu as &dyn Fn() -> probe::OwnUsage),
-        measure::window::Sockets::Watch,
-        &mut |iv| {
-            live_p99_ns.store(iv.latency.percentile_ns(99.0), Ordering::Relaxed);
-            if series_error.is_none() {
-                let mut rows = series.lock().unwrap_or_else(|e| e.into_inner());
-                series_error = rows.push(iv.index, report::IntervalRow::from(iv)).err();
-            }
-            if let Some(live) = &*live.borrow() {
-                live.pushed(iv);
-            }
-            if observers.observe(iv) {
-                control.stop();
-            }
-        },
-        &mut || {
-            if let Some(live) = &mut *live.borrow_mut() {
-                live.stop();
-            }
-            probe::OwnUsage::default()
-        },
-    );
-    let live = live.into_inner();
-    if let Some(e) = series_error {
-        // Cannot happen with the rows made above; said rather than hidden if it does.
-        eprintln!("foxbench: warning: the interval series is incomplete: {e}");
-    }
-    let intervals: Vec<report::IntervalRow> = series
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .rows()
-        .cloned()
-        .collect();
-    let _ = watcher.join();
-    let result = (window.result.as_ref()).map_err(|e| anyhow!(e.text().worded(&Flags)))?;
-    if result.interval_waits > 0 {
+    let measured = crate::window::run(&plan, around, &mut |iv| observers.observe(iv))?;
+    if measured.interval_waits > 0 {
         // Nothing was dropped; the waits delayed requests, which the latencies show.
         cli::say(&format!(
             "warning: the workers waited {} times for the interval series, --hlog or \
              --dashboard to catch up: a longer --interval asks less of them",
-            result.interval_waits
+            measured.interval_waits
         ));
     }
     let breach = observers.breach.take();
     observers.finish()?;
 
-    let mut report =
-        measure::record::load_report(&plan, threads, result, intervals, &window, &Flags);
+    let mut report = measured.report;
     let (shard, start) = agent::sections(sharded.as_ref(), start_at, started_wall);
     report.shard = shard;
     report.start = Some(start);
@@ -316,70 +251,4 @@ pub fn run(args: LoadArgs) -> Result<ExitCode> {
         (None, Some(_)) => ExitCode::from(cli::exit::FAILED),
         (None, None) => ExitCode::SUCCESS,
     })
-}
-
-/// Polls for signals and draws the progress bar until the run ends.
-pub(crate) fn watch(
-    control: &Control,
-    interrupted: &AtomicBool,
-    live_p99_ns: &AtomicU64,
-    stop: Stop,
-    show: bool,
-) {
-    let bar = show.then(|| {
-        let (len, template) = match stop {
-            Stop::Requests(n) => (
-                n,
-                "{elapsed_precise} [{bar:30}] {pos}/{len} requests  {msg}",
-            ),
-            Stop::Duration(d) => (d.as_millis() as u64, "{elapsed_precise} [{bar:30}] {msg}"),
-        };
-        let b = indicatif::ProgressBar::with_draw_target(
-            Some(len),
-            indicatif::ProgressDrawTarget::stderr(),
-        );
-        b.set_style(
-            indicatif::ProgressStyle::with_template(template)
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
-                .progress_chars("=> "),
-        );
-        b
-    });
-    let start = Instant::now();
-    let mut last = (Instant::now(), 0u64);
-    let mut rate = 0.0;
-    while !control.stopped() {
-        if interrupted.load(Ordering::Relaxed) {
-            control.stop();
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-        if let Some(b) = &bar {
-            let s = control.snapshot();
-            let dt = last.0.elapsed().as_secs_f64();
-            if dt >= 0.5 {
-                rate = (s.completed - last.1) as f64 / dt;
-                last = (Instant::now(), s.completed);
-            }
-            match stop {
-                Stop::Requests(_) => b.set_position(s.completed + s.errors),
-                Stop::Duration(_) => b.set_position(start.elapsed().as_millis() as u64),
-            }
-            let p99 = live_p99_ns.load(Ordering::Relaxed);
-            b.set_message(format!(
-                "{} requests, {:.0} req/s, p99 {}, {} errors",
-                s.completed,
-                rate,
-                if p99 == 0 {
-                    "-".to_string()
-                } else {
-                    report::human_us(p99 as f64 / 1e3)
-                },
-                s.errors
-            ));
-        }
-    }
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
 }

@@ -24,6 +24,7 @@ mod shootout_cmd;
 mod shootout_live;
 #[cfg(test)]
 mod tests;
+mod window;
 
 use std::io::Write as _;
 use std::process::ExitCode;

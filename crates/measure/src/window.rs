@@ -41,10 +41,9 @@ impl Edge {
     pub fn until(&self, end: &Edge, wall: Duration, helpers: probe::OwnUsage) -> Spent {
         let own = end.own.since(&self.own);
         let beside = self.beside.zip(end.beside).map(|(a, b)| b.since(&a));
-        let client = beside.map_or(own, |d| own.without(&d));
         Spent {
             wall,
-            client: client.without(&helpers),
+            client: load_usage(&own, beside.as_ref(), &helpers),
             beside,
             helpers,
             tcp: self
@@ -54,6 +53,17 @@ impl Edge {
                 .map(|(a, b)| tcp_delta(a, b)),
         }
     }
+}
+
+/// The load generator's part of the process's usage `own` over a span: the threads'
+/// beside the load and the helpers' left out. The one subtraction, for a window's record
+/// ([`Edge::until`]) and a dashboard's once-a-second gauge alike.
+pub fn load_usage(
+    own: &probe::OwnUsage,
+    beside: Option<&probe::OwnUsage>,
+    helpers: &probe::OwnUsage,
+) -> probe::OwnUsage {
+    beside.map_or(*own, |d| own.without(d)).without(helpers)
 }
 
 /// The kernel's TCP counters' growth between a window's edges, as the report holds them.

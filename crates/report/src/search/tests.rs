@@ -101,3 +101,20 @@ fn tcp_warnings_name_the_windows_and_the_busiest_ones_detail() {
     assert!(none.tcp_warnings().is_empty());
     assert!(!none.to_text().contains("warning"));
 }
+
+/// The progress line `--find-max` prints after each window, once formatted in the binary.
+#[test]
+fn a_windows_progress_line_names_its_rate_cpu_verdict_and_tcp_rules() {
+    let mut w = window(1000, Some(&[TcpFinding::Nagle]));
+    w.client_spin_percent = 3.0;
+    w.passed = true;
+    assert_eq!(
+        w.progress_line(3),
+        "window  3:      1000 req/s asked,      1000 achieved, p99         -, client   1% (3% spin): held (tcp: nagle)"
+    );
+    let quiet = window(20, None);
+    assert_eq!(
+        quiet.progress_line(12),
+        "window 12:        20 req/s asked,        20 achieved, p99         -, client   1%: failed"
+    );
+}
