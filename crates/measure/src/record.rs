@@ -156,10 +156,14 @@ pub fn load_report(
     let tls = plan.target.scheme == load::Scheme::Https;
     report.protocol = Some(rules::protocol_name(&plan.protocol, tls).into());
     report.http2 = http2_report(r, plan.protocol);
+    let links: Vec<TcpLink> = (window.link.as_ref())
+        .and_then(|l| tcp_link(None, l))
+        .into_iter()
+        .collect();
     report.tcp = spent
         .tcp
         .as_ref()
-        .map(|d| tcp_report(plan, r, &report, d, &window.links));
+        .map(|d| tcp_report(plan, r, &report, d, &links));
     report
 }
 

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use load::{Control, Interval, LoadError, Plan, RunResult};
-use report::tcp::{TcpCounts, TcpLink};
+use report::tcp::TcpCounts;
 
 /// The CPU so far of threads beside the load (a dashboard's, a live view's), read at a
 /// window's edges.
@@ -110,9 +110,10 @@ pub struct Window {
     pub result: Result<RunResult, LoadError>,
     /// What it spent, and over what time ([`Spent::wall`]).
     pub spent: Spent,
-    /// foxbench's own sockets to the target over the window ([`SocketWatch`]); empty when
-    /// no reading saw one.
-    pub links: Vec<TcpLink>,
+    /// foxbench's own sockets to the target over the window, as the [`SocketWatch`] read
+    /// them (`None` when the caller's helpers read them, [`Sockets::Caller`]);
+    /// `record::tcp_link` makes them the report's.
+    pub link: Option<probe::LinkSeries>,
 }
 
 /// Who reads foxbench's own sockets to the target during a window.
@@ -147,12 +148,15 @@ pub fn run(
     let wall = started.elapsed();
     control.stop(); // ends the socket reader and a caller's watcher
     let helpers = ended();
-    let (links, reader) = watch.map(SocketWatch::finish).unwrap_or_default();
+    let (link, reader) = match watch.map(SocketWatch::finish) {
+        Some((link, reader)) => (Some(link), reader),
+        None => (None, probe::OwnUsage::default()),
+    };
     let after = Edge::now(beside);
     Window {
         result,
         spent: before.until(&after, wall, reader.plus(&helpers)),
-        links,
+        link,
     }
 }
 
@@ -189,16 +193,10 @@ impl SocketWatch {
         SocketWatch { handle }
     }
 
-    /// The link it saw (none when no reading found a socket), and the CPU its thread used,
-    /// which is not the load generator's.
-    pub fn finish(self) -> (Vec<TcpLink>, probe::OwnUsage) {
-        let Some((link, usage)) = self.handle.and_then(|h| h.join().ok()) else {
-            return (Vec::new(), probe::OwnUsage::default());
-        };
-        (
-            crate::record::tcp_link(None, &link).into_iter().collect(),
-            usage,
-        )
+    /// The link it saw (empty when its thread could not start), and the CPU its thread
+    /// used, which is not the load generator's.
+    pub fn finish(self) -> (probe::LinkSeries, probe::OwnUsage) {
+        self.handle.and_then(|h| h.join().ok()).unwrap_or_default()
     }
 }
 
