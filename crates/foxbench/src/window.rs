@@ -77,13 +77,13 @@ pub fn run(
                 control.stop();
             }
         },
-        // The watcher ends with the load (the control is stopped).
+        // The watcher ends with the load (the control is stopped): its CPU and context
+        // switches (a 50 ms poll, the progress bar) are a helper's, not the load's.
         &mut || {
             drop(ticker.take());
-            if let Some(h) = watcher.take() {
-                let _ = h.join();
-            }
-            probe::OwnUsage::default()
+            (watcher.take())
+                .and_then(|h| h.join().ok())
+                .unwrap_or_default()
         },
     );
     if let Some(e) = series_error {
@@ -114,14 +114,15 @@ pub fn run(
     })
 }
 
-/// Polls for signals and draws the progress bar until the run ends.
+/// Polls for signals and draws the progress bar until the run ends; its thread's usage,
+/// which is not the load generator's.
 fn watch(
     control: &Control,
     interrupted: &AtomicBool,
     live_p99_ns: &AtomicU64,
     stop: Stop,
     show: bool,
-) {
+) -> probe::OwnUsage {
     let bar = show.then(|| {
         let (len, template) = match stop {
             Stop::Requests(n) => (
@@ -178,4 +179,5 @@ fn watch(
     if let Some(b) = bar {
         b.finish_and_clear();
     }
+    probe::thread_usage()
 }

@@ -122,7 +122,15 @@ mod load {
             let n = v["client"][k].as_f64();
             assert!(n.is_some_and(|n| n >= 0.0), "{k}: {}", v["client"]);
         }
-        assert!(v["client"]["voluntary_ctxt_per_request"].as_f64() > Some(0.0));
+        // The server runs in this process, the client in its own: about one switch per
+        // response for a worker woken by each, never many (the watcher's 50 ms poll is
+        // left out, and was never enough to show here).
+        let per_request = v["client"]["voluntary_ctxt_per_request"].as_f64();
+        assert!(
+            per_request.is_some_and(|n| (0.01..=3.0).contains(&n)),
+            "{}",
+            v["client"]
+        );
         testkit::wait_until(
             Duration::from_secs(10),
             "the server to count every head",

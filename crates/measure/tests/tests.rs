@@ -101,10 +101,126 @@ fn one_window_becomes_one_record() {
         "the socket reader's CPU, told apart"
     );
     assert!(c.cpu_us_per_request.is_some());
-    // 300 responses over 2 connections: the worker waited for some of them.
-    assert!(
-        c.voluntary_ctxt_per_request.is_some_and(|n| n > 0.0),
-        "{c:?}"
+    assert!(c.voluntary_ctxt_per_request.is_some(), "{c:?}");
+    // Where the kernel's counters can be read, the window read them and reported them.
+    if probe::tcp_counters().is_ok() {
+        assert!(report.tcp.is_some(), "the TCP counters' report is missing");
+    }
+}
+
+/// The environment variable that makes [`child_ok_server`] serve.
+const SERVE: &str = "FOXBENCH_MEASURE_TEST_SERVE";
+
+/// Not a test: [`ok_server`] in a process of its own (this binary run again), so that its
+/// threads' context switches are not the test process's. It prints its URL and serves
+/// until its stdin closes.
+#[test]
+#[ignore = "run by server_process"]
+fn child_ok_server() {
+    if std::env::var_os(SERVE).is_none() {
+        return;
+    }
+    println!("serving {}", ok_server());
+    std::io::stdout().flush().expect("stdout");
+    let _ = std::io::stdin().read_to_end(&mut Vec::new());
+}
+
+/// [`child_ok_server`] started; its URL. Dropping the child's stdin ends it.
+#[track_caller]
+fn server_process() -> (std::process::Child, String) {
+    use std::io::BufRead;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(std::env::current_exe().expect("the test binary"))
+        .args(["--exact", "child_ok_server", "--ignored", "--nocapture"])
+        .env(SERVE, "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("the test binary runs again");
+    let mut out = std::io::BufReader::new(child.stdout.take().expect("piped"));
+    let mut line = String::new();
+    let url = loop {
+        line.clear();
+        if out.read_line(&mut line).expect("the child's stdout") == 0 {
+            panic!("the child ended without saying where it serves");
+        }
+        if let Some(url) = line.trim_end().strip_prefix("serving ") {
+            break url.to_string();
+        }
+    };
+    // The rest of its output (the harness's lines) is drained, not cut off.
+    std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
+    (child, url)
+}
+
+/// The context-switch figures count the load generator alone. They once counted the
+/// signal watcher (a 50 ms poll) beside the load, and a test whose server ran in the test
+/// process counted the server's switches as the client's and could not fail.
+#[test]
+fn the_clients_context_switches_leave_its_helpers_out() {
+    let (mut server, url) = server_process();
+    let plan = Plan {
+        connections: 2,
+        threads: 1,
+        stop: Stop::Requests(2000),
+        ..Plan::new(Target::parse(&url).expect("a loopback URL parses"))
+    };
+    let control = Control::new(plan.effective_threads());
+    // A helper that sleeps 100 times (100 voluntary switches at least) inside the window:
+    // it starts at the opening edge (the first call of `beside`, after the process's
+    // reading) and is joined by `ended`, before the closing edge.
+    let (go, started) = std::sync::mpsc::channel::<()>();
+    let helper = std::thread::spawn(move || {
+        let _ = started.recv();
+        for _ in 0..100 {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        probe::thread_usage()
+    });
+    let go = std::sync::Mutex::new(Some(go));
+    let beside = || {
+        if let Some(go) = go.lock().unwrap().take() {
+            let _ = go.send(());
+        }
+        probe::OwnUsage::default()
+    };
+    let mut helper = Some(helper);
+    let mut helper_usage = probe::OwnUsage::default();
+    let before = probe::own_usage();
+    let window = measure::window::run(
+        &plan,
+        &control,
+        Some(&beside),
+        measure::window::Sockets::Watch,
+        &mut |_| {},
+        &mut || {
+            let h = helper.take().expect("ended once");
+            helper_usage = h.join().expect("the helper ends");
+            helper_usage
+        },
     );
-    assert_eq!(report.tcp.is_some(), window.spent.tcp.is_some());
+    let process = probe::own_usage().since(&before);
+    drop(server.stdin.take());
+    let _ = server.wait();
+    let result = window.result.as_ref().expect("the load runs");
+    let completed = result.counts.completed();
+    assert_eq!(completed, 2000);
+    let client = measure::record::client(result, &window.spent, 1);
+    let per_request = client.voluntary_ctxt_per_request.expect("responses");
+    let switches = (per_request * completed as f64).round() as u64;
+    assert!(helper_usage.voluntary_ctxt >= 100, "{helper_usage:?}");
+    // The helper's switches are in the process's, once: not in the client's as well.
+    assert!(
+        switches + helper_usage.voluntary_ctxt <= process.voluntary_ctxt,
+        "client {switches} + helper {} > process {}",
+        helper_usage.voluntary_ctxt,
+        process.voluntary_ctxt
+    );
+    // One worker on 2 connections to a server in another process sleeps in epoll_wait
+    // and is woken about once per response, never twice (a server in this process added
+    // its own reads' switches, one more per request).
+    assert!(
+        (0.05..=1.5).contains(&per_request),
+        "{per_request} voluntary switches per response"
+    );
 }

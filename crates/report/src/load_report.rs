@@ -444,7 +444,9 @@ pub struct Client {
     #[serde(default)]
     pub max_rss_bytes: u64,
     /// Voluntary context switches of the load generator's threads per completed request
-    /// (getrusage's `ru_nvcsw` over the window, the threads beside the load left out): a
+    /// (getrusage's `ru_nvcsw` over the window: the engine's workers and the thread that
+    /// collects their intervals; the helpers, such as the socket reader, the signal
+    /// watcher or the shootout's probe, and the threads beside the load left out): a
     /// worker that sleeps in epoll_wait and is woken switches once per wake-up. Absent
     /// with no response, and in results from before 2026-11-28.
     #[serde(default, skip_serializing_if = "Option::is_none")]
