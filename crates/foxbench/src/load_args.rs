@@ -1,6 +1,7 @@
 //! The flags of `foxbench load`.
 
 use std::path::PathBuf;
+use std::sync::LazyLock;
 use std::time::Duration;
 
 use clap::Args;
@@ -187,15 +188,15 @@ pub struct LoadArgs {
 
     /// --find-max: the whole search's time budget, spectrum included; when it runs out the
     /// report gives the best bracket found.
-    #[arg(long = "max-time", value_parser = parse_duration, default_value = "60s", requires = "find_max")]
+    #[arg(long = "max-time", value_parser = parse_duration, default_value = BUDGET_TEXT.as_str(), requires = "find_max")]
     pub max_time: Duration,
 
     /// --find-max: the length of each constant-rate window judged.
-    #[arg(long = "window", value_parser = parse_duration, default_value = "2s", requires = "find_max")]
+    #[arg(long = "window", value_parser = parse_duration, default_value = WINDOW_TEXT.as_str(), requires = "find_max")]
     pub window: Duration,
 
     /// --find-max: the first rate tried, requests per second.
-    #[arg(long = "start-rate", default_value_t = 1000.0, requires = "find_max")]
+    #[arg(long = "start-rate", default_value_t = measure::search::DEFAULT_START_RATE, requires = "find_max")]
     pub start_rate: f64,
 
     /// No progress bar and no text report (errors and warnings still print).
@@ -246,3 +247,16 @@ pub enum SelectArg {
     /// Uniformly at random.
     Random,
 }
+
+/// `--max-time`'s default as the flag writes it: the constant is its one definition.
+static BUDGET_TEXT: LazyLock<String> = LazyLock::new(|| seconds(measure::search::FIND_MAX_BUDGET));
+/// `--window`'s default as the flag writes it.
+static WINDOW_TEXT: LazyLock<String> = LazyLock::new(|| seconds(measure::search::FIND_MAX_WINDOW));
+
+/// A duration as a flag writes it (`2s`), for clap, which shows and parses it.
+fn seconds(d: Duration) -> String {
+    format!("{}s", d.as_secs_f64())
+}
+
+#[cfg(test)]
+mod tests;

@@ -28,11 +28,17 @@ pub const PRECISION: f64 = 0.02;
 /// Setup time a window costs beyond its length (connecting, starting the workers, probing
 /// the server at its edges), counted against the budget.
 pub const WINDOW_SLACK: Duration = Duration::from_millis(250);
-/// A window's length when a suite's level gives none (`--window`'s default too).
+/// A window's length when a suite's capacity level gives none (`--find-max` has its own,
+/// [`FIND_MAX_WINDOW`]).
 pub const DEFAULT_WINDOW: Duration = Duration::from_secs(1);
-/// The first rate tried when a suite's level gives none, requests per second
+/// The first rate tried when a suite's capacity level gives none, requests per second
 /// (`--start-rate`'s default too).
 pub const DEFAULT_START_RATE: f64 = 1000.0;
+/// `--find-max`'s window length without `--window`: twice a suite level's, as one run alone
+/// has no repeats to smooth a window's noise.
+pub const FIND_MAX_WINDOW: Duration = Duration::from_secs(2);
+/// `--find-max`'s whole budget without `--max-time`, spectrum included.
+pub const FIND_MAX_BUDGET: Duration = Duration::from_secs(60);
 
 /// A capacity search as its caller was given it: `--find-max OBJECTIVE` with `--window`
 /// and `--start-rate`, or a suite level's `capacity`, `window` and `start_rate`.
