@@ -595,10 +595,12 @@ pub fn merge(sources: &[Source], opts: Options) -> Result<LoadReport, MergeError
     let rows = agent_rows(&by_shard, t0);
     let busiest = rows.iter().map(|a| a.cpu_percent).fold(0.0, f64::max);
     // A figure per request over all the agents: each agent's weighted by its responses;
-    // absent when an agent did not record it.
+    // absent when an agent with responses did not record it. An agent without responses
+    // weighs nothing and has no figure per request to give: it is skipped.
     let per_request = |of: &dyn Fn(&Client) -> Option<f64>| {
         let each: Option<Vec<(f64, u64)>> = by_shard
             .values()
+            .filter(|s| s.report.requests.completed > 0)
             .map(|s| of(&s.report.client).map(|v| (v, s.report.requests.completed)))
             .collect();
         let each = each?;
@@ -623,6 +625,11 @@ pub fn merge(sources: &[Source], opts: Options) -> Result<LoadReport, MergeError
         coalesced_waits: sum(&|r| r.client.coalesced_waits),
         coalesced_s: by_shard.values().map(|s| s.report.client.coalesced_s).sum(),
         saturated: rows.iter().any(|a| a.saturated),
+        // One rule for both helper figures: absent from an agent means 0 when nothing ran
+        // there (no --dashboard: `dashboard_cpu_s` is absent) and unknown when it was not
+        // recorded (`probe_cpu_s`, which every agent records since the socket reader, is
+        // absent only from older results): an unknown part makes the total unknown, a
+        // zero part adds nothing.
         probe_cpu_s: by_shard.values().map(|s| s.report.client.probe_cpu_s).sum(),
         dashboard_cpu_s: {
             let d: Vec<f64> = by_shard

@@ -395,3 +395,58 @@ fn merge_drops_the_first_agents_tcp_counters() {
     assert!(m.tcp.is_none(), "{:?}", m.tcp);
     assert_eq!(m.tcp_warnings().count(), 0);
 }
+
+/// An agent with no responses has no figure per request (`None`), and it once made the
+/// whole merge's figure `None`: it weighs nothing, so it is skipped.
+#[test]
+fn an_agent_without_responses_leaves_the_per_request_figures_to_the_others() {
+    let mut busy = shard(0, 2, 12, &[1000; 12], 0);
+    busy.client.voluntary_ctxt_per_request = Some(0.5);
+    busy.client.involuntary_ctxt_per_request = Some(0.25);
+    let mut idle = shard(1, 2, 12, &[], 3_000_000);
+    idle.client.voluntary_ctxt_per_request = None;
+    idle.client.involuntary_ctxt_per_request = None;
+    let m = merge(
+        &[src("a.json", busy.clone()), src("b.json", idle)],
+        Options::default(),
+    )
+    .unwrap();
+    assert_eq!(m.client.voluntary_ctxt_per_request, Some(0.5));
+    assert_eq!(m.client.involuntary_ctxt_per_request, Some(0.25));
+    // An agent with responses but no figure (an older result) still makes it unknown.
+    let mut old = shard(1, 2, 12, &[1000; 12], 3_000_000);
+    old.client.voluntary_ctxt_per_request = None;
+    let m = merge(
+        &[src("a.json", busy), src("b.json", old)],
+        Options::default(),
+    )
+    .unwrap();
+    assert_eq!(m.client.voluntary_ctxt_per_request, None);
+}
+
+/// The helpers' CPU: an agent's absent `dashboard_cpu_s` is a dashboard that did not run
+/// (0), an absent `probe_cpu_s` a figure not recorded (unknown, so the total is too).
+#[test]
+fn helper_cpu_absent_from_an_agent_is_zero_when_nothing_ran_and_unknown_when_not_recorded() {
+    let mut s = shards(&[1000; 12], 2);
+    s[0].report.client.dashboard_cpu_s = Some(0.25);
+    s[1].report.client.dashboard_cpu_s = None;
+    s[0].report.client.probe_cpu_s = Some(0.5);
+    s[1].report.client.probe_cpu_s = Some(0.25);
+    let m = merge(&s, Options::default()).unwrap();
+    assert_eq!(m.client.dashboard_cpu_s, Some(0.25));
+    assert_eq!(m.client.probe_cpu_s, Some(0.75));
+    s[1].report.client.probe_cpu_s = None;
+    let m = merge(&s, Options::default()).unwrap();
+    assert_eq!(m.client.probe_cpu_s, None);
+    for a in &mut s {
+        a.report.client.dashboard_cpu_s = None;
+    }
+    assert_eq!(
+        merge(&s, Options::default())
+            .unwrap()
+            .client
+            .dashboard_cpu_s,
+        None
+    );
+}
