@@ -81,12 +81,11 @@ fn an_open_window_never_coalesces_and_validates() {
     }
 }
 
-/// The protocol's name is made in one place: a second `"h2c"` in the workspace's code
-/// (comments and tests aside) is a second naming, which drifts from this one.
-#[test]
-fn the_protocol_is_named_here_only() {
+/// The workspace's non-test sources (tests, benches, fuzz targets and `tests.rs` files
+/// aside), each with its lines of code (comment lines aside).
+fn sources() -> Vec<(std::path::PathBuf, Vec<String>)> {
     let crates = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut found = Vec::new();
+    let mut out = Vec::new();
     let mut dirs = vec![crates];
     while let Some(dir) = dirs.pop() {
         for entry in std::fs::read_dir(&dir).unwrap().flatten() {
@@ -98,13 +97,115 @@ fn the_protocol_is_named_here_only() {
                 }
             } else if name.ends_with(".rs") && name != "tests.rs" {
                 let text = std::fs::read_to_string(&path).unwrap();
-                let code = text.lines().filter(|l| !l.trim_start().starts_with("//"));
-                if code.filter(|l| l.contains("\"h2c\"")).count() > 0 {
-                    found.push(path);
-                }
+                let code = text
+                    .lines()
+                    .filter(|l| !l.trim_start().starts_with("//"))
+                    .map(str::to_string)
+                    .collect();
+                out.push((path, code));
             }
         }
     }
-    assert_eq!(found.len(), 1, "{found:?}");
-    assert!(found[0].ends_with("measure/src/rules.rs"), "{found:?}");
+    out
+}
+
+/// The files, and lines, where `telltale` holds of a line and the lines after it.
+fn found(telltale: &dyn Fn(&[String]) -> bool) -> Vec<String> {
+    let mut hits = Vec::new();
+    for (path, code) in sources() {
+        for i in 0..code.len() {
+            if telltale(&code[i..]) {
+                hits.push(format!("{}:{}", path.display(), code[i].trim()));
+            }
+        }
+    }
+    hits
+}
+
+/// Whether a line of code builds the name `h2c`: the literal (`"h2c"`, `r"h2c"`,
+/// `b"h2c"`), or `h2` and `c` put together (`concat!("h2", "c")`, `format!("{}c", "h2")`,
+/// `"h2".to_string() + "c"`).
+fn names_h2c(line: &str) -> bool {
+    line.contains("h2c\"")
+        || (line.contains("\"h2")
+            && (line.contains("\"c\"") || (line.contains("c\"") && line.contains("{"))))
+}
+
+#[test]
+fn the_h2c_scan_catches_the_ways_of_building_the_name() {
+    for line in [
+        r#"let n = "h2c";"#,
+        r#"let n = r"h2c";"#,
+        r#"concat!("h2", "c")"#,
+        r#""h2".to_string() + "c""#,
+        r#"format!("{}c", "h2")"#,
+        r#"format!("h2{}", "c")"#,
+    ] {
+        assert!(names_h2c(line), "{line}");
+    }
+    for line in [r#"alpn == b"h2""#, r#"unwrap_or("h2")"#, "let h2 = conn;"] {
+        assert!(!names_h2c(line), "{line}");
+    }
+}
+
+/// The protocol's name is made in one place: a second `h2c` built in the workspace's code
+/// (comments and tests aside) is a second naming, which drifts from this one.
+#[test]
+fn the_protocol_is_named_here_only() {
+    let hits = found(&|code| names_h2c(&code[0]));
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    assert!(hits[0].contains("measure/src/rules.rs"), "{hits:?}");
+}
+
+/// The TCP rules read the service time in the open model, decided in `rules_latency`:
+/// every `tcp::Evidence` built takes its latency from it, and no other code picks the
+/// latency when the service time is empty (`if service.is_empty() { latency }`).
+#[test]
+fn the_rules_latency_is_chosen_here_only() {
+    let evidence = found(&|code| {
+        code[0].contains("Evidence {")
+            && !code[0].contains("struct")
+            && code
+                .iter()
+                .take_while(|l| !l.trim_start().starts_with('}'))
+                .any(|l| l.trim_start().starts_with("latency:") && !l.contains("rules_latency("))
+    });
+    assert!(
+        evidence.is_empty(),
+        "the rules' latency chosen elsewhere: {evidence:?}"
+    );
+    let choice = found(&|code| {
+        code[0].contains("service.is_empty()")
+            && code.iter().take(3).any(|l| {
+                let t = l
+                    .trim()
+                    .trim_start_matches(['&', '{', ' '])
+                    .trim_end_matches(['}', ' ']);
+                t.ends_with("latency") && !t.contains(' ')
+            })
+    });
+    assert_eq!(choice.len(), 1, "{choice:?}");
+    assert!(choice[0].contains("measure/src/rules.rs"), "{choice:?}");
+}
+
+/// "The open model never coalesces" is decided in `Plan::coalesce_in_effect` and applied
+/// to a window whose arrival changes in `with_arrival`: `Coalesce::Off` is named only where
+/// the mode is parsed, shown, decided and run (load's plan.rs and worker/coalesce.rs), and
+/// a plan's `coalesce` is set only from the flag or here.
+#[test]
+fn coalescing_in_effect_is_decided_here_only() {
+    let off = found(&|code| code[0].contains("Coalesce::Off"));
+    let homes = ["load/src/plan.rs", "load/src/worker/coalesce.rs"];
+    let elsewhere: Vec<&String> = off
+        .iter()
+        .filter(|h| !homes.iter().any(|home| h.contains(home)))
+        .collect();
+    assert!(elsewhere.is_empty(), "{elsewhere:?}");
+    let set = found(&|code| code[0].contains(".coalesce = "));
+    let homes = ["measure/src/rules.rs", "foxbench/src/load_cmd.rs"];
+    let elsewhere: Vec<&String> = set
+        .iter()
+        .filter(|h| !homes.iter().any(|home| h.contains(home)))
+        .collect();
+    assert!(elsewhere.is_empty(), "{elsewhere:?}");
 }
