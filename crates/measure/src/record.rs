@@ -13,9 +13,13 @@ use crate::rules;
 use crate::window::{Spent, Window};
 
 /// The client's cost over one window: what it `spent`, on `cpus` CPUs over the window's
-/// one time base ([`Spent::wall`]), for the result `r`'s responses. The one translator of the client's figures, for a load
-/// result and a shootout repeat alike: a new figure is added here and in
-/// [`report::Client`], and nowhere else.
+/// one time base ([`Spent::wall`]), for the result `r`'s responses. The one translator of
+/// the client's figures, for a load result and a shootout repeat alike. A new figure is a
+/// field of [`report::Client`] and a line here; the compiler then asks for it where a
+/// `Client` is built field by field (`Client::measure` and report's merge of agents,
+/// `merge/mod.rs`, which must also say how agents' values combine, and report's test
+/// sample, `report/src/tests.rs`); `schemas/load.schema.json` is written by hand and needs
+/// it too, while `shootout.schema.json` is generated from the struct.
 pub fn client(r: &RunResult, spent: &Spent, cpus: usize) -> report::Client {
     client_of((r.counts.completed(), r.spin, r.coalesced), spent, cpus)
 }
