@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 use report::shootout::{to_html, ShootoutResults};
 
 mod load_page;
+mod old_capacity;
 
 const CHROMIUM: &str = "chromium";
 const LIMIT: Duration = Duration::from_secs(60);
