@@ -116,8 +116,9 @@ mod load {
         // 7 in flight never make 4 responses due in a wait: auto makes none.
         assert_eq!(v["config"]["coalesce"], "auto");
         assert_eq!(v["client"]["coalesced_waits"], 0);
-        // The client's context switches per response (issue 35's figure), from the one
-        // record a shootout repeat has too; 7 workers woken for 1234 responses switch.
+        // The client's context switches per response (`client.voluntary_ctxt_per_request`
+        // and `involuntary_ctxt_per_request`), from the one record a shootout repeat has
+        // too; 7 workers woken for 1234 responses switch.
         for k in ["voluntary_ctxt_per_request", "involuntary_ctxt_per_request"] {
             let n = v["client"][k].as_f64();
             assert!(n.is_some_and(|n| n >= 0.0), "{k}: {}", v["client"]);
