@@ -64,6 +64,8 @@ pub fn run(
             .live
             .map(|_| &dashboard_cpu as &dyn Fn() -> probe::OwnUsage),
         measure::window::Sockets::Watch,
+        // The watcher, started before, only sleeps until the load runs.
+        &mut || {},
         &mut |iv| {
             live_p99_ns.store(iv.latency.percentile_ns(99.0), Ordering::Relaxed);
             if series_error.is_none() {

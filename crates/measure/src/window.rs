@@ -127,20 +127,24 @@ pub enum Sockets {
 
 /// Runs `plan` as one window, the one place a window is measured: edges read around
 /// `load::run_with_intervals` (each interval goes to `on_interval`), foxbench's sockets
-/// to the target read meanwhile when `sockets` says so. Once the load ends, `control` is
-/// stopped (which ends a caller's watcher) and `ended` is called before the closing edge:
-/// it stops what runs beside the load and joins the caller's helper threads (a signal
-/// watcher, a probe), returning their CPU, which is left out of the load generator's as
-/// the socket reader's is.
+/// to the target read meanwhile when `sockets` says so. `started` is called just after
+/// the opening edge, to start the caller's helpers there (a probe whose first readings
+/// would otherwise fall before the edge and be left out of CPU the window never counted).
+/// Once the load ends, `control` is stopped (which ends a caller's watcher) and `ended` is
+/// called before the closing edge: it stops what runs beside the load and joins the
+/// caller's helper threads (a signal watcher, a probe), returning their CPU, which is left
+/// out of the load generator's as the socket reader's is.
 pub fn run(
     plan: &Plan,
     control: &Arc<Control>,
     beside: Beside,
     sockets: Sockets,
+    started: &mut dyn FnMut(),
     on_interval: &mut dyn FnMut(&Interval),
     ended: &mut dyn FnMut() -> probe::OwnUsage,
 ) -> Window {
     let before = Edge::now(beside);
+    started();
     let watch =
         (sockets == Sockets::Watch).then(|| SocketWatch::start(plan.target.addr, control.clone()));
     let started = Instant::now();

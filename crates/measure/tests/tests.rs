@@ -62,6 +62,7 @@ fn one_window_becomes_one_record() {
         &control,
         Some(&beside),
         measure::window::Sockets::Watch,
+        &mut || {},
         &mut |_| {},
         &mut || {
             ended += 1;
@@ -167,8 +168,8 @@ fn the_clients_context_switches_leave_its_helpers_out() {
     };
     let control = Control::new(plan.effective_threads());
     // A helper that sleeps 100 times (100 voluntary switches at least) inside the window:
-    // it starts at the opening edge (the first call of `beside`, after the process's
-    // reading) and is joined by `ended`, before the closing edge.
+    // it starts at the opening edge (`started`) and is joined by `ended`, before the
+    // closing edge.
     let (go, started) = std::sync::mpsc::channel::<()>();
     let helper = std::thread::spawn(move || {
         let _ = started.recv();
@@ -177,21 +178,17 @@ fn the_clients_context_switches_leave_its_helpers_out() {
         }
         probe::thread_usage()
     });
-    let go = std::sync::Mutex::new(Some(go));
-    let beside = || {
-        if let Some(go) = go.lock().unwrap().take() {
-            let _ = go.send(());
-        }
-        probe::OwnUsage::default()
-    };
     let mut helper = Some(helper);
     let mut helper_usage = probe::OwnUsage::default();
     let before = probe::own_usage();
     let window = measure::window::run(
         &plan,
         &control,
-        Some(&beside),
+        None,
         measure::window::Sockets::Watch,
+        &mut || {
+            let _ = go.send(());
+        },
         &mut |_| {},
         &mut || {
             let h = helper.take().expect("ended once");

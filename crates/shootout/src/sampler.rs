@@ -135,11 +135,15 @@ impl Meter<'_> {
             .chain(service_ports.iter().copied())
             .map(probe::LinkSeries::new)
             .collect();
+        // The sampler waits for the window's opening edge, so that all the CPU it is left
+        // out for lies inside the window.
+        let (go, opened) = std::sync::mpsc::channel::<()>();
         let sampler = {
             let (control, done, capped) = (control.clone(), done.clone(), capped.clone());
             std::thread::Builder::new()
                 .name("foxbench-probe".into())
                 .spawn(move || {
+                    let _ = opened.recv();
                     let start = Instant::now();
                     let mut series = Vec::new();
                     let mut next = Duration::ZERO;
@@ -236,11 +240,6 @@ impl Meter<'_> {
                 })
                 .map_err(CellFailure::ProbeThread)?
         };
-        let active = crate::active::sample(
-            self.services.iter().map(|p| p.active.clone()).collect(),
-            interval,
-            done.clone(),
-        );
         // Bounded however long the cell runs (report::series): exact, coarser when old.
         let mut intervals = report::series::Series::for_load();
         // The live view's threads run beside the load: their CPU is not the client's.
@@ -248,15 +247,16 @@ impl Meter<'_> {
         let view = self
             .watch
             .map(|_| &view_cpu as &dyn Fn() -> probe::OwnUsage);
-        // The view's work on this thread (the engine's caller), measured around each call:
-        // left out of the client's CPU as the probe's is. Its start comes before the
-        // window's opening edge, so it is not in the window at all.
+        // The view is told of the load before the window's opening edge, outside it; its
+        // work on each interval, on this thread (the engine's caller), is measured around
+        // each call and left out of the client's CPU as the probe's is.
         if let Some(w) = self.watch {
             w.load(plan);
         }
         let mut view_usage = probe::OwnUsage::default();
         let mut probed = None;
-        let mut active = Some(active);
+        // Started by one hook, joined by the other.
+        let active = std::cell::RefCell::new(None);
         let mut sampler = Some(sampler);
         let window = measure::window::run(
             plan,
@@ -264,6 +264,16 @@ impl Meter<'_> {
             view,
             // The sampler reads foxbench's link with the target's to each service.
             measure::window::Sockets::Caller,
+            // The probe's threads start at the opening edge: the sampler is told to, the
+            // `active` reader is started.
+            &mut || {
+                let _ = go.send(());
+                *active.borrow_mut() = crate::active::sample(
+                    self.services.iter().map(|p| p.active.clone()).collect(),
+                    interval,
+                    done.clone(),
+                );
+            },
             &mut |iv| {
                 let row = report::IntervalRow::from(iv);
                 if let Some(w) = self.watch {
@@ -278,7 +288,7 @@ impl Meter<'_> {
             &mut || {
                 done.store(true, Ordering::Relaxed);
                 let sampled = sampler.take().and_then(|h| h.join().ok());
-                let active = active.take().flatten().and_then(|h| h.join().ok());
+                let active = active.borrow_mut().take().and_then(|h| h.join().ok());
                 let (service_active, active_usage) = active.unwrap_or_default();
                 let sampled = sampled.unwrap_or_default();
                 let usage = sampled.6.plus(&active_usage);
