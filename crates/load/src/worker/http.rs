@@ -2,15 +2,15 @@
 //! owns the slots, the schedule, the requests' clocks and the outcome counts; an
 //! implementation owns one connection's socket, its protocol state and its output, and
 //! tells the worker what happened ([`Setup`], [`Sent`], [`Next`]). The worker never asks
-//! which protocol runs: [`run`] picks the implementation once, from the plan's
+//! which protocol runs: [`run`](super::select::run) picks the implementation once, from the plan's
 //! [`Protocol`], and the worker is generic over it.
 //!
-//! - [`Http1`]: HTTP/1.1 with pipelining, on a byte stream
+//! - [`Http1`](super::http1::Http1): HTTP/1.1 with pipelining, on a byte stream
 //!   ([`Stream`](super::stream::Stream): TCP, or TLS over TCP);
-//! - [`Http2`]: HTTP/2 on the same byte stream, a request per stream, driving the sans-I/O
+//! - [`Http2`](super::http2::Http2): HTTP/2 on the same byte stream, a request per stream, driving the sans-I/O
 //!   [`crate::h2`] connection.
 //!
-//! Static dispatch on purpose: [`run`] makes a `Worker<Http1>` or a `Worker<Http2>`, so each
+//! Static dispatch on purpose: [`run`](super::select::run) makes a `Worker<Http1>` or a `Worker<Http2>`, so each
 //! call across the seam is a direct call the compiler inlines, where a `dyn` object or an
 //! enum would add an indirect call or a branch per request and per read. The per-request
 //! path (`Http::issue`, `Http::send`, `Http::receive`) is written by hand in each
@@ -107,26 +107,9 @@
 
 use mio::Token;
 
-use super::{Config, Failure, Pending, Recorder, WorkerResult};
-use crate::interval::CurrentInterval;
+use super::{Config, Failure, Pending, Recorder};
 use crate::protocol_counts::ProtocolCounts;
 use crate::table::Picker;
-use crate::{LoadError, Protocol};
-
-pub(super) use super::http1::Http1;
-pub(super) use super::http2::Http2;
-
-/// Runs one worker with the plan's protocol: the one place that asks which runs.
-pub(crate) fn run(
-    protocol: Protocol,
-    cfg: Config,
-    interval: CurrentInterval,
-) -> Result<WorkerResult, LoadError> {
-    match protocol {
-        Protocol::Http1 => super::Worker::run(Http1::new(&cfg), cfg, interval),
-        Protocol::Http2(opts) => super::Worker::run(Http2::new(&cfg, opts), cfg, interval),
-    }
-}
 
 /// What an implementation may use while the worker calls it: the worker's own parts,
 /// borrowed for the call.

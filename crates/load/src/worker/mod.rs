@@ -46,6 +46,7 @@ mod http;
 mod http1;
 mod http2;
 mod recorder;
+mod select;
 mod stream;
 mod timer;
 mod wakes;
@@ -57,7 +58,7 @@ use stats::Latency;
 use timer::open_timer;
 use wakes::Wakes;
 
-pub(crate) use http::run;
+pub(crate) use select::run;
 
 /// How often connections are scanned for timeouts and retries.
 const TICK: Duration = Duration::from_millis(10);
