@@ -33,7 +33,7 @@ fuzz_target!(|data: &[u8]| {
                 if let Some(c) = &l.capacity {
                     assert!(!c.slo.clauses.is_empty(), "{l:?}");
                     assert!(l.requests.is_none() && l.repeats.is_none(), "{l:?}");
-                    c.config(l.max_duration).expect("a capacity level that parses can search");
+                    c.config(l.max_duration, measure::search::After::Nothing).expect("a capacity level that parses can search");
                 }
             }
         }
