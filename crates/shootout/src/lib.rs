@@ -20,6 +20,7 @@ pub mod judge;
 mod lifecycle;
 pub mod listing;
 mod measure;
+mod meter;
 pub mod pools;
 pub mod process;
 pub mod protocol;

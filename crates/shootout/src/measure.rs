@@ -6,46 +6,19 @@
 //! repeats (`jcmd` is a JVM of its own on the client's CPUs: inside a repeat, it would be
 //! measured as the load generator's or the server's).
 
-use std::io;
 use std::net::SocketAddr;
-use std::path::Path;
-use std::process::ExitStatus;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use load::{Arrival, Plan as LoadPlan, RequestSpec, RunResult, StatusSet, Stop, Target};
 use report::shootout::{Cell, CellStatus, CounterCheck, Repeat, ThreadWaits, TierWindow};
 
 use crate::lifecycle::Running;
+pub use crate::meter::{CellFailure, Dumps, Meter};
 use crate::sampler::{file_safe, DumpPlan, Probed};
-use crate::services::Probe;
-use crate::suite::{HttpVersion, Level, Plan, Scenario};
+use crate::suite::{HttpVersion, Level, Scenario};
 use crate::summary;
 use crate::window::{self, server_window, system_window, zero_server, Edge};
-
-/// Why a cell failed; its message is the cell's.
-#[derive(Debug, thiserror::Error)]
-pub enum CellFailure {
-    /// The sampler thread could not be started.
-    #[error("cannot start the probe thread: {0}")]
-    ProbeThread(io::Error),
-    /// The load generator refused the plan.
-    #[error("the load could not run: {}", .0.text().worded(&crate::wording::SuiteKeys))]
-    Load(load::LoadError),
-    /// The target exited while warming up.
-    #[error("the target exited during warm-up")]
-    ExitedInWarmUp,
-    /// The target exited during a repeat (which is kept).
-    #[error("the target exited ({0}) during the level")]
-    Exited(ExitStatus),
-    /// The target's process tree could not be read around a repeat (which is kept).
-    #[error("the target's process could not be probed")]
-    Unprobed,
-    /// A capacity level's search could not be set up.
-    #[error("the capacity search cannot run: {0}")]
-    Capacity(String),
-}
 
 /// A scenario at a level: what one cell loads.
 #[derive(Debug, Clone)]
@@ -145,42 +118,6 @@ impl<'a> Task<'a> {
             tcp: None,
         }
     }
-}
-
-/// Where JVM thread dumps of a target go, and when they are taken.
-#[derive(Debug, Clone, Copy)]
-pub struct Dumps<'a> {
-    /// The results directory; dumps go in its `thread-dumps/`.
-    pub dir: &'a Path,
-    /// Every cell (`--thread-dump`), or only cells whose threads wait on a futex.
-    pub always: bool,
-    /// The target's name, for the file names.
-    pub target: &'a str,
-}
-
-/// What measuring needs from the run: the plan, the CPUs on each side, and Ctrl-C.
-#[derive(Debug, Clone, Copy)]
-pub struct Meter<'a> {
-    /// The suite's plan.
-    pub plan: &'a Plan,
-    /// Load generator threads (one per client CPU).
-    pub client_threads: usize,
-    /// CPUs the server may use.
-    pub server_cpus: usize,
-    /// Set by Ctrl-C.
-    pub interrupt: &'a Arc<AtomicBool>,
-    /// Each side's CPUs (client, server), for the per-CPU figures of `/proc/stat`.
-    pub cpu_ids: (&'a [usize], &'a [usize]),
-    /// JVM thread dumps, when a results directory takes them.
-    pub dumps: Option<Dumps<'a>>,
-    /// The services the target uses, probed beside it.
-    pub services: &'a [Probe],
-    /// CPUs the services may use.
-    pub service_cpus: usize,
-    /// A live view told of each load and its intervals (`--dashboard`).
-    pub watch: Option<&'a dyn crate::watch::Watch>,
-    /// What the TCP counters' rules need to know of the target (capacity windows).
-    pub net: crate::summary::Net,
 }
 
 /// Requests foxbench completed and sent over a level, warm-up included: what the

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use load::{Control, Plan as LoadPlan, RunResult};
 use report::shootout::{DumpSlice, ProbePoint, ThreadDump};
 
-use crate::measure::{CellFailure, Meter};
+use crate::meter::{CellFailure, Meter};
 use crate::window;
 
 /// The dumps to take during one load, which ends when they are done.

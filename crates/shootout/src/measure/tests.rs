@@ -1,3 +1,6 @@
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
 use super::*;
 
 use crate::suite::{Suite, DEFAULT_SUITE};
