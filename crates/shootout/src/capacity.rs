@@ -21,7 +21,8 @@ use report::slo::{Figures, Slo, SloReport};
 use crate::lifecycle::Running;
 use load::{Arrival, Stop};
 
-use crate::measure::{CellFailure, Meter, Tally, Task};
+use crate::measure::{Tally, Task};
+use crate::meter::{CellFailure, Meter};
 use crate::suite::SEARCH_KEYS;
 
 /// The level's capacity as the protocol records it.

@@ -14,7 +14,7 @@ use load::{Arrival, Plan as LoadPlan, RequestSpec, RunResult, StatusSet, Stop, T
 use report::shootout::{Cell, CellStatus, CounterCheck, Repeat, ThreadWaits, TierWindow};
 
 use crate::lifecycle::Running;
-pub use crate::meter::{CellFailure, Dumps, Meter};
+use crate::meter::{CellFailure, Dumps, Meter};
 use crate::sampler::{file_safe, DumpPlan, Probed};
 use crate::suite::{HttpVersion, Level, Scenario};
 use crate::summary;

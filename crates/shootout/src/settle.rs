@@ -14,7 +14,7 @@ use probe::Peer;
 use report::shootout::{Cell, Settle};
 
 use crate::lifecycle::Running;
-use crate::measure::Meter;
+use crate::meter::Meter;
 
 /// How often the server's connections are read while waiting.
 const POLL: Duration = Duration::from_millis(10);
