@@ -254,6 +254,11 @@ fn stalling_server() -> Server {
 
 /// A venv with `websocket-client`, made once.
 fn python_with_websocket() -> Option<PathBuf> {
+    // The browser tests run at once: one makes the venv while the others wait for it. Two
+    // `python3 -m venv` and `pip install` into one directory at once broke it in CI
+    // ("FOXBENCH_REQUIRE requires websocket-client").
+    static MAKING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one = MAKING.lock().unwrap_or_else(|e| e.into_inner());
     let venv = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cdp-venv");
     let python = venv.join("bin/python");
     let ok = |c: &mut Command| c.output().is_ok_and(|o| o.status.success());
