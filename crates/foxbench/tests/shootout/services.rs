@@ -115,9 +115,13 @@ fn services_start_fail_and_die_and_the_run_goes_on() {
             "{row}: {check}"
         );
         // Each load (warm-up slice or repeat) stops with at most one request per connection
-        // (4) in flight.
+        // (4) in flight. Plus one: a thread-dump slice runs after the repeats when they
+        // show the target's threads waiting on a futex (timing decides), and the cell lists
+        // no slice for a target without a JVM to dump; its requests are in the counts (a CI
+        // run saw 16 in flight over 3 listed loads).
         let loads = cell["warmup_rps"].as_array().unwrap().len()
-            + cell["repeats"].as_array().unwrap().len();
+            + cell["repeats"].as_array().unwrap().len()
+            + 1;
         assert!(
             n - completed <= 4 * loads as u64,
             "at most one request per connection in flight at each stop: {check}"
