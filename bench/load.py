@@ -61,7 +61,8 @@ SCENARIOS = {
     "h2-c10-m1": dict(c=10, keepalive=True, pipeline=1, h2=1, desc="HTTP/2, c=10, 1 stream",
                       servers=["nginx-h2", "nginx-h2c"], tools=["foxbench", "h2load", "oha"]),
     "h2-c10-m10": dict(c=10, keepalive=True, pipeline=1, h2=10, desc="HTTP/2, c=10, 10 streams",
-                       servers=["nginx-h2", "nginx-h2c"], tools=["foxbench", "h2load", "oha"]),
+                       servers=["nginx-h2", "nginx-h2c", "avatar-h2c"],
+                       tools=["foxbench", "h2load", "oha"]),
     "h2-c100-m10": dict(c=100, keepalive=True, pipeline=1, h2=10,
                         desc="HTTP/2, c=100, 10 streams",
                         servers=["nginx-h2", "nginx-h2c"], tools=["foxbench", "h2load", "oha"]),
@@ -409,7 +410,10 @@ class Foxbench(Tool):
             completed = req["ok"] + req.get("failed_status", 0)
         rps = (j.get("throughput") or {}).get("requests_per_sec")
         tls = j.get("tls") or {}
+        client = j.get("client") or {}
         return dict(completed=completed, rps=rps, errors=errors,
+                    spin_s=client.get("spin_s") or 0.0,
+                    fox_client=client,
                     detail=dict(sent=req.get("sent"), in_flight=req.get("in_flight"),
                                 elapsed_s=j.get("elapsed_s"),
                                 handshakes_full=tls.get("handshakes_full"),
@@ -595,14 +599,22 @@ class Server:
             nginx = shutil.which("nginx") or "/usr/sbin/nginx"
             self.cmd = [nginx, "-p", prefix, "-e", "stderr", "-c", conf_path, "-g", "daemon off;"]
             self.proc = spawn(self.cmd, SERVER_CPU, log, log)
+        elif self.name == "avatar-h2c":
+            # avatar, the project's own server: HTTP/1.1 and h2c (prior knowledge) on one port,
+            # one worker. A server that outruns the clients: their own cost shows.
+            binary = os.path.join(ROOT, "target/release/avatar")
+            if not os.access(binary, os.X_OK):
+                raise SystemExit(f"{binary} is missing: run `cargo build --release -p avatar`")
+            self.cmd = [binary, str(self.port), "21", "--workers", "1", "--max-connections", "50000"]
+            self.proc = spawn(self.cmd, SERVER_CPU, log, log)
         else:
             raise SystemExit(f"unknown server {self.name!r}: expected c-epoll, nginx, nginx-tls, "
-                             "nginx-h2 or nginx-h2c")
+                             "nginx-h2, nginx-h2c or avatar-h2c")
         deadline = time.monotonic() + 10
         while True:
             if self.proc.poll() is not None:
                 raise SystemExit(f"{self.name} exited at startup; see {log.name}")
-            if self.name == "nginx-h2c":
+            if self.name in ("nginx-h2c", "avatar-h2c"):
                 # h2c only: verified by h2load below, HTTP/1.1 is not spoken on this port.
                 try:
                     socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
@@ -685,11 +697,17 @@ def run_tool(tool, sc, server, seconds, count, tmp):
     n = r.get("completed")
     if n:
         r["client_cpu_us_per_req"] = r["client_cpu_s"] / n * 1e6
+        # The client's work: its CPU less the time it spent polling with nothing to do (a
+        # foxbench run's own `client.spin_s`; the peers never spin).
+        r["client_work_us_per_req"] = max(r["client_cpu_s"] - r.get("spin_s", 0.0), 0.0) / n * 1e6
         r["server_cpu_us_per_req"] = r["server_cpu_s"] / n * 1e6
     else:
         r["stdout_tail"] = out_text[-2000:]
         r["stderr_tail"] = err_text[-2000:]
     r["client_cpu_util"] = r["client_cpu_s"] / wall_s if wall_s else None
+    # Client-bound is judged on the work (CPU less spin): a spinning client is busy by choice.
+    r["client_work_util"] = (max(r["client_cpu_s"] - r.get("spin_s", 0.0), 0.0) / wall_s
+                             if wall_s else None)
     return r
 
 
@@ -722,22 +740,26 @@ def summarize(runs, baseline_name):
             runs=len(rs),
             rps=median([r.get("rps") for r in rs]),
             client_cpu_us_per_req=median([r.get("client_cpu_us_per_req") for r in rs]),
+            client_work_us_per_req=median([r.get("client_work_us_per_req") for r in rs]),
             server_cpu_us_per_req=median([r.get("server_cpu_us_per_req") for r in rs]),
             client_cpu_util=median([r.get("client_cpu_util") for r in rs]),
+            client_work_util=median([r.get("client_work_util") for r in rs]),
             client_maxrss_kib=max(r["client_maxrss_kib"] for r in rs),
             errors_total=median([sum(r.get("errors", {}).values()) for r in rs]),
             completed=median([r.get("completed") for r in rs]),
             parse_failures=sum(1 for r in rs if not r.get("completed")),
         )
-        rr, cr = [], []
+        ratios = {k: [] for k in ("rps", "client_cpu_us_per_req", "client_work_us_per_req",
+                                  "server_cpu_us_per_req")}
         for r in rs:
             b = base.get(r["round"])
-            if b and r.get("rps") and b.get("rps"):
-                rr.append(r["rps"] / b["rps"])
-            if b and r.get("client_cpu_us_per_req") and b.get("client_cpu_us_per_req"):
-                cr.append(r["client_cpu_us_per_req"] / b["client_cpu_us_per_req"])
-        s["rps_ratio"] = median(rr)
-        s["client_cpu_ratio"] = median(cr)
+            for k, xs in ratios.items():
+                if b and r.get(k) and b.get(k):
+                    xs.append(r[k] / b[k])
+        s["rps_ratio"] = median(ratios["rps"])
+        s["client_cpu_ratio"] = median(ratios["client_cpu_us_per_req"])
+        s["client_work_ratio"] = median(ratios["client_work_us_per_req"])
+        s["server_cpu_ratio"] = median(ratios["server_cpu_us_per_req"])
         out[name] = s
     return out
 
@@ -764,8 +786,8 @@ def markdown(results, skipped, args):
                      f"### {block['server']}: {sc['desc']}")
         lines.append("")
         big = block["scenario"] == "ka-c10000"
-        hdr = ["tool", "req/s", "vs base", "client µs/req", "vs base", "client CPU",
-               "server µs/req", "errors/run"]
+        hdr = ["tool", "req/s", "vs base", "client µs/req", "vs base", "client work µs/req",
+               "vs base", "client CPU", "server µs/req", "vs base", "errors/run"]
         if big:
             hdr = ["tool", "req/s", "client µs/req", "client CPU", "server µs/req",
                    "errors/run (by kind, worst run)", "peak RSS"]
@@ -774,7 +796,10 @@ def markdown(results, skipped, args):
         for name, s in block["summary"].items():
             util = s["client_cpu_util"]
             util_s = fmt(util * 100 if util is not None else None, ".0f", "%")
-            if util is not None and util > 0.9:
+            work = s.get("client_work_util", util)
+            if work is not None and util is not None and work < util - 0.05:
+                util_s += f" ({work * 100:.0f}% work)"
+            if work is not None and work > 0.9:
                 util_s += " (client-bound)"
             if big:
                 worst = max(block["runs"], key=lambda r: sum(r.get("errors", {}).values()))
@@ -786,7 +811,10 @@ def markdown(results, skipped, args):
             else:
                 lines.append(f"| {name} | {fmt_rate(s['rps'])} | {fmt(s['rps_ratio'], '.2f', '×')} | "
                              f"{fmt(s['client_cpu_us_per_req'])} | {fmt(s['client_cpu_ratio'], '.2f', '×')} | "
+                             f"{fmt(s.get('client_work_us_per_req'))} | "
+                             f"{fmt(s.get('client_work_ratio'), '.2f', '×')} | "
                              f"{util_s} | {fmt(s['server_cpu_us_per_req'])} | "
+                             f"{fmt(s.get('server_cpu_ratio'), '.2f', '×')} | "
                              f"{fmt(s['errors_total'], '.0f')} |")
             if s["parse_failures"]:
                 lines.append(f"| ↳ {name}: {s['parse_failures']} run(s) with no parsable request count |" +
@@ -810,9 +838,10 @@ def markdown(results, skipped, args):
     lines.append(f"Medians of {args.repeats} alternating runs of ~{args.seconds} s; ratios are medians "
                  f"of per-round ratios. Client on CPU {CLIENT_CPU} (`taskset -c {CLIENT_CPU}`), "
                  f"server on CPU {SERVER_CPU}. Client CPU = wait4() rusage user+sys / completed "
-                 f"requests; server CPU = /proc/<pid>/stat utime+stime delta over its processes / "
-                 f"completed requests. \"client CPU\" is client CPU time / wall time; above 90% the "
-                 f"client, not the server, was the bottleneck.")
+                 f"requests; client work = client CPU less foxbench's own `client.spin_s` (time polled with "
+                 f"nothing to do; 0 for the peers); server CPU = /proc/<pid>/stat utime+stime delta "
+                 f"over its processes / completed requests. \"client CPU\" is client CPU time / wall time (with the work's share when foxbench "
+                 f"spun); work above 90% means the client, not the server, was the bottleneck.")
     return "\n".join(lines) + "\n"
 
 
