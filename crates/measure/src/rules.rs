@@ -29,10 +29,13 @@ pub fn rules_latency<'a>(latency: &'a Latency, service: &'a Latency) -> &'a Late
 /// `plan` with `arrival` in place of its own, and the coalescing that arrival leaves in
 /// effect ([`Plan::coalesce_in_effect`]: the open model never coalesces, and refuses a
 /// fixed wait), so that a closed plan's `--coalesce` or scenario `coalesce` does not make
-/// its open windows (a rate level, a capacity search's windows) invalid.
+/// its open windows (a rate level, a capacity search's windows) invalid. A plan asked to
+/// spin keeps its coalescing (`auto`, the only one spin accepts), which spin leaves out.
 pub fn with_arrival(mut plan: Plan, arrival: Arrival) -> Plan {
     plan.arrival = arrival;
-    plan.coalesce = plan.coalesce_in_effect();
+    if plan.idle != load::Idle::Spin {
+        plan.coalesce = plan.coalesce_in_effect();
+    }
     plan
 }
 

@@ -30,6 +30,8 @@ pub(crate) fn sample() -> LoadReport {
             seed: 7,
             interval_s: 1.0,
             coalesce: "auto".into(),
+            idle: "sleep".into(),
+            idle_reason: "asked".into(),
         },
         elapsed_s: 1.0,
         interrupted: false,
@@ -100,6 +102,7 @@ pub(crate) fn sample() -> LoadReport {
             cpu_sys_s: 0.47,
             cpu_percent: 97.0,
             cpu_us_per_request: Some(1.0),
+            work_us_per_request: Some(1.0),
             max_rss_bytes: 4 << 20,
             voluntary_ctxt_per_request: None,
             involuntary_ctxt_per_request: None,
@@ -253,11 +256,11 @@ fn saturation_leaves_the_open_models_spin_out() {
 
     // The text says how much of the CPU waited for send instants, and only when some did.
     let mut r = sample();
-    assert!(!r.to_text(&PlanWording).contains("waited for send instants"));
+    assert!(!r.to_text(&PlanWording).contains("spun with nothing to do"));
     r.client.spin_s = 0.4;
     let t = r.to_text(&PlanWording);
     assert!(
-        t.contains("97% of 1 CPU, of which 0.40s waited for send instants (open model)"),
+        t.contains("97% of 1 CPU, of which 0.40s spun with nothing to do (time to spare)"),
         "{t}"
     );
 }
