@@ -26,6 +26,7 @@ fn window(sent: u64, kinds: Option<&[TcpFinding]>) -> CapacityWindow {
         client_cpu_percent: 1.0,
         client_spin_percent: 0.0,
         client_cpu_us_per_request: None,
+        client_work_us_per_request: None,
         client_saturated: false,
         server_cpu_percent: None,
         server_cpu_us_per_request: None,
