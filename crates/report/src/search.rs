@@ -191,8 +191,8 @@ pub struct CapacityWindow {
     pub p99_us: Option<f64>,
     /// The client's CPU share over the window, percent of its CPUs.
     pub client_cpu_percent: f64,
-    /// The part of `client_cpu_percent` spent spinning before send instants (the open
-    /// model's time to spare, see `Client::spin_s`); 0 in results from before it was kept.
+    /// The part of `client_cpu_percent` spent spinning with nothing to do (time to spare,
+    /// see `Client::spin_s`); 0 in results from before it was kept.
     #[serde(default, skip_serializing_if = "crate::is_zero")]
     pub client_spin_percent: f64,
     /// The client's CPU per completed request, µs; absent in `foxbench load` results from
