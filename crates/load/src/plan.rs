@@ -357,9 +357,10 @@ impl PlanError {
             )
             .drop(Setting::Rate),
             PlanError::CoalesceWithSpin => Text::plain(
-                "has no meaning when workers spin, which never sleep: drop it or ",
+                "has no meaning when workers spin, which never sleep: drop it, or use ",
             )
-            .drop(Setting::Idle),
+            .name(Setting::Idle)
+            .then(" auto"),
             PlanError::Rate(r) => {
                 format!("must be a positive number of requests per second, not {r}").into()
             }

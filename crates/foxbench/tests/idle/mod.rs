@@ -209,7 +209,7 @@ fn coalescing_with_spin_is_refused() {
     for coalesce in ["off", "50us"] {
         usage_error(
             &["load", "--idle", "spin", "--coalesce", coalesce, url],
-            "--coalesce has no meaning when workers spin, which never sleep: drop it or drop --idle",
+            "--coalesce has no meaning when workers spin, which never sleep: drop it, or use --idle auto",
         );
     }
     usage_error(
