@@ -131,7 +131,19 @@ pub fn cpus_line(f: &Figures) -> Option<String> {
         } else {
             format!(" ({})", kernel.join(", "))
         };
-        parts.push(format!("{side} CPU {} {:.0}% busy{kernel}", c.cpu, c.busy));
+        // A spinning client's CPU is busy with time to spare: said, lest it read as a limit.
+        let spin = if side == "client" && parts.is_empty() && f.client_spin_percent >= 0.5 {
+            format!(
+                ", foxbench's spin {:.0}% of its CPUs",
+                f.client_spin_percent
+            )
+        } else {
+            String::new()
+        };
+        parts.push(format!(
+            "{side} CPU {} {:.0}% busy{kernel}{spin}",
+            c.cpu, c.busy
+        ));
     }
     (!parts.is_empty()).then(|| {
         format!(
