@@ -140,8 +140,9 @@ pub struct Gauge {
     pub t_s: f64,
     /// The client's CPU over the last second, percent of its CPUs.
     pub cpu_percent: f64,
-    /// The part of `cpu_percent` the open model spent spinning before send instants: time
-    /// to spare, left out when the page judges the client saturated.
+    /// The part of `cpu_percent` spent spinning (before the open model's send instants, or
+    /// all the time with `--idle spin`): time to spare, left out when the page judges the
+    /// client saturated.
     pub spin_percent: f64,
     /// Connections the client holds established to the target: the engine's own count.
     pub connections_open: u64,

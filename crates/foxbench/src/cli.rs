@@ -198,6 +198,7 @@ pub fn flag(setting: Setting) -> &'static [(&'static str, &'static str)] {
         Setting::Select => &[("--select", "MODE")],
         Setting::Shard => &[("--shard", "I/N")],
         Setting::Coalesce => &[("--coalesce", "auto|off|D")],
+        Setting::Idle => &[("--idle", "spin|sleep|auto")],
         // The settings of other commands than `load`: of `merge`, then of `doctor`.
         Setting::PartialOk => &[("--partial-ok", "")],
         Setting::ClosesPerS => &[("--closes-per-s", "N")],

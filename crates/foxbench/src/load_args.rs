@@ -90,6 +90,15 @@ pub struct LoadArgs {
     #[arg(long = "coalesce", value_name = "auto|off|D", value_parser = load::Coalesce::parse, default_value = "auto")]
     pub coalesce: load::Coalesce,
 
+    /// What a worker does when nothing is ready. spin: poll without sleeping (the polls
+    /// that find nothing are counted as spin, not work), so that no response has to wake
+    /// it in the server's CPU time; sleep: sleep in epoll_wait; auto: spin only when the
+    /// target's server is a local process whose CPUs are none of foxbench's and each
+    /// worker thread has a CPU (pin them apart with taskset), else sleep. Spin leaves
+    /// --coalesce out.
+    #[arg(long = "idle", value_name = "spin|sleep|auto", value_parser = load::Idle::parse, default_value = "auto")]
+    pub idle: load::Idle,
+
     /// Keep connections alive (the default; accepted for ab compatibility).
     #[arg(short = 'k', long = "keepalive", conflicts_with = "no_keepalive")]
     pub keepalive: bool,

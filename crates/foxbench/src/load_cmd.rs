@@ -104,6 +104,7 @@ pub(crate) fn build_plan(args: &LoadArgs) -> Result<Plan> {
     }
     plan.keepalive = !args.no_keepalive;
     plan.coalesce = args.coalesce;
+    plan.idle = args.idle;
     plan.timeout = args.timeout;
     plan.connect_timeout = args.connect_timeout;
     plan.interval = args.interval;
@@ -143,6 +144,12 @@ pub(crate) fn build_plan(args: &LoadArgs) -> Result<Plan> {
     // Encode once here too, so a bad method or template fails before anything starts.
     for r in &plan.requests {
         r.encode(&plan.target, !plan.keepalive)?;
+    }
+    if plan.idle != load::Idle::Sleep {
+        plan.placement = load::Placement::find(plan.target.addr);
+    }
+    if let Some(w) = plan.idle_in_effect().warning() {
+        crate::cli::say(&format!("warning: {w}"));
     }
     Ok(plan)
 }

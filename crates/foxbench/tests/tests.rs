@@ -9,6 +9,7 @@ mod dashboard;
 mod doctor;
 mod find_max;
 mod http2;
+mod idle;
 mod interop;
 mod netdiag;
 mod series;

@@ -42,6 +42,7 @@
 mod cause;
 mod control;
 pub mod h2;
+pub mod idle;
 mod interval;
 pub mod os_limits;
 mod plan;
@@ -68,6 +69,7 @@ use std::time::{Duration, Instant};
 pub use control::{Control, Snapshot};
 pub use h2::blocking::{H2Client, H2Error, H2Response};
 pub use h2::{H2Counts, H2Options};
+pub use idle::{Idle, IdleChoice, IdleWhy, Placement};
 pub use plan::{
     Arrival, Coalesce, Plan, PlanError, Protocol, StatusSet, Stop, COALESCE_BATCH,
     COALESCE_LATENCY_SHARE, COALESCE_LIMIT, COALESCE_MAX, COALESCE_MIN, MAX_PIPELINE,
@@ -184,10 +186,11 @@ pub struct RunResult {
     /// intervals fell several intervals behind. The requests the waits delayed are measured
     /// late; no interval is dropped.
     pub interval_waits: u64,
-    /// Open model: wall time the workers spent, summed, polling without a timeout in the
-    /// last 50 µs before a due instant and finding nothing to do. That CPU is spent on
-    /// purpose to send on time (a timer wake-up costs 30-40 µs): it is time to spare, not
-    /// saturation. Zero in the closed model.
+    /// Wall time the workers spent, summed, polling without a timeout and finding nothing
+    /// to do: in the open model in the last 50 µs before a due instant (a timer wake-up
+    /// costs 30-40 µs), and all the time in workers that spin ([`Idle::Spin`]). That CPU is
+    /// spent on purpose: it is time to spare, not saturation. Zero in a closed model that
+    /// sleeps.
     pub spin: Duration,
     /// Closed model: the waits before sleeping that batched wake-ups ([`Coalesce`]), summed
     /// over the workers.
@@ -261,6 +264,7 @@ pub fn run_with_intervals(
             per_connection: plan.per_connection(),
             keepalive: plan.keepalive,
             coalesce: plan.coalesce_in_effect(),
+            spin: plan.idle_in_effect().spin,
             schedule: schedule::Schedule::new(
                 plan.arrival.clone(),
                 plan.stop,

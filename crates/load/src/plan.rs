@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use crate::h2::H2Options;
+use crate::idle::{decide, Idle, IdleChoice, Placement};
 use crate::setting::{Setting, Text};
 use crate::shard::Shard;
 use crate::table::Selection;
@@ -228,6 +229,11 @@ pub struct Plan {
     /// Closed model: the wait before sleeping that batches wake-ups. The open model never
     /// waits: it sends on its schedule.
     pub coalesce: Coalesce,
+    /// What a worker does when nothing is ready: spin, sleep, or choose (`--idle`).
+    pub idle: Idle,
+    /// Where the client and the target's server run, for [`Idle::Auto`]'s choice; not
+    /// looked for by default (then `auto` sleeps).
+    pub placement: Placement,
 }
 
 /// The most requests in flight per connection.
@@ -273,6 +279,8 @@ pub enum PlanError {
     Coalesce,
     /// A fixed coalescing wait in the open model, which sends on its schedule.
     CoalesceWithRate,
+    /// Coalescing set (`off` or a fixed wait) with `--idle spin`, which never sleeps.
+    CoalesceWithSpin,
     /// A whole-number setting too small to give every shard at least one.
     Shard {
         /// The setting: connections or requests.
@@ -296,7 +304,9 @@ impl PlanError {
             PlanError::Streams | PlanError::StreamsWithoutKeepalive => Setting::Streams,
             PlanError::Window => Setting::Window,
             PlanError::ConnectionWindow => Setting::ConnectionWindow,
-            PlanError::Coalesce | PlanError::CoalesceWithRate => Setting::Coalesce,
+            PlanError::Coalesce | PlanError::CoalesceWithRate | PlanError::CoalesceWithSpin => {
+                Setting::Coalesce
+            }
             PlanError::Rate(_) => Setting::Rate,
             PlanError::Requests => Setting::Requests,
             PlanError::Duration => Setting::Duration,
@@ -346,6 +356,11 @@ impl PlanError {
                 "has no meaning in the open model, which sends on its schedule: drop it or ",
             )
             .drop(Setting::Rate),
+            PlanError::CoalesceWithSpin => Text::plain(
+                "has no meaning when workers spin, which never sleep: drop it, or use ",
+            )
+            .name(Setting::Idle)
+            .then(" auto"),
             PlanError::Rate(r) => {
                 format!("must be a positive number of requests per second, not {r}").into()
             }
@@ -400,13 +415,22 @@ impl Plan {
             protocol: Protocol::Http1,
             shard: Shard::WHOLE,
             coalesce: Coalesce::Auto,
+            idle: Idle::Auto,
+            placement: Placement::default(),
         }
     }
 
+    /// The idle mode its workers apply, and why: [`decide`] on the plan's `idle`, threads
+    /// and placement. The one decision.
+    pub fn idle_in_effect(&self) -> IdleChoice {
+        decide(self.idle, self.effective_threads(), &self.placement)
+    }
+
     /// The coalescing its workers apply: the plan's in the closed model, `Off` in the open
-    /// one, which sends on its schedule.
+    /// one, which sends on its schedule, and `Off` for workers that spin, which never sleep.
     pub fn coalesce_in_effect(&self) -> Coalesce {
         match self.arrival {
+            _ if self.idle_in_effect().spin => Coalesce::Off,
             Arrival::Closed => self.coalesce,
             Arrival::Open { .. } => Coalesce::Off,
         }
@@ -476,6 +500,9 @@ impl Plan {
             }
         }
         self.coalesce.check()?;
+        if self.idle == Idle::Spin && self.coalesce != Coalesce::Auto {
+            return Err(PlanError::CoalesceWithSpin);
+        }
         match self.stop {
             Stop::Requests(0) => return Err(PlanError::Requests),
             Stop::Duration(d) if d.is_zero() => return Err(PlanError::Duration),

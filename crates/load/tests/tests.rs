@@ -2,6 +2,7 @@
 
 mod coalesce;
 mod h2;
+mod idle;
 mod open;
 mod os_limits;
 mod progress;

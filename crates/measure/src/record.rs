@@ -104,6 +104,8 @@ pub fn load_report(
         seed: plan.seed,
         interval_s: plan.interval.as_secs_f64(),
         coalesce: plan.coalesce_in_effect().to_string(),
+        idle: plan.idle_in_effect().mode().to_string(),
+        idle_reason: plan.idle_in_effect().why.to_string(),
     };
     let table = plan
         .requests

@@ -29,10 +29,14 @@ pub fn rules_latency<'a>(latency: &'a Latency, service: &'a Latency) -> &'a Late
 /// `plan` with `arrival` in place of its own, and the coalescing that arrival leaves in
 /// effect ([`Plan::coalesce_in_effect`]: the open model never coalesces, and refuses a
 /// fixed wait), so that a closed plan's `--coalesce` or scenario `coalesce` does not make
-/// its open windows (a rate level, a capacity search's windows) invalid.
+/// its open windows (a rate level, a capacity search's windows) invalid. A closed plan
+/// keeps its own (whether its workers spin is [`Plan::coalesce_in_effect`]'s to say), and
+/// so does a plan asked to spin (`auto`, the only one spin accepts).
 pub fn with_arrival(mut plan: Plan, arrival: Arrival) -> Plan {
     plan.arrival = arrival;
-    plan.coalesce = plan.coalesce_in_effect();
+    if matches!(plan.arrival, Arrival::Open { .. }) && plan.idle != load::Idle::Spin {
+        plan.coalesce = plan.coalesce_in_effect();
+    }
     plan
 }
 

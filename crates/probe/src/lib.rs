@@ -33,18 +33,22 @@
 //! - [`machine`] reads the machine's settings and limits (`/proc/sys`, `getrlimit`, the CPU
 //!   model, the memory) and [`processes`] the process table: every other crate asks here
 //!   rather than reading `/proc` itself.
+//! - [`placement`] finds where a load generator and its local target's server may run:
+//!   this process's CPUs and those of the process listening on the target's port.
 #![forbid(unsafe_code)]
 
 mod connections;
 mod cpu;
 pub mod machine;
 mod netstat;
+pub mod placement;
 pub mod processes;
 mod sockets;
 mod waits;
 
 pub use cpu::{system, CpuShare, CpuTicks, SystemStat};
 pub use netstat::{counter_pairs, parse_tcp_counters, tcp_counters, TcpCounters};
+pub use placement::{CpuList, Server};
 pub use sockets::{
     tcp_sockets, LinkSeries, LinkWindow, Tally, TcpInfo, TcpSocket, TCP_DELACK_MAX_US,
     TCP_DELACK_MIN_US,

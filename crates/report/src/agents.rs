@@ -81,7 +81,7 @@ pub struct AgentRow {
     pub errors: crate::Errors,
     /// Its share of its CPUs, percent.
     pub cpu_percent: f64,
-    /// True when it was client-bound: its CPU less the open model's spin ≥ 90% (`Client::saturated`).
+    /// True when it was client-bound: its CPU less the spin ≥ 90% (`Client::saturated`).
     pub saturated: bool,
     /// True when its run was interrupted.
     pub interrupted: bool,

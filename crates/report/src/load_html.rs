@@ -110,7 +110,7 @@ fn describe(r: &LoadReport) -> String {
 fn figures(out: &mut String, r: &LoadReport) {
     let l = &r.latency.summary;
     let q = &r.requests;
-    let rows: [(&str, String); 9] = [
+    let rows: [(&str, String); 11] = [
         ("requests sent", q.sent.to_string()),
         (
             "completed",
@@ -140,6 +140,14 @@ fn figures(out: &mut String, r: &LoadReport) {
                 }
             ),
         ),
+        (
+            "foxbench CPU per request",
+            r.client
+                .cpu_us_per_request
+                .map(|v| format!("{v:.2}µs{}", r.client.work_note()))
+                .unwrap_or_else(|| "-".into()),
+        ),
+        ("idle", r.config.idle_text()),
     ];
     out.push_str("<section id=\"results\">\n<h2>Results</h2>\n<dl class=\"kv\">\n");
     let coalescing = r

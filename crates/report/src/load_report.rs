@@ -317,6 +317,33 @@ pub struct LoadConfig {
     /// `off` or a fixed wait such as `50us`. `off` in results from before it existed.
     #[serde(default = "coalesce_off")]
     pub coalesce: String,
+    /// What the workers did when nothing was ready (`--idle`): `spin` (polled without
+    /// sleeping) or `sleep`. `sleep` in results from before it existed.
+    #[serde(default = "idle_sleep")]
+    pub idle: String,
+    /// Why that mode: `asked`, or `auto`'s reason, such as `foxbench on CPU 0, the server on
+    /// CPU 1` or `the server shares CPU 0`. Empty in results from before it existed.
+    #[serde(default)]
+    pub idle_reason: String,
+}
+
+fn idle_sleep() -> String {
+    "sleep".into()
+}
+
+impl LoadConfig {
+    /// `spin (foxbench on CPU 0, the server on CPU 1)`, the idle mode and why; with
+    /// `, coalescing not in effect` when the workers spun.
+    pub fn idle_text(&self) -> String {
+        let mut t = self.idle.clone();
+        if !self.idle_reason.is_empty() {
+            t.push_str(&format!(" ({})", self.idle_reason));
+        }
+        if self.idle == "spin" {
+            t.push_str(", coalescing not in effect");
+        }
+        t
+    }
 }
 
 fn coalesce_off() -> String {
@@ -440,6 +467,11 @@ pub struct Client {
     pub cpu_percent: f64,
     /// CPU microseconds per completed request.
     pub cpu_us_per_request: Option<f64>,
+    /// Work microseconds per completed request: the CPU less the spin (`spin_s`), per
+    /// completed request; the same as `cpu_us_per_request` without spin. Absent with no
+    /// response, and in results from before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub work_us_per_request: Option<f64>,
     /// Peak resident memory, bytes. 0 in shootout results from before a repeat recorded it.
     #[serde(default)]
     pub max_rss_bytes: u64,
@@ -455,9 +487,10 @@ pub struct Client {
     /// a worker's CPU away. Absent as `voluntary_ctxt_per_request` is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub involuntary_ctxt_per_request: Option<f64>,
-    /// Open model: wall seconds the workers spent polling without a timeout in the last
-    /// 50 µs before a send instant, with nothing to do. That CPU is part of the totals
-    /// above but is time to spare, not work. 0 in the closed model and in results from
+    /// Wall seconds the workers spent polling without a timeout, with nothing to do: in the
+    /// open model in the last 50 µs before a send instant, and all such polls of workers
+    /// that spin (`--idle spin`). That CPU is part of the totals above but is time to
+    /// spare, not work. 0 for workers that sleep in the closed model, and in results from
     /// before it was counted.
     #[serde(default)]
     pub spin_s: f64,
@@ -604,6 +637,7 @@ impl Client {
             cpu_sys_s,
             cpu_percent,
             cpu_us_per_request: (completed > 0).then(|| cpu * 1e6 / completed as f64),
+            work_us_per_request: (completed > 0).then(|| cpu * 1e6 / completed as f64),
             max_rss_bytes,
             voluntary_ctxt_per_request: None,
             involuntary_ctxt_per_request: None,
@@ -616,16 +650,25 @@ impl Client {
         }
     }
 
-    /// `, of which N s waited for send instants (open model)` when the run spun, else
+    /// `, of which N s spun with nothing to do (time to spare)` when the run spun, else
     /// nothing: the words that follow the CPU share in the text and HTML reports.
     pub fn spin_note(&self) -> String {
         if self.spin_s > 0.0 {
             format!(
-                ", of which {:.2}s waited for send instants (open model)",
+                ", of which {:.2}s spun with nothing to do (time to spare)",
                 self.spin_s
             )
         } else {
             String::new()
+        }
+    }
+
+    /// ` (work 1.20µs, less the spin)` when the run spun, else nothing: the work per
+    /// request that follows the CPU per request in the text and HTML reports.
+    pub fn work_note(&self) -> String {
+        match self.work_us_per_request {
+            Some(w) if self.spin_s > 0.0 => format!(" (work {w:.2}µs, less the spin)"),
+            _ => String::new(),
         }
     }
 
@@ -674,12 +717,19 @@ impl Client {
         client_saturated(self.cpu_percent, self.spin_percent())
     }
 
-    /// The same cost with `spin_s` seconds of the open model's spin over the same run: the
-    /// totals stay as measured, the saturation verdict leaves the spin out.
+    /// The same cost with `spin_s` seconds of spin over the same run: the totals stay as
+    /// measured, the work per request and the saturation verdict leave the spin out.
     pub fn with_spin(self, spin_s: f64) -> Client {
         let spun = Client { spin_s, ..self };
+        let cpu_s = spun.cpu_user_s + spun.cpu_sys_s;
+        let work_share = if cpu_s > 0.0 {
+            (cpu_s - spin_s.min(cpu_s)) / cpu_s
+        } else {
+            1.0
+        };
         Client {
             saturated: client_saturated(spun.cpu_percent, spun.spin_percent()),
+            work_us_per_request: spun.cpu_us_per_request.map(|v| v * work_share),
             ..spun
         }
     }

@@ -314,7 +314,7 @@ impl LoadReport {
         let cl = &self.client;
         let _ = writeln!(
             o,
-            "foxbench CPU:  {:.2}s user, {:.2}s sys, {:.0}% of {} CPU{}{}{}{}, max RSS {}",
+            "foxbench CPU:  {:.2}s user, {:.2}s sys, {:.0}% of {} CPU{}{}{}{}{}, max RSS {}",
             cl.cpu_user_s,
             cl.cpu_sys_s,
             cl.cpu_percent,
@@ -325,8 +325,10 @@ impl LoadReport {
             cl.cpu_us_per_request
                 .map(|v| format!(", {v:.2}µs per request"))
                 .unwrap_or_default(),
+            cl.work_note(),
             bytes_one_decimal(cl.max_rss_bytes as f64)
         );
+        let _ = writeln!(o, "Idle:          {}", c.idle_text());
         if let Some(note) = cl.coalesced_note(self.requests.completed) {
             let _ = writeln!(o, "Coalescing:    {} ({note})", c.coalesce);
         }

@@ -191,14 +191,18 @@ pub struct CapacityWindow {
     pub p99_us: Option<f64>,
     /// The client's CPU share over the window, percent of its CPUs.
     pub client_cpu_percent: f64,
-    /// The part of `client_cpu_percent` spent spinning before send instants (the open
-    /// model's time to spare, see `Client::spin_s`); 0 in results from before it was kept.
+    /// The part of `client_cpu_percent` spent spinning with nothing to do (time to spare,
+    /// see `Client::spin_s`); 0 in results from before it was kept.
     #[serde(default, skip_serializing_if = "crate::is_zero")]
     pub client_spin_percent: f64,
     /// The client's CPU per completed request, µs; absent in `foxbench load` results from
     /// before 2026-11-28.
     #[serde(default)]
     pub client_cpu_us_per_request: Option<f64>,
+    /// The client's work per completed request, µs: its CPU less the spin
+    /// (`Client::work_us_per_request`); absent in results from before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_work_us_per_request: Option<f64>,
     /// True when the client was saturated in it (its CPU less the spin).
     pub client_saturated: bool,
     /// The server tree's CPU share over the window, percent of its CPUs; null where the
@@ -380,7 +384,11 @@ impl CapacityReport {
             "p99.9",
             "late",
             "client",
-            if spun { "   spin" } else { "" }
+            if spun {
+                "   spin  cpu/req work/req"
+            } else {
+                ""
+            }
         );
         for (i, w) in self.windows.iter().enumerate() {
             let p = |f: fn(&Spectrum) -> f64| {
@@ -399,7 +407,13 @@ impl CapacityReport {
                 w.late.map_or("-".to_string(), |n| n.to_string()),
                 w.client_cpu_percent,
                 if spun {
-                    format!(" {:>5.0}%", w.client_spin_percent)
+                    let us = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.1}µs"));
+                    format!(
+                        " {:>5.0}% {:>8} {:>8}",
+                        w.client_spin_percent,
+                        us(w.client_cpu_us_per_request),
+                        us(w.client_work_us_per_request)
+                    )
                 } else {
                     String::new()
                 },

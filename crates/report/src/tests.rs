@@ -30,6 +30,8 @@ pub(crate) fn sample() -> LoadReport {
             seed: 7,
             interval_s: 1.0,
             coalesce: "auto".into(),
+            idle: "sleep".into(),
+            idle_reason: "asked".into(),
         },
         elapsed_s: 1.0,
         interrupted: false,
@@ -100,6 +102,7 @@ pub(crate) fn sample() -> LoadReport {
             cpu_sys_s: 0.47,
             cpu_percent: 97.0,
             cpu_us_per_request: Some(1.0),
+            work_us_per_request: Some(1.0),
             max_rss_bytes: 4 << 20,
             voluntary_ctxt_per_request: None,
             involuntary_ctxt_per_request: None,
@@ -251,13 +254,13 @@ fn saturation_leaves_the_open_models_spin_out() {
     // capped at the CPU it is part of.
     assert_eq!(spin_percent(2.5, 0.05, 0.08), 2.5);
 
-    // The text says how much of the CPU waited for send instants, and only when some did.
+    // The text says how much of the CPU spun, and only when some did.
     let mut r = sample();
-    assert!(!r.to_text(&PlanWording).contains("waited for send instants"));
+    assert!(!r.to_text(&PlanWording).contains("spun with nothing to do"));
     r.client.spin_s = 0.4;
     let t = r.to_text(&PlanWording);
     assert!(
-        t.contains("97% of 1 CPU, of which 0.40s waited for send instants (open model)"),
+        t.contains("97% of 1 CPU, of which 0.40s spun with nothing to do (time to spare)"),
         "{t}"
     );
 }
@@ -357,4 +360,33 @@ fn dashboard_cpu_was_recorded_nowhere() {
         .to_text(&stats::setting::PlanWording)
         .contains("dashboard"));
     assert!(!crate::load_html::to_html(&back).contains("dashboard"));
+}
+
+/// Every report says which idle mode ran and why, and a run that spun gives its work per
+/// request (CPU less spin) beside its CPU per request.
+#[test]
+fn the_idle_mode_and_the_work_per_request_are_reported() {
+    let mut r = sample();
+    let t = r.to_text(&PlanWording);
+    assert!(t.contains("Idle:          sleep (asked)\n"), "{t}");
+    assert!(!t.contains("(work"), "no spin, no work note: {t}");
+    r.config.idle = "spin".into();
+    r.config.idle_reason = "foxbench on CPU 0, the server on CPU 1".into();
+    r.client = r.client.clone().with_spin(0.485);
+    let t = r.to_text(&PlanWording);
+    assert!(
+        t.contains("Idle:          spin (foxbench on CPU 0, the server on CPU 1), coalescing not in effect"),
+        "{t}"
+    );
+    // 0.97 s of CPU, half of it spin: 1.00µs per request, 0.50 of it work.
+    assert!(
+        t.contains("1.00µs per request (work 0.50µs, less the spin)"),
+        "{t}"
+    );
+    let json = serde_json::to_value(&r).unwrap();
+    assert_eq!(json["config"]["idle"], "spin");
+    assert!((json["client"]["work_us_per_request"].as_f64().unwrap() - 0.5).abs() < 1e-9);
+    let html = crate::load_html::to_html(&r);
+    assert!(html.contains("work 0.50µs"), "{html}");
+    assert!(html.contains("coalescing not in effect"));
 }

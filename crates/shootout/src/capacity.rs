@@ -63,6 +63,7 @@ impl Meter<'_> {
         let search = level
             .search(budget, After::Nothing)
             .map_err(|e| CellFailure::Capacity(e.worded(&SEARCH_KEYS)))?;
+        cell.idle = Some(self.idle_of(target.addr, task));
         let mut windows = Vec::new();
         let mut repeats = Vec::new();
         let mut failure = None;

@@ -9,8 +9,9 @@ use report::tcp::TcpWarning;
 pub struct Figures {
     /// foxbench's share of its CPUs, percent.
     pub client_cpu_percent: f64,
-    /// Of that, the open model's spin before send instants (median over the repeats),
-    /// percent of the same CPUs: time to spare, left out before judging saturation.
+    /// Of that, the spin (before the open model's send instants, or a spinning client's;
+    /// median over the repeats), percent of the same CPUs: time to spare, left out before
+    /// judging saturation.
     pub client_spin_percent: f64,
     /// The server tree's share of its CPUs, percent.
     pub server_cpu_percent: f64,

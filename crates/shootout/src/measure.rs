@@ -101,6 +101,7 @@ impl<'a> Task<'a> {
                 HttpVersion::Http1 => None,
                 HttpVersion::Http2 { streams } => Some(u64::from(streams)),
             },
+            idle: None,
             status: CellStatus::Excluded,
             message: None,
             warmup_s: 0.0,
@@ -307,6 +308,7 @@ impl Meter<'_> {
             None => (Stop::Duration(self.plan.duration), Duration::ZERO),
         };
         self.settle(target, cell);
+        cell.idle = Some(self.idle_of(target.addr, task));
         let (repeat, failure) =
             self.probed_repeat(target, task, None, (stop, cap), futex_idle, tally)?;
         cell.repeats.push(repeat);
@@ -499,6 +501,12 @@ impl Meter<'_> {
         plan
     }
 
+    /// The idle mode the task's loads run in, and why (`Cell::idle`).
+    pub(crate) fn idle_of(&self, addr: SocketAddr, task: &Task) -> String {
+        let plan = self.load_plan(addr, task, Stop::Requests(1));
+        plan.idle_in_effect().to_string()
+    }
+
     fn load_plan(&self, addr: SocketAddr, task: &Task, stop: Stop) -> LoadPlan {
         let s = task.scenario;
         let connections = task.level.connections;
@@ -530,6 +538,14 @@ impl Meter<'_> {
             keepalive: task.keepalive,
             protocol: task.protocol(),
             coalesce: s.coalesce,
+            idle: s.idle,
+            // The runner pins foxbench and the target: their CPU sets are known.
+            placement: load::Placement {
+                client: probe::CpuList::of(self.cpu_ids.0.iter().copied()),
+                server: probe::Server::Found {
+                    cpus: probe::CpuList::of(self.cpu_ids.1.iter().copied()),
+                },
+            },
             timeout: self.plan.timeout,
             connect_timeout: self.plan.timeout,
             // Correctness was verified; during load any status counts, and the wrong ones

@@ -58,6 +58,7 @@ pub fn summarize(reps: &[Repeat]) -> CellSummary {
         },
         server_cpu_us_per_request: med(&|r| r.server.cpu_us_per_request),
         client_cpu_us_per_request: med(&|r| r.client.cpu_us_per_request),
+        client_work_us_per_request: med(&|r| r.client.work_us_per_request),
         server_cpu_percent: med(&|r| Some(r.server.cpu_percent)).unwrap_or(0.0),
         busiest_thread_percent: med(&|r| Some(r.server.busiest_thread_percent)).unwrap_or(0.0),
         client_cpu_percent: med(&|r| Some(r.client.cpu_percent)).unwrap_or(0.0),

@@ -51,7 +51,8 @@ fn mean_busy(cpus: &[CpuUse]) -> Option<f64> {
 /// Whether a side's CPUs were its limit: its process saturated them (the figure before
 /// per-CPU time), or they were saturated on `/proc/stat` (softirq, irq and kernel threads
 /// counted) while its process used a fair share of them. `spin_percent` of its CPUs were
-/// spent waiting for send instants (foxbench's open model): taken off both the process's
+/// spent spinning with nothing to do (foxbench's open model before send instants, or a
+/// client that spins instead of sleeping, `idle`): taken off both the process's
 /// and the CPUs' figures first, by [`report::client_saturated`]'s one rule.
 fn saturated(process_percent: f64, cpus: Option<&[CpuUse]>, spin_percent: f64) -> bool {
     if report::client_saturated(process_percent, spin_percent) {
@@ -62,7 +63,7 @@ fn saturated(process_percent: f64, cpus: Option<&[CpuUse]>, spin_percent: f64) -
         && process_percent - spin_percent >= OWN_SHARE_PERCENT
 }
 
-/// foxbench's CPUs were its limit: its spin before send instants is time to spare.
+/// foxbench's CPUs were its limit: its spin is time to spare.
 pub fn client_saturated(f: &Figures) -> bool {
     saturated(
         f.client_cpu_percent,
@@ -130,7 +131,19 @@ pub fn cpus_line(f: &Figures) -> Option<String> {
         } else {
             format!(" ({})", kernel.join(", "))
         };
-        parts.push(format!("{side} CPU {} {:.0}% busy{kernel}", c.cpu, c.busy));
+        // A spinning client's CPU is busy with time to spare: said, lest it read as a limit.
+        let spin = if side == "client" && parts.is_empty() && f.client_spin_percent >= 0.5 {
+            format!(
+                ", foxbench's spin {:.0}% of its CPUs",
+                f.client_spin_percent
+            )
+        } else {
+            String::new()
+        };
+        parts.push(format!(
+            "{side} CPU {} {:.0}% busy{kernel}{spin}",
+            c.cpu, c.busy
+        ));
     }
     (!parts.is_empty()).then(|| {
         format!(

@@ -29,6 +29,7 @@ pub fn suite_key(setting: Setting) -> Option<SuiteKey> {
         Setting::Timeout | Setting::ConnectTimeout => key("plan", &[("timeout", "\"10s\"")]),
         Setting::Http2 => key("scenario", &[("http2", "true")]),
         Setting::Coalesce => key("scenario", &[("coalesce", "\"auto\"")]),
+        Setting::Idle => key("scenario", &[("idle", "\"auto\"")]),
         Setting::CaFile => key("scenario", &[("cacert", "\"FILE\"")]),
         Setting::Insecure => key("scenario", &[("insecure", "true")]),
         Setting::ClientCert => key("scenario", &[("cert", "\"FILE\""), ("key", "\"FILE\"")]),

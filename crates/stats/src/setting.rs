@@ -64,11 +64,13 @@ pub enum Setting {
     SameMachine,
     /// The closed model's wait before sleeping, which batches wake-ups (`load::Coalesce`).
     Coalesce,
+    /// What a worker does when nothing is ready: spin or sleep (`load::Idle`).
+    Idle,
 }
 
 impl Setting {
     /// Every setting, for tables that must word each one.
-    pub const ALL: [Setting; 25] = [
+    pub const ALL: [Setting; 26] = [
         Setting::Connections,
         Setting::Threads,
         Setting::Pipeline,
@@ -94,6 +96,7 @@ impl Setting {
         Setting::Alpha,
         Setting::SameMachine,
         Setting::Coalesce,
+        Setting::Idle,
     ];
 
     /// The setting as the plan names it.
@@ -124,6 +127,7 @@ impl Setting {
             Setting::Alpha => "significance level",
             Setting::SameMachine => "same-machine requirement",
             Setting::Coalesce => "coalescing wait",
+            Setting::Idle => "idle mode",
         }
     }
 }

@@ -314,6 +314,12 @@ fn table() -> Vec<(Text, &'static str, Option<&'static str>)> {
             Some("the scenario's coalesce has no meaning in the open model, which sends on its schedule: drop it or drop the level's rate = N from the suite"),
         ),
         (
+            PlanError::CoalesceWithSpin.text(),
+            "--coalesce has no meaning when workers spin, which never sleep: drop it, or use --idle auto",
+            // A suite says it in its own words, naming its keys (suite/scenarios.rs).
+            None,
+        ),
+        (
             PlanError::Rate(-1.0).text(),
             "--rate must be a positive number of requests per second, not -1",
             Some("the level's rate must be a positive number of requests per second, not -1"),

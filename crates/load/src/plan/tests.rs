@@ -5,7 +5,7 @@ fn each_bad_setting_is_its_own_error() {
     let ok = Plan::new(Target::parse("http://127.0.0.1:1/").unwrap());
     assert_eq!(ok.validate(), Ok(()));
     type Spoil = fn(&mut Plan);
-    let cases: [(Spoil, PlanError); 13] = [
+    let cases: [(Spoil, PlanError); 15] = [
         (|p| p.connections = 0, PlanError::Connections),
         (|p| p.threads = 0, PlanError::Threads),
         (|p| p.pipeline = 0, PlanError::Pipeline),
@@ -45,6 +45,20 @@ fn each_bad_setting_is_its_own_error() {
                 p.coalesce = Coalesce::Fixed(Duration::from_micros(50))
             },
             PlanError::CoalesceWithRate,
+        ),
+        (
+            |p| {
+                p.idle = crate::Idle::Spin;
+                p.coalesce = Coalesce::Off
+            },
+            PlanError::CoalesceWithSpin,
+        ),
+        (
+            |p| {
+                p.idle = crate::Idle::Spin;
+                p.coalesce = Coalesce::Fixed(Duration::from_micros(50))
+            },
+            PlanError::CoalesceWithSpin,
         ),
     ];
     for (spoil, want) in cases {
@@ -171,4 +185,29 @@ fn per_connection_and_coalescing_in_effect_follow_the_model_and_protocol() {
         };
         assert_eq!(p.coalesce_in_effect(), Coalesce::Off);
     }
+}
+
+#[test]
+fn coalescing_is_not_in_effect_in_workers_that_spin() {
+    use crate::idle::{CpuList, Placement, Server};
+    let mut p = Plan::new(Target::parse("http://127.0.0.1:1/").unwrap());
+    p.idle = crate::Idle::Spin;
+    assert_eq!(p.validate(), Ok(()));
+    assert!(p.idle_in_effect().spin);
+    assert_eq!(p.coalesce_in_effect(), Coalesce::Off);
+    // auto: spins, and so coalesces not, only on CPUs of its own.
+    p.idle = crate::Idle::Auto;
+    p.placement = Placement {
+        client: CpuList::of([0]),
+        server: Server::Found {
+            cpus: CpuList::of([0]),
+        },
+    };
+    assert!(!p.idle_in_effect().spin);
+    assert_eq!(p.coalesce_in_effect(), Coalesce::Auto);
+    p.placement.server = Server::Found {
+        cpus: CpuList::of([1]),
+    };
+    assert!(p.idle_in_effect().spin);
+    assert_eq!(p.coalesce_in_effect(), Coalesce::Off);
 }

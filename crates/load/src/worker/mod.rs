@@ -9,7 +9,9 @@
 //! earliest.
 //!
 //! In the closed model a worker that finds nothing to read may wait a little before it
-//! sleeps, so that one wake-up reads several responses ([`coalesce`], `--coalesce`).
+//! sleeps, so that one wake-up reads several responses ([`coalesce`], `--coalesce`). A
+//! worker told to spin (`--idle spin`, [`crate::idle`]) never sleeps: each turn polls
+//! without a timeout, and the turns that find nothing are counted as spin.
 //!
 //! The loop does not know the load model: a connection with room asks the [`Schedule`]
 //! for work. Nor does it know the protocol: the worker is generic over the [`Http`] seam
@@ -86,6 +88,9 @@ pub(crate) struct Config {
     /// The wait before sleeping that batches wake-ups, as in effect:
     /// [`crate::Plan::coalesce_in_effect`], the one decision (`Off` in the open model).
     pub coalesce: crate::Coalesce,
+    /// Poll without a timeout instead of sleeping: [`crate::Plan::idle_in_effect`], the one
+    /// decision. Timers, due instants and the stop are checked on each turn as ever.
+    pub spin: bool,
     pub schedule: Schedule,
     pub timeout: Duration,
     pub connect_timeout: Duration,
@@ -113,8 +118,9 @@ pub(crate) struct WorkerResult {
     pub protocol: ProtocolCounts,
     /// Interval hand-offs that waited for the collector.
     pub interval_waits: u64,
-    /// Open model: wall time spent in zero-timeout polls that found nothing while the next
-    /// due instant was less than [`SPIN_NS`] away: CPU burnt waiting, not working.
+    /// Wall time spent in zero-timeout polls that found nothing: in the open model while
+    /// the next due instant was less than [`SPIN_NS`] away, and every such turn of a worker
+    /// that spins ([`Config::spin`]): CPU burnt waiting, not working.
     pub spin: Duration,
     /// Closed model: the waits before sleeping that batched wake-ups.
     pub coalesced: crate::Coalesced,
@@ -148,7 +154,7 @@ struct Worker<P: Http> {
     wakes: Wakes,
     /// Connections established and not closed yet, published for live displays.
     open: u64,
-    /// Open model: nanoseconds of empty zero-timeout polls before a due instant (see
+    /// Nanoseconds of empty zero-timeout polls made only to wait (see
     /// [`WorkerResult::spin`]).
     spin_ns: u64,
     /// Closed model: the wait before sleeping, and the waits made.
@@ -157,6 +163,10 @@ struct Worker<P: Http> {
 
 /// How long before a due instant the open model stops sleeping and polls instead.
 const SPIN_NS: u64 = 50_000;
+
+/// The longest empty turn of the loop counted as spin: one that took longer was preempted
+/// (a scheduler's time slice is milliseconds, an empty poll's turn microseconds).
+const SPIN_TURN_MAX_NS: u64 = 200_000;
 
 fn now_ns(epoch: Instant) -> u64 {
     u64::try_from(epoch.elapsed().as_nanos()).unwrap_or(u64::MAX)
@@ -298,9 +308,13 @@ impl<P: Http> Worker<P> {
                     wait = wait.min(at.saturating_sub(now));
                 }
             }
-            // True for a poll made only to wait for a due instant still in the future.
+            // True for a poll made only to wait: for a due instant still in the future, or
+            // for anything at all in a worker that spins.
             let mut spinning = false;
-            if !self.free.is_empty() {
+            if self.cfg.spin {
+                spinning = true;
+                wait = 0;
+            } else if !self.free.is_empty() {
                 if let Some(due) = self.cfg.schedule.next_due_ns() {
                     // The last stretch before a due instant is spent polling without a
                     // timeout: waking from a timer costs ~30-40 µs on the VMs measured
@@ -321,9 +335,12 @@ impl<P: Http> Worker<P> {
             let before = now;
             let now = now_ns(self.cfg.epoch);
             // The spin's CPU is time to spare, not work: counted apart so that a spinning
-            // client is not judged saturated. Uses the clock reads the loop makes anyway.
-            if spinning && events.is_empty() {
-                self.spin_ns += now.saturating_sub(before);
+            // client is not judged saturated. Uses the clock reads the loop makes anyway. An
+            // empty turn takes a few µs; one that took longer was preempted, and the time
+            // it was off its CPU is neither spin nor work.
+            let turn = now.saturating_sub(before);
+            if spinning && events.is_empty() && turn <= SPIN_TURN_MAX_NS {
+                self.spin_ns += turn;
             }
             self.rec.interval.rotate(now, &self.rec.counts);
             for ev in events.iter() {

@@ -108,3 +108,33 @@ fn client_windows_share_the_client_cpus() {
         );
     }
 }
+
+#[test]
+fn a_spinning_client_at_full_cpu_is_not_client_bound_and_its_work_leaves_the_spin_out() {
+    // `--idle spin` on one CPU: 100% busy, 90% of it polls that found nothing.
+    let spent = Spent {
+        wall: Duration::from_secs(1),
+        client: usage(600, 400),
+        beside: None,
+        helpers: probe::OwnUsage::default(),
+        tcp: None,
+    };
+    let spun = (1000, Duration::from_millis(900), load::Coalesced::default());
+    let c = client_of(spun, &spent, 1);
+    assert!((c.cpu_percent - 100.0).abs() < 1e-9, "{}", c.cpu_percent);
+    assert!(!c.saturated, "{c:?}");
+    assert!(!c.saturated_by_rule(), "{c:?}");
+    assert!((c.cpu_us_per_request.unwrap() - 1000.0).abs() < 1e-9);
+    assert!(
+        (c.work_us_per_request.unwrap() - 100.0).abs() < 1e-9,
+        "{c:?}"
+    );
+    // Without spin the work is the CPU, and the same client is client-bound.
+    let busy = client_of(
+        (1000, Duration::ZERO, load::Coalesced::default()),
+        &spent,
+        1,
+    );
+    assert!(busy.saturated);
+    assert_eq!(busy.work_us_per_request, busy.cpu_us_per_request);
+}

@@ -598,6 +598,8 @@ fn load_run(rps: f64, us: f64) -> Run {
             seed: 0,
             interval_s: 1.0,
             coalesce: "auto".into(),
+            idle: "sleep".into(),
+            idle_reason: String::new(),
         },
         crate::Measured {
             counts: &counts,

@@ -169,7 +169,8 @@ fn windows_table(out: &mut String, c: &CapacityReport) {
          <th class=\"n\">p99</th><th class=\"n\">p99.9</th><th class=\"n\">late</th><th class=\"n\">client CPU</th>{}\
          <th>verdict</th><th>tcp</th></tr></thead><tbody>",
         if spun {
-            "<th class=\"n\">of it, spin</th>"
+            "<th class=\"n\">of it, spin</th><th class=\"n\">CPU per request</th>\
+             <th class=\"n\">work per request</th>"
         } else {
             ""
         }
@@ -200,7 +201,13 @@ fn windows_table(out: &mut String, c: &CapacityReport) {
             w.late.map_or("-".to_string(), |n| n.to_string()),
             w.client_cpu_percent,
             if spun {
-                format!("<td class=\"n\">{:.0}%</td>", w.client_spin_percent)
+                let us = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.1}µs"));
+                format!(
+                    "<td class=\"n\">{:.0}%</td><td class=\"n\">{}</td><td class=\"n\">{}</td>",
+                    w.client_spin_percent,
+                    us(w.client_cpu_us_per_request),
+                    us(w.client_work_us_per_request)
+                )
             } else {
                 String::new()
             },

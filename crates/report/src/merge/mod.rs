@@ -614,6 +614,7 @@ pub fn merge(sources: &[Source], opts: Options) -> Result<LoadReport, MergeError
         cpu_sys_s: by_shard.values().map(|s| s.report.client.cpu_sys_s).sum(),
         cpu_percent: busiest,
         cpu_us_per_request: None,
+        work_us_per_request: per_request(&|c| c.work_us_per_request),
         max_rss_bytes: by_shard
             .values()
             .map(|s| s.report.client.max_rss_bytes)

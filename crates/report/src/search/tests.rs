@@ -26,6 +26,7 @@ fn window(sent: u64, kinds: Option<&[TcpFinding]>) -> CapacityWindow {
         client_cpu_percent: 1.0,
         client_spin_percent: 0.0,
         client_cpu_us_per_request: None,
+        client_work_us_per_request: None,
         client_saturated: false,
         server_cpu_percent: None,
         server_cpu_us_per_request: None,
@@ -94,6 +95,18 @@ fn tcp_warnings_name_the_windows_and_the_busiest_ones_detail() {
         ),
         "{text}"
     );
+    // A window that spun (`--idle spin`) shows its CPU and its work per request.
+    let mut spun = window(300, Some(&[]));
+    spun.client_spin_percent = 60.0;
+    spun.client_cpu_us_per_request = Some(12.0);
+    spun.client_work_us_per_request = Some(4.5);
+    let with_spin = CapacityReport {
+        windows: vec![spun],
+        ..report.clone()
+    };
+    let text = with_spin.to_text();
+    assert!(text.contains("   spin  cpu/req work/req"), "{text}");
+    assert!(text.contains("    60%   12.0µs    4.5µs"), "{text}");
     let none = CapacityReport {
         windows: vec![window(10, Some(&[])), window(20, None)],
         ..report

@@ -27,6 +27,12 @@ pub struct Cell {
     /// HTTP/1.1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub streams: Option<u64>,
+    /// What foxbench's workers did when nothing was ready, and why: `spin (foxbench on
+    /// CPU 0, the server on CPU 1)` or `sleep (the server shares CPU 0)` (the suite's
+    /// `idle`, `auto` by default). Absent before a repeat ran, and in results from before
+    /// it was recorded (they slept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle: Option<String>,
     /// Where the cell ended.
     pub status: CellStatus,
     /// Why it was excluded or failed, in one line.
@@ -288,6 +294,10 @@ pub struct CellSummary {
     pub server_cpu_us_per_request: Option<f64>,
     /// Median client CPU µs per request.
     pub client_cpu_us_per_request: Option<f64>,
+    /// Median client work µs per request: its CPU less the spin (`Client::spin_s`). Absent
+    /// in results from before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_work_us_per_request: Option<f64>,
     /// Median server CPU share, percent.
     pub server_cpu_percent: f64,
     /// Median busiest-thread share, percent.

@@ -126,6 +126,14 @@ fn a_client_spinning_before_send_instants_is_not_client_bound() {
     );
     // Spin that leaves 90% of real work still saturates.
     assert_eq!(diagnose(&spinning(7.0)).bottleneck, Bottleneck::ClientBound);
+    // The detail says the client's busy CPU was partly spin, once.
+    let d = diagnose(&spinning(60.0));
+    assert_eq!(
+        d.detail.matches("foxbench's spin 60% of its CPUs").count(),
+        1,
+        "{d:?}"
+    );
+    assert!(!diagnose(&spinning(0.0)).detail.contains("spin"));
 }
 
 /// The rules on recorded figures: (process %s, per-CPU figures, thread waits) →

@@ -138,3 +138,54 @@ fn a_tls_task_loads_https_with_the_levels_resumption_and_the_targets_cacert() {
         "resumption is on unless the level turns it off"
     );
 }
+
+#[test]
+fn a_client_pinned_apart_from_the_server_spins_and_one_sharing_its_cpus_sleeps() {
+    let suite = Suite::parse(DEFAULT_SUITE, "built-in").unwrap();
+    let s = suite.scenarios[0].clone();
+    let task = Task::new(&s, &suite.plan.levels[0], Duration::ZERO, ("/o", "/d"));
+    let interrupt = Arc::new(AtomicBool::new(false));
+    let meter = |cpu_ids| Meter {
+        plan: &suite.plan,
+        client_threads: 1,
+        server_cpus: 1,
+        interrupt: &interrupt,
+        cpu_ids,
+        dumps: None,
+        services: &[],
+        service_cpus: 0,
+        watch: None,
+        net: crate::summary::Net::default(),
+    };
+    let addr: SocketAddr = "127.0.0.1:8080".parse().unwrap();
+    let apart = meter((&[0], &[1]));
+    let plan = apart.load_plan(addr, &task, Stop::Requests(1));
+    assert!(plan.idle_in_effect().spin);
+    assert_eq!(plan.coalesce_in_effect(), load::Coalesce::Off);
+    assert_eq!(
+        apart.idle_of(addr, &task),
+        "spin (foxbench on CPU 0, the server on CPU 1)"
+    );
+    // One CPU for both (a 1-CPU machine): the runner notes the overlap, the client sleeps.
+    let shared = meter((&[0], &[0]));
+    assert!(
+        !shared
+            .load_plan(addr, &task, Stop::Requests(1))
+            .idle_in_effect()
+            .spin
+    );
+    assert_eq!(
+        shared.idle_of(addr, &task),
+        "sleep (the server shares CPU 0)"
+    );
+    // The suite's `idle` is carried: sleep where it could spin.
+    let mut sleeping = s.clone();
+    sleeping.idle = load::Idle::Sleep;
+    let task = Task::new(
+        &sleeping,
+        &suite.plan.levels[0],
+        Duration::ZERO,
+        ("/o", "/d"),
+    );
+    assert_eq!(apart.idle_of(addr, &task), "sleep (asked)");
+}

@@ -242,6 +242,10 @@ pub struct Scenario {
     /// Closed-model levels: the wait before sleeping that batches wake-ups (`coalesce`,
     /// `auto` by default, as `foxbench load --coalesce`). Rate levels never wait.
     pub coalesce: load::Coalesce,
+    /// What foxbench's workers do when nothing is ready (`idle`, `auto` by default, as
+    /// `foxbench load --idle`): `auto` spins where foxbench's CPUs are none of the
+    /// server's, as the shootout pins them unless there are too few CPUs.
+    pub idle: load::Idle,
     /// The status a correct response has.
     pub status: u16,
     /// Headers a correct response has, by name, each matching its pattern.

@@ -86,6 +86,9 @@ pub(super) struct RawScenario {
     /// The closed model's wait before sleeping (`load::Coalesce`): "auto", "off" or a
     /// duration such as "50us".
     pub(super) coalesce: Option<String>,
+    /// What foxbench's workers do when nothing is ready (`load::Idle`): "auto", "spin" or
+    /// "sleep".
+    pub(super) idle: Option<String>,
     pub(super) targets: Option<Vec<String>>,
     pub(super) levels: Option<Vec<String>>,
     pub(super) scheme: Option<String>,

@@ -175,6 +175,16 @@ pub(super) fn scenarios(
         coalesce
             .check()
             .map_err(|e| err("coalesce", e.problem().worded(&crate::wording::SuiteKeys)))?;
+        let idle = match &s.idle {
+            None => load::Idle::Auto,
+            Some(text) => load::Idle::parse(text).map_err(|m| err("idle", m))?,
+        };
+        if idle == load::Idle::Spin && coalesce != load::Coalesce::Auto {
+            return Err(err(
+                "idle",
+                "\"spin\" never sleeps, so the scenario's coalesce has no meaning with it: drop coalesce, or use idle = \"auto\"".into(),
+            ));
+        }
         let client = (s.cert.map(|c| c.0), s.key.map(|c| c.0));
         let tls = ScenarioTls::read(s.scheme.as_deref(), s.insecure, s.cacert.map(|c| c.0))
             .and_then(|tls| ScenarioTls::with_client(tls, client))
@@ -199,6 +209,7 @@ pub(super) fn scenarios(
             tls,
             http2: s.http2,
             coalesce,
+            idle,
         });
     }
     Ok(scenarios)

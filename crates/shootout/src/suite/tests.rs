@@ -589,3 +589,35 @@ fn a_scenario_coalesces_as_it_says_and_auto_by_default() {
         assert_eq!(s.scenarios[0].coalesce, want, "{value}");
     }
 }
+
+#[test]
+fn a_scenario_idles_as_it_says_and_auto_by_default() {
+    let s = Suite::parse(GOOD, "s.toml").unwrap();
+    assert_eq!(s.scenarios[0].idle, load::Idle::Auto);
+    for (value, want) in [
+        ("\"spin\"", load::Idle::Spin),
+        ("\"sleep\"", load::Idle::Sleep),
+    ] {
+        let text = GOOD.replace(
+            "name = \"redirect\"",
+            &format!("name = \"redirect\"\nidle = {value}"),
+        );
+        let s = Suite::parse(&text, "s.toml").unwrap();
+        assert_eq!(s.scenarios[0].idle, want, "{value}");
+    }
+    for (extra, needle) in [
+        ("idle = \"busy\"", "expected spin, sleep or auto"),
+        (
+            "idle = \"spin\"\ncoalesce = \"off\"",
+            "the scenario's coalesce has no meaning with it: drop coalesce",
+        ),
+    ] {
+        let text = GOOD.replace(
+            "name = \"redirect\"",
+            &format!("name = \"redirect\"\n{extra}"),
+        );
+        let e = Suite::parse(&text, "s.toml").unwrap_err().to_string();
+        assert!(e.contains("idle") && e.contains(needle), "{extra}: {e}");
+        assert!(!e.contains('\n'), "{e}");
+    }
+}

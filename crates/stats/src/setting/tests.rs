@@ -29,6 +29,7 @@ fn variant(s: Setting) -> usize {
         Setting::Alpha => 22,
         Setting::SameMachine => 23,
         Setting::Coalesce => 24,
+        Setting::Idle => 25,
     }
 }
 

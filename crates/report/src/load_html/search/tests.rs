@@ -32,6 +32,7 @@ fn window(rate: f64, phase: WindowPhase, p99_us: f64) -> CapacityWindow {
         client_cpu_percent: 12.0,
         client_spin_percent: 0.0,
         client_cpu_us_per_request: None,
+        client_work_us_per_request: None,
         client_saturated: false,
         server_cpu_percent: None,
         server_cpu_us_per_request: None,

@@ -17,6 +17,7 @@ fn window(rate: f64, passed: bool, saturated: bool) -> CapacityWindow {
         client_cpu_percent: if saturated { 99.0 } else { 20.0 },
         client_spin_percent: 0.0,
         client_cpu_us_per_request: Some(10.0),
+        client_work_us_per_request: Some(10.0),
         client_saturated: saturated,
         server_cpu_percent: Some(50.0),
         server_cpu_us_per_request: Some(20.0),

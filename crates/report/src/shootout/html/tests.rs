@@ -114,6 +114,7 @@ fn summary(rps: f64, us: f64) -> CellSummary {
         spectrum: vec![(0.0, us), (50.0, us), (99.0, us), (100.0, us)],
         server_cpu_us_per_request: Some(rps),
         client_cpu_us_per_request: None,
+        client_work_us_per_request: None,
         server_cpu_percent: 0.0,
         busiest_thread_percent: 0.0,
         client_cpu_percent: 0.0,
@@ -170,6 +171,7 @@ fn cell(
         tls_resume: None,
         protocol: "http/1.1".into(),
         streams: None,
+        idle: None,
         status: if summary.is_some() {
             CellStatus::Measured
         } else {
