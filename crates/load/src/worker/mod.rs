@@ -35,6 +35,7 @@ use nix::sys::timerfd::TimerFd;
 use crate::interval::CurrentInterval;
 use crate::protocol_counts::ProtocolCounts;
 use crate::schedule::{Grant, Schedule};
+use crate::stamps::{ClockOffset, ControlBuf};
 use crate::table::{Picker, RequestTable};
 use crate::tls::{Connector, TlsInfo};
 use crate::{Control, Counts, LoadError, StatusSet};
@@ -86,6 +87,10 @@ pub(crate) struct Config {
     /// The wait before sleeping that batches wake-ups, as in effect:
     /// [`crate::Plan::coalesce_in_effect`], the one decision (`Off` in the open model).
     pub coalesce: crate::Coalesce,
+    /// Which clock the latency recorded as `latency` is taken on.
+    pub latency_clock: crate::LatencyClock,
+    /// Ask the kernel to stamp each socket's reads ([`crate::stamps`]).
+    pub kernel_stamps: bool,
     pub schedule: Schedule,
     pub timeout: Duration,
     pub connect_timeout: Duration,
@@ -118,6 +123,8 @@ pub(crate) struct WorkerResult {
     pub spin: Duration,
     /// Closed model: the waits before sleeping that batched wake-ups.
     pub coalesced: crate::Coalesced,
+    /// Reads with and without a kernel receive stamp.
+    pub stamps: crate::StampCounts,
 }
 
 /// Why the requests in flight on a connection fail: the error counter and the cause, a
@@ -133,6 +140,8 @@ struct Worker<P: Http> {
     rec: Recorder,
     picker: Picker,
     rbuf: Vec<u8>,
+    /// The control buffer every read's kernel stamp comes in, shared by the connections.
+    cmsg: ControlBuf,
     /// Connections with room, waiting for a request to fall due.
     free: Vec<usize>,
     /// Open model: wakes the loop at the next due instant with nanosecond precision, where
@@ -204,12 +213,17 @@ impl<P: Http> Worker<P> {
                 lateness: Latency::new(),
                 late: Latency::new(),
                 recent_latency_ns: 0,
+                clock: cfg.latency_clock,
+                offset: ClockOffset::take(cfg.epoch),
+                arrived_ns: None,
+                stamps: crate::StampCounts::default(),
             },
             picker: Picker::new(cfg.seed, cfg.id, shapes),
             poll,
             http,
             slots,
             rbuf: vec![0; READ_BUF],
+            cmsg: ControlBuf::new(),
             free: Vec::with_capacity(cfg.connections),
             timer: None,
             armed_ns: None,
@@ -241,6 +255,7 @@ impl<P: Http> Worker<P> {
                 waits: w.coalesce.waits,
                 waited: Duration::from_nanos(w.coalesce.waited_ns),
             },
+            stamps: w.rec.stamps,
         };
         w.http.report(&mut result.protocol);
         Ok(result)
@@ -258,6 +273,7 @@ impl<P: Http> Worker<P> {
             rec,
             picker,
             rbuf,
+            cmsg,
             ..
         } = self;
         let cx = Cx {
@@ -266,6 +282,7 @@ impl<P: Http> Worker<P> {
             picker,
             registry: poll.registry(),
             rbuf,
+            cmsg,
         };
         (http, &mut slots[idx], cx)
     }
@@ -527,6 +544,9 @@ impl<P: Http> Worker<P> {
     }
 
     fn tick(&mut self, now: u64) {
+        // The realtime clock's distance from ours, for the kernel stamps: re-taken every
+        // tick, so that NTP's slew (at most 500 ppm) moves it by 5 µs at most in between.
+        self.rec.offset = ClockOffset::take(self.cfg.epoch);
         for idx in 0..self.slots.len() {
             let slot = &self.slots[idx];
             match slot.phase {
