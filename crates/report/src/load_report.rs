@@ -486,6 +486,11 @@ pub struct Client {
     /// without a dashboard, and in results from before it was left out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dashboard_cpu_s: Option<f64>,
+    /// What the client itself added to the latencies (read latency minus the latency to
+    /// the kernel's receive stamp), and which clock the latency figures hold. Absent in
+    /// results from before it was measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_delay: Option<crate::ClientDelay>,
 }
 
 /// The share of the client's CPUs that `spin_s` seconds of spin took, on the scale of
@@ -613,6 +618,7 @@ impl Client {
             saturated: client_saturated(cpu_percent, 0.0),
             probe_cpu_s: None,
             dashboard_cpu_s: None,
+            client_delay: None,
         }
     }
 

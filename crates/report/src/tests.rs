@@ -109,6 +109,7 @@ pub(crate) fn sample() -> LoadReport {
             saturated: true,
             probe_cpu_s: None,
             dashboard_cpu_s: None,
+            client_delay: None,
         },
         request_table: vec![
             RequestShape {

@@ -638,6 +638,11 @@ pub fn merge(sources: &[Source], opts: Options) -> Result<LoadReport, MergeError
                 .collect();
             (!d.is_empty()).then(|| d.iter().sum())
         },
+        // Each agent's delay is its own; the merged one is the worst of each figure.
+        client_delay: by_shard
+            .values()
+            .filter_map(|s| s.report.client.client_delay)
+            .reduce(crate::ClientDelay::merge),
     };
     m.client.cpu_us_per_request = (m.requests.completed > 0)
         .then(|| (m.client.cpu_user_s + m.client.cpu_sys_s) * 1e6 / m.requests.completed as f64);
