@@ -14,6 +14,7 @@ mod netdiag;
 mod series;
 mod shootout;
 mod slo;
+mod stamps;
 mod table;
 mod tls;
 

@@ -44,6 +44,12 @@ pub struct LoadReport {
     pub throughput: Throughput,
     /// Request latency.
     pub latency: Distribution,
+    /// The same responses' latency to their read by the client, whichever clock `latency`
+    /// holds (`client.client_delay.latency_clock`): with the kernel's receive stamps
+    /// leading, `latency` leaves out what the client added and this keeps it in. Absent in
+    /// results from before it was measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_latency: Option<Distribution>,
     /// Connection establishment time; absent when no connection was opened.
     pub connect: Option<Distribution>,
     /// Connection counters.
@@ -730,6 +736,7 @@ impl LoadReport {
                 read_bytes_per_sec: c.bytes_read as f64 / elapsed_s,
             },
             latency: dist(run.latency),
+            read_latency: None,
             connect: (!run.connect.is_empty()).then(|| dist(run.connect)),
             connections: c.into(),
             protocol: None,

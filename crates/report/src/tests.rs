@@ -69,6 +69,7 @@ pub(crate) fn sample() -> LoadReport {
             bytes_written: 800,
             read_bytes_per_sec: 900.0,
         },
+        read_latency: None,
         latency: Distribution {
             summary: Summary {
                 count: 9,
