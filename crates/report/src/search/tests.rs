@@ -27,6 +27,7 @@ fn window(sent: u64, kinds: Option<&[TcpFinding]>) -> CapacityWindow {
         client_spin_percent: 0.0,
         client_cpu_us_per_request: None,
         client_saturated: false,
+        client_delay: None,
         server_cpu_percent: None,
         server_cpu_us_per_request: None,
         clauses: Vec::new(),

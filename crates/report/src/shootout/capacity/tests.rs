@@ -18,6 +18,7 @@ fn window(rate: f64, passed: bool, saturated: bool) -> CapacityWindow {
         client_spin_percent: 0.0,
         client_cpu_us_per_request: Some(10.0),
         client_saturated: saturated,
+        client_delay: None,
         server_cpu_percent: Some(50.0),
         server_cpu_us_per_request: Some(20.0),
         clauses: Vec::new(),
