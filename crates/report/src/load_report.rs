@@ -174,6 +174,11 @@ pub struct IntervalRow {
     /// full resolution, more where a long run's older intervals were merged ([`series`]).
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub span_intervals: u64,
+    /// The 99th percentile of what the client itself added to the latencies in it, µs
+    /// (`client.client_delay`'s figure, per interval). A row merged from several is the
+    /// largest of theirs, an upper bound. Absent in files written before it was measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_delay_p99_us: Option<f64>,
 }
 
 fn one() -> u64 {
@@ -207,6 +212,10 @@ impl IntervalRow {
         self.errors_by_kind.add(&other.errors_by_kind);
         self.errors_by_reason =
             errors_by_reason::merge(&[&self.errors_by_reason, &other.errors_by_reason]);
+        self.client_delay_p99_us = match (self.client_delay_p99_us, other.client_delay_p99_us) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
         self.set_histogram(&hist);
         Ok(())
     }
@@ -238,6 +247,8 @@ impl From<&stats::Interval> for IntervalRow {
             max_us: us(iv.latency.percentile_ns(100.0)),
             hdr_base64: Some(iv.latency.to_base64()),
             span_intervals: 1,
+            client_delay_p99_us: (!iv.client_delay.is_empty())
+                .then(|| us(iv.client_delay.percentile_ns(99.0))),
         }
     }
 }

@@ -141,6 +141,7 @@ pub(crate) fn sample() -> LoadReport {
                 max_us: p99_us,
                 hdr_base64: None,
                 span_intervals: 1,
+                client_delay_p99_us: None,
             })
             .collect(),
         interval_segments: Vec::new(),

@@ -158,6 +158,13 @@ fn without_kernel_stamps_the_report_says_latencies_are_from_the_read() {
     let d = &v["client"]["client_delay"];
     assert_eq!(d["latency_clock"], "kernel", "{d}");
     assert_eq!(d["unstamped_reads"], 0, "{d}");
+    // Per interval too, and the read latency beside the latency.
+    let rows = v["intervals"].as_array().unwrap();
+    assert!(
+        rows.iter().any(|r| r["client_delay_p99_us"].is_number()),
+        "{rows:?}"
+    );
+    assert_eq!(v["read_latency"]["count"], v["latency"]["count"]);
     let out = run(&["load", "-n", "500", "-c", "4", &url]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
