@@ -60,6 +60,13 @@ impl Recorder {
         };
     }
 
+    /// Sets the current read's stamp without counting a read: for the end of a stream,
+    /// which completes a response framed by the close.
+    #[inline]
+    pub(super) fn arrived_again(&mut self, stamp_ns: Option<i64>) {
+        self.arrived_ns = stamp_ns.map(|t| self.offset.mono_ns(t));
+    }
+
     /// Records a response completed by the current read, read at `now`: its latency on both
     /// clocks (the leading one as `latency`), and what the client added between them.
     #[inline]

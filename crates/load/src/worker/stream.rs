@@ -215,7 +215,12 @@ impl Stream {
                 return Received::Drained;
             };
             match t.read(cx.rbuf, cx.cmsg) {
-                Ok(Read::Eof { close_notify }) => return Received::Eof { close_notify },
+                Ok(Read::Eof { close_notify }) => {
+                    // The close carries no stamp: a response it frames is dated by this
+                    // read, not by another connection's stamp the recorder may hold.
+                    cx.rec.arrived_again(None);
+                    return Received::Eof { close_notify };
+                }
                 Ok(Read::Data {
                     n,
                     drained,

@@ -83,3 +83,24 @@ fn the_read_clock_leads_when_asked_and_both_are_kept() {
     assert!(r.stamps.stamped > 0, "still stamped: {:?}", r.stamps);
     assert_eq!(r.client_delay.len(), r.counts.ok);
 }
+
+/// A response framed by the close completes with the close, which carries no stamp: it is
+/// dated by the read of the EOF, never by an earlier read's stamp the recorder still held
+/// (there, its body's, 100 ms before the response was complete).
+#[test]
+fn a_response_framed_by_the_close_is_not_dated_by_an_earlier_reads_stamp() {
+    let s = super::support::Server::spawn(|mut c| {
+        if c.next_request().is_some() {
+            c.send(b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nbody");
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    });
+    let mut p = plan(&s.url());
+    p.threads = 1;
+    p.connections = 1;
+    p.stop = Stop::Requests(1);
+    let r = run(&p);
+    assert_eq!(r.counts.ok, 1, "{:?}", r.counts);
+    let ms = r.latency.percentile_ns(100.0) / 1_000_000;
+    assert!(ms >= 100, "latency {ms} ms: dated before the close");
+}
