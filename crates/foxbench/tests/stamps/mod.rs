@@ -10,6 +10,10 @@ use serde_json::Value;
 use super::support::{Server, REDIRECT};
 use super::{result, run};
 
+/// Held by the tests that time the client, one at a time: the disturber's real-time
+/// process on CPU 0 would otherwise disturb the coalescing test's runs too.
+static TIMED: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Answers one request in `every` (over the whole server) after `slow`, the rest after
 /// `fast`.
 fn bimodal_server(every: u64, fast: Duration, slow: Duration) -> Server {
@@ -71,6 +75,7 @@ const COALESCE_CLOCK: &str = "kernel";
 /// 200 µs cannot move it by more than 0.2% on any clock.
 #[test]
 fn coalesce_auto_waits_added_to_the_read_latency_not_the_kernel_latency() {
+    let _one = TIMED.lock().unwrap_or_else(|e| e.into_inner());
     let s = bimodal_server(20, Duration::from_millis(1), Duration::from_millis(100));
     let ps = [50.0, 66.0, 75.0, 80.0, 90.0, 99.0];
     let args = |co: &'static str| {
@@ -107,12 +112,14 @@ fn coalesce_auto_waits_added_to_the_read_latency_not_the_kernel_latency() {
         waits > 100,
         "auto made only {waits} waits: the test measures nothing"
     );
-    // Observed on the kernel's clock: auto within -4..+4% of off at p50..p80, and -10..+10%
+    // Observed on the kernel's clock, alone: auto within -4..+4% of off at p50..p80, -10..+10%
     // at p90, the fast responses' tail (auto's batched sends reach a server of 250
     // threads on 2 busy cores in bursts: a real change of the server's latency, not of the
     // measure). On the read's clock: +3-13% at p50, +7-11% at p75..p80, +14-25% at p90.
     // The body of the fast mode, p50..p80, is judged on its mean shift (less noisy than
-    // any one percentile); every percentile must stay in a band no wait can explain.
+    // any one percentile); no percentile may rise by more than a wait could explain. A
+    // fall is not bounded: beside the whole test suite, off's wake-ups cost the busy
+    // server so much that auto came out 33% lower at p80.
     let moved: Vec<f64> = auto.iter().zip(&off).map(|(a, o)| a / o - 1.0).collect();
     let show = format!(
         "on the {COALESCE_CLOCK} clock, auto against off by percentile {ps:?}: {:?}\noff {off:?}\nauto {auto:?}",
@@ -125,7 +132,7 @@ fn coalesce_auto_waits_added_to_the_read_latency_not_the_kernel_latency() {
         body * 100.0
     );
     for m in &moved {
-        assert!((-0.20..0.12).contains(m), "{show}");
+        assert!(*m < 0.12, "{show}");
     }
 }
 
@@ -256,6 +263,7 @@ fn at(d: &Value, p: f64) -> f64 {
 /// the client, which sleeps. Needs root (SCHED_FIFO) and 2 CPUs (client on 0, server on 1).
 #[test]
 fn a_client_robbed_of_its_cpu_adds_to_the_read_latency_not_the_kernel_latency() {
+    let _one = TIMED.lock().unwrap_or_else(|e| e.into_inner());
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let allowed = nix::sched::sched_getaffinity(nix::unistd::Pid::from_raw(0))
         .is_ok_and(|s| s.is_set(0).unwrap_or(false) && s.is_set(1).unwrap_or(false));
