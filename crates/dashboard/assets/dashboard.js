@@ -256,7 +256,8 @@
     var last = rows[rows.length - 1];
     var status = rows.length + " intervals" +
       (last ? ", " + (last.start_s + last.duration_s).toFixed(1) + " s into the run, last " +
-        Math.round(last.requests_per_sec) + " req/s, p99 " + fmtUs(null, last.p99_us) : "");
+        Math.round(last.requests_per_sec) + " req/s, p99 " + fmtUs(null, last.p99_us) +
+        (last.client_delay_p99_us != null ? ", client delay p99 " + fmtUs(null, last.client_delay_p99_us) : "") : "");
     if (meta.kind === "find-max") status = "windows so far: " + windows.length + "; this one: " + status;
     if (meta.kind === "shootout") {
       status = cells.length + " cells";

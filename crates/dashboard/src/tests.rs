@@ -34,6 +34,7 @@ fn row(i: u64) -> IntervalRow {
         max_us: 0.0,
         hdr_base64: None,
         span_intervals: 1,
+        client_delay_p99_us: None,
     }
 }
 

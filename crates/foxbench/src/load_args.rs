@@ -98,6 +98,15 @@ pub struct LoadArgs {
     /// --coalesce out.
     #[arg(long = "idle", value_name = "spin|sleep|auto", value_parser = load::Idle::parse, default_value = "auto")]
     pub idle: load::Idle,
+    /// Which clock latencies are taken on. kernel: to the kernel's receive stamp of the
+    /// read that completed each response, leaving out what the client itself adds (a busy
+    /// event loop, a preempted or slow-waking thread, a coalescing wait); falls back to
+    /// the read when the kernel gives no stamps. read: to the read, as other load
+    /// generators measure. Both are measured either way; the report gives the client's
+    /// delay (read minus kernel). FOXBENCH_KERNEL_STAMPS=off (testing and diagnosis) does
+    /// not ask the kernel for stamps, as on a kernel without them.
+    #[arg(long = "latency-clock", value_name = "kernel|read", value_parser = load::LatencyClock::parse, default_value = "kernel")]
+    pub latency_clock: load::LatencyClock,
 
     /// Keep connections alive (the default; accepted for ab compatibility).
     #[arg(short = 'k', long = "keepalive", conflicts_with = "no_keepalive")]

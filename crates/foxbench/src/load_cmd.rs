@@ -63,6 +63,19 @@ fn fresh_seed() -> u64 {
     (t.as_nanos() as u64) ^ (u64::from(std::process::id()) << 32)
 }
 
+/// `FOXBENCH_KERNEL_STAMPS`: `off` asks the kernel for no receive stamps, so that a run
+/// behaves as on a kernel or socket without them (latencies fall back to the read). A
+/// testing and diagnosis switch; unset or `on` is the default.
+fn kernel_stamps_from_env() -> Result<bool> {
+    match std::env::var("FOXBENCH_KERNEL_STAMPS").as_deref() {
+        Err(_) | Ok("" | "on") => Ok(true),
+        Ok("off") => Ok(false),
+        Ok(other) => Err(anyhow!(
+            "FOXBENCH_KERNEL_STAMPS={other:?} is not on or off: unset it, or set it to off to run without kernel receive stamps"
+        )),
+    }
+}
+
 /// Turns the flags into a plan and checks it whole, before any network I/O.
 pub(crate) fn build_plan(args: &LoadArgs) -> Result<Plan> {
     let spec = default_request(args)?;
@@ -105,6 +118,8 @@ pub(crate) fn build_plan(args: &LoadArgs) -> Result<Plan> {
     plan.keepalive = !args.no_keepalive;
     plan.coalesce = args.coalesce;
     plan.idle = args.idle;
+    plan.latency_clock = args.latency_clock;
+    plan.kernel_stamps = kernel_stamps_from_env()?;
     plan.timeout = args.timeout;
     plan.connect_timeout = args.connect_timeout;
     plan.interval = args.interval;

@@ -15,6 +15,7 @@ mod netdiag;
 mod series;
 mod shootout;
 mod slo;
+mod stamps;
 mod table;
 mod tls;
 

@@ -28,11 +28,26 @@ use stats::{Counts, Interval, Latency};
 
 use crate::schedule::ns;
 
-/// The most histogram pairs (latency, service) one worker holds: 2.2 MB at 270 KB a histogram.
+/// The most histogram sets ([`Spare`]) one worker holds: 4.4 MB at 270 KB a histogram.
 pub(crate) const PAIRS: usize = 4;
 
-/// An emptied pair of histograms on its way back to its worker.
-pub(crate) type Spare = (Latency, Latency);
+/// An emptied set of one interval's histograms on its way back to its worker.
+#[derive(Debug, Default)]
+pub(crate) struct Spare {
+    latency: Latency,
+    service: Latency,
+    read_latency: Latency,
+    client_delay: Latency,
+}
+
+impl Spare {
+    fn clear(&mut self) {
+        self.latency.clear();
+        self.service.clear();
+        self.read_latency.clear();
+        self.client_delay.clear();
+    }
+}
 
 /// One worker's share of one interval.
 #[derive(Debug)]
@@ -41,8 +56,7 @@ pub(crate) struct Part {
     index: u64,
     /// The worker will send nothing more for intervals up to this one.
     through: u64,
-    latency: Latency,
-    service: Latency,
+    hists: Spare,
     counts: Counts,
 }
 
@@ -57,6 +71,10 @@ pub(crate) struct CurrentInterval {
     pub latency: Latency,
     /// Their service time (open model only).
     pub service: Latency,
+    /// Their latency to the read, whichever clock `latency` holds.
+    pub read_latency: Latency,
+    /// What the client added to each: the read latency minus the kernel latency.
+    pub client_delay: Latency,
     /// The counters as they stood when the current interval began.
     base: Counts,
     tx: Sender<Part>,
@@ -85,6 +103,8 @@ impl CurrentInterval {
             next_ns: interval_ns,
             latency: Latency::new(),
             service: Latency::new(),
+            read_latency: Latency::new(),
+            client_delay: Latency::new(),
             base: Counts::default(),
             tx,
             spares,
@@ -97,7 +117,7 @@ impl CurrentInterval {
     /// An empty pair to record the next interval into: one sent back, else a new one while
     /// fewer than `pairs` exist, else one waited for.
     fn empty_pair(&mut self) -> Spare {
-        let new = || (Latency::new(), Latency::new());
+        let new = Spare::default;
         match self.spares.try_recv() {
             Ok(pair) => pair,
             Err(TryRecvError::Empty) if self.made < self.pairs => {
@@ -132,13 +152,17 @@ impl CurrentInterval {
     }
 
     fn hand_off(&mut self, through: u64, counts: &Counts) {
-        let (latency, service) = self.empty_pair();
+        let empty = self.empty_pair();
         let part = Part {
             worker: self.worker,
             index: self.index,
             through,
-            latency: std::mem::replace(&mut self.latency, latency),
-            service: std::mem::replace(&mut self.service, service),
+            hists: Spare {
+                latency: std::mem::replace(&mut self.latency, empty.latency),
+                service: std::mem::replace(&mut self.service, empty.service),
+                read_latency: std::mem::replace(&mut self.read_latency, empty.read_latency),
+                client_delay: std::mem::replace(&mut self.client_delay, empty.client_delay),
+            },
             counts: counts.since(&self.base),
         };
         self.base = *counts;
@@ -160,6 +184,10 @@ pub(crate) struct Collector {
     pub total: Latency,
     /// The whole run's service time.
     pub total_service: Latency,
+    /// The whole run's read latency.
+    pub total_read: Latency,
+    /// The whole run's client delay.
+    pub total_client_delay: Latency,
     /// Per worker: where its parts' histograms go back, emptied.
     spares: Vec<Sender<Spare>>,
     /// Emptied histograms of intervals passed on, for the next intervals' slots.
@@ -179,6 +207,8 @@ impl Collector {
             next: 0,
             total: Latency::new(),
             total_service: Latency::new(),
+            total_read: Latency::new(),
+            total_client_delay: Latency::new(),
             spares,
             free: Vec::new(),
         }
@@ -197,16 +227,15 @@ impl Collector {
     }
 
     fn empty(&mut self, index: u64) -> Interval {
-        let (latency, service) = self
-            .free
-            .pop()
-            .unwrap_or_else(|| (Latency::new(), Latency::new()));
+        let h = self.free.pop().unwrap_or_default();
         Interval {
             index,
             start: Duration::from_nanos(ns(self.interval).saturating_mul(index)),
             duration: self.interval,
-            latency,
-            service,
+            latency: h.latency,
+            service: h.service,
+            read_latency: h.read_latency,
+            client_delay: h.client_delay,
             counts: Counts::default(),
         }
     }
@@ -214,10 +243,14 @@ impl Collector {
     /// Keeps a passed-on interval's histograms, emptied, for a later slot.
     fn recycle(&mut self, iv: Interval) {
         if self.free.len() < FREE_SLOTS {
-            let (mut latency, mut service) = (iv.latency, iv.service);
-            latency.clear();
-            service.clear();
-            self.free.push((latency, service));
+            let mut h = Spare {
+                latency: iv.latency,
+                service: iv.service,
+                read_latency: iv.read_latency,
+                client_delay: iv.client_delay,
+            };
+            h.clear();
+            self.free.push(h);
         }
     }
 
@@ -227,20 +260,32 @@ impl Collector {
             worker,
             index,
             through,
-            mut latency,
-            mut service,
+            mut hists,
             counts,
         } = part;
         let slot = self.slot(index);
-        slot.latency.merge(&latency).expect("same bounds");
+        slot.latency.merge(&hists.latency).expect("same bounds");
         slot.counts.merge(&counts);
-        slot.service.merge(&service).expect("same bounds");
-        self.total.merge(&latency).expect("same bounds");
-        self.total_service.merge(&service).expect("same bounds");
-        latency.clear();
-        service.clear();
-        // A worker that has finished no longer listens: its pair is dropped.
-        let _ = self.spares[worker].send((latency, service));
+        slot.service.merge(&hists.service).expect("same bounds");
+        slot.read_latency
+            .merge(&hists.read_latency)
+            .expect("same bounds");
+        slot.client_delay
+            .merge(&hists.client_delay)
+            .expect("same bounds");
+        self.total.merge(&hists.latency).expect("same bounds");
+        self.total_service
+            .merge(&hists.service)
+            .expect("same bounds");
+        self.total_read
+            .merge(&hists.read_latency)
+            .expect("same bounds");
+        self.total_client_delay
+            .merge(&hists.client_delay)
+            .expect("same bounds");
+        hists.clear();
+        // A worker that has finished no longer listens: its set is dropped.
+        let _ = self.spares[worker].send(hists);
         self.through[worker] = Some(through);
         let complete = self
             .through

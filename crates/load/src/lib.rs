@@ -53,6 +53,7 @@ mod schedule;
 pub mod search;
 mod setup;
 pub mod shard;
+mod stamps;
 pub mod start;
 mod table;
 mod target;
@@ -71,7 +72,7 @@ pub use h2::blocking::{H2Client, H2Error, H2Response};
 pub use h2::{H2Counts, H2Options};
 pub use idle::{Idle, IdleChoice, IdleWhy, Placement};
 pub use plan::{
-    Arrival, Coalesce, Plan, PlanError, Protocol, StatusSet, Stop, COALESCE_BATCH,
+    Arrival, Coalesce, LatencyClock, Plan, PlanError, Protocol, StatusSet, Stop, COALESCE_BATCH,
     COALESCE_LATENCY_SHARE, COALESCE_LIMIT, COALESCE_MAX, COALESCE_MIN, MAX_PIPELINE,
 };
 pub use rate::{Rate, RateError, Stage};
@@ -195,6 +196,47 @@ pub struct RunResult {
     /// Closed model: the waits before sleeping that batched wake-ups ([`Coalesce`]), summed
     /// over the workers.
     pub coalesced: Coalesced,
+    /// Every response's latency to its read: `latency` when the read clock leads.
+    pub read_latency: Latency,
+    /// What the client added to each response's latency: its read latency minus its
+    /// latency to the kernel's receive stamp (zero for a read without a stamp).
+    pub client_delay: Latency,
+    /// Which clock `latency` and `service` hold, and why.
+    pub latency_clock: ClockInUse,
+    /// Reads of response bytes that carried a kernel receive stamp, and those that did not.
+    pub stamps: StampCounts,
+}
+
+/// Which clock a run's `latency` holds, and why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClockInUse {
+    /// The kernel's receive stamps.
+    Kernel,
+    /// The read, because `--latency-clock read` asked for it.
+    ReadAsked,
+    /// The read, because no read of the run carried a stamp (the kernel or the socket
+    /// gave none).
+    ReadNoStamps,
+}
+
+impl ClockInUse {
+    /// What a run that asked for `asked` and counted `stamps` used.
+    pub fn of(asked: LatencyClock, stamps: StampCounts) -> Self {
+        match asked {
+            LatencyClock::Read => ClockInUse::ReadAsked,
+            LatencyClock::Kernel if stamps.stamped == 0 && stamps.unstamped > 0 => {
+                ClockInUse::ReadNoStamps
+            }
+            LatencyClock::Kernel => ClockInUse::Kernel,
+        }
+    }
+}
+
+/// Reads of response bytes with and without a kernel receive stamp.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StampCounts {
+    pub stamped: u64,
+    pub unstamped: u64,
 }
 
 /// The waits a run's workers made before sleeping, to read several responses per wake-up
@@ -249,6 +291,12 @@ pub fn run_with_intervals(
         Stop::Requests(n) => Some(Arc::new(schedule::Budget::new(n, threads))),
         Stop::Duration(_) => None,
     };
+    // Held until the workers end: stamping stays on for the whole run. A kernel that
+    // stamped nothing in the warm-up is not asked on every socket.
+    let warm = plan
+        .kernel_stamps
+        .then(|| stamps::Warm::up(Duration::from_millis(500)));
+    let kernel_stamps = warm.as_ref().is_some_and(|w| w.stamped);
     let (tx, rx) = mpsc::channel();
     let epoch = Instant::now();
     let mut handles = Vec::with_capacity(threads);
@@ -265,6 +313,8 @@ pub fn run_with_intervals(
             keepalive: plan.keepalive,
             coalesce: plan.coalesce_in_effect(),
             spin: plan.idle_in_effect().spin,
+            latency_clock: plan.latency_clock,
+            kernel_stamps,
             schedule: schedule::Schedule::new(
                 plan.arrival.clone(),
                 plan.stop,
@@ -318,6 +368,7 @@ pub fn run_with_intervals(
     let mut interval_waits = 0;
     let mut spin = Duration::ZERO;
     let mut coalesced = Coalesced::default();
+    let mut stamps = StampCounts::default();
     let mut first_err = None;
     for h in handles {
         match h.join() {
@@ -338,6 +389,8 @@ pub fn run_with_intervals(
                 spin += w.spin;
                 coalesced.waits += w.coalesced.waits;
                 coalesced.waited += w.coalesced.waited;
+                stamps.stamped += w.stamps.stamped;
+                stamps.unstamped += w.stamps.unstamped;
                 for (i, n) in w.status.iter().enumerate() {
                     status[i] += n;
                 }
@@ -358,6 +411,10 @@ pub fn run_with_intervals(
     Ok(RunResult {
         counts,
         service: std::mem::take(&mut collector.total_service),
+        read_latency: std::mem::take(&mut collector.total_read),
+        client_delay: std::mem::take(&mut collector.total_client_delay),
+        latency_clock: ClockInUse::of(plan.latency_clock, stamps),
+        stamps,
         latency: collector.total,
         lateness,
         late,

@@ -90,6 +90,43 @@ impl std::fmt::Display for Coalesce {
     }
 }
 
+/// Which clock a response's latency is taken on: the one [`crate::RunResult::latency`] (and
+/// `service`, the intervals, and everything judged from them) holds. Both are measured
+/// either way; only which one leads changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LatencyClock {
+    /// To the kernel's receive stamp of the read that completed the response: what the
+    /// client adds after the bytes arrived is left out. A response whose read carries no
+    /// stamp (the kernel or socket gives none) is taken to its read.
+    #[default]
+    Kernel,
+    /// To the read that completed the response, as load generators measure it: includes
+    /// whatever the client added before it read.
+    Read,
+}
+
+impl LatencyClock {
+    /// `kernel` or `read`.
+    pub fn parse(text: &str) -> Result<LatencyClock, String> {
+        match text.trim() {
+            "kernel" => Ok(LatencyClock::Kernel),
+            "read" => Ok(LatencyClock::Read),
+            _ => Err(format!(
+                "invalid latency clock {text:?}: expected kernel or read"
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for LatencyClock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            LatencyClock::Kernel => "kernel",
+            LatencyClock::Read => "read",
+        })
+    }
+}
+
 /// [`Coalesce::Auto`] waits this fraction (1/N) of the recent mean latency.
 pub const COALESCE_LATENCY_SHARE: u64 = 40;
 /// [`Coalesce::Auto`]'s longest wait.
@@ -234,6 +271,12 @@ pub struct Plan {
     /// Where the client and the target's server run, for [`Idle::Auto`]'s choice; not
     /// looked for by default (then `auto` sleeps).
     pub placement: Placement,
+    /// Which clock `latency` is taken on.
+    pub latency_clock: LatencyClock,
+    /// Ask the kernel to stamp what each socket receives. Off, reads carry no stamps and
+    /// every latency is taken to the read, as on a kernel without them (a testing and
+    /// diagnosis switch: `FOXBENCH_KERNEL_STAMPS=off`).
+    pub kernel_stamps: bool,
 }
 
 /// The most requests in flight per connection.
@@ -417,6 +460,8 @@ impl Plan {
             coalesce: Coalesce::Auto,
             idle: Idle::Auto,
             placement: Placement::default(),
+            latency_clock: LatencyClock::Kernel,
+            kernel_stamps: true,
         }
     }
 

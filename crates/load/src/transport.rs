@@ -16,21 +16,34 @@
 //! [`Transport::socket_full`] tells the worker to write on.
 //! A socket read that came back short proves the socket drained, as for plain TCP, so a
 //! kept-alive TLS request costs one write and usually one read.
+//!
+//! Every read of the socket is a `recvmsg` that takes the kernel's receive stamp
+//! ([`crate::stamps`]), plain or under TLS (rustls reads its ciphertext through
+//! [`ShortRead`], which does the same); a read returns the stamp of the latest socket read
+//! behind its bytes ([`Read::Data`]).
 
 use std::io::{self, Read as _, Write as _};
 use std::net::SocketAddr;
+use std::os::fd::AsRawFd;
 
 use mio::net::TcpStream;
 use mio::{Interest, Registry, Token};
 use rustls::ClientConnection;
 
+use crate::stamps::{self, ControlBuf};
 use crate::tls::{self, Connector, Handshake, TlsInfo};
 
 /// What one read returned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Read {
     /// `n` bytes. `drained`: nothing more can be read until a new readiness edge.
-    Data { n: usize, drained: bool },
+    /// `stamp_ns`: when the kernel received them (the latest socket read behind them), on
+    /// CLOCK_REALTIME; `None` when the socket gave no stamp.
+    Data {
+        n: usize,
+        drained: bool,
+        stamp_ns: Option<i64>,
+    },
     /// The peer closed its side: with TLS's close_notify, or at the TCP level.
     Eof {
         /// The close was TLS's close_notify, not a bare TCP close.
@@ -60,6 +73,8 @@ pub(crate) struct TlsStream {
     tcp_up: bool,
     /// The server sent close_notify: once its plaintext is read, the stream has ended.
     peer_closed: bool,
+    /// The kernel's stamp of the latest ciphertext read from the socket.
+    stamp_ns: Option<i64>,
 }
 
 fn tls_error(e: rustls::Error) -> io::Error {
@@ -67,15 +82,27 @@ fn tls_error(e: rustls::Error) -> io::Error {
 }
 
 /// Reads from the socket and notes whether the read came back short: then the socket is
-/// drained, and edge-triggered readiness will announce the next byte.
+/// drained, and edge-triggered readiness will announce the next byte. With a control
+/// buffer it reads with `recvmsg` and keeps the kernel's stamp of the latest read.
 struct ShortRead<'a> {
     stream: &'a mut TcpStream,
     short: bool,
+    cmsg: Option<&'a mut ControlBuf>,
+    stamp_ns: &'a mut Option<i64>,
 }
 
 impl io::Read for ShortRead<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.stream.read(buf)?;
+        let n = match self.cmsg.as_deref_mut() {
+            Some(cmsg) => {
+                let got = stamps::receive(self.stream.as_raw_fd(), buf, cmsg)?;
+                if got.stamp_ns.is_some() {
+                    *self.stamp_ns = got.stamp_ns;
+                }
+                got.n
+            }
+            None => self.stream.read(buf)?,
+        };
         self.short = n < buf.len();
         Ok(n)
     }
@@ -84,19 +111,24 @@ impl io::Read for ShortRead<'_> {
 impl Transport {
     /// Starts a non-blocking connect and registers the socket with `registry` for read and
     /// write readiness, once (edge-triggered). With `tls`, the session's ClientHello goes
-    /// out as soon as the socket is writable.
+    /// out as soon as the socket is writable. `stamps`: ask the kernel to stamp what the
+    /// socket receives ([`crate::stamps::enable`]); a kernel that refuses gives no stamps.
     pub fn connect(
         addr: SocketAddr,
         registry: &Registry,
         token: Token,
         nodelay: bool,
         tls: Option<&Connector>,
+        stamps: bool,
     ) -> io::Result<Self> {
         let session = tls.map(Connector::session).transpose().map_err(tls_error)?;
         let mut stream = TcpStream::connect(addr)?;
         registry.register(&mut stream, token, Interest::READABLE | Interest::WRITABLE)?;
         if nodelay {
             let _ = stream.set_nodelay(true);
+        }
+        if stamps {
+            let _ = stamps::enable(&stream);
         }
         Ok(match session {
             None => Transport::Tcp {
@@ -108,6 +140,7 @@ impl Transport {
                 session,
                 tcp_up: false,
                 peer_closed: false,
+                stamp_ns: None,
             })),
         })
     }
@@ -208,22 +241,27 @@ impl Transport {
         }
     }
 
-    /// Reads into `buf`.
+    /// Reads into `buf`, with the kernel's receive stamp (`cmsg` takes the control
+    /// message; one buffer serves every connection of a worker).
     #[inline]
-    pub fn read(&mut self, buf: &mut [u8]) -> io::Result<Read> {
+    pub fn read(&mut self, buf: &mut [u8], cmsg: &mut ControlBuf) -> io::Result<Read> {
         match self {
-            Transport::Tcp { stream, .. } => match stream.read(buf)? {
-                0 => Ok(Read::Eof {
-                    close_notify: false,
-                }),
-                // Edge-triggered: a short read drained the kernel's buffer, and any later
-                // data raises a new edge.
-                n => Ok(Read::Data {
-                    n,
-                    drained: n < buf.len(),
-                }),
-            },
-            Transport::Tls(t) => t.read(buf),
+            Transport::Tcp { stream, .. } => {
+                let got = stamps::receive(stream.as_raw_fd(), buf, cmsg)?;
+                match got.n {
+                    0 => Ok(Read::Eof {
+                        close_notify: false,
+                    }),
+                    // Edge-triggered: a short read drained the kernel's buffer, and any
+                    // later data raises a new edge.
+                    n => Ok(Read::Data {
+                        n,
+                        drained: n < buf.len(),
+                        stamp_ns: got.stamp_ns,
+                    }),
+                }
+            }
+            Transport::Tls(t) => t.read(buf, cmsg),
         }
     }
 
@@ -270,11 +308,13 @@ impl TlsStream {
     }
 
     /// Reads what the socket holds into the session and processes it. `Ok(true)` when the
-    /// socket came back short (drained) or closed.
-    fn receive(&mut self) -> io::Result<bool> {
+    /// socket came back short (drained) or closed. With `cmsg`, the read is stamped.
+    fn receive(&mut self, cmsg: Option<&mut ControlBuf>) -> io::Result<bool> {
         let mut probe = ShortRead {
             stream: &mut self.stream,
             short: false,
+            cmsg,
+            stamp_ns: &mut self.stamp_ns,
         };
         let n = self.session.read_tls(&mut probe)?;
         let drained = probe.short || n == 0;
@@ -305,7 +345,7 @@ impl TlsStream {
             if !self.session.is_handshaking() {
                 return Ok(());
             }
-            match self.receive() {
+            match self.receive(None) {
                 // A flight may have left something to send: loop to send it.
                 Ok(false) => {}
                 Ok(true) => {
@@ -344,7 +384,7 @@ impl TlsStream {
         Ok(n)
     }
 
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<Read> {
+    fn read(&mut self, buf: &mut [u8], cmsg: &mut ControlBuf) -> io::Result<Read> {
         // Within this call: the socket is known to hold nothing more.
         let mut drained = false;
         loop {
@@ -356,6 +396,7 @@ impl TlsStream {
                     return Ok(Read::Data {
                         n,
                         drained: drained && n < buf.len() && !self.peer_closed,
+                        stamp_ns: self.stamp_ns,
                     });
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
@@ -371,7 +412,7 @@ impl TlsStream {
                 }
                 Err(e) => return Err(e),
             }
-            drained = self.receive()?;
+            drained = self.receive(Some(cmsg))?;
             if self.session.wants_write() {
                 // An alert or key update to answer; a full socket keeps it queued.
                 match self.send() {

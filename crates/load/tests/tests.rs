@@ -7,6 +7,7 @@ mod open;
 mod os_limits;
 mod progress;
 mod reasons;
+mod stamps;
 mod support;
 mod tls;
 

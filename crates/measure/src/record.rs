@@ -21,7 +21,29 @@ use crate::window::{Spent, Window};
 /// sample, `report/src/tests.rs`); `schemas/load.schema.json` is written by hand and needs
 /// it too, while `shootout.schema.json` is generated from the struct.
 pub fn client(r: &RunResult, spent: &Spent, cpus: usize) -> report::Client {
-    client_of((r.counts.completed(), r.spin, r.coalesced), spent, cpus)
+    report::Client {
+        client_delay: Some(client_delay(r)),
+        ..client_of((r.counts.completed(), r.spin, r.coalesced), spent, cpus)
+    }
+}
+
+/// What the client added to the run's latencies, and which clock they are on.
+pub fn client_delay(r: &RunResult) -> report::ClientDelay {
+    let us = |ns: u64| ns as f64 / 1_000.0;
+    let d = &r.client_delay;
+    report::ClientDelay {
+        latency_clock: match r.latency_clock {
+            load::ClockInUse::Kernel => report::LatencyClock::Kernel,
+            load::ClockInUse::ReadAsked => report::LatencyClock::ReadAsked,
+            load::ClockInUse::ReadNoStamps => report::LatencyClock::ReadNoStamps,
+        },
+        p50_us: us(d.percentile_ns(50.0)),
+        p99_us: us(d.percentile_ns(99.0)),
+        max_us: us(d.percentile_ns(100.0)),
+        latency_p50_us: us(r.latency.percentile_ns(50.0)),
+        stamped_reads: r.stamps.stamped,
+        unstamped_reads: r.stamps.unstamped,
+    }
 }
 
 /// [`client`] from the result's completed responses, spin and coalescing waits.
@@ -159,6 +181,7 @@ pub fn load_report(
     };
     let client = client(r, spent, threads);
     let mut report = LoadReport::new(target, config, measured, table, intervals, client);
+    report.read_latency = Some(report::Distribution::of(&r.read_latency));
     let tls = plan.target.scheme == load::Scheme::Https;
     report.protocol = Some(rules::protocol_name(&plan.protocol, tls).into());
     report.http2 = http2_report(r, plan.protocol);

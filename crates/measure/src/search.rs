@@ -362,6 +362,7 @@ pub fn window_row(
         client_cpu_us_per_request: run.client.cpu_us_per_request,
         client_work_us_per_request: run.client.work_us_per_request,
         client_saturated: run.client.saturated,
+        client_delay: run.client.client_delay,
         server_cpu_percent: run.server.map(|s| s.0),
         server_cpu_us_per_request: run.server.and_then(|s| s.1),
         clauses: verdict.clauses.clone(),

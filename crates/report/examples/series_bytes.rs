@@ -71,6 +71,8 @@ fn main() {
             duration: Duration::from_millis(10),
             latency: stats::Latency::new(),
             service: stats::Latency::new(),
+            read_latency: stats::Latency::new(),
+            client_delay: stats::Latency::new(),
             counts: stats::Counts::default(),
         };
         for _ in 0..100 {

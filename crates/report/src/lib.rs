@@ -14,6 +14,7 @@
 #![forbid(unsafe_code)]
 
 pub mod agents;
+mod client_delay;
 pub mod compare;
 pub mod errors_by_reason;
 pub mod http2;
@@ -32,6 +33,7 @@ pub mod tcp;
 pub mod time;
 mod tls;
 mod units;
+pub use client_delay::{ClientDelay, LatencyClock, CLIENT_DELAY_SHARE_PERCENT};
 pub use http2::Http2Report;
 pub use load_report::*;
 pub use open::{OpenMeasured, OpenReport};

@@ -154,7 +154,19 @@ fn figures(out: &mut String, r: &LoadReport) {
         .client
         .coalesced_note(q.completed)
         .map(|note| ("coalescing", format!("{} ({note})", r.config.coalesce)));
-    for (k, v) in rows.into_iter().chain(coalescing) {
+    let delay = r.client.client_delay.iter().flat_map(|d| {
+        [
+            ("latency clock", d.latency_clock.words().to_string()),
+            (
+                "client delay",
+                match d.warning() {
+                    Some(w) => format!("{}; warning: {w}", d.line()),
+                    None => d.line(),
+                },
+            ),
+        ]
+    });
+    for (k, v) in rows.into_iter().chain(coalescing).chain(delay) {
         let _ = writeln!(out, "<dt>{}</dt><dd>{}</dd>", esc(k), esc(&v));
     }
     out.push_str("</dl>\n</section>\n");

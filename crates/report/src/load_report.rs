@@ -44,6 +44,12 @@ pub struct LoadReport {
     pub throughput: Throughput,
     /// Request latency.
     pub latency: Distribution,
+    /// The same responses' latency to their read by the client, whichever clock `latency`
+    /// holds (`client.client_delay.latency_clock`): with the kernel's receive stamps
+    /// leading, `latency` leaves out what the client added and this keeps it in. Absent in
+    /// results from before it was measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_latency: Option<Distribution>,
     /// Connection establishment time; absent when no connection was opened.
     pub connect: Option<Distribution>,
     /// Connection counters.
@@ -168,6 +174,11 @@ pub struct IntervalRow {
     /// full resolution, more where a long run's older intervals were merged ([`series`]).
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub span_intervals: u64,
+    /// The 99th percentile of what the client itself added to the latencies in it, µs
+    /// (`client.client_delay`'s figure, per interval). A row merged from several is the
+    /// largest of theirs, an upper bound. Absent in files written before it was measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_delay_p99_us: Option<f64>,
 }
 
 fn one() -> u64 {
@@ -201,6 +212,10 @@ impl IntervalRow {
         self.errors_by_kind.add(&other.errors_by_kind);
         self.errors_by_reason =
             errors_by_reason::merge(&[&self.errors_by_reason, &other.errors_by_reason]);
+        self.client_delay_p99_us = match (self.client_delay_p99_us, other.client_delay_p99_us) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
         self.set_histogram(&hist);
         Ok(())
     }
@@ -232,6 +247,8 @@ impl From<&stats::Interval> for IntervalRow {
             max_us: us(iv.latency.percentile_ns(100.0)),
             hdr_base64: Some(iv.latency.to_base64()),
             span_intervals: 1,
+            client_delay_p99_us: (!iv.client_delay.is_empty())
+                .then(|| us(iv.client_delay.percentile_ns(99.0))),
         }
     }
 }
@@ -519,6 +536,11 @@ pub struct Client {
     /// without a dashboard, and in results from before it was left out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dashboard_cpu_s: Option<f64>,
+    /// What the client itself added to the latencies (read latency minus the latency to
+    /// the kernel's receive stamp), and which clock the latency figures hold. Absent in
+    /// results from before it was measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_delay: Option<crate::ClientDelay>,
 }
 
 /// The share of the client's CPUs that `spin_s` seconds of spin took, on the scale of
@@ -647,6 +669,7 @@ impl Client {
             saturated: client_saturated(cpu_percent, 0.0),
             probe_cpu_s: None,
             dashboard_cpu_s: None,
+            client_delay: None,
         }
     }
 
@@ -774,6 +797,7 @@ impl LoadReport {
                 read_bytes_per_sec: c.bytes_read as f64 / elapsed_s,
             },
             latency: dist(run.latency),
+            read_latency: None,
             connect: (!run.connect.is_empty()).then(|| dist(run.connect)),
             connections: c.into(),
             protocol: None,

@@ -332,7 +332,18 @@ impl LoadReport {
         if let Some(note) = cl.coalesced_note(self.requests.completed) {
             let _ = writeln!(o, "Coalescing:    {} ({note})", c.coalesce);
         }
+        if let Some(d) = &cl.client_delay {
+            let _ = writeln!(o, "Latency clock: {}", d.latency_clock.words());
+            let _ = writeln!(o, "Client delay:  {}", d.line());
+        }
         if let Some(w) = self.saturation_warning() {
+            let _ = writeln!(o, "warning: {w}");
+        }
+        if let Some(w) = cl
+            .client_delay
+            .as_ref()
+            .and_then(crate::ClientDelay::warning)
+        {
             let _ = writeln!(o, "warning: {w}");
         }
         for w in self.tcp_warnings() {

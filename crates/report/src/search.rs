@@ -205,6 +205,10 @@ pub struct CapacityWindow {
     pub client_work_us_per_request: Option<f64>,
     /// True when the client was saturated in it (its CPU less the spin).
     pub client_saturated: bool,
+    /// What the client itself added to the window's latencies, and which clock they are
+    /// on; absent in results from before it was measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_delay: Option<crate::ClientDelay>,
     /// The server tree's CPU share over the window, percent of its CPUs; null where the
     /// server is not probed (`foxbench load`).
     #[serde(default)]
@@ -225,7 +229,8 @@ pub struct CapacityWindow {
 
 impl CapacityWindow {
     /// The window's progress line, the `number`th of its search: `window  3:  1000 req/s
-    /// asked, 998 achieved, p99 1.20ms, client 12% (3% spin): held (tcp: nagle)`.
+    /// asked, 998 achieved, p99 1.20ms, client 12% (3% spin), delay p99 9.0µs: held (tcp:
+    /// nagle)`.
     pub fn progress_line(&self, number: usize) -> String {
         let spin = if self.client_spin_percent >= 0.5 {
             format!(" ({:.0}% spin)", self.client_spin_percent)
@@ -241,8 +246,12 @@ impl CapacityWindow {
         } else {
             format!(" (tcp: {})", kinds.join(", "))
         };
+        let delay = match &self.client_delay {
+            Some(d) if d.stamped_reads > 0 => format!(", delay p99 {}", human_us(d.p99_us)),
+            _ => String::new(),
+        };
         format!(
-            "window {number:>2}: {:>9.0} req/s asked, {:>9.0} achieved, p99 {:>9}, client {:>3.0}%{spin}: {}{tcp}",
+            "window {number:>2}: {:>9.0} req/s asked, {:>9.0} achieved, p99 {:>9}, client {:>3.0}%{spin}{delay}: {}{tcp}",
             self.rate_per_sec,
             self.achieved_per_sec,
             self.corrected.map_or("-".into(), |s| human_us(s.p99_us)),

@@ -71,6 +71,7 @@ pub(crate) fn sample() -> LoadReport {
             bytes_written: 800,
             read_bytes_per_sec: 900.0,
         },
+        read_latency: None,
         latency: Distribution {
             summary: Summary {
                 count: 9,
@@ -112,6 +113,7 @@ pub(crate) fn sample() -> LoadReport {
             saturated: true,
             probe_cpu_s: None,
             dashboard_cpu_s: None,
+            client_delay: None,
         },
         request_table: vec![
             RequestShape {
@@ -142,6 +144,7 @@ pub(crate) fn sample() -> LoadReport {
                 max_us: p99_us,
                 hdr_base64: None,
                 span_intervals: 1,
+                client_delay_p99_us: None,
             })
             .collect(),
         interval_segments: Vec::new(),

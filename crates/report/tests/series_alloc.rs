@@ -208,6 +208,8 @@ fn interval(index: u64, latencies: &mut Latencies, samples: u64, errors: u64) ->
         duration: Duration::from_millis(10),
         latency,
         service: stats::Latency::new(),
+        read_latency: stats::Latency::new(),
+        client_delay: stats::Latency::new(),
         counts,
     }
 }

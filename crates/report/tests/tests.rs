@@ -398,6 +398,7 @@ fn with_intervals(n: usize) -> ShootoutResults {
                         max_us: 1000.0 * (i + 2) as f64,
                         hdr_base64: None,
                         span_intervals: 1,
+                        client_delay_p99_us: None,
                     })
                     .collect();
             }

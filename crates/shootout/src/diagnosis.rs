@@ -90,6 +90,14 @@ pub fn diagnose(f: &Figures) -> Diagnosis {
             ),
         };
     }
+    // The measured form: foxbench's own delay (read minus kernel receive stamp) was a large
+    // share of the latency, whatever its CPU share.
+    if let Some(d) = f.client_delay.filter(report::ClientDelay::client_bound) {
+        return Diagnosis {
+            bottleneck: Bottleneck::ClientBound,
+            detail: format!("{}: {cpus}", d.warning().unwrap_or_default()),
+        };
+    }
     if server_saturated(f) {
         return Diagnosis {
             bottleneck: Bottleneck::ServerCpuBound,

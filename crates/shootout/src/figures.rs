@@ -61,4 +61,7 @@ pub struct Figures {
     /// What the kernel's TCP counters showed ([`report::tcp::findings`]), most specific
     /// first.
     pub tcp: Vec<TcpWarning>,
+    /// What foxbench itself added to the latencies, the worst of the repeats (each figure
+    /// its largest); `None` in results from before it was measured.
+    pub client_delay: Option<report::ClientDelay>,
 }

@@ -227,6 +227,10 @@ pub fn figures(reps: &[Repeat], s: &CellSummary, server_cpus: usize) -> Figures 
         ),
         service_cpu_percent: service_cpu(reps),
         tcp: Vec::new(),
+        client_delay: reps
+            .iter()
+            .filter_map(|r| r.client.client_delay)
+            .reduce(report::ClientDelay::merge),
     }
 }
 

@@ -21,6 +21,12 @@ pub struct Interval {
     /// Open model: service time of the same responses, from when each request was handed
     /// to its connection (wrk2's `-U`); empty in the closed model, where it is `latency`.
     pub service: Latency,
+    /// Latency of the same responses to their read by the client, whichever clock
+    /// `latency` holds (the kernel's receive stamp, or the read).
+    pub read_latency: Latency,
+    /// What the client added to each response's latency: its read latency minus its
+    /// latency to the kernel's receive stamp.
+    pub client_delay: Latency,
     /// What the counters gained in it.
     pub counts: Counts,
 }

@@ -120,6 +120,8 @@ pub(super) struct Cx<'a> {
     pub(super) registry: &'a mio::Registry,
     /// The worker's read buffer, shared by its connections.
     pub(super) rbuf: &'a mut [u8],
+    /// The worker's control buffer for the reads' kernel stamps.
+    pub(super) cmsg: &'a mut crate::stamps::ControlBuf,
 }
 
 /// A connection's requests, as the worker and its protocol both see them.

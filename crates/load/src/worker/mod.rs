@@ -23,6 +23,8 @@
 //! Evidence: `strace -c -f foxbench load -n 20000 -c 10 -t 1` against targets/c-epoll counts
 //! 20,000 `sendto`, 20,000 `recvfrom` and ~2,000 `epoll_wait`; `bench/load.py` (runs in
 //! bench/runs/) measures the client CPU per request against wrk, ab, h2load, oha and hey.
+//! Since the kernel's receive stamps ([`crate::stamps`]) each `recvfrom` is a `recvmsg`
+//! with a control buffer: the same count, no allocation.
 
 use std::collections::VecDeque;
 use std::io;
@@ -37,6 +39,7 @@ use nix::sys::timerfd::TimerFd;
 use crate::interval::CurrentInterval;
 use crate::protocol_counts::ProtocolCounts;
 use crate::schedule::{Grant, Schedule};
+use crate::stamps::{ClockOffset, ControlBuf};
 use crate::table::{Picker, RequestTable};
 use crate::tls::{Connector, TlsInfo};
 use crate::{Control, Counts, LoadError, StatusSet};
@@ -91,6 +94,10 @@ pub(crate) struct Config {
     /// Poll without a timeout instead of sleeping: [`crate::Plan::idle_in_effect`], the one
     /// decision. Timers, due instants and the stop are checked on each turn as ever.
     pub spin: bool,
+    /// Which clock the latency recorded as `latency` is taken on.
+    pub latency_clock: crate::LatencyClock,
+    /// Ask the kernel to stamp each socket's reads ([`crate::stamps`]).
+    pub kernel_stamps: bool,
     pub schedule: Schedule,
     pub timeout: Duration,
     pub connect_timeout: Duration,
@@ -124,6 +131,8 @@ pub(crate) struct WorkerResult {
     pub spin: Duration,
     /// Closed model: the waits before sleeping that batched wake-ups.
     pub coalesced: crate::Coalesced,
+    /// Reads with and without a kernel receive stamp.
+    pub stamps: crate::StampCounts,
 }
 
 /// Why the requests in flight on a connection fail: the error counter and the cause, a
@@ -139,6 +148,8 @@ struct Worker<P: Http> {
     rec: Recorder,
     picker: Picker,
     rbuf: Vec<u8>,
+    /// The control buffer every read's kernel stamp comes in, shared by the connections.
+    cmsg: ControlBuf,
     /// Connections with room, waiting for a request to fall due.
     free: Vec<usize>,
     /// Open model: wakes the loop at the next due instant with nanosecond precision, where
@@ -214,12 +225,17 @@ impl<P: Http> Worker<P> {
                 lateness: Latency::new(),
                 late: Latency::new(),
                 recent_latency_ns: 0,
+                clock: cfg.latency_clock,
+                offset: ClockOffset::take(cfg.epoch),
+                arrived_ns: None,
+                stamps: crate::StampCounts::default(),
             },
             picker: Picker::new(cfg.seed, cfg.id, shapes),
             poll,
             http,
             slots,
             rbuf: vec![0; READ_BUF],
+            cmsg: ControlBuf::new(),
             free: Vec::with_capacity(cfg.connections),
             timer: None,
             armed_ns: None,
@@ -251,6 +267,7 @@ impl<P: Http> Worker<P> {
                 waits: w.coalesce.waits,
                 waited: Duration::from_nanos(w.coalesce.waited_ns),
             },
+            stamps: w.rec.stamps,
         };
         w.http.report(&mut result.protocol);
         Ok(result)
@@ -268,6 +285,7 @@ impl<P: Http> Worker<P> {
             rec,
             picker,
             rbuf,
+            cmsg,
             ..
         } = self;
         let cx = Cx {
@@ -276,6 +294,7 @@ impl<P: Http> Worker<P> {
             picker,
             registry: poll.registry(),
             rbuf,
+            cmsg,
         };
         (http, &mut slots[idx], cx)
     }
@@ -544,6 +563,9 @@ impl<P: Http> Worker<P> {
     }
 
     fn tick(&mut self, now: u64) {
+        // The realtime clock's distance from ours, for the kernel stamps: re-taken every
+        // tick, so that NTP's slew (at most 500 ppm) moves it by 5 µs at most in between.
+        self.rec.offset = ClockOffset::take(self.cfg.epoch);
         for idx in 0..self.slots.len() {
             let slot = &self.slots[idx];
             match slot.phase {

@@ -5,6 +5,7 @@ use stats::Latency;
 
 use super::{Failure, Pending};
 use crate::interval::CurrentInterval;
+use crate::stamps::{self, ClockOffset};
 use crate::tls::TlsInfo;
 use crate::{Counts, StatusSet};
 
@@ -29,22 +30,66 @@ pub(super) struct Recorder {
     /// The recent mean latency, ns: a moving mean over about the last
     /// [`RECENT_RESPONSES`] responses, for the coalescing wait ([`super::coalesce`]).
     pub(super) recent_latency_ns: u64,
+    /// Which clock `interval.latency` is taken on.
+    pub(super) clock: crate::LatencyClock,
+    /// CLOCK_REALTIME's distance from the worker's clock, re-taken every tick.
+    pub(super) offset: ClockOffset,
+    /// When the current read's bytes arrived, by the kernel's stamp, on the worker's clock;
+    /// `None` for a read without a stamp.
+    pub(super) arrived_ns: Option<u64>,
+    pub(super) stamps: crate::StampCounts,
 }
 
 /// How many responses [`Recorder::recent_latency_ns`] follows (a power of two).
 const RECENT_RESPONSES: u64 = 64;
 
 impl Recorder {
+    /// Notes the kernel's stamp (CLOCK_REALTIME ns) of the read whose bytes go to the
+    /// framing next: a response completed by them arrived then.
+    #[inline]
+    pub(super) fn arrived(&mut self, stamp_ns: Option<i64>) {
+        self.arrived_ns = match stamp_ns {
+            Some(t) => {
+                self.stamps.stamped += 1;
+                Some(self.offset.mono_ns(t))
+            }
+            None => {
+                self.stamps.unstamped += 1;
+                None
+            }
+        };
+    }
+
+    /// Sets the current read's stamp without counting a read: for the end of a stream,
+    /// which completes a response framed by the close.
+    #[inline]
+    pub(super) fn arrived_again(&mut self, stamp_ns: Option<i64>) {
+        self.arrived_ns = stamp_ns.map(|t| self.offset.mono_ns(t));
+    }
+
+    /// Records a response completed by the current read, read at `now`: its latency on both
+    /// clocks (the leading one as `latency`), and what the client added between them.
     #[inline]
     pub(super) fn response(&mut self, status: u16, req: Pending, now: u64) {
-        let latency = now.saturating_sub(req.start_ns);
+        let read = now.saturating_sub(req.start_ns);
+        let kernel = stamps::kernel_ns(req.start_ns, self.arrived_ns, now);
+        let latency = match self.clock {
+            crate::LatencyClock::Kernel => kernel,
+            crate::LatencyClock::Read => read,
+        };
         self.interval.latency.record_ns(latency);
+        self.interval.read_latency.record_ns(read);
+        self.interval.client_delay.record_ns(read - kernel);
+        // The coalescing wait is sized by the leading latency: on the kernel's clock the
+        // wait itself does not feed back into it.
         self.recent_latency_ns = self.recent_latency_ns - self.recent_latency_ns / RECENT_RESPONSES
             + latency / RECENT_RESPONSES;
         if self.open {
-            self.interval
-                .service
-                .record_ns(now.saturating_sub(req.sent_ns));
+            let service = match self.clock {
+                crate::LatencyClock::Kernel => stamps::kernel_ns(req.sent_ns, self.arrived_ns, now),
+                crate::LatencyClock::Read => now.saturating_sub(req.sent_ns),
+            };
+            self.interval.service.record_ns(service);
         }
         self.status[usize::from(status.min(999))] += 1;
         self.shapes[req.shape as usize].1 += 1;

@@ -88,6 +88,7 @@ impl Stream {
             token,
             cfg.keepalive,
             cfg.tls.as_ref(),
+            cfg.kernel_stamps,
         ) {
             Ok(t) => {
                 self.transport = Some(t);
@@ -198,6 +199,10 @@ impl Stream {
     /// what the read calls for (acknowledgements, window updates). `peer_closed`
     /// (EPOLLRDHUP/HUP) means a FIN or reset is queued behind the data: then read on to
     /// the EOF, since no new edge will come.
+    ///
+    /// Each read's kernel receive stamp goes to the recorder ([`Recorder::arrived`]) before
+    /// its bytes go to `feed`, so that a response the framing completes in this read is
+    /// dated by it.
     #[inline]
     pub(super) fn receive(
         &mut self,
@@ -209,10 +214,20 @@ impl Stream {
             let Some(t) = self.transport.as_mut() else {
                 return Received::Drained;
             };
-            match t.read(cx.rbuf) {
-                Ok(Read::Eof { close_notify }) => return Received::Eof { close_notify },
-                Ok(Read::Data { n, drained }) => {
+            match t.read(cx.rbuf, cx.cmsg) {
+                Ok(Read::Eof { close_notify }) => {
+                    // The close carries no stamp: a response it frames is dated by this
+                    // read, not by another connection's stamp the recorder may hold.
+                    cx.rec.arrived_again(None);
+                    return Received::Eof { close_notify };
+                }
+                Ok(Read::Data {
+                    n,
+                    drained,
+                    stamp_ns,
+                }) => {
                     cx.rec.counts.bytes_read += n as u64;
+                    cx.rec.arrived(stamp_ns);
                     match feed(&cx.rbuf[..n], cx.rec, &mut self.out) {
                         Ok(Flow::Continue) => {}
                         Ok(Flow::Close) => return Received::Close,

@@ -448,3 +448,13 @@ fn zero_max_streams_forever_is_replaced_once_per_timeout_not_in_a_loop() {
     let n = accepted.load(Ordering::Relaxed);
     assert!((2..=30).contains(&n), "{n} connections in about 1 s");
 }
+
+#[test]
+fn every_h2_read_is_stamped() {
+    let (addr, _) = serve(settings(&[]), |peer, stream, _| peer.send(&ok(stream)));
+    let mut p = plan(addr);
+    p.stop = Stop::Requests(100);
+    let r = super::super::run(&p);
+    assert_eq!(r.counts.ok, 100, "{:?}", r.counts);
+    super::super::stamps::assert_stamped(&r);
+}

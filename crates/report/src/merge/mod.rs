@@ -516,6 +516,7 @@ pub fn merge(sources: &[Source], opts: Options) -> Result<LoadReport, MergeError
 
     // Histograms: every one the result carries, added.
     let mut latency = stats::Latency::new();
+    let mut read_latency = stats::Latency::new();
     let mut connect = stats::Latency::new();
     let (mut service, mut lateness, mut late) = (
         stats::Latency::new(),
@@ -526,6 +527,12 @@ pub fn merge(sources: &[Source], opts: Options) -> Result<LoadReport, MergeError
     for s in by_shard.values() {
         let (n, r) = (s.name.as_str(), &s.report);
         add(&mut latency, n, "latency", Some(&r.latency))?;
+        add(
+            &mut read_latency,
+            n,
+            "read_latency",
+            r.read_latency.as_ref(),
+        )?;
         add(&mut connect, n, "connect", r.connect.as_ref())?;
         if let Some(o) = &r.open {
             add(&mut service, n, "open.service", o.service.as_ref())?;
@@ -553,6 +560,11 @@ pub fn merge(sources: &[Source], opts: Options) -> Result<LoadReport, MergeError
         }
     }
     m.latency = Distribution::of(&latency);
+    // Only when every agent measured it: a part missing would make the sum short.
+    m.read_latency = by_shard
+        .values()
+        .all(|s| s.report.read_latency.is_some())
+        .then(|| Distribution::of(&read_latency));
     m.connect = (!connect.is_empty()).then(|| Distribution::of(&connect));
     let plan = shard_of(first);
     m.config.connections = plan.plan_connections;
@@ -639,6 +651,11 @@ pub fn merge(sources: &[Source], opts: Options) -> Result<LoadReport, MergeError
                 .collect();
             (!d.is_empty()).then(|| d.iter().sum())
         },
+        // Each agent's delay is its own; the merged one is the worst of each figure.
+        client_delay: by_shard
+            .values()
+            .filter_map(|s| s.report.client.client_delay)
+            .reduce(crate::ClientDelay::merge),
     };
     m.client.cpu_us_per_request = (m.requests.completed > 0)
         .then(|| (m.client.cpu_user_s + m.client.cpu_sys_s) * 1e6 / m.requests.completed as f64);

@@ -17,6 +17,8 @@ fn shard(index: u64, count: u64, requests: u64, values_ns: &[u64], start_ns: u64
             duration: std::time::Duration::from_secs(1),
             latency: stats::Latency::new(),
             service: stats::Latency::new(),
+            read_latency: stats::Latency::new(),
+            client_delay: stats::Latency::new(),
             counts: stats::Counts::default(),
         };
         for &v in chunk {
@@ -285,6 +287,8 @@ fn interval_row(i: u64, n: u64, latency_ns: u64) -> IntervalRow {
         duration: std::time::Duration::from_secs(1),
         latency: stats::Latency::new(),
         service: stats::Latency::new(),
+        read_latency: stats::Latency::new(),
+        client_delay: stats::Latency::new(),
         counts: stats::Counts::default(),
     };
     for _ in 0..n {

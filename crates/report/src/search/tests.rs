@@ -28,6 +28,7 @@ fn window(sent: u64, kinds: Option<&[TcpFinding]>) -> CapacityWindow {
         client_cpu_us_per_request: None,
         client_work_us_per_request: None,
         client_saturated: false,
+        client_delay: None,
         server_cpu_percent: None,
         server_cpu_us_per_request: None,
         clauses: Vec::new(),

@@ -184,6 +184,8 @@ fn interval(index: u64, latency_us: &[u64], sent: u64, failed: u64) -> stats::In
         duration: Duration::from_secs(1),
         latency,
         service: stats::Latency::new(),
+        read_latency: stats::Latency::new(),
+        client_delay: stats::Latency::new(),
         counts: stats::Counts {
             sent,
             timeout: failed,

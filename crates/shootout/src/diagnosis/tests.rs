@@ -14,6 +14,19 @@ fn f(client: f64, server: f64, thread: f64) -> Figures {
     }
 }
 
+/// The client's delay of a run: its p99 against the latency's p50, µs.
+fn delay(p99_us: f64, latency_p50_us: f64) -> report::ClientDelay {
+    report::ClientDelay {
+        latency_clock: report::LatencyClock::Kernel,
+        p50_us: p99_us / 10.0,
+        p99_us,
+        max_us: p99_us * 2.0,
+        latency_p50_us,
+        stamped_reads: 1000,
+        unstamped_reads: 0,
+    }
+}
+
 #[test]
 fn verdicts() {
     let table = [
@@ -40,6 +53,22 @@ fn verdicts() {
                 errors: 5,
                 timeouts: 5,
                 ..f(20.0, 97.0, 97.0)
+            },
+            Bottleneck::ServerCpuBound,
+        ),
+        // The client's measured delay: its p99 above 10% of the latency's p50, its CPU
+        // share low. Below that share, the server's verdict stands.
+        (
+            Figures {
+                client_delay: Some(delay(150.0, 1000.0)),
+                ..f(30.0, 97.0, 97.0)
+            },
+            Bottleneck::ClientBound,
+        ),
+        (
+            Figures {
+                client_delay: Some(delay(90.0, 1000.0)),
+                ..f(30.0, 97.0, 97.0)
             },
             Bottleneck::ServerCpuBound,
         ),

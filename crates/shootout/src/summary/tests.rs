@@ -270,6 +270,7 @@ fn figures_sum_the_error_kinds() {
         service_connections: Vec::new(),
         service_cpu_percent: Vec::new(),
         tcp: Vec::new(),
+        client_delay: None,
     };
     assert_eq!(f, want);
 }

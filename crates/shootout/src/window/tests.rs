@@ -177,6 +177,10 @@ fn a_repeat_counts_the_loads_responses_per_second() {
         interval_waits: 0,
         spin: Duration::from_millis(300),
         coalesced: load::Coalesced::default(),
+        read_latency: latency.clone(),
+        client_delay: Latency::new(),
+        latency_clock: load::ClockInUse::Kernel,
+        stamps: load::StampCounts::default(),
     };
     let r = repeat(
         &res,

@@ -14,6 +14,8 @@ fn interval(index: u64, values_ns: &[u64]) -> Interval {
         duration: Duration::from_secs(1),
         latency,
         service: Latency::new(),
+        read_latency: Latency::new(),
+        client_delay: Latency::new(),
         counts: Counts::default(),
     }
 }

@@ -34,6 +34,7 @@ fn window(rate: f64, phase: WindowPhase, p99_us: f64) -> CapacityWindow {
         client_cpu_us_per_request: None,
         client_work_us_per_request: None,
         client_saturated: false,
+        client_delay: None,
         server_cpu_percent: None,
         server_cpu_us_per_request: None,
         clauses: vec![ClauseVerdict {

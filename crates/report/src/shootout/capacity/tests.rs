@@ -19,6 +19,7 @@ fn window(rate: f64, passed: bool, saturated: bool) -> CapacityWindow {
         client_cpu_us_per_request: Some(10.0),
         client_work_us_per_request: Some(10.0),
         client_saturated: saturated,
+        client_delay: None,
         server_cpu_percent: Some(50.0),
         server_cpu_us_per_request: Some(20.0),
         clauses: Vec::new(),

@@ -1,0 +1,192 @@
+//! Kernel receive stamps: when each read's bytes entered the network stack, for any socket.
+//!
+//! Linux stamps every received segment as it enters the stack when a socket has
+//! `SO_TIMESTAMPING` with `SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE`, and
+//! `recvmsg` returns the stamp in an `SCM_TIMESTAMPING` control message; on TCP it is the
+//! stamp of the last segment the read consumed. The engine measures a response's latency
+//! to that stamp as well as to its read, so that what the client itself adds between the
+//! two (an event loop busy with other connections, a preempted or slow-waking thread, a
+//! coalescing wait) is told apart from the server's time.
+//!
+//! This module owns the socket side only: enabling the option ([`enable`]), a receive that
+//! returns the bytes and the stamp ([`receive`], through a [`ControlBuf`] reused for every
+//! read), and the arithmetic that moves a stamp from CLOCK_REALTIME onto the engine's
+//! monotonic clock ([`ClockOffset`], [`kernel_ns`]). It names no protocol and no socket
+//! type: TCP (plain or under TLS) uses it today, and a UDP socket (HTTP/3) can use it the
+//! same way, since `SO_TIMESTAMPING` stamps datagrams as it stamps segments.
+
+use std::io::{self, IoSliceMut};
+use std::net::UdpSocket;
+use std::os::fd::{AsFd, AsRawFd, RawFd};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use nix::cmsg_space;
+use nix::sys::socket::{
+    recvmsg, setsockopt, sockopt, ControlMessageOwned, MsgFlags, TimestampingFlag, Timestamps,
+};
+
+/// Asks the kernel to stamp what `socket` receives, in software. An error means the stamps
+/// will not come: reads then return none, and latencies fall back to the read.
+pub(crate) fn enable(socket: &impl AsFd) -> io::Result<()> {
+    let flags = TimestampingFlag::SOF_TIMESTAMPING_RX_SOFTWARE
+        | TimestampingFlag::SOF_TIMESTAMPING_SOFTWARE;
+    setsockopt(socket, sockopt::Timestamping, &flags).map_err(io::Error::from)
+}
+
+/// Holds the kernel's receive stamping on for a run, and waits until it is on.
+///
+/// Linux turns stamping on for the whole stack when the first socket asks for it, and does
+/// so later, from a work queue: a run that started at once saw its first hundred reads
+/// unstamped on a loaded machine. This socket (a UDP loopback socket talking to itself) asks
+/// first and sends itself datagrams until one comes back stamped, or `patience` ends (a
+/// kernel without stamps: the run then falls back to the read). Keep it until the run ends,
+/// so that the last run's sockets closing does not turn stamping off in between.
+pub(crate) struct Warm {
+    _socket: Option<UdpSocket>,
+    /// A datagram came back stamped.
+    pub stamped: bool,
+}
+
+impl Warm {
+    pub(crate) fn up(patience: Duration) -> Self {
+        let Ok(socket) = UdpSocket::bind("127.0.0.1:0") else {
+            return Self {
+                _socket: None,
+                stamped: false,
+            };
+        };
+        let ready = socket
+            .local_addr()
+            .and_then(|a| socket.connect(a))
+            .and_then(|()| enable(&socket))
+            .and_then(|()| socket.set_read_timeout(Some(Duration::from_millis(5))));
+        let mut stamped = false;
+        if ready.is_ok() {
+            let end = Instant::now() + patience;
+            let (mut buf, mut cmsg) = ([0u8; 8], ControlBuf::new());
+            while !stamped && Instant::now() < end {
+                if socket.send(b"stamp").is_err() {
+                    break;
+                }
+                if let Ok(got) = receive(socket.as_raw_fd(), &mut buf, &mut cmsg) {
+                    stamped = got.stamp_ns.is_some();
+                }
+            }
+        }
+        Self {
+            _socket: Some(socket),
+            stamped,
+        }
+    }
+}
+
+/// Room for one `SCM_TIMESTAMPING` control message, made once and reused for every read
+/// (one per worker), so that a stamped read allocates nothing.
+pub(crate) struct ControlBuf(Vec<u8>);
+
+impl ControlBuf {
+    pub(crate) fn new() -> Self {
+        Self(cmsg_space!(Timestamps))
+    }
+}
+
+impl Default for ControlBuf {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl std::fmt::Debug for ControlBuf {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ControlBuf")
+    }
+}
+
+/// A read: its byte count and, when the kernel stamped it, the stamp on CLOCK_REALTIME in
+/// ns since the Unix epoch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Stamped {
+    pub n: usize,
+    pub stamp_ns: Option<i64>,
+}
+
+/// Reads into `buf` with `recvmsg`, taking the kernel's receive stamp.
+///
+/// Hand-written here, on the hot path, rather than through `Read::read`: one `recvmsg`
+/// with a control buffer costs what the `recvfrom` it replaces did (the same syscall
+/// count, no allocation), and it is the only way to the stamp.
+#[inline]
+pub(crate) fn receive(fd: RawFd, buf: &mut [u8], cmsg: &mut ControlBuf) -> io::Result<Stamped> {
+    let mut iov = [IoSliceMut::new(buf)];
+    let msg = recvmsg::<()>(fd, &mut iov, Some(&mut cmsg.0), MsgFlags::empty())
+        .map_err(io::Error::from)?;
+    let mut stamp_ns = None;
+    if let Ok(cmsgs) = msg.cmsgs() {
+        for c in cmsgs {
+            if let ControlMessageOwned::ScmTimestampsns(Timestamps { system, .. }) = c {
+                let ns = system.tv_sec() * 1_000_000_000 + system.tv_nsec();
+                // A zero stamp is the kernel saying it has none (e.g. no RX flag).
+                if ns > 0 {
+                    stamp_ns = Some(ns);
+                }
+            }
+        }
+    }
+    Ok(Stamped {
+        n: msg.bytes,
+        stamp_ns,
+    })
+}
+
+/// The distance between CLOCK_REALTIME and the engine's monotonic clock (ns since the run's
+/// epoch), to move kernel stamps onto the latter.
+///
+/// Taken at the start of the run and again at each worker tick (10 ms): two vDSO clock
+/// reads. Between two takes the clocks can drift apart only by NTP's slew, at most 500 ppm:
+/// 5 µs per 10 ms tick. A step of the realtime clock (settimeofday) shows at the next take;
+/// until then the clamp in [`kernel_ns`] keeps every figure within the read latency.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ClockOffset {
+    /// Realtime ns since the Unix epoch minus monotonic ns since the run's epoch.
+    realtime_minus_mono_ns: i64,
+}
+
+impl ClockOffset {
+    /// The offset as it stands now.
+    pub(crate) fn take(epoch: Instant) -> Self {
+        let mono = epoch.elapsed().as_nanos() as i64;
+        let real = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as i64);
+        Self::from_readings(real, mono)
+    }
+
+    /// The offset between a realtime and a monotonic reading made together.
+    pub(crate) fn from_readings(realtime_ns: i64, mono_ns: i64) -> Self {
+        Self {
+            realtime_minus_mono_ns: realtime_ns - mono_ns,
+        }
+    }
+
+    /// A realtime stamp on the monotonic clock (ns since the run's epoch); 0 for a stamp
+    /// before the epoch.
+    #[inline]
+    pub(crate) fn mono_ns(self, stamp_realtime_ns: i64) -> u64 {
+        u64::try_from(stamp_realtime_ns - self.realtime_minus_mono_ns).unwrap_or(0)
+    }
+}
+
+/// The kernel latency of a response started at `start_ns`, read at `read_ns`, whose bytes
+/// arrived at `arrived_ns` (all monotonic): clamped so that it is never negative nor above
+/// the read latency. With no stamp it is the read latency.
+#[inline]
+pub(crate) fn kernel_ns(start_ns: u64, arrived_ns: Option<u64>, read_ns: u64) -> u64 {
+    let read = read_ns.saturating_sub(start_ns);
+    match arrived_ns {
+        Some(at) => at.saturating_sub(start_ns).min(read),
+        None => read,
+    }
+}
+
+#[cfg(test)]
+mod tests;

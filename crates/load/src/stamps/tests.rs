@@ -1,0 +1,95 @@
+use std::io::Write;
+use std::net::{TcpListener, TcpStream};
+use std::os::fd::AsRawFd;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use super::*;
+
+/// A connected loopback pair: (client, server side).
+fn pair() -> (TcpStream, TcpStream) {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let c = TcpStream::connect(l.local_addr().unwrap()).unwrap();
+    let (s, _) = l.accept().unwrap();
+    (c, s)
+}
+
+fn realtime_ns() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as i64
+}
+
+#[test]
+fn kernel_latency_is_clamped_to_zero_and_to_the_read() {
+    // Arrived before the request started (clock step): zero, never negative.
+    assert_eq!(kernel_ns(1_000, Some(500), 2_000), 0);
+    // Arrived after the read (offset drift): the read latency, never above it.
+    assert_eq!(kernel_ns(1_000, Some(2_500), 2_000), 1_000);
+    // In between: to the stamp.
+    assert_eq!(kernel_ns(1_000, Some(1_300), 2_000), 300);
+    // No stamp: the read latency.
+    assert_eq!(kernel_ns(1_000, None, 2_000), 1_000);
+    // A read before the start (cannot happen, but must not underflow).
+    assert_eq!(kernel_ns(3_000, Some(2_500), 2_000), 0);
+}
+
+#[test]
+fn clock_offset_moves_a_realtime_stamp_onto_the_monotonic_clock() {
+    let off = ClockOffset::from_readings(1_700_000_000_000_000_000, 5_000);
+    assert_eq!(off.mono_ns(1_700_000_000_000_000_000), 5_000);
+    assert_eq!(off.mono_ns(1_700_000_000_000_001_000), 6_000);
+    // Before the run's epoch: 0, not a wrap.
+    assert_eq!(off.mono_ns(1_699_999_999_999_000_000), 0);
+    // Taken live, a stamp of "now" lands within a millisecond of the monotonic now.
+    let epoch = Instant::now() - Duration::from_secs(1);
+    let off = ClockOffset::take(epoch);
+    let mono = off.mono_ns(realtime_ns());
+    let now = epoch.elapsed().as_nanos() as u64;
+    assert!(now.abs_diff(mono) < 1_000_000, "{now} vs {mono}");
+}
+
+#[test]
+fn a_stamped_receive_dates_data_left_unread_to_its_arrival() {
+    let (mut c, s) = pair();
+    enable(&s).unwrap();
+    c.write_all(b"hello").unwrap();
+    // Left unread for a known time: the stamp must say when it arrived, not when it is read.
+    std::thread::sleep(Duration::from_millis(60));
+    let mut buf = [0u8; 64];
+    let mut cmsg = ControlBuf::new();
+    let got = receive(s.as_raw_fd(), &mut buf, &mut cmsg).unwrap();
+    let read_at = realtime_ns();
+    assert_eq!(&buf[..got.n], b"hello");
+    let stamp = got
+        .stamp_ns
+        .expect("a socket with SO_TIMESTAMPING gives a stamp");
+    let age_ms = (read_at - stamp) / 1_000_000;
+    assert!(
+        (50..10_000).contains(&age_ms),
+        "stamped {age_ms} ms before the read"
+    );
+    // The buffer is reused: a second read is stamped too.
+    c.write_all(b"again").unwrap();
+    std::thread::sleep(Duration::from_millis(5));
+    let got = receive(s.as_raw_fd(), &mut buf, &mut cmsg).unwrap();
+    assert_eq!(&buf[..got.n], b"again");
+    assert!(got.stamp_ns.is_some_and(|t| t > stamp));
+}
+
+#[test]
+fn a_socket_without_the_option_gives_no_stamp() {
+    let (mut c, s) = pair();
+    c.write_all(b"hello").unwrap();
+    let mut buf = [0u8; 64];
+    let got = receive(s.as_raw_fd(), &mut buf, &mut ControlBuf::new()).unwrap();
+    assert_eq!(got.n, 5);
+    assert_eq!(got.stamp_ns, None);
+}
+
+#[test]
+fn warm_waits_until_the_kernel_stamps_a_datagram() {
+    // UDP takes the same stamps as TCP: the seam an HTTP/3 client will use.
+    let warm = Warm::up(Duration::from_secs(5));
+    assert!(warm.stamped, "no UDP datagram came back stamped within 5 s");
+}

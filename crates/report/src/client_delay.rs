@@ -1,0 +1,114 @@
+//! The client's own delay: how much of each measured latency the load generator added
+//! between a response's arrival (the kernel's receive stamp) and its read, and which of
+//! the two clocks the latency figures hold.
+
+use serde::{Deserialize, Serialize};
+
+/// Which clock a run's latency figures hold, and why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LatencyClock {
+    /// The kernel's receive stamps: the client's delay is left out.
+    Kernel,
+    /// The read, because `--latency-clock read` asked for it.
+    ReadAsked,
+    /// The read, because the kernel gave no receive stamps on the run's sockets.
+    ReadNoStamps,
+}
+
+impl LatencyClock {
+    /// `latency: kernel receive stamps` and the like: which clock leads, in words.
+    pub fn words(self) -> &'static str {
+        match self {
+            LatencyClock::Kernel => "kernel receive stamps",
+            LatencyClock::ReadAsked => "read (--latency-clock read)",
+            LatencyClock::ReadNoStamps => {
+                "read (the kernel gave no receive stamps on this socket: latencies are from the read)"
+            }
+        }
+    }
+}
+
+/// The share of the latency's p50 above which the client's p99 delay makes the figures
+/// client-bound, percent.
+pub const CLIENT_DELAY_SHARE_PERCENT: f64 = 10.0;
+
+/// What the client added to the latencies of one run, µs.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ClientDelay {
+    /// Which clock the latency figures hold.
+    pub latency_clock: LatencyClock,
+    /// The delay's median, µs: read latency minus kernel latency, per response.
+    pub p50_us: f64,
+    /// Its 99th percentile, µs.
+    pub p99_us: f64,
+    /// Its largest, µs.
+    pub max_us: f64,
+    /// The latency's median (on the leading clock), µs: what the delay is judged against.
+    pub latency_p50_us: f64,
+    /// Reads of response bytes that carried a kernel receive stamp.
+    pub stamped_reads: u64,
+    /// Reads that did not.
+    pub unstamped_reads: u64,
+}
+
+impl ClientDelay {
+    /// True when the client's p99 delay is above [`CLIENT_DELAY_SHARE_PERCENT`] of the
+    /// latency's p50: the measured form of "client-bound". Never with no stamps (no delay
+    /// measured).
+    pub fn client_bound(&self) -> bool {
+        self.stamped_reads > 0
+            && self.p99_us > self.latency_p50_us * CLIENT_DELAY_SHARE_PERCENT / 100.0
+    }
+
+    /// `the client added at most 38 µs (p99 9 µs, p50 2 µs) to any latency`, or why it is
+    /// not known.
+    pub fn line(&self) -> String {
+        if self.stamped_reads == 0 {
+            return "the client's delay is not measured: no read carried a kernel receive stamp"
+                .into();
+        }
+        format!(
+            "the client added at most {} (p99 {}, p50 {}) to any latency",
+            crate::human_us(self.max_us),
+            crate::human_us(self.p99_us),
+            crate::human_us(self.p50_us)
+        )
+    }
+
+    /// The one-line warning when the delay is a large share of the latency.
+    pub fn warning(&self) -> Option<String> {
+        self.client_bound().then(|| {
+            format!(
+                "the client's own delay is large: p99 {} against a latency p50 of {} (over {:.0}%): the read latencies are client-bound{}",
+                crate::human_us(self.p99_us),
+                crate::human_us(self.latency_p50_us),
+                CLIENT_DELAY_SHARE_PERCENT,
+                match self.latency_clock {
+                    LatencyClock::Kernel => ", the kernel latencies reported leave it out",
+                    _ => "",
+                }
+            )
+        })
+    }
+
+    /// Combines two agents' delays: the larger of each figure, the reads summed.
+    pub fn merge(self, other: ClientDelay) -> ClientDelay {
+        ClientDelay {
+            latency_clock: if self.latency_clock == other.latency_clock {
+                self.latency_clock
+            } else {
+                LatencyClock::ReadNoStamps
+            },
+            p50_us: self.p50_us.max(other.p50_us),
+            p99_us: self.p99_us.max(other.p99_us),
+            max_us: self.max_us.max(other.max_us),
+            latency_p50_us: self.latency_p50_us.max(other.latency_p50_us),
+            stamped_reads: self.stamped_reads + other.stamped_reads,
+            unstamped_reads: self.unstamped_reads + other.unstamped_reads,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
