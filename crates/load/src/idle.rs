@@ -8,6 +8,15 @@
 //! CPU with the server, spinning would take that CPU from the server. The rule is pure: the
 //! [`Placement`] (the CPU sets and the target's locality) comes in as data, found by
 //! [`probe::placement`] for `foxbench load`, or set by the shootout, which pins both sides.
+//!
+//! Where a worker keeps many requests in flight, the closed model's coalescing
+//! ([`crate::Coalesce::Auto`]) batches the wake-ups instead, and does better than spinning:
+//! a spinning client answers each response at once, in small writes, and the server then
+//! reads and writes in small batches too. Measured with `bench/load.py` against nginx 1.22
+//! at 100 connections × 10 streams (bench/runs/2026-11-28-stamps-idle): nginx's CPU per
+//! request 1.13× h2load's under a spinning foxbench over TLS and 1.02× over h2c, against
+//! 1.00× and 0.87× under a sleeping, coalescing one; at 10 × 10 over h2c spinning gave
+//! 0.97× against 1.01×. So `auto` leaves such a worker asleep ([`IdleWhy::Batched`]).
 
 pub use probe::{CpuList, Server};
 
@@ -106,6 +115,13 @@ pub enum IdleWhy {
     },
     /// Where the server runs was not looked for.
     Unknown,
+    /// The client's CPUs are its own, but each worker keeps enough requests in flight for
+    /// the closed model's coalescing to batch its wake-ups, which costs the server less
+    /// than a spinning client's small batches.
+    Batched {
+        /// The requests a worker keeps in flight.
+        in_flight: u64,
+    },
 }
 
 impl std::fmt::Display for IdleWhy {
@@ -132,6 +148,10 @@ impl std::fmt::Display for IdleWhy {
                 if *cpus == 1 { "" } else { "s" }
             ),
             IdleWhy::Unknown => f.write_str("where the server runs is not known"),
+            IdleWhy::Batched { in_flight } => write!(
+                f,
+                "{in_flight} requests in flight per worker: coalescing batches the wake-ups"
+            ),
         }
     }
 }
@@ -175,11 +195,19 @@ impl std::fmt::Display for IdleChoice {
     }
 }
 
+/// The requests a worker keeps in flight at or above which the closed model's coalescing
+/// batches its wake-ups: it waits only when [`crate::COALESCE_BATCH`] responses are due in
+/// 1/[`crate::COALESCE_LATENCY_SHARE`] of the latency.
+pub const BATCHED_IN_FLIGHT: u64 = crate::COALESCE_BATCH * crate::COALESCE_LATENCY_SHARE;
+
 /// The idle mode for `asked`, with `threads` workers placed as `p` says. `auto` spins only
 /// when it is proven safe: the server was found, no CPU it may use is one of the client's,
-/// and every worker thread has a CPU of its own. An explicit mode is kept, with the CPUs
-/// it shares named when it spins where the server may run.
-pub fn decide(asked: Idle, threads: usize, p: &Placement) -> IdleChoice {
+/// and every worker thread has a CPU of its own; and only when it pays: not where
+/// coalescing batches the wake-ups (`batched`: the requests a worker keeps in flight, given
+/// only in the closed model with `--coalesce auto` at or above [`BATCHED_IN_FLIGHT`]). An
+/// explicit mode is kept, with the CPUs it shares named when it spins where the server may
+/// run.
+pub fn decide(asked: Idle, threads: usize, batched: Option<u64>, p: &Placement) -> IdleChoice {
     let shared = match &p.server {
         Server::Found { cpus } => Some(p.client.intersection(cpus)),
         _ => None,
@@ -204,6 +232,9 @@ pub fn decide(asked: Idle, threads: usize, p: &Placement) -> IdleChoice {
                 (Server::Found { .. }, _) if threads > p.client.len() => IdleWhy::Threads {
                     threads,
                     cpus: p.client.len(),
+                },
+                (Server::Found { .. }, _) if batched.is_some() => IdleWhy::Batched {
+                    in_flight: batched.unwrap_or_default(),
                 },
                 (Server::Found { cpus }, _) => IdleWhy::Apart {
                     client: p.client.clone(),

@@ -468,7 +468,15 @@ impl Plan {
     /// The idle mode its workers apply, and why: [`decide`] on the plan's `idle`, threads
     /// and placement. The one decision.
     pub fn idle_in_effect(&self) -> IdleChoice {
-        decide(self.idle, self.effective_threads(), &self.placement)
+        let threads = self.effective_threads();
+        let batched = match self.arrival {
+            Arrival::Closed if self.coalesce == Coalesce::Auto => {
+                let per_worker = (self.connections * self.per_connection() / threads) as u64;
+                (per_worker >= crate::idle::BATCHED_IN_FLIGHT).then_some(per_worker)
+            }
+            _ => None,
+        };
+        decide(self.idle, threads, batched, &self.placement)
     }
 
     /// The coalescing its workers apply: the plan's in the closed model, `Off` in the open

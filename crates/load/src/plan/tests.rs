@@ -211,3 +211,37 @@ fn coalescing_is_not_in_effect_in_workers_that_spin() {
     assert!(p.idle_in_effect().spin);
     assert_eq!(p.coalesce_in_effect(), Coalesce::Off);
 }
+
+#[test]
+fn auto_leaves_a_worker_with_many_requests_in_flight_to_coalescing() {
+    use crate::idle::{CpuList, Placement, Server};
+    let mut p = Plan::new(Target::parse("http://127.0.0.1:1/").unwrap());
+    p.placement = Placement {
+        client: CpuList::of([0]),
+        server: Server::Found {
+            cpus: CpuList::of([1]),
+        },
+    };
+    p.threads = 1;
+    p.connections = 100;
+    p.protocol = Protocol::Http2(H2Options {
+        streams: 10,
+        ..H2Options::default()
+    });
+    // 1000 in flight: coalescing batches the wake-ups.
+    assert!(!p.idle_in_effect().spin, "{}", p.idle_in_effect());
+    assert_eq!(p.coalesce_in_effect(), Coalesce::Auto);
+    // 100 in flight: it would not wait, so the worker spins.
+    p.connections = 10;
+    assert!(p.idle_in_effect().spin, "{}", p.idle_in_effect());
+    // With coalescing off, nothing batches: spin.
+    p.connections = 100;
+    p.coalesce = Coalesce::Off;
+    assert!(p.idle_in_effect().spin);
+    // Nor in the open model, which sends on its schedule.
+    p.coalesce = Coalesce::Auto;
+    p.arrival = Arrival::Open {
+        rate: Rate::constant(1000.0),
+    };
+    assert!(p.idle_in_effect().spin);
+}
