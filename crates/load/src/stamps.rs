@@ -18,6 +18,7 @@
 use std::io::{self, IoSliceMut};
 use std::net::UdpSocket;
 use std::os::fd::{AsFd, AsRawFd, RawFd};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use nix::cmsg_space;
@@ -33,18 +34,31 @@ pub(crate) fn enable(socket: &impl AsFd) -> io::Result<()> {
     setsockopt(socket, sockopt::Timestamping, &flags).map_err(io::Error::from)
 }
 
-/// Holds the kernel's receive stamping on for a run, and waits until it is on.
+/// Holds the kernel's receive stamping on for the life of the process, and waits until it
+/// is on.
 ///
 /// Linux turns stamping on for the whole stack when the first socket asks for it, and does
 /// so later, from a work queue: a run that started at once saw its first hundred reads
 /// unstamped on a loaded machine. This socket (a UDP loopback socket talking to itself) asks
 /// first and sends itself datagrams until one comes back stamped, or `patience` ends (a
-/// kernel without stamps: the run then falls back to the read). Keep it until the run ends,
-/// so that the last run's sockets closing does not turn stamping off in between.
+/// kernel without stamps: runs then fall back to the read). It is made once per process
+/// ([`warm`]) and kept, so that no later run (a `--find-max` window, a shootout repeat)
+/// pays for it again, and a run's sockets closing never turns stamping off in between.
 pub(crate) struct Warm {
     _socket: Option<UdpSocket>,
     /// A datagram came back stamped.
     pub stamped: bool,
+}
+
+/// How long [`warm`] waits for a first stamp: a kernel that accepts the option but gives
+/// none would otherwise hold the first run up for ever.
+const WARM_PATIENCE: Duration = Duration::from_millis(500);
+
+/// The process's warm socket, made by the first call (which waits for the first stamp, at
+/// most [`WARM_PATIENCE`]) and held until the process ends; later calls return it at once.
+pub(crate) fn warm() -> &'static Warm {
+    static WARM: OnceLock<Warm> = OnceLock::new();
+    WARM.get_or_init(|| Warm::up(WARM_PATIENCE))
 }
 
 impl Warm {
