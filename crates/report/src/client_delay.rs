@@ -62,18 +62,27 @@ impl ClientDelay {
     }
 
     /// `the client added at most 38 µs (p99 9 µs, p50 2 µs) to any latency`, or why it is
-    /// not known.
+    /// not known. A run some of whose reads had no stamp still counts as on the kernel's
+    /// clock; the line then says how many did not, since their latencies are from the read.
     pub fn line(&self) -> String {
         if self.stamped_reads == 0 {
             return "the client's delay is not measured: no read carried a kernel receive stamp"
                 .into();
         }
-        format!(
+        let mut line = format!(
             "the client added at most {} (p99 {}, p50 {}) to any latency",
             crate::human_us(self.max_us),
             crate::human_us(self.p99_us),
             crate::human_us(self.p50_us)
-        )
+        );
+        if self.unstamped_reads > 0 {
+            line.push_str(&format!(
+                "; {} of {} reads had no stamp: their latencies are from the read",
+                self.unstamped_reads,
+                self.stamped_reads + self.unstamped_reads
+            ));
+        }
+        line
     }
 
     /// The one-line warning when the delay is a large share of the latency.

@@ -30,3 +30,14 @@ fn the_line_says_what_the_client_added() {
     );
     assert!(delay(9.0, 100.0, 0).line().contains("not measured"));
 }
+
+#[test]
+fn a_run_with_some_unstamped_reads_says_how_many() {
+    let mut d = delay(9.0, 100.0, 990);
+    d.unstamped_reads = 10;
+    assert_eq!(
+        d.line(),
+        "the client added at most 38.0µs (p99 9.0µs, p50 2.0µs) to any latency; \
+         10 of 1000 reads had no stamp: their latencies are from the read"
+    );
+}
