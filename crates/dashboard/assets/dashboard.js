@@ -128,7 +128,7 @@
     charts.conn = make("c-conn", [{ label: "connections", stroke: C.connections }]);
     charts.cpu = make("c-cpu", [
       { label: "client CPU %", stroke: C.cpu, width: 2 },
-      { label: "of it, spin before send instants %", stroke: C.spin, dash: [8, 4] },
+      { label: "of it, spin (empty polls) %", stroke: C.spin, dash: [8, 4] },
       { label: "client-bound above (CPU less spin)", stroke: C.saturated, dash: [4, 4] }
     ], { x: { time: false }, y: { range: [0, 105] } });
     var slo = $("slo");

@@ -33,8 +33,9 @@ pub struct Snapshot {
     /// Connections established and not closed yet: the engine's own count, so that a live
     /// display need not read the kernel's socket tables for it.
     pub connections_open: u64,
-    /// Open model: nanoseconds the workers have spun before send instants so far
-    /// ([`crate::RunResult::spin`]), so that a live display can tell spin from work.
+    /// Nanoseconds the workers have spun so far (every empty poll without a timeout: the
+    /// open model's last stretch before a due instant, every empty turn of a worker that
+    /// spins; [`crate::RunResult::spin`]), so that a live display can tell spin from work.
     pub spin_ns: u64,
 }
 

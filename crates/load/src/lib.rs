@@ -291,12 +291,10 @@ pub fn run_with_intervals(
         Stop::Requests(n) => Some(Arc::new(schedule::Budget::new(n, threads))),
         Stop::Duration(_) => None,
     };
-    // Held until the workers end: stamping stays on for the whole run. A kernel that
-    // stamped nothing in the warm-up is not asked on every socket.
-    let warm = plan
-        .kernel_stamps
-        .then(|| stamps::Warm::up(Duration::from_millis(500)));
-    let kernel_stamps = warm.as_ref().is_some_and(|w| w.stamped);
+    // Warmed once per process, before the run's epoch, and held on: stamping stays on for
+    // this run and every later one. A kernel that stamped nothing in the warm-up is not
+    // asked on every socket.
+    let kernel_stamps = plan.kernel_stamps && stamps::warm().stamped;
     let (tx, rx) = mpsc::channel();
     let epoch = Instant::now();
     let mut handles = Vec::with_capacity(threads);

@@ -18,6 +18,7 @@
 use std::io::{self, IoSliceMut};
 use std::net::UdpSocket;
 use std::os::fd::{AsFd, AsRawFd, RawFd};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use nix::cmsg_space;
@@ -33,18 +34,31 @@ pub(crate) fn enable(socket: &impl AsFd) -> io::Result<()> {
     setsockopt(socket, sockopt::Timestamping, &flags).map_err(io::Error::from)
 }
 
-/// Holds the kernel's receive stamping on for a run, and waits until it is on.
+/// Holds the kernel's receive stamping on for the life of the process, and waits until it
+/// is on.
 ///
 /// Linux turns stamping on for the whole stack when the first socket asks for it, and does
 /// so later, from a work queue: a run that started at once saw its first hundred reads
 /// unstamped on a loaded machine. This socket (a UDP loopback socket talking to itself) asks
 /// first and sends itself datagrams until one comes back stamped, or `patience` ends (a
-/// kernel without stamps: the run then falls back to the read). Keep it until the run ends,
-/// so that the last run's sockets closing does not turn stamping off in between.
+/// kernel without stamps: runs then fall back to the read). It is made once per process
+/// ([`warm`]) and kept, so that no later run (a `--find-max` window, a shootout repeat)
+/// pays for it again, and a run's sockets closing never turns stamping off in between.
 pub(crate) struct Warm {
     _socket: Option<UdpSocket>,
     /// A datagram came back stamped.
     pub stamped: bool,
+}
+
+/// How long [`warm`] waits for a first stamp: a kernel that accepts the option but gives
+/// none would otherwise hold the first run up for ever.
+const WARM_PATIENCE: Duration = Duration::from_millis(500);
+
+/// The process's warm socket, made by the first call (which waits for the first stamp, at
+/// most [`WARM_PATIENCE`]) and held until the process ends; later calls return it at once.
+pub(crate) fn warm() -> &'static Warm {
+    static WARM: OnceLock<Warm> = OnceLock::new();
+    WARM.get_or_init(|| Warm::up(WARM_PATIENCE))
 }
 
 impl Warm {
@@ -141,24 +155,52 @@ pub(crate) fn receive(fd: RawFd, buf: &mut [u8], cmsg: &mut ControlBuf) -> io::R
 /// The distance between CLOCK_REALTIME and the engine's monotonic clock (ns since the run's
 /// epoch), to move kernel stamps onto the latter.
 ///
-/// Taken at the start of the run and again at each worker tick (10 ms): two vDSO clock
+/// Taken at the start of the run and again at each worker tick (10 ms): three vDSO clock
 /// reads. Between two takes the clocks can drift apart only by NTP's slew, at most 500 ppm:
 /// 5 µs per 10 ms tick. A step of the realtime clock (settimeofday) shows at the next take;
-/// until then the clamp in [`kernel_ns`] keeps every figure within the read latency.
+/// until then [`kernel_ns`] keeps every figure within the read latency.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct ClockOffset {
     /// Realtime ns since the Unix epoch minus monotonic ns since the run's epoch.
     realtime_minus_mono_ns: i64,
 }
 
+/// The widest gap between the two monotonic reads of a [`ClockOffset::take`] that it
+/// keeps without retrying: two vDSO reads take well under a microsecond.
+const TAKE_GAP_NS: i64 = 20_000;
+
+/// How many times [`ClockOffset::take`] reads the clocks at most.
+const TAKE_TRIES: usize = 3;
+
 impl ClockOffset {
-    /// The offset as it stands now.
+    /// The offset as it stands now: a realtime reading between two monotonic ones, against
+    /// their midpoint. A thread preempted between the reads would skew the offset by the
+    /// time it was off the CPU: when the monotonic reads are more than [`TAKE_GAP_NS`]
+    /// apart the take is retried, up to [`TAKE_TRIES`] times in all (the last stands).
     pub(crate) fn take(epoch: Instant) -> Self {
-        let mono = epoch.elapsed().as_nanos() as i64;
-        let real = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as i64);
-        Self::from_readings(real, mono)
+        Self::take_with(
+            || epoch.elapsed().as_nanos() as i64,
+            || {
+                SystemTime::now()
+                    .duration_since(UNIX_EPOCH)
+                    .map_or(0, |d| d.as_nanos() as i64)
+            },
+        )
+    }
+
+    /// [`Self::take`] on given clocks.
+    fn take_with(mut mono: impl FnMut() -> i64, mut real: impl FnMut() -> i64) -> Self {
+        let mut offset = Self::from_readings(0, 0);
+        for _ in 0..TAKE_TRIES {
+            let before = mono();
+            let realtime = real();
+            let after = mono();
+            offset = Self::from_readings(realtime, before + (after - before) / 2);
+            if after - before <= TAKE_GAP_NS {
+                break;
+            }
+        }
+        offset
     }
 
     /// The offset between a realtime and a monotonic reading made together.
@@ -177,14 +219,15 @@ impl ClockOffset {
 }
 
 /// The kernel latency of a response started at `start_ns`, read at `read_ns`, whose bytes
-/// arrived at `arrived_ns` (all monotonic): clamped so that it is never negative nor above
-/// the read latency. With no stamp it is the read latency.
+/// arrived at `arrived_ns` (all monotonic): never above the read latency. With no stamp, or
+/// a stamp before the start (a realtime clock step, or an offset taken badly: no response
+/// arrives before its request), it is the read latency.
 #[inline]
 pub(crate) fn kernel_ns(start_ns: u64, arrived_ns: Option<u64>, read_ns: u64) -> u64 {
     let read = read_ns.saturating_sub(start_ns);
     match arrived_ns {
-        Some(at) => at.saturating_sub(start_ns).min(read),
-        None => read,
+        Some(at) if at >= start_ns => (at - start_ns).min(read),
+        _ => read,
     }
 }
 

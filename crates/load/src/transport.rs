@@ -83,7 +83,8 @@ fn tls_error(e: rustls::Error) -> io::Error {
 
 /// Reads from the socket and notes whether the read came back short: then the socket is
 /// drained, and edge-triggered readiness will announce the next byte. With a control
-/// buffer it reads with `recvmsg` and keeps the kernel's stamp of the latest read.
+/// buffer it reads with `recvmsg` and keeps the kernel's stamp of the latest read that
+/// brought bytes (`None` when that read had none).
 struct ShortRead<'a> {
     stream: &'a mut TcpStream,
     short: bool,
@@ -96,7 +97,9 @@ impl io::Read for ShortRead<'_> {
         let n = match self.cmsg.as_deref_mut() {
             Some(cmsg) => {
                 let got = stamps::receive(self.stream.as_raw_fd(), buf, cmsg)?;
-                if got.stamp_ns.is_some() {
+                // Every read that brings bytes sets the stamp, an unstamped one too: its
+                // bytes must not pass for ones that arrived with an earlier read.
+                if got.n > 0 {
                     *self.stamp_ns = got.stamp_ns;
                 }
                 got.n
@@ -423,3 +426,6 @@ impl TlsStream {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -113,10 +113,28 @@ pub fn own_cpus() -> CpuList {
     }
 }
 
-/// True when `ip` is this host's: a loopback or unspecified address, or one a socket can
-/// be bound to.
+/// True when `ip` is this host's: a loopback or unspecified address, or one of its
+/// interfaces' (`getifaddrs`). Not "one a socket can be bound to": with
+/// `net.ipv4.ip_nonlocal_bind=1` any address can be. Where the interfaces cannot be
+/// listed, a bind decides.
 pub fn is_local(ip: IpAddr) -> bool {
-    ip.is_loopback() || ip.is_unspecified() || UdpSocket::bind(SocketAddr::new(ip, 0)).is_ok()
+    if ip.is_loopback() || ip.is_unspecified() {
+        return true;
+    }
+    match nix::ifaddrs::getifaddrs() {
+        Ok(ifs) => ifs
+            .filter_map(|i| i.address)
+            .any(|a| interface_ip(&a) == Some(ip)),
+        Err(_) => UdpSocket::bind(SocketAddr::new(ip, 0)).is_ok(),
+    }
+}
+
+/// The IP address of an interface's address, when it is one.
+fn interface_ip(a: &nix::sys::socket::SockaddrStorage) -> Option<IpAddr> {
+    if let Some(v4) = a.as_sockaddr_in() {
+        return Some(IpAddr::V4(v4.ip()));
+    }
+    a.as_sockaddr_in6().map(|v6| IpAddr::V6(v6.ip()))
 }
 
 /// Where the server of `addr` runs: the processes holding a socket that listens on its

@@ -14,6 +14,9 @@ pub enum LatencyClock {
     ReadAsked,
     /// The read, because the kernel gave no receive stamps on the run's sockets.
     ReadNoStamps,
+    /// Merged from parts (agents, repeats) whose clocks differed: some figures are on one,
+    /// some on another.
+    Mixed,
 }
 
 impl LatencyClock {
@@ -25,6 +28,9 @@ impl LatencyClock {
             LatencyClock::ReadNoStamps => {
                 "read (the kernel gave no receive stamps on this socket: latencies are from the read)"
             }
+            LatencyClock::Mixed => {
+                "mixed (merged from runs on different clocks: some latencies are to the kernel's receive stamps, some to the read)"
+            }
         }
     }
 }
@@ -33,7 +39,10 @@ impl LatencyClock {
 /// client-bound, percent.
 pub const CLIENT_DELAY_SHARE_PERCENT: f64 = 10.0;
 
-/// What the client added to the latencies of one run, µs.
+/// What the client added to the latencies of one run, µs. Merged from several (agents, a
+/// shootout cell's repeats), the delay's p50 and p99 and the latency p50 are the worst
+/// part's (the largest p99 to latency-p50 share), `max_us` the largest of all, and the reads
+/// summed ([`ClientDelay::merge`]).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ClientDelay {
     /// Which clock the latency figures hold.
@@ -62,18 +71,27 @@ impl ClientDelay {
     }
 
     /// `the client added at most 38 µs (p99 9 µs, p50 2 µs) to any latency`, or why it is
-    /// not known.
+    /// not known. A run some of whose reads had no stamp still counts as on the kernel's
+    /// clock; the line then says how many did not, since their latencies are from the read.
     pub fn line(&self) -> String {
         if self.stamped_reads == 0 {
             return "the client's delay is not measured: no read carried a kernel receive stamp"
                 .into();
         }
-        format!(
+        let mut line = format!(
             "the client added at most {} (p99 {}, p50 {}) to any latency",
             crate::human_us(self.max_us),
             crate::human_us(self.p99_us),
             crate::human_us(self.p50_us)
-        )
+        );
+        if self.unstamped_reads > 0 {
+            line.push_str(&format!(
+                "; {} of {} reads had no stamp: their latencies are from the read",
+                self.unstamped_reads,
+                self.stamped_reads + self.unstamped_reads
+            ));
+        }
+        line
     }
 
     /// The one-line warning when the delay is a large share of the latency.
@@ -92,20 +110,42 @@ impl ClientDelay {
         })
     }
 
-    /// Combines two agents' delays: the larger of each figure, the reads summed.
+    /// Combines two parts' delays (agents, or a shootout cell's repeats) so that the
+    /// verdict is the worst part's: the delay's p50 and p99 and the latency p50 they are
+    /// judged against all come from the part whose p99 is the largest share of its latency
+    /// p50 (a part with no stamped read has no verdict and gives way to one with), `max_us`
+    /// is the largest of all, and the reads are summed. Taking each figure's largest
+    /// separately would judge one part's delay against another's latency.
     pub fn merge(self, other: ClientDelay) -> ClientDelay {
+        let worst = if other.share() > self.share() {
+            other
+        } else {
+            self
+        };
         ClientDelay {
             latency_clock: if self.latency_clock == other.latency_clock {
                 self.latency_clock
             } else {
-                LatencyClock::ReadNoStamps
+                LatencyClock::Mixed
             },
-            p50_us: self.p50_us.max(other.p50_us),
-            p99_us: self.p99_us.max(other.p99_us),
             max_us: self.max_us.max(other.max_us),
-            latency_p50_us: self.latency_p50_us.max(other.latency_p50_us),
             stamped_reads: self.stamped_reads + other.stamped_reads,
             unstamped_reads: self.unstamped_reads + other.unstamped_reads,
+            ..worst
+        }
+    }
+
+    /// The delay's p99 over the latency's p50, which [`Self::client_bound`] judges; below
+    /// any share for a part with no stamped read.
+    fn share(&self) -> f64 {
+        if self.stamped_reads == 0 {
+            f64::NEG_INFINITY
+        } else if self.latency_p50_us > 0.0 {
+            self.p99_us / self.latency_p50_us
+        } else if self.p99_us > 0.0 {
+            f64::INFINITY
+        } else {
+            0.0
         }
     }
 }

@@ -14,6 +14,7 @@
 #![forbid(unsafe_code)]
 
 pub mod agents;
+mod client;
 mod client_delay;
 pub mod compare;
 pub mod errors_by_reason;
@@ -33,6 +34,7 @@ pub mod tcp;
 pub mod time;
 mod tls;
 mod units;
+pub use client::{client_saturated, spin_percent, Client};
 pub use client_delay::{ClientDelay, LatencyClock, CLIENT_DELAY_SHARE_PERCENT};
 pub use http2::Http2Report;
 pub use load_report::*;

@@ -41,7 +41,8 @@ pub enum Line {
     Connections,
     /// The client's CPU.
     Cpu,
-    /// The part of the CPU the open model spent spinning before send instants.
+    /// The part of the CPU spent spinning: every empty poll (the open model's last stretch
+    /// before a due instant, every empty turn of a worker that spins).
     Spin,
     /// The client-bound line: the CPU share above which the client is the limit.
     Saturated,

@@ -90,14 +90,6 @@ pub fn diagnose(f: &Figures) -> Diagnosis {
             ),
         };
     }
-    // The measured form: foxbench's own delay (read minus kernel receive stamp) was a large
-    // share of the latency, whatever its CPU share.
-    if let Some(d) = f.client_delay.filter(report::ClientDelay::client_bound) {
-        return Diagnosis {
-            bottleneck: Bottleneck::ClientBound,
-            detail: format!("{}: {cpus}", d.warning().unwrap_or_default()),
-        };
-    }
     if server_saturated(f) {
         return Diagnosis {
             bottleneck: Bottleneck::ServerCpuBound,
@@ -108,6 +100,17 @@ pub fn diagnose(f: &Figures) -> Diagnosis {
         return Diagnosis {
             bottleneck: Bottleneck::ServerThreadBound,
             detail: format!("{cpus}: one thread does the work while other CPU is free"),
+        };
+    }
+    // The measured form: foxbench's own delay (read minus kernel receive stamp) was a large
+    // share of the latency, whatever its CPU share. After the server's CPU verdicts: a
+    // server whose CPU (or one thread) was saturated limited the cell whatever the client
+    // added to its latencies, and a saturated server's slow answers make the client's
+    // share look large as readily as a slow client does.
+    if let Some(d) = f.client_delay.filter(report::ClientDelay::client_bound) {
+        return Diagnosis {
+            bottleneck: Bottleneck::ClientBound,
+            detail: format!("{}: {cpus}", d.warning().unwrap_or_default()),
         };
     }
     if let Some((bottleneck, evidence)) = waiting(f) {

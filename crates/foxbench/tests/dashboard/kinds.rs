@@ -173,7 +173,7 @@ fn the_open_model_draws_service_time_beside_the_corrected_latency_the_closed_mod
         v["cpu_series"],
         json!([
             "client CPU %",
-            "of it, spin before send instants %",
+            "of it, spin (empty polls) %",
             "client-bound above (CPU less spin)"
         ]),
         "{v}"

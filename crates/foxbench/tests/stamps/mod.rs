@@ -11,7 +11,10 @@ use super::support::{Server, REDIRECT};
 use super::{result, run};
 
 /// Held by the tests that time the client, one at a time: the disturber's real-time
-/// process on CPU 0 would otherwise disturb the coalescing test's runs too.
+/// process on CPU 0 would otherwise disturb the coalescing test's runs too. It does not
+/// keep them from running beside this binary's other busy tests (idle's spinning runs,
+/// the shootout's), which take no shared lock: the tests' bounds allow for a loaded machine,
+/// and `--test-threads 1` runs them alone.
 static TIMED: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// Answers one request in `every` (over the whole server) after `slow`, the rest after
@@ -99,6 +102,17 @@ fn coalesce_auto_waits_added_to_the_read_latency_not_the_kernel_latency() {
     for _ in 0..2 {
         for (co, sum) in [("off", &mut off), ("auto", &mut auto)] {
             let v = load_json(&s.url(), &args(co));
+            // On the clock asked for: a run that fell back to the read for want of stamps
+            // would measure the other clock and prove nothing about this one.
+            assert_eq!(
+                v["client"]["client_delay"]["latency_clock"],
+                match COALESCE_CLOCK {
+                    "kernel" => "kernel",
+                    _ => "read_asked",
+                },
+                "{co}: {}",
+                v["client"]["client_delay"]
+            );
             if co == "auto" {
                 waits += v["client"]["coalesced_waits"].as_u64().unwrap();
             }
@@ -313,6 +327,7 @@ fn a_client_robbed_of_its_cpu_adds_to_the_read_latency_not_the_kernel_latency() 
         result(&out.stdout)
     };
     let calm = client();
+    assert_eq!(calm["client"]["client_delay"]["latency_clock"], "kernel");
     let disturbed = {
         let _d = Disturber::start(&chrt, &taskset);
         client()

@@ -133,7 +133,7 @@ impl Http for Http1 {
             framer,
             leftover,
         } = c;
-        let received = stream.receive(cx, peer_closed, |data, rec, _out| {
+        let received = stream.receive(cx, peer_closed, now, |data, rec, _out| {
             feed(framer, leftover, reqs, rec, shapes, data, now, keepalive)
                 .map_err(|e| Reason::new(Kind::Parse, cause::of_parse(e)))
         });
@@ -148,7 +148,7 @@ impl Http for Http1 {
             Received::Eof { close_notify } => {
                 let at = stage(framer, leftover);
                 let framed = framer.eof();
-                stream::eof(reqs, cx.rec, close_notify, at, framed, now)
+                stream::eof(reqs, cx.rec, close_notify, at, framed)
             }
         }
     }
@@ -247,7 +247,7 @@ fn feed_slice(
                     stream: 0,
                     retries: 0,
                 });
-                rec.response(status, req, now);
+                rec.response(status, req);
                 reqs.wait_since_ns = now;
                 if close || !keepalive {
                     return Ok(Flow::Close);

@@ -211,7 +211,7 @@ impl Http for Http2 {
         let shapes = &cfg.table.h2;
         let Conn { stream, h2 } = c;
         let counts = &mut self.counts;
-        let received = stream.receive(cx, peer_closed, |data, rec, out| {
+        let received = stream.receive(cx, peer_closed, now, |data, rec, out| {
             feed(h2, reqs, rec, counts, shapes, out, data, now)
         });
         match received {
@@ -224,7 +224,7 @@ impl Http for Http2 {
             }
             Received::Failed(e) => Next::Fail(stream::read_failure(&e, stage())),
             Received::Eof { close_notify } => {
-                stream::eof(reqs, cx.rec, close_notify, stage(), None, now)
+                stream::eof(reqs, cx.rec, close_notify, stage(), None)
             }
         }
     }
@@ -304,7 +304,7 @@ fn feed(
     let fed = conn.feed(data, shapes, out, counts, &mut |ev| match ev {
         Event::Response { stream, status } => {
             if let Some(req) = take(inflight, stream) {
-                rec.response(status, req, now);
+                rec.response(status, req);
                 *wait_since_ns = now;
             }
         }

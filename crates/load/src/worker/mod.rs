@@ -228,6 +228,8 @@ impl<P: Http> Worker<P> {
                 clock: cfg.latency_clock,
                 offset: ClockOffset::take(cfg.epoch),
                 arrived_ns: None,
+                read_ns: 0,
+                epoch: cfg.epoch,
                 stamps: crate::StampCounts::default(),
             },
             picker: Picker::new(cfg.seed, cfg.id, shapes),

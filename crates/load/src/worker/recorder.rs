@@ -3,7 +3,9 @@
 use stats::reason::{Cause, Kind, EADDRNOTAVAIL, ECONNREFUSED};
 use stats::Latency;
 
-use super::{Failure, Pending};
+use std::time::Instant;
+
+use super::{now_ns, Failure, Pending};
 use crate::interval::CurrentInterval;
 use crate::stamps::{self, ClockOffset};
 use crate::tls::TlsInfo;
@@ -37,6 +39,11 @@ pub(super) struct Recorder {
     /// When the current read's bytes arrived, by the kernel's stamp, on the worker's clock;
     /// `None` for a read without a stamp.
     pub(super) arrived_ns: Option<u64>,
+    /// When the current read returned, on the worker's clock: the read instant of the
+    /// responses it completes.
+    pub(super) read_ns: u64,
+    /// The worker's clock's zero.
+    pub(super) epoch: Instant,
     pub(super) stamps: crate::StampCounts,
 }
 
@@ -45,9 +52,17 @@ const RECENT_RESPONSES: u64 = 64;
 
 impl Recorder {
     /// Notes the kernel's stamp (CLOCK_REALTIME ns) of the read whose bytes go to the
-    /// framing next: a response completed by them arrived then.
+    /// framing next, and takes the clock once for it: a response completed by them arrived
+    /// at the stamp and was read now. `batch_ns`: when the poll that announced the read
+    /// returned, a floor for the read instant.
+    ///
+    /// The clock is taken here, once per socket read (a vDSO read), rather than once per
+    /// poll batch: a batch's later reads come after the time spent on its earlier
+    /// connections, which is the client's delay, and their bytes may have arrived after
+    /// the poll returned.
     #[inline]
-    pub(super) fn arrived(&mut self, stamp_ns: Option<i64>) {
+    pub(super) fn arrived(&mut self, stamp_ns: Option<i64>, batch_ns: u64) {
+        self.read_ns = now_ns(self.epoch).max(batch_ns);
         self.arrived_ns = match stamp_ns {
             Some(t) => {
                 self.stamps.stamped += 1;
@@ -61,16 +76,19 @@ impl Recorder {
     }
 
     /// Sets the current read's stamp without counting a read: for the end of a stream,
-    /// which completes a response framed by the close.
+    /// which completes a response framed by the close. Takes the clock as [`Self::arrived`].
     #[inline]
-    pub(super) fn arrived_again(&mut self, stamp_ns: Option<i64>) {
+    pub(super) fn arrived_again(&mut self, stamp_ns: Option<i64>, batch_ns: u64) {
+        self.read_ns = now_ns(self.epoch).max(batch_ns);
         self.arrived_ns = stamp_ns.map(|t| self.offset.mono_ns(t));
     }
 
-    /// Records a response completed by the current read, read at `now`: its latency on both
-    /// clocks (the leading one as `latency`), and what the client added between them.
+    /// Records a response completed by the current read, read at its instant
+    /// ([`Self::arrived`]): its latency on both clocks (the leading one as `latency`), and
+    /// what the client added between them.
     #[inline]
-    pub(super) fn response(&mut self, status: u16, req: Pending, now: u64) {
+    pub(super) fn response(&mut self, status: u16, req: Pending) {
+        let now = self.read_ns;
         let read = now.saturating_sub(req.start_ns);
         let kernel = stamps::kernel_ns(req.start_ns, self.arrived_ns, now);
         let latency = match self.clock {
@@ -124,3 +142,6 @@ impl Recorder {
         c.reasons.add(f, n);
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -202,12 +202,14 @@ impl Stream {
     ///
     /// Each read's kernel receive stamp goes to the recorder ([`Recorder::arrived`]) before
     /// its bytes go to `feed`, so that a response the framing completes in this read is
-    /// dated by it.
+    /// dated by it, and read at the instant the recorder takes then (never before `now`,
+    /// when the poll returned).
     #[inline]
     pub(super) fn receive(
         &mut self,
         cx: &mut Cx,
         peer_closed: bool,
+        now: u64,
         mut feed: impl FnMut(&[u8], &mut Recorder, &mut Vec<u8>) -> Result<Flow, Failure>,
     ) -> Received {
         loop {
@@ -218,7 +220,7 @@ impl Stream {
                 Ok(Read::Eof { close_notify }) => {
                     // The close carries no stamp: a response it frames is dated by this
                     // read, not by another connection's stamp the recorder may hold.
-                    cx.rec.arrived_again(None);
+                    cx.rec.arrived_again(None, now);
                     return Received::Eof { close_notify };
                 }
                 Ok(Read::Data {
@@ -227,7 +229,7 @@ impl Stream {
                     stamp_ns,
                 }) => {
                     cx.rec.counts.bytes_read += n as u64;
-                    cx.rec.arrived(stamp_ns);
+                    cx.rec.arrived(stamp_ns, now);
                     match feed(&cx.rbuf[..n], cx.rec, &mut self.out) {
                         Ok(Flow::Continue) => {}
                         Ok(Flow::Close) => return Received::Close,
@@ -345,7 +347,6 @@ pub(super) fn eof(
     close_notify: bool,
     at: At,
     framed: Option<u16>,
-    now: u64,
 ) -> Next {
     let f = Reason::new(
         Kind::Read,
@@ -356,7 +357,7 @@ pub(super) fn eof(
     );
     if let Some(status) = framed {
         if let Some(req) = reqs.inflight.pop_front() {
-            rec.response(status, req, now);
+            rec.response(status, req);
         }
         Next::Close(Reason::new(Kind::Read, Cause::Closed(At::BeforeResponse)))
     } else if reqs.inflight.is_empty() {

@@ -57,20 +57,20 @@ fn verdicts() {
             Bottleneck::ServerCpuBound,
         ),
         // The client's measured delay: its p99 above 10% of the latency's p50, its CPU
-        // share low. Below that share, the server's verdict stands.
+        // share low, neither side's CPU saturated. Below that share, no client verdict.
         (
             Figures {
                 client_delay: Some(delay(150.0, 1000.0)),
-                ..f(30.0, 97.0, 97.0)
+                ..f(30.0, 40.0, 40.0)
             },
             Bottleneck::ClientBound,
         ),
         (
             Figures {
                 client_delay: Some(delay(90.0, 1000.0)),
-                ..f(30.0, 97.0, 97.0)
+                ..f(30.0, 40.0, 40.0)
             },
-            Bottleneck::ServerCpuBound,
+            Bottleneck::Neither,
         ),
         // Nothing answered in the window (5,000 connections to a slow accepter).
         (
@@ -84,6 +84,27 @@ fn verdicts() {
     for (fig, want) in table {
         assert_eq!(diagnose(&fig).bottleneck, want, "{fig:?}");
     }
+}
+
+#[test]
+fn a_saturated_server_is_server_bound_whatever_the_clients_delay() {
+    // A server at 97% CPU with the client's delay at 15% of the latency: the server's
+    // saturation decides, not the delay.
+    let saturated = Figures {
+        client_delay: Some(delay(150.0, 1000.0)),
+        ..f(30.0, 97.0, 97.0)
+    };
+    assert_eq!(diagnose(&saturated).bottleneck, Bottleneck::ServerCpuBound);
+    // One server thread saturated, with CPUs to spare: that thread decides.
+    let one_thread = Figures {
+        client_delay: Some(delay(150.0, 1000.0)),
+        server_cpus: 2,
+        ..f(30.0, 50.0, 99.0)
+    };
+    assert_eq!(
+        diagnose(&one_thread).bottleneck,
+        Bottleneck::ServerThreadBound
+    );
 }
 
 /// One CPU's figures as `/proc/stat` gave them: (cpu, user, system, softirq, idle).
