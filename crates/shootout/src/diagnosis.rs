@@ -102,17 +102,6 @@ pub fn diagnose(f: &Figures) -> Diagnosis {
             detail: format!("{cpus}: one thread does the work while other CPU is free"),
         };
     }
-    // The measured form: foxbench's own delay (read minus kernel receive stamp) was a large
-    // share of the latency, whatever its CPU share. After the server's CPU verdicts: a
-    // server whose CPU (or one thread) was saturated limited the cell whatever the client
-    // added to its latencies, and a saturated server's slow answers make the client's
-    // share look large as readily as a slow client does.
-    if let Some(d) = f.client_delay.filter(report::ClientDelay::client_bound) {
-        return Diagnosis {
-            bottleneck: Bottleneck::ClientBound,
-            detail: format!("{}: {cpus}", d.warning().unwrap_or_default()),
-        };
-    }
     if let Some((bottleneck, evidence)) = waiting(f) {
         return Diagnosis {
             bottleneck,
@@ -123,6 +112,21 @@ pub fn diagnose(f: &Figures) -> Diagnosis {
     // request held past 40 ms gets a delayed ACK from the server's kernel too).
     if let Some(d) = tcp_verdict(f, &[TcpFinding::Nagle], &cpus) {
         return d;
+    }
+    // The measured form: foxbench's own delay (read minus kernel receive stamp) was a large
+    // share of the latency, whatever its CPU share. After the server's CPU verdicts: a
+    // server whose CPU (or one thread) was saturated limited the cell whatever the client
+    // added to its latencies, and a saturated server's slow answers make the client's
+    // share look large as readily as a slow client does. After the waiting rules and
+    // Nagle's: a pool, a lock or a delayed ACK with its own evidence explains the waits,
+    // and on a machine whose other work takes the client's CPU (a test suite beside it: a
+    // client delay of 107 ms at p99 against a pool's 749 ms p50) the delay would name the
+    // client where the figures name the pool.
+    if let Some(d) = f.client_delay.filter(report::ClientDelay::client_bound) {
+        return Diagnosis {
+            bottleneck: Bottleneck::ClientBound,
+            detail: format!("{}: {cpus}", d.warning().unwrap_or_default()),
+        };
     }
     let idle = idle_workers(f)
         .map(|w| format!("; {w}"))

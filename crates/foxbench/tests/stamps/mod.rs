@@ -315,7 +315,7 @@ fn a_client_robbed_of_its_cpu_adds_to_the_read_latency_not_the_kernel_latency() 
     let bin = env!("CARGO_BIN_EXE_foxbench");
     let client = || {
         let out = std::process::Command::new(&taskset)
-            .args(["-c", "0", bin, "load", "-c", "10", "-t", "1", "-d", "3"])
+            .args(["-c", "0", bin, "load", "-c", "10", "-t", "1", "-d", "2"])
             .args(["--coalesce", "off", "--json", "-", &url])
             .output()
             .unwrap();
@@ -326,40 +326,51 @@ fn a_client_robbed_of_its_cpu_adds_to_the_read_latency_not_the_kernel_latency() 
         );
         result(&out.stdout)
     };
-    let calm = client();
-    assert_eq!(calm["client"]["client_delay"]["latency_clock"], "kernel");
-    let disturbed = {
-        let _d = Disturber::start(&chrt, &taskset);
-        client()
-    };
+    // Calm and disturbed runs alternate three times, and each figure is judged on the
+    // median of the three pairs' ratios: on a machine whose other tests share CPU 1 with the
+    // server, one pair's kernel p90 moved by 12-15% either way with nothing disturbed.
     let p90 = |v: &Value, what: &str| at(&v[what], 90.0);
-    let (kernel_calm, kernel_hit) = (p90(&calm, "latency"), p90(&disturbed, "latency"));
-    let (read_calm, read_hit) = (p90(&calm, "read_latency"), p90(&disturbed, "read_latency"));
     let delay = |v: &Value| v["client"]["client_delay"]["p99_us"].as_f64().unwrap();
-    let figures = format!(
-        "p90 kernel {kernel_calm:.0} -> {kernel_hit:.0} µs, read {read_calm:.0} -> {read_hit:.0} µs, \
-         client delay p99 {:.0} -> {:.0} µs",
-        delay(&calm),
-        delay(&disturbed)
-    );
+    let median = |mut xs: Vec<f64>| {
+        xs.sort_by(f64::total_cmp);
+        xs[xs.len() / 2]
+    };
+    let (mut kernel, mut read, mut shown, mut figures) = (vec![], vec![], vec![], String::new());
+    for _ in 0..3 {
+        let calm = client();
+        let disturbed = {
+            let _d = Disturber::start(&chrt, &taskset);
+            client()
+        };
+        for v in [&calm, &disturbed] {
+            assert_eq!(v["client"]["client_delay"]["latency_clock"], "kernel");
+        }
+        let (kernel_calm, kernel_hit) = (p90(&calm, "latency"), p90(&disturbed, "latency"));
+        let (read_calm, read_hit) = (p90(&calm, "read_latency"), p90(&disturbed, "read_latency"));
+        kernel.push(kernel_hit / kernel_calm);
+        read.push(read_hit / read_calm);
+        // The difference at p90 is the client's delay of some response near the top: the
+        // delay's p99 holds it (its p99 in the calm run is the noise of a shared machine,
+        // so the two runs' delays are not compared).
+        shown.push(delay(&disturbed) / (read_hit - kernel_hit).max(1.0));
+        figures += &format!(
+            "p90 kernel {kernel_calm:.0} -> {kernel_hit:.0} µs, read {read_calm:.0} -> {read_hit:.0} µs, \
+             client delay p99 {:.0} -> {:.0} µs\n",
+            delay(&calm),
+            delay(&disturbed)
+        );
+    }
     eprintln!("{figures}");
-    assert_eq!(
-        disturbed["client"]["client_delay"]["latency_clock"],
-        "kernel"
+    assert!(
+        (median(kernel) - 1.0).abs() < 0.10,
+        "the kernel latency moved:\n{figures}"
     );
     assert!(
-        (kernel_hit / kernel_calm - 1.0).abs() < 0.10,
-        "the kernel latency moved: {figures}"
+        median(read) > 1.10,
+        "the read latency did not grow:\n{figures}"
     );
     assert!(
-        read_hit > read_calm * 1.10,
-        "the read latency did not grow: {figures}"
-    );
-    // The difference at p90 is the client's delay of some response near the top: the
-    // delay's p99 holds it (its p99 in the calm run is the noise of a shared machine, so
-    // the two runs' delays are not compared).
-    assert!(
-        delay(&disturbed) >= (read_hit - kernel_hit) * 0.8,
-        "the client's delay does not show the difference: {figures}"
+        median(shown) >= 0.8,
+        "the client's delay does not show the difference:\n{figures}"
     );
 }

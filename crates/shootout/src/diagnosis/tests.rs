@@ -496,3 +496,39 @@ fn errors_name_their_main_kind() {
         d.detail
     );
 }
+
+/// A machine whose other work took the client's CPU (the test suite beside a shootout)
+/// delays the client's reads too: a pool, a lock or Nagle with its own evidence keeps its
+/// verdict, and the client's delay names the client only when nothing else explains the
+/// waits.
+#[test]
+fn a_lock_or_nagle_with_its_evidence_stands_before_the_clients_delay() {
+    let lock = Figures {
+        client_delay: Some(delay(38_860.0, 99_940.0)),
+        ..with_cpus(
+            f(25.0, 4.0, 0.0),
+            cpu(0, 60.0, 28.0, 2.0, 10.0),
+            cpu(1, 30.0, 7.0, 2.0, 61.0),
+            Some(waits(30, 30, 5880, 0, 90)),
+        )
+    };
+    assert_eq!(diagnose(&lock).bottleneck, Bottleneck::LockBound);
+    let idle = with_cpus(
+        f(20.0, 15.0, 15.0),
+        cpu(0, 15.0, 5.0, 0.0, 80.0),
+        cpu(1, 10.0, 5.0, 0.0, 85.0),
+        Some(waits(30, 3, 0, 300, 27)),
+    );
+    let nagle = Figures {
+        client_delay: Some(delay(11_960.0, 47_910.0)),
+        tcp: vec![warning(TcpFinding::Nagle)],
+        ..idle.clone()
+    };
+    assert_eq!(diagnose(&nagle).bottleneck, Bottleneck::Nagle);
+    // With no other evidence, the delay decides.
+    let delayed = Figures {
+        client_delay: Some(delay(11_960.0, 47_910.0)),
+        ..idle
+    };
+    assert_eq!(diagnose(&delayed).bottleneck, Bottleneck::ClientBound);
+}
