@@ -34,16 +34,7 @@ fn bimodal_server(every: u64, fast: Duration, slow: Duration) -> Server {
 
 /// The latency's percentiles `ps`, µs, from a load result.
 fn percentiles(v: &Value, ps: &[f64]) -> Vec<f64> {
-    let all = v["latency"]["percentiles"].as_array().unwrap();
-    ps.iter()
-        .map(|p| {
-            all.iter()
-                .find(|x| x["percentile"].as_f64() == Some(*p))
-                .unwrap_or_else(|| panic!("no p{p} in {all:?}"))["value_us"]
-                .as_f64()
-                .unwrap()
-        })
-        .collect()
+    ps.iter().map(|p| at(&v["latency"], *p)).collect()
 }
 
 /// A JSON load result of `args` against `url`.

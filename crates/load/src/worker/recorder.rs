@@ -62,21 +62,16 @@ impl Recorder {
     /// the poll returned.
     #[inline]
     pub(super) fn arrived(&mut self, stamp_ns: Option<i64>, batch_ns: u64) {
-        self.read_ns = now_ns(self.epoch).max(batch_ns);
-        self.arrived_ns = match stamp_ns {
-            Some(t) => {
-                self.stamps.stamped += 1;
-                Some(self.offset.mono_ns(t))
-            }
-            None => {
-                self.stamps.unstamped += 1;
-                None
-            }
-        };
+        match stamp_ns {
+            Some(_) => self.stamps.stamped += 1,
+            None => self.stamps.unstamped += 1,
+        }
+        self.arrived_again(stamp_ns, batch_ns);
     }
 
     /// Sets the current read's stamp without counting a read: for the end of a stream,
-    /// which completes a response framed by the close. Takes the clock as [`Self::arrived`].
+    /// which completes a response framed by the close. [`Self::arrived`] counts the read,
+    /// then does this.
     #[inline]
     pub(super) fn arrived_again(&mut self, stamp_ns: Option<i64>, batch_ns: u64) {
         self.read_ns = now_ns(self.epoch).max(batch_ns);
