@@ -198,6 +198,12 @@ pub struct RunResult {
     pub coalesced: Coalesced,
     /// Every response's latency to its read: `latency` when the read clock leads.
     pub read_latency: Latency,
+    /// Every response's latency to the kernel's receive stamp, when `latency` does not hold
+    /// it: `Some` under [`ClockInUse::ReadAsked`] when some read carried a stamp, `None`
+    /// under [`ClockInUse::Kernel`] (`latency` is it, kept once) and when no read was
+    /// stamped (there is no kernel latency). [`RunResult::latency_on`] answers for either
+    /// clock.
+    pub kernel_latency: Option<Latency>,
     /// What the client added to each response's latency: its read latency minus its
     /// latency to the kernel's receive stamp (zero for a read without a stamp).
     pub client_delay: Latency,
@@ -205,6 +211,18 @@ pub struct RunResult {
     pub latency_clock: ClockInUse,
     /// Reads of response bytes that carried a kernel receive stamp, and those that did not.
     pub stamps: StampCounts,
+}
+
+impl RunResult {
+    /// Every response's latency on `clock`, whichever clock leads; `None` for the kernel's
+    /// when no read carried a stamp.
+    pub fn latency_on(&self, clock: LatencyClock) -> Option<&Latency> {
+        match (clock, self.latency_clock) {
+            (LatencyClock::Read, _) => Some(&self.read_latency),
+            (LatencyClock::Kernel, ClockInUse::Kernel) => Some(&self.latency),
+            (LatencyClock::Kernel, _) => self.kernel_latency.as_ref(),
+        }
+    }
 }
 
 /// Which clock a run's `latency` holds, and why.
@@ -367,6 +385,7 @@ pub fn run_with_intervals(
     let mut spin = Duration::ZERO;
     let mut coalesced = Coalesced::default();
     let mut stamps = StampCounts::default();
+    let mut kernel_latency: Option<Latency> = None;
     let mut first_err = None;
     for h in handles {
         match h.join() {
@@ -389,6 +408,12 @@ pub fn run_with_intervals(
                 coalesced.waited += w.coalesced.waited;
                 stamps.stamped += w.stamps.stamped;
                 stamps.unstamped += w.stamps.unstamped;
+                if let Some(k) = &w.kernel_latency {
+                    kernel_latency
+                        .get_or_insert_with(Latency::new)
+                        .merge(k)
+                        .expect("same bounds");
+                }
                 for (i, n) in w.status.iter().enumerate() {
                     status[i] += n;
                 }
@@ -412,6 +437,8 @@ pub fn run_with_intervals(
         read_latency: std::mem::take(&mut collector.total_read),
         client_delay: std::mem::take(&mut collector.total_client_delay),
         latency_clock: ClockInUse::of(plan.latency_clock, stamps),
+        // Without a stamp each "kernel latency" was its read latency: none was measured.
+        kernel_latency: kernel_latency.filter(|_| stamps.stamped > 0),
         stamps,
         latency: collector.total,
         lateness,

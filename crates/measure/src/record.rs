@@ -182,6 +182,7 @@ pub fn load_report(
     let client = client(r, spent, threads);
     let mut report = LoadReport::new(target, config, measured, table, intervals, client);
     report.read_latency = Some(report::Distribution::of(&r.read_latency));
+    report.kernel_latency = r.kernel_latency.as_ref().map(report::Distribution::of);
     let tls = plan.target.scheme == load::Scheme::Https;
     report.protocol = Some(rules::protocol_name(&plan.protocol, tls).into());
     report.http2 = http2_report(r, plan.protocol);

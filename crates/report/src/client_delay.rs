@@ -150,5 +150,45 @@ impl ClientDelay {
     }
 }
 
+impl crate::LoadReport {
+    /// Every response's latency to the kernel's receive stamps, whichever clock leads:
+    /// `latency` on the kernel's clock, else `kernel_latency`; `None` when no read carried
+    /// a stamp (or a part merged did not keep it).
+    pub fn latency_to_stamps(&self) -> Option<&crate::Distribution> {
+        match self.client.client_delay.map(|d| d.latency_clock) {
+            Some(LatencyClock::Kernel) => Some(&self.latency),
+            _ => self.kernel_latency.as_ref(),
+        }
+    }
+
+    /// `p50 1.10ms, p99 2.30ms (to the kernel's receive stamps; the read latency leads:
+    /// p50 1.20ms, p99 4.00ms)` or why it is not known: the kernel latency beside a
+    /// latency on the read's clock. `None` when the kernel's clock leads (`latency` is it)
+    /// or the clock line already says there were no stamps.
+    pub fn kernel_latency_line(&self) -> Option<String> {
+        let d = self.client.client_delay?;
+        if matches!(
+            d.latency_clock,
+            LatencyClock::Kernel | LatencyClock::ReadNoStamps
+        ) {
+            return None;
+        }
+        let p = |x: &crate::Distribution, q: f64| {
+            x.summary.at(q).map_or_else(|| "-".into(), crate::human_us)
+        };
+        Some(match &self.kernel_latency {
+            Some(k) => format!(
+                "p50 {}, p99 {} (to the kernel's receive stamps; the read latency leads: p50 {}, p99 {})",
+                p(k, 50.0),
+                p(k, 99.0),
+                p(&self.latency, 50.0),
+                p(&self.latency, 99.0)
+            ),
+            None if d.stamped_reads == 0 => "not measured: no read carried a kernel receive stamp (the kernel gave none, or FOXBENCH_KERNEL_STAMPS=off)".into(),
+            None => "not measured by every part merged".into(),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests;

@@ -334,6 +334,9 @@ impl LoadReport {
         }
         if let Some(d) = &cl.client_delay {
             let _ = writeln!(o, "Latency clock: {}", d.latency_clock.words());
+            if let Some(line) = self.kernel_latency_line() {
+                let _ = writeln!(o, "Kernel clock:  {line}");
+            }
             let _ = writeln!(o, "Client delay:  {}", d.line());
         }
         if let Some(w) = self.saturation_warning() {

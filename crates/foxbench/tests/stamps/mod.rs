@@ -211,6 +211,64 @@ fn without_kernel_stamps_the_report_says_latencies_are_from_the_read() {
     assert!(err.contains("FOXBENCH_KERNEL_STAMPS"), "{err}");
 }
 
+/// `--latency-clock read` leads on the read and keeps the kernel latency beside it, one
+/// sample per response and never above the read latency, in JSON and in the text; without
+/// stamps there is none, and the report says why.
+#[test]
+fn the_read_clock_keeps_the_kernel_latency_beside_it() {
+    let s = super::support::redirect_server();
+    let url = s.url();
+    let args = ["-n", "500", "-c", "4", "--latency-clock", "read"];
+    let v = load_json(&url, &args);
+    assert_eq!(v["client"]["client_delay"]["latency_clock"], "read_asked");
+    let (kernel, read) = (&v["kernel_latency"], &v["latency"]);
+    assert_eq!(kernel["count"], v["requests"]["completed"], "{kernel}");
+    assert_eq!(read["count"], v["requests"]["completed"], "{read}");
+    for p in [50.0, 90.0, 99.0, 99.9] {
+        assert!(
+            at(kernel, p) <= at(read, p),
+            "p{p}: kernel {kernel}\nread {read}"
+        );
+    }
+    let out = run(&[&["load"][..], &args, &[&url]].concat());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("Kernel clock:  p50 ") && text.contains("the read latency leads: p50 "),
+        "{text}"
+    );
+
+    // On the kernel's clock, `latency` is the kernel latency: it is not written twice.
+    let v = load_json(&url, &["-n", "200", "-c", "4"]);
+    assert_eq!(v["client"]["client_delay"]["latency_clock"], "kernel");
+    assert!(v.get("kernel_latency").is_none(), "{}", v["kernel_latency"]);
+
+    // Without stamps, none is kept and the text says why.
+    let off = |json: bool| {
+        let mut cmd = super::foxbench();
+        cmd.env("FOXBENCH_KERNEL_STAMPS", "off")
+            .arg("load")
+            .args(args);
+        if json {
+            cmd.args(["--json", "-"]);
+        }
+        let out = cmd.arg(&url).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
+    };
+    let v = result(&off(true));
+    assert_eq!(v["client"]["client_delay"]["stamped_reads"], 0);
+    assert!(v.get("kernel_latency").is_none(), "{}", v["kernel_latency"]);
+    let text = String::from_utf8_lossy(&off(false)).into_owned();
+    assert!(
+        text.contains("Kernel clock:  not measured: no read carried a kernel receive stamp"),
+        "{text}"
+    );
+}
+
 /// A `SCHED_FIFO` process busy 2 ms in every 5 on CPU 0, killed when dropped, on every
 /// path out of the test (it also ends itself after a minute, should the test be killed).
 struct Disturber(std::process::Child);

@@ -133,6 +133,8 @@ pub(crate) struct WorkerResult {
     pub coalesced: crate::Coalesced,
     /// Reads with and without a kernel receive stamp.
     pub stamps: crate::StampCounts,
+    /// The kernel latency when the read's clock leads ([`Recorder::kernel_latency`]).
+    pub kernel_latency: Option<Latency>,
 }
 
 /// Why the requests in flight on a connection fail: the error counter and the cause, a
@@ -226,6 +228,9 @@ impl<P: Http> Worker<P> {
                 late: Latency::new(),
                 recent_latency_ns: 0,
                 clock: cfg.latency_clock,
+                kernel_latency: (cfg.latency_clock == crate::LatencyClock::Read
+                    && cfg.kernel_stamps)
+                    .then(Latency::new),
                 offset: ClockOffset::take(cfg.epoch),
                 arrived_ns: None,
                 read_ns: 0,
@@ -270,6 +275,7 @@ impl<P: Http> Worker<P> {
                 waited: Duration::from_nanos(w.coalesce.waited_ns),
             },
             stamps: w.rec.stamps,
+            kernel_latency: w.rec.kernel_latency,
         };
         w.http.report(&mut result.protocol);
         Ok(result)

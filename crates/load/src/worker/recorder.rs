@@ -34,6 +34,10 @@ pub(super) struct Recorder {
     pub(super) recent_latency_ns: u64,
     /// Which clock `interval.latency` is taken on.
     pub(super) clock: crate::LatencyClock,
+    /// The kernel latency of every response, run-wide, when it is not `interval.latency`:
+    /// `Some` while the read's clock leads and stamps were asked for, `None` on the
+    /// kernel's clock (where `latency` is it), so that no histogram is kept twice.
+    pub(super) kernel_latency: Option<Latency>,
     /// CLOCK_REALTIME's distance from the worker's clock, re-taken every tick.
     pub(super) offset: ClockOffset,
     /// When the current read's bytes arrived, by the kernel's stamp, on the worker's clock;
@@ -93,6 +97,9 @@ impl Recorder {
         self.interval.latency.record_ns(latency);
         self.interval.read_latency.record_ns(read);
         self.interval.client_delay.record_ns(read - kernel);
+        if let Some(h) = &mut self.kernel_latency {
+            h.record_ns(kernel);
+        }
         // The coalescing wait is sized by the leading latency: on the kernel's clock the
         // wait itself does not feed back into it.
         self.recent_latency_ns = self.recent_latency_ns - self.recent_latency_ns / RECENT_RESPONSES

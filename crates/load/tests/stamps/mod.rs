@@ -82,6 +82,47 @@ fn the_read_clock_leads_when_asked_and_both_are_kept() {
     assert_eq!(r.latency, r.read_latency);
     assert!(r.stamps.stamped > 0, "still stamped: {:?}", r.stamps);
     assert_eq!(r.client_delay.len(), r.counts.ok);
+    // The kernel latency is kept beside it, one sample per response, never above the read
+    // latency at any percentile.
+    let kernel = r
+        .kernel_latency
+        .as_ref()
+        .expect("the kernel latency is kept");
+    assert_eq!(kernel.len(), r.counts.ok);
+    assert_eq!(r.latency_on(LatencyClock::Kernel), Some(kernel));
+    for q in [0.0, 50.0, 90.0, 99.0, 99.9, 100.0] {
+        let (k, rd) = (kernel.percentile_ns(q), r.read_latency.percentile_ns(q));
+        assert!(k <= rd, "p{q}: kernel {k} ns > read {rd} ns");
+    }
+}
+
+/// Under the kernel's clock `latency` is the kernel latency: it is not kept a second time.
+#[test]
+fn the_kernel_clock_keeps_its_latency_once() {
+    let s = redirect_server();
+    let mut p = plan(&s.url());
+    p.stop = Stop::Requests(100);
+    let r = run(&p);
+    assert_eq!(r.latency_clock, ClockInUse::Kernel);
+    assert!(r.kernel_latency.is_none());
+    assert_eq!(r.latency_on(LatencyClock::Kernel), Some(&r.latency));
+    assert_eq!(r.latency_on(LatencyClock::Read), Some(&r.read_latency));
+}
+
+/// Without stamps there is no kernel latency on the read's clock: each would be its read
+/// latency under another name.
+#[test]
+fn without_stamps_the_read_clock_keeps_no_kernel_latency() {
+    let s = redirect_server();
+    let mut p = plan(&s.url());
+    p.stop = Stop::Requests(100);
+    p.latency_clock = LatencyClock::Read;
+    p.kernel_stamps = false;
+    let r = run(&p);
+    assert_eq!(r.counts.ok, 100, "{:?}", r.counts);
+    assert_eq!(r.stamps.stamped, 0, "{:?}", r.stamps);
+    assert!(r.kernel_latency.is_none());
+    assert_eq!(r.latency_on(LatencyClock::Kernel), None);
 }
 
 /// A response framed by the close completes with the close, which carries no stamp: it is

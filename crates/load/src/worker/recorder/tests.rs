@@ -24,6 +24,7 @@ fn recorder(age: Duration) -> Recorder {
         late: Latency::new(),
         recent_latency_ns: 0,
         clock: crate::LatencyClock::Kernel,
+        kernel_latency: None,
         offset: ClockOffset::from_readings(0, 0),
         arrived_ns: None,
         read_ns: 0,
