@@ -411,8 +411,10 @@ impl Sink for Small {
     }
 
     fn extend(&mut self, s: &[u8]) {
-        let keep = s.len().min(self.head.len().saturating_sub(self.len));
-        self.head[self.len..self.len + keep].copy_from_slice(&s[..keep]);
+        if let Some(room) = self.head.get_mut(self.len..) {
+            let keep = s.len().min(room.len());
+            room[..keep].copy_from_slice(&s[..keep]);
+        }
         self.len += s.len();
     }
 

@@ -307,3 +307,20 @@ fn generated_sections_cross_check_with_h3s_qpack() {
         assert_eq!(fields(&block), want, "{block:02x?}");
     }
 }
+
+#[test]
+fn small_extended_past_its_kept_bytes_counts_without_indexing_past_them() {
+    // The client's sink keeps 20 bytes: a run of bytes that starts past them is counted,
+    // not copied (the slice it once took started past the end of its array).
+    let mut s = Small::default();
+    s.extend(&[b'1'; 25]);
+    s.extend(b"23");
+    s.push(b'4');
+    assert_eq!(s.len(), 28);
+    assert_eq!(s.head, [b'1'; 20]);
+    assert_eq!(s.number(), None);
+    let mut s = Small::default();
+    s.extend(b"12");
+    s.extend(b"34");
+    assert_eq!(s.number(), Some(1234));
+}
