@@ -239,7 +239,7 @@ impl Sink for Vec<u8> {
     }
 }
 
-/// Walks the field section `section`, decoding each field's name and value into the sinks
+/// Walks the field section `b`, decoding each field's name and value into the sinks
 /// and calling `each` with them; the fields' size ([`field_size`]) may not pass `limit`.
 /// Returns that size.
 pub fn walk<S: Sink>(
