@@ -335,6 +335,9 @@ impl LoadReport {
         if let Some(d) = &cl.client_delay {
             let _ = writeln!(o, "Latency clock: {}", d.latency_clock.words());
             let _ = writeln!(o, "Client delay:  {}", d.line());
+            for line in d.send_stamps.iter().flat_map(crate::SendStamps::lines) {
+                let _ = writeln!(o, "{line}");
+            }
         }
         if let Some(w) = self.saturation_warning() {
             let _ = writeln!(o, "warning: {w}");
