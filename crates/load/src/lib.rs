@@ -72,8 +72,9 @@ pub use h2::blocking::{H2Client, H2Error, H2Response};
 pub use h2::{H2Counts, H2Options};
 pub use idle::{Idle, IdleChoice, IdleWhy, Placement};
 pub use plan::{
-    Arrival, Coalesce, LatencyClock, Plan, PlanError, Protocol, StatusSet, Stop, COALESCE_BATCH,
-    COALESCE_LATENCY_SHARE, COALESCE_LIMIT, COALESCE_MAX, COALESCE_MIN, MAX_PIPELINE,
+    Arrival, Coalesce, KernelStamps, LatencyClock, Plan, PlanError, Protocol, StatusSet, Stop,
+    COALESCE_BATCH, COALESCE_LATENCY_SHARE, COALESCE_LIMIT, COALESCE_MAX, COALESCE_MIN,
+    MAX_PIPELINE,
 };
 pub use rate::{Rate, RateError, Stage};
 pub use response::{parse_head, Chunked, Framer, Framing, Head, ParseError, Step, MAX_HEAD};
@@ -82,6 +83,7 @@ pub use setup::{
     SetupError,
 };
 pub use shard::{Shard, ShardError};
+pub use stamps::SEND_SAMPLE_EVERY;
 pub use stats::setting::{self, PlanWording, Setting, Text, Wording};
 pub use stats::{Counts, Interval, Latency};
 pub use table::Selection;
@@ -211,6 +213,15 @@ pub struct RunResult {
     pub latency_clock: ClockInUse,
     /// Reads of response bytes that carried a kernel receive stamp, and those that did not.
     pub stamps: StampCounts,
+    /// Send stamps: how many requests were sampled, and how many stamps came back.
+    pub send_stamps: SendStampCounts,
+    /// Open model: the sampled requests' lateness by the kernel, from the due instant to
+    /// the departure of the request's last byte (those handed over on time, beside
+    /// `lateness`, which ends at the handing over).
+    pub send_lateness_kernel: Latency,
+    /// The sampled requests' send delay by the kernel: from the handing over to the
+    /// departure of the request's last byte (both models).
+    pub send_delay_kernel: Latency,
 }
 
 impl RunResult {
@@ -248,6 +259,23 @@ impl ClockInUse {
             LatencyClock::Kernel => ClockInUse::Kernel,
         }
     }
+}
+
+/// Send stamps ([`SEND_SAMPLE_EVERY`]): requests sampled, stamps that came back from the
+/// error queue, and those matched to their sampled request.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SendStampCounts {
+    /// One request in this many was sampled; 0 when send stamps were off (asked off, or
+    /// no receive stamps either). A kernel that refuses the send flags on its sockets
+    /// (before Linux 6.2) shows as requests sampled and no stamp returned.
+    pub every: u64,
+    /// Requests whose send was stamped.
+    pub sampled: u64,
+    /// Stamps read from the error queue: the sampled requests', and those of other writes
+    /// made while stamping was on (a TLS handshake's flights, a request written in parts).
+    pub returned: u64,
+    /// Stamps matched to a sampled request: its departure was recorded.
+    pub matched: u64,
 }
 
 /// Reads of response bytes with and without a kernel receive stamp.
@@ -312,7 +340,10 @@ pub fn run_with_intervals(
     // Warmed once per process, before the run's epoch, and held on: stamping stays on for
     // this run and every later one. A kernel that stamped nothing in the warm-up is not
     // asked on every socket.
-    let kernel_stamps = plan.kernel_stamps && stamps::warm().stamped;
+    let kernel_stamps = match plan.kernel_stamps.receive() && stamps::warm().stamped {
+        true => plan.kernel_stamps,
+        false => KernelStamps::Off,
+    };
     let (tx, rx) = mpsc::channel();
     let epoch = Instant::now();
     let mut handles = Vec::with_capacity(threads);
@@ -386,6 +417,9 @@ pub fn run_with_intervals(
     let mut coalesced = Coalesced::default();
     let mut stamps = StampCounts::default();
     let mut kernel_latency: Option<Latency> = None;
+    let mut send_stamps = SendStampCounts::default();
+    let mut send_lateness_kernel = Latency::new();
+    let mut send_delay_kernel = Latency::new();
     let mut first_err = None;
     for h in handles {
         match h.join() {
@@ -414,6 +448,15 @@ pub fn run_with_intervals(
                         .merge(k)
                         .expect("same bounds");
                 }
+                send_stamps.sampled += w.send_stamps.sampled;
+                send_stamps.returned += w.send_stamps.returned;
+                send_stamps.matched += w.send_stamps.matched;
+                send_lateness_kernel
+                    .merge(&w.send_lateness_kernel)
+                    .expect("same bounds");
+                send_delay_kernel
+                    .merge(&w.send_delay_kernel)
+                    .expect("same bounds");
                 for (i, n) in w.status.iter().enumerate() {
                     status[i] += n;
                 }
@@ -440,6 +483,15 @@ pub fn run_with_intervals(
         // Without a stamp each "kernel latency" was its read latency: none was measured.
         kernel_latency: kernel_latency.filter(|_| stamps.stamped > 0),
         stamps,
+        send_stamps: SendStampCounts {
+            every: match kernel_stamps.send() {
+                true => SEND_SAMPLE_EVERY,
+                false => 0,
+            },
+            ..send_stamps
+        },
+        send_lateness_kernel,
+        send_delay_kernel,
         latency: collector.total,
         lateness,
         late,

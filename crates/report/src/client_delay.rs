@@ -59,6 +59,10 @@ pub struct ClientDelay {
     pub stamped_reads: u64,
     /// Reads that did not.
     pub unstamped_reads: u64,
+    /// The kernel's send stamps, sampled: when requests left the client's socket. Absent
+    /// in results written before 2026-11-29.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub send_stamps: Option<crate::SendStamps>,
 }
 
 impl ClientDelay {
@@ -131,6 +135,10 @@ impl ClientDelay {
             max_us: self.max_us.max(other.max_us),
             stamped_reads: self.stamped_reads + other.stamped_reads,
             unstamped_reads: self.unstamped_reads + other.unstamped_reads,
+            send_stamps: match (self.send_stamps, other.send_stamps) {
+                (Some(a), Some(b)) => Some(a.merge(b)),
+                (a, b) => a.or(b),
+            },
             ..worst
         }
     }

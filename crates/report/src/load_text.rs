@@ -338,6 +338,9 @@ impl LoadReport {
                 let _ = writeln!(o, "Kernel clock:  {line}");
             }
             let _ = writeln!(o, "Client delay:  {}", d.line());
+            for line in d.send_stamps.iter().flat_map(crate::SendStamps::lines) {
+                let _ = writeln!(o, "{line}");
+            }
         }
         if let Some(w) = self.saturation_warning() {
             let _ = writeln!(o, "warning: {w}");

@@ -5,9 +5,10 @@ use stats::Latency;
 
 use std::time::Instant;
 
+use super::send_sample::{Sample, Sampler};
 use super::{now_ns, Failure, Pending};
 use crate::interval::CurrentInterval;
-use crate::stamps::{self, ClockOffset};
+use crate::stamps::{self, ClockOffset, SendStamp};
 use crate::tls::TlsInfo;
 use crate::{Counts, StatusSet};
 
@@ -49,6 +50,16 @@ pub(super) struct Recorder {
     /// The worker's clock's zero.
     pub(super) epoch: Instant,
     pub(super) stamps: crate::StampCounts,
+    /// Which requests have their send stamped.
+    pub(super) sampler: Sampler,
+    /// Send stamps: sampled, come back, matched.
+    pub(super) send_stamps: crate::SendStampCounts,
+    /// Open model: a sampled request's lateness by the kernel, from its due instant to its
+    /// last byte's departure (requests handed over on time only, as `lateness`).
+    pub(super) send_lateness_kernel: Latency,
+    /// A sampled request's send delay by the kernel: from its handing over to its
+    /// connection to its last byte's departure.
+    pub(super) send_delay_kernel: Latency,
 }
 
 /// How many responses [`Recorder::recent_latency_ns`] follows (a power of two).
@@ -117,6 +128,26 @@ impl Recorder {
             self.counts.failed_status += 1;
         } else {
             self.counts.ok += 1;
+        }
+    }
+
+    /// A send stamp came back: when it is the sampled request's, its departure is recorded
+    /// and the sample is done.
+    pub(super) fn send_stamp(&mut self, sample: &mut Option<Sample>, stamp: SendStamp) {
+        self.send_stamps.returned += 1;
+        let Some(s) = sample.filter(|s| s.matches(stamp.key)) else {
+            return;
+        };
+        *sample = None;
+        self.send_stamps.matched += 1;
+        let departed = self.offset.mono_ns(stamp.stamp_ns);
+        // A departure before the handing over can only be the clocks' offset taken badly
+        // (or a realtime step): it counts as none.
+        self.send_delay_kernel
+            .record_ns(departed.saturating_sub(s.sent_ns));
+        if self.open && s.on_time {
+            self.send_lateness_kernel
+                .record_ns(departed.saturating_sub(s.start_ns));
         }
     }
 

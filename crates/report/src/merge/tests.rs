@@ -469,6 +469,7 @@ fn agents_on_either_clock_merge_their_kernel_latencies() {
             latency_p50_us: 1.0,
             stamped_reads: 6,
             unstamped_reads: 0,
+            send_stamps: None,
         })
     };
     let mut kernel_500 = stats::Latency::new();

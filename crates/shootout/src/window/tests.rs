@@ -182,6 +182,9 @@ fn a_repeat_counts_the_loads_responses_per_second() {
         client_delay: Latency::new(),
         latency_clock: load::ClockInUse::Kernel,
         stamps: load::StampCounts::default(),
+        send_stamps: load::SendStampCounts::default(),
+        send_lateness_kernel: load::Latency::new(),
+        send_delay_kernel: load::Latency::new(),
     };
     let r = repeat(
         &res,
