@@ -293,7 +293,8 @@ impl Stream {
             let Some(t) = self.transport.as_mut() else {
                 return Received::Drained;
             };
-            match t.read(cx.rbuf, cx.cmsg) {
+            let cmsg = cx.cfg.kernel_stamps.receive().then_some(&mut *cx.cmsg);
+            match t.read(cx.rbuf, cmsg) {
                 Ok(Read::Eof { close_notify }) => {
                     // The close carries no stamp: a response it frames is dated by this
                     // read, not by another connection's stamp the recorder may hold.
