@@ -165,6 +165,12 @@ fn figures(out: &mut String, r: &LoadReport) {
                     None => d.line(),
                 },
             )])
+            .chain(
+                d.send_stamps
+                    .iter()
+                    .flat_map(crate::SendStamps::lines)
+                    .map(|line| ("send stamps", line)),
+            )
     });
     for (k, v) in rows.into_iter().chain(coalescing).chain(delay) {
         let _ = writeln!(out, "<dt>{}</dt><dd>{}</dd>", esc(k), esc(&v));
