@@ -278,11 +278,28 @@ pub struct SendStampCounts {
     pub matched: u64,
 }
 
+impl SendStampCounts {
+    /// Adds another worker's samples and stamps; `every` is the run's, set apart.
+    pub fn merge(&mut self, other: SendStampCounts) {
+        self.sampled += other.sampled;
+        self.returned += other.returned;
+        self.matched += other.matched;
+    }
+}
+
 /// Reads of response bytes with and without a kernel receive stamp.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct StampCounts {
     pub stamped: u64,
     pub unstamped: u64,
+}
+
+impl StampCounts {
+    /// Adds another worker's reads.
+    pub fn merge(&mut self, other: StampCounts) {
+        self.stamped += other.stamped;
+        self.unstamped += other.unstamped;
+    }
 }
 
 /// The waits a run's workers made before sleeping, to read several responses per wake-up
@@ -440,17 +457,14 @@ pub fn run_with_intervals(
                 spin += w.spin;
                 coalesced.waits += w.coalesced.waits;
                 coalesced.waited += w.coalesced.waited;
-                stamps.stamped += w.stamps.stamped;
-                stamps.unstamped += w.stamps.unstamped;
+                stamps.merge(w.stamps);
                 if let Some(k) = &w.kernel_latency {
                     kernel_latency
                         .get_or_insert_with(Latency::new)
                         .merge(k)
                         .expect("same bounds");
                 }
-                send_stamps.sampled += w.send_stamps.sampled;
-                send_stamps.returned += w.send_stamps.returned;
-                send_stamps.matched += w.send_stamps.matched;
+                send_stamps.merge(w.send_stamps);
                 send_lateness_kernel
                     .merge(&w.send_lateness_kernel)
                     .expect("same bounds");

@@ -42,8 +42,9 @@ fn every_http1_read_is_stamped() {
     assert_stamped(&run(&p));
 }
 
-#[test]
-fn every_tls_read_is_stamped() {
+/// A TLS redirect server with a certificate made now, and a plan that verifies it: the
+/// certificates and the server live as long as the caller holds them.
+fn tls_plan() -> (Certs, super::support::Server, load::Plan) {
     let certs = Certs::for_names(&["localhost"]);
     let s = tls_redirect_server(certs.server_config());
     let mut p = plan(&format!("https://localhost:{}/", s.addr.port()));
@@ -52,6 +53,12 @@ fn every_tls_read_is_stamped() {
         resume: true,
         client: None,
     };
+    (certs, s, p)
+}
+
+#[test]
+fn every_tls_read_is_stamped() {
+    let (_certs, _s, mut p) = tls_plan();
     p.stop = Stop::Requests(300);
     assert_stamped(&run(&p));
 }
@@ -194,14 +201,7 @@ fn a_pending_send_stamp_is_not_a_dead_connection() {
 /// must not fail.
 #[test]
 fn a_pending_send_stamp_is_not_a_dead_connection_under_tls() {
-    let certs = Certs::for_names(&["localhost"]);
-    let s = tls_redirect_server(certs.server_config());
-    let mut p = plan(&format!("https://localhost:{}/", s.addr.port()));
-    p.tls = TlsOptions {
-        verify: Verify::CaFile(certs.ca.clone()),
-        resume: true,
-        client: None,
-    };
+    let (_certs, _s, mut p) = tls_plan();
     p.threads = 1;
     p.connections = 2;
     p.stop = Stop::Requests(200);
