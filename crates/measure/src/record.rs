@@ -216,6 +216,7 @@ pub fn load_report(
         .tcp
         .as_ref()
         .map(|d| tcp_report(plan, r, &report, d, &links));
+    report.udp = spent.udp.map(|d| udp_report(plan, d));
     report
 }
 
@@ -314,6 +315,22 @@ fn tcp_report(
         runtime: report::tcp::Runtime::Other,
         links,
     })
+}
+
+/// The kernel's UDP counters' growth over a window, warned of when the run spoke UDP and
+/// datagrams were dropped, with the machine's socket buffer caps.
+fn udp_report(plan: &Plan, deltas: report::udp::UdpCounts) -> report::udp::UdpReport {
+    let sysctl = |name: &str| {
+        probe::machine::sysctl(name)
+            .and_then(|t| probe::machine::numbers::<1>(&t))
+            .map(|[v]| v)
+    };
+    let buffers = report::udp::Buffers {
+        rmem_max: sysctl("net.core.rmem_max"),
+        wmem_max: sysctl("net.core.wmem_max"),
+        asked: None,
+    };
+    report::udp::report(deltas, rules::over_udp(&plan.protocol), &buffers)
 }
 
 #[cfg(test)]

@@ -14,6 +14,14 @@ pub fn protocol_name(protocol: &Protocol, tls: bool) -> &'static str {
     }
 }
 
+/// True when the protocol runs on UDP, so that the kernel's UDP counters speak for the run.
+/// A match without a wildcard: a new protocol must say which it is.
+pub fn over_udp(protocol: &Protocol) -> bool {
+    match protocol {
+        Protocol::Http1 | Protocol::Http2(_) => false,
+    }
+}
+
 /// The latency the TCP counters' rules read: the service time (from each request's write)
 /// when one was recorded, that is in the open model, else the latency. Above capacity the
 /// open model's latency (from the due time) is mostly the wait for a free connection; the

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use load::{Control, Interval, LoadError, Plan, RunResult};
 use report::tcp::TcpCounts;
+use report::udp::UdpCounts;
 
 /// The CPU so far of threads beside the load (a dashboard's, a live view's), read at a
 /// window's edges.
@@ -22,16 +23,19 @@ pub struct Edge {
     own: probe::OwnUsage,
     beside: Option<probe::OwnUsage>,
     tcp: Option<probe::TcpCounters>,
+    udp: Option<probe::UdpCounters>,
 }
 
 impl Edge {
     /// Now: the process's CPU, then the threads' beside it (which report after each piece
-    /// of work, so that the figure is current while they live), then the TCP counters.
+    /// of work, so that the figure is current while they live), then the TCP and UDP
+    /// counters.
     pub fn now(beside: Beside) -> Edge {
         Edge {
             own: probe::own_usage(),
             beside: beside.map(|f| f()),
             tcp: probe::tcp_counters().ok(),
+            udp: probe::udp_counters().ok(),
         }
     }
 
@@ -51,6 +55,11 @@ impl Edge {
                 .as_ref()
                 .zip(end.tcp.as_ref())
                 .map(|(a, b)| tcp_delta(a, b)),
+            udp: self
+                .udp
+                .as_ref()
+                .zip(end.udp.as_ref())
+                .map(|(a, b)| udp_delta(a, b)),
         }
     }
 }
@@ -71,6 +80,18 @@ pub fn tcp_delta(from: &probe::TcpCounters, to: &probe::TcpCounters) -> TcpCount
     TcpCounts::from_named(to.since(from).named())
 }
 
+/// The kernel's UDP counters' growth between a window's edges, as the report holds them.
+pub fn udp_delta(from: &probe::UdpCounters, to: &probe::UdpCounters) -> UdpCounts {
+    let d = to.since(from);
+    UdpCounts {
+        in_datagrams: d.in_datagrams,
+        out_datagrams: d.out_datagrams,
+        in_errors: d.in_errors,
+        rcvbuf_errors: d.rcvbuf_errors,
+        sndbuf_errors: d.sndbuf_errors,
+    }
+}
+
 /// What one window spent, between its edges.
 #[derive(Debug, Clone)]
 pub struct Spent {
@@ -88,6 +109,8 @@ pub struct Spent {
     pub helpers: probe::OwnUsage,
     /// The kernel's TCP counters' growth; `None` when either edge could not read them.
     pub tcp: Option<TcpCounts<u64>>,
+    /// The kernel's UDP counters' growth; `None` when either edge could not read them.
+    pub udp: Option<UdpCounts>,
 }
 
 impl Spent {

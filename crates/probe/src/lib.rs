@@ -26,6 +26,9 @@
 //! - [`tcp_counters`] reads the network namespace's TCP counters (`/proc/net/netstat` and
 //!   `/proc/net/snmp`): delayed ACKs, listen overflows, retransmits, memory pressure. They
 //!   are system-wide (per namespace), taken at a window's edges.
+//! - [`udp_counters`] reads the network namespace's UDP counters (`/proc/net/snmp` and
+//!   `/proc/net/snmp6`): datagrams in and out, and those dropped for a full socket buffer,
+//!   which QUIC pays for in loss timeouts. Taken at a window's edges, as the TCP ones.
 //! - [`tcp_sockets`] reads each TCP socket's `tcp_info` through sock_diag netlink (as `ss
 //!   -ti`): its delayed-ACK timeout, round trips and retransmits, so that one link's
 //!   figures (a [`LinkSeries`]: foxbench to a target, or a target to a service) can be told
@@ -44,6 +47,7 @@ mod netstat;
 pub mod placement;
 pub mod processes;
 mod sockets;
+mod udp;
 mod waits;
 
 pub use cpu::{system, CpuShare, CpuTicks, SystemStat};
@@ -53,6 +57,7 @@ pub use sockets::{
     tcp_sockets, LinkSeries, LinkWindow, Tally, TcpInfo, TcpSocket, TCP_DELACK_MAX_US,
     TCP_DELACK_MIN_US,
 };
+pub use udp::{parse_udp_counters, udp_counters, UdpCounters};
 pub use waits::{classify, thread_waits, ThreadWait, Wait, WaitHistogram, WCHAN_RULES};
 
 use std::collections::{BTreeMap, HashMap};

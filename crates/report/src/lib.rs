@@ -34,6 +34,7 @@ pub mod slo;
 pub mod tcp;
 pub mod time;
 mod tls;
+pub mod udp;
 mod units;
 pub use client::{client_saturated, spin_percent, Client};
 pub use client_delay::{ClientDelay, LatencyClock, CLIENT_DELAY_SHARE_PERCENT};

@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::{
-    agents, errors_by_reason, http2, search, series, slo, tcp, Client, OpenMeasured, OpenReport,
-    Summary, TlsMeasured, TlsReport,
+    agents, errors_by_reason, http2, search, series, slo, tcp, udp, Client, OpenMeasured,
+    OpenReport, Summary, TlsMeasured, TlsReport,
 };
 
 /// The schema identifier written into every load result.
@@ -110,6 +110,11 @@ pub struct LoadReport {
     /// (Nagle, a full accept queue, drops); absent when they could not be read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tcp: Option<tcp::TcpReport>,
+    /// The kernel's UDP counters over the run (the client's network namespace, read before
+    /// and after), and a warning when a run over UDP saw datagrams dropped; absent when
+    /// they could not be read, and in results written before 2026-11-29.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub udp: Option<udp::UdpReport>,
 }
 
 /// The load model.
@@ -605,6 +610,7 @@ impl LoadReport {
             agents: None,
             capacity: None,
             tcp: None,
+            udp: None,
         }
     }
 }

@@ -355,6 +355,9 @@ impl LoadReport {
         for w in self.tcp_warnings() {
             let _ = writeln!(o, "warning: {w}");
         }
+        if let Some(w) = self.udp.as_ref().and_then(|u| u.warning.as_deref()) {
+            let _ = writeln!(o, "warning: {w}");
+        }
         if let Some(slo) = &self.slo {
             slo.write_text(&mut o);
         }

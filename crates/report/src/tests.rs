@@ -155,6 +155,7 @@ pub(crate) fn sample() -> LoadReport {
         agents: None,
         capacity: None,
         tcp: None,
+        udp: None,
     }
 }
 

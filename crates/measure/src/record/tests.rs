@@ -25,6 +25,7 @@ fn the_client_carries_every_figure_of_its_window() {
         beside: Some(usage(30, 10)),
         helpers: usage(5, 5),
         tcp: None,
+        udp: None,
     };
     let coalesced = load::Coalesced {
         waits: 7,
@@ -55,6 +56,7 @@ fn a_client_busy_but_spinning_is_not_saturated() {
         beside: None,
         helpers: probe::OwnUsage::default(),
         tcp: None,
+        udp: None,
     };
     let busy = client_of((10, Duration::ZERO, load::Coalesced::default()), &spent, 2);
     assert!(busy.saturated);
@@ -90,6 +92,7 @@ fn client_windows_share_the_client_cpus() {
             beside: None,
             helpers: probe::OwnUsage::default(),
             tcp: None,
+            udp: None,
         };
         let w = client_of(
             (completed, Duration::ZERO, load::Coalesced::default()),
@@ -118,6 +121,7 @@ fn a_spinning_client_at_full_cpu_is_not_client_bound_and_its_work_leaves_the_spi
         beside: None,
         helpers: probe::OwnUsage::default(),
         tcp: None,
+        udp: None,
     };
     let spun = (1000, Duration::from_millis(900), load::Coalesced::default());
     let c = client_of(spun, &spent, 1);

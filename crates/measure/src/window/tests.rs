@@ -17,6 +17,7 @@ fn the_cpu_beside_the_load_is_left_out_of_the_clients() {
         own,
         beside,
         tcp: None,
+        udp: None,
     };
     let probe_usage = ms(1_000, 500);
     // The process: 10 s user and 5 s system; the view's threads 300 ms user and 2 s

@@ -511,10 +511,11 @@ pub fn merge(sources: &[Source], opts: Options) -> Result<LoadReport, MergeError
     };
     m.elapsed_s = elapsed_s;
     m.interrupted = !partial.is_empty() || !missing.is_empty();
-    // The kernel's TCP counters are each agent's whole network namespace over its own
+    // The kernel's TCP and UDP counters are each agent's whole network namespace over its own
     // window: agents on one host would count each other's traffic, so neither the first
     // agent's figures nor their sum describe the run. Each agent's own result keeps its.
     m.tcp = None;
+    m.udp = None;
 
     // Histograms: every one the result carries, added.
     let mut latency = stats::Latency::new();

@@ -146,6 +146,7 @@ fn spent() -> measure::window::Spent {
         beside: None,
         helpers: probe::OwnUsage::default(),
         tcp: None,
+        udp: None,
     }
 }
 
