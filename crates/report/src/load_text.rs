@@ -65,9 +65,11 @@ impl LoadReport {
     /// What each connection carries at once: `pipeline N` over HTTP/1.1, `streams N` (as
     /// asked for) over HTTP/2, where pipelining has no meaning.
     pub fn depth(&self) -> String {
-        match &self.http2 {
-            Some(h) => format!("streams {}", h.streams),
-            None => format!("pipeline {}", self.config.pipeline),
+        match (&self.http2, self.protocol.as_deref()) {
+            (Some(h), _) => format!("streams {}", h.streams),
+            // HTTP/3 keeps its streams where HTTP/1.1 keeps its pipeline.
+            (None, Some("h3")) => format!("streams {}", self.config.pipeline),
+            (None, _) => format!("pipeline {}", self.config.pipeline),
         }
     }
 
@@ -116,6 +118,9 @@ impl LoadReport {
         );
         let _ = writeln!(o);
         let _ = writeln!(o, "Server address:         {}", self.target.address);
+        if self.protocol.as_deref() == Some("h3") {
+            let _ = writeln!(o, "Protocol:               HTTP/3 (h3 over QUIC)");
+        }
         if let Some(shard) = &self.shard {
             shard.write_text(&mut o);
         }
