@@ -42,6 +42,7 @@
 mod cause;
 mod control;
 pub mod h2;
+mod h3;
 pub mod idle;
 mod interval;
 pub mod os_limits;
@@ -72,8 +73,9 @@ pub use h2::blocking::{H2Client, H2Error, H2Response};
 pub use h2::{H2Counts, H2Options};
 pub use idle::{Idle, IdleChoice, IdleWhy, Placement};
 pub use plan::{
-    Arrival, Coalesce, LatencyClock, Plan, PlanError, Protocol, StatusSet, Stop, COALESCE_BATCH,
-    COALESCE_LATENCY_SHARE, COALESCE_LIMIT, COALESCE_MAX, COALESCE_MIN, MAX_PIPELINE,
+    Arrival, Coalesce, H3Options, LatencyClock, Plan, PlanError, Protocol, StatusSet, Stop,
+    COALESCE_BATCH, COALESCE_LATENCY_SHARE, COALESCE_LIMIT, COALESCE_MAX, COALESCE_MIN,
+    MAX_PIPELINE,
 };
 pub use rate::{Rate, RateError, Stage};
 pub use response::{parse_head, Chunked, Framer, Framing, Head, ParseError, Step, MAX_HEAD};
@@ -272,19 +274,27 @@ pub fn run_with_intervals(
             needed: threads,
         });
     }
-    let table = Arc::new(table::RequestTable::new(
+    let mut table = table::RequestTable::new(
         &plan.target,
         &plan.requests,
         plan.selection,
         !plan.keepalive,
         matches!(plan.protocol, Protocol::Http2(_)),
-    )?);
+    )?;
+    if let Protocol::Http3(_) = plan.protocol {
+        table.h3 = h3::requests(&plan.target, &plan.requests)?;
+    }
+    let table = Arc::new(table);
     let tls = match plan.target.scheme {
         Scheme::Http => None,
         Scheme::Https => Some(tls::Connector::new(
             &plan.target.host,
             &plan.tls,
-            matches!(plan.protocol, Protocol::Http2(_)),
+            match plan.protocol {
+                Protocol::Http1 => tls::Alpn::Http1,
+                Protocol::Http2(_) => tls::Alpn::H2,
+                Protocol::Http3(_) => tls::Alpn::H3,
+            },
         )?),
     };
     let budget = match plan.stop {

@@ -50,6 +50,7 @@ mod conn;
 mod http;
 mod http1;
 mod http2;
+mod http3;
 mod recorder;
 mod select;
 mod stream;

@@ -5,6 +5,7 @@
 
 use super::http1::Http1;
 use super::http2::Http2;
+use super::http3::Http3;
 use super::{Config, WorkerResult};
 use crate::interval::CurrentInterval;
 use crate::{LoadError, Protocol};
@@ -18,5 +19,6 @@ pub(crate) fn run(
     match protocol {
         Protocol::Http1 => super::Worker::run(Http1::new(&cfg), cfg, interval),
         Protocol::Http2(opts) => super::Worker::run(Http2::new(&cfg, opts), cfg, interval),
+        Protocol::Http3(opts) => super::Worker::run(Http3::new(&cfg, opts), cfg, interval),
     }
 }
