@@ -91,8 +91,22 @@ pub const STATIC: [(&str, &str); 61] = [
     ("www-authenticate", ""),
 ];
 
-/// An HPACK integer with an `n`-bit prefix: its value and the bytes it took.
+/// An HPACK integer with an `n`-bit prefix: its value and the bytes it took. Values above
+/// 2^32 are refused.
 pub fn int(b: &[u8], n: u8) -> Result<(u64, usize), HpackError> {
+    int_up_to(b, n, u64::from(u32::MAX))
+}
+
+/// The most a caller of [`int_up_to`] may allow: QPACK's integers go up to 62 bits (RFC 9204
+/// 4.1.1).
+pub const INT_MAX_62: u64 = (1 << 62) - 1;
+
+/// An integer with an `n`-bit prefix, as [`int`], with values above `max` (at most
+/// [`INT_MAX_62`]) refused, and so continuation bytes past the last that `max` needs.
+pub fn int_up_to(b: &[u8], n: u8, max: u64) -> Result<(u64, usize), HpackError> {
+    debug_assert!(max <= INT_MAX_62);
+    // The last shift a value up to `max` can use: 28 for 2^32, 56 for 2^62.
+    let last_shift = (63 - max.leading_zeros()) / 7 * 7;
     let mask = (1u16 << n) as u8 - 1;
     let first = *b.first().ok_or(HpackError::Truncated)? & mask;
     if first < mask {
@@ -101,11 +115,11 @@ pub fn int(b: &[u8], n: u8) -> Result<(u64, usize), HpackError> {
     let mut v = u64::from(mask);
     for (k, &byte) in b.iter().enumerate().skip(1) {
         let shift = 7 * (k as u32 - 1);
-        if shift > 28 {
+        if shift > last_shift {
             return Err(HpackError::IntegerOverflow);
         }
         v += u64::from(byte & 0x7f) << shift;
-        if v > u64::from(u32::MAX) {
+        if v > max {
             return Err(HpackError::IntegerOverflow);
         }
         if byte & 0x80 == 0 {

@@ -13,7 +13,8 @@
 //! [`stream`]'s.
 //!
 //! The primitives are HPACK's (RFC 9204 4.1.1, 4.1.2), taken from `h2wire::hpack`: prefix
-//! integers (bounded at 2^32, as HPACK's), the Huffman code and its nibble decoder.
+//! integers (up to 62 bits, as RFC 9204 4.1.1 requires, where HPACK's stop at 2^32), the
+//! Huffman code and its nibble decoder.
 
 use h2wire::hpack::{self, HpackError};
 use thiserror::Error;
@@ -51,8 +52,8 @@ pub enum QpackError {
     /// A static index past the table's 99 entries.
     #[error("static table index {0} is past the table's last, 98")]
     BadIndex(u64),
-    /// An integer above 2^32.
-    #[error("an integer in the field section is above 2^32")]
+    /// An integer above 2^62 - 1.
+    #[error("an integer in the field section is above 2^62 - 1")]
     IntegerOverflow,
     /// The decoded fields (name, value and 32 bytes each, RFC 9114 4.2.2) passed the
     /// caller's limit.
@@ -83,6 +84,12 @@ impl From<HpackError> for QpackError {
             _ => QpackError::Truncated,
         }
     }
+}
+
+/// A prefix integer of up to 62 bits (RFC 9204 4.1.1): its value and the bytes it took.
+#[inline]
+pub(crate) fn int(b: &[u8], n: u8) -> Result<(u64, usize), HpackError> {
+    hpack::int_up_to(b, n, hpack::INT_MAX_62)
 }
 
 /// What one field costs of a field section's size (RFC 9114 4.2.2): its name, its value and
@@ -232,7 +239,7 @@ impl Sink for Vec<u8> {
     }
 }
 
-/// Walks the field section `section`, decoding each field's name and value into the sinks
+/// Walks the field section `b`, decoding each field's name and value into the sinks
 /// and calling `each` with them; the fields' size ([`field_size`]) may not pass `limit`.
 /// Returns that size.
 pub fn walk<S: Sink>(
@@ -250,7 +257,7 @@ pub fn walk<S: Sink>(
             if base & 0x80 != 0 {
                 return Err(QpackError::NegativeBase);
             }
-            let (_, used) = hpack::int(&b[1..], 7)?;
+            let (_, used) = int(&b[1..], 7)?;
             b = &b[1 + used..];
         }
         _ => return Err(QpackError::RequiredInsertCount),
@@ -262,7 +269,7 @@ pub fn walk<S: Sink>(
             if lead & 0x40 == 0 {
                 return Err(QpackError::DynamicReference);
             }
-            let (i, used) = hpack::int(b, 6)?;
+            let (i, used) = int(b, 6)?;
             let (n, v) = entry(i)?;
             name.clear();
             name.extend(n.as_bytes());
@@ -274,7 +281,7 @@ pub fn walk<S: Sink>(
             if lead & 0x10 == 0 {
                 return Err(QpackError::DynamicReference);
             }
-            let (i, used) = hpack::int(b, 4)?;
+            let (i, used) = int(b, 4)?;
             let (n, _) = entry(i)?;
             name.clear();
             name.extend(n.as_bytes());
@@ -312,7 +319,7 @@ fn entry(i: u64) -> Result<(&'static str, &'static str), QpackError> {
 #[inline]
 fn string<S: Sink>(b: &[u8], n: u8, out: &mut S) -> Result<usize, QpackError> {
     let huff = *b.first().ok_or(QpackError::Truncated)? & (1 << n) != 0;
-    let (len, used) = hpack::int(b, n)?;
+    let (len, used) = int(b, n)?;
     let end = used
         .checked_add(len as usize)
         .filter(|&e| e <= b.len())

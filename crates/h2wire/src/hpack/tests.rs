@@ -53,3 +53,30 @@ fn static_table_is_rfc_7541_appendix_a() {
     assert_eq!(STATIC[7], (":status", "200"));
     assert_eq!(STATIC[60], ("www-authenticate", ""));
 }
+
+#[test]
+fn integers_up_to_62_bits_for_qpack() {
+    // 2^62 - 1 with a 6-bit prefix: 63, then 2^62 - 64 in nine groups of 7 bits.
+    let mut out = Vec::new();
+    put_int(&mut out, 0, 6, INT_MAX_62 as usize);
+    assert_eq!(int_up_to(&out, 6, INT_MAX_62), Ok((INT_MAX_62, out.len())));
+    assert_eq!(int(&out, 6), Err(HpackError::IntegerOverflow));
+    // One more is refused, as is a tenth continuation byte.
+    let mut over = Vec::new();
+    put_int(&mut over, 0, 6, INT_MAX_62 as usize + 1);
+    assert_eq!(
+        int_up_to(&over, 6, INT_MAX_62),
+        Err(HpackError::IntegerOverflow)
+    );
+    let long = [
+        0x3f, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00,
+    ];
+    assert_eq!(
+        int_up_to(&long, 6, INT_MAX_62),
+        Err(HpackError::IntegerOverflow)
+    );
+    // 2^32's bound is unchanged: a fifth continuation byte is refused even if zero.
+    let padded = [0x1f, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00];
+    assert_eq!(int(&padded, 5), Err(HpackError::IntegerOverflow));
+    assert_eq!(int_up_to(&padded, 5, INT_MAX_62), Ok((31, 7)));
+}

@@ -4,10 +4,11 @@
 //! section that needs the table, a peer's decoder stream may carry only Stream
 //! Cancellations. We send nothing on ours but their stream types.
 
-use h2wire::hpack::{self, HpackError};
+use h2wire::hpack::HpackError;
 use thiserror::Error;
 
 use crate::error;
+use crate::qpack::int;
 
 /// Why a peer's encoder stream is refused (QPACK_ENCODER_STREAM_ERROR).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
@@ -57,8 +58,8 @@ pub enum DecoderStreamError {
     /// An Insert Count Increment: we inserted nothing (RFC 9204 4.4.3).
     #[error("the peer acknowledged {0} insertions, and we inserted none")]
     InsertCountIncrement(u64),
-    /// An integer above 2^32.
-    #[error("an integer on the decoder stream is above 2^32")]
+    /// An integer above 2^62 - 1.
+    #[error("an integer on the decoder stream is above 2^62 - 1")]
     IntegerOverflow,
 }
 
@@ -76,7 +77,7 @@ pub fn check_decoder_stream(b: &[u8]) -> Result<usize, DecoderStreamError> {
     let mut at = 0;
     while let Some(&lead) = b.get(at) {
         let prefix = if lead & 0x80 != 0 { 7 } else { 6 };
-        let (v, used) = match hpack::int(&b[at..], prefix) {
+        let (v, used) = match int(&b[at..], prefix) {
             Ok(x) => x,
             Err(HpackError::IntegerOverflow) => return Err(DecoderStreamError::IntegerOverflow),
             Err(_) => return Ok(at),

@@ -156,9 +156,15 @@ fn every_decoding_error_is_reached() {
         // Static index 99 (63 + 36), and 15 + 85 = 100 as a name reference.
         (&[0x00, 0x00, 0xff, 0x24], QpackError::BadIndex(99)),
         (&[0x00, 0x00, 0x5f, 0x55, 0x00], QpackError::BadIndex(100)),
-        // An index past 2^32.
+        // An index past 2^32 is a bad index; one past 2^62, an overflow.
         (
             &[0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f],
+            QpackError::BadIndex((1 << 35) + 62),
+        ),
+        (
+            &[
+                0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01,
+            ],
             QpackError::IntegerOverflow,
         ),
         // A value's length past the section, and a name's.
@@ -323,4 +329,14 @@ fn small_extended_past_its_kept_bytes_counts_without_indexing_past_them() {
     s.extend(b"12");
     s.extend(b"34");
     assert_eq!(s.number(), Some(1234));
+}
+
+#[test]
+fn a_delta_base_past_2_32_decodes_as_qpack_integers_go_to_62_bits() {
+    // RFC 9204 4.1.1: QPACK decodes integers up to 62 bits; HPACK's stop at 2^32. With a
+    // Required Insert Count of 0 the base is unused, but it must still be read.
+    let mut s = vec![0x00];
+    h2wire::hpack::put_int(&mut s, 0, 7, (1 << 40) + 5);
+    s.push(0xc0 | 17);
+    assert_eq!(decode(&s, u64::MAX), Ok(owned(&[(b":method", b"GET")])));
 }

@@ -34,7 +34,9 @@ fn a_decoder_stream_may_only_cancel_streams() {
         (&[0x40, 0x01], DecoderStreamError::InsertCountIncrement(1)),
         (&[0x00], DecoderStreamError::InsertCountIncrement(0)),
         (
-            &[0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01],
+            &[
+                0x7f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01,
+            ],
             DecoderStreamError::IntegerOverflow,
         ),
     ];
@@ -42,4 +44,12 @@ fn a_decoder_stream_may_only_cancel_streams() {
         assert_eq!(check_decoder_stream(b), Err(*want), "{b:02x?}");
         assert_eq!(want.code(), crate::error::QPACK_DECODER_STREAM_ERROR);
     }
+}
+
+#[test]
+fn a_stream_cancellation_past_2_32_is_read_as_qpack_integers_go_to_62_bits() {
+    // QUIC stream ids go to 2^62 - 1; HPACK's integers stop at 2^32.
+    let mut b = Vec::new();
+    h2wire::hpack::put_int(&mut b, 0x40, 6, (1 << 40) + 4);
+    assert_eq!(check_decoder_stream(&b), Ok(b.len()));
 }
