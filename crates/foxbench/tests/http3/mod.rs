@@ -279,3 +279,37 @@ fn flags_http3_refuses_are_one_line() {
         "--streams needs --http2 or --http3",
     );
 }
+
+/// QUIC's handshake is TLS 1.3's: the report said "no handshake completed" beside "4 full"
+/// handshakes, since quinn-proto hands out no rustls session to read it from.
+#[test]
+fn an_h3_run_reports_its_tls_handshake_rather_than_none() {
+    let Some(caddy) = Caddy::start() else { return };
+    let url = caddy.url();
+    let out = run(&[
+        "load",
+        "--http3",
+        "-n",
+        "20",
+        "-c",
+        "2",
+        "--cacert",
+        caddy.ca(),
+        &url,
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let tls = text
+        .lines()
+        .find(|l| l.starts_with("TLS:"))
+        .unwrap_or_else(|| panic!("no TLS line: {text}"));
+    assert_eq!(tls, "TLS:           TLSv1.3, ALPN h3", "{text}");
+    assert!(
+        text.contains("Protocol:               HTTP/3 (h3 over QUIC)"),
+        "{text}"
+    );
+}

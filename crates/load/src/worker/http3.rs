@@ -20,7 +20,7 @@ use std::os::fd::AsRawFd;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use h3wire::{error as h3err, frame, qpack};
+use h3wire::{error as h3err, frame};
 use mio::net::UdpSocket;
 use mio::{Interest, Token};
 use quinn_proto::{
@@ -34,8 +34,10 @@ use super::{Config, Failure, Pending, Recorder};
 use crate::protocol_counts::ProtocolCounts;
 use crate::{cause, stamps};
 
+mod response;
 mod uni;
 
+use response::{read_response, Rx};
 use uni::Uni;
 
 /// The largest field section a response may send us (SETTINGS_MAX_FIELD_SECTION_SIZE), and
@@ -87,19 +89,6 @@ pub(in crate::worker) struct Conn {
     goaway: Option<u64>,
     /// Why the connection ended, once it has.
     lost: Option<Failure>,
-}
-
-/// A request stream's response, as it is read.
-struct Rx {
-    tag: u32,
-    shape: u32,
-    /// Bytes of the request not yet taken by the stream (its flow control).
-    unsent: usize,
-    /// The start of a frame split across reads.
-    pending: Vec<u8>,
-    /// Payload bytes to pass over (DATA, unknown frames).
-    skip: u64,
-    status: Option<u16>,
 }
 
 impl Http3 {
@@ -353,129 +342,6 @@ fn responses(c: &mut Conn, reqs: &mut Requests, rec: &mut Recorder, now: u64) {
     }
 }
 
-/// Reads what a request stream has: `None` while its response goes on, else its status or
-/// why it failed.
-fn read_response(conn: &mut Connection, id: StreamId, rx: &mut Rx) -> Option<Result<u16, Failure>> {
-    let mut stream = conn.recv_stream(id);
-    let mut chunks = match stream.read(true) {
-        Ok(c) => c,
-        Err(_) => {
-            return Some(Err(Reason::new(
-                Kind::Read,
-                Cause::Closed(At::BeforeResponse),
-            )))
-        }
-    };
-    let mut out = None;
-    loop {
-        match chunks.next(usize::MAX) {
-            Ok(Some(chunk)) => {
-                if let Err(f) = feed(rx, &chunk.bytes) {
-                    out = Some(Err(f));
-                    break;
-                }
-            }
-            Ok(None) => {
-                out = Some(match rx.status {
-                    Some(s) if rx.pending.is_empty() && rx.skip == 0 => Ok(s),
-                    Some(_) => Err(Reason::new(Kind::Read, Cause::Closed(At::MidBody))),
-                    None => Err(Reason::new(Kind::Read, Cause::Closed(At::BeforeResponse))),
-                });
-                break;
-            }
-            Err(quinn_proto::ReadError::Blocked) => break,
-            Err(quinn_proto::ReadError::Reset(code)) => {
-                let code = u32::try_from(code.into_inner()).unwrap_or(u32::MAX);
-                out = Some(Err(Reason::new(Kind::Reset, Cause::H3Received(code))));
-                break;
-            }
-        }
-    }
-    let _ = chunks.finalize();
-    if matches!(out, Some(Err(_))) {
-        // A response that failed: the rest of it is not wanted.
-        let _ = conn
-            .recv_stream(id)
-            .stop(VarInt::from_u32(h3err::H3_REQUEST_CANCELLED as u32));
-    }
-    out
-}
-
-/// Frames a response's bytes: HEADERS (its `:status`; 1xx ones are passed over; trailers
-/// are read and dropped), DATA and unknown frames passed over.
-fn feed(rx: &mut Rx, data: &[u8]) -> Result<(), Failure> {
-    if rx.pending.is_empty() {
-        let used = walk(rx, data)?;
-        rx.pending.extend_from_slice(&data[used..]);
-    } else {
-        let mut joined = std::mem::take(&mut rx.pending);
-        joined.extend_from_slice(data);
-        let used = walk(rx, &joined)?;
-        joined.drain(..used);
-        rx.pending = joined;
-    }
-    Ok(())
-}
-
-/// Walks the frames of `b`; returns how many bytes it used, the rest the start of a frame.
-fn walk(rx: &mut Rx, b: &[u8]) -> Result<usize, Failure> {
-    let broke = |code: u64| Reason::new(Kind::Protocol, Cause::H3Sent(code as u32));
-    let mut at = 0;
-    loop {
-        if rx.skip > 0 {
-            let n = rx.skip.min((b.len() - at) as u64);
-            at += n as usize;
-            rx.skip -= n;
-            if rx.skip > 0 {
-                return Ok(at);
-            }
-        }
-        let head = match frame::parse_header(&b[at..], MAX_FIELD_SECTION) {
-            Ok(Some(h)) => h,
-            Ok(None) => return Ok(at),
-            Err(e) => return Err(broke(e.code())),
-        };
-        match head.kind {
-            frame::Kind::Data => {
-                if rx.status.is_none() {
-                    return Err(Reason::new(
-                        Kind::Protocol,
-                        Cause::Malformed(stats::reason::Malformed::FrameOrder),
-                    ));
-                }
-                at += head.header_len;
-                rx.skip = head.len;
-            }
-            frame::Kind::Headers => {
-                let end = at + head.header_len + head.len as usize;
-                if end > b.len() {
-                    return Ok(at);
-                }
-                let section = &b[at + head.header_len..end];
-                let h = qpack::head(section, MAX_FIELD_SECTION).map_err(|e| broke(e.code()))?;
-                if rx.status.is_none() {
-                    match h.status {
-                        Some(s) if (100..200).contains(&s) => {}
-                        Some(s) if (200..1000).contains(&s) => rx.status = Some(s),
-                        _ => {
-                            return Err(Reason::new(
-                                Kind::Protocol,
-                                Cause::Malformed(stats::reason::Malformed::Status),
-                            ))
-                        }
-                    }
-                }
-                at = end;
-            }
-            frame::Kind::Unknown(_) => {
-                at += head.header_len;
-                rx.skip = head.len;
-            }
-            _ => return Err(broke(h3err::H3_FRAME_UNEXPECTED)),
-        }
-    }
-}
-
 /// Removes the request carried by stream `tag` from `inflight`, keeping the others in order.
 fn take(inflight: &mut VecDeque<Pending>, tag: u32) -> Option<Pending> {
     let i = inflight.iter().position(|p| p.stream == tag)?;
@@ -624,12 +490,20 @@ impl Http for Http3 {
     }
 
     /// The QUIC handshake, counted as a full TLS handshake from the server's first answer.
+    /// QUIC is TLS 1.3 only, and ALPN h3 is checked next (`carries`); quinn-proto does not
+    /// hand out the cipher suite or the group, left empty.
     fn up(&mut self, c: &mut Conn, cx: &mut Cx, now: u64) -> u64 {
         let answered = c.answered_ns.unwrap_or(now);
         cx.rec.counts.handshakes_full += 1;
         cx.rec
             .handshake_full
             .record_ns(now.saturating_sub(answered));
+        cx.rec.tls.get_or_insert_with(|| crate::TlsInfo {
+            version: "TLSv1.3".into(),
+            cipher: String::new(),
+            group: None,
+            alpn: Some("h3".into()),
+        });
         answered
     }
 

@@ -1,4 +1,6 @@
+use super::response::feed;
 use super::*;
+use h3wire::qpack;
 
 fn rx() -> Rx {
     Rx {
