@@ -34,7 +34,12 @@
 //! HTTP/2 ([`Protocol::Http2`], `--http2`) lives in [`h2`], sans I/O: the worker's HTTP/2
 //! implementation feeds it the bytes it reads and writes what it appends, as the HTTP/1.1
 //! one does with the framer. A request is a stream; `--streams` play the part pipelining
-//! plays for HTTP/1.1 ([`Plan::per_connection`] says how many, for both).
+//! plays for HTTP/1.1 ([`Plan::per_connection`] says how many, for all three).
+//!
+//! HTTP/3 ([`Protocol::Http3`], `--http3`) is QUIC by `quinn-proto`, sans I/O too, driven
+//! by the worker's loop over a UDP socket per connection, with HTTP/3's wire format from
+//! `h3wire`; `h3` holds what runs outside the loop (the requests encoded once, the
+//! preflight's QUIC handshake).
 //!
 //! [`Schedule`]: schedule
 #![forbid(unsafe_code)]

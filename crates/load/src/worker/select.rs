@@ -1,5 +1,5 @@
 //! The one place that asks which protocol runs: [`run`] makes the worker of the plan's
-//! protocol, a `Worker<Http1>` or a `Worker<Http2>`, once per thread. Apart from the
+//! protocol, a `Worker<Http1>`, `Worker<Http2>` or `Worker<Http3>`, once per thread. Apart from the
 //! seam's trait ([`super::http::Http`]), so that the trait and its implementations do not
 //! import each other: an implementation depends on the seam, the selector on both.
 
