@@ -313,3 +313,34 @@ fn an_h3_run_reports_its_tls_handshake_rather_than_none() {
         "{text}"
     );
 }
+
+/// quic-go allows 100 bidirectional streams at once: the requests past that credit wait in
+/// the connection's queue for the server's MAX_STREAMS, and every one is answered.
+#[test]
+fn requests_past_the_servers_stream_credit_wait_for_it() {
+    let Some(caddy) = Caddy::start() else { return };
+    let url = caddy.url();
+    let out = run(&[
+        "load",
+        "--http3",
+        "-n",
+        "1500",
+        "-c",
+        "1",
+        "--streams",
+        "250",
+        "--cacert",
+        caddy.ca(),
+        "--json",
+        "-",
+        &url,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = result(&out.stdout);
+    assert_eq!(v["requests"]["ok"], 1500, "{}", v["requests"]);
+    assert_eq!(v["connections"]["opened"], 1);
+}
