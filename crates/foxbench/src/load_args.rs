@@ -110,7 +110,8 @@ pub struct LoadArgs {
     /// the read when the kernel gives no stamps. read: to the read, as other load
     /// generators measure. Both are measured either way; the report gives the client's
     /// delay (read minus kernel). FOXBENCH_KERNEL_STAMPS=off (testing and diagnosis) does
-    /// not ask the kernel for stamps, as on a kernel without them.
+    /// not ask the kernel for stamps, as on a kernel without them; =rx asks for receive
+    /// stamps but not the sampled send stamps.
     #[arg(long = "latency-clock", value_name = "kernel|read", value_parser = load::LatencyClock::parse, default_value = "kernel")]
     pub latency_clock: load::LatencyClock,
 

@@ -63,15 +63,17 @@ fn fresh_seed() -> u64 {
     (t.as_nanos() as u64) ^ (u64::from(std::process::id()) << 32)
 }
 
-/// `FOXBENCH_KERNEL_STAMPS`: `off` asks the kernel for no receive stamps, so that a run
-/// behaves as on a kernel or socket without them (latencies fall back to the read). A
-/// testing and diagnosis switch; unset or `on` is the default.
-fn kernel_stamps_from_env() -> Result<bool> {
+/// `FOXBENCH_KERNEL_STAMPS`: `off` asks the kernel for no stamps, so that a run behaves as
+/// on a kernel or socket without them (latencies fall back to the read); `rx` asks for the
+/// receive stamps only, not the sampled send stamps (to measure what those cost). A testing
+/// and diagnosis switch; unset or `on` is the default (both).
+fn kernel_stamps_from_env() -> Result<load::KernelStamps> {
     match std::env::var("FOXBENCH_KERNEL_STAMPS").as_deref() {
-        Err(_) | Ok("" | "on") => Ok(true),
-        Ok("off") => Ok(false),
+        Err(_) | Ok("" | "on") => Ok(load::KernelStamps::ReceiveAndSend),
+        Ok("rx") => Ok(load::KernelStamps::Receive),
+        Ok("off") => Ok(load::KernelStamps::Off),
         Ok(other) => Err(anyhow!(
-            "FOXBENCH_KERNEL_STAMPS={other:?} is not on or off: unset it, or set it to off to run without kernel receive stamps"
+            "FOXBENCH_KERNEL_STAMPS={other:?} is not on, rx or off: unset it, set it to rx to run without send stamps, or to off to run without any kernel stamps"
         )),
     }
 }

@@ -78,8 +78,8 @@ pub use h2::blocking::{H2Client, H2Error, H2Response};
 pub use h2::{H2Counts, H2Options};
 pub use idle::{Idle, IdleChoice, IdleWhy, Placement};
 pub use plan::{
-    Arrival, Coalesce, H3Options, LatencyClock, Plan, PlanError, Protocol, StatusSet, Stop,
-    COALESCE_BATCH, COALESCE_LATENCY_SHARE, COALESCE_LIMIT, COALESCE_MAX, COALESCE_MIN,
+    Arrival, Coalesce, H3Options, KernelStamps, LatencyClock, Plan, PlanError, Protocol, StatusSet,
+    Stop, COALESCE_BATCH, COALESCE_LATENCY_SHARE, COALESCE_LIMIT, COALESCE_MAX, COALESCE_MIN,
     MAX_PIPELINE,
 };
 pub use rate::{Rate, RateError, Stage};
@@ -89,6 +89,7 @@ pub use setup::{
     SetupError,
 };
 pub use shard::{Shard, ShardError};
+pub use stamps::SEND_SAMPLE_EVERY;
 pub use stats::setting::{self, PlanWording, Setting, Text, Wording};
 pub use stats::{Counts, Interval, Latency};
 pub use table::Selection;
@@ -205,6 +206,12 @@ pub struct RunResult {
     pub coalesced: Coalesced,
     /// Every response's latency to its read: `latency` when the read clock leads.
     pub read_latency: Latency,
+    /// Every response's latency to the kernel's receive stamp, when `latency` does not hold
+    /// it: `Some` under [`ClockInUse::ReadAsked`] when some read carried a stamp, `None`
+    /// under [`ClockInUse::Kernel`] (`latency` is it, kept once) and when no read was
+    /// stamped (there is no kernel latency). [`RunResult::latency_on`] answers for either
+    /// clock.
+    pub kernel_latency: Option<Latency>,
     /// What the client added to each response's latency: its read latency minus its
     /// latency to the kernel's receive stamp (zero for a read without a stamp).
     pub client_delay: Latency,
@@ -212,6 +219,27 @@ pub struct RunResult {
     pub latency_clock: ClockInUse,
     /// Reads of response bytes that carried a kernel receive stamp, and those that did not.
     pub stamps: StampCounts,
+    /// Send stamps: how many requests were sampled, and how many stamps came back.
+    pub send_stamps: SendStampCounts,
+    /// Open model: the sampled requests' lateness by the kernel, from the due instant to
+    /// the departure of the request's last byte (those handed over on time, beside
+    /// `lateness`, which ends at the handing over).
+    pub send_lateness_kernel: Latency,
+    /// The sampled requests' send delay by the kernel: from the handing over to the
+    /// departure of the request's last byte (both models).
+    pub send_delay_kernel: Latency,
+}
+
+impl RunResult {
+    /// Every response's latency on `clock`, whichever clock leads; `None` for the kernel's
+    /// when no read carried a stamp.
+    pub fn latency_on(&self, clock: LatencyClock) -> Option<&Latency> {
+        match (clock, self.latency_clock) {
+            (LatencyClock::Read, _) => Some(&self.read_latency),
+            (LatencyClock::Kernel, ClockInUse::Kernel) => Some(&self.latency),
+            (LatencyClock::Kernel, _) => self.kernel_latency.as_ref(),
+        }
+    }
 }
 
 /// Which clock a run's `latency` holds, and why.
@@ -239,11 +267,45 @@ impl ClockInUse {
     }
 }
 
+/// Send stamps ([`SEND_SAMPLE_EVERY`]): requests sampled, stamps that came back from the
+/// error queue, and those matched to their sampled request.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SendStampCounts {
+    /// One request in this many was sampled; 0 when send stamps were off (asked off, or
+    /// no receive stamps either). A kernel that refuses the send flags on its sockets
+    /// (before Linux 6.2) shows as requests sampled and no stamp returned.
+    pub every: u64,
+    /// Requests whose send was stamped.
+    pub sampled: u64,
+    /// Stamps read from the error queue: the sampled requests', and those of other writes
+    /// made while stamping was on (a TLS handshake's flights, a request written in parts).
+    pub returned: u64,
+    /// Stamps matched to a sampled request: its departure was recorded.
+    pub matched: u64,
+}
+
+impl SendStampCounts {
+    /// Adds another worker's samples and stamps; `every` is the run's, set apart.
+    pub fn merge(&mut self, other: SendStampCounts) {
+        self.sampled += other.sampled;
+        self.returned += other.returned;
+        self.matched += other.matched;
+    }
+}
+
 /// Reads of response bytes with and without a kernel receive stamp.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct StampCounts {
     pub stamped: u64,
     pub unstamped: u64,
+}
+
+impl StampCounts {
+    /// Adds another worker's reads.
+    pub fn merge(&mut self, other: StampCounts) {
+        self.stamped += other.stamped;
+        self.unstamped += other.unstamped;
+    }
 }
 
 /// The waits a run's workers made before sleeping, to read several responses per wake-up
@@ -309,7 +371,10 @@ pub fn run_with_intervals(
     // Warmed once per process, before the run's epoch, and held on: stamping stays on for
     // this run and every later one. A kernel that stamped nothing in the warm-up is not
     // asked on every socket.
-    let kernel_stamps = plan.kernel_stamps && stamps::warm().stamped;
+    let kernel_stamps = match plan.kernel_stamps.receive() && stamps::warm().stamped {
+        true => plan.kernel_stamps,
+        false => KernelStamps::Off,
+    };
     let (tx, rx) = mpsc::channel();
     let epoch = Instant::now();
     let mut handles = Vec::with_capacity(threads);
@@ -382,6 +447,10 @@ pub fn run_with_intervals(
     let mut spin = Duration::ZERO;
     let mut coalesced = Coalesced::default();
     let mut stamps = StampCounts::default();
+    let mut kernel_latency: Option<Latency> = None;
+    let mut send_stamps = SendStampCounts::default();
+    let mut send_lateness_kernel = Latency::new();
+    let mut send_delay_kernel = Latency::new();
     let mut first_err = None;
     for h in handles {
         match h.join() {
@@ -402,8 +471,20 @@ pub fn run_with_intervals(
                 spin += w.spin;
                 coalesced.waits += w.coalesced.waits;
                 coalesced.waited += w.coalesced.waited;
-                stamps.stamped += w.stamps.stamped;
-                stamps.unstamped += w.stamps.unstamped;
+                stamps.merge(w.stamps);
+                if let Some(k) = &w.kernel_latency {
+                    kernel_latency
+                        .get_or_insert_with(Latency::new)
+                        .merge(k)
+                        .expect("same bounds");
+                }
+                send_stamps.merge(w.send_stamps);
+                send_lateness_kernel
+                    .merge(&w.send_lateness_kernel)
+                    .expect("same bounds");
+                send_delay_kernel
+                    .merge(&w.send_delay_kernel)
+                    .expect("same bounds");
                 for (i, n) in w.status.iter().enumerate() {
                     status[i] += n;
                 }
@@ -427,7 +508,18 @@ pub fn run_with_intervals(
         read_latency: std::mem::take(&mut collector.total_read),
         client_delay: std::mem::take(&mut collector.total_client_delay),
         latency_clock: ClockInUse::of(plan.latency_clock, stamps),
+        // Without a stamp each "kernel latency" was its read latency: none was measured.
+        kernel_latency: kernel_latency.filter(|_| stamps.stamped > 0),
         stamps,
+        send_stamps: SendStampCounts {
+            every: match kernel_stamps.send() {
+                true => SEND_SAMPLE_EVERY,
+                false => 0,
+            },
+            ..send_stamps
+        },
+        send_lateness_kernel,
+        send_delay_kernel,
         latency: collector.total,
         lateness,
         late,

@@ -290,10 +290,34 @@ pub struct Plan {
     pub placement: Placement,
     /// Which clock `latency` is taken on.
     pub latency_clock: LatencyClock,
-    /// Ask the kernel to stamp what each socket receives. Off, reads carry no stamps and
-    /// every latency is taken to the read, as on a kernel without them (a testing and
-    /// diagnosis switch: `FOXBENCH_KERNEL_STAMPS=off`).
-    pub kernel_stamps: bool,
+    /// Which kernel stamps to ask for: on what each socket receives, and on a sample of
+    /// what it sends. Off, reads carry no stamps and every latency is taken to the read, as
+    /// on a kernel without them (a testing and diagnosis switch: `FOXBENCH_KERNEL_STAMPS`).
+    pub kernel_stamps: KernelStamps,
+}
+
+/// Which kernel stamps a run asks for ([`Plan::kernel_stamps`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KernelStamps {
+    /// None: every latency is taken to the read, and no send is stamped.
+    Off,
+    /// Every read's receive stamp only.
+    Receive,
+    /// Every read's receive stamp, and the send stamp of one request in
+    /// [`crate::SEND_SAMPLE_EVERY`].
+    ReceiveAndSend,
+}
+
+impl KernelStamps {
+    /// Reads are stamped.
+    pub fn receive(self) -> bool {
+        !matches!(self, KernelStamps::Off)
+    }
+
+    /// A sample of the sends is stamped.
+    pub fn send(self) -> bool {
+        matches!(self, KernelStamps::ReceiveAndSend)
+    }
 }
 
 /// The most requests in flight per connection.
@@ -492,7 +516,7 @@ impl Plan {
             idle: Idle::Auto,
             placement: Placement::default(),
             latency_clock: LatencyClock::Kernel,
-            kernel_stamps: true,
+            kernel_stamps: KernelStamps::ReceiveAndSend,
         }
     }
 

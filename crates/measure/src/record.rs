@@ -43,6 +43,28 @@ pub fn client_delay(r: &RunResult) -> report::ClientDelay {
         latency_p50_us: us(r.latency.percentile_ns(50.0)),
         stamped_reads: r.stamps.stamped,
         unstamped_reads: r.stamps.unstamped,
+        send_stamps: Some(send_stamps(r)),
+    }
+}
+
+/// The run's sampled send stamps, in brief.
+fn send_stamps(r: &RunResult) -> report::SendStamps {
+    let brief = |h: &load::Latency| {
+        (!h.is_empty()).then(|| report::Brief {
+            count: h.len(),
+            p50_us: h.percentile_ns(50.0) as f64 / 1_000.0,
+            p99_us: h.percentile_ns(99.0) as f64 / 1_000.0,
+            max_us: h.percentile_ns(100.0) as f64 / 1_000.0,
+        })
+    };
+    let s = r.send_stamps;
+    report::SendStamps {
+        every: s.every,
+        sampled: s.sampled,
+        returned: s.returned,
+        matched: s.matched,
+        lateness: brief(&r.send_lateness_kernel),
+        delay: brief(&r.send_delay_kernel),
     }
 }
 
@@ -186,6 +208,7 @@ pub fn load_report(
     let client = client(r, spent, threads);
     let mut report = LoadReport::new(target, config, measured, table, intervals, client);
     report.read_latency = Some(report::Distribution::of(&r.read_latency));
+    report.kernel_latency = r.kernel_latency.as_ref().map(report::Distribution::of);
     let tls = plan.target.scheme == load::Scheme::Https;
     report.protocol = Some(rules::protocol_name(&plan.protocol, tls).into());
     report.http2 = http2_report(r, plan.protocol);

@@ -59,6 +59,10 @@ pub struct ClientDelay {
     pub stamped_reads: u64,
     /// Reads that did not.
     pub unstamped_reads: u64,
+    /// The kernel's send stamps, sampled: when requests left the client's socket. Absent
+    /// in results written before 2026-11-29.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub send_stamps: Option<crate::SendStamps>,
 }
 
 impl ClientDelay {
@@ -131,6 +135,10 @@ impl ClientDelay {
             max_us: self.max_us.max(other.max_us),
             stamped_reads: self.stamped_reads + other.stamped_reads,
             unstamped_reads: self.unstamped_reads + other.unstamped_reads,
+            send_stamps: match (self.send_stamps, other.send_stamps) {
+                (Some(a), Some(b)) => Some(a.merge(b)),
+                (a, b) => a.or(b),
+            },
             ..worst
         }
     }
@@ -147,6 +155,46 @@ impl ClientDelay {
         } else {
             0.0
         }
+    }
+}
+
+impl crate::LoadReport {
+    /// Every response's latency to the kernel's receive stamps, whichever clock leads:
+    /// `latency` on the kernel's clock, else `kernel_latency`; `None` when no read carried
+    /// a stamp (or a part merged did not keep it).
+    pub fn latency_to_stamps(&self) -> Option<&crate::Distribution> {
+        match self.client.client_delay.map(|d| d.latency_clock) {
+            Some(LatencyClock::Kernel) => Some(&self.latency),
+            _ => self.kernel_latency.as_ref(),
+        }
+    }
+
+    /// `p50 1.10ms, p99 2.30ms (to the kernel's receive stamps; the read latency leads:
+    /// p50 1.20ms, p99 4.00ms)` or why it is not known: the kernel latency beside a
+    /// latency on the read's clock. `None` when the kernel's clock leads (`latency` is it)
+    /// or the clock line already says there were no stamps.
+    pub fn kernel_latency_line(&self) -> Option<String> {
+        let d = self.client.client_delay?;
+        if matches!(
+            d.latency_clock,
+            LatencyClock::Kernel | LatencyClock::ReadNoStamps
+        ) {
+            return None;
+        }
+        let p = |x: &crate::Distribution, q: f64| {
+            x.summary.at(q).map_or_else(|| "-".into(), crate::human_us)
+        };
+        Some(match &self.kernel_latency {
+            Some(k) => format!(
+                "p50 {}, p99 {} (to the kernel's receive stamps; the read latency leads: p50 {}, p99 {})",
+                p(k, 50.0),
+                p(k, 99.0),
+                p(&self.latency, 50.0),
+                p(&self.latency, 99.0)
+            ),
+            None if d.stamped_reads == 0 => "not measured: no read carried a kernel receive stamp (the kernel gave none, or FOXBENCH_KERNEL_STAMPS=off)".into(),
+            None => "not measured by every part merged".into(),
+        })
     }
 }
 

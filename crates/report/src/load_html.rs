@@ -155,16 +155,22 @@ fn figures(out: &mut String, r: &LoadReport) {
         .coalesced_note(q.completed)
         .map(|note| ("coalescing", format!("{} ({note})", r.config.coalesce)));
     let delay = r.client.client_delay.iter().flat_map(|d| {
-        [
-            ("latency clock", d.latency_clock.words().to_string()),
-            (
+        let kernel = r.kernel_latency_line().map(|line| ("kernel clock", line));
+        std::iter::once(("latency clock", d.latency_clock.words().to_string()))
+            .chain(kernel)
+            .chain([(
                 "client delay",
                 match d.warning() {
                     Some(w) => format!("{}; warning: {w}", d.line()),
                     None => d.line(),
                 },
-            ),
-        ]
+            )])
+            .chain(
+                d.send_stamps
+                    .iter()
+                    .flat_map(crate::SendStamps::lines)
+                    .map(|line| ("send stamps", line)),
+            )
     });
     for (k, v) in rows.into_iter().chain(coalescing).chain(delay) {
         let _ = writeln!(out, "<dt>{}</dt><dd>{}</dd>", esc(k), esc(&v));

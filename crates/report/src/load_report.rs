@@ -50,6 +50,13 @@ pub struct LoadReport {
     /// results from before it was measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read_latency: Option<Distribution>,
+    /// The same responses' latency to the kernel's receive stamp, when `latency` does not
+    /// hold it (`--latency-clock read`, or agents merged from different clocks) and some
+    /// read carried a stamp. Absent when `latency` is it (the kernel's clock leads), when
+    /// no read was stamped, and in results written before 2026-11-29;
+    /// [`LoadReport::latency_to_stamps`] answers for any clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel_latency: Option<Distribution>,
     /// Connection establishment time; absent when no connection was opened.
     pub connect: Option<Distribution>,
     /// Connection counters.
@@ -581,6 +588,7 @@ impl LoadReport {
             },
             latency: dist(run.latency),
             read_latency: None,
+            kernel_latency: None,
             connect: (!run.connect.is_empty()).then(|| dist(run.connect)),
             connections: c.into(),
             protocol: None,

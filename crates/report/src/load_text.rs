@@ -339,7 +339,13 @@ impl LoadReport {
         }
         if let Some(d) = &cl.client_delay {
             let _ = writeln!(o, "Latency clock: {}", d.latency_clock.words());
+            if let Some(line) = self.kernel_latency_line() {
+                let _ = writeln!(o, "Kernel clock:  {line}");
+            }
             let _ = writeln!(o, "Client delay:  {}", d.line());
+            for line in d.send_stamps.iter().flat_map(crate::SendStamps::lines) {
+                let _ = writeln!(o, "{line}");
+            }
         }
         if let Some(w) = self.saturation_warning() {
             let _ = writeln!(o, "warning: {w}");

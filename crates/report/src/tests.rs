@@ -72,6 +72,7 @@ pub(crate) fn sample() -> LoadReport {
             read_bytes_per_sec: 900.0,
         },
         read_latency: None,
+        kernel_latency: None,
         latency: Distribution {
             summary: Summary {
                 count: 9,

@@ -99,7 +99,7 @@ fn a_stamped_receive_dates_data_left_unread_to_its_arrival() {
         "the kernel stamped no datagram in 5 s of warm-up"
     );
     let (mut c, s) = pair();
-    enable(&s).unwrap();
+    enable(&s, false).unwrap();
     c.write_all(b"hello").unwrap();
     // Left unread for a known time: the stamp must say when it arrived, not when it is read.
     std::thread::sleep(Duration::from_millis(60));
@@ -138,4 +138,91 @@ fn warm_waits_until_the_kernel_stamps_a_datagram() {
     // UDP takes the same stamps as TCP: the seam an HTTP/3 client will use.
     let warm = Warm::up(Duration::from_secs(5));
     assert!(warm.stamped, "no UDP datagram came back stamped within 5 s");
+}
+
+/// The send stamps the socket's error queue gives within `patience`, until `n` came.
+fn send_stamps(c: &TcpStream, n: usize, patience: Duration) -> Vec<SendStamp> {
+    let (mut got, mut cmsg) = (Vec::new(), ControlBuf::new());
+    let end = Instant::now() + patience;
+    while got.len() < n && Instant::now() < end {
+        drain_sends(c.as_raw_fd(), &mut cmsg, |s| got.push(s)).unwrap();
+        std::thread::yield_now();
+    }
+    got
+}
+
+#[test]
+fn turning_send_stamps_on_and_off_keeps_the_key_counting_from_the_enable() {
+    let (mut c, _s) = pair();
+    assert!(
+        enable(&c, true).unwrap(),
+        "this kernel refused OPT_ID_TCP (Linux 6.2 and later have it)"
+    );
+    // Unsampled, sampled, unsampled, sampled: the key of a sampled write is the offset of
+    // its last byte since the enable, across the toggles (which would reset it if they
+    // reset OPT_ID).
+    for (len, sampled) in [(100, false), (50, true), (10, false), (7, true)] {
+        stamp_sends(&c, sampled).unwrap();
+        c.write_all(&vec![b'x'; len]).unwrap();
+        stamp_sends(&c, false).unwrap();
+    }
+    let got = send_stamps(&c, 3, Duration::from_secs(5));
+    let keys: Vec<u32> = got.iter().map(|s| s.key).collect();
+    assert_eq!(keys, [149, 166], "{got:?}");
+    let now = realtime_ns();
+    for s in &got {
+        assert!(
+            (0..10_000_000_000).contains(&(now - s.stamp_ns)),
+            "{s:?} vs {now}"
+        );
+    }
+}
+
+#[test]
+fn a_send_left_in_the_socket_is_stamped_when_it_leaves_not_when_it_was_written() {
+    use socket2::{Domain, Socket, Type};
+    // A receiver with a small window, which does not read for a known time: the write's
+    // last byte waits in the sender's socket until it reads.
+    let l = Socket::new(Domain::IPV4, Type::STREAM, None).unwrap();
+    l.set_recv_buffer_size(4096).unwrap();
+    l.bind(
+        &"127.0.0.1:0"
+            .parse::<std::net::SocketAddr>()
+            .unwrap()
+            .into(),
+    )
+    .unwrap();
+    l.listen(1).unwrap();
+    let l: TcpListener = l.into();
+    let mut c = TcpStream::connect(l.local_addr().unwrap()).unwrap();
+    let (mut s, _) = l.accept().unwrap();
+    assert!(enable(&c, true).unwrap());
+    const LEN: usize = 100_000;
+    stamp_sends(&c, true).unwrap();
+    let written_at = realtime_ns();
+    c.write_all(&vec![b'x'; LEN]).unwrap();
+    // Off at once: the stamp must come all the same, for the segment that leaves later.
+    stamp_sends(&c, false).unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    let mut buf = vec![0u8; LEN];
+    std::io::Read::read_exact(&mut s, &mut buf).unwrap();
+    let got = send_stamps(&c, 1, Duration::from_secs(5));
+    let last = got
+        .iter()
+        .find(|s| s.key == LEN as u32 - 1)
+        .unwrap_or_else(|| panic!("no stamp for the last byte: {got:?}"));
+    let waited_ms = (last.stamp_ns - written_at) / 1_000_000;
+    assert!(
+        (90..10_000).contains(&waited_ms),
+        "the last byte left {waited_ms} ms after the write"
+    );
+}
+
+#[test]
+fn draining_an_empty_error_queue_reads_nothing() {
+    let (c, _s) = pair();
+    enable(&c, true).unwrap();
+    let mut n = 0;
+    let read = drain_sends(c.as_raw_fd(), &mut ControlBuf::new(), |_| n += 1).unwrap();
+    assert_eq!((read, n), (0, 0));
 }

@@ -235,6 +235,26 @@ pub(super) trait Http: Sized {
         in_flight: usize,
     ) -> u32;
 
+    /// Samples the request just issued for a send stamp ([`super::send_sample`]): it was
+    /// due at `start_ns`, handed over at `sent_ns`, `on_time` (not counted late). False
+    /// when it cannot be sampled (one is awaited on this connection already, or the
+    /// protocol has no stamps).
+    fn sample(
+        &mut self,
+        _c: &mut Self::Conn,
+        _start_ns: u64,
+        _sent_ns: u64,
+        _on_time: bool,
+    ) -> bool {
+        false
+    }
+
+    /// After EPOLLERR: drains the send stamps the socket's error queue holds, and says
+    /// whether the socket has an error of its own (then the next step fails with it).
+    fn settle(&mut self, _c: &mut Self::Conn, _cx: &mut Cx) -> bool {
+        true
+    }
+
     /// Sends what is waiting to go, at `now` (QUIC's pacing and loss timers need it).
     fn send(&mut self, c: &mut Self::Conn, cx: &mut Cx, now: u64) -> Result<Sent, Failure>;
 

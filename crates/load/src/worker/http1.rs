@@ -101,6 +101,14 @@ impl Http for Http1 {
         0
     }
 
+    fn sample(&mut self, c: &mut Conn, start_ns: u64, sent_ns: u64, on_time: bool) -> bool {
+        c.stream.sample(start_ns, sent_ns, on_time)
+    }
+
+    fn settle(&mut self, c: &mut Conn, cx: &mut Cx) -> bool {
+        c.stream.settle(cx)
+    }
+
     #[inline]
     fn send(&mut self, c: &mut Conn, cx: &mut Cx, _now: u64) -> Result<Sent, Failure> {
         let Conn {

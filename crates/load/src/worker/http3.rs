@@ -457,8 +457,9 @@ impl Http for Http3 {
         cx.registry
             .register(&mut sock, token, Interest::READABLE | Interest::WRITABLE)
             .map_err(|e| fail(&e))?;
-        if cfg.kernel_stamps {
-            let _ = stamps::enable(&sock);
+        // Receive stamps only: a QUIC send is a datagram of many frames, not one request.
+        if cfg.kernel_stamps.receive() {
+            let _ = stamps::enable(&sock, false);
         }
         let (handle, conn) = self
             .endpoint

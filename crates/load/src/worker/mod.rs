@@ -53,6 +53,7 @@ mod http2;
 mod http3;
 mod recorder;
 mod select;
+mod send_sample;
 mod stream;
 mod timer;
 mod wakes;
@@ -97,8 +98,9 @@ pub(crate) struct Config {
     pub spin: bool,
     /// Which clock the latency recorded as `latency` is taken on.
     pub latency_clock: crate::LatencyClock,
-    /// Ask the kernel to stamp each socket's reads ([`crate::stamps`]).
-    pub kernel_stamps: bool,
+    /// Which stamps to ask the kernel for ([`crate::stamps`]): each socket's reads, and a
+    /// sample of its sends.
+    pub kernel_stamps: crate::KernelStamps,
     pub schedule: Schedule,
     pub timeout: Duration,
     pub connect_timeout: Duration,
@@ -134,6 +136,14 @@ pub(crate) struct WorkerResult {
     pub coalesced: crate::Coalesced,
     /// Reads with and without a kernel receive stamp.
     pub stamps: crate::StampCounts,
+    /// The kernel latency when the read's clock leads ([`Recorder::kernel_latency`]).
+    pub kernel_latency: Option<Latency>,
+    /// Send stamps: sampled, come back, matched (`every` is the run's to fill in).
+    pub send_stamps: crate::SendStampCounts,
+    /// Open model: sampled requests' lateness by the kernel ([`crate::RunResult`]).
+    pub send_lateness_kernel: Latency,
+    /// Sampled requests' send delay by the kernel.
+    pub send_delay_kernel: Latency,
 }
 
 /// Why the requests in flight on a connection fail: the error counter and the cause, a
@@ -227,11 +237,18 @@ impl<P: Http> Worker<P> {
                 late: Latency::new(),
                 recent_latency_ns: 0,
                 clock: cfg.latency_clock,
+                kernel_latency: (cfg.latency_clock == crate::LatencyClock::Read
+                    && cfg.kernel_stamps.receive())
+                .then(Latency::new),
                 offset: ClockOffset::take(cfg.epoch),
                 arrived_ns: None,
                 read_ns: 0,
                 epoch: cfg.epoch,
                 stamps: crate::StampCounts::default(),
+                sampler: send_sample::Sampler::new(cfg.kernel_stamps.send()),
+                send_stamps: crate::SendStampCounts::default(),
+                send_lateness_kernel: Latency::new(),
+                send_delay_kernel: Latency::new(),
             },
             picker: Picker::new(cfg.seed, cfg.id, shapes),
             poll,
@@ -271,6 +288,10 @@ impl<P: Http> Worker<P> {
                 waited: Duration::from_nanos(w.coalesce.waited_ns),
             },
             stamps: w.rec.stamps,
+            kernel_latency: w.rec.kernel_latency,
+            send_stamps: w.rec.send_stamps,
+            send_lateness_kernel: w.rec.send_lateness_kernel,
+            send_delay_kernel: w.rec.send_delay_kernel,
         };
         w.http.report(&mut result.protocol);
         Ok(result)
@@ -374,14 +395,17 @@ impl<P: Http> Worker<P> {
                 if slot.generation != generation || slot.phase == Phase::Closed {
                     continue; // a stale event for a socket closed earlier in this batch
                 }
-                let read = if ev.is_read_closed() || ev.is_error() {
+                // EPOLLERR says the socket has an error or a non-empty error queue: send
+                // stamps raise it. Drained first, it is an error only if the socket has one.
+                let error = ev.is_error() && self.settle(idx);
+                let read = if ev.is_read_closed() || error {
                     Readiness::Closed
                 } else if ev.is_readable() {
                     Readiness::Data
                 } else {
                     Readiness::None
                 };
-                self.on_event(idx, read, ev.is_writable(), ev.is_error(), now);
+                self.on_event(idx, read, ev.is_writable(), error, now);
                 self.rearm(idx);
             }
             if P::TIMED {
@@ -395,6 +419,12 @@ impl<P: Http> Worker<P> {
             self.publish();
         }
         self.finish();
+    }
+
+    /// After EPOLLERR: drains the slot's send stamps; true when its socket has an error.
+    fn settle(&mut self, idx: usize) -> bool {
+        let (http, slot, mut cx) = self.at(idx);
+        http.settle(&mut slot.conn, &mut cx)
     }
 
     /// True once the run is to end: stopped by the caller, or the schedule's end reached.
@@ -427,6 +457,13 @@ impl<P: Http> Worker<P> {
     /// Counts everything still unanswered as in flight, closes every socket and hands off
     /// the last interval.
     fn finish(&mut self) {
+        // Send stamps still queued (a last sampled request's, whose EPOLLERR the loop did
+        // not wait for) are read before the sockets close.
+        for idx in 0..self.slots.len() {
+            if self.slots[idx].phase != Phase::Closed {
+                self.settle(idx);
+            }
+        }
         for slot in &mut self.slots {
             let reqs = &mut slot.reqs;
             self.rec.counts.in_flight += (reqs.inflight.len() + reqs.requeue.len()) as u64;
@@ -512,6 +549,10 @@ impl<P: Http> Worker<P> {
                 reqs.inflight.len() + 1,
             );
             let start_ns = cx.cfg.schedule.start_ns(seq, now);
+            if cx.rec.sampler.due() && http.sample(&mut slot.conn, start_ns, now, seq >= late_until)
+            {
+                cx.rec.send_stamps.sampled += 1;
+            }
             reqs.inflight.push_back(Pending {
                 start_ns,
                 sent_ns: now,

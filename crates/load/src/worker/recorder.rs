@@ -5,9 +5,10 @@ use stats::Latency;
 
 use std::time::Instant;
 
+use super::send_sample::{Sample, Sampler};
 use super::{now_ns, Failure, Pending};
 use crate::interval::CurrentInterval;
-use crate::stamps::{self, ClockOffset};
+use crate::stamps::{self, ClockOffset, SendStamp};
 use crate::tls::TlsInfo;
 use crate::{Counts, StatusSet};
 
@@ -34,6 +35,10 @@ pub(super) struct Recorder {
     pub(super) recent_latency_ns: u64,
     /// Which clock `interval.latency` is taken on.
     pub(super) clock: crate::LatencyClock,
+    /// The kernel latency of every response, run-wide, when it is not `interval.latency`:
+    /// `Some` while the read's clock leads and stamps were asked for, `None` on the
+    /// kernel's clock (where `latency` is it), so that no histogram is kept twice.
+    pub(super) kernel_latency: Option<Latency>,
     /// CLOCK_REALTIME's distance from the worker's clock, re-taken every tick.
     pub(super) offset: ClockOffset,
     /// When the current read's bytes arrived, by the kernel's stamp, on the worker's clock;
@@ -45,6 +50,16 @@ pub(super) struct Recorder {
     /// The worker's clock's zero.
     pub(super) epoch: Instant,
     pub(super) stamps: crate::StampCounts,
+    /// Which requests have their send stamped.
+    pub(super) sampler: Sampler,
+    /// Send stamps: sampled, come back, matched.
+    pub(super) send_stamps: crate::SendStampCounts,
+    /// Open model: a sampled request's lateness by the kernel, from its due instant to its
+    /// last byte's departure (requests handed over on time only, as `lateness`).
+    pub(super) send_lateness_kernel: Latency,
+    /// A sampled request's send delay by the kernel: from its handing over to its
+    /// connection to its last byte's departure.
+    pub(super) send_delay_kernel: Latency,
 }
 
 /// How many responses [`Recorder::recent_latency_ns`] follows (a power of two).
@@ -93,6 +108,9 @@ impl Recorder {
         self.interval.latency.record_ns(latency);
         self.interval.read_latency.record_ns(read);
         self.interval.client_delay.record_ns(read - kernel);
+        if let Some(h) = &mut self.kernel_latency {
+            h.record_ns(kernel);
+        }
         // The coalescing wait is sized by the leading latency: on the kernel's clock the
         // wait itself does not feed back into it.
         self.recent_latency_ns = self.recent_latency_ns - self.recent_latency_ns / RECENT_RESPONSES
@@ -110,6 +128,26 @@ impl Recorder {
             self.counts.failed_status += 1;
         } else {
             self.counts.ok += 1;
+        }
+    }
+
+    /// A send stamp came back: when it is the sampled request's, its departure is recorded
+    /// and the sample is done.
+    pub(super) fn send_stamp(&mut self, sample: &mut Option<Sample>, stamp: SendStamp) {
+        self.send_stamps.returned += 1;
+        let Some(s) = sample.filter(|s| s.matches(stamp.key)) else {
+            return;
+        };
+        *sample = None;
+        self.send_stamps.matched += 1;
+        let departed = self.offset.mono_ns(stamp.stamp_ns);
+        // A departure before the handing over can only be the clocks' offset taken badly
+        // (or a realtime step): it counts as none.
+        self.send_delay_kernel
+            .record_ns(departed.saturating_sub(s.sent_ns));
+        if self.open && s.on_time {
+            self.send_lateness_kernel
+                .record_ns(departed.saturating_sub(s.start_ns));
         }
     }
 

@@ -3,6 +3,10 @@
 //! buffer requests are encoded into. It connects, writes, reads until the socket is
 //! drained and hands each read to the protocol's framing; the end of the stream, which may
 //! end, truncate or cleanly follow a response, is the protocol's to judge ([`eof`]).
+//!
+//! It also follows the connection's sampled request ([`Sample`]): writes are stamped until
+//! the request's last byte has gone, and [`Stream::settle`] drains the stamps (on
+//! EPOLLERR) and matches the request's.
 
 use std::io;
 
@@ -10,6 +14,7 @@ use mio::Token;
 use stats::reason::{At, Cause, Kind, Reason};
 
 use super::http::{Cx, Next, Requests, Sent, Setup};
+use super::send_sample::Sample;
 use super::{now_ns, Config, Failure, Recorder};
 use crate::cause;
 use crate::tls::Handshake;
@@ -26,7 +31,13 @@ pub(super) struct Stream {
     tcp_up_ns: Option<u64>,
     /// Established, and the worker told so.
     up: bool,
+    /// The sampled request whose send stamp is awaited, if any.
+    sample: Option<Sample>,
 }
+
+/// How many times [`Stream::settle`] drains the error queue before it takes an EPOLLERR
+/// that will not go away for the socket's error.
+const SETTLE_TRIES: usize = 3;
 
 /// Where a connection goes after its framing took in one read's bytes.
 pub(super) enum Flow {
@@ -58,6 +69,7 @@ impl Stream {
             out_pos: 0,
             tcp_up_ns: None,
             up: false,
+            sample: None,
         }
     }
 
@@ -72,9 +84,47 @@ impl Stream {
     #[inline]
     pub(super) fn compact(&mut self) {
         if self.out_pos > 0 {
+            if let Some(sample) = self.sample.as_mut() {
+                sample.compacted(self.out_pos);
+            }
             self.out.drain(..self.out_pos);
             self.out_pos = 0;
         }
+    }
+
+    /// Samples the request just issued (it ends where the output does now), unless a
+    /// sample is still awaited on this connection. True when it is taken.
+    pub(super) fn sample(&mut self, start_ns: u64, sent_ns: u64, on_time: bool) -> bool {
+        if self.sample.is_some() || self.transport.as_ref().is_some_and(|t| !t.stampable()) {
+            return false;
+        }
+        self.sample = Some(Sample::new(self.out.len(), start_ns, sent_ns, on_time));
+        true
+    }
+
+    /// After EPOLLERR: reads the send stamps the socket's error queue holds (they raise
+    /// it), matching the sampled request's, then asks the socket whether it still says
+    /// EPOLLERR, which with an empty queue means an error of its own. True only then: a
+    /// queue of stamps is no error. The error is left in the socket (`poll` does not take
+    /// it, as `SO_ERROR` would), for the read or write that follows to return it as ever.
+    pub(super) fn settle(&mut self, cx: &mut Cx) -> bool {
+        let Some(t) = self.transport.as_ref() else {
+            return false;
+        };
+        let sample = &mut self.sample;
+        let rec = &mut *cx.rec;
+        // A stamp may land between the drain and the look: drain again, a few times at
+        // most; an EPOLLERR that an empty queue leaves standing is the socket's error.
+        for _ in 0..SETTLE_TRIES {
+            let drained = t.drain_sends(cx.cmsg, |stamp| rec.send_stamp(sample, stamp));
+            match t.error_raised() {
+                Ok(false) => return false,
+                Ok(true) if matches!(drained, Ok(0) | Err(_)) => return true,
+                Ok(true) => {}
+                Err(_) => return true,
+            }
+        }
+        true
     }
 
     /// Starts a non-blocking connect (and, for https, the TLS session).
@@ -131,8 +181,28 @@ impl Stream {
     }
 
     /// Writes whatever is not written yet. `stage` places a write error in the response.
+    ///
+    /// While the sampled request's last byte has not gone, the writes are stamped: the
+    /// stamping is turned on before them and off after, two `setsockopt` per sampled write.
     #[inline]
     pub(super) fn send(&mut self, cx: &mut Cx, stage: impl Fn() -> At) -> Result<Sent, Failure> {
+        let stamping = self.sample.is_some_and(|s| s.unsent())
+            && self.unwritten()
+            && self
+                .transport
+                .as_ref()
+                .is_some_and(|t| t.stampable() && t.stamp_sends(true).is_ok());
+        let sent = self.write_out(cx, stage);
+        if stamping {
+            if let Some(t) = self.transport.as_ref() {
+                let _ = t.stamp_sends(false);
+            }
+        }
+        sent
+    }
+
+    #[inline]
+    fn write_out(&mut self, cx: &mut Cx, stage: impl Fn() -> At) -> Result<Sent, Failure> {
         loop {
             if !self.unwritten() {
                 return Ok(Sent::Wait);
@@ -149,6 +219,13 @@ impl Stream {
                 Ok(n) => {
                     self.out_pos += n;
                     let done = !self.unwritten();
+                    if let (Some(sample), Some(t)) = (self.sample.as_mut(), self.transport.as_ref())
+                    {
+                        sample.written(self.out_pos, t.sent_bytes(), t.pending());
+                        if done {
+                            sample.compacted(self.out_pos);
+                        }
+                    }
                     if done {
                         self.out.clear();
                         self.out_pos = 0;
@@ -216,7 +293,8 @@ impl Stream {
             let Some(t) = self.transport.as_mut() else {
                 return Received::Drained;
             };
-            match t.read(cx.rbuf, cx.cmsg) {
+            let cmsg = cx.cfg.kernel_stamps.receive().then_some(&mut *cx.cmsg);
+            match t.read(cx.rbuf, cmsg) {
                 Ok(Read::Eof { close_notify }) => {
                     // The close carries no stamp: a response it frames is dated by this
                     // read, not by another connection's stamp the recorder may hold.
@@ -303,6 +381,8 @@ impl Stream {
         self.out_pos = 0;
         self.tcp_up_ns = None;
         self.up = false;
+        // Its stamp, if it comes, is lost with the socket: sampled, never matched.
+        self.sample = None;
     }
 
     /// Notes when a TLS connection's TCP connect completed, which splits its setup into

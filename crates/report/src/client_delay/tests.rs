@@ -9,6 +9,7 @@ fn delay(p99_us: f64, latency_p50_us: f64, stamped_reads: u64) -> ClientDelay {
         latency_p50_us,
         stamped_reads,
         unstamped_reads: 0,
+        send_stamps: None,
     }
 }
 

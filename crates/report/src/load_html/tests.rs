@@ -78,3 +78,40 @@ fn p99_and_max_take_the_palettes_colours() {
         assert_eq!(series_colour(&html, name), line.colour(), "{name}");
     }
 }
+
+/// The page says the send stamps were sampled, as the text report does: it once showed the
+/// receive side's client delay and left the send stamps out.
+#[test]
+fn the_page_gives_the_sampled_send_stamps() {
+    let mut r = crate::tests::sample();
+    let brief = crate::Brief {
+        count: 812,
+        p50_us: 3.0,
+        p99_us: 41.0,
+        max_us: 190.0,
+    };
+    r.client.client_delay = Some(crate::ClientDelay {
+        latency_clock: crate::LatencyClock::Kernel,
+        p50_us: 1.0,
+        p99_us: 2.0,
+        max_us: 3.0,
+        latency_p50_us: 100.0,
+        stamped_reads: 1000,
+        unstamped_reads: 0,
+        send_stamps: Some(crate::SendStamps {
+            every: 64,
+            sampled: 812,
+            returned: 812,
+            matched: 812,
+            lateness: None,
+            delay: Some(brief),
+        }),
+    });
+    let html = to_html(&r);
+    assert!(
+        html.contains(
+            "<dt>send stamps</dt><dd>Send delay    (kernel, 1 in 64 requests sampled, 812 stamps): p50 3.0µs"
+        ),
+        "{html}"
+    );
+}

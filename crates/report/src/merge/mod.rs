@@ -22,7 +22,9 @@ use std::collections::BTreeMap;
 use stats::setting::{Setting, Text};
 
 use crate::agents::{AgentRow, Agents, ShardInfo, StartInfo};
-use crate::{Client, Distribution, IntervalRow, LoadReport, OpenReport, RequestShape};
+use crate::{
+    Client, Distribution, IntervalRow, LatencyClock, LoadReport, OpenReport, RequestShape,
+};
 
 /// One result to merge and where it came from.
 #[derive(Debug, Clone)]
@@ -516,7 +518,7 @@ pub fn merge(sources: &[Source], opts: Options) -> Result<LoadReport, MergeError
 
     // Histograms: every one the result carries, added.
     let mut latency = stats::Latency::new();
-    let mut read_latency = stats::Latency::new();
+    let (mut read_latency, mut kernel_latency) = (stats::Latency::new(), stats::Latency::new());
     let mut connect = stats::Latency::new();
     let (mut service, mut lateness, mut late) = (
         stats::Latency::new(),
@@ -532,6 +534,12 @@ pub fn merge(sources: &[Source], opts: Options) -> Result<LoadReport, MergeError
             n,
             "read_latency",
             r.read_latency.as_ref(),
+        )?;
+        add(
+            &mut kernel_latency,
+            n,
+            "kernel_latency",
+            r.latency_to_stamps(),
         )?;
         add(&mut connect, n, "connect", r.connect.as_ref())?;
         if let Some(o) = &r.open {
@@ -657,6 +665,14 @@ pub fn merge(sources: &[Source], opts: Options) -> Result<LoadReport, MergeError
             .filter_map(|s| s.report.client.client_delay)
             .reduce(crate::ClientDelay::merge),
     };
+    // Kept apart only when the merged `latency` is not it, and only when every agent
+    // measured it (a part missing would make the sum short).
+    let on_kernel = m.client.client_delay.map(|d| d.latency_clock) == Some(LatencyClock::Kernel);
+    m.kernel_latency = (!on_kernel
+        && by_shard
+            .values()
+            .all(|s| s.report.latency_to_stamps().is_some()))
+    .then(|| Distribution::of(&kernel_latency));
     m.client.cpu_us_per_request = (m.requests.completed > 0)
         .then(|| (m.client.cpu_user_s + m.client.cpu_sys_s) * 1e6 / m.requests.completed as f64);
     let starts: Vec<u64> = by_shard.values().map(|s| start_ns(&s.report)).collect();

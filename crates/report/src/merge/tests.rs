@@ -454,3 +454,63 @@ fn helper_cpu_absent_from_an_agent_is_zero_when_nothing_ran_and_unknown_when_not
         None
     );
 }
+
+/// Agents on the kernel's clock carry their kernel latency as `latency`, agents on the
+/// read's as `kernel_latency`: the merge adds each one's, keeps it apart only when the
+/// merged `latency` is not it, and drops it when a part did not measure it.
+#[test]
+fn agents_on_either_clock_merge_their_kernel_latencies() {
+    let on = |clock| {
+        Some(crate::ClientDelay {
+            latency_clock: clock,
+            p50_us: 1.0,
+            p99_us: 1.0,
+            max_us: 1.0,
+            latency_p50_us: 1.0,
+            stamped_reads: 6,
+            unstamped_reads: 0,
+            send_stamps: None,
+        })
+    };
+    let mut kernel_500 = stats::Latency::new();
+    for _ in 0..6 {
+        kernel_500.record_ns(500);
+    }
+    let mut s = shards(&[1000; 12], 2);
+    s[0].report.client.client_delay = on(LatencyClock::Kernel);
+    s[1].report.client.client_delay = on(LatencyClock::ReadAsked);
+    s[1].report.kernel_latency = Some(Distribution::of(&kernel_500));
+    let m = merge(&s, Options::default()).unwrap();
+    assert_eq!(
+        m.client.client_delay.unwrap().latency_clock,
+        LatencyClock::Mixed
+    );
+    let k = m.kernel_latency.as_ref().expect("kept apart from latency");
+    let mut want = kernel_500.clone();
+    for _ in 0..6 {
+        want.record_ns(1000);
+    }
+    assert_eq!(
+        stats::Latency::from_base64_exact(&k.hdr_base64).unwrap(),
+        want
+    );
+    assert_eq!(m.latency_to_stamps(), Some(k));
+
+    // Every agent on the kernel's clock: the merged latency is it, kept once.
+    s[1].report.client.client_delay = on(LatencyClock::Kernel);
+    s[1].report.kernel_latency = None;
+    let m = merge(&s, Options::default()).unwrap();
+    assert_eq!(m.kernel_latency, None);
+    assert_eq!(m.latency_to_stamps(), Some(&m.latency));
+
+    // A part on the read's clock without it (no stamps, or an older result): the sum would
+    // be short, so there is none.
+    s[1].report.client.client_delay = on(LatencyClock::ReadAsked);
+    let m = merge(&s, Options::default()).unwrap();
+    assert_eq!(m.kernel_latency, None);
+    assert_eq!(m.latency_to_stamps(), None);
+    assert_eq!(
+        m.kernel_latency_line().as_deref(),
+        Some("not measured by every part merged")
+    );
+}

@@ -24,6 +24,7 @@ fn delay(p99_us: f64, latency_p50_us: f64) -> report::ClientDelay {
         latency_p50_us,
         stamped_reads: 1000,
         unstamped_reads: 0,
+        send_stamps: None,
     }
 }
 

@@ -178,9 +178,13 @@ fn a_repeat_counts_the_loads_responses_per_second() {
         spin: Duration::from_millis(300),
         coalesced: load::Coalesced::default(),
         read_latency: latency.clone(),
+        kernel_latency: None,
         client_delay: Latency::new(),
         latency_clock: load::ClockInUse::Kernel,
         stamps: load::StampCounts::default(),
+        send_stamps: load::SendStampCounts::default(),
+        send_lateness_kernel: load::Latency::new(),
+        send_delay_kernel: load::Latency::new(),
     };
     let r = repeat(
         &res,
