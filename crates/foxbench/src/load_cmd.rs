@@ -108,11 +108,6 @@ pub(crate) fn build_plan(args: &LoadArgs) -> Result<Plan> {
     plan.connections = args.connections;
     plan.threads = threads;
     plan.pipeline = args.pipeline;
-    if args.streams != 1 && !args.http2 && !args.http3 {
-        return Err(anyhow!(
-            "--streams needs --http2 or --http3: HTTP/1.1 pipelines requests instead (--pipeline)"
-        ));
-    }
     if args.http2 {
         let d = load::H2Options::default();
         plan.protocol = load::Protocol::Http2(load::H2Options {

@@ -274,9 +274,31 @@ fn flags_http3_refuses_are_one_line() {
         ],
         "--streams above 1 needs keep-alive",
     );
+}
+
+/// `--streams` alone was refused only when a run was planned, so `k8s-job`, which renders a
+/// Job from the load flags without planning a run, took it and its agents then failed: clap
+/// refuses it for both, in one line.
+#[test]
+fn streams_without_http2_or_http3_is_refused_by_load_and_k8s_job() {
+    let needle = "the following required arguments were not provided: <--http2|--http3>";
     usage_error(
-        &["load", "--streams", "2", "-n", "1", "https://127.0.0.1:1/"],
-        "--streams needs --http2 or --http3",
+        &["load", "--streams", "4", "-n", "1", "https://127.0.0.1:1/"],
+        needle,
+    );
+    usage_error(
+        &[
+            "k8s-job",
+            "--agents",
+            "2",
+            "--image",
+            "foxbench:1",
+            "--",
+            "--streams",
+            "4",
+            "http://127.0.0.1:8080/",
+        ],
+        needle,
     );
 }
 
