@@ -129,10 +129,10 @@ pub fn load_report(
         },
         connections: plan.connections as u64,
         threads: threads as u64,
-        // Under HTTP/3, its streams: the requests each connection carries at once.
-        pipeline: match plan.protocol {
-            load::Protocol::Http3(h3) => u64::from(h3.streams),
-            _ => plan.pipeline as u64,
+        pipeline: plan.pipeline as u64,
+        streams: match plan.protocol {
+            load::Protocol::Http3(h3) => Some(u64::from(h3.streams)),
+            _ => None,
         },
         keepalive: plan.keepalive,
         requests: match plan.stop {

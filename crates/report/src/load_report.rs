@@ -316,8 +316,13 @@ pub struct LoadConfig {
     pub connections: u64,
     /// Worker threads.
     pub threads: u64,
-    /// Requests in flight per connection.
+    /// HTTP/1.1's pipeline depth: requests in flight per connection (1 under HTTP/2 and
+    /// HTTP/3, whose streams say it).
     pub pipeline: u64,
+    /// `--http3`: the streams each connection carries at once (`--streams`); absent
+    /// otherwise (HTTP/2's are in its own section).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub streams: Option<u64>,
     /// Whether connections were reused.
     pub keepalive: bool,
     /// `-n`, if the run stopped after a number of requests.

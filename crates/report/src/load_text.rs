@@ -63,12 +63,14 @@ impl LoadReport {
     }
 
     /// What each connection carries at once: `pipeline N` over HTTP/1.1, `streams N` (as
-    /// asked for) over HTTP/2, where pipelining has no meaning.
+    /// asked for) over HTTP/2 and HTTP/3, where pipelining has no meaning.
     pub fn depth(&self) -> String {
         match (&self.http2, self.protocol.as_deref()) {
             (Some(h), _) => format!("streams {}", h.streams),
-            // HTTP/3 keeps its streams where HTTP/1.1 keeps its pipeline.
-            (None, Some("h3")) => format!("streams {}", self.config.pipeline),
+            (None, Some("h3")) => format!(
+                "streams {}",
+                self.config.streams.unwrap_or(self.config.pipeline)
+            ),
             (None, _) => format!("pipeline {}", self.config.pipeline),
         }
     }
