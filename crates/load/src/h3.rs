@@ -31,6 +31,33 @@ const CONNECTION_SPECIFIC: [&str; 6] = [
 /// quinn probes, and a GRO batch is not asked for.
 pub(crate) const MAX_DATAGRAM: usize = 65_535;
 
+/// The most unidirectional streams a server may have open to us at once (see
+/// `tls::quic`): its three critical ones and room for unknown ones, which are stopped.
+pub(crate) const MAX_SERVER_UNI: u32 = 8;
+
+/// Closes `conn` with HTTP/3's `code` and hands each datagram that carries the
+/// CONNECTION_CLOSE to `send` at once, so that the server learns of it before the socket
+/// goes (dropped unsent, the server would hold the connection until its idle timeout).
+/// Returns how many datagrams went.
+pub(crate) fn close(
+    conn: &mut quinn_proto::Connection,
+    now: Instant,
+    code: u64,
+    buf: &mut Vec<u8>,
+    mut send: impl FnMut(&[u8]),
+) -> usize {
+    let code = quinn_proto::VarInt::from_u64(code).unwrap_or(quinn_proto::VarInt::MAX);
+    conn.close(now, code, bytes::Bytes::new());
+    let mut sent = 0;
+    buf.clear();
+    while let Some(t) = conn.poll_transmit(now, 1, buf) {
+        send(&buf[..t.size]);
+        buf.clear();
+        sent += 1;
+    }
+    sent
+}
+
 /// Each request shape's stream bytes: a HEADERS frame (QPACK, static table only) and, when
 /// the request has a body, one DATA frame. Random parts are refused for now.
 pub(crate) fn requests(
@@ -120,7 +147,19 @@ pub(crate) fn preflight(plan: &Plan) -> Result<(), SetupError> {
         }
         while let Some(ev) = conn.poll() {
             match ev {
-                Event::Connected => return check_alpn(&conn, addr),
+                Event::Connected => {
+                    let checked = check_alpn(&conn, addr);
+                    close(
+                        &mut conn,
+                        Instant::now(),
+                        h3wire::error::H3_NO_ERROR,
+                        &mut buf,
+                        |d| {
+                            let _ = sock.send(d);
+                        },
+                    );
+                    return checked;
+                }
                 Event::ConnectionLost { reason } => {
                     return Err(lost(&reason, &connector, target, plan.timeout))
                 }

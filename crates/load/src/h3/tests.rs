@@ -74,3 +74,31 @@ fn a_crypto_error_is_a_tls_alert() {
     assert_eq!(alert_of(0x0a), None);
     assert_eq!(alert_of(0x200), None);
 }
+
+/// The worker's close sent at most one datagram and the preflight none: the server held
+/// the connection until its idle timeout. Every datagram the close makes goes.
+#[test]
+fn closing_a_connection_hands_its_connection_close_to_the_socket() {
+    let connector = Connector::new("127.0.0.1", &tls::TlsOptions::default(), Alpn::H3)
+        .expect("a default TLS configuration");
+    let client = connector.quic().expect("QUIC's client configuration");
+    let mut endpoint = Endpoint::new(Arc::new(EndpointConfig::default()), None, false, None);
+    let now = Instant::now();
+    let addr: SocketAddr = "127.0.0.1:4433".parse().unwrap();
+    let (_, mut conn) = endpoint.connect(now, client, addr, "127.0.0.1").unwrap();
+    let mut buf = Vec::new();
+    // The Initial goes first, as the worker sends it.
+    while conn.poll_transmit(now, 1, &mut buf).is_some() {
+        buf.clear();
+    }
+    let mut sent = Vec::new();
+    let n = close(&mut conn, now, h3wire::error::H3_NO_ERROR, &mut buf, |d| {
+        sent.push(d.len())
+    });
+    assert!(n >= 1 && sent.len() == n, "{n} datagrams, {sent:?} sent");
+    assert!(sent.iter().all(|&len| len > 0));
+    assert!(
+        conn.poll_transmit(now, 1, &mut buf).is_none(),
+        "left unsent"
+    );
+}

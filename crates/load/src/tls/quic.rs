@@ -93,6 +93,13 @@ impl Connector {
         let mut transport = quinn_proto::TransportConfig::default();
         // Datagrams go out one per send: no GSO yet.
         transport.enable_segmentation_offload(false);
+        // A server may not open a bidirectional stream to a client (RFC 9114 6.1).
+        transport.max_concurrent_bidi_streams(0u32.into());
+        // The server's unidirectional streams we keep: its control stream and QPACK encoder
+        // and decoder streams, and room for as many of the unknown types it may add (each
+        // stopped as it is read, RFC 9114 6.2.3) and for its credit to come back: 8, not
+        // quinn's 100, bounds what a server can make us hold.
+        transport.max_concurrent_uni_streams(crate::h3::MAX_SERVER_UNI.into());
         config.transport_config(Arc::new(transport));
         Ok(config)
     }

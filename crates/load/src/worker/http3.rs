@@ -25,7 +25,7 @@ use mio::net::UdpSocket;
 use mio::{Interest, Token};
 use quinn_proto::{
     ClientConfig, Connection, ConnectionError, ConnectionHandle, DatagramEvent, Dir, Endpoint,
-    EndpointConfig, EndpointEvent, Event, StreamEvent, StreamId, VarInt,
+    EndpointConfig, EndpointEvent, Event, Side, StreamEvent, StreamId, VarInt,
 };
 use stats::reason::{At, Cause, Kind, Reason};
 
@@ -60,6 +60,9 @@ pub(in crate::worker) struct Http3 {
     tx: Vec<u8>,
     /// Our control stream's whole content: its type and SETTINGS.
     control: Vec<u8>,
+    /// Requests sent again: left unprocessed by a GOAWAY or rejected
+    /// (H3_REQUEST_REJECTED).
+    retries: u64,
 }
 
 /// One HTTP/3 connection.
@@ -74,16 +77,19 @@ pub(in crate::worker) struct Conn {
     /// When the connect started, and when the server first answered.
     started_ns: u64,
     answered_ns: Option<u64>,
-    /// Requests issued on this connection: the next one's tag, its stream's index.
-    issued: u32,
+    /// The next request's tag. Tags only tell requests apart: a request's stream is the
+    /// one [`Rx::id`] names, opened when credit allows, whatever expired before it.
+    next_tag: Tag,
     /// Issued and not yet on a stream (before the handshake, or past the stream credit):
     /// (tag, shape), in issue order.
     queue: VecDeque<(u32, u32)>,
-    /// The responses being read, one per request stream open.
+    /// The responses being read, one per request stream open, each with its stream.
     rx: Vec<Rx>,
     /// Request streams with something to read.
     readable: Vec<StreamId>,
-    /// The server's unidirectional streams.
+    /// The server's unidirectional streams being read: its control and QPACK streams, and
+    /// new ones until their type is known (an unknown type is stopped and dropped), so no
+    /// more than the transport's [`crate::h3::MAX_SERVER_UNI`].
     uni: Vec<Uni>,
     /// The server's GOAWAY: the first request stream it will not process.
     goaway: Option<u64>,
@@ -109,6 +115,7 @@ impl Http3 {
             epoch: cfg.epoch,
             tx: Vec::with_capacity(crate::h3::MAX_DATAGRAM),
             control,
+            retries: 0,
         }
     }
 
@@ -220,10 +227,18 @@ impl Http3 {
                     }
                 }
                 Event::Stream(StreamEvent::Readable { id }) => match id.dir() {
-                    Dir::Bi => c.readable.push(id),
+                    // Ours only: the transport gives the server no bidirectional credit,
+                    // and a stream of its own is no request of ours (RFC 9114 6.1).
+                    Dir::Bi if ours(id) => c.readable.push(id),
+                    Dir::Bi => {}
                     Dir::Uni => {
-                        if let Some(u) = c.uni.iter_mut().find(|u| u.id == id) {
-                            if let Err(code) = u.read(conn, &mut c.goaway) {
+                        if let Some(i) = c.uni.iter().position(|u| u.id == id) {
+                            let kinds = uni::kinds(&c.uni);
+                            let read = c.uni[i].read(conn, &mut c.goaway, kinds);
+                            if read == Ok(uni::Keep::No) {
+                                c.uni.swap_remove(i);
+                            }
+                            if let Err(code) = read {
                                 conn.close(
                                     self.instant(now),
                                     VarInt::from_u32(code as u32),
@@ -238,7 +253,7 @@ impl Http3 {
                     }
                 },
                 Event::Stream(StreamEvent::Writable { id }) => {
-                    if let Some(rx) = c.rx.iter_mut().find(|r| u64::from(r.tag) == id.index()) {
+                    if let Some(rx) = c.rx.iter_mut().find(|r| r.id == id) {
                         write_request(conn, id, rx, &cx.cfg.table.h3);
                     }
                 }
@@ -276,7 +291,7 @@ fn pump(
 }
 
 /// Opens a stream for each queued request while the server's credit allows, in issue
-/// order, so that the n-th request issued is stream index n.
+/// order; each request's response is read from the stream it got ([`Rx::id`]).
 fn open_queued(c: &mut Conn, shapes: &[Vec<u8>]) {
     let Some((_, conn)) = c.quic.as_mut() else {
         return;
@@ -286,8 +301,8 @@ fn open_queued(c: &mut Conn, shapes: &[Vec<u8>]) {
             return; // no credit: StreamEvent::Available brings us back
         };
         c.queue.pop_front();
-        debug_assert_eq!(id.index(), u64::from(tag));
         let mut rx = Rx {
+            id,
             tag,
             shape,
             unsent: shapes[shape as usize].len(),
@@ -321,7 +336,7 @@ fn responses(c: &mut Conn, reqs: &mut Requests, rec: &mut Recorder, now: u64) {
         return;
     };
     while let Some(id) = c.readable.pop() {
-        let Some(i) = c.rx.iter().position(|r| u64::from(r.tag) == id.index()) else {
+        let Some(i) = c.rx.iter().position(|r| r.id == id) else {
             continue; // a stream we gave up on (timed out)
         };
         let outcome = read_response(conn, id, &mut c.rx[i]);
@@ -337,9 +352,26 @@ fn responses(c: &mut Conn, reqs: &mut Requests, rec: &mut Recorder, now: u64) {
                 rec.response(status, req);
                 reqs.wait_since_ns = now;
             }
+            // Rejected unprocessed (RFC 9114 4.1.1): it goes again, as after a GOAWAY.
+            Err(f) if f.cause == Cause::H3Received(h3err::H3_REQUEST_REJECTED as u32) => {
+                requeue(req, &mut reqs.requeue, rec, f);
+            }
             Err(f) => rec.failed(f, 1),
         }
     }
+}
+
+/// A request the server left unprocessed: queued to go again (counted as a retry when it
+/// is issued again), or failed for `failure` once it has gone too often.
+fn requeue(p: Pending, requeue: &mut Vec<Pending>, rec: &mut Recorder, failure: Failure) {
+    if p.retries >= MAX_RETRIES {
+        rec.failed(failure, 1);
+        return;
+    }
+    requeue.push(Pending {
+        retries: p.retries + 1,
+        ..p
+    });
 }
 
 /// Removes the request carried by stream `tag` from `inflight`, keeping the others in order.
@@ -348,33 +380,33 @@ fn take(inflight: &mut VecDeque<Pending>, tag: u32) -> Option<Pending> {
     inflight.remove(i)
 }
 
-/// The server's GOAWAY: the requests on streams it will not process (and those not yet on
-/// a stream) go again on the next connection.
+/// The server's GOAWAY: the requests on streams at or above its ID (never processed) and
+/// those not yet on a stream go again on the next connection; those below end as usual.
 fn apply_goaway(c: &mut Conn, reqs: &mut Requests, rec: &mut Recorder) {
     let Some(first) = c.goaway else {
         return;
     };
     let Requests {
-        inflight, requeue, ..
+        inflight,
+        requeue: again,
+        ..
     } = reqs;
-    while let Some(i) = inflight
-        .iter()
-        .position(|p| u64::from(p.stream) * 4 >= first)
-    {
-        let Some(p) = inflight.remove(i) else { break };
-        c.queue.retain(|(tag, _)| *tag != p.stream);
-        c.rx.retain(|r| r.tag != p.stream);
-        if p.retries >= MAX_RETRIES {
-            rec.failed(
-                Reason::new(Kind::Protocol, Cause::H3Received(h3err::H3_NO_ERROR as u32)),
-                1,
-            );
-        } else {
-            requeue.push(Pending {
-                retries: p.retries + 1,
-                ..p
-            });
+    let unprocessed = |c: &Conn, tag: u32| match c.rx.iter().find(|r| r.tag == tag) {
+        Some(r) => u64::from(r.id) >= first,
+        None => true, // still queued: never sent
+    };
+    let mut i = 0;
+    while i < inflight.len() {
+        let tag = inflight[i].stream;
+        if !unprocessed(c, tag) {
+            i += 1;
+            continue;
         }
+        let Some(p) = inflight.remove(i) else { break };
+        c.queue.retain(|(t, _)| *t != tag);
+        c.rx.retain(|r| r.tag != tag);
+        let gone = Reason::new(Kind::Protocol, Cause::H3Received(h3err::H3_NO_ERROR as u32));
+        requeue(p, again, rec, gone);
     }
 }
 
@@ -426,11 +458,11 @@ impl Http for Http3 {
             up: false,
             started_ns: 0,
             answered_ns: None,
-            issued: 0,
+            next_tag: Tag::default(),
             queue: VecDeque::with_capacity(self.streams),
             rx: Vec::with_capacity(self.streams),
             readable: Vec::with_capacity(self.streams),
-            uni: Vec::with_capacity(4),
+            uni: Vec::with_capacity(crate::h3::MAX_SERVER_UNI as usize),
             goaway: None,
             lost: None,
         }
@@ -538,9 +570,11 @@ impl Http for Http3 {
     }
 
     #[inline]
-    fn issue(&mut self, c: &mut Conn, cx: &mut Cx, shape: u32, _resend: bool, _n: usize) -> u32 {
-        let tag = c.issued;
-        c.issued += 1;
+    fn issue(&mut self, c: &mut Conn, cx: &mut Cx, shape: u32, resend: bool, _n: usize) -> u32 {
+        if resend {
+            self.retries += 1;
+        }
+        let tag = c.next_tag.next();
         c.queue.push_back((tag, shape));
         if c.up && c.lost.is_none() {
             open_queued(c, &cx.cfg.table.h3);
@@ -590,7 +624,7 @@ impl Http for Http3 {
                     at = At::MidBody;
                 }
                 if let Some((_, conn)) = c.quic.as_mut() {
-                    let id = StreamId::new(quinn_proto::Side::Client, Dir::Bi, u64::from(tag));
+                    let id = rx.id;
                     let code = VarInt::from_u32(h3err::H3_REQUEST_CANCELLED as u32);
                     let _ = conn.send_stream(id).reset(code);
                     let _ = conn.recv_stream(id).stop(code);
@@ -646,18 +680,18 @@ impl Http for Http3 {
     fn close(&mut self, c: &mut Conn) {
         if let Some((handle, mut conn)) = c.quic.take() {
             if !conn.is_closed() {
-                let now = Instant::now();
-                conn.close(
-                    now,
-                    VarInt::from_u32(h3err::H3_NO_ERROR as u32),
-                    bytes::Bytes::new(),
+                let sock = c.socket.as_ref();
+                crate::h3::close(
+                    &mut conn,
+                    Instant::now(),
+                    h3err::H3_NO_ERROR,
+                    &mut self.tx,
+                    |d| {
+                        if let Some(sock) = sock {
+                            let _ = sock.send(d);
+                        }
+                    },
                 );
-                if let (Some(sock), Some(t)) =
-                    (c.socket.as_ref(), conn.poll_transmit(now, 1, &mut self.tx))
-                {
-                    let _ = sock.send(&self.tx[..t.size]);
-                }
-                self.tx.clear();
             }
             while let Some(ev) = conn.poll_endpoint_events() {
                 if ev.is_drained() {
@@ -672,7 +706,7 @@ impl Http for Http3 {
         c.socket = None;
         c.drained = false;
         c.up = false;
-        c.issued = 0;
+        c.next_tag = Tag::default();
         c.queue.clear();
         c.rx.clear();
         c.readable.clear();
@@ -703,6 +737,28 @@ impl Http3 {
             return Next::Close(spent());
         }
         Next::Refill
+    }
+}
+
+/// A bidirectional stream we opened: only those carry requests (a server may open none,
+/// RFC 9114 6.1, and the transport gives it no credit to).
+fn ours(id: StreamId) -> bool {
+    id.initiator() == Side::Client
+}
+
+/// A request's tag on its connection ([`Pending::stream`]): counted at issue and wrapping
+/// at 2^32. Two requests in flight at once cannot share one, since no more than
+/// [`crate::MAX_PIPELINE`] are ever in flight on a connection, far below 2^32; and a tag
+/// never names a stream ([`Rx::id`] does), so wrapping changes nothing on the wire.
+#[derive(Debug, Default, Clone, Copy)]
+struct Tag(u32);
+
+impl Tag {
+    /// The next request's tag.
+    fn next(&mut self) -> u32 {
+        let tag = self.0;
+        self.0 = self.0.wrapping_add(1);
+        tag
     }
 }
 

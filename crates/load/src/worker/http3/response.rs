@@ -10,6 +10,9 @@ use super::{Failure, MAX_FIELD_SECTION};
 
 /// A request stream's response, as it is read.
 pub(super) struct Rx {
+    /// The stream the request went out on.
+    pub(super) id: StreamId,
+    /// Its request's tag ([`super::Pending::stream`]).
     pub(super) tag: u32,
     pub(super) shape: u32,
     /// Bytes of the request not yet taken by the stream (its flow control).
