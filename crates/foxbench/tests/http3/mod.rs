@@ -10,6 +10,10 @@ use std::time::{Duration, Instant};
 use super::support::tls::{openssl_self_signed, TempDir};
 use super::{result, run, usage_error};
 
+mod go;
+
+use go::{reason, GoH3};
+
 /// A private caddy serving `respond "ok" 200` over TLS on TCP (h1, h2) and QUIC (h3) on one
 /// loopback port, with the test's certificate; killed when dropped.
 struct Caddy {
@@ -25,51 +29,65 @@ impl Caddy {
         let bin = testkit::require("caddy", &["/usr/bin/caddy"], "apt-get install caddy")?;
         let dir = TempDir::new("caddy");
         let (cert, key) = openssl_self_signed(&dir.0, "server", "ec", &[])?;
-        let port = {
-            let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-            l.local_addr().unwrap().port()
-        };
-        // `bind 127.0.0.1`: with no SNI (an IP address), caddy picks the certificate by the
-        // connection's local address, which a QUIC listener on [::] reports as `::`, and no
-        // certificate matches (quic-go then ends the handshake with internal_error).
-        let conf = format!(
-            "{{\n\tauto_https off\n\tadmin off\n\tservers {{\n\t\tprotocols h1 h2 h3\n\t}}\n}}\n\
-             https://127.0.0.1:{port} {{\n\tbind 127.0.0.1\n\ttls {} {}\n\trespond \"ok\" 200\n}}\n",
-            cert.display(),
-            key.display()
-        );
-        let file = dir.0.join("Caddyfile");
-        std::fs::write(&file, conf).unwrap();
-        let child = Command::new(bin)
-            .args(["run", "--adapter", "caddyfile", "--config"])
-            .arg(&file)
-            .env("HOME", &dir.0)
-            .env("XDG_DATA_HOME", dir.0.join("data"))
-            .env("XDG_CONFIG_HOME", dir.0.join("config"))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start caddy");
-        let mut c = Caddy {
-            child,
-            addr: SocketAddr::from(([127, 0, 0, 1], port)),
-            cert,
-            _dir: dir,
-        };
+        // caddy takes no port 0 for QUIC: a free port is picked and may be taken before
+        // caddy binds it (another test's server), so a start that finds it in use is tried
+        // again on another, until the deadline.
         let deadline = Instant::now() + Duration::from_secs(30);
-        while TcpStream::connect(c.addr).is_err() || !udp_bound(port) {
-            if let Ok(Some(status)) = c.child.try_wait() {
-                panic!("caddy exited with {status}");
-            }
-            assert!(
-                Instant::now() < deadline,
-                "caddy did not listen on {}",
-                c.addr
+        loop {
+            let port = {
+                let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+                l.local_addr().unwrap().port()
+            };
+            // `bind 127.0.0.1`: with no SNI (an IP address), caddy picks the certificate by
+            // the connection's local address, which a QUIC listener on [::] reports as `::`,
+            // and no certificate matches (quic-go then ends the handshake with
+            // internal_error).
+            let conf = format!(
+                "{{\n\tauto_https off\n\tadmin off\n\tservers {{\n\t\tprotocols h1 h2 h3\n\t}}\n}}\n\
+                 https://127.0.0.1:{port} {{\n\tbind 127.0.0.1\n\ttls {} {}\n\trespond \"ok\" 200\n}}\n",
+                cert.display(),
+                key.display()
             );
-            std::thread::sleep(Duration::from_millis(10));
+            let file = dir.0.join("Caddyfile");
+            std::fs::write(&file, conf).unwrap();
+            let log = dir.0.join("caddy.log");
+            let mut child = Command::new(&bin)
+                .args(["run", "--adapter", "caddyfile", "--config"])
+                .arg(&file)
+                .env("HOME", &dir.0)
+                .env("XDG_DATA_HOME", dir.0.join("data"))
+                .env("XDG_CONFIG_HOME", dir.0.join("config"))
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(std::fs::File::create(&log).unwrap())
+                .spawn()
+                .expect("start caddy");
+            let addr = SocketAddr::from(([127, 0, 0, 1], port));
+            loop {
+                if TcpStream::connect(addr).is_ok() && udp_bound(port) {
+                    return Some(Caddy {
+                        child,
+                        addr,
+                        cert,
+                        _dir: dir,
+                    });
+                }
+                if let Ok(Some(status)) = child.try_wait() {
+                    let text = std::fs::read_to_string(&log).unwrap_or_default();
+                    assert!(
+                        text.contains("address already in use") && Instant::now() < deadline,
+                        "caddy exited with {status}: {text}"
+                    );
+                    break; // taken meanwhile: another port
+                }
+                if Instant::now() >= deadline {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    panic!("caddy did not listen on {addr}");
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
         }
-        Some(c)
     }
 
     fn url(&self) -> String {
@@ -136,10 +154,9 @@ fn exact_count_over_h3_against_caddy_keeps_the_accounting_law() {
     assert_eq!(v["requests"]["ok"], 1000);
     assert_eq!(v["requests"]["errors"], 0);
     assert_eq!(v["status"]["200"], 1000);
-    assert_eq!(
-        v["config"]["pipeline"], 8,
-        "HTTP/3's streams per connection"
-    );
+    // Its own field: HTTP/3's streams were written as HTTP/1.1's pipeline depth.
+    assert_eq!(v["config"]["streams"], 8, "HTTP/3's streams per connection");
+    assert_eq!(v["config"]["pipeline"], 1, "no pipelining under HTTP/3");
     assert_eq!(v["connections"]["opened"], 4);
 }
 
@@ -365,4 +382,127 @@ fn requests_past_the_servers_stream_credit_wait_for_it() {
     let v = result(&out.stdout);
     assert_eq!(v["requests"]["ok"], 1500, "{}", v["requests"]);
     assert_eq!(v["connections"]["opened"], 1);
+}
+
+/// quic-go grants 100 streams; 150 asked: the rest wait in the connection's queue, where
+/// some time out. Tags were taken for stream indexes, so a request that expired queued
+/// shifted every later one onto its neighbour's stream: answers went to the wrong
+/// requests. One fast request (201 at once) to two slow ones (200 after 5 s, past the
+/// 400 ms timeout): every answer must be a fast request's, and no slow one completes.
+#[test]
+fn a_request_that_expires_queued_does_not_shift_later_ones_onto_other_streams() {
+    let Some(go) = GoH3::start() else { return };
+    let v = go.load(
+        &["/status/201", "/slow/5000", "/slow/5000"],
+        &[
+            "-c",
+            "1",
+            "-t",
+            "1",
+            "--streams",
+            "150",
+            "--timeout",
+            "400ms",
+            "-d",
+            "1s",
+        ],
+    );
+    let rows = v["request_table"].as_array().unwrap();
+    let row = |i: usize, k: &str| rows[i][k].as_u64().unwrap();
+    assert_eq!(
+        (row(1, "completed"), row(2, "completed")),
+        (0, 0),
+        "slow rows answered: {rows:?}"
+    );
+    assert!(
+        row(0, "completed") + 150 >= row(0, "sent"),
+        "fast requests not answered: {rows:?}"
+    );
+    assert_eq!(v["status"]["201"], v["requests"]["ok"], "{}", v["status"]);
+    let timeouts = v["errors"]["timeout"].as_u64().unwrap();
+    assert_eq!(
+        v["requests"]["errors"], timeouts,
+        "{}",
+        v["errors_by_reason"]
+    );
+    assert!(
+        timeouts > 150,
+        "some requests expired while queued: {}",
+        v["requests"]
+    );
+    assert_eq!(v["connections"]["opened"], 1);
+}
+
+/// A stream the server resets (quic-go aborts a handler with H3_INTERNAL_ERROR) fails
+/// that request alone, as a reset named by its HTTP/3 code; the connection goes on and
+/// answers the others.
+#[test]
+fn a_stream_reset_by_the_server_is_a_reset_named_by_its_code() {
+    let Some(go) = GoH3::start() else { return };
+    let v = go.load(
+        &["/reset", "/status/200"],
+        &["-n", "20", "-c", "1", "-t", "1", "--streams", "4"],
+    );
+    assert_eq!(v["requests"]["ok"], 10, "{}", v["requests"]);
+    assert_eq!(v["errors"]["reset"], 10, "{}", v["errors"]);
+    assert_eq!(
+        reason(&v, "h3_received:H3_INTERNAL_ERROR"),
+        10,
+        "{}",
+        v["errors_by_reason"]
+    );
+    assert_eq!(v["connections"]["opened"], 1);
+}
+
+/// `--timeout` fails each request that waits too long, alone: the connection stays and
+/// answers the others.
+#[test]
+fn a_request_past_its_timeout_is_a_timeout_and_the_connection_stays() {
+    let Some(go) = GoH3::start() else { return };
+    let v = go.load(
+        &["/slow/5000", "/status/200"],
+        &[
+            "-n",
+            "6",
+            "-c",
+            "1",
+            "-t",
+            "1",
+            "--streams",
+            "3",
+            "--timeout",
+            "300ms",
+        ],
+    );
+    assert_eq!(v["requests"]["ok"], 3, "{}", v["requests"]);
+    assert_eq!(v["errors"]["timeout"], 3, "{}", v["errors"]);
+    assert_eq!(
+        reason(&v, "timeout_before_response"),
+        3,
+        "{}",
+        v["errors_by_reason"]
+    );
+    assert_eq!(v["connections"]["opened"], 1);
+}
+
+/// A server's graceful GOAWAY is no error: what it took is answered, the connection is
+/// replaced once drained, and every request is answered on one connection or the next.
+#[test]
+fn a_goaway_is_no_error_and_the_connection_is_replaced_when_drained() {
+    let Some(go) = GoH3::start() else { return };
+    let v = go.load(
+        &["/goaway/20", "/slow/100"],
+        &["-n", "16", "-c", "1", "--streams", "4"],
+    );
+    assert_eq!(
+        v["requests"]["ok"], 16,
+        "{} {}",
+        v["requests"], v["errors_by_reason"]
+    );
+    assert_eq!(v["requests"]["errors"], 0);
+    assert!(
+        v["connections"]["opened"].as_u64().unwrap() >= 2,
+        "{}",
+        v["connections"]
+    );
 }
