@@ -31,6 +31,21 @@ const CONNECTION_SPECIFIC: [&str; 6] = [
 /// quinn probes, and a GRO batch is not asked for.
 pub(crate) const MAX_DATAGRAM: usize = 65_535;
 
+/// HTTP/3's own counts for a run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct H3Counts {
+    /// Requests sent again: left unprocessed by a GOAWAY, or rejected by the server
+    /// (H3_REQUEST_REJECTED), each counted as it goes again.
+    pub retries: u64,
+}
+
+impl H3Counts {
+    /// Adds `other` into `self`.
+    pub fn merge(&mut self, other: &H3Counts) {
+        self.retries += other.retries;
+    }
+}
+
 /// The most unidirectional streams a server may have open to us at once (see
 /// `tls::quic`): its three critical ones and room for unknown ones, which are stopped.
 pub(crate) const MAX_SERVER_UNI: u32 = 8;

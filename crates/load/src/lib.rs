@@ -76,6 +76,7 @@ use std::time::{Duration, Instant};
 pub use control::{Control, Snapshot};
 pub use h2::blocking::{H2Client, H2Error, H2Response};
 pub use h2::{H2Counts, H2Options};
+pub use h3::H3Counts;
 pub use idle::{Idle, IdleChoice, IdleWhy, Placement};
 pub use plan::{
     Arrival, Coalesce, H3Options, KernelStamps, LatencyClock, Plan, PlanError, Protocol, StatusSet,
@@ -186,6 +187,8 @@ pub struct RunResult {
     /// HTTP/2's counts (streams, retries, resets and GOAWAYs by code, header bytes);
     /// `None` under HTTP/1.1.
     pub h2: Option<H2Counts>,
+    /// HTTP/3's counts (retries); `None` under HTTP/1.1 and HTTP/2.
+    pub h3: Option<H3Counts>,
     /// Wall time from the start of the workers to the end of the last one.
     pub elapsed: Duration,
     /// True when the run was stopped early through [`Control::stop`].
@@ -536,6 +539,7 @@ pub fn run_with_intervals(
             .collect(),
         shapes,
         h2: protocol.h2,
+        h3: protocol.h3,
         elapsed,
         interrupted: control.stopped(),
         interval_waits,

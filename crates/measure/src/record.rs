@@ -212,6 +212,9 @@ pub fn load_report(
     let tls = plan.target.scheme == load::Scheme::Https;
     report.protocol = Some(rules::protocol_name(&plan.protocol, tls).into());
     report.http2 = http2_report(r, plan.protocol);
+    report.http3 =
+        r.h3.as_ref()
+            .map(|h| report::Http3Report { retries: h.retries });
     let links: Vec<TcpLink> = (window.link.as_ref())
         .and_then(|l| tcp_link(None, l))
         .into_iter()

@@ -72,6 +72,9 @@ pub struct LoadReport {
     /// `--http2`: streams, retries, resets and GOAWAYs, header bytes; absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub http2: Option<http2::Http2Report>,
+    /// `--http3`: its retries; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http3: Option<Http3Report>,
     /// TLS: what was negotiated and the handshakes; absent for http:// runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tls: Option<TlsReport>,
@@ -299,6 +302,22 @@ pub struct TargetInfo {
     pub address: String,
     /// The request method.
     pub method: String,
+}
+
+/// The HTTP/3 section of a load report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Http3Report {
+    /// Requests sent again: left unprocessed by a GOAWAY, or rejected
+    /// (H3_REQUEST_REJECTED).
+    pub retries: u64,
+}
+
+impl Http3Report {
+    /// Its line of the text report.
+    pub fn write_text(&self, o: &mut String) {
+        use std::fmt::Write as _;
+        let _ = writeln!(o, "HTTP/3:        {} retries", self.retries);
+    }
 }
 
 /// The load shape.
@@ -598,6 +617,7 @@ impl LoadReport {
             connections: c.into(),
             protocol: None,
             http2: None,
+            http3: None,
             tls: run.tls.map(|t| TlsReport::new(t, c)),
             open: run.open.map(|o| OpenReport::new(o, c)),
             client,

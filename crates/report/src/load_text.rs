@@ -315,6 +315,9 @@ impl LoadReport {
         if let Some(h2) = &self.http2 {
             h2.write_text(&mut o, self.protocol.as_deref().unwrap_or("h2"));
         }
+        if let Some(h3) = &self.http3 {
+            h3.write_text(&mut o);
+        }
         if let Some(open) = &self.open {
             open.write_text(&mut o);
         }

@@ -97,6 +97,7 @@ pub(crate) fn sample() -> LoadReport {
         },
         protocol: None,
         http2: None,
+        http3: None,
         tls: None,
         open: None,
         client: Client {

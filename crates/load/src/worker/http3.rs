@@ -716,8 +716,12 @@ impl Http for Http3 {
         c.answered_ns = None;
     }
 
-    /// Nothing of its own yet: QUIC's counts are still to come.
-    fn report(self, _counts: &mut ProtocolCounts) {}
+    /// Its retries; QUIC's own counts are still to come.
+    fn report(self, counts: &mut ProtocolCounts) {
+        counts.h3 = Some(crate::H3Counts {
+            retries: self.retries,
+        });
+    }
 }
 
 impl Http3 {
