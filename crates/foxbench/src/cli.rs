@@ -192,6 +192,7 @@ pub fn flag(setting: Setting) -> &'static [(&'static str, &'static str)] {
         Setting::Interval => &[("--interval", "D")],
         Setting::Urls => &[("--urls", "FILE")],
         Setting::Http2 => &[("--http2", "")],
+        Setting::Http3 => &[("--http3", "")],
         Setting::CaFile => &[("--cacert", "FILE")],
         Setting::Insecure => &[("--insecure", "")],
         Setting::ClientCert => &[("--cert", "FILE"), ("--key", "FILE")],

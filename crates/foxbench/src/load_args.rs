@@ -10,6 +10,7 @@ use load::parse_duration;
 /// Flags of `foxbench load`. ab's and wrk's spellings are accepted where they agree.
 #[derive(Args, Debug)]
 #[command(
+    group = clap::ArgGroup::new("multiplexed").args(["http2", "http3"]),
     after_help = "Examples:\n  foxbench load -c 100 -d 10s http://127.0.0.1:8080/\n  foxbench load -n 100000 -c 10 http://127.0.0.1:6666/     (the ab protocol)\n  foxbench load --rate 20000 -c 200 -d 30s http://[::1]:8080/   (open model)"
 )]
 pub struct LoadArgs {
@@ -62,9 +63,15 @@ pub struct LoadArgs {
     #[arg(long = "http2")]
     pub http2: bool,
 
-    /// --http2: streams kept in flight on each connection (h2load's -m), never more than
-    /// the server's SETTINGS_MAX_CONCURRENT_STREAMS.
-    #[arg(long = "streams", default_value_t = 1, requires = "http2")]
+    /// Speak HTTP/3 over QUIC (UDP): https:// only, h3 negotiated by ALPN, TLS 1.3. A
+    /// server that does not answer QUIC or speak h3 is one line and exit 2.
+    #[arg(long = "http3", conflicts_with = "http2")]
+    pub http3: bool,
+
+    /// --http2 and --http3: streams kept in flight on each connection (h2load's -m), never
+    /// more than the server allows (HTTP/2's SETTINGS_MAX_CONCURRENT_STREAMS; QUIC's
+    /// stream credit, past which requests wait for the server's MAX_STREAMS).
+    #[arg(long = "streams", default_value_t = 1, requires = "multiplexed")]
     pub streams: u32,
 
     /// --http2: the receive window of each stream, in bytes (default 2^30-1, as h2load's).

@@ -117,6 +117,11 @@ pub(crate) fn build_plan(args: &LoadArgs) -> Result<Plan> {
             ..d
         });
     }
+    if args.http3 {
+        plan.protocol = load::Protocol::Http3(load::H3Options {
+            streams: args.streams,
+        });
+    }
     plan.keepalive = !args.no_keepalive;
     plan.coalesce = args.coalesce;
     plan.idle = args.idle;

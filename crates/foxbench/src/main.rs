@@ -69,18 +69,24 @@ enum Command {
     Completions(manual_cmd::CompletionsArgs),
 }
 
+/// A clap error as one line: its first, and the next when the first ends in ':' ("the
+/// following required arguments were not provided:" names them on the next line).
+fn one_line(e: &clap::Error) -> String {
+    let text = e.to_string();
+    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+    let first = lines.next().unwrap_or("invalid arguments");
+    let first = first.trim_start_matches("error: ");
+    match (first.ends_with(':'), lines.next()) {
+        (true, Some(next)) => format!("{first} {}", next.trim()),
+        _ => first.to_string(),
+    }
+}
+
 /// Parses `load`'s flags (`argv` starts with "load") with the CLI's own parser.
 pub(crate) fn parse_load_args(argv: &[String]) -> Result<load_cmd::LoadArgs, String> {
     let cli =
         Cli::try_parse_from(std::iter::once("foxbench".to_string()).chain(argv.iter().cloned()))
-            .map_err(|e| {
-                e.to_string()
-                    .lines()
-                    .next()
-                    .unwrap_or("invalid")
-                    .trim_start_matches("error: ")
-                    .to_string()
-            })?;
+            .map_err(|e| one_line(&e))?;
     match cli.command {
         Command::Load(args) => Ok(*args),
         _ => Err("not a load command".into()),
@@ -102,19 +108,7 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             // One line: what was wrong, and where to look.
-            let text = e.to_string();
-            let mut lines = text.lines().filter(|l| !l.trim().is_empty());
-            let first = lines.next().unwrap_or("invalid arguments");
-            let first = first.trim_start_matches("error: ");
-            // "the following required arguments were not provided:" names them on the next line.
-            let named;
-            let first = match (first.ends_with(':'), lines.next()) {
-                (true, Some(next)) => {
-                    named = format!("{first} {}", next.trim());
-                    named.as_str()
-                }
-                _ => first,
-            };
+            let first = one_line(&e);
             let _ = writeln!(std::io::stderr(), "foxbench: {first} (see foxbench --help)");
             return ExitCode::from(exit::USAGE);
         }

@@ -9,6 +9,7 @@ mod dashboard;
 mod doctor;
 mod find_max;
 mod http2;
+mod http3;
 mod idle;
 mod interop;
 mod netdiag;

@@ -34,7 +34,12 @@
 //! HTTP/2 ([`Protocol::Http2`], `--http2`) lives in [`h2`], sans I/O: the worker's HTTP/2
 //! implementation feeds it the bytes it reads and writes what it appends, as the HTTP/1.1
 //! one does with the framer. A request is a stream; `--streams` play the part pipelining
-//! plays for HTTP/1.1 ([`Plan::per_connection`] says how many, for both).
+//! plays for HTTP/1.1 ([`Plan::per_connection`] says how many, for all three).
+//!
+//! HTTP/3 ([`Protocol::Http3`], `--http3`) is QUIC by `quinn-proto`, sans I/O too, driven
+//! by the worker's loop over a UDP socket per connection, with HTTP/3's wire format from
+//! `h3wire`; `h3` holds what runs outside the loop (the requests encoded once, the
+//! preflight's QUIC handshake).
 //!
 //! [`Schedule`]: schedule
 #![forbid(unsafe_code)]
@@ -42,6 +47,7 @@
 mod cause;
 mod control;
 pub mod h2;
+mod h3;
 pub mod idle;
 mod interval;
 pub mod os_limits;
@@ -70,10 +76,11 @@ use std::time::{Duration, Instant};
 pub use control::{Control, Snapshot};
 pub use h2::blocking::{H2Client, H2Error, H2Response};
 pub use h2::{H2Counts, H2Options};
+pub use h3::H3Counts;
 pub use idle::{Idle, IdleChoice, IdleWhy, Placement};
 pub use plan::{
-    Arrival, Coalesce, KernelStamps, LatencyClock, Plan, PlanError, Protocol, StatusSet, Stop,
-    COALESCE_BATCH, COALESCE_LATENCY_SHARE, COALESCE_LIMIT, COALESCE_MAX, COALESCE_MIN,
+    Arrival, Coalesce, H3Options, KernelStamps, LatencyClock, Plan, PlanError, Protocol, StatusSet,
+    Stop, COALESCE_BATCH, COALESCE_LATENCY_SHARE, COALESCE_LIMIT, COALESCE_MAX, COALESCE_MIN,
     MAX_PIPELINE,
 };
 pub use rate::{Rate, RateError, Stage};
@@ -180,6 +187,8 @@ pub struct RunResult {
     /// HTTP/2's counts (streams, retries, resets and GOAWAYs by code, header bytes);
     /// `None` under HTTP/1.1.
     pub h2: Option<H2Counts>,
+    /// HTTP/3's counts (retries); `None` under HTTP/1.1 and HTTP/2.
+    pub h3: Option<H3Counts>,
     /// Wall time from the start of the workers to the end of the last one.
     pub elapsed: Duration,
     /// True when the run was stopped early through [`Control::stop`].
@@ -335,19 +344,27 @@ pub fn run_with_intervals(
             needed: threads,
         });
     }
-    let table = Arc::new(table::RequestTable::new(
+    let mut table = table::RequestTable::new(
         &plan.target,
         &plan.requests,
         plan.selection,
         !plan.keepalive,
         matches!(plan.protocol, Protocol::Http2(_)),
-    )?);
+    )?;
+    if let Protocol::Http3(_) = plan.protocol {
+        table.h3 = h3::requests(&plan.target, &plan.requests)?;
+    }
+    let table = Arc::new(table);
     let tls = match plan.target.scheme {
         Scheme::Http => None,
         Scheme::Https => Some(tls::Connector::new(
             &plan.target.host,
             &plan.tls,
-            matches!(plan.protocol, Protocol::Http2(_)),
+            match plan.protocol {
+                Protocol::Http1 => tls::Alpn::Http1,
+                Protocol::Http2(_) => tls::Alpn::H2,
+                Protocol::Http3(_) => tls::Alpn::H3,
+            },
         )?),
     };
     let budget = match plan.stop {
@@ -522,6 +539,7 @@ pub fn run_with_intervals(
             .collect(),
         shapes,
         h2: protocol.h2,
+        h3: protocol.h3,
         elapsed,
         interrupted: control.stopped(),
         interval_waits,

@@ -157,6 +157,23 @@ pub enum Protocol {
     /// HTTP/2 (`--http2`): h2 negotiated by ALPN over TLS, h2c with prior knowledge over
     /// plain TCP; streams and windows as set.
     Http2(H2Options),
+    /// HTTP/3 over QUIC (`--http3`): https only, h3 negotiated by ALPN, a request per
+    /// bidirectional stream.
+    Http3(H3Options),
+}
+
+/// HTTP/3's settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct H3Options {
+    /// Requests in flight per connection, each on its own stream, within the server's
+    /// stream credit.
+    pub streams: u32,
+}
+
+impl Default for H3Options {
+    fn default() -> Self {
+        Self { streams: 1 }
+    }
 }
 
 /// Which status codes count as failures.
@@ -334,6 +351,10 @@ pub enum PlanError {
     NoRequests,
     /// Pipelining asked for under HTTP/2, where streams take its place.
     PipelineWithHttp2,
+    /// Pipelining asked for under HTTP/3, where streams take its place.
+    PipelineWithHttp3,
+    /// HTTP/3 asked for with an `http://` URL: QUIC always runs TLS.
+    Http3WithoutTls,
     /// Streams out of range.
     Streams,
     /// More than one stream per connection without keep-alive.
@@ -367,7 +388,9 @@ impl PlanError {
             PlanError::Threads => Setting::Threads,
             PlanError::Pipeline
             | PlanError::PipelineWithoutKeepalive
-            | PlanError::PipelineWithHttp2 => Setting::Pipeline,
+            | PlanError::PipelineWithHttp2
+            | PlanError::PipelineWithHttp3 => Setting::Pipeline,
+            PlanError::Http3WithoutTls => Setting::Http3,
             PlanError::Streams | PlanError::StreamsWithoutKeepalive => Setting::Streams,
             PlanError::Window => Setting::Window,
             PlanError::ConnectionWindow => Setting::ConnectionWindow,
@@ -407,6 +430,14 @@ impl PlanError {
                 Text::plain("has no meaning under HTTP/2: streams multiplex requests instead (")
                     .name(Setting::Streams)
                     .then(")")
+            }
+            PlanError::PipelineWithHttp3 => {
+                Text::plain("has no meaning under HTTP/3: streams multiplex requests instead (")
+                    .name(Setting::Streams)
+                    .then(")")
+            }
+            PlanError::Http3WithoutTls => {
+                "needs an https:// URL: QUIC always runs TLS (use https://, or drop it for HTTP/1.1 over plain TCP)".into()
             }
             PlanError::Streams => format!("must be between 1 and {MAX_PIPELINE}").into(),
             PlanError::StreamsWithoutKeepalive => {
@@ -567,6 +598,20 @@ impl Plan {
                 return Err(PlanError::ConnectionWindow);
             }
         }
+        if let Protocol::Http3(h3) = &self.protocol {
+            if self.target.scheme != crate::Scheme::Https {
+                return Err(PlanError::Http3WithoutTls);
+            }
+            if self.pipeline > 1 {
+                return Err(PlanError::PipelineWithHttp3);
+            }
+            if h3.streams == 0 || h3.streams as usize > MAX_PIPELINE {
+                return Err(PlanError::Streams);
+            }
+            if !self.keepalive && h3.streams > 1 {
+                return Err(PlanError::StreamsWithoutKeepalive);
+            }
+        }
         if let Arrival::Open { rate } = &self.arrival {
             let peak = rate.peak_per_sec();
             if !(peak.is_finite() && peak > 0.0) {
@@ -605,6 +650,7 @@ impl Plan {
         match self.protocol {
             Protocol::Http1 => self.pipeline,
             Protocol::Http2(h2) => h2.streams as usize,
+            Protocol::Http3(h3) => h3.streams as usize,
         }
     }
 

@@ -13,6 +13,8 @@ use crate::h2::H2Counts;
 pub(crate) struct ProtocolCounts {
     /// HTTP/2's; `None` under HTTP/1.1.
     pub h2: Option<H2Counts>,
+    /// HTTP/3's; `None` otherwise.
+    pub h3: Option<crate::H3Counts>,
 }
 
 impl ProtocolCounts {
@@ -20,6 +22,11 @@ impl ProtocolCounts {
     pub(crate) fn merge(&mut self, other: &ProtocolCounts) {
         if let Some(h2) = &other.h2 {
             self.h2.get_or_insert_with(H2Counts::default).merge(h2);
+        }
+        if let Some(h3) = &other.h3 {
+            self.h3
+                .get_or_insert_with(crate::H3Counts::default)
+                .merge(h3);
         }
     }
 }

@@ -60,6 +60,14 @@ pub enum SetupError {
         /// What it did instead, and what to do.
         reason: Text,
     },
+    /// HTTP/3 asked of a server that does not speak it: nothing answered QUIC's Initial,
+    /// or ALPN chose no `h3`.
+    NoHttp3 {
+        /// The target's address.
+        addr: std::net::SocketAddr,
+        /// What happened, and what to do.
+        reason: Text,
+    },
     /// The limit could not be read or raised.
     Rlimit(nix::Error),
 }
@@ -89,6 +97,9 @@ impl SetupError {
             }
             SetupError::NoHttp2 { addr, reason } => {
                 Text::plain(format!("{addr} does not speak HTTP/2: ")).and(reason.clone())
+            }
+            SetupError::NoHttp3 { addr, reason } => {
+                Text::plain(format!("{addr} does not speak HTTP/3: ")).and(reason.clone())
             }
             SetupError::Rlimit(e) => {
                 format!("cannot raise the open-files limit (RLIMIT_NOFILE): {e}").into()
@@ -198,7 +209,11 @@ fn handshake(
 ) -> Result<rustls::StreamOwned<rustls::ClientConnection, TcpStream>, SetupError> {
     let addr = target.addr;
     let host = &target.host;
-    let connector = Connector::new(host, tls, http2)?;
+    let alpn = match http2 {
+        true => tls::Alpn::H2,
+        false => tls::Alpn::Http1,
+    };
+    let connector = Connector::new(host, tls, alpn)?;
     let fail = |message: Text| SetupError::Tls { addr, message };
     let mut session = connector
         .session()
@@ -351,9 +366,14 @@ pub fn raise_fd_limit(connections: usize) -> Result<(), SetupError> {
 /// the run's settings, so that a certificate that does not verify, or a server that does
 /// not speak TLS, stops the run with one line rather than counting as load errors.
 ///
+/// Under `--http3` it is a QUIC handshake instead ([`crate::h3::preflight`]).
+///
 /// Under `--http2` it also checks that the server speaks HTTP/2: over TLS, that it selected
 /// `h2` by ALPN; over plain TCP, that it answers the h2c preface with SETTINGS.
 pub fn preflight(plan: &Plan) -> Result<(), SetupError> {
+    if let Protocol::Http3(_) = plan.protocol {
+        return crate::h3::preflight(plan);
+    }
     let http2 = matches!(plan.protocol, Protocol::Http2(_));
     let conn = open(
         &plan.target,

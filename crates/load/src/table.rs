@@ -45,6 +45,9 @@ pub(crate) struct RequestTable {
     pub h2_fields: crate::h2::encoder::Fields,
     /// Under HTTP/2: the longest value with random parts, for the scratch buffer.
     pub h2_max_value: usize,
+    /// Under HTTP/3: each shape's request stream, its HEADERS frame and any DATA frame,
+    /// encoded once ([`crate::h3::requests`]); else empty.
+    pub h3: Vec<Vec<u8>>,
 }
 
 impl RequestTable {
@@ -97,6 +100,7 @@ impl RequestTable {
             h2,
             h2_fields,
             h2_max_value,
+            h3: Vec::new(),
         })
     }
 }

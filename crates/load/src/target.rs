@@ -33,6 +33,9 @@ pub enum TargetError {
     /// The method is not an HTTP token.
     #[error("invalid method {0:?}: expected a token such as GET, POST or HEAD")]
     Method(String),
+    /// A random part asked for over HTTP/3, which sends each request shape as encoded once.
+    #[error("random parts such as {{hex:6}} are not sent over HTTP/3 yet: use literal paths and headers, or HTTP/2")]
+    RandomOverHttp3,
     /// A random part of the URL is malformed.
     #[error("invalid URL template: {0}")]
     Template(#[from] TemplateError),

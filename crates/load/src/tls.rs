@@ -31,6 +31,8 @@ use crate::setting::{Setting, Text};
 mod error;
 pub use error::TlsError;
 
+mod quic;
+
 /// How the server's certificate is checked.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum Verify {
@@ -142,22 +144,37 @@ pub(crate) struct Connector {
     name: ServerName<'static>,
     /// A server asked this configuration for a client certificate.
     asked: Arc<AtomicBool>,
+    /// The last certificate the verifier refused, why: QUIC hands back only an alert.
+    refused: quic::Refused,
+}
+
+/// What a run offers by ALPN, and so which TLS versions it allows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Alpn {
+    /// `http/1.1`, TLS 1.2 and 1.3.
+    Http1,
+    /// `h2` alone (a server that cannot speak it must say so in the handshake).
+    H2,
+    /// `h3` alone, TLS 1.3 only, as QUIC requires.
+    H3,
 }
 
 impl Connector {
     /// Builds the run's configuration for `host` (SNI, unless it is an IP address),
-    /// offering `h2` alone by ALPN with `http2`, else `http/1.1`.
-    pub fn new(host: &str, opts: &TlsOptions, http2: bool) -> Result<Self, TlsError> {
+    /// offering `alpn`.
+    pub fn new(host: &str, opts: &TlsOptions, alpn: Alpn) -> Result<Self, TlsError> {
         let name = ServerName::try_from(host.trim_start_matches('[').trim_end_matches(']'))
             .map_err(|_| TlsError::ServerName {
                 host: host.to_string(),
             })?
             .to_owned();
         let asked = Arc::new(AtomicBool::new(false));
+        let refused = quic::Refused::default();
         Ok(Self {
-            config: Arc::new(config(opts, http2, asked.clone())?),
+            config: Arc::new(config(opts, alpn, asked.clone(), &refused)?),
             name,
             asked,
+            refused,
         })
     }
 
@@ -259,13 +276,14 @@ fn client_key(c: &ClientCert, provider: &CryptoProvider) -> Result<CertifiedKey,
     })
 }
 
-/// The client configuration: TLS 1.2 and 1.3, ALPN `http/1.1` (or `h2` alone with
-/// `http2`: a server that cannot speak it must say so in the handshake), resumption as
-/// asked; a client certificate when one is given, and a note when a server asks for one.
+/// The client configuration: TLS 1.2 and 1.3 (1.3 alone for QUIC), ALPN as `alpn` says,
+/// resumption as asked; a client certificate when one is given, and a note when a server
+/// asks for one.
 fn config(
     opts: &TlsOptions,
-    http2: bool,
+    alpn: Alpn,
     asked: Arc<AtomicBool>,
+    refused: &quic::Refused,
 ) -> Result<ClientConfig, TlsError> {
     let provider = provider();
     let identity = ClientIdentity {
@@ -275,8 +293,11 @@ fn config(
         },
         asked,
     };
-    let builder = ClientConfig::builder_with_provider(provider.clone())
-        .with_safe_default_protocol_versions()?;
+    let builder = ClientConfig::builder_with_provider(provider.clone());
+    let builder = match alpn {
+        Alpn::H3 => builder.with_protocol_versions(&[&rustls::version::TLS13])?,
+        _ => builder.with_safe_default_protocol_versions()?,
+    };
     let verifier: Arc<dyn ServerCertVerifier> = match &opts.verify {
         Verify::Insecure => Arc::new(AnyCertificate(provider)),
         verify => {
@@ -297,15 +318,16 @@ fn config(
             })
         }
     };
+    let verifier = refused.noting(verifier);
     let mut config = builder
         .dangerous()
         .with_custom_certificate_verifier(verifier)
         .with_client_cert_resolver(Arc::new(identity));
-    config.alpn_protocols = if http2 {
-        vec![b"h2".to_vec()]
-    } else {
-        vec![b"http/1.1".to_vec()]
-    };
+    config.alpn_protocols = vec![match alpn {
+        Alpn::Http1 => b"http/1.1".to_vec(),
+        Alpn::H2 => b"h2".to_vec(),
+        Alpn::H3 => b"h3".to_vec(),
+    }];
     config.resumption = if opts.resume {
         // Room for every connection of a large run to keep a ticket.
         Resumption::in_memory_sessions(4096)

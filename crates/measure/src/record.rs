@@ -130,6 +130,10 @@ pub fn load_report(
         connections: plan.connections as u64,
         threads: threads as u64,
         pipeline: plan.pipeline as u64,
+        streams: match plan.protocol {
+            load::Protocol::Http3(h3) => Some(u64::from(h3.streams)),
+            _ => None,
+        },
         keepalive: plan.keepalive,
         requests: match plan.stop {
             Stop::Requests(n) => Some(n),
@@ -208,6 +212,9 @@ pub fn load_report(
     let tls = plan.target.scheme == load::Scheme::Https;
     report.protocol = Some(rules::protocol_name(&plan.protocol, tls).into());
     report.http2 = http2_report(r, plan.protocol);
+    report.http3 =
+        r.h3.as_ref()
+            .map(|h| report::Http3Report { retries: h.retries });
     let links: Vec<TcpLink> = (window.link.as_ref())
         .and_then(|l| tcp_link(None, l))
         .into_iter()

@@ -4,13 +4,15 @@
 use load::{Arrival, Plan, Protocol};
 use stats::Latency;
 
-/// The protocol as results name it: `http/1.1`, `h2` over TLS, `h2c` over cleartext. The
-/// one naming, for a load result's `protocol` and a shootout cell's.
+/// The protocol as results name it: `http/1.1`, `h2` over TLS, `h2c` over cleartext, `h3`
+/// (over QUIC, always TLS). The one naming, for a load result's `protocol` and a shootout
+/// cell's.
 pub fn protocol_name(protocol: &Protocol, tls: bool) -> &'static str {
     match (protocol, tls) {
         (Protocol::Http1, _) => "http/1.1",
         (Protocol::Http2(_), true) => "h2",
         (Protocol::Http2(_), false) => "h2c",
+        (Protocol::Http3(_), _) => "h3",
     }
 }
 

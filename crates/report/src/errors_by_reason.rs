@@ -179,9 +179,12 @@ pub fn every_reason() -> Vec<Reason> {
         Cause::Unknown,
         Cause::Errno(999),
         Cause::NoH2,
+        Cause::NoH3,
+        Cause::Quic(10),
     ];
     for code in 0..16 {
         causes.extend([Cause::H2Received(code), Cause::H2Sent(code)]);
+        causes.extend([Cause::H3Received(0x100 + code), Cause::H3Sent(0x100 + code)]);
     }
     causes.extend(stats::reason::ERRNOS.iter().map(|(n, _)| Cause::Errno(*n)));
     for at in [
@@ -295,6 +298,35 @@ pub fn describe(reason: Reason) -> (String, Option<Text>) {
         Cause::NoH2 => (
             "the server does not speak HTTP/2 (ALPN chose another protocol, or no SETTINGS came)".into(),
             Some(Text::plain("enable HTTP/2 on the server, or ").drop(Setting::Http2)),
+        ),
+        Cause::H3Received(code) => (
+            format!(
+                "the server ended {} with {}",
+                match reason.kind {
+                    Kind::Reset => "the request's stream",
+                    _ => "the connection",
+                },
+                h3_code_text(code)
+            ),
+            None,
+        ),
+        Cause::H3Sent(code) => (
+            format!(
+                "the server broke HTTP/3, and foxbench ended the connection with {}",
+                h3_code_text(code)
+            ),
+            None,
+        ),
+        Cause::Quic(code) => (
+            format!(
+                "the QUIC connection was closed with transport error {}",
+                Cause::Quic(code).code().trim_start_matches("quic:")
+            ),
+            None,
+        ),
+        Cause::NoH3 => (
+            "the server does not speak HTTP/3 (ALPN chose no h3)".into(),
+            Some(Text::plain("enable HTTP/3 on the server, or ").drop(Setting::Http3)),
         ),
         Cause::Malformed(m) => malformed_words(m),
         Cause::Unknown => ("no more is known".into(), None),
@@ -493,3 +525,11 @@ fn cert_words(p: CertProblem) -> (String, Option<Text>) {
 
 #[cfg(test)]
 mod tests;
+
+/// An HTTP/3 or QPACK error code as its name and number.
+fn h3_code_text(code: u32) -> String {
+    match stats::reason::h3_error_name(code) {
+        Some(name) => format!("{name} ({code:#x})"),
+        None => format!("error code {code:#x}"),
+    }
+}

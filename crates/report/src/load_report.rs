@@ -72,6 +72,9 @@ pub struct LoadReport {
     /// `--http2`: streams, retries, resets and GOAWAYs, header bytes; absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub http2: Option<http2::Http2Report>,
+    /// `--http3`: its retries; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http3: Option<Http3Report>,
     /// TLS: what was negotiated and the handshakes; absent for http:// runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tls: Option<TlsReport>,
@@ -306,6 +309,22 @@ pub struct TargetInfo {
     pub method: String,
 }
 
+/// The HTTP/3 section of a load report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Http3Report {
+    /// Requests sent again: left unprocessed by a GOAWAY, or rejected
+    /// (H3_REQUEST_REJECTED).
+    pub retries: u64,
+}
+
+impl Http3Report {
+    /// Its line of the text report.
+    pub fn write_text(&self, o: &mut String) {
+        use std::fmt::Write as _;
+        let _ = writeln!(o, "HTTP/3:        {} retries", self.retries);
+    }
+}
+
 /// The load shape.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LoadConfig {
@@ -321,8 +340,13 @@ pub struct LoadConfig {
     pub connections: u64,
     /// Worker threads.
     pub threads: u64,
-    /// Requests in flight per connection.
+    /// HTTP/1.1's pipeline depth: requests in flight per connection (1 under HTTP/2 and
+    /// HTTP/3, whose streams say it).
     pub pipeline: u64,
+    /// `--http3`: the streams each connection carries at once (`--streams`); absent
+    /// otherwise (HTTP/2's are in its own section).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub streams: Option<u64>,
     /// Whether connections were reused.
     pub keepalive: bool,
     /// `-n`, if the run stopped after a number of requests.
@@ -598,6 +622,7 @@ impl LoadReport {
             connections: c.into(),
             protocol: None,
             http2: None,
+            http3: None,
             tls: run.tls.map(|t| TlsReport::new(t, c)),
             open: run.open.map(|o| OpenReport::new(o, c)),
             client,

@@ -63,11 +63,15 @@ impl LoadReport {
     }
 
     /// What each connection carries at once: `pipeline N` over HTTP/1.1, `streams N` (as
-    /// asked for) over HTTP/2, where pipelining has no meaning.
+    /// asked for) over HTTP/2 and HTTP/3, where pipelining has no meaning.
     pub fn depth(&self) -> String {
-        match &self.http2 {
-            Some(h) => format!("streams {}", h.streams),
-            None => format!("pipeline {}", self.config.pipeline),
+        match (&self.http2, self.protocol.as_deref()) {
+            (Some(h), _) => format!("streams {}", h.streams),
+            (None, Some("h3")) => format!(
+                "streams {}",
+                self.config.streams.unwrap_or(self.config.pipeline)
+            ),
+            (None, _) => format!("pipeline {}", self.config.pipeline),
         }
     }
 
@@ -116,6 +120,9 @@ impl LoadReport {
         );
         let _ = writeln!(o);
         let _ = writeln!(o, "Server address:         {}", self.target.address);
+        if self.protocol.as_deref() == Some("h3") {
+            let _ = writeln!(o, "Protocol:               HTTP/3 (h3 over QUIC)");
+        }
         if let Some(shard) = &self.shard {
             shard.write_text(&mut o);
         }
@@ -307,6 +314,9 @@ impl LoadReport {
         }
         if let Some(h2) = &self.http2 {
             h2.write_text(&mut o, self.protocol.as_deref().unwrap_or("h2"));
+        }
+        if let Some(h3) = &self.http3 {
+            h3.write_text(&mut o);
         }
         if let Some(open) = &self.open {
             open.write_text(&mut o);

@@ -21,6 +21,7 @@ pub(crate) fn sample() -> LoadReport {
             connections: 10,
             threads: 1,
             pipeline: 1,
+            streams: None,
             keepalive: false,
             requests: Some(10),
             duration_s: None,
@@ -96,6 +97,7 @@ pub(crate) fn sample() -> LoadReport {
         },
         protocol: None,
         http2: None,
+        http3: None,
         tls: None,
         open: None,
         client: Client {

@@ -116,6 +116,8 @@ impl TlsReport {
         } else {
             let mut parts = vec![self.version.clone(), self.cipher.clone()];
             parts.extend(self.key_exchange.clone());
+            // QUIC's TLS does not say its cipher suite (quinn-proto keeps rustls's session).
+            parts.retain(|p| !p.is_empty());
             if let Some(a) = &self.alpn {
                 parts.push(format!("ALPN {a}"));
             }

@@ -33,7 +33,9 @@ pub fn suite_key(setting: Setting) -> Option<SuiteKey> {
         Setting::CaFile => key("scenario", &[("cacert", "\"FILE\"")]),
         Setting::Insecure => key("scenario", &[("insecure", "true")]),
         Setting::ClientCert => key("scenario", &[("cert", "\"FILE\""), ("key", "\"FILE\"")]),
-        Setting::Threads
+        // No suite runs HTTP/3 yet.
+        Setting::Http3
+        | Setting::Threads
         | Setting::Window
         | Setting::ConnectionWindow
         | Setting::Interval

@@ -319,6 +319,18 @@ pub enum Cause {
     H2Sent(u32),
     /// HTTP/2 was asked for and the server does not speak it (ALPN, or the h2c preface).
     NoH2,
+    /// HTTP/3: the server ended the request's stream (RESET_STREAM) or the connection
+    /// (CONNECTION_CLOSE) with this HTTP/3 or QPACK error code; codes past `u32` are kept as
+    /// `u32::MAX`.
+    H3Received(u32),
+    /// HTTP/3: foxbench found the server breaking HTTP/3 or QPACK and ended the connection
+    /// with this error code.
+    H3Sent(u32),
+    /// QUIC: the connection was closed with this transport error code (RFC 9000 20.1),
+    /// by the server or by foxbench's QUIC stack.
+    Quic(u32),
+    /// HTTP/3 was asked for and the server does not speak it: ALPN chose no `h3`.
+    NoH3,
     /// The response was malformed (HTTP/2's rules of form): foxbench reset its stream with
     /// PROTOCOL_ERROR.
     Malformed(Malformed),
@@ -419,6 +431,73 @@ fn h2_error_number(s: &str) -> Option<u32> {
     }
 }
 
+/// HTTP/3's and QPACK's error codes and names (RFC 9114 8.1, RFC 9204 6): the same list as
+/// `h3wire::error::ALL`, which the load engine's tests hold it to (this crate depends on no
+/// other of the workspace).
+pub const H3_ERRORS: [(u32, &str); 20] = [
+    (0x100, "H3_NO_ERROR"),
+    (0x101, "H3_GENERAL_PROTOCOL_ERROR"),
+    (0x102, "H3_INTERNAL_ERROR"),
+    (0x103, "H3_STREAM_CREATION_ERROR"),
+    (0x104, "H3_CLOSED_CRITICAL_STREAM"),
+    (0x105, "H3_FRAME_UNEXPECTED"),
+    (0x106, "H3_FRAME_ERROR"),
+    (0x107, "H3_EXCESSIVE_LOAD"),
+    (0x108, "H3_ID_ERROR"),
+    (0x109, "H3_SETTINGS_ERROR"),
+    (0x10a, "H3_MISSING_SETTINGS"),
+    (0x10b, "H3_REQUEST_REJECTED"),
+    (0x10c, "H3_REQUEST_CANCELLED"),
+    (0x10d, "H3_REQUEST_INCOMPLETE"),
+    (0x10e, "H3_MESSAGE_ERROR"),
+    (0x10f, "H3_CONNECT_ERROR"),
+    (0x110, "H3_VERSION_FALLBACK"),
+    (0x200, "QPACK_DECOMPRESSION_FAILED"),
+    (0x201, "QPACK_ENCODER_STREAM_ERROR"),
+    (0x202, "QPACK_DECODER_STREAM_ERROR"),
+];
+
+/// QUIC's transport error codes and names (RFC 9000 20.1), indexed by code; the crypto
+/// errors (0x100 + a TLS alert) are counted as TLS alerts instead.
+pub const QUIC_ERRORS: [&str; 17] = [
+    "NO_ERROR",
+    "INTERNAL_ERROR",
+    "CONNECTION_REFUSED",
+    "FLOW_CONTROL_ERROR",
+    "STREAM_LIMIT_ERROR",
+    "STREAM_STATE_ERROR",
+    "FINAL_SIZE_ERROR",
+    "FRAME_ENCODING_ERROR",
+    "TRANSPORT_PARAMETER_ERROR",
+    "CONNECTION_ID_LIMIT_ERROR",
+    "PROTOCOL_VIOLATION",
+    "INVALID_TOKEN",
+    "APPLICATION_ERROR",
+    "CRYPTO_BUFFER_EXCEEDED",
+    "KEY_UPDATE_ERROR",
+    "AEAD_LIMIT_REACHED",
+    "NO_VIABLE_PATH",
+];
+
+/// The name of HTTP/3 or QPACK error code `n`, if it is a registered one.
+pub fn h3_error_name(n: u32) -> Option<&'static str> {
+    H3_ERRORS.iter().find(|(k, _)| *k == n).map(|(_, s)| *s)
+}
+
+fn h3_error_number(s: &str) -> Option<u32> {
+    match H3_ERRORS.iter().find(|(_, name)| *name == s) {
+        Some((n, _)) => Some(*n),
+        None => s.strip_prefix("code_")?.parse().ok(),
+    }
+}
+
+fn quic_error_number(s: &str) -> Option<u32> {
+    match QUIC_ERRORS.iter().position(|name| *name == s) {
+        Some(n) => u32::try_from(n).ok(),
+        None => s.strip_prefix("code_")?.parse().ok(),
+    }
+}
+
 /// The name of errno `n`, if it is one of [`ERRNOS`].
 pub fn errno_name(n: u16) -> Option<&'static str> {
     ERRNOS.iter().find(|(k, _)| *k == n).map(|(_, s)| *s)
@@ -448,6 +527,14 @@ impl Cause {
             Some(s) => s.to_string(),
             None => format!("code_{n}"),
         };
+        let h3 = |n: u32| match h3_error_name(n) {
+            Some(s) => s.to_string(),
+            None => format!("code_{n}"),
+        };
+        let quic = |n: u32| match QUIC_ERRORS.get(n as usize) {
+            Some(s) => s.to_string(),
+            None => format!("code_{n}"),
+        };
         match self {
             Cause::Errno(n) => match errno_name(n) {
                 Some(s) => s.to_string(),
@@ -469,6 +556,10 @@ impl Cause {
             Cause::H2Received(n) => format!("h2_received:{}", h2(n)),
             Cause::H2Sent(n) => format!("h2_sent:{}", h2(n)),
             Cause::NoH2 => "no_h2".to_string(),
+            Cause::H3Received(n) => format!("h3_received:{}", h3(n)),
+            Cause::H3Sent(n) => format!("h3_sent:{}", h3(n)),
+            Cause::Quic(n) => format!("quic:{}", quic(n)),
+            Cause::NoH3 => "no_h3".to_string(),
             Cause::Malformed(m) => m.as_str().to_string(),
             Cause::Unknown => "unknown".to_string(),
         }
@@ -487,6 +578,15 @@ impl Cause {
         }
         if let Some(n) = s.strip_prefix("h2_sent:") {
             return h2_error_number(n).map(Cause::H2Sent);
+        }
+        if let Some(n) = s.strip_prefix("h3_received:") {
+            return h3_error_number(n).map(Cause::H3Received);
+        }
+        if let Some(n) = s.strip_prefix("h3_sent:") {
+            return h3_error_number(n).map(Cause::H3Sent);
+        }
+        if let Some(n) = s.strip_prefix("quic:") {
+            return quic_error_number(n).map(Cause::Quic);
         }
         if let Some(n) = s.strip_prefix("errno_") {
             return n.parse().ok().map(Cause::Errno);
@@ -524,6 +624,7 @@ impl Cause {
             "bad_record" => Some(Cause::BadRecord),
             "tls_other" => Some(Cause::TlsOther),
             "no_h2" => Some(Cause::NoH2),
+            "no_h3" => Some(Cause::NoH3),
             "unknown" => Some(Cause::Unknown),
             _ => None,
         }

@@ -42,6 +42,8 @@ pub enum Setting {
     Urls,
     /// HTTP/2 instead of HTTP/1.1 ([`crate::Protocol::Http2`]).
     Http2,
+    /// HTTP/3 over QUIC instead of HTTP/1.1 ([`crate::Protocol::Http3`]).
+    Http3,
     /// The CA certificates a server's certificate is verified against (`load::Verify::CaFile`).
     CaFile,
     /// No verification of the server's certificate (`load::Verify::Insecure`).
@@ -70,7 +72,7 @@ pub enum Setting {
 
 impl Setting {
     /// Every setting, for tables that must word each one.
-    pub const ALL: [Setting; 26] = [
+    pub const ALL: [Setting; 27] = [
         Setting::Connections,
         Setting::Threads,
         Setting::Pipeline,
@@ -97,6 +99,7 @@ impl Setting {
         Setting::SameMachine,
         Setting::Coalesce,
         Setting::Idle,
+        Setting::Http3,
     ];
 
     /// The setting as the plan names it.
@@ -116,6 +119,7 @@ impl Setting {
             Setting::Interval => "interval",
             Setting::Urls => "request table",
             Setting::Http2 => "HTTP/2",
+            Setting::Http3 => "HTTP/3",
             Setting::CaFile => "CA file",
             Setting::Insecure => "insecure",
             Setting::ClientCert => "client certificate",

@@ -8,7 +8,9 @@
 //! - [`Http1`](super::http1::Http1): HTTP/1.1 with pipelining, on a byte stream
 //!   ([`Stream`](super::stream::Stream): TCP, or TLS over TCP);
 //! - [`Http2`](super::http2::Http2): HTTP/2 on the same byte stream, a request per stream, driving the sans-I/O
-//!   [`crate::h2`] connection.
+//!   [`crate::h2`] connection;
+//! - [`Http3`](super::http3::Http3): HTTP/3 over QUIC (`quinn-proto`), a connected UDP
+//!   socket per connection, built as the section "HTTP/3" below describes.
 //!
 //! Static dispatch on purpose: [`run`](super::select::run) makes a `Worker<Http1>` or a `Worker<Http2>`, so each
 //! call across the seam is a direct call the compiler inlines, where a `dyn` object or an

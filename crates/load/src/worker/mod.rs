@@ -15,7 +15,7 @@
 //!
 //! The loop does not know the load model: a connection with room asks the [`Schedule`]
 //! for work. Nor does it know the protocol: the worker is generic over the [`Http`] seam
-//! ([`http`]), whose implementations ([`http1`], [`http2`]) own each connection's socket,
+//! ([`http`]), whose implementations ([`http1`], [`http2`], [`http3`]) own each connection's socket,
 //! protocol state and output, and hand outcomes to the [`Recorder`]; the worker keeps the
 //! slots, the requests' clocks and what to do next. Requests come from the
 //! [`RequestTable`], encoded into the connection's own output buffer.
@@ -50,6 +50,7 @@ mod conn;
 mod http;
 mod http1;
 mod http2;
+mod http3;
 mod recorder;
 mod select;
 mod send_sample;

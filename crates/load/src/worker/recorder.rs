@@ -66,6 +66,40 @@ pub(super) struct Recorder {
 const RECENT_RESPONSES: u64 = 64;
 
 impl Recorder {
+    /// A recorder on a clock whose zero was `age` ago, with stamps read on the monotonic
+    /// clock as they are (a zero offset), for unit tests.
+    #[cfg(test)]
+    pub(super) fn for_test(age: std::time::Duration) -> Recorder {
+        let (tx, _rx) = std::sync::mpsc::channel();
+        let (_spare_tx, spares) = std::sync::mpsc::channel();
+        Recorder {
+            counts: crate::Counts::default(),
+            interval: CurrentInterval::new(0, std::time::Duration::from_secs(3600), tx, spares),
+            connect: Latency::new(),
+            handshake_full: Latency::new(),
+            handshake_resumed: Latency::new(),
+            tls: None,
+            status: vec![0; 1000],
+            shapes: vec![(0, 0); 1],
+            fail_status: crate::StatusSet::none(),
+            open: false,
+            lateness: Latency::new(),
+            late: Latency::new(),
+            recent_latency_ns: 0,
+            clock: crate::LatencyClock::Kernel,
+            kernel_latency: None,
+            offset: ClockOffset::from_readings(0, 0),
+            arrived_ns: None,
+            read_ns: 0,
+            epoch: Instant::now() - age,
+            stamps: crate::StampCounts::default(),
+            sampler: Sampler::new(true),
+            send_stamps: crate::SendStampCounts::default(),
+            send_lateness_kernel: Latency::new(),
+            send_delay_kernel: Latency::new(),
+        }
+    }
+
     /// Notes the kernel's stamp (CLOCK_REALTIME ns) of the read whose bytes go to the
     /// framing next, and takes the clock once for it: a response completed by them arrived
     /// at the stamp and was read now. `batch_ns`: when the poll that announced the read

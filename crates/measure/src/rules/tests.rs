@@ -13,6 +13,7 @@ fn protocol_name_is_h2_over_tls_and_h2c_without() {
         (Protocol::Http1, true, "http/1.1"),
         (h2, true, "h2"),
         (h2, false, "h2c"),
+        (Protocol::Http3(load::H3Options::default()), true, "h3"),
     ];
     for (protocol, tls, name) in table {
         assert_eq!(

@@ -589,6 +589,7 @@ fn load_run(rps: f64, us: f64) -> Run {
             connections: 10,
             threads: 1,
             pipeline: 1,
+            streams: None,
             keepalive: true,
             requests: None,
             duration_s: Some(1.0),

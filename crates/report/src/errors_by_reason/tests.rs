@@ -24,6 +24,10 @@ fn variant(c: Cause) -> usize {
         Cause::NoH2 => 16,
         Cause::Unknown => 17,
         Cause::Malformed(_) => 18,
+        Cause::H3Received(_) => 19,
+        Cause::H3Sent(_) => 20,
+        Cause::Quic(_) => 21,
+        Cause::NoH3 => 22,
     }
 }
 
@@ -34,7 +38,7 @@ fn every_reason_covers_every_cause_and_kind() {
         all.iter().map(|r| variant(r.cause)).collect();
     assert_eq!(
         variants.len(),
-        19,
+        23,
         "a Cause variant is missing from every_reason"
     );
     for k in Kind::ALL {

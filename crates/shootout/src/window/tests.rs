@@ -173,6 +173,7 @@ fn a_repeat_counts_the_loads_responses_per_second() {
         status: vec![(200, 90), (500, 10)],
         shapes: Vec::new(),
         h2: None,
+        h3: None,
         elapsed: Duration::from_secs(2),
         interrupted: false,
         interval_waits: 0,

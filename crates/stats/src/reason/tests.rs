@@ -29,6 +29,12 @@ fn every_cause() -> Vec<Cause> {
         all.extend([Cause::H2Received(n), Cause::H2Sent(n)]);
     }
     all.push(Cause::NoH2);
+    for (n, _) in H3_ERRORS {
+        all.extend([Cause::H3Received(n), Cause::H3Sent(n)]);
+    }
+    all.extend([Cause::H3Received(0x21), Cause::H3Sent(u32::MAX)]);
+    all.extend((0..18).chain([u32::MAX]).map(Cause::Quic));
+    all.push(Cause::NoH3);
     all.extend(Malformed::ALL.map(Cause::Malformed));
     all
 }

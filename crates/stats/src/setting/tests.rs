@@ -30,6 +30,7 @@ fn variant(s: Setting) -> usize {
         Setting::SameMachine => 23,
         Setting::Coalesce => 24,
         Setting::Idle => 25,
+        Setting::Http3 => 26,
     }
 }
 

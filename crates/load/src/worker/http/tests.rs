@@ -5,20 +5,32 @@ use std::path::{Path, PathBuf};
 
 /// The implementations and their own tests, by name: they may name their protocol. So may
 /// this file, which lists the names.
-const IMPLEMENTATIONS: [&str; 5] = ["http1.rs", "http1", "http2.rs", "http2", "http/tests.rs"];
+const IMPLEMENTATIONS: [&str; 7] = [
+    "http1.rs",
+    "http1",
+    "http2.rs",
+    "http2",
+    "http3.rs",
+    "http3",
+    "http/tests.rs",
+];
 
 /// What naming a protocol looks like in code, as whole identifiers: the plan's `Protocol`
 /// (not the error kind `Kind::Protocol`), an implementation or its module, HTTP/2's
 /// connection module (`crate::h2`, `h2::`, a field `.h2`) and its types.
-const PROTOCOL_NAMES: [&str; 8] = [
+const PROTOCOL_NAMES: [&str; 12] = [
     "Protocol",
     "Http1",
     "Http2",
+    "Http3",
     "http1",
     "http2",
+    "http3",
     "h2",
+    "h3",
     "H2Counts",
     "H2Options",
+    "H3Options",
 ];
 
 /// The one selector (`run`, in select.rs) and the lines that bring its choices in: these,
@@ -31,10 +43,11 @@ fn selector(file: &str, code: &str, in_run: bool) -> bool {
                     "use crate::{LoadError, Protocol};",
                     "use super::http1::Http1;",
                     "use super::http2::Http2;",
+                    "use super::http3::Http3;",
                 ]
                 .contains(&code)
         }
-        "mod.rs" => ["mod http1;", "mod http2;"].contains(&code),
+        "mod.rs" => ["mod http1;", "mod http2;", "mod http3;"].contains(&code),
         _ => false,
     }
 }

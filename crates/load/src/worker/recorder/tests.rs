@@ -1,40 +1,11 @@
-use std::sync::mpsc;
 use std::time::Duration;
 
 use super::*;
-use crate::{Counts, StampCounts, StatusSet};
 
 /// A recorder on a clock whose zero was `age` ago, with stamps read on the monotonic clock
 /// as they are (a zero offset).
 fn recorder(age: Duration) -> Recorder {
-    let (tx, _rx) = mpsc::channel();
-    let (_spare_tx, spares) = mpsc::channel();
-    Recorder {
-        counts: Counts::default(),
-        interval: CurrentInterval::new(0, Duration::from_secs(3600), tx, spares),
-        connect: Latency::new(),
-        handshake_full: Latency::new(),
-        handshake_resumed: Latency::new(),
-        tls: None,
-        status: vec![0; 1000],
-        shapes: vec![(0, 0); 1],
-        fail_status: StatusSet::none(),
-        open: false,
-        lateness: Latency::new(),
-        late: Latency::new(),
-        recent_latency_ns: 0,
-        clock: crate::LatencyClock::Kernel,
-        kernel_latency: None,
-        offset: ClockOffset::from_readings(0, 0),
-        arrived_ns: None,
-        read_ns: 0,
-        epoch: Instant::now() - age,
-        stamps: StampCounts::default(),
-        sampler: Sampler::new(true),
-        send_stamps: crate::SendStampCounts::default(),
-        send_lateness_kernel: Latency::new(),
-        send_delay_kernel: Latency::new(),
-    }
+    Recorder::for_test(age)
 }
 
 fn started_at_zero() -> Pending {

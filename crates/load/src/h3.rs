@@ -1,0 +1,317 @@
+//! HTTP/3 outside the worker's loop: each request shape encoded once as the bytes of its
+//! stream ([`requests`]), and the blocking QUIC handshake of the preflight ([`preflight`]),
+//! which turns a server that does not answer QUIC, does not speak h3, or presents a
+//! certificate that does not verify into one line before the run. The worker's side is
+//! `worker/http3.rs`.
+
+use std::io;
+use std::net::{SocketAddr, UdpSocket};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use h3wire::{frame, qpack};
+use quinn_proto::{ConnectionError, DatagramEvent, Endpoint, EndpointConfig, Event};
+
+use crate::setting::{Setting, Text};
+use crate::setup::SetupError;
+use crate::tls::{self, Alpn, Connector};
+use crate::{Plan, RequestSpec, Target, TargetError};
+
+/// Header fields HTTP/3 forbids (RFC 9114 4.2); Host becomes `:authority`.
+const CONNECTION_SPECIFIC: [&str; 6] = [
+    "connection",
+    "keep-alive",
+    "proxy-connection",
+    "transfer-encoding",
+    "upgrade",
+    "te",
+];
+
+/// The largest datagram read or written: QUIC's packets stay below 1500 bytes on any path
+/// quinn probes, and a GRO batch is not asked for.
+pub(crate) const MAX_DATAGRAM: usize = 65_535;
+
+/// HTTP/3's own counts for a run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct H3Counts {
+    /// Requests sent again: left unprocessed by a GOAWAY, or rejected by the server
+    /// (H3_REQUEST_REJECTED), each counted as it goes again.
+    pub retries: u64,
+}
+
+impl H3Counts {
+    /// Adds `other` into `self`.
+    pub fn merge(&mut self, other: &H3Counts) {
+        self.retries += other.retries;
+    }
+}
+
+/// The most unidirectional streams a server may have open to us at once (see
+/// `tls::quic`): its three critical ones and room for unknown ones, which are stopped.
+pub(crate) const MAX_SERVER_UNI: u32 = 8;
+
+/// Closes `conn` with HTTP/3's `code` and hands each datagram that carries the
+/// CONNECTION_CLOSE to `send` at once, so that the server learns of it before the socket
+/// goes (dropped unsent, the server would hold the connection until its idle timeout).
+/// Returns how many datagrams went.
+pub(crate) fn close(
+    conn: &mut quinn_proto::Connection,
+    now: Instant,
+    code: u64,
+    buf: &mut Vec<u8>,
+    mut send: impl FnMut(&[u8]),
+) -> usize {
+    let code = quinn_proto::VarInt::from_u64(code).unwrap_or(quinn_proto::VarInt::MAX);
+    conn.close(now, code, bytes::Bytes::new());
+    let mut sent = 0;
+    buf.clear();
+    while let Some(t) = conn.poll_transmit(now, 1, buf) {
+        send(&buf[..t.size]);
+        buf.clear();
+        sent += 1;
+    }
+    sent
+}
+
+/// Each request shape's stream bytes: a HEADERS frame (QPACK, static table only) and, when
+/// the request has a body, one DATA frame. Random parts are refused for now.
+pub(crate) fn requests(
+    target: &Target,
+    specs: &[RequestSpec],
+) -> Result<Vec<Vec<u8>>, TargetError> {
+    specs.iter().map(|s| request(target, s)).collect()
+}
+
+fn request(target: &Target, spec: &RequestSpec) -> Result<Vec<u8>, TargetError> {
+    if !spec.checked_path()?.is_literal() || !spec.random_headers.is_empty() {
+        return Err(TargetError::RandomOverHttp3);
+    }
+    let authority = spec
+        .headers
+        .iter()
+        .find(|(k, _)| k.eq_ignore_ascii_case("host"))
+        .map_or(target.host_header.as_str(), |(_, v)| v.as_str());
+    let defaults = spec.default_headers(target, false);
+    let mut fields: Vec<(String, &str)> = defaults
+        .iter()
+        .map(|(k, v)| (*k, v.as_str()))
+        .chain(spec.headers.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        .map(|(k, v)| (k.to_ascii_lowercase(), v))
+        .filter(|(k, _)| k != "host" && !CONNECTION_SPECIFIC.contains(&k.as_str()))
+        .collect();
+    let length = spec.body.len().to_string();
+    if !spec.body.is_empty() && !fields.iter().any(|(k, _)| k == "content-length") {
+        fields.push(("content-length".into(), &length));
+    }
+    let headers: Vec<(&str, &str)> = fields.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+    let section = qpack::Request {
+        method: &spec.method,
+        scheme: "https",
+        authority,
+        path: &spec.path,
+        headers: &headers,
+    }
+    .encode();
+    let mut out = Vec::with_capacity(section.len() + spec.body.len() + 16);
+    frame::put_headers(&mut out, &section);
+    if !spec.body.is_empty() {
+        frame::put_data_header(&mut out, spec.body.len() as u64);
+        out.extend_from_slice(&spec.body);
+    }
+    Ok(out)
+}
+
+/// One QUIC handshake before the run, blocking: a server that does not answer QUIC's
+/// Initial within the connect timeout, closes the port (ICMP), picks no `h3`, or presents a
+/// certificate that does not verify stops the run with one line, worded as over TCP.
+pub(crate) fn preflight(plan: &Plan) -> Result<(), SetupError> {
+    let target = &plan.target;
+    let addr = target.addr;
+    let connector = Connector::new(&target.host, &plan.tls, Alpn::H3)?;
+    let client = connector.quic().map_err(|e| SetupError::Tls {
+        addr,
+        message: e.into(),
+    })?;
+    let connect_err = |reason: io::Error| SetupError::Connect { addr, reason };
+    let bind: SocketAddr = match addr {
+        SocketAddr::V4(_) => "0.0.0.0:0".parse().expect("a literal address"),
+        SocketAddr::V6(_) => "[::]:0".parse().expect("a literal address"),
+    };
+    let sock = UdpSocket::bind(bind).map_err(connect_err)?;
+    sock.connect(addr).map_err(connect_err)?;
+    let mut endpoint = Endpoint::new(Arc::new(EndpointConfig::default()), None, false, None);
+    let start = Instant::now();
+    let (handle, mut conn) = endpoint
+        .connect(start, client, addr, &connector.server_name())
+        .map_err(|e| connect_err(io::Error::other(e.to_string())))?;
+    let answer_by = start + plan.connect_timeout;
+    let done_by = answer_by + plan.timeout;
+    let mut answered = false;
+    let mut buf = Vec::with_capacity(MAX_DATAGRAM);
+    let mut rbuf = vec![0u8; MAX_DATAGRAM];
+    loop {
+        let now = Instant::now();
+        while let Some(t) = conn.poll_transmit(now, 1, &mut buf) {
+            let _ = sock.send(&buf[..t.size]);
+            buf.clear();
+        }
+        while let Some(ev) = conn.poll_endpoint_events() {
+            if let Some(ev) = endpoint.handle_event(handle, ev) {
+                conn.handle_event(ev);
+            }
+        }
+        while let Some(ev) = conn.poll() {
+            match ev {
+                Event::Connected => {
+                    let checked = check_alpn(&conn, addr);
+                    close(
+                        &mut conn,
+                        Instant::now(),
+                        h3wire::error::H3_NO_ERROR,
+                        &mut buf,
+                        |d| {
+                            let _ = sock.send(d);
+                        },
+                    );
+                    return checked;
+                }
+                Event::ConnectionLost { reason } => {
+                    return Err(lost(&reason, &connector, target, plan.timeout))
+                }
+                _ => {}
+            }
+        }
+        let limit = if answered { done_by } else { answer_by };
+        if now >= limit {
+            return Err(match answered {
+                false => no_answer(addr, plan.connect_timeout),
+                true => SetupError::Tls {
+                    addr,
+                    message: crate::setup::handshake_timed_out(plan.timeout),
+                },
+            });
+        }
+        let wake = conn.poll_timeout().map_or(limit, |t| t.min(limit));
+        let _ = sock.set_read_timeout(Some(
+            wake.saturating_duration_since(now)
+                .max(Duration::from_millis(1)),
+        ));
+        match sock.recv(&mut rbuf) {
+            Ok(n) => {
+                answered = true;
+                let data = bytes::BytesMut::from(&rbuf[..n]);
+                match endpoint.handle(Instant::now(), addr, None, None, data, &mut buf) {
+                    Some(DatagramEvent::ConnectionEvent(_, ev)) => conn.handle_event(ev),
+                    Some(DatagramEvent::Response(t)) => {
+                        let _ = sock.send(&buf[..t.size]);
+                    }
+                    _ => {}
+                }
+                buf.clear();
+            }
+            Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
+                return Err(SetupError::NoHttp3 {
+                    addr,
+                    reason: format!("nothing listens on UDP port {} (ICMP port unreachable): enable HTTP/3 on the server (caddy: `protocols h1 h2 h3`), or drop --http3", addr.port()).into(),
+                })
+            }
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut | io::ErrorKind::Interrupted
+                ) =>
+            {
+                let now = Instant::now();
+                if conn.poll_timeout().is_some_and(|t| t <= now) {
+                    conn.handle_timeout(now);
+                }
+            }
+            Err(e) => return Err(connect_err(e)),
+        }
+    }
+}
+
+fn no_answer(addr: SocketAddr, timeout: Duration) -> SetupError {
+    SetupError::NoHttp3 {
+        addr,
+        reason: Text::plain(format!(
+            "nothing answered QUIC's Initial on UDP port {} within {timeout:?} (",
+            addr.port()
+        ))
+        .name(Setting::ConnectTimeout)
+        .then("): enable HTTP/3 on the server and open its UDP port, or ")
+        .drop(Setting::Http3),
+    }
+}
+
+/// The handshake ended with the server's choice of ALPN: `h3` or nothing else.
+fn check_alpn(conn: &quinn_proto::Connection, addr: SocketAddr) -> Result<(), SetupError> {
+    let alpn = conn
+        .crypto_session()
+        .handshake_data()
+        .and_then(|d| {
+            d.downcast::<quinn_proto::crypto::rustls::HandshakeData>()
+                .ok()
+        })
+        .and_then(|d| d.protocol);
+    match alpn.as_deref() {
+        Some(b"h3") => Ok(()),
+        _ => Err(SetupError::NoHttp3 {
+            addr,
+            reason: Text::plain("it did not select h3 by ALPN: enable HTTP/3 on the server, or ")
+                .drop(Setting::Http3),
+        }),
+    }
+}
+
+/// TLS alerts travel in QUIC as transport error 0x100 + the alert (RFC 9001 4.8).
+fn alert_of(code: u64) -> Option<u8> {
+    (0x100..0x200).contains(&code).then(|| (code - 0x100) as u8)
+}
+
+/// No application protocol: the server knows no `h3`.
+const NO_APPLICATION_PROTOCOL: u8 = 120;
+
+/// Why the preflight's handshake failed, worded as the same failure over TCP is: a
+/// certificate the verifier refused by [`tls::explain`].
+fn lost(
+    reason: &ConnectionError,
+    connector: &Connector,
+    target: &Target,
+    timeout: Duration,
+) -> SetupError {
+    let addr = target.addr;
+    if let Some(e) = connector.refused() {
+        return SetupError::Tls {
+            addr,
+            message: tls::explain(&e, &target.host),
+        };
+    }
+    let code = match reason {
+        ConnectionError::TransportError(e) => Some(u64::from(e.code)),
+        ConnectionError::ConnectionClosed(c) => Some(u64::from(c.error_code)),
+        _ => None,
+    };
+    if code.and_then(alert_of) == Some(NO_APPLICATION_PROTOCOL) {
+        return SetupError::NoHttp3 {
+            addr,
+            reason: Text::plain("it knows no h3 by ALPN: enable HTTP/3 on the server, or ")
+                .drop(Setting::Http3),
+        };
+    }
+    let message: Text = match reason {
+        ConnectionError::TimedOut => crate::setup::handshake_timed_out(timeout),
+        ConnectionError::TransportError(e) => format!("the QUIC handshake failed: {e}").into(),
+        ConnectionError::ConnectionClosed(c) => {
+            format!("the server closed the QUIC handshake: {c}").into()
+        }
+        ConnectionError::ApplicationClosed(c) => {
+            format!("the server closed the connection: {c}").into()
+        }
+        other => format!("the QUIC handshake failed: {other}").into(),
+    };
+    SetupError::Tls { addr, message }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,147 @@
+use super::response::feed;
+use super::*;
+use h3wire::qpack;
+
+fn rx() -> Rx {
+    Rx {
+        id: StreamId::new(Side::Client, Dir::Bi, 0),
+        tag: 0,
+        shape: 0,
+        unsent: 0,
+        pending: Vec::new(),
+        skip: 0,
+        status: None,
+    }
+}
+
+fn headers(status: u16) -> Vec<u8> {
+    let mut section = Vec::new();
+    qpack::encode_response(&mut section, status, &[("content-length", "2")]);
+    let mut out = Vec::new();
+    frame::put_headers(&mut out, &section);
+    out
+}
+
+fn response(status: u16, body: &[u8]) -> Vec<u8> {
+    let mut out = headers(status);
+    frame::put_data_header(&mut out, body.len() as u64);
+    out.extend_from_slice(body);
+    out
+}
+
+#[test]
+fn a_response_split_at_every_byte_frames_the_same() {
+    let mut bytes = headers(103);
+    bytes.extend(response(200, b"ok"));
+    // An unknown frame between them is passed over.
+    frame::put_header(&mut bytes, 0x21, 3);
+    bytes.extend_from_slice(b"abc");
+    for split in 0..=bytes.len() {
+        let mut r = rx();
+        feed(&mut r, &bytes[..split]).expect("a good response");
+        feed(&mut r, &bytes[split..]).expect("a good response");
+        assert_eq!(r.status, Some(200), "split at {split}");
+        assert!(r.pending.is_empty() && r.skip == 0, "split at {split}");
+    }
+}
+
+#[test]
+fn data_before_headers_is_malformed() {
+    let mut bytes = Vec::new();
+    frame::put_data_header(&mut bytes, 2);
+    bytes.extend_from_slice(b"ok");
+    let f = feed(&mut rx(), &bytes).expect_err("DATA first");
+    assert_eq!(f.kind, Kind::Protocol);
+}
+
+#[test]
+fn a_settings_frame_on_a_request_stream_is_unexpected() {
+    let mut bytes = response(200, b"");
+    frame::Settings::default().put(&mut bytes);
+    let f = feed(&mut rx(), &bytes).expect_err("SETTINGS on a request stream");
+    assert_eq!(
+        f,
+        Reason::new(
+            Kind::Protocol,
+            Cause::H3Sent(h3err::H3_FRAME_UNEXPECTED as u32)
+        )
+    );
+}
+
+#[test]
+fn a_crypto_error_is_a_tls_alert() {
+    assert_eq!(alert(0x12a), Some(42));
+    assert_eq!(alert(0xa), None);
+}
+
+#[test]
+fn the_tag_after_u32_max_wraps_rather_than_overflowing() {
+    let mut t = Tag(u32::MAX - 1);
+    assert_eq!([t.next(), t.next(), t.next()], [u32::MAX - 1, u32::MAX, 0]);
+}
+
+fn conn() -> Conn {
+    Conn {
+        socket: None,
+        quic: None,
+        drained: false,
+        up: true,
+        started_ns: 0,
+        answered_ns: None,
+        next_tag: Tag::default(),
+        queue: VecDeque::new(),
+        rx: Vec::new(),
+        readable: Vec::new(),
+        uni: Vec::new(),
+        goaway: None,
+        lost: None,
+    }
+}
+
+fn on_stream(tag: u32, index: u64) -> Rx {
+    Rx {
+        id: StreamId::new(Side::Client, Dir::Bi, index),
+        tag,
+        ..rx()
+    }
+}
+
+fn pending(tag: u32) -> Pending {
+    Pending {
+        stream: tag,
+        start_ns: 0,
+        sent_ns: 0,
+        shape: 0,
+        retries: 0,
+    }
+}
+
+/// Request 1 expired while queued, so request 2 went out on stream index 1 (ID 4): a
+/// GOAWAY at ID 8 processed it, and it is no retry; request 3, on index 2 (ID 8), is.
+#[test]
+fn a_goaway_judges_a_request_by_its_stream_not_its_tag() {
+    let mut c = conn();
+    c.rx = vec![on_stream(0, 0), on_stream(2, 1), on_stream(3, 2)];
+    c.queue.push_back((4, 0));
+    c.goaway = Some(8);
+    let mut reqs = Requests {
+        inflight: [0, 2, 3, 4].into_iter().map(pending).collect(),
+        requeue: Vec::new(),
+        wait_since_ns: 0,
+    };
+    let mut rec = Recorder::for_test(std::time::Duration::ZERO);
+    apply_goaway(&mut c, &mut reqs, &mut rec);
+    let left: Vec<u32> = reqs.inflight.iter().map(|p| p.stream).collect();
+    let again: Vec<u32> = reqs.requeue.iter().map(|p| p.stream).collect();
+    assert_eq!(left, [0, 2], "processed: below the GOAWAY's ID");
+    assert_eq!(again, [3, 4], "unprocessed or never sent: sent again");
+    assert!(reqs.requeue.iter().all(|p| p.retries == 1));
+    assert!(c.queue.is_empty());
+    assert_eq!(c.rx.iter().map(|r| r.tag).collect::<Vec<_>>(), [0, 2]);
+}
+
+#[test]
+fn a_server_opened_bidirectional_stream_is_no_request() {
+    assert!(!ours(StreamId::new(Side::Server, Dir::Bi, 0)));
+    assert!(ours(StreamId::new(Side::Client, Dir::Bi, 0)));
+}

@@ -1,0 +1,207 @@
+//! The server's unidirectional streams as a client reads them: its control stream
+//! (SETTINGS first, then GOAWAY; unknown frames skipped), its QPACK encoder stream (only a
+//! table capacity of 0, which is all we allow) and decoder stream (Stream Cancellations
+//! only), checked by `h3wire`; a push stream is an error (we never allow pushes), a second
+//! stream of a critical type is H3_STREAM_CREATION_ERROR, and an unknown type is stopped
+//! (STOP_SENDING H3_STREAM_CREATION_ERROR, RFC 9114 6.2.3) and forgotten, so that the
+//! streams kept are the three critical ones and those whose type has not come yet.
+
+use h3wire::error as h3err;
+use h3wire::frame::{self, Kind, Settings, UniStream};
+use h3wire::qpack::stream::{check_decoder_stream, check_encoder_stream};
+use quinn_proto::{Connection, ReadError, StreamId};
+
+/// The largest control frame held whole (SETTINGS, GOAWAY).
+const MAX_CONTROL_FRAME: u64 = 16 * 1024;
+
+/// Whether a stream is still to be read after [`Uni::read`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Keep {
+    Yes,
+    /// Its type is unknown (it was stopped), or it ended: forget it.
+    No,
+}
+
+/// The critical types among `uni`'s streams, as [`Uni::read`] takes them: control, QPACK
+/// encoder, QPACK decoder.
+pub(super) fn kinds(uni: &[Uni]) -> [bool; 3] {
+    let has = |k: UniStream| uni.iter().any(|u| u.kind == Some(k));
+    [
+        has(UniStream::Control),
+        has(UniStream::QpackEncoder),
+        has(UniStream::QpackDecoder),
+    ]
+}
+
+/// One of the server's unidirectional streams.
+pub(super) struct Uni {
+    pub(super) id: StreamId,
+    /// Its type, once its first bytes came.
+    kind: Option<UniStream>,
+    /// Bytes not yet taken: a frame or instruction split across reads.
+    pending: Vec<u8>,
+    /// Payload bytes of an unknown frame to pass over.
+    skip: u64,
+    /// The control stream's SETTINGS came.
+    settings: Option<Settings>,
+}
+
+impl Uni {
+    pub(super) fn new(id: StreamId) -> Self {
+        Self {
+            id,
+            kind: None,
+            pending: Vec::new(),
+            skip: 0,
+            settings: None,
+        }
+    }
+
+    /// Reads what the stream has; `others`: the critical types the connection's other
+    /// streams have ([`kinds`]). `Err`: the HTTP/3 or QPACK error code to close the
+    /// connection with. A GOAWAY's id goes to `goaway`.
+    pub(super) fn read(
+        &mut self,
+        conn: &mut Connection,
+        goaway: &mut Option<u64>,
+        others: [bool; 3],
+    ) -> Result<Keep, u64> {
+        let mut stream = conn.recv_stream(self.id);
+        let Ok(mut chunks) = stream.read(true) else {
+            return Ok(Keep::No);
+        };
+        let mut out = Ok(Keep::Yes);
+        loop {
+            match chunks.next(usize::MAX) {
+                Ok(Some(chunk)) => {
+                    self.pending.extend_from_slice(&chunk.bytes);
+                    if let Err(code) = self.take(goaway, others) {
+                        out = Err(code);
+                        break;
+                    }
+                    if matches!(self.kind, Some(UniStream::Unknown(_))) {
+                        out = Ok(Keep::No);
+                        break;
+                    }
+                }
+                // The control stream is critical: it may not end or be reset (RFC 9114 6.2.1).
+                Ok(None) | Err(ReadError::Reset(_)) => {
+                    out = match self.kind {
+                        Some(UniStream::Control) => Err(h3err::H3_CLOSED_CRITICAL_STREAM),
+                        _ => Ok(Keep::No),
+                    };
+                    break;
+                }
+                Err(ReadError::Blocked) => break,
+            }
+        }
+        let _ = chunks.finalize();
+        if matches!(self.kind, Some(UniStream::Unknown(_))) {
+            let code = quinn_proto::VarInt::from_u32(h3err::H3_STREAM_CREATION_ERROR as u32);
+            let _ = conn.recv_stream(self.id).stop(code);
+        }
+        out
+    }
+
+    /// Takes in the bytes pending, as far as they are whole.
+    fn take(&mut self, goaway: &mut Option<u64>, others: [bool; 3]) -> Result<(), u64> {
+        let kind = match self.kind {
+            Some(k) => k,
+            None => {
+                let Some((k, n)) = UniStream::parse(&self.pending) else {
+                    return Ok(());
+                };
+                // One of each critical stream (RFC 9114 6.2.1, RFC 9204 4.2).
+                let twice = match k {
+                    UniStream::Control => others[0],
+                    UniStream::QpackEncoder => others[1],
+                    UniStream::QpackDecoder => others[2],
+                    _ => false,
+                };
+                if twice {
+                    return Err(h3err::H3_STREAM_CREATION_ERROR);
+                }
+                self.pending.drain(..n);
+                self.kind = Some(k);
+                k
+            }
+        };
+        match kind {
+            UniStream::Control => self.control(goaway),
+            UniStream::QpackEncoder => {
+                check_encoder_stream(&self.pending).map_err(|e| e.code())?;
+                self.pending.clear();
+                Ok(())
+            }
+            UniStream::QpackDecoder => {
+                let n = check_decoder_stream(&self.pending).map_err(|e| e.code())?;
+                self.pending.drain(..n);
+                Ok(())
+            }
+            // We sent no MAX_PUSH_ID: no push id is valid (RFC 9114 4.6).
+            UniStream::Push => Err(h3err::H3_ID_ERROR),
+            UniStream::Unknown(_) => {
+                self.pending.clear();
+                Ok(())
+            }
+        }
+    }
+
+    /// The control stream's frames: SETTINGS first and once, GOAWAY, others skipped.
+    fn control(&mut self, goaway: &mut Option<u64>) -> Result<(), u64> {
+        let mut at = 0;
+        let result = loop {
+            if self.skip > 0 {
+                let n = self.skip.min((self.pending.len() - at) as u64);
+                at += n as usize;
+                self.skip -= n;
+                if self.skip > 0 {
+                    break Ok(());
+                }
+            }
+            let head = match frame::parse_header(&self.pending[at..], MAX_CONTROL_FRAME) {
+                Ok(Some(h)) => h,
+                Ok(None) => break Ok(()),
+                Err(e) => break Err(e.code()),
+            };
+            if self.settings.is_none() && head.kind != Kind::Settings {
+                break Err(h3err::H3_MISSING_SETTINGS);
+            }
+            if !head.kind.allowed_on(frame::Stream::Control) {
+                break Err(h3err::H3_FRAME_UNEXPECTED);
+            }
+            if !head.kind.buffered() {
+                at += head.header_len;
+                self.skip = head.len;
+                continue;
+            }
+            let end = at + head.header_len + head.len as usize;
+            if end > self.pending.len() {
+                break Ok(());
+            }
+            let payload = &self.pending[at + head.header_len..end];
+            match head.kind {
+                Kind::Settings if self.settings.is_some() => break Err(h3err::H3_FRAME_UNEXPECTED),
+                Kind::Settings => match Settings::parse(payload) {
+                    Ok(s) => self.settings = Some(s),
+                    Err(e) => break Err(e.code()),
+                },
+                Kind::Goaway => match frame::parse_id(payload) {
+                    // A later GOAWAY may only lower the id (RFC 9114 5.2).
+                    Ok(id) if goaway.is_some_and(|g| id > g) => break Err(h3err::H3_ID_ERROR),
+                    Ok(id) if id % 4 != 0 => break Err(h3err::H3_ID_ERROR),
+                    Ok(id) => *goaway = Some(id),
+                    Err(e) => break Err(e.code()),
+                },
+                // CANCEL_PUSH and MAX_PUSH_ID: no pushes here, nothing to do.
+                _ => {}
+            }
+            at = end;
+        };
+        self.pending.drain(..at);
+        result
+    }
+}
+
+#[cfg(test)]
+mod tests;
