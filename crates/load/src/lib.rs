@@ -76,7 +76,7 @@ use std::time::{Duration, Instant};
 pub use control::{Control, Snapshot};
 pub use h2::blocking::{H2Client, H2Error, H2Response};
 pub use h2::{H2Counts, H2Options};
-pub use h3::H3Counts;
+pub use h3::{H3Counts, UDP_BUFFER_BYTES};
 pub use idle::{Idle, IdleChoice, IdleWhy, Placement};
 pub use plan::{
     Arrival, Coalesce, H3Options, KernelStamps, LatencyClock, Plan, PlanError, Protocol, StatusSet,

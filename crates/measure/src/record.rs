@@ -335,7 +335,7 @@ fn udp_report(plan: &Plan, deltas: report::udp::UdpCounts) -> report::udp::UdpRe
     let buffers = report::udp::Buffers {
         rmem_max: sysctl("net.core.rmem_max"),
         wmem_max: sysctl("net.core.wmem_max"),
-        asked: None,
+        asked: rules::over_udp(&plan.protocol).then_some(load::UDP_BUFFER_BYTES as u64),
     };
     report::udp::report(deltas, rules::over_udp(&plan.protocol), &buffers)
 }

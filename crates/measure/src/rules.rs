@@ -21,6 +21,7 @@ pub fn protocol_name(protocol: &Protocol, tls: bool) -> &'static str {
 pub fn over_udp(protocol: &Protocol) -> bool {
     match protocol {
         Protocol::Http1 | Protocol::Http2(_) => false,
+        Protocol::Http3(_) => true,
     }
 }
 

@@ -158,6 +158,11 @@ fn exact_count_over_h3_against_caddy_keeps_the_accounting_law() {
     assert_eq!(v["config"]["streams"], 8, "HTTP/3's streams per connection");
     assert_eq!(v["config"]["pipeline"], 1, "no pipelining under HTTP/3");
     assert_eq!(v["connections"]["opened"], 4);
+    // The kernel's UDP counters were read around the run, and saw its datagrams both ways
+    // (the namespace's: at least a handshake's per connection).
+    let udp = &v["udp"]["deltas"];
+    assert!(udp["OutDatagrams"].as_u64().unwrap() >= 4, "{udp}");
+    assert!(udp["InDatagrams"].as_u64().unwrap() >= 4, "{udp}");
 }
 
 #[test]

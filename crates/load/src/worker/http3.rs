@@ -485,6 +485,10 @@ impl Http for Http3 {
             SocketAddr::V6(_) => SocketAddr::from(([0u16; 8], 0)),
         };
         let mut sock = UdpSocket::bind(bind).map_err(|e| fail(&e))?;
+        // Best effort: capped at net.core.rmem_max/wmem_max, which the report names.
+        let size = crate::h3::UDP_BUFFER_BYTES;
+        let _ = nix::sys::socket::setsockopt(&sock, nix::sys::socket::sockopt::RcvBuf, &size);
+        let _ = nix::sys::socket::setsockopt(&sock, nix::sys::socket::sockopt::SndBuf, &size);
         sock.connect(cfg.addr).map_err(|e| fail(&e))?;
         cx.registry
             .register(&mut sock, token, Interest::READABLE | Interest::WRITABLE)
