@@ -29,6 +29,10 @@ pub struct DoctorArgs {
     /// on loopback only, so --rate's closes then hold their ports 60 s.
     #[arg(long)]
     pub remote: bool,
+    /// The run speaks HTTP/3: checks the UDP socket buffer caps (net.core.rmem_max and
+    /// wmem_max) against what each connection's socket asks for.
+    #[arg(long)]
+    pub http3: bool,
     /// Print the findings as JSON (schemas/doctor.schema.json).
     #[arg(long)]
     pub json: bool,
@@ -49,6 +53,7 @@ pub fn run(args: DoctorArgs) -> Result<ExitCode> {
         closes_per_s: args.rate,
         threads: args.threads,
         remote: args.remote,
+        udp: args.http3,
     };
     let findings: Vec<Finding<String>> = check(&Machine::read(), &demand)
         .iter()

@@ -62,6 +62,9 @@ pub struct Demand {
     /// The target is on another host: `tcp_tw_reuse = 2` (the default) reuses TIME_WAIT
     /// ports on loopback only, so it does not help such a run.
     pub remote: bool,
+    /// The run speaks HTTP/3: each connection's UDP socket asks for
+    /// [`crate::UDP_BUFFER_BYTES`] of receive and send buffer.
+    pub udp: bool,
 }
 
 /// Whether a limit is enough for the demand.
@@ -138,6 +141,8 @@ pub const CHECKS: &[Check] = &[
     ("kernel.threads-max", threads_max),
     ("kernel.pid_max", pid_max),
     ("vm.max_map_count", max_map_count),
+    ("net.core.rmem_max", rmem_max),
+    ("net.core.wmem_max", wmem_max),
 ];
 
 /// Every check of `machine` against `demand`.
@@ -523,6 +528,50 @@ fn max_map_count(m: &Machine, d: &Demand) -> Finding {
         format!("sysctl -w vm.max_map_count={need}"),
         "memory maps per process: each thread's stack and guard page are two",
     )
+}
+
+/// The finding of a UDP buffer check when the run does not speak HTTP/3.
+fn udp_not_asked(check: &'static str, observed: Option<u64>) -> Finding {
+    Finding {
+        check,
+        observed: observed.map_or("unreadable".into(), |v| v.to_string()),
+        needed: "-".into(),
+        severity: Severity::Ok,
+        fix: None,
+        note: Text::plain("for a run over UDP: give ").name(Setting::Http3),
+    }
+}
+
+/// A UDP socket buffer cap against what an HTTP/3 connection's socket asks for: the kernel
+/// caps the ask silently, and a burst past the buffer is dropped.
+fn udp_buffer(check: &'static str, observed: Option<u64>, d: &Demand, what: &str) -> Finding {
+    if !d.udp {
+        return udp_not_asked(check, observed);
+    }
+    let need = crate::UDP_BUFFER_BYTES as u64;
+    let Some(v) = observed else {
+        return unknown(
+            check,
+            need.to_string(),
+            &format!("/proc/sys/{}", check.replace('.', "/")),
+        );
+    };
+    judged(
+        check,
+        v,
+        need,
+        v >= need,
+        format!("sysctl -w {check}={need}"),
+        format!("each HTTP/3 connection's UDP socket asks for a {what} buffer of {need} bytes, cut to this cap without a word; a burst past the buffer is dropped (Udp {}), and QUIC pays for each datagram lost with a loss detection and half its congestion window", if what == "receive" { "RcvbufErrors" } else { "SndbufErrors" }),
+    )
+}
+
+fn rmem_max(m: &Machine, d: &Demand) -> Finding {
+    udp_buffer("net.core.rmem_max", m.rmem_max, d, "receive")
+}
+
+fn wmem_max(m: &Machine, d: &Demand) -> Finding {
+    udp_buffer("net.core.wmem_max", m.wmem_max, d, "send")
 }
 
 #[cfg(test)]

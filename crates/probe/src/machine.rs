@@ -37,6 +37,10 @@ pub struct Machine {
     pub tasks_now: Option<u64>,
     /// `vm.max_map_count`: memory maps per process.
     pub max_map_count: Option<u64>,
+    /// `net.core.rmem_max`: the most a socket may ask for as its receive buffer, bytes.
+    pub rmem_max: Option<u64>,
+    /// `net.core.wmem_max`: the most a socket may ask for as its send buffer, bytes.
+    pub wmem_max: Option<u64>,
 }
 
 /// The value of a kernel setting by its sysctl name (`net.core.somaxconn`), as read from
@@ -122,6 +126,8 @@ impl Machine {
                 .ok()
                 .and_then(|t| loadavg_tasks(&t)),
             max_map_count: one("vm.max_map_count"),
+            rmem_max: one("net.core.rmem_max"),
+            wmem_max: one("net.core.wmem_max"),
         }
     }
 }

@@ -35,6 +35,7 @@ fn finding(name: &str) -> Finding {
         closes_per_s: None,
         threads: None,
         remote: false,
+        udp: false,
     };
     check(&machine, &demand)
         .into_iter()

@@ -66,7 +66,7 @@ fn json_follows_the_schema_and_one_connection_is_short_of_nothing() {
     let v = doc(&out);
     assert_eq!(v["short"], 0, "{v}");
     assert_eq!(v["demand"]["connections"], 1);
-    assert_eq!(v["findings"].as_array().unwrap().len(), 14);
+    assert_eq!(v["findings"].as_array().unwrap().len(), 16);
     // The text form: one line per check, and the verdict.
     let out = run(&["doctor", "--connections", "1"]);
     let text = String::from_utf8_lossy(&out.stdout);
@@ -77,6 +77,36 @@ fn json_follows_the_schema_and_one_connection_is_short_of_nothing() {
         "{text}"
     );
     assert!(text.ends_with("nothing short\n"), "{text}");
+    // The UDP buffer caps need something only for a run over HTTP/3, and are read from
+    // the machine's own settings.
+    let cap = |name: &str| {
+        std::fs::read_to_string(format!("/proc/sys/net/core/{name}"))
+            .unwrap()
+            .trim()
+            .to_string()
+    };
+    let find = |v: &serde_json::Value, check: &str| {
+        v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["check"] == check)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {check} in {v}"))
+    };
+    let rmem = find(&v, "net.core.rmem_max");
+    assert_eq!(
+        (rmem["needed"].as_str(), rmem["severity"].as_str()),
+        (Some("-"), Some("ok"))
+    );
+    let h3 = doc(&run(&["doctor", "--json", "--connections", "1", "--http3"]));
+    for name in ["rmem_max", "wmem_max"] {
+        let f = find(&h3, &format!("net.core.{name}"));
+        assert_eq!(f["observed"], cap(name), "{f}");
+        assert_eq!(f["needed"], ::load::UDP_BUFFER_BYTES.to_string(), "{f}");
+        let enough = cap(name).parse::<usize>().unwrap() >= ::load::UDP_BUFFER_BYTES;
+        assert_eq!(f["severity"] == "ok", enough, "{f}");
+    }
 }
 
 /// `sh -c 'ulimit -n LIMIT; exec foxbench ARGS'`.

@@ -19,6 +19,8 @@ fn vm() -> Machine {
         pid_max: Some(32_768),
         tasks_now: Some(306),
         max_map_count: Some(65_530),
+        rmem_max: Some(212_992),
+        wmem_max: Some(212_992),
     }
 }
 
@@ -32,6 +34,7 @@ fn tw_reuse_2_helps_loopback_only() {
         closes_per_s: Some(1_000),
         threads: None,
         remote,
+        udp: false,
     };
     let find = |d: &Demand, check: &str| {
         let f = super::check(&m, d);
@@ -63,6 +66,7 @@ fn demand(connections: u64) -> Demand {
         closes_per_s: None,
         threads: None,
         remote: false,
+        udp: false,
     }
 }
 
@@ -136,6 +140,7 @@ fn recorded_machines_against_demands() {
             closes_per_s: *closes,
             threads: None,
             remote: false,
+            udp: false,
         };
         let findings = super::check(&m, &d);
         let f = findings.iter().find(|f| f.check == *check).unwrap();
@@ -250,6 +255,7 @@ fn thread_checks_against_recorded_machines() {
             closes_per_s: None,
             threads: *threads,
             remote: false,
+            udp: false,
         };
         let findings = super::check(&m, &d);
         let f = findings.iter().find(|f| f.check == *check).unwrap();
@@ -263,4 +269,46 @@ fn the_vm_is_enough_for_10000_connections() {
     let findings = check(&vm(), &demand(10_000));
     assert_eq!(short(&findings).count(), 0, "{findings:#?}");
     assert_eq!(severity(&findings, "ulimit -n"), Severity::Ok, "soft 20000");
+}
+
+/// The UDP buffer caps are judged only for a run over HTTP/3, against what each of its
+/// sockets asks for; Debian's default cap (208 KiB) is short of it.
+#[test]
+fn the_udp_buffer_caps_are_short_for_http3_only() {
+    let m = vm(); // rmem_max and wmem_max 212,992
+    let find = |udp: bool, check: &str| {
+        let d = Demand { udp, ..demand(100) };
+        super::check(&m, &d)
+            .into_iter()
+            .find(|f| f.check == check)
+            .unwrap()
+    };
+    for check in ["net.core.rmem_max", "net.core.wmem_max"] {
+        let tcp = find(false, check);
+        assert_eq!(
+            (tcp.severity, tcp.needed.as_str()),
+            (Severity::Ok, "-"),
+            "{tcp:?}"
+        );
+        assert_eq!(tcp.observed, "212992");
+        let h3 = find(true, check);
+        assert_eq!(h3.severity, Severity::Short, "{h3:?}");
+        assert_eq!(h3.needed, crate::UDP_BUFFER_BYTES.to_string());
+        assert_eq!(
+            h3.fix,
+            Some(format!("sysctl -w {check}={}", crate::UDP_BUFFER_BYTES))
+        );
+    }
+    let big = Machine {
+        rmem_max: Some(crate::UDP_BUFFER_BYTES as u64),
+        wmem_max: None,
+        ..vm()
+    };
+    let d = Demand {
+        udp: true,
+        ..demand(100)
+    };
+    let f = super::check(&big, &d);
+    assert_eq!(severity(&f, "net.core.rmem_max"), Severity::Ok);
+    assert_eq!(severity(&f, "net.core.wmem_max"), Severity::Unknown);
 }

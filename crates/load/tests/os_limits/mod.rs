@@ -65,6 +65,7 @@ fn every_check_answers_on_this_machine() {
                 closes_per_s: None,
                 threads: Some(connections),
                 remote: false,
+                udp: false,
             },
         );
         for f in &findings {

@@ -217,6 +217,7 @@ fn short_limits(machine: &Machine, connections: u64) -> Vec<LimitNote> {
         threads: None,
         // The shootout's targets run on this machine.
         remote: false,
+        udp: false,
     };
     short(&check(machine, &demand))
         .map(|f| LimitNote {
