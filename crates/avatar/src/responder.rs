@@ -548,8 +548,8 @@ impl Responder {
                 push_escaped(log, r.method_raw);
                 log.push(b' ');
                 push_escaped(log, r.target);
-                if r.http2 {
-                    log.extend_from_slice(b" HTTP/2.0");
+                if r.major_version > 1 {
+                    let _ = write!(log, " HTTP/{}.0", r.major_version);
                 } else {
                     let _ = write!(log, " HTTP/1.{}", r.minor_version);
                 }
