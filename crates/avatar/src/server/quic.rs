@@ -1,0 +1,270 @@
+//! A worker's HTTP/3 side: its own UDP socket (bound with `SO_REUSEPORT` beside the other
+//! workers', so the kernel keeps a flow on one worker), a `quinn_proto::Endpoint`, and the
+//! connections it accepted, each with its [`h3::Conn`]; driven from the worker's mio loop.
+//!
+//! Datagrams go in and out one `recv_from`/`send_to` at a time (no GSO/GRO yet). A datagram
+//! the socket cannot take at once is dropped: QUIC's loss recovery sends it again.
+
+use std::io;
+use std::net::SocketAddr;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Instant;
+
+use bytes::BytesMut;
+use mio::net::UdpSocket;
+use quinn_proto::{
+    ConnectionHandle, DatagramEvent, Endpoint, EndpointConfig, ServerConfig, Transmit,
+};
+use socket2::{Domain, Protocol, Socket, Type};
+
+use super::Shared;
+use crate::h3;
+use crate::metrics::{H3Event, WorkerMetrics};
+
+/// The largest datagram read.
+const MAX_DATAGRAM: usize = 64 * 1024;
+
+struct Slot {
+    conn: quinn_proto::Connection,
+    h3: h3::Conn,
+    timeout: Option<Instant>,
+}
+
+/// One worker's QUIC endpoint and connections.
+pub(super) struct Quic {
+    pub(super) socket: UdpSocket,
+    endpoint: Endpoint,
+    config: Arc<ServerConfig>,
+    /// By quinn's connection handle, a small index it reuses.
+    conns: Vec<Option<Box<Slot>>>,
+    open: usize,
+    rx: Vec<u8>,
+    tx: Vec<u8>,
+    scratch: h3::Scratch,
+    /// The earliest timer of any connection.
+    next_timeout: Option<Instant>,
+    stopping: bool,
+}
+
+/// What the worker lends the QUIC side.
+pub(super) struct Ctx<'a> {
+    pub(super) responder: &'a mut crate::responder::Responder,
+    pub(super) metrics: &'a WorkerMetrics,
+    pub(super) limits: &'a crate::config::Limits,
+    pub(super) shared: &'a Shared,
+    pub(super) max_connections: usize,
+}
+
+/// Binds a UDP socket that shares `addr` with the other workers'.
+pub(super) fn bind_udp(addr: SocketAddr) -> io::Result<std::net::UdpSocket> {
+    let socket = Socket::new(Domain::for_address(addr), Type::DGRAM, Some(Protocol::UDP))?;
+    socket.set_reuse_port(true)?;
+    socket.set_nonblocking(true)?;
+    socket.bind(&addr.into())?;
+    Ok(socket.into())
+}
+
+impl Quic {
+    pub(super) fn new(socket: std::net::UdpSocket, config: Arc<ServerConfig>) -> Self {
+        let endpoint = Endpoint::new(
+            Arc::new(EndpointConfig::default()),
+            Some(Arc::clone(&config)),
+            true,
+            None,
+        );
+        Quic {
+            socket: UdpSocket::from_std(socket),
+            endpoint,
+            config,
+            conns: Vec::new(),
+            open: 0,
+            rx: vec![0; MAX_DATAGRAM],
+            tx: Vec::with_capacity(1500),
+            scratch: h3::Scratch::new(),
+            next_timeout: None,
+            stopping: false,
+        }
+    }
+
+    /// When the next connection timer is due.
+    pub(super) fn next_timeout(&self) -> Option<Instant> {
+        self.next_timeout
+    }
+
+    /// Reads every datagram queued (the socket is edge-triggered) and handles what they
+    /// brought.
+    pub(super) fn readable(&mut self, cx: &mut Ctx<'_>) {
+        loop {
+            let (n, from) = match self.socket.recv_from(&mut self.rx) {
+                Ok(r) => r,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(_) => break,
+            };
+            let now = Instant::now();
+            let data = BytesMut::from(&self.rx[..n]);
+            self.tx.clear();
+            match self
+                .endpoint
+                .handle(now, from, None, None, data, &mut self.tx)
+            {
+                Some(DatagramEvent::NewConnection(incoming)) => self.admit(incoming, now, cx),
+                Some(DatagramEvent::ConnectionEvent(h, ev)) => {
+                    if let Some(Some(slot)) = self.conns.get_mut(h.0) {
+                        slot.conn.handle_event(ev);
+                        self.drive(h, now, cx);
+                    }
+                }
+                Some(DatagramEvent::Response(t)) => send(&self.socket, &self.tx, &t),
+                None => {}
+            }
+        }
+        self.recompute_timeout();
+    }
+
+    fn admit(&mut self, incoming: quinn_proto::Incoming, now: Instant, cx: &mut Ctx<'_>) {
+        let full = cx.shared.open.fetch_add(1, Ordering::Relaxed) >= cx.max_connections;
+        if full || self.stopping {
+            cx.shared.open.fetch_sub(1, Ordering::Relaxed);
+            cx.metrics.h3(H3Event::Refused);
+            let t = self.endpoint.refuse(incoming, &mut self.tx);
+            send(&self.socket, &self.tx, &t);
+            return;
+        }
+        match self
+            .endpoint
+            .accept(incoming, now, &mut self.tx, Some(Arc::clone(&self.config)))
+        {
+            Ok((h, conn)) => {
+                cx.metrics.h3(H3Event::Connection);
+                if self.conns.len() <= h.0 {
+                    self.conns.resize_with(h.0 + 1, || None);
+                }
+                self.conns[h.0] = Some(Box::new(Slot {
+                    conn,
+                    h3: h3::Conn::new(),
+                    timeout: None,
+                }));
+                self.open += 1;
+                cx.metrics.set_h3_open(self.open);
+                self.drive(h, now, cx);
+            }
+            Err(e) => {
+                cx.shared.open.fetch_sub(1, Ordering::Relaxed);
+                if let Some(t) = e.response {
+                    send(&self.socket, &self.tx, &t);
+                }
+            }
+        }
+    }
+
+    /// Runs every connection timer that is due.
+    pub(super) fn timers(&mut self, cx: &mut Ctx<'_>) {
+        let now = Instant::now();
+        if self.next_timeout.is_none_or(|t| t > now) {
+            return;
+        }
+        for i in 0..self.conns.len() {
+            let Some(slot) = &mut self.conns[i] else {
+                continue;
+            };
+            if slot.timeout.is_none_or(|t| t > now) {
+                continue;
+            }
+            slot.conn.handle_timeout(now);
+            self.drive(ConnectionHandle(i), now, cx);
+        }
+        self.recompute_timeout();
+    }
+
+    /// Sends GOAWAY on every connection; new ones are refused from now on.
+    pub(super) fn begin_shutdown(&mut self, cx: &mut Ctx<'_>) {
+        self.stopping = true;
+        let now = Instant::now();
+        for i in 0..self.conns.len() {
+            let Some(slot) = &mut self.conns[i] else {
+                continue;
+            };
+            {
+                let mut hcx = h3_ctx(cx, &mut self.scratch, now);
+                slot.h3.goaway(&mut slot.conn, &mut hcx);
+            }
+            self.drive(ConnectionHandle(i), now, cx);
+        }
+        self.recompute_timeout();
+    }
+
+    /// Whether a stopping worker may go: every connection closed by us and its
+    /// CONNECTION_CLOSE sent (its draining period is not waited for).
+    pub(super) fn done(&self) -> bool {
+        self.conns
+            .iter()
+            .flatten()
+            .all(|s| s.h3.closed() || s.conn.is_closed())
+    }
+
+    /// Handles a connection's events, sends what it has, and drops it once drained.
+    fn drive(&mut self, h: ConnectionHandle, now: Instant, cx: &mut Ctx<'_>) {
+        let Some(Some(slot)) = self.conns.get_mut(h.0) else {
+            return;
+        };
+        let mut hcx = h3_ctx(cx, &mut self.scratch, now);
+        slot.h3.drive(&mut slot.conn, &mut hcx);
+        while let Some(ev) = slot.conn.poll_endpoint_events() {
+            if let Some(back) = self.endpoint.handle_event(h, ev) {
+                slot.conn.handle_event(back);
+            }
+        }
+        loop {
+            self.tx.clear();
+            let Some(t) = slot.conn.poll_transmit(now, 1, &mut self.tx) else {
+                break;
+            };
+            send(&self.socket, &self.tx, &t);
+        }
+        slot.timeout = slot.conn.poll_timeout();
+        if slot
+            .timeout
+            .is_some_and(|t| self.next_timeout.is_none_or(|n| t < n))
+        {
+            self.next_timeout = slot.timeout;
+        }
+        if slot.conn.is_drained() {
+            self.conns[h.0] = None;
+            self.open -= 1;
+            cx.shared.open.fetch_sub(1, Ordering::Relaxed);
+            cx.metrics.set_h3_open(self.open);
+        }
+    }
+
+    fn recompute_timeout(&mut self) {
+        self.next_timeout = self.conns.iter().flatten().filter_map(|s| s.timeout).min();
+    }
+
+    /// Forgets every connection (a stopped worker): the shared count goes back.
+    pub(super) fn release(&mut self, cx: &Ctx<'_>) {
+        cx.shared.open.fetch_sub(self.open, Ordering::Relaxed);
+        self.open = 0;
+        self.conns.clear();
+        cx.metrics.set_h3_open(0);
+    }
+}
+
+fn h3_ctx<'a>(
+    cx: &'a mut Ctx<'_>,
+    scratch: &'a mut h3::Scratch,
+    now: Instant,
+) -> h3::conn::Ctx<'a> {
+    h3::conn::Ctx {
+        responder: cx.responder,
+        scratch,
+        metrics: cx.metrics,
+        limits: cx.limits,
+        now,
+    }
+}
+
+fn send(socket: &UdpSocket, buf: &[u8], t: &Transmit) {
+    // A datagram the socket cannot take now is lost, and QUIC sends it again.
+    let _ = socket.send_to(&buf[..t.size], t.destination);
+}
