@@ -25,6 +25,10 @@ pub const STREAM_RECEIVE_WINDOW: u32 = 128 * 1024;
 /// Bytes a client may send on a connection ahead of our reading.
 pub const RECEIVE_WINDOW: u32 = 1024 * 1024;
 
+/// Bytes a connection may have sent and not yet acknowledged, which quinn keeps for
+/// retransmission: HTTP/2's bound on held response bytes.
+pub const SEND_WINDOW: u64 = 1024 * 1024;
+
 /// The QUIC server configuration for `cert` and `key` (PEM files) under `limits`.
 pub fn server_config(
     cert: &Path,
@@ -83,6 +87,7 @@ pub fn transport(limits: &Limits, idle_timeout: Duration) -> TransportConfig {
         .max_concurrent_uni_streams(VarInt::from_u32(MAX_UNI_STREAMS))
         .stream_receive_window(VarInt::from_u32(STREAM_RECEIVE_WINDOW))
         .receive_window(VarInt::from_u32(RECEIVE_WINDOW))
+        .send_window(SEND_WINDOW)
         .max_idle_timeout(IdleTimeout::try_from(idle_timeout).ok())
         // Datagrams go out one per send_to: no GSO yet.
         .enable_segmentation_offload(false);

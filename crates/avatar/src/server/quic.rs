@@ -98,8 +98,9 @@ impl Quic {
         loop {
             let (n, from) = match self.socket.recv_from(&mut self.rx) {
                 Ok(r) => r,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(_) => break,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                // Each error (EINTR, an ICMP report) is taken off the socket by the call.
+                Err(_) => continue,
             };
             let now = Instant::now();
             let data = BytesMut::from(&self.rx[..n]);

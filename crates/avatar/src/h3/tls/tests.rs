@@ -12,6 +12,7 @@ fn the_transport_takes_the_servers_limits() {
         "max_concurrent_uni_streams: 3",
         "stream_receive_window: 131072",
         "receive_window: 1048576",
+        "send_window: 1048576",
         "max_idle_timeout: Some(42000)",
     ] {
         assert!(t.contains(want), "no {want:?} in {t}");
