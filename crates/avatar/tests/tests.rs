@@ -16,6 +16,8 @@ mod deploy;
 mod h2;
 #[path = "suite/h3.rs"]
 mod h3;
+#[path = "suite/h3_hostile.rs"]
+mod h3_hostile;
 #[path = "suite/lifecycle.rs"]
 mod lifecycle;
 #[path = "suite/parser_property.rs"]

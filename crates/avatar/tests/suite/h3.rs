@@ -11,10 +11,10 @@ use std::time::{Duration, Instant};
 use crate::common::{Avatar, ChildGuard, TempDir, BIN, IO_TIMEOUT, MANIFEST_DIR};
 
 /// An avatar serving HTTP/3 beside HTTP/1.1, with a fresh self-signed certificate.
-struct H3Avatar {
-    avatar: Avatar,
-    h3: SocketAddr,
-    cert: PathBuf,
+pub struct H3Avatar {
+    pub avatar: Avatar,
+    pub h3: SocketAddr,
+    pub cert: PathBuf,
     _dir: TempDir,
 }
 
@@ -49,7 +49,7 @@ fn make_cert(dir: &TempDir) -> Option<(PathBuf, PathBuf)> {
 
 impl H3Avatar {
     #[track_caller]
-    fn start(args: &[&str]) -> Option<H3Avatar> {
+    pub fn start(args: &[&str]) -> Option<H3Avatar> {
         let dir = TempDir::new("h3");
         let (cert, key) = make_cert(&dir)?;
         let (cert_s, key_s) = (cert.to_str().unwrap(), key.to_str().unwrap());

@@ -1,0 +1,186 @@
+//! HTTP/3 clients that break the rules on purpose, written with quinn-proto's client side
+//! over a plain UDP socket: each gets the connection error RFC 9114 and RFC 9204 name, and
+//! `/metrics` counts it by its name.
+
+use std::net::{SocketAddr, UdpSocket};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::BytesMut;
+use quinn_proto::crypto::rustls::QuicClientConfig;
+use quinn_proto::{
+    ClientConfig, ConnectionError, DatagramEvent, Dir, Endpoint, EndpointConfig, Event,
+};
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::crypto::{verify_tls12_signature, verify_tls13_signature, CryptoProvider};
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+use rustls::{DigitallySignedStruct, SignatureScheme};
+
+use crate::common::IO_TIMEOUT;
+use crate::h3::H3Avatar;
+
+/// Trusts exactly the test's self-signed certificate (webpki refuses a CA certificate as the
+/// server's own), checking the handshake's signatures as usual.
+#[derive(Debug)]
+struct Pinned(CertificateDer<'static>, Arc<CryptoProvider>);
+
+impl ServerCertVerifier for Pinned {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        _: &[CertificateDer<'_>],
+        _: &ServerName<'_>,
+        _: &[u8],
+        _: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        if end_entity.as_ref() == self.0.as_ref() {
+            Ok(ServerCertVerified::assertion())
+        } else {
+            Err(rustls::Error::General("not the test's certificate".into()))
+        }
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        let algs = &self.1.signature_verification_algorithms;
+        verify_tls12_signature(message, cert, dss, algs)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        let algs = &self.1.signature_verification_algorithms;
+        verify_tls13_signature(message, cert, dss, algs)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.1.signature_verification_algorithms.supported_schemes()
+    }
+}
+
+/// Connects to `server`, opens one unidirectional stream carrying `uni` once connected, and
+/// returns the error code the server closed the connection with.
+#[track_caller]
+fn closed_with(server: &H3Avatar, uni: &[u8]) -> u64 {
+    let cert = CertificateDer::from_pem_file(&server.cert).expect("read the test certificate");
+    let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+    let mut tls = rustls::ClientConfig::builder_with_provider(Arc::clone(&provider))
+        .with_protocol_versions(&[&rustls::version::TLS13])
+        .unwrap()
+        .dangerous()
+        .with_custom_certificate_verifier(Arc::new(Pinned(cert, provider)))
+        .with_no_client_auth();
+    tls.alpn_protocols = vec![b"h3".to_vec()];
+    let crypto = QuicClientConfig::try_from(tls).unwrap();
+    let socket = UdpSocket::bind("127.0.0.1:0").unwrap();
+    // Blocks at most this long per turn, so timers run: a poll, not a sleep.
+    socket
+        .set_read_timeout(Some(Duration::from_millis(5)))
+        .unwrap();
+    let mut endpoint = Endpoint::new(Arc::new(EndpointConfig::default()), None, false, None);
+    let to: SocketAddr = server.h3;
+    let (handle, mut conn) = endpoint
+        .connect(
+            Instant::now(),
+            ClientConfig::new(Arc::new(crypto)),
+            to,
+            "127.0.0.1",
+        )
+        .unwrap();
+    let mut tx = Vec::new();
+    let mut rx = vec![0u8; 65536];
+    let deadline = Instant::now() + IO_TIMEOUT;
+    while Instant::now() < deadline {
+        let now = Instant::now();
+        if conn.poll_timeout().is_some_and(|t| t <= now) {
+            conn.handle_timeout(now);
+        }
+        while let Some(ev) = conn.poll() {
+            match ev {
+                Event::Connected => {
+                    let id = conn.streams().open(Dir::Uni).unwrap();
+                    conn.send_stream(id).write(uni).unwrap();
+                }
+                Event::ConnectionLost {
+                    reason: ConnectionError::ApplicationClosed(close),
+                } => return close.error_code.into_inner(),
+                Event::ConnectionLost { reason } => panic!("connection lost: {reason}"),
+                _ => {}
+            }
+        }
+        while let Some(ev) = conn.poll_endpoint_events() {
+            if let Some(back) = endpoint.handle_event(handle, ev) {
+                conn.handle_event(back);
+            }
+        }
+        loop {
+            tx.clear();
+            let Some(t) = conn.poll_transmit(now, 1, &mut tx) else {
+                break;
+            };
+            socket.send_to(&tx[..t.size], t.destination).unwrap();
+        }
+        if let Ok((n, from)) = socket.recv_from(&mut rx) {
+            tx.clear();
+            let data = BytesMut::from(&rx[..n]);
+            if let Some(DatagramEvent::ConnectionEvent(_, ev)) =
+                endpoint.handle(Instant::now(), from, None, None, data, &mut tx)
+            {
+                conn.handle_event(ev);
+            }
+        }
+    }
+    panic!("the server did not close the connection within {IO_TIMEOUT:?}");
+}
+
+#[test]
+fn a_control_stream_that_does_not_start_with_settings_is_h3_missing_settings() {
+    let Some(server) = H3Avatar::start(&[]) else {
+        return;
+    };
+    let mut uni = vec![h3wire::frame::stream_type::CONTROL as u8];
+    h3wire::frame::put_goaway(&mut uni, 0);
+    assert_eq!(
+        closed_with(&server, &uni),
+        h3wire::error::H3_MISSING_SETTINGS
+    );
+    assert_eq!(
+        server
+            .avatar
+            .metric("avatar_h3_connection_errors_total{code=\"H3_MISSING_SETTINGS\"}"),
+        1
+    );
+}
+
+#[test]
+fn an_insert_into_the_refused_dynamic_table_is_qpack_encoder_stream_error() {
+    let Some(server) = H3Avatar::start(&[]) else {
+        return;
+    };
+    // The encoder stream's type, then Insert with Literal Name "a: b".
+    let uni = [
+        h3wire::frame::stream_type::QPACK_ENCODER as u8,
+        0x41,
+        b'a',
+        0x01,
+        b'b',
+    ];
+    assert_eq!(
+        closed_with(&server, &uni),
+        h3wire::error::QPACK_ENCODER_STREAM_ERROR
+    );
+    assert_eq!(
+        server
+            .avatar
+            .metric("avatar_h3_connection_errors_total{code=\"QPACK_ENCODER_STREAM_ERROR\"}"),
+        1
+    );
+}
