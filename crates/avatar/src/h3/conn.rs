@@ -104,11 +104,6 @@ impl Conn {
         Conn::default()
     }
 
-    /// Request streams in flight.
-    pub fn in_flight(&self) -> usize {
-        self.reqs.len()
-    }
-
     /// Whether we closed the connection.
     pub fn closed(&self) -> bool {
         self.closed.is_some()
@@ -253,6 +248,7 @@ impl Conn {
         }
         let mut answer = false;
         let mut malformed = false;
+        let mut incomplete = false;
         let mut reset = false;
         let mut stream = conn.recv_stream(id);
         let Ok(mut chunks) = stream.read(true) else {
@@ -284,8 +280,8 @@ impl Conn {
                 Ok(None) => {
                     req.read_done = true;
                     if !req.rx.headers_done || !req.rx.pending.is_empty() || req.rx.skip > 0 {
-                        // Ended before its head, or inside a frame: H3_REQUEST_INCOMPLETE.
-                        malformed = !answer;
+                        // Ended before its head, or inside a frame (RFC 9114 4.1.2).
+                        incomplete = !answer;
                         reset = answer;
                     }
                     break;
@@ -304,10 +300,12 @@ impl Conn {
         if req.read_done && !reset && req.rx.body_bytes > cx.limits.max_body_bytes {
             let _ = conn.recv_stream(id).stop(code(h3err::H3_NO_ERROR));
         }
-        if malformed || (reset && !req.write_done && !answer) {
-            // A malformed request (RFC 9114 4.1.2), or one the client gave up.
+        if malformed || incomplete || (reset && !req.write_done && !answer) {
+            // A malformed or incomplete request (RFC 9114 4.1.2), or one the client gave up.
             let c = if malformed {
                 h3err::H3_MESSAGE_ERROR
+            } else if incomplete {
+                h3err::H3_REQUEST_INCOMPLETE
             } else {
                 h3err::H3_REQUEST_CANCELLED
             };
@@ -541,7 +539,7 @@ fn control_frames(u: &mut Uni, settings_seen: &mut bool) -> Result<(), u64> {
         {
             return Err(h3err::H3_FRAME_UNEXPECTED);
         }
-        if head.kind == Kind::Unknown(0) || matches!(head.kind, Kind::Unknown(_)) {
+        if matches!(head.kind, Kind::Unknown(_)) {
             at += head.header_len;
             u.skip = head.len;
             continue;
@@ -553,9 +551,9 @@ fn control_frames(u: &mut Uni, settings_seen: &mut bool) -> Result<(), u64> {
         let payload = &b[at + head.header_len..end];
         match head.kind {
             Kind::Settings => {
-                let s = Settings::parse(payload).map_err(|e| e.code())?;
-                // Our responses need no dynamic table, whatever the client offers.
-                let _ = s;
+                // Checked, not kept: our responses need no dynamic table, whatever the
+                // client offers, and are far below any field section limit it may set.
+                Settings::parse(payload).map_err(|e| e.code())?;
                 *settings_seen = true;
             }
             _ => {
