@@ -11,7 +11,9 @@ use h3wire::error as h3err;
 use h3wire::frame::{self, stream_type, Kind, Settings, UniStream};
 use h3wire::qpack;
 use h3wire::qpack::stream::{check_decoder_stream, check_encoder_stream};
-use quinn_proto::{Connection, Dir, Event, ReadError, StreamEvent, StreamId, VarInt};
+use quinn_proto::{
+    Connection, Dir, Event, ReadError, SendStream, StreamEvent, StreamId, VarInt, WriteError,
+};
 
 use super::request::{self, Rx, Step};
 use crate::config::Limits;
@@ -323,9 +325,16 @@ impl Conn {
             let body =
                 request::put_response(&scratch.resp, &mut scratch.frames, &mut scratch.section);
             let mut send = conn.send_stream(id);
+            let mut done = false;
             for part in [&scratch.frames[..], body] {
-                let n = if req.unsent.is_empty() {
-                    send.write(part).unwrap_or(0)
+                let n = if req.unsent.is_empty() && !done {
+                    match write_some(&mut send, part) {
+                        Ok(n) => n,
+                        Err(()) => {
+                            done = true;
+                            part.len()
+                        }
+                    }
                 } else {
                     0
                 };
@@ -334,7 +343,11 @@ impl Conn {
                     req.unsent.extend_from_slice(&part[n..]);
                 }
             }
-            if req.unsent.is_empty() {
+            if done {
+                // Stopped by the client: nothing more goes out on this stream.
+                req.unsent = Vec::new();
+                req.write_done = true;
+            } else if req.unsent.is_empty() {
                 let _ = send.finish();
                 req.write_done = true;
             }
@@ -350,7 +363,11 @@ impl Conn {
             return;
         }
         let mut send = conn.send_stream(id);
-        let n = send.write(&req.unsent).unwrap_or(0);
+        let Ok(n) = write_some(&mut send, &req.unsent) else {
+            req.unsent = Vec::new();
+            req.write_done = true;
+            return;
+        };
         req.unsent.drain(..n);
         if req.unsent.is_empty() {
             let _ = send.finish();
@@ -564,6 +581,21 @@ fn control_frames(u: &mut Uni, settings_seen: &mut bool) -> Result<(), u64> {
     }
     u.pending.drain(..at);
     Ok(())
+}
+
+/// Writes as much of `data` as quinn takes: a short write is retried until it fails with
+/// `Blocked`, the one failure that queues the stream for `StreamEvent::Writable`.
+/// `Err(())`: the stream was stopped or is gone, and takes nothing more.
+fn write_some(send: &mut SendStream<'_>, data: &[u8]) -> Result<usize, ()> {
+    let mut n = 0;
+    while n < data.len() {
+        match send.write(&data[n..]) {
+            Ok(0) | Err(WriteError::Blocked) => break,
+            Ok(k) => n += k,
+            Err(WriteError::Stopped(_) | WriteError::ClosedStream) => return Err(()),
+        }
+    }
+    Ok(n)
 }
 
 fn code(c: u64) -> VarInt {

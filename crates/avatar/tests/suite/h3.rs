@@ -352,3 +352,39 @@ fn bad_h3_settings_are_one_line_and_exit_2() {
         assert!(err.contains(want), "{args:?}: {err}");
     }
 }
+
+/// The size of the file [`with_big_file`] serves, past quinn's 1 MiB send window and any
+/// client's first flow-control window.
+const BIG_BYTES: usize = 3 << 20;
+
+/// An avatar serving `/images/big.bin` ([`BIG_BYTES`] long) over HTTP/3, with `args`.
+#[track_caller]
+fn with_big_file(args: &[&str]) -> Option<(H3Avatar, TempDir)> {
+    let dir = TempDir::new("h3-big");
+    crate::common::write_png(&dir.path().join("Renard-1.png"), [1, 2, 3]);
+    let data: Vec<u8> = (0..BIG_BYTES).map(|i| (i % 251) as u8).collect();
+    std::fs::write(dir.path().join("big.bin"), data).unwrap();
+    let mut full = vec![
+        "--images",
+        "1",
+        "--images-dir",
+        dir.path().to_str().unwrap(),
+    ];
+    full.extend(args);
+    Some((H3Avatar::start(&full)?, dir))
+}
+
+#[test]
+fn a_write_cut_short_by_flow_control_is_retried_until_the_stream_is_blocked() {
+    let Some(go) = require_go() else { return };
+    let Some((server, _dir)) = with_big_file(&["--workers", "1"]) else {
+        return;
+    };
+    let size = BIG_BYTES.to_string();
+    let out = run_ok(&mut server.go_client(&go, "big", &["/images/big.bin", "4", &size]));
+    assert!(out.starts_with("go h3 big ok"), "{out}");
+    assert_eq!(
+        sample(&out, "avatar_h3_events_total{kind=\"stream_resets\"}"),
+        0
+    );
+}

@@ -4,6 +4,9 @@
 //	routes: every route over one connection, then 50 requests at once.
 //	burst N: N requests at once on one connection (past the server's stream limit).
 //	slow: a POST whose body is held open until a line comes on stdin.
+//	big PATH N SIZE: N GETs of PATH at once, each body SIZE bytes long.
+//	cancel PATH N: N GETs of PATH, each cancelled after its head (STOP_SENDING), then one whole.
+//	slowbig PATH SIZE: a GET of PATH whose body is read only after a line comes on stdin.
 package main
 
 import (
@@ -178,7 +181,75 @@ func main() {
 			fail("the response body: %v", err)
 		}
 		fmt.Println("slow done")
-	default:
-		fail("unknown mode %s", mode)
+	case "big":
+		path := os.Args[4]
+		n, _ := strconv.Atoi(os.Args[5])
+		size, _ := strconv.Atoi(os.Args[6])
+		do("GET", "/healthz", nil)
+		var wg sync.WaitGroup
+		errs := make(chan string, n)
+		for i := 0; i < n; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				resp, err := client.Get(base + path)
+				if err != nil {
+					errs <- err.Error()
+					return
+				}
+				got, err := io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if err != nil || resp.StatusCode != 200 || got != int64(size) {
+					errs <- fmt.Sprintf("status %d, %d bytes of %d: %v", resp.StatusCode, got, size, err)
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for e := range errs {
+			fail("big: %s", e)
+		}
+		_, body := do("GET", "/metrics", nil)
+		fmt.Printf("go h3 big ok\n%s", body)
+	case "cancel":
+		path := os.Args[4]
+		n, _ := strconv.Atoi(os.Args[5])
+		do("GET", "/healthz", nil)
+		for i := 0; i < n; i++ {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			req, _ := http.NewRequestWithContext(ctx, "GET", base+path, nil)
+			resp, err := client.Do(req)
+			if err != nil {
+				fail("cancelled GET %d: %v", i, err)
+			}
+			// Cancelling a request with its body unread sends STOP_SENDING.
+			cancel()
+			resp.Body.Close()
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, "GET", base+"/healthz", nil)
+		resp, err := client.Do(req)
+		if err != nil {
+			fail("GET /healthz after %d cancelled: %v", n, err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		_, body := do("GET", "/metrics", nil)
+		fmt.Printf("go h3 cancel ok\n%s", body)
+	case "slowbig":
+		path := os.Args[4]
+		size, _ := strconv.Atoi(os.Args[5])
+		resp, err := client.Get(base + path)
+		if err != nil {
+			fail("slowbig GET: %v", err)
+		}
+		fmt.Printf("answered %d\n", resp.StatusCode)
+		bufio.NewReader(os.Stdin).ReadString('\n')
+		got, err := io.Copy(io.Discard, resp.Body)
+		if err != nil || got != int64(size) {
+			fail("slowbig body: %d bytes of %d: %v", got, size, err)
+		}
+		fmt.Println("slowbig done")
 	}
 }
