@@ -127,9 +127,17 @@ impl Conn {
                     self.flush(conn, id);
                     Ok(())
                 }
-                Event::Stream(StreamEvent::Stopped { id, .. }) => {
-                    // The client wants no more of the response.
+                Event::Stream(StreamEvent::Stopped { id, error_code }) => {
+                    // The client wants no more of the response. quinn does not answer
+                    // STOP_SENDING by itself: until we reset, the send half stays open
+                    // and the stream's credit never comes back.
                     cx.metrics.h3(H3Event::StreamReset);
+                    let _ = conn.send_stream(id).reset(error_code);
+                    if Some(id) == self.control {
+                        // Our control stream is critical (RFC 9114 6.2.1).
+                        self.close(conn, h3err::H3_CLOSED_CRITICAL_STREAM, cx);
+                        continue;
+                    }
                     if let Some(r) = self.reqs.iter_mut().find(|r| r.id == id) {
                         r.write_done = true;
                         r.unsent = Vec::new();

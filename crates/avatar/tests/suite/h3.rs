@@ -388,3 +388,19 @@ fn a_write_cut_short_by_flow_control_is_retried_until_the_stream_is_blocked() {
         0
     );
 }
+
+#[test]
+fn a_stopped_response_is_reset_so_its_stream_credit_comes_back() {
+    let Some(go) = require_go() else { return };
+    let Some((server, _dir)) = with_big_file(&["--workers", "1", "--h2-max-streams", "4"]) else {
+        return;
+    };
+    // Three times the stream limit, each response cut off by STOP_SENDING while the server
+    // still has most of it to send, then one more request on the same connection.
+    let out = run_ok(&mut server.go_client(&go, "cancel", &["/images/big.bin", "12"]));
+    assert!(out.starts_with("go h3 cancel ok"), "{out}");
+    assert_eq!(
+        sample(&out, "avatar_h3_events_total{kind=\"connections\"}"),
+        1
+    );
+}
