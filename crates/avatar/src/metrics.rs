@@ -302,6 +302,7 @@ pub struct WorkerMetrics {
     h3_errors: [AtomicU64; H3_ERRORS],
     h3_open: AtomicU64,
     h3_streams_peak: AtomicU64,
+    h3_uni_peak: AtomicU64,
     accepted: AtomicU64,
     rejected: AtomicU64,
     open: AtomicU64,
@@ -354,6 +355,15 @@ impl WorkerMetrics {
     pub fn h3_streams_in_flight(&self, n: usize) {
         if n as u64 > self.h3_streams_peak.load(Relaxed) {
             self.h3_streams_peak.store(n as u64, Relaxed);
+        }
+    }
+
+    /// Raises this worker's high-water mark of the client's unidirectional streams held on
+    /// one HTTP/3 connection to `n`, if it is higher.
+    #[inline]
+    pub fn h3_uni_streams(&self, n: usize) {
+        if n as u64 > self.h3_uni_peak.load(Relaxed) {
+            self.h3_uni_peak.store(n as u64, Relaxed);
         }
     }
 
@@ -527,7 +537,7 @@ impl Metrics {
                 "avatar_h3_connection_errors_total{{code=\"{name}\"}} {n}"
             )?;
         }
-        let gauges: [(&str, &str, &str, u64); 6] = [
+        let gauges: [(&str, &str, &str, u64); 7] = [
             (
                 "avatar_h3_connections_open",
                 "gauge",
@@ -541,6 +551,16 @@ impl Metrics {
                 self.workers
                     .iter()
                     .map(|w| w.h3_streams_peak.load(Relaxed))
+                    .max()
+                    .unwrap_or(0),
+            ),
+            (
+                "avatar_h3_uni_streams_max",
+                "gauge",
+                "The most client unidirectional streams held on one HTTP/3 connection so far (3 critical ones plus those whose type has not come yet, bounded by QUIC credit).",
+                self.workers
+                    .iter()
+                    .map(|w| w.h3_uni_peak.load(Relaxed))
                     .max()
                     .unwrap_or(0),
             ),

@@ -85,12 +85,23 @@ struct Req {
     write_done: bool,
 }
 
+/// The client's critical unidirectional streams: each may come once (RFC 9114 6.2.1,
+/// RFC 9204 4.2) and may not end.
+#[derive(Debug, Default)]
+struct Peer {
+    control: Option<StreamId>,
+    encoder: Option<StreamId>,
+    decoder: Option<StreamId>,
+    settings_seen: bool,
+}
+
 /// One connection's HTTP/3 state.
 #[derive(Debug, Default)]
 pub struct Conn {
     control: Option<StreamId>,
-    peer_control: Option<StreamId>,
-    settings_seen: bool,
+    peer: Peer,
+    /// The client's unidirectional streams being read: its critical three, and those whose
+    /// type has not come yet (bounded by QUIC's credit, which comes back as they end).
     uni: Vec<Uni>,
     reqs: Vec<Req>,
     /// The smallest client request stream id not yet taken in (the GOAWAY id).
@@ -217,6 +228,7 @@ impl Conn {
                     pending: Vec::new(),
                     skip: 0,
                 });
+                cx.metrics.h3_uni_streams(self.uni.len());
                 self.read(conn, id, cx)?;
                 continue;
             }
@@ -390,16 +402,18 @@ impl Conn {
         };
         let mut stream = conn.recv_stream(id);
         let Ok(mut chunks) = stream.read(true) else {
+            self.uni.swap_remove(i);
             return Ok(());
         };
         let mut result = Ok(());
         let mut refuse = false;
+        let mut ended = false;
         loop {
             match chunks.next(usize::MAX) {
                 Ok(Some(chunk)) => {
                     let u = &mut self.uni[i];
                     u.pending.extend_from_slice(&chunk.bytes);
-                    match take_uni(u, &mut self.peer_control, &mut self.settings_seen) {
+                    match take_uni(u, &mut self.peer) {
                         Ok(keep) => refuse = !keep,
                         Err(c) => result = Err(c),
                     }
@@ -408,10 +422,18 @@ impl Conn {
                     }
                 }
                 Ok(None) | Err(ReadError::Reset(_)) => {
-                    // The control stream is critical: it may not end (RFC 9114 6.2.1).
-                    if self.uni[i].kind == Some(UniStream::Control) {
+                    // The control and QPACK streams are critical: they may not end
+                    // (RFC 9114 6.2.1, RFC 9204 4.2). Any other is forgotten as it ends,
+                    // even before its type came.
+                    if matches!(
+                        self.uni[i].kind,
+                        Some(
+                            UniStream::Control | UniStream::QpackEncoder | UniStream::QpackDecoder
+                        )
+                    ) {
                         result = Err(h3err::H3_CLOSED_CRITICAL_STREAM);
                     }
+                    ended = true;
                     break;
                 }
                 Err(ReadError::Blocked) => break,
@@ -424,6 +446,8 @@ impl Conn {
             let _ = conn
                 .recv_stream(id)
                 .stop(code(h3err::H3_STREAM_CREATION_ERROR));
+            self.uni.swap_remove(i);
+        } else if ended && result.is_ok() {
             self.uni.swap_remove(i);
         }
         result
@@ -495,11 +519,7 @@ fn answer(section: &[u8], peer: SocketAddr, cx: &mut Ctx<'_>) -> Result<bool, u6
 }
 
 /// Reads a unidirectional stream's pending bytes. `Ok(false)`: refuse the stream.
-fn take_uni(
-    u: &mut Uni,
-    peer_control: &mut Option<StreamId>,
-    settings_seen: &mut bool,
-) -> Result<bool, u64> {
+fn take_uni(u: &mut Uni, peer: &mut Peer) -> Result<bool, u64> {
     let kind = match u.kind {
         Some(k) => k,
         None => {
@@ -508,17 +528,23 @@ fn take_uni(
             };
             u.pending.drain(..n);
             u.kind = Some(k);
-            if k == UniStream::Control {
-                if peer_control.is_some() {
+            let slot = match k {
+                UniStream::Control => Some(&mut peer.control),
+                UniStream::QpackEncoder => Some(&mut peer.encoder),
+                UniStream::QpackDecoder => Some(&mut peer.decoder),
+                UniStream::Push | UniStream::Unknown(_) => None,
+            };
+            if let Some(slot) = slot {
+                if slot.is_some() {
                     return Err(h3err::H3_STREAM_CREATION_ERROR);
                 }
-                *peer_control = Some(u.id);
+                *slot = Some(u.id);
             }
             k
         }
     };
     match kind {
-        UniStream::Control => control_frames(u, settings_seen).map(|()| true),
+        UniStream::Control => control_frames(u, &mut peer.settings_seen).map(|()| true),
         UniStream::QpackEncoder => {
             // A reference into the table we refused, or an insert into it, is an error.
             check_encoder_stream(&u.pending).map_err(|e| e.code())?;

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use bytes::BytesMut;
 use quinn_proto::crypto::rustls::QuicClientConfig;
 use quinn_proto::{
-    ClientConfig, ConnectionError, DatagramEvent, Dir, Endpoint, EndpointConfig, Event,
+    ClientConfig, Connection, ConnectionError, DatagramEvent, Dir, Endpoint, EndpointConfig, Event,
 };
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
 use rustls::crypto::{verify_tls12_signature, verify_tls13_signature, CryptoProvider};
@@ -66,10 +66,13 @@ impl ServerCertVerifier for Pinned {
     }
 }
 
-/// Connects to `server`, opens one unidirectional stream carrying `uni` once connected, and
-/// returns the error code the server closed the connection with.
+/// Connects to `server` and runs `step` on the connection after each turn of I/O (once
+/// connected) until it returns a value; the server's application close is `Err(code)`.
 #[track_caller]
-fn closed_with(server: &H3Avatar, uni: &[u8]) -> u64 {
+fn drive<T>(
+    server: &H3Avatar,
+    mut step: impl FnMut(&mut Connection) -> Option<T>,
+) -> Result<T, u64> {
     let cert = CertificateDer::from_pem_file(&server.cert).expect("read the test certificate");
     let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
     let mut tls = rustls::ClientConfig::builder_with_provider(Arc::clone(&provider))
@@ -97,6 +100,7 @@ fn closed_with(server: &H3Avatar, uni: &[u8]) -> u64 {
         .unwrap();
     let mut tx = Vec::new();
     let mut rx = vec![0u8; 65536];
+    let mut connected = false;
     let deadline = Instant::now() + IO_TIMEOUT;
     while Instant::now() < deadline {
         let now = Instant::now();
@@ -105,15 +109,17 @@ fn closed_with(server: &H3Avatar, uni: &[u8]) -> u64 {
         }
         while let Some(ev) = conn.poll() {
             match ev {
-                Event::Connected => {
-                    let id = conn.streams().open(Dir::Uni).unwrap();
-                    conn.send_stream(id).write(uni).unwrap();
-                }
+                Event::Connected => connected = true,
                 Event::ConnectionLost {
                     reason: ConnectionError::ApplicationClosed(close),
-                } => return close.error_code.into_inner(),
+                } => return Err(close.error_code.into_inner()),
                 Event::ConnectionLost { reason } => panic!("connection lost: {reason}"),
                 _ => {}
+            }
+        }
+        if connected {
+            if let Some(out) = step(&mut conn) {
+                return Ok(out);
             }
         }
         while let Some(ev) = conn.poll_endpoint_events() {
@@ -128,7 +134,7 @@ fn closed_with(server: &H3Avatar, uni: &[u8]) -> u64 {
             };
             socket.send_to(&tx[..t.size], t.destination).unwrap();
         }
-        if let Ok((n, from)) = socket.recv_from(&mut rx) {
+        while let Ok((n, from)) = socket.recv_from(&mut rx) {
             tx.clear();
             let data = BytesMut::from(&rx[..n]);
             if let Some(DatagramEvent::ConnectionEvent(_, ev)) =
@@ -136,9 +142,35 @@ fn closed_with(server: &H3Avatar, uni: &[u8]) -> u64 {
             {
                 conn.handle_event(ev);
             }
+            socket.set_nonblocking(true).unwrap();
         }
+        socket.set_nonblocking(false).unwrap();
     }
-    panic!("the server did not close the connection within {IO_TIMEOUT:?}");
+    panic!("the client did not finish within {IO_TIMEOUT:?}");
+}
+
+/// Connects to `server`, opens one unidirectional stream for each of `unis` once connected,
+/// and returns the error code the server closed the connection with.
+#[track_caller]
+fn closed_with_streams(server: &H3Avatar, unis: &[&[u8]]) -> u64 {
+    let mut sent = false;
+    let out = drive(server, |conn| {
+        if !sent {
+            sent = true;
+            for uni in unis {
+                let id = conn.streams().open(Dir::Uni).unwrap();
+                conn.send_stream(id).write(uni).unwrap();
+            }
+        }
+        None::<()>
+    });
+    out.expect_err("the server closed the connection")
+}
+
+/// [`closed_with_streams`] with one stream.
+#[track_caller]
+fn closed_with(server: &H3Avatar, uni: &[u8]) -> u64 {
+    closed_with_streams(server, &[uni])
 }
 
 #[test]
@@ -183,4 +215,62 @@ fn an_insert_into_the_refused_dynamic_table_is_qpack_encoder_stream_error() {
             .metric("avatar_h3_connection_errors_total{code=\"QPACK_ENCODER_STREAM_ERROR\"}"),
         1
     );
+}
+
+#[test]
+fn uni_streams_that_end_are_forgotten_so_churning_them_holds_nothing() {
+    let Some(server) = H3Avatar::start(&["--workers", "1"]) else {
+        return;
+    };
+    // A thousand unidirectional streams, each ended before its type: QUIC's credit comes
+    // back as the server reads each to its end, so the client can keep opening them.
+    let mut opened = 0;
+    let churned = drive(&server, |conn| {
+        while opened < 1000 {
+            let Some(id) = conn.streams().open(Dir::Uni) else {
+                break;
+            };
+            conn.send_stream(id).finish().unwrap();
+            opened += 1;
+        }
+        // The thousandth opened: the server has read at least 997 to their end.
+        (opened == 1000).then_some(())
+    });
+    assert_eq!(churned, Ok(()), "the connection was closed while churning");
+    let held = server.avatar.metric("avatar_h3_uni_streams_max");
+    assert!(
+        held <= 6,
+        "{held} unidirectional streams held on one connection"
+    );
+}
+
+#[test]
+fn a_second_qpack_encoder_stream_is_h3_stream_creation_error() {
+    let Some(server) = H3Avatar::start(&[]) else {
+        return;
+    };
+    let encoder = [h3wire::frame::stream_type::QPACK_ENCODER as u8];
+    assert_eq!(
+        closed_with_streams(&server, &[&encoder, &encoder]),
+        h3wire::error::H3_STREAM_CREATION_ERROR
+    );
+}
+
+#[test]
+fn an_ended_qpack_decoder_stream_is_h3_closed_critical_stream() {
+    let Some(server) = H3Avatar::start(&[]) else {
+        return;
+    };
+    let mut sent = false;
+    let out = drive(&server, |conn| {
+        if !sent {
+            sent = true;
+            let id = conn.streams().open(Dir::Uni).unwrap();
+            let decoder = [h3wire::frame::stream_type::QPACK_DECODER as u8];
+            conn.send_stream(id).write(&decoder).unwrap();
+            conn.send_stream(id).finish().unwrap();
+        }
+        None::<()>
+    });
+    assert_eq!(out, Err(h3wire::error::H3_CLOSED_CRITICAL_STREAM));
 }

@@ -7,12 +7,11 @@ fn uni(kind: u64, bytes: &[u8]) -> (Uni, Result<bool, u64>, bool) {
         pending: Vec::new(),
         skip: 0,
     };
-    let mut control = None;
-    let mut settings = false;
+    let mut peer = Peer::default();
     frame::put_stream_type(&mut u.pending, kind);
     u.pending.extend_from_slice(bytes);
-    let r = take_uni(&mut u, &mut control, &mut settings);
-    (u, r, settings)
+    let r = take_uni(&mut u, &mut peer);
+    (u, r, peer.settings_seen)
 }
 
 fn settings() -> Vec<u8> {
@@ -91,4 +90,21 @@ fn unknown_and_push_streams_are_refused_not_read() {
     assert_eq!(uni(0x21, b"anything").1, Ok(false));
     assert_eq!(uni(stream_type::PUSH, b"").1, Ok(false));
     assert_eq!(uni(stream_type::QPACK_DECODER, &[0x40 | 4]).1, Ok(true));
+}
+
+#[test]
+fn a_second_qpack_stream_of_a_kind_is_a_stream_creation_error() {
+    for kind in [stream_type::QPACK_ENCODER, stream_type::QPACK_DECODER] {
+        let mut peer = Peer::default();
+        for (n, want) in [(0, Ok(true)), (4, Err(h3err::H3_STREAM_CREATION_ERROR))] {
+            let mut u = Uni {
+                id: StreamId::new(quinn_proto::Side::Client, Dir::Uni, n),
+                kind: None,
+                pending: Vec::new(),
+                skip: 0,
+            };
+            frame::put_stream_type(&mut u.pending, kind);
+            assert_eq!(take_uni(&mut u, &mut peer), want, "stream type {kind:#x}");
+        }
+    }
 }
