@@ -81,7 +81,10 @@ struct Req {
     read_done: bool,
     /// Response bytes the stream's flow control held back.
     unsent: Vec<u8>,
-    /// The response went out whole and the stream was finished (or reset).
+    /// The response was written whole and the stream finished: nothing more to write.
+    fin_sent: bool,
+    /// The client acknowledged the whole response (quinn's `Finished`), or the stream was
+    /// reset: only then may a closing connection forget it.
     write_done: bool,
 }
 
@@ -136,6 +139,14 @@ impl Conn {
                 Event::Stream(StreamEvent::Readable { id }) => self.read(conn, id, cx),
                 Event::Stream(StreamEvent::Writable { id }) => {
                     self.flush(conn, id);
+                    Ok(())
+                }
+                Event::Stream(StreamEvent::Finished { id }) => {
+                    // quinn's close does not wait for unacknowledged data: a request is
+                    // kept, and GOAWAY's close held back, until its response is delivered.
+                    if let Some(r) = self.reqs.iter_mut().find(|r| r.id == id) {
+                        r.write_done = true;
+                    }
                     Ok(())
                 }
                 Event::Stream(StreamEvent::Stopped { id, error_code }) => {
@@ -247,6 +258,7 @@ impl Conn {
                 rx: Rx::default(),
                 read_done: false,
                 unsent: Vec::new(),
+                fin_sent: false,
                 write_done: false,
             });
             cx.metrics.h3_streams_in_flight(self.reqs.len());
@@ -322,7 +334,7 @@ impl Conn {
         if req.read_done && !reset && req.rx.body_bytes > cx.limits.max_body_bytes {
             let _ = conn.recv_stream(id).stop(code(h3err::H3_NO_ERROR));
         }
-        if malformed || incomplete || (reset && !req.write_done && !answer) {
+        if malformed || incomplete || (reset && !req.fin_sent && !req.write_done && !answer) {
             // A malformed or incomplete request (RFC 9114 4.1.2), or one the client gave up.
             let c = if malformed {
                 h3err::H3_MESSAGE_ERROR
@@ -368,8 +380,9 @@ impl Conn {
                 req.unsent = Vec::new();
                 req.write_done = true;
             } else if req.unsent.is_empty() {
-                let _ = send.finish();
-                req.write_done = true;
+                req.fin_sent = true;
+                // A stream stopped meanwhile sends no `Finished`.
+                req.write_done = send.finish().is_err();
             }
         }
         Ok(())
@@ -379,7 +392,7 @@ impl Conn {
         let Some(req) = self.reqs.iter_mut().find(|r| r.id == id) else {
             return;
         };
-        if req.write_done || req.unsent.is_empty() {
+        if req.fin_sent || req.write_done || req.unsent.is_empty() {
             return;
         }
         let mut send = conn.send_stream(id);
@@ -390,8 +403,8 @@ impl Conn {
         };
         req.unsent.drain(..n);
         if req.unsent.is_empty() {
-            let _ = send.finish();
-            req.write_done = true;
+            req.fin_sent = true;
+            req.write_done = send.finish().is_err();
             req.unsent = Vec::new();
         }
     }

@@ -404,3 +404,49 @@ fn a_stopped_response_is_reset_so_its_stream_credit_comes_back() {
         1
     );
 }
+
+#[test]
+fn a_finished_response_is_kept_until_acknowledged_before_the_shutdown_close() {
+    let Some(go) = require_go() else { return };
+    let Some((mut server, _dir)) = with_big_file(&["--workers", "1", "--shutdown-timeout", "60"])
+    else {
+        return;
+    };
+    let size = BIG_BYTES.to_string();
+    let child = server
+        .go_client(&go, "slowbig", &["/images/big.bin", &size])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start the Go client");
+    let mut client = ChildGuard(child);
+    let mut stdin = client.0.stdin.take().unwrap();
+    let stdout = client.0.stdout.take().unwrap();
+    let mut stderr = client.0.stderr.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            let _ = tx.send(line);
+        }
+    });
+    let first = rx.recv_timeout(Duration::from_secs(120));
+    assert_eq!(first.as_deref(), Ok("answered 200"), "the big GET's head");
+    // The client reads nothing yet: most of the body is still to be sent when SIGTERM comes,
+    // and its last bytes are still in flight when the server finishes the stream.
+    server.avatar.signal("TERM");
+    stdin.write_all(b"go\n").unwrap();
+    drop(stdin);
+    let last = rx.recv_timeout(IO_TIMEOUT);
+    let mut err = String::new();
+    if last.is_err() {
+        let _ = std::io::Read::read_to_string(&mut stderr, &mut err);
+    }
+    assert_eq!(last.as_deref(), Ok("slowbig done"), "the big body: {err}");
+    let status = server
+        .avatar
+        .wait_exit(IO_TIMEOUT)
+        .expect("avatar exits once the response was delivered");
+    assert!(status.success(), "{status:?}");
+}

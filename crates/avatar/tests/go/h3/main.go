@@ -171,15 +171,17 @@ func main() {
 		if err != nil {
 			fail("slow POST: %v", err)
 		}
+		// The answer is whole before the request is: read it now, since a connection the
+		// server closes once the request ends takes unread response bytes with it.
+		if _, err := io.ReadAll(resp.Body); err != nil {
+			fail("the response body: %v", err)
+		}
 		fmt.Printf("answered %d\n", resp.StatusCode)
 		bufio.NewReader(os.Stdin).ReadString('\n')
 		if _, err := pw.Write([]byte("done")); err != nil {
 			fail("the rest of the body: %v", err)
 		}
 		pw.Close()
-		if _, err := io.ReadAll(resp.Body); err != nil {
-			fail("the response body: %v", err)
-		}
 		fmt.Println("slow done")
 	case "big":
 		path := os.Args[4]
