@@ -303,6 +303,7 @@ pub struct WorkerMetrics {
     h3_open: AtomicU64,
     h3_streams_peak: AtomicU64,
     h3_uni_peak: AtomicU64,
+    h3_held_peak: AtomicU64,
     accepted: AtomicU64,
     rejected: AtomicU64,
     open: AtomicU64,
@@ -364,6 +365,15 @@ impl WorkerMetrics {
     pub fn h3_uni_streams(&self, n: usize) {
         if n as u64 > self.h3_uni_peak.load(Relaxed) {
             self.h3_uni_peak.store(n as u64, Relaxed);
+        }
+    }
+
+    /// Raises this worker's high-water mark of response bytes held for flow control on one
+    /// HTTP/3 connection to `n`, if it is higher.
+    #[inline]
+    pub fn h3_held_bytes(&self, n: usize) {
+        if n as u64 > self.h3_held_peak.load(Relaxed) {
+            self.h3_held_peak.store(n as u64, Relaxed);
         }
     }
 
@@ -537,7 +547,7 @@ impl Metrics {
                 "avatar_h3_connection_errors_total{{code=\"{name}\"}} {n}"
             )?;
         }
-        let gauges: [(&str, &str, &str, u64); 7] = [
+        let gauges: [(&str, &str, &str, u64); 8] = [
             (
                 "avatar_h3_connections_open",
                 "gauge",
@@ -561,6 +571,16 @@ impl Metrics {
                 self.workers
                     .iter()
                     .map(|w| w.h3_uni_peak.load(Relaxed))
+                    .max()
+                    .unwrap_or(0),
+            ),
+            (
+                "avatar_h3_held_bytes_max",
+                "gauge",
+                "The most response bytes held for flow control on one HTTP/3 connection so far (1 MiB plus the one response that crossed it).",
+                self.workers
+                    .iter()
+                    .map(|w| w.h3_held_peak.load(Relaxed))
                     .max()
                     .unwrap_or(0),
             ),

@@ -24,6 +24,10 @@ use crate::responder::Responder;
 
 /// The largest control frame held whole (SETTINGS, GOAWAY).
 const MAX_CONTROL_FRAME: u64 = 16 * 1024;
+/// Response bytes held for flow control over a connection's streams, as HTTP/2 caps them:
+/// past it new requests are left unread, so QUIC's flow control pushes back on the client
+/// (the response that crosses it is held whole).
+pub const MAX_HELD_BYTES: usize = crate::h2::limits::MAX_PENDING_BYTES;
 /// Bytes a client's QPACK decoder stream may hold as a partial instruction.
 const MAX_DECODER_PENDING: usize = 16;
 
@@ -81,6 +85,8 @@ struct Req {
     read_done: bool,
     /// Response bytes the stream's flow control held back.
     unsent: Vec<u8>,
+    /// Left unread while the connection holds too many response bytes.
+    parked: bool,
     /// The response was written whole and the stream finished: nothing more to write.
     fin_sent: bool,
     /// The client acknowledged the whole response (quinn's `Finished`), or the stream was
@@ -107,6 +113,8 @@ pub struct Conn {
     /// type has not come yet (bounded by QUIC's credit, which comes back as they end).
     uni: Vec<Uni>,
     reqs: Vec<Req>,
+    /// The `unsent` bytes of all `reqs`: at [`MAX_HELD_BYTES`], no new request is read.
+    held_bytes: usize,
     /// The smallest client request stream id not yet taken in (the GOAWAY id).
     next_request: u64,
     goaway_sent: bool,
@@ -162,6 +170,7 @@ impl Conn {
                     }
                     if let Some(r) = self.reqs.iter_mut().find(|r| r.id == id) {
                         r.write_done = true;
+                        self.held_bytes -= r.unsent.len();
                         r.unsent = Vec::new();
                         let _ = conn.recv_stream(id).stop(code(h3err::H3_NO_ERROR));
                         r.read_done = true;
@@ -175,6 +184,10 @@ impl Conn {
                 _ => Ok(()),
             };
             if let Err(c) = step {
+                self.close(conn, c, cx);
+                continue;
+            }
+            if let Err(c) = self.unpark(conn, cx) {
                 self.close(conn, c, cx);
             }
         }
@@ -200,6 +213,19 @@ impl Conn {
         if self.reqs.is_empty() {
             self.close(conn, h3err::H3_NO_ERROR, cx);
         }
+    }
+
+    /// Reads the requests left unread, while the held bytes are under the cap.
+    fn unpark(&mut self, conn: &mut Connection, cx: &mut Ctx<'_>) -> Result<(), u64> {
+        let mut i = 0;
+        while i < self.reqs.len() && self.held_bytes < MAX_HELD_BYTES {
+            if self.reqs[i].parked {
+                self.reqs[i].parked = false;
+                self.read(conn, self.reqs[i].id, cx)?;
+            }
+            i += 1;
+        }
+        Ok(())
     }
 
     fn close(&mut self, conn: &mut Connection, c: u64, cx: &mut Ctx<'_>) {
@@ -258,6 +284,7 @@ impl Conn {
                 rx: Rx::default(),
                 read_done: false,
                 unsent: Vec::new(),
+                parked: false,
                 fin_sent: false,
                 write_done: false,
             });
@@ -278,6 +305,12 @@ impl Conn {
         let limit = 2 * cx.limits.max_header_list_bytes as u64;
         let req = &mut self.reqs[i];
         if req.read_done {
+            return Ok(());
+        }
+        if !req.rx.headers_done && self.held_bytes >= MAX_HELD_BYTES {
+            // Taken up again as held bytes drain (`unpark`); meanwhile the unread stream
+            // holds back the client's credit.
+            req.parked = true;
             return Ok(());
         }
         let mut answer = false;
@@ -349,6 +382,8 @@ impl Conn {
             }
             req.read_done = true;
             req.write_done = true;
+            self.held_bytes -= req.unsent.len();
+            req.unsent = Vec::new();
             return Ok(());
         }
         if answer {
@@ -384,6 +419,8 @@ impl Conn {
                 // A stream stopped meanwhile sends no `Finished`.
                 req.write_done = send.finish().is_err();
             }
+            self.held_bytes += req.unsent.len();
+            cx.metrics.h3_held_bytes(self.held_bytes);
         }
         Ok(())
     }
@@ -397,10 +434,12 @@ impl Conn {
         }
         let mut send = conn.send_stream(id);
         let Ok(n) = write_some(&mut send, &req.unsent) else {
+            self.held_bytes -= req.unsent.len();
             req.unsent = Vec::new();
             req.write_done = true;
             return;
         };
+        self.held_bytes -= n;
         req.unsent.drain(..n);
         if req.unsent.is_empty() {
             req.fin_sent = true;

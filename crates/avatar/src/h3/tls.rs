@@ -26,7 +26,8 @@ pub const STREAM_RECEIVE_WINDOW: u32 = 128 * 1024;
 pub const RECEIVE_WINDOW: u32 = 1024 * 1024;
 
 /// Bytes a connection may have sent and not yet acknowledged, which quinn keeps for
-/// retransmission: HTTP/2's bound on held response bytes.
+/// retransmission. Response bytes the client's flow control holds back are a separate
+/// amount, capped by `h3::conn::MAX_HELD_BYTES`.
 pub const SEND_WINDOW: u64 = 1024 * 1024;
 
 /// The QUIC server configuration for `cert` and `key` (PEM files) under `limits`.

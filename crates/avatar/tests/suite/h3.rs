@@ -450,3 +450,24 @@ fn a_finished_response_is_kept_until_acknowledged_before_the_shutdown_close() {
         .expect("avatar exits once the response was delivered");
     assert!(status.success(), "{status:?}");
 }
+
+#[test]
+fn held_response_bytes_are_capped_per_connection_by_leaving_new_requests_unread() {
+    let Some(go) = require_go() else { return };
+    let Some((server, _dir)) = with_big_file(&["--workers", "1"]) else {
+        return;
+    };
+    let size = BIG_BYTES.to_string();
+    let out = run_ok(
+        server
+            .go_client(&go, "big", &["/images/big.bin", "8", &size])
+            .env("H3_SMALL_WINDOW", "1"),
+    );
+    assert!(out.starts_with("go h3 big ok"), "{out}");
+    // The cap is HTTP/2's 1 MiB; the one response that crosses it is held whole.
+    let held = sample(&out, "avatar_h3_held_bytes_max");
+    assert!(
+        held > 0 && held <= (1 << 20) + BIG_BYTES as u64,
+        "{held} response bytes held on one connection"
+    );
+}

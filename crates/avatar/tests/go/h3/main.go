@@ -4,7 +4,8 @@
 //	routes: every route over one connection, then 50 requests at once.
 //	burst N: N requests at once on one connection (past the server's stream limit).
 //	slow: a POST whose body is held open until a line comes on stdin.
-//	big PATH N SIZE: N GETs of PATH at once, each body SIZE bytes long.
+//	big PATH N SIZE: N GETs of PATH at once, each body SIZE bytes long
+//	(with H3_SMALL_WINDOW set, over 64 KiB receive windows).
 //	cancel PATH N: N GETs of PATH, each cancelled after its head (STOP_SENDING), then one whole.
 //	slowbig PATH SIZE: a GET of PATH whose body is read only after a line comes on stdin.
 package main
@@ -42,9 +43,17 @@ func main() {
 	if !pool.AppendCertsFromPEM(pem) {
 		fail("no certificate in %s", certFile)
 	}
+	qc := &quic.Config{MaxIdleTimeout: 30 * time.Second}
+	if os.Getenv("H3_SMALL_WINDOW") != "" {
+		// A slow reader: 64 KiB per stream and per connection, never grown.
+		qc.InitialStreamReceiveWindow = 64 << 10
+		qc.MaxStreamReceiveWindow = 64 << 10
+		qc.InitialConnectionReceiveWindow = 64 << 10
+		qc.MaxConnectionReceiveWindow = 64 << 10
+	}
 	tr := &http3.Transport{
 		TLSClientConfig: &tls.Config{RootCAs: pool},
-		QUICConfig:      &quic.Config{MaxIdleTimeout: 30 * time.Second},
+		QUICConfig:      qc,
 	}
 	defer tr.Close()
 	client := &http.Client{
