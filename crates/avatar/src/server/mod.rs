@@ -76,6 +76,9 @@ struct Shared {
     shutdown: AtomicBool,
     wakers: Vec<Waker>,
     open: AtomicUsize,
+    /// HTTP/3 connections over all workers not yet closed: a stopping worker keeps its UDP
+    /// socket until this is 0, since dropping it rehashes the other workers' flows.
+    h3_live: AtomicUsize,
 }
 
 /// Asks a running server to stop: stop accepting, finish in-flight responses, then return.
@@ -155,6 +158,7 @@ impl Server {
                 shutdown: AtomicBool::new(false),
                 wakers,
                 open: AtomicUsize::new(0),
+                h3_live: AtomicUsize::new(0),
             }),
             workers,
             local_addr: addr,
@@ -389,7 +393,8 @@ impl Worker {
                     Some(d) => d,
                     None => self.begin_shutdown(),
                 };
-                let quic_done = self.quic.as_ref().is_none_or(quic::Quic::done);
+                let quic_done = self.quic.as_ref().is_none_or(quic::Quic::done)
+                    && self.shared.h3_live.load(Ordering::Relaxed) == 0;
                 if (self.conns.len == 0 && quic_done) || Instant::now() >= deadline {
                     self.metrics.worker(self.index).set_open(0);
                     self.with_quic(|q, cx| q.release(cx));

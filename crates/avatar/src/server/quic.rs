@@ -29,6 +29,8 @@ struct Slot {
     conn: quinn_proto::Connection,
     h3: h3::Conn,
     timeout: Option<Instant>,
+    /// Counted in `Shared::h3_live`: not closed yet.
+    live: bool,
 }
 
 /// One worker's QUIC endpoint and connections.
@@ -145,7 +147,9 @@ impl Quic {
                     conn,
                     h3: h3::Conn::new(),
                     timeout: None,
+                    live: true,
                 }));
+                cx.shared.h3_live.fetch_add(1, Ordering::Relaxed);
                 self.open += 1;
                 cx.metrics.set_h3_open(self.open);
                 self.drive(h, now, cx);
@@ -195,8 +199,9 @@ impl Quic {
         self.recompute_timeout();
     }
 
-    /// Whether a stopping worker may go: every connection closed by us and its
-    /// CONNECTION_CLOSE sent (its draining period is not waited for).
+    /// Whether a stopping worker's own connections are done: every one closed by us and its
+    /// CONNECTION_CLOSE sent (its draining period is not waited for). The worker also waits
+    /// for the other workers' (`Shared::h3_live`) before it drops its socket.
     pub(super) fn done(&self) -> bool {
         self.conns
             .iter()
@@ -223,6 +228,16 @@ impl Quic {
             };
             send(&self.socket, &self.tx, &t);
         }
+        if slot.live && (slot.h3.closed() || slot.conn.is_closed()) {
+            slot.live = false;
+            let was = cx.shared.h3_live.fetch_sub(1, Ordering::Relaxed);
+            if was == 1 && self.stopping {
+                // The last one anywhere: the workers waiting on it may go now.
+                for w in &cx.shared.wakers {
+                    let _ = w.wake();
+                }
+            }
+        }
         slot.timeout = slot.conn.poll_timeout();
         if slot
             .timeout
@@ -245,6 +260,8 @@ impl Quic {
     /// Forgets every connection (a stopped worker): the shared count goes back.
     pub(super) fn release(&mut self, cx: &Ctx<'_>) {
         cx.shared.open.fetch_sub(self.open, Ordering::Relaxed);
+        let live = self.conns.iter().flatten().filter(|s| s.live).count();
+        cx.shared.h3_live.fetch_sub(live, Ordering::Relaxed);
         self.open = 0;
         self.conns.clear();
         cx.metrics.set_h3_open(0);
