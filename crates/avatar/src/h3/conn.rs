@@ -493,7 +493,7 @@ impl Conn {
         }
         let _ = chunks.finalize();
         if refuse {
-            // An unknown type (or a push stream a client may not open) is not read: its
+            // An unknown type is not read: its
             // credit comes back once the client resets it (RFC 9114 6.2).
             let _ = conn
                 .recv_stream(id)
@@ -611,7 +611,9 @@ fn take_uni(u: &mut Uni, peer: &mut Peer) -> Result<bool, u64> {
             }
             Ok(true)
         }
-        UniStream::Push | UniStream::Unknown(_) => Ok(false),
+        // Only a server opens push streams (RFC 9114 6.2.2).
+        UniStream::Push => Err(h3err::H3_STREAM_CREATION_ERROR),
+        UniStream::Unknown(_) => Ok(false),
     }
 }
 

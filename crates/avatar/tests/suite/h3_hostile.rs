@@ -274,3 +274,16 @@ fn an_ended_qpack_decoder_stream_is_h3_closed_critical_stream() {
     });
     assert_eq!(out, Err(h3wire::error::H3_CLOSED_CRITICAL_STREAM));
 }
+
+#[test]
+fn a_push_stream_opened_by_a_client_is_h3_stream_creation_error() {
+    let Some(server) = H3Avatar::start(&[]) else {
+        return;
+    };
+    // Only a server may open a push stream (RFC 9114 6.2.2).
+    let push = [h3wire::frame::stream_type::PUSH as u8, 0];
+    assert_eq!(
+        closed_with(&server, &push),
+        h3wire::error::H3_STREAM_CREATION_ERROR
+    );
+}

@@ -86,9 +86,12 @@ fn an_insert_into_the_refused_dynamic_table_is_an_encoder_stream_error() {
 }
 
 #[test]
-fn unknown_and_push_streams_are_refused_not_read() {
+fn unknown_streams_are_refused_not_read_and_a_push_stream_is_an_error() {
     assert_eq!(uni(0x21, b"anything").1, Ok(false));
-    assert_eq!(uni(stream_type::PUSH, b"").1, Ok(false));
+    assert_eq!(
+        uni(stream_type::PUSH, b"").1,
+        Err(h3err::H3_STREAM_CREATION_ERROR)
+    );
     assert_eq!(uni(stream_type::QPACK_DECODER, &[0x40 | 4]).1, Ok(true));
 }
 
