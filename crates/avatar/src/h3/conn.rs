@@ -317,6 +317,7 @@ impl Conn {
         let mut malformed = false;
         let mut incomplete = false;
         let mut reset = false;
+        let mut fin = false;
         let mut stream = conn.recv_stream(id);
         let Ok(mut chunks) = stream.read(true) else {
             req.read_done = true;
@@ -346,6 +347,7 @@ impl Conn {
                 }
                 Ok(None) => {
                     req.read_done = true;
+                    fin = true;
                     if !req.rx.headers_done || !req.rx.pending.is_empty() || req.rx.skip > 0 {
                         // Ended before its head, or inside a frame (RFC 9114 4.1.2).
                         incomplete = !answer;
@@ -367,9 +369,16 @@ impl Conn {
         if req.read_done && !reset && req.rx.body_bytes > cx.limits.max_body_bytes {
             let _ = conn.recv_stream(id).stop(code(h3err::H3_NO_ERROR));
         }
-        if malformed || incomplete || (reset && !req.fin_sent && !req.write_done && !answer) {
+        // DATA that does not add up to the content-length is malformed (RFC 9114 4.1.2),
+        // even after the answer went out.
+        let broken = !reset && req.rx.length_broken(fin);
+        if malformed
+            || broken
+            || incomplete
+            || (reset && !req.fin_sent && !req.write_done && !answer)
+        {
             // A malformed or incomplete request (RFC 9114 4.1.2), or one the client gave up.
-            let c = if malformed {
+            let c = if malformed || broken {
                 h3err::H3_MESSAGE_ERROR
             } else if incomplete {
                 h3err::H3_REQUEST_INCOMPLETE
@@ -493,8 +502,8 @@ impl Conn {
         }
         let _ = chunks.finalize();
         if refuse {
-            // An unknown type is not read: its
-            // credit comes back once the client resets it (RFC 9114 6.2).
+            // An unknown type is not read: its credit comes back once the client resets
+            // it (RFC 9114 6.2).
             let _ = conn
                 .recv_stream(id)
                 .stop(code(h3err::H3_STREAM_CREATION_ERROR));
@@ -533,7 +542,9 @@ fn feed(
             }
             Step::Headers { at: s, len } => {
                 let section = &b[at + s..at + s + len];
-                out = Some(answer(section, peer, cx)?);
+                let (malformed, length) = answer(section, peer, cx)?;
+                req.rx.content_length = length;
+                out = Some(malformed);
                 at += used;
             }
         }
@@ -549,25 +560,27 @@ fn feed(
 }
 
 /// Decodes, checks and answers a request head into `cx.scratch.resp`; returns whether it
-/// was malformed (then nothing is answered).
-fn answer(section: &[u8], peer: SocketAddr, cx: &mut Ctx<'_>) -> Result<bool, u64> {
+/// was malformed (then nothing is answered) and its `content-length`.
+fn answer(section: &[u8], peer: SocketAddr, cx: &mut Ctx<'_>) -> Result<(bool, Option<u64>), u64> {
     let s = &mut *cx.scratch;
     request::decode(&mut s.decoder, section, &mut s.fields, cx.limits)?;
     let c = checked::check(&s.fields, cx.limits);
     if let checked::Checked::Malformed = c {
         cx.metrics.parse_error(ParseError::Malformed);
-        return Ok(true);
+        return Ok((true, None));
     }
+    let mut length = None;
     let c = match c {
         checked::Checked::Request(mut r) => {
             r.req.major_version = 3;
+            length = r.has_length.then_some(r.req.content_length);
             checked::Checked::Request(r)
         }
         other => other,
     };
     s.resp.clear();
     checked::answer(&c, cx.responder, &mut s.resp, Some(peer));
-    Ok(false)
+    Ok((false, length))
 }
 
 /// Reads a unidirectional stream's pending bytes. `Ok(false)`: refuse the stream.

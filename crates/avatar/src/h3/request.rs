@@ -36,6 +36,17 @@ pub struct Rx {
     pub headers_done: bool,
     /// Body bytes (DATA payloads) so far.
     pub body_bytes: u64,
+    /// The request's `content-length`, which its DATA must add up to (RFC 9114 4.1.2).
+    pub content_length: Option<u64>,
+}
+
+impl Rx {
+    /// Whether the body so far breaks the `content-length`: past it, or short of it at
+    /// the stream's end (`ended`).
+    pub fn length_broken(&self, ended: bool) -> bool {
+        self.content_length
+            .is_some_and(|cl| self.body_bytes > cl || (ended && self.body_bytes != cl))
+    }
 }
 
 impl Rx {

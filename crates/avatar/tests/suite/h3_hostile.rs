@@ -287,3 +287,68 @@ fn a_push_stream_opened_by_a_client_is_h3_stream_creation_error() {
         h3wire::error::H3_STREAM_CREATION_ERROR
     );
 }
+
+/// Sends `request` (frames) on a request stream with FIN; returns the code the server
+/// reset the stream's response with, or `None` if the response ended cleanly.
+#[track_caller]
+fn request_reset_with(server: &H3Avatar, request: &[u8]) -> Option<u64> {
+    let mut id = None;
+    let out = drive(server, |conn| {
+        let id = *id.get_or_insert_with(|| {
+            let id = conn.streams().open(Dir::Bi).unwrap();
+            conn.send_stream(id).write(request).unwrap();
+            conn.send_stream(id).finish().unwrap();
+            id
+        });
+        let mut stream = conn.recv_stream(id);
+        let mut chunks = stream.read(true).ok()?;
+        let end = loop {
+            match chunks.next(usize::MAX) {
+                Ok(Some(_)) => continue,
+                Ok(None) => break Some(None),
+                Err(quinn_proto::ReadError::Reset(c)) => break Some(Some(c.into_inner())),
+                Err(quinn_proto::ReadError::Blocked) => break None,
+            }
+        };
+        let _ = chunks.finalize();
+        end
+    });
+    out.expect("the connection stays open")
+}
+
+/// A POST / HEADERS frame with `content-length: {len}`.
+fn post_head(len: &str) -> Vec<u8> {
+    let mut section = Vec::new();
+    h3wire::qpack::put_prefix(&mut section);
+    for (n, v) in [
+        (&b":method"[..], &b"POST"[..]),
+        (b":scheme", b"https"),
+        (b":authority", b"127.0.0.1"),
+        (b":path", b"/"),
+        (b"content-length", len.as_bytes()),
+    ] {
+        h3wire::qpack::put_field(&mut section, n, v);
+    }
+    let mut out = Vec::new();
+    h3wire::frame::put_headers(&mut out, &section);
+    out
+}
+
+#[test]
+fn a_body_shorter_or_longer_than_its_content_length_is_h3_message_error() {
+    let Some(server) = H3Avatar::start(&[]) else {
+        return;
+    };
+    for (len, body) in [("5", &b"ab"[..]), ("1", b"abc"), ("3", b"abc")] {
+        let mut req = post_head(len);
+        h3wire::frame::put_data_header(&mut req, body.len() as u64);
+        req.extend_from_slice(body);
+        let want = (len != "3").then_some(h3wire::error::H3_MESSAGE_ERROR);
+        assert_eq!(
+            request_reset_with(&server, &req),
+            want,
+            "content-length {len} with {} body bytes",
+            body.len()
+        );
+    }
+}

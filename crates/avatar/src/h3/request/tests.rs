@@ -181,3 +181,25 @@ fn a_body_follows_its_data_frame_header() {
         .unwrap();
     assert_eq!((data.kind, data.len), (Kind::Data, 3));
 }
+
+#[test]
+fn a_body_breaks_its_content_length_past_it_or_short_of_it_at_the_end() {
+    let rx = |cl: Option<u64>, body: u64| Rx {
+        content_length: cl,
+        body_bytes: body,
+        ..Rx::default()
+    };
+    for (cl, body, ended, broken) in [
+        (None, 10, true, false),
+        (Some(5), 2, false, false),
+        (Some(5), 2, true, true),
+        (Some(5), 6, false, true),
+        (Some(5), 5, true, false),
+    ] {
+        assert_eq!(
+            rx(cl, body).length_broken(ended),
+            broken,
+            "{cl:?} {body} {ended}"
+        );
+    }
+}
