@@ -15,7 +15,7 @@ use quinn_proto::{
     Connection, Dir, Event, ReadError, SendStream, StreamEvent, StreamId, VarInt, WriteError,
 };
 
-use super::request::{self, Rx, Step};
+use super::request::{self, End, Rx, Step};
 use crate::config::Limits;
 use crate::h2::hpack::Fields;
 use crate::h2::request as checked;
@@ -348,10 +348,10 @@ impl Conn {
                 Ok(None) => {
                     req.read_done = true;
                     fin = true;
-                    if !req.rx.headers_done || !req.rx.pending.is_empty() || req.rx.skip > 0 {
-                        // Ended before its head, or inside a frame (RFC 9114 4.1.2).
-                        incomplete = !answer;
-                        reset = answer;
+                    match req.rx.at_fin() {
+                        End::Complete => {}
+                        End::Incomplete => incomplete = true,
+                        End::Truncated => result = Err(h3err::H3_FRAME_ERROR),
                     }
                     break;
                 }

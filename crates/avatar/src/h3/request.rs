@@ -40,7 +40,29 @@ pub struct Rx {
     pub content_length: Option<u64>,
 }
 
+/// What a request stream's clean end (FIN) makes of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum End {
+    /// Its frames were whole and its HEADERS came.
+    Complete,
+    /// Whole frames but no HEADERS: a stream error H3_REQUEST_INCOMPLETE (RFC 9114 4.1.2).
+    Incomplete,
+    /// It ended inside a frame: a connection error H3_FRAME_ERROR (RFC 9114 7.1).
+    Truncated,
+}
+
 impl Rx {
+    /// What the stream's FIN, after every byte was walked, makes of the request.
+    pub fn at_fin(&self) -> End {
+        if !self.pending.is_empty() || self.skip > 0 {
+            End::Truncated
+        } else if !self.headers_done {
+            End::Incomplete
+        } else {
+            End::Complete
+        }
+    }
+
     /// Whether the body so far breaks the `content-length`: past it, or short of it at
     /// the stream's end (`ended`).
     pub fn length_broken(&self, ended: bool) -> bool {

@@ -352,3 +352,24 @@ fn a_body_shorter_or_longer_than_its_content_length_is_h3_message_error() {
         );
     }
 }
+
+#[test]
+fn a_request_stream_that_ends_inside_a_frame_is_h3_frame_error() {
+    let Some(server) = H3Avatar::start(&[]) else {
+        return;
+    };
+    let mut req = post_head("4");
+    h3wire::frame::put_data_header(&mut req, 4);
+    req.extend_from_slice(b"ab");
+    let mut id = None;
+    let out = drive(&server, |conn| {
+        if id.is_none() {
+            let s = conn.streams().open(Dir::Bi).unwrap();
+            conn.send_stream(s).write(&req).unwrap();
+            conn.send_stream(s).finish().unwrap();
+            id = Some(s);
+        }
+        None::<()>
+    });
+    assert_eq!(out, Err(h3wire::error::H3_FRAME_ERROR));
+}

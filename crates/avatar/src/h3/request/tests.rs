@@ -203,3 +203,49 @@ fn a_body_breaks_its_content_length_past_it_or_short_of_it_at_the_end() {
         );
     }
 }
+
+#[test]
+fn a_clean_end_inside_a_frame_is_a_frame_error_and_before_headers_incomplete() {
+    let mut headers = Vec::new();
+    frame::put_headers(&mut headers, &[0, 0, 0xd1]);
+    let mut data = Vec::new();
+    frame::put_data_header(&mut data, 4);
+    data.extend_from_slice(b"body");
+    let mut unknown = Vec::new();
+    frame::put_header(&mut unknown, 0x21, 1);
+    unknown.push(0);
+    let cases: [(&str, Vec<u8>, End); 7] = [
+        ("nothing", Vec::new(), End::Incomplete),
+        ("an unknown frame only", unknown.clone(), End::Incomplete),
+        ("half a frame header", vec![0x01], End::Truncated),
+        (
+            "half of HEADERS",
+            headers[..headers.len() - 1].to_vec(),
+            End::Truncated,
+        ),
+        ("HEADERS", headers.clone(), End::Complete),
+        (
+            "HEADERS, half of DATA",
+            [&headers[..], &data[..data.len() - 2]].concat(),
+            End::Truncated,
+        ),
+        (
+            "HEADERS, DATA",
+            [&headers[..], &data[..]].concat(),
+            End::Complete,
+        ),
+    ];
+    for (what, bytes, want) in cases {
+        let mut rx = Rx::default();
+        let mut at = 0;
+        loop {
+            let (used, step) = rx.walk(&bytes[at..], 1 << 16).unwrap();
+            at += used;
+            if step == Step::More {
+                break;
+            }
+        }
+        rx.pending.extend_from_slice(&bytes[at..]);
+        assert_eq!(rx.at_fin(), want, "{what}");
+    }
+}
