@@ -257,8 +257,24 @@ impl Quic {
         self.next_timeout = self.conns.iter().flatten().filter_map(|s| s.timeout).min();
     }
 
-    /// Forgets every connection (a stopped worker): the shared count goes back.
-    pub(super) fn release(&mut self, cx: &Ctx<'_>) {
+    /// Closes every connection still open (the shutdown deadline) with H3_NO_ERROR and sends
+    /// the CONNECTION_CLOSE, so clients learn of it now rather than at their idle timeout;
+    /// then forgets them all (a stopped worker): the shared counts go back.
+    pub(super) fn release(&mut self, cx: &mut Ctx<'_>) {
+        let now = Instant::now();
+        for slot in self.conns.iter_mut().flatten() {
+            if !slot.conn.is_closed() {
+                let c = quinn_proto::VarInt::from_u64(h3wire::error::H3_NO_ERROR).unwrap();
+                slot.conn.close(now, c, bytes::Bytes::new());
+            }
+            loop {
+                self.tx.clear();
+                let Some(t) = slot.conn.poll_transmit(now, 1, &mut self.tx) else {
+                    break;
+                };
+                send(&self.socket, &self.tx, &t);
+            }
+        }
         cx.shared.open.fetch_sub(self.open, Ordering::Relaxed);
         let live = self.conns.iter().flatten().filter(|s| s.live).count();
         cx.shared.h3_live.fetch_sub(live, Ordering::Relaxed);

@@ -373,3 +373,31 @@ fn a_request_stream_that_ends_inside_a_frame_is_h3_frame_error() {
     });
     assert_eq!(out, Err(h3wire::error::H3_FRAME_ERROR));
 }
+
+#[test]
+fn a_connection_still_open_at_the_shutdown_deadline_gets_connection_close() {
+    let Some(server) = H3Avatar::start(&["--shutdown-timeout", "1", "--idle-timeout", "60"]) else {
+        return;
+    };
+    // A request whose body never ends holds the connection past the deadline.
+    let req = post_head("4");
+    let (mut opened, mut signalled) = (false, false);
+    let out = drive(&server, |conn| {
+        if !opened {
+            opened = true;
+            let s = conn.streams().open(Dir::Bi).unwrap();
+            conn.send_stream(s).write(&req).unwrap();
+        } else if !signalled
+            && server
+                .avatar
+                .metric("avatar_h3_events_total{kind=\"streams\"}")
+                == 1
+        {
+            // The server has taken the request in: SIGTERM now waits for it.
+            signalled = true;
+            server.avatar.signal("TERM");
+        }
+        None::<()>
+    });
+    assert_eq!(out, Err(h3wire::error::H3_NO_ERROR));
+}
