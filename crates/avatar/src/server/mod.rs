@@ -362,10 +362,16 @@ impl Worker {
             if let Some(at) = self.quic.as_ref().and_then(quic::Quic::next_timeout) {
                 timeout = timeout.min(at.saturating_duration_since(Instant::now()));
             }
-            if let Err(e) = self
-                .poll
-                .poll(&mut events, Some(timeout + Duration::from_millis(1)))
-            {
+            // Datagrams left on the socket at the last read's budget: no new edge will come.
+            let udp_more = self.quic.as_ref().is_some_and(quic::Quic::more);
+            if let Err(e) = self.poll.poll(
+                &mut events,
+                Some(if udp_more {
+                    Duration::ZERO
+                } else {
+                    timeout + Duration::from_millis(1)
+                }),
+            ) {
                 if e.kind() != io::ErrorKind::Interrupted {
                     return Err(e);
                 }
@@ -375,16 +381,23 @@ impl Worker {
                 self.now_s = now_s;
                 self.tick();
             }
+            let mut udp_read = false;
             for event in events.iter() {
                 match event.token() {
                     LISTENER => self.accept_all(),
                     WAKER => {}
-                    UDP => self.with_quic(quic::Quic::readable),
+                    UDP => {
+                        udp_read = true;
+                        self.with_quic(quic::Quic::readable);
+                    }
                     // A FIN that came with the data raises no new edge: pass it on.
                     Token(t) => {
                         self.drive(t - FIRST_CONN, event.is_read_closed() || event.is_error())
                     }
                 }
+            }
+            if udp_more && !udp_read {
+                self.with_quic(quic::Quic::readable);
             }
             self.with_quic(quic::Quic::timers);
             self.flush_access_log();

@@ -24,6 +24,11 @@ use crate::metrics::{H3Event, WorkerMetrics};
 
 /// The largest datagram read.
 const MAX_DATAGRAM: usize = 64 * 1024;
+/// Datagrams read per wakeup: past it the worker turns to its other sockets and comes back
+/// at once (a poll with no wait), so a flood of datagrams cannot starve TCP.
+const MAX_DATAGRAMS_PER_TURN: usize = 64;
+/// Receive errors in a row (ICMP reports, EINTR) before the read stops for this turn.
+const MAX_ERRORS_IN_A_ROW: usize = 16;
 
 struct Slot {
     conn: quinn_proto::Connection,
@@ -47,6 +52,10 @@ pub(super) struct Quic {
     /// The earliest timer of any connection.
     next_timeout: Option<Instant>,
     stopping: bool,
+    /// The socket may hold more datagrams: read again next turn without waiting.
+    more: bool,
+    /// Connections a batch of datagrams reached, driven once after it.
+    touched: Vec<ConnectionHandle>,
 }
 
 /// What the worker lends the QUIC side.
@@ -86,6 +95,8 @@ impl Quic {
             scratch: h3::Scratch::new(),
             next_timeout: None,
             stopping: false,
+            more: false,
+            touched: Vec::new(),
         }
     }
 
@@ -94,16 +105,36 @@ impl Quic {
         self.next_timeout
     }
 
-    /// Reads every datagram queued (the socket is edge-triggered) and handles what they
-    /// brought.
+    /// Whether the socket may still hold datagrams (the last read stopped at its budget):
+    /// the worker then polls without waiting and calls [`Quic::readable`] again.
+    pub(super) fn more(&self) -> bool {
+        self.more
+    }
+
+    /// Reads up to [`MAX_DATAGRAMS_PER_TURN`] datagrams (the socket is edge-triggered:
+    /// [`Quic::more`] says whether to come back) and handles what they brought, driving
+    /// each connection they reached once.
     pub(super) fn readable(&mut self, cx: &mut Ctx<'_>) {
+        self.more = false;
+        let mut errors = 0;
+        let mut read = 0;
+        self.touched.clear();
         loop {
+            if read == MAX_DATAGRAMS_PER_TURN || errors == MAX_ERRORS_IN_A_ROW {
+                self.more = true;
+                break;
+            }
             let (n, from) = match self.socket.recv_from(&mut self.rx) {
                 Ok(r) => r,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
                 // Each error (EINTR, an ICMP report) is taken off the socket by the call.
-                Err(_) => continue,
+                Err(_) => {
+                    errors += 1;
+                    continue;
+                }
             };
+            errors = 0;
+            read += 1;
             let now = Instant::now();
             let data = BytesMut::from(&self.rx[..n]);
             self.tx.clear();
@@ -115,13 +146,22 @@ impl Quic {
                 Some(DatagramEvent::ConnectionEvent(h, ev)) => {
                     if let Some(Some(slot)) = self.conns.get_mut(h.0) {
                         slot.conn.handle_event(ev);
-                        self.drive(h, now, cx);
+                        if !self.touched.contains(&h) {
+                            self.touched.push(h);
+                        }
                     }
                 }
                 Some(DatagramEvent::Response(t)) => send(&self.socket, &self.tx, &t),
                 None => {}
             }
         }
+        let now = Instant::now();
+        let mut touched = std::mem::take(&mut self.touched);
+        for &h in &touched {
+            self.drive(h, now, cx);
+        }
+        touched.clear();
+        self.touched = touched;
         self.recompute_timeout();
     }
 
