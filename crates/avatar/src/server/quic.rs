@@ -5,6 +5,8 @@
 //! Datagrams go in and out one `recv_from`/`send_to` at a time (no GSO/GRO yet). A datagram
 //! the socket cannot take at once is dropped: QUIC's loss recovery sends it again.
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::io;
 use std::net::SocketAddr;
 use std::sync::atomic::Ordering;
@@ -34,6 +36,9 @@ struct Slot {
     conn: quinn_proto::Connection,
     h3: h3::Conn,
     timeout: Option<Instant>,
+    /// The time of this connection's entry in `Quic::timers` (its earliest); other entries
+    /// for it are stale.
+    queued: Option<Instant>,
     /// Counted in `Shared::h3_live`: not closed yet.
     live: bool,
 }
@@ -49,8 +54,9 @@ pub(super) struct Quic {
     rx: Vec<u8>,
     tx: Vec<u8>,
     scratch: h3::Scratch,
-    /// The earliest timer of any connection.
-    next_timeout: Option<Instant>,
+    /// Connection timers, earliest first; an entry is checked against its slot's current
+    /// timeout when it comes up, so a changed timer costs no search.
+    timers: BinaryHeap<Reverse<(Instant, usize)>>,
     stopping: bool,
     /// The socket may hold more datagrams: read again next turn without waiting.
     more: bool,
@@ -93,7 +99,7 @@ impl Quic {
             rx: vec![0; MAX_DATAGRAM],
             tx: Vec::with_capacity(1500),
             scratch: h3::Scratch::new(),
-            next_timeout: None,
+            timers: BinaryHeap::new(),
             stopping: false,
             more: false,
             touched: Vec::new(),
@@ -102,7 +108,7 @@ impl Quic {
 
     /// When the next connection timer is due.
     pub(super) fn next_timeout(&self) -> Option<Instant> {
-        self.next_timeout
+        self.timers.peek().map(|Reverse((t, _))| *t)
     }
 
     /// Whether the socket may still hold datagrams (the last read stopped at its budget):
@@ -162,7 +168,6 @@ impl Quic {
         }
         touched.clear();
         self.touched = touched;
-        self.recompute_timeout();
     }
 
     fn admit(&mut self, incoming: quinn_proto::Incoming, now: Instant, cx: &mut Ctx<'_>) {
@@ -187,6 +192,7 @@ impl Quic {
                     conn,
                     h3: h3::Conn::new(),
                     timeout: None,
+                    queued: None,
                     live: true,
                 }));
                 cx.shared.h3_live.fetch_add(1, Ordering::Relaxed);
@@ -206,20 +212,30 @@ impl Quic {
     /// Runs every connection timer that is due.
     pub(super) fn timers(&mut self, cx: &mut Ctx<'_>) {
         let now = Instant::now();
-        if self.next_timeout.is_none_or(|t| t > now) {
-            return;
-        }
-        for i in 0..self.conns.len() {
-            let Some(slot) = &mut self.conns[i] else {
+        while let Some(&Reverse((at, i))) = self.timers.peek() {
+            if at > now {
+                break;
+            }
+            self.timers.pop();
+            let Some(Some(slot)) = self.conns.get_mut(i) else {
                 continue;
             };
-            if slot.timeout.is_none_or(|t| t > now) {
+            if slot.queued != Some(at) {
                 continue;
             }
-            slot.conn.handle_timeout(now);
-            self.drive(ConnectionHandle(i), now, cx);
+            slot.queued = None;
+            match slot.timeout {
+                Some(t) if t <= now => {
+                    slot.conn.handle_timeout(now);
+                    self.drive(ConnectionHandle(i), now, cx);
+                }
+                Some(t) => {
+                    slot.queued = Some(t);
+                    self.timers.push(Reverse((t, i)));
+                }
+                None => {}
+            }
         }
-        self.recompute_timeout();
     }
 
     /// Sends GOAWAY on every connection; new ones are refused from now on.
@@ -236,7 +252,6 @@ impl Quic {
             }
             self.drive(ConnectionHandle(i), now, cx);
         }
-        self.recompute_timeout();
     }
 
     /// Whether a stopping worker's own connections are done: every one closed by us and its
@@ -279,11 +294,12 @@ impl Quic {
             }
         }
         slot.timeout = slot.conn.poll_timeout();
-        if slot
-            .timeout
-            .is_some_and(|t| self.next_timeout.is_none_or(|n| t < n))
-        {
-            self.next_timeout = slot.timeout;
+        if let Some(t) = slot.timeout {
+            // A later timer waits for the queued entry, which re-queues it when it comes up.
+            if slot.queued.is_none_or(|q| t < q) {
+                slot.queued = Some(t);
+                self.timers.push(Reverse((t, h.0)));
+            }
         }
         if slot.conn.is_drained() {
             self.conns[h.0] = None;
@@ -291,10 +307,6 @@ impl Quic {
             cx.shared.open.fetch_sub(1, Ordering::Relaxed);
             cx.metrics.set_h3_open(self.open);
         }
-    }
-
-    fn recompute_timeout(&mut self) {
-        self.next_timeout = self.conns.iter().flatten().filter_map(|s| s.timeout).min();
     }
 
     /// Closes every connection still open (the shutdown deadline) with H3_NO_ERROR and sends
@@ -320,6 +332,7 @@ impl Quic {
         cx.shared.h3_live.fetch_sub(live, Ordering::Relaxed);
         self.open = 0;
         self.conns.clear();
+        self.timers.clear();
         cx.metrics.set_h3_open(0);
     }
 }
