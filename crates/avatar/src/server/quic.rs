@@ -41,6 +41,8 @@ struct Slot {
     queued: Option<Instant>,
     /// Counted in `Shared::h3_live`: not closed yet.
     live: bool,
+    /// Counted in `Quic::handshaking`.
+    handshaking: bool,
 }
 
 /// One worker's QUIC endpoint and connections.
@@ -51,6 +53,8 @@ pub(super) struct Quic {
     /// By quinn's connection handle, a small index it reuses.
     conns: Vec<Option<Box<Slot>>>,
     open: usize,
+    /// Connections of this worker still in their handshake.
+    handshaking: usize,
     rx: Vec<u8>,
     tx: Vec<u8>,
     scratch: h3::Scratch,
@@ -96,6 +100,7 @@ impl Quic {
             config,
             conns: Vec::new(),
             open: 0,
+            handshaking: 0,
             rx: vec![0; MAX_DATAGRAM],
             tx: Vec::with_capacity(1500),
             scratch: h3::Scratch::new(),
@@ -171,8 +176,24 @@ impl Quic {
     }
 
     fn admit(&mut self, incoming: quinn_proto::Incoming, now: Instant, cx: &mut Ctx<'_>) {
+        // Spoofed Initials would hold --max-connections (shared with TCP) for the idle
+        // timeout: handshakes are capped at a quarter of this worker's share, and past half
+        // of that an unvalidated address is asked to prove itself with a Retry first.
+        let share = cx.max_connections / cx.shared.wakers.len().max(1);
+        let cap = (share / 4).max(2);
+        if self.handshaking >= cap / 2
+            && !incoming.remote_address_validated()
+            && incoming.may_retry()
+        {
+            self.tx.clear();
+            match self.endpoint.retry(incoming, &mut self.tx) {
+                Ok(t) => send(&self.socket, &self.tx, &t),
+                Err(e) => self.endpoint.ignore(e.into_incoming()),
+            }
+            return;
+        }
         let full = cx.shared.open.fetch_add(1, Ordering::Relaxed) >= cx.max_connections;
-        if full || self.stopping {
+        if full || self.stopping || self.handshaking >= cap {
             cx.shared.open.fetch_sub(1, Ordering::Relaxed);
             cx.metrics.h3(H3Event::Refused);
             let t = self.endpoint.refuse(incoming, &mut self.tx);
@@ -194,7 +215,9 @@ impl Quic {
                     timeout: None,
                     queued: None,
                     live: true,
+                    handshaking: true,
                 }));
+                self.handshaking += 1;
                 cx.shared.h3_live.fetch_add(1, Ordering::Relaxed);
                 self.open += 1;
                 cx.metrics.set_h3_open(self.open);
@@ -293,6 +316,10 @@ impl Quic {
                 }
             }
         }
+        if slot.handshaking && (!slot.conn.is_handshaking() || slot.conn.is_closed()) {
+            slot.handshaking = false;
+            self.handshaking -= 1;
+        }
         slot.timeout = slot.conn.poll_timeout();
         if let Some(t) = slot.timeout {
             // A later timer waits for the queued entry, which re-queues it when it comes up.
@@ -333,6 +360,7 @@ impl Quic {
         self.open = 0;
         self.conns.clear();
         self.timers.clear();
+        self.handshaking = 0;
         cx.metrics.set_h3_open(0);
     }
 }

@@ -68,11 +68,8 @@ impl ServerCertVerifier for Pinned {
 
 /// Connects to `server` and runs `step` on the connection after each turn of I/O (once
 /// connected) until it returns a value; the server's application close is `Err(code)`.
-#[track_caller]
-fn drive<T>(
-    server: &H3Avatar,
-    mut step: impl FnMut(&mut Connection) -> Option<T>,
-) -> Result<T, u64> {
+/// A client configuration that trusts `server`'s certificate and speaks h3.
+fn client_config(server: &H3Avatar) -> ClientConfig {
     let cert = CertificateDer::from_pem_file(&server.cert).expect("read the test certificate");
     let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
     let mut tls = rustls::ClientConfig::builder_with_provider(Arc::clone(&provider))
@@ -83,6 +80,15 @@ fn drive<T>(
         .with_no_client_auth();
     tls.alpn_protocols = vec![b"h3".to_vec()];
     let crypto = QuicClientConfig::try_from(tls).unwrap();
+    ClientConfig::new(Arc::new(crypto))
+}
+
+#[track_caller]
+fn drive<T>(
+    server: &H3Avatar,
+    mut step: impl FnMut(&mut Connection) -> Option<T>,
+) -> Result<T, u64> {
+    let config = client_config(server);
     let socket = UdpSocket::bind("127.0.0.1:0").unwrap();
     // Blocks at most this long per turn, so timers run: a poll, not a sleep.
     socket
@@ -91,12 +97,7 @@ fn drive<T>(
     let mut endpoint = Endpoint::new(Arc::new(EndpointConfig::default()), None, false, None);
     let to: SocketAddr = server.h3;
     let (handle, mut conn) = endpoint
-        .connect(
-            Instant::now(),
-            ClientConfig::new(Arc::new(crypto)),
-            to,
-            "127.0.0.1",
-        )
+        .connect(Instant::now(), config, to, "127.0.0.1")
         .unwrap();
     let mut tx = Vec::new();
     let mut rx = vec![0u8; 65536];
@@ -400,4 +401,40 @@ fn a_connection_still_open_at_the_shutdown_deadline_gets_connection_close() {
         None::<()>
     });
     assert_eq!(out, Err(h3wire::error::H3_NO_ERROR));
+}
+
+#[test]
+fn handshakes_that_never_finish_are_capped_and_retried_so_a_real_client_gets_in() {
+    let Some(server) = H3Avatar::start(&["--workers", "1", "--max-connections", "8"]) else {
+        return;
+    };
+    // Ten Initials from ten ports that never answer, as spoofed sources would.
+    let mut sockets = Vec::new();
+    for _ in 0..10 {
+        let mut endpoint = Endpoint::new(Arc::new(EndpointConfig::default()), None, false, None);
+        let (_, mut conn) = endpoint
+            .connect(
+                Instant::now(),
+                client_config(&server),
+                server.h3,
+                "127.0.0.1",
+            )
+            .unwrap();
+        let mut tx = Vec::new();
+        let t = conn.poll_transmit(Instant::now(), 1, &mut tx).unwrap();
+        let socket = UdpSocket::bind("127.0.0.1:0").unwrap();
+        socket.send_to(&tx[..t.size], server.h3).unwrap();
+        sockets.push(socket);
+    }
+    assert_eq!(
+        drive(&server, |_| Some(())),
+        Ok(()),
+        "a real client connects"
+    );
+    assert_eq!(
+        server
+            .avatar
+            .metric("avatar_h3_events_total{kind=\"connections_refused\"}"),
+        0
+    );
 }
