@@ -464,10 +464,11 @@ fn held_response_bytes_are_capped_per_connection_by_leaving_new_requests_unread(
             .env("H3_SMALL_WINDOW", "1"),
     );
     assert!(out.starts_with("go h3 big ok"), "{out}");
-    // The cap is HTTP/2's 1 MiB; the one response that crosses it is held whole.
+    // The cap is HTTP/2's 1 MiB; the one response that crosses it is held whole, its
+    // HEADERS frame (a few hundred bytes) with it.
     let held = sample(&out, "avatar_h3_held_bytes_max");
     assert!(
-        held > 0 && held <= (1 << 20) + BIG_BYTES as u64,
+        held > 0 && held <= (1 << 20) + BIG_BYTES as u64 + 4096,
         "{held} response bytes held on one connection"
     );
 }
