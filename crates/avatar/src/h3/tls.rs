@@ -78,6 +78,9 @@ pub fn server_config(
         .map_err(|e| bad("--cert", cert, e.to_string()))?;
     let mut config = ServerConfig::with_crypto(Arc::new(crypto));
     config.transport_config(Arc::new(transport(limits, idle_timeout)));
+    // Each worker knows only its own connections: a client on a new address may reach
+    // another worker, so migration is refused rather than half-supported.
+    config.migration(false);
     Ok(Arc::new(config))
 }
 

@@ -105,7 +105,11 @@ pub struct Server {
     shared: Arc<Shared>,
     workers: Vec<(Poll, std::net::TcpListener, Option<std::net::UdpSocket>)>,
     local_addr: SocketAddr,
-    h3: Option<(SocketAddr, Arc<quinn_proto::ServerConfig>)>,
+    h3: Option<(
+        SocketAddr,
+        Arc<quinn_proto::ServerConfig>,
+        Arc<quinn_proto::EndpointConfig>,
+    )>,
 }
 
 impl Server {
@@ -128,19 +132,35 @@ impl Server {
                     &config.limits,
                     config.idle_timeout,
                 )?;
-                let mut udp = h3.listen;
-                udp =
-                    bind_udp_probe(udp).map_err(|source| StartError::Bind { addr: udp, source })?;
-                Some((udp, tls))
+                let udp = h3.listen;
+                let bind_err = |source| StartError::Bind { addr: udp, source };
+                // Port 0: worker 0's own socket picks the port (no probe to race for it);
+                // a given port is probed without SO_REUSEPORT, so nobody else holds it.
+                let first = if udp.port() == 0 {
+                    Some(quic::bind_udp(udp).map_err(bind_err)?)
+                } else {
+                    bind_udp_probe(udp).map_err(bind_err)?;
+                    None
+                };
+                let udp = match &first {
+                    Some(s) => s.local_addr().map_err(bind_err)?,
+                    None => udp,
+                };
+                // One endpoint configuration for all workers: the same stateless-reset key,
+                // whichever worker a datagram reaches.
+                let endpoint = Arc::new(quinn_proto::EndpointConfig::default());
+                Some((udp, tls, endpoint, first))
             }
         };
         let mut workers = Vec::with_capacity(config.workers);
         let mut wakers = Vec::with_capacity(config.workers);
+        let mut h3 = h3;
         for _ in 0..config.workers {
             let listener =
                 bind_listener(addr).map_err(|source| StartError::Bind { addr, source })?;
-            let udp = match &h3 {
-                Some((udp, _)) => Some(
+            let udp = match &mut h3 {
+                Some((_, _, _, first @ Some(_))) => first.take(),
+                Some((udp, ..)) => Some(
                     quic::bind_udp(*udp)
                         .map_err(|source| StartError::Bind { addr: *udp, source })?,
                 ),
@@ -162,7 +182,7 @@ impl Server {
             }),
             workers,
             local_addr: addr,
-            h3,
+            h3: h3.map(|(udp, tls, endpoint, _)| (udp, tls, endpoint)),
         })
     }
 
@@ -173,7 +193,7 @@ impl Server {
 
     /// The UDP address HTTP/3 is served on, if it is (with the real port when 0 was asked).
     pub fn h3_addr(&self) -> Option<SocketAddr> {
-        self.h3.as_ref().map(|(a, _)| *a)
+        self.h3.as_ref().map(|(a, ..)| *a)
     }
 
     /// The counters, shared with the workers.
@@ -216,8 +236,8 @@ impl Server {
                 &self.metrics,
             )?;
             worker.log = access_log.as_ref().map(AccessLog::sender);
-            if let (Some(udp), Some((_, tls))) = (udp, &self.h3) {
-                let mut q = quic::Quic::new(udp, Arc::clone(tls));
+            if let (Some(udp), Some((_, tls, endpoint))) = (udp, &self.h3) {
+                let mut q = quic::Quic::new(udp, Arc::clone(tls), Arc::clone(endpoint));
                 worker
                     .poll
                     .registry()

@@ -87,13 +87,12 @@ pub(super) fn bind_udp(addr: SocketAddr) -> io::Result<std::net::UdpSocket> {
 }
 
 impl Quic {
-    pub(super) fn new(socket: std::net::UdpSocket, config: Arc<ServerConfig>) -> Self {
-        let endpoint = Endpoint::new(
-            Arc::new(EndpointConfig::default()),
-            Some(Arc::clone(&config)),
-            true,
-            None,
-        );
+    pub(super) fn new(
+        socket: std::net::UdpSocket,
+        config: Arc<ServerConfig>,
+        endpoint: Arc<EndpointConfig>,
+    ) -> Self {
+        let endpoint = Endpoint::new(endpoint, Some(Arc::clone(&config)), true, None);
         Quic {
             socket: UdpSocket::from_std(socket),
             endpoint,
