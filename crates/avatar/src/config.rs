@@ -34,6 +34,17 @@ impl Default for Limits {
     }
 }
 
+/// Where and with what certificate HTTP/3 is served.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct H3Listen {
+    /// UDP address every worker's socket binds, with `SO_REUSEPORT`.
+    pub listen: SocketAddr,
+    /// The certificate chain, PEM.
+    pub cert: PathBuf,
+    /// The certificate's private key, PEM.
+    pub key: PathBuf,
+}
+
 /// Everything the server needs to start.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -62,6 +73,8 @@ pub struct Config {
     pub access_log: bool,
     /// Request limits.
     pub limits: Limits,
+    /// HTTP/3 beside the TCP listener, if asked for.
+    pub h3: Option<H3Listen>,
 }
 
 /// The default `Location` template.
@@ -88,6 +101,7 @@ impl Default for Config {
             shutdown_timeout: Duration::from_secs(10),
             access_log: false,
             limits: Limits::default(),
+            h3: None,
         }
     }
 }
@@ -115,6 +129,19 @@ pub enum ConfigError {
         /// The value given.
         got: u64,
     },
+    /// A certificate or key file for HTTP/3 was refused.
+    #[error("{what} {path}: {reason}")]
+    Tls {
+        /// The flag.
+        what: &'static str,
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        reason: String,
+    },
+    /// `--h3-listen` without its certificate and key, or the other way round.
+    #[error("--h3-listen needs --cert FILE and --key FILE (PEM), and they need --h3-listen")]
+    H3Incomplete,
     /// The location template has no `{n}`.
     #[error("--location must contain {{n}}, which becomes the image number (got {0:?})")]
     LocationWithoutN(String),

@@ -4,8 +4,9 @@
 //! This crate owns the whole service: settings ([`config`]), content ([`site`], [`svg`],
 //! [`images`]), the protocol ([`request`], [`responder`]), the event loops ([`server`]) and the
 //! access log's writer ([`access_log`]). HTTP/2 (h2c) is [`h2`], sans I/O, answered by the
-//! same responder. It depends on no other crate of the workspace but `h2wire` (HTTP/2's
-//! frames and HPACK primitives, shared with the load engine's client), and nothing here
+//! same responder, as is HTTP/3 ([`h3`], QUIC by `quinn-proto`). It depends on no other crate
+//! of the workspace but `h2wire` and `h3wire` (HTTP/2's and HTTP/3's wire formats, shared
+//! with the load engine's client), and nothing here
 //! touches a file or a socket except [`images`], [`site`] (at start), [`server`] and
 //! [`access_log`] (stdout).
 
@@ -17,6 +18,7 @@ pub mod config;
 pub mod date;
 pub mod etag;
 pub mod h2;
+pub mod h3;
 pub mod harness;
 pub mod images;
 pub mod metrics;

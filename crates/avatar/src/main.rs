@@ -68,6 +68,18 @@ struct Cli {
     #[arg(long, value_name = "N", default_value_t = 100)]
     h2_max_streams: u64,
 
+    /// Serve HTTP/3 (QUIC, UDP) on ADDR too, e.g. 127.0.0.1:6666; needs --cert and --key.
+    #[arg(long, value_name = "ADDR")]
+    h3_listen: Option<SocketAddr>,
+
+    /// The HTTP/3 certificate chain (PEM).
+    #[arg(long, value_name = "FILE")]
+    cert: Option<PathBuf>,
+
+    /// The HTTP/3 certificate's private key (PEM).
+    #[arg(long, value_name = "FILE")]
+    key: Option<PathBuf>,
+
     /// Log every request to standard output.
     #[arg(long)]
     access_log: bool,
@@ -94,6 +106,11 @@ impl Cli {
             Some(n) => check_range(n, 256, ConfigError::Workers)? as usize,
             None => defaults.workers.min(256),
         };
+        let h3 = match (self.h3_listen, self.cert, self.key) {
+            (Some(listen), Some(cert), Some(key)) => Some(config::H3Listen { listen, cert, key }),
+            (None, None, None) => None,
+            _ => return Err(ConfigError::H3Incomplete),
+        };
         let config = Config {
             listen,
             images,
@@ -118,6 +135,7 @@ impl Cli {
                 )? as u32,
                 ..config::Limits::default()
             },
+            h3,
         };
         config.validate()?;
         Ok((config, self.check))
@@ -186,6 +204,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         server.local_addr(),
         if workers == 1 { "" } else { "s" }
     );
+    if let Some(addr) = server.h3_addr() {
+        eprintln!("avatar: listening on https://{addr} over HTTP/3 (UDP)");
+    }
     server.run().context("a worker stopped")?;
     eprintln!("avatar: stopped");
     Ok(())

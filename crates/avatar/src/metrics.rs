@@ -233,6 +233,58 @@ impl H2Event {
     }
 }
 
+/// HTTP/3 happenings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum H3Event {
+    /// A QUIC connection accepted.
+    Connection,
+    /// A QUIC connection refused: `--max-connections` reached, or the server stopping.
+    Refused,
+    /// A request stream taken in.
+    Stream,
+    /// A stream the client reset or stopped.
+    StreamReset,
+}
+
+impl H3Event {
+    const ALL: [H3Event; 4] = [
+        H3Event::Connection,
+        H3Event::Refused,
+        H3Event::Stream,
+        H3Event::StreamReset,
+    ];
+
+    fn label(self) -> &'static str {
+        match self {
+            H3Event::Connection => "connections",
+            H3Event::Refused => "connections_refused",
+            H3Event::Stream => "streams",
+            H3Event::StreamReset => "stream_resets",
+        }
+    }
+}
+
+/// Slots for HTTP/3 connection error codes: H3_* (0x100..=0x110), QPACK_* (0x200..=0x202),
+/// and one for any other.
+const H3_ERRORS: usize = 17 + 3 + 1;
+
+fn h3_error_slot(code: u64) -> usize {
+    match code {
+        0x100..=0x110 => (code - 0x100) as usize,
+        0x200..=0x202 => 17 + (code - 0x200) as usize,
+        _ => H3_ERRORS - 1,
+    }
+}
+
+fn h3_slot_code(slot: usize) -> Option<u64> {
+    match slot {
+        0..=16 => Some(0x100 + slot as u64),
+        17..=19 => Some(0x200 + (slot - 17) as u64),
+        _ => None,
+    }
+}
+
+const H3_EVENTS: usize = H3Event::ALL.len();
 const H2_EVENTS: usize = H2Event::ALL.len();
 const ROUTES: usize = Route::ALL.len();
 const STATUSES: usize = Status::ALL.len();
@@ -246,6 +298,12 @@ pub struct WorkerMetrics {
     parse_errors: [AtomicU64; PARSE_ERRORS],
     timeouts: [AtomicU64; 3],
     h2: [AtomicU64; H2_EVENTS],
+    h3: [AtomicU64; H3_EVENTS],
+    h3_errors: [AtomicU64; H3_ERRORS],
+    h3_open: AtomicU64,
+    h3_streams_peak: AtomicU64,
+    h3_uni_peak: AtomicU64,
+    h3_held_peak: AtomicU64,
     accepted: AtomicU64,
     rejected: AtomicU64,
     open: AtomicU64,
@@ -279,6 +337,49 @@ impl WorkerMetrics {
     #[inline]
     pub fn h2(&self, event: H2Event) {
         bump(&self.h2[event as usize]);
+    }
+
+    /// Counts an HTTP/3 event.
+    #[inline]
+    pub fn h3(&self, event: H3Event) {
+        bump(&self.h3[event as usize]);
+    }
+
+    /// Counts an HTTP/3 connection closed by us with error `code`.
+    pub fn h3_error(&self, code: u64) {
+        bump(&self.h3_errors[h3_error_slot(code)]);
+    }
+
+    /// Raises this worker's high-water mark of request streams in flight on one HTTP/3
+    /// connection to `n`, if it is higher.
+    #[inline]
+    pub fn h3_streams_in_flight(&self, n: usize) {
+        if n as u64 > self.h3_streams_peak.load(Relaxed) {
+            self.h3_streams_peak.store(n as u64, Relaxed);
+        }
+    }
+
+    /// Raises this worker's high-water mark of the client's unidirectional streams held on
+    /// one HTTP/3 connection to `n`, if it is higher.
+    #[inline]
+    pub fn h3_uni_streams(&self, n: usize) {
+        if n as u64 > self.h3_uni_peak.load(Relaxed) {
+            self.h3_uni_peak.store(n as u64, Relaxed);
+        }
+    }
+
+    /// Raises this worker's high-water mark of response bytes held for flow control on one
+    /// HTTP/3 connection to `n`, if it is higher.
+    #[inline]
+    pub fn h3_held_bytes(&self, n: usize) {
+        if n as u64 > self.h3_held_peak.load(Relaxed) {
+            self.h3_held_peak.store(n as u64, Relaxed);
+        }
+    }
+
+    /// Sets this worker's open HTTP/3 connection gauge.
+    pub fn set_h3_open(&self, open: usize) {
+        self.h3_open.store(open as u64, Relaxed);
     }
 
     /// Counts an accepted connection.
@@ -329,6 +430,16 @@ impl Metrics {
     /// Total HTTP/2 events of `event`'s kind, over all workers.
     pub fn h2_events(&self, event: H2Event) -> u64 {
         self.sum(|w| &w.h2[event as usize])
+    }
+
+    /// Total HTTP/3 events of `event`'s kind, over all workers.
+    pub fn h3_events(&self, event: H3Event) -> u64 {
+        self.sum(|w| &w.h3[event as usize])
+    }
+
+    /// Total HTTP/3 connections closed by us with error `code`, over all workers.
+    pub fn h3_errors(&self, code: u64) -> u64 {
+        self.sum(|w| &w.h3_errors[h3_error_slot(code)])
     }
 
     /// Total requests answered with `status` on `route`, over all workers.
@@ -405,7 +516,74 @@ impl Metrics {
                 event.label()
             )?;
         }
-        let gauges: [(&str, &str, &str, u64); 4] = [
+        writeln!(
+            out,
+            "# HELP avatar_h3_events_total HTTP/3 connections and streams, by kind."
+        )?;
+        writeln!(out, "# TYPE avatar_h3_events_total counter")?;
+        for event in H3Event::ALL {
+            let n = self.sum(|w| &w.h3[event as usize]);
+            writeln!(
+                out,
+                "avatar_h3_events_total{{kind=\"{}\"}} {n}",
+                event.label()
+            )?;
+        }
+        writeln!(
+            out,
+            "# HELP avatar_h3_connection_errors_total HTTP/3 connections we closed with an error, by code."
+        )?;
+        writeln!(out, "# TYPE avatar_h3_connection_errors_total counter")?;
+        for slot in 0..H3_ERRORS {
+            let n = self.sum(|w| &w.h3_errors[slot]);
+            if n == 0 {
+                continue;
+            }
+            let name = h3_slot_code(slot)
+                .and_then(h3wire::error::name)
+                .unwrap_or("other");
+            writeln!(
+                out,
+                "avatar_h3_connection_errors_total{{code=\"{name}\"}} {n}"
+            )?;
+        }
+        let gauges: [(&str, &str, &str, u64); 8] = [
+            (
+                "avatar_h3_connections_open",
+                "gauge",
+                "HTTP/3 connections open now.",
+                self.sum(|w| &w.h3_open),
+            ),
+            (
+                "avatar_h3_streams_in_flight_max",
+                "gauge",
+                "The most request streams in flight on one HTTP/3 connection so far (at most --h2-max-streams).",
+                self.workers
+                    .iter()
+                    .map(|w| w.h3_streams_peak.load(Relaxed))
+                    .max()
+                    .unwrap_or(0),
+            ),
+            (
+                "avatar_h3_uni_streams_max",
+                "gauge",
+                "The most client unidirectional streams held on one HTTP/3 connection so far (3 critical ones plus those whose type has not come yet, bounded by QUIC credit).",
+                self.workers
+                    .iter()
+                    .map(|w| w.h3_uni_peak.load(Relaxed))
+                    .max()
+                    .unwrap_or(0),
+            ),
+            (
+                "avatar_h3_held_bytes_max",
+                "gauge",
+                "The most response bytes held for flow control on one HTTP/3 connection so far (1 MiB plus the one response that crossed it).",
+                self.workers
+                    .iter()
+                    .map(|w| w.h3_held_peak.load(Relaxed))
+                    .max()
+                    .unwrap_or(0),
+            ),
             (
                 "avatar_connections_open",
                 "gauge",

@@ -40,8 +40,9 @@ pub struct Request<'a> {
     pub transfer_encoding: bool,
     /// The `If-None-Match` value, if any.
     pub if_none_match: Option<&'a [u8]>,
-    /// The request came over HTTP/2 (for the access log).
-    pub http2: bool,
+    /// The HTTP version's major number: 1, or 2 or 3 for a request that came over HTTP/2 or
+    /// HTTP/3 (for the access log).
+    pub major_version: u8,
 }
 
 /// The result of parsing the start of a buffer.
@@ -184,7 +185,7 @@ pub fn parse<'a>(buf: &'a [u8], limits: &Limits) -> Parsed<'a> {
         content_length: content_length.unwrap_or(0),
         transfer_encoding,
         if_none_match,
-        http2: false,
+        major_version: 1,
     })
 }
 

@@ -548,10 +548,13 @@ impl Responder {
                 push_escaped(log, r.method_raw);
                 log.push(b' ');
                 push_escaped(log, r.target);
-                if r.http2 {
-                    log.extend_from_slice(b" HTTP/2.0");
-                } else {
-                    let _ = write!(log, " HTTP/1.{}", r.minor_version);
+                // Literals for HTTP/2 and HTTP/3, as before HTTP/3 came: no formatting there.
+                match r.major_version {
+                    2 => log.extend_from_slice(b" HTTP/2.0"),
+                    3 => log.extend_from_slice(b" HTTP/3.0"),
+                    _ => {
+                        let _ = write!(log, " HTTP/1.{}", r.minor_version);
+                    }
                 }
             }
             None => log.push(b'-'),

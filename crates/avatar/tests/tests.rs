@@ -14,6 +14,10 @@ mod clients;
 mod deploy;
 #[path = "suite/h2.rs"]
 mod h2;
+#[path = "suite/h3.rs"]
+mod h3;
+#[path = "suite/h3_hostile.rs"]
+mod h3_hostile;
 #[path = "suite/lifecycle.rs"]
 mod lifecycle;
 #[path = "suite/parser_property.rs"]

@@ -50,11 +50,30 @@ impl Fields {
         }
     }
 
-    fn clear(&mut self) {
+    /// Empties the list for the next header block.
+    pub fn clear(&mut self) {
         self.bytes.clear();
         self.spans.clear();
         self.list_size = 0;
         self.too_large = false;
+    }
+
+    /// Appends one field decoded by another codec (HTTP/3's QPACK), counting its size and
+    /// keeping it only while the list is within `list_limit` and [`MAX_FIELDS`].
+    pub fn push(&mut self, name: &[u8], value: &[u8], list_limit: usize) {
+        self.list_size = self.list_size.saturating_add(name.len() + value.len() + 32);
+        if self.list_size > list_limit || self.spans.len() >= MAX_FIELDS {
+            self.too_large = true;
+        }
+        if self.too_large {
+            return;
+        }
+        let start = self.bytes.len();
+        self.bytes.extend_from_slice(name);
+        let name_end = self.bytes.len();
+        self.bytes.extend_from_slice(value);
+        self.spans
+            .push((start as u32, name_end as u32, self.bytes.len() as u32));
     }
 
     /// The fields in order, as (name, value).

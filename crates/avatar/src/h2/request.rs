@@ -126,7 +126,7 @@ pub fn check<'a>(fields: &'a Fields, limits: &Limits) -> Checked<'a> {
             content_length: content_length.unwrap_or(0),
             transfer_encoding: false,
             if_none_match,
-            http2: true,
+            major_version: 2,
         },
         has_length: content_length.is_some(),
     })

@@ -9,6 +9,8 @@
 //! Bytes are kept per connection only when a head is split or the peer reads slowly.
 //! The first bytes pick HTTP/1.1 or HTTP/2 ([`crate::h2::sniff`]); an HTTP/2 connection's
 //! bytes go to its [`crate::h2::Conn`], which answers through the same responder.
+//! With `--h3-listen`, each worker also has its own UDP socket on that address (`SO_REUSEPORT`)
+//! and QUIC endpoint ([`quic`]), whose connections' requests go to the same responder.
 
 use std::io;
 use std::net::SocketAddr;
@@ -31,12 +33,14 @@ use crate::site::Site;
 use crate::slab::{Slab, Slot};
 
 mod conn;
+mod quic;
 
 use conn::{linger, write_nb, Action, Conn, ConnIo};
 
 const LISTENER: Token = Token(0);
 const WAKER: Token = Token(1);
 const FIRST_CONN: usize = 2;
+const UDP: Token = Token(usize::MAX);
 
 /// Output collected before it is written mid-batch.
 const OUT_LIMIT: usize = 64 * 1024;
@@ -72,6 +76,9 @@ struct Shared {
     shutdown: AtomicBool,
     wakers: Vec<Waker>,
     open: AtomicUsize,
+    /// HTTP/3 connections over all workers not yet closed: a stopping worker keeps its UDP
+    /// socket until this is 0, since dropping it rehashes the other workers' flows.
+    h3_live: AtomicUsize,
 }
 
 /// Asks a running server to stop: stop accepting, finish in-flight responses, then return.
@@ -96,8 +103,13 @@ pub struct Server {
     site: Arc<Site>,
     metrics: Arc<Metrics>,
     shared: Arc<Shared>,
-    workers: Vec<(Poll, std::net::TcpListener)>,
+    workers: Vec<(Poll, std::net::TcpListener, Option<std::net::UdpSocket>)>,
     local_addr: SocketAddr,
+    h3: Option<(
+        SocketAddr,
+        Arc<quinn_proto::ServerConfig>,
+        Arc<quinn_proto::EndpointConfig>,
+    )>,
 }
 
 impl Server {
@@ -111,14 +123,52 @@ impl Server {
         // picks the port the workers then share.
         // The probe is closed on return, before the workers bind.
         addr = bind_probe(addr).map_err(|source| StartError::Bind { addr, source })?;
+        let h3 = match &config.h3 {
+            None => None,
+            Some(h3) => {
+                let tls = crate::h3::tls::server_config(
+                    &h3.cert,
+                    &h3.key,
+                    &config.limits,
+                    config.idle_timeout,
+                )?;
+                let udp = h3.listen;
+                let bind_err = |source| StartError::Bind { addr: udp, source };
+                // Port 0: worker 0's own socket picks the port (no probe to race for it);
+                // a given port is probed without SO_REUSEPORT, so nobody else holds it.
+                let first = if udp.port() == 0 {
+                    Some(quic::bind_udp(udp).map_err(bind_err)?)
+                } else {
+                    bind_udp_probe(udp).map_err(bind_err)?;
+                    None
+                };
+                let udp = match &first {
+                    Some(s) => s.local_addr().map_err(bind_err)?,
+                    None => udp,
+                };
+                // One endpoint configuration for all workers: the same stateless-reset key,
+                // whichever worker a datagram reaches.
+                let endpoint = Arc::new(quinn_proto::EndpointConfig::default());
+                Some((udp, tls, endpoint, first))
+            }
+        };
         let mut workers = Vec::with_capacity(config.workers);
         let mut wakers = Vec::with_capacity(config.workers);
+        let mut h3 = h3;
         for _ in 0..config.workers {
             let listener =
                 bind_listener(addr).map_err(|source| StartError::Bind { addr, source })?;
+            let udp = match &mut h3 {
+                Some((_, _, _, first @ Some(_))) => first.take(),
+                Some((udp, ..)) => Some(
+                    quic::bind_udp(*udp)
+                        .map_err(|source| StartError::Bind { addr: *udp, source })?,
+                ),
+                None => None,
+            };
             let poll = Poll::new().map_err(StartError::Poll)?;
             wakers.push(Waker::new(poll.registry(), WAKER).map_err(StartError::Poll)?);
-            workers.push((poll, listener));
+            workers.push((poll, listener, udp));
         }
         Ok(Server {
             config,
@@ -128,15 +178,22 @@ impl Server {
                 shutdown: AtomicBool::new(false),
                 wakers,
                 open: AtomicUsize::new(0),
+                h3_live: AtomicUsize::new(0),
             }),
             workers,
             local_addr: addr,
+            h3: h3.map(|(udp, tls, endpoint, _)| (udp, tls, endpoint)),
         })
     }
 
     /// The address the listeners are bound to (with the real port when 0 was asked).
     pub fn local_addr(&self) -> SocketAddr {
         self.local_addr
+    }
+
+    /// The UDP address HTTP/3 is served on, if it is (with the real port when 0 was asked).
+    pub fn h3_addr(&self) -> Option<SocketAddr> {
+        self.h3.as_ref().map(|(a, ..)| *a)
     }
 
     /// The counters, shared with the workers.
@@ -158,7 +215,7 @@ impl Server {
             None
         };
         let mut threads = Vec::with_capacity(self.workers.len());
-        for (index, (poll, listener)) in self.workers.into_iter().enumerate() {
+        for (index, (poll, listener, udp)) in self.workers.into_iter().enumerate() {
             let mut responder = Responder::new(
                 Arc::clone(&self.site),
                 Arc::clone(&self.metrics),
@@ -179,6 +236,14 @@ impl Server {
                 &self.metrics,
             )?;
             worker.log = access_log.as_ref().map(AccessLog::sender);
+            if let (Some(udp), Some((_, tls, endpoint))) = (udp, &self.h3) {
+                let mut q = quic::Quic::new(udp, Arc::clone(tls), Arc::clone(endpoint));
+                worker
+                    .poll
+                    .registry()
+                    .register(&mut q.socket, UDP, Interest::READABLE)?;
+                worker.quic = Some(q);
+            }
             let thread = std::thread::Builder::new()
                 .name(format!("avatar-worker-{index}"))
                 .stack_size(WORKER_STACK_BYTES)
@@ -214,6 +279,16 @@ fn bind_probe(addr: SocketAddr) -> io::Result<SocketAddr> {
         .ok_or_else(|| io::Error::other("the probe socket has no IP address"))
 }
 
+/// Binds a UDP socket that shares the port with nobody, as [`bind_probe`] does for TCP.
+fn bind_udp_probe(addr: SocketAddr) -> io::Result<SocketAddr> {
+    let socket = Socket::new(Domain::for_address(addr), Type::DGRAM, Some(Protocol::UDP))?;
+    socket.bind(&addr.into())?;
+    socket
+        .local_addr()?
+        .as_socket()
+        .ok_or_else(|| io::Error::other("the probe socket has no IP address"))
+}
+
 fn bind_listener(addr: SocketAddr) -> io::Result<std::net::TcpListener> {
     let socket = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
     socket.set_reuse_address(true)?;
@@ -233,6 +308,7 @@ struct Worker {
     index: usize,
     poll: Poll,
     listener: Option<TcpListener>,
+    quic: Option<quic::Quic>,
     conns: Slab<Conn>,
     responder: Responder,
     log: Option<LogSender>,
@@ -273,6 +349,7 @@ impl Worker {
             index,
             poll,
             listener: Some(listener),
+            quic: None,
             conns: Slab::new(),
             responder,
             log: None,
@@ -300,12 +377,21 @@ impl Worker {
         loop {
             let elapsed = self.start.elapsed();
             // Wake at the next whole second of the worker clock, for the Date and the timers.
-            let timeout =
+            let mut timeout =
                 Duration::from_secs(1) - Duration::from_nanos(u64::from(elapsed.subsec_nanos()));
-            if let Err(e) = self
-                .poll
-                .poll(&mut events, Some(timeout + Duration::from_millis(1)))
-            {
+            if let Some(at) = self.quic.as_ref().and_then(quic::Quic::next_timeout) {
+                timeout = timeout.min(at.saturating_duration_since(Instant::now()));
+            }
+            // Datagrams left on the socket at the last read's budget: no new edge will come.
+            let udp_more = self.quic.as_ref().is_some_and(quic::Quic::more);
+            if let Err(e) = self.poll.poll(
+                &mut events,
+                Some(if udp_more {
+                    Duration::ZERO
+                } else {
+                    timeout + Duration::from_millis(1)
+                }),
+            ) {
                 if e.kind() != io::ErrorKind::Interrupted {
                     return Err(e);
                 }
@@ -315,24 +401,36 @@ impl Worker {
                 self.now_s = now_s;
                 self.tick();
             }
+            let mut udp_read = false;
             for event in events.iter() {
                 match event.token() {
                     LISTENER => self.accept_all(),
                     WAKER => {}
+                    UDP => {
+                        udp_read = true;
+                        self.with_quic(quic::Quic::readable);
+                    }
                     // A FIN that came with the data raises no new edge: pass it on.
                     Token(t) => {
                         self.drive(t - FIRST_CONN, event.is_read_closed() || event.is_error())
                     }
                 }
             }
+            if udp_more && !udp_read {
+                self.with_quic(quic::Quic::readable);
+            }
+            self.with_quic(quic::Quic::timers);
             self.flush_access_log();
             if self.shared.shutdown.load(Ordering::Relaxed) {
                 let deadline = match self.shutdown_deadline {
                     Some(d) => d,
                     None => self.begin_shutdown(),
                 };
-                if self.conns.len == 0 || Instant::now() >= deadline {
+                let quic_done = self.quic.as_ref().is_none_or(quic::Quic::done)
+                    && self.shared.h3_live.load(Ordering::Relaxed) == 0;
+                if (self.conns.len == 0 && quic_done) || Instant::now() >= deadline {
                     self.metrics.worker(self.index).set_open(0);
+                    self.with_quic(|q, cx| q.release(cx));
                     return Ok(());
                 }
             }
@@ -368,9 +466,26 @@ impl Worker {
         self.metrics.worker(self.index).set_open(self.conns.len);
     }
 
+    /// Runs `f` on the QUIC side, if there is one, with what it borrows of the worker.
+    fn with_quic(&mut self, f: impl FnOnce(&mut quic::Quic, &mut quic::Ctx<'_>)) {
+        let Some(q) = self.quic.as_mut() else {
+            return;
+        };
+        let mut cx = quic::Ctx {
+            responder: &mut self.responder,
+            metrics: self.metrics.worker(self.index),
+            limits: &self.limits,
+            shared: &self.shared,
+            max_connections: self.max_connections,
+        };
+        f(q, &mut cx);
+    }
+
     fn begin_shutdown(&mut self) -> Instant {
         let deadline = Instant::now() + self.shutdown_timeout;
         self.shutdown_deadline = Some(deadline);
+        // HTTP/3 is told at once (GOAWAY), as HTTP/2 is; new QUIC connections are refused.
+        self.with_quic(quic::Quic::begin_shutdown);
         if let Some(mut listener) = self.listener.take() {
             let _ = self.poll.registry().deregister(&mut listener);
         }

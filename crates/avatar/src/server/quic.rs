@@ -1,0 +1,384 @@
+//! A worker's HTTP/3 side: its own UDP socket (bound with `SO_REUSEPORT` beside the other
+//! workers', so the kernel keeps a flow on one worker), a `quinn_proto::Endpoint`, and the
+//! connections it accepted, each with its [`h3::Conn`]; driven from the worker's mio loop.
+//!
+//! Datagrams go in and out one `recv_from`/`send_to` at a time (no GSO/GRO yet). A datagram
+//! the socket cannot take at once is dropped: QUIC's loss recovery sends it again.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::io;
+use std::net::SocketAddr;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Instant;
+
+use bytes::BytesMut;
+use mio::net::UdpSocket;
+use quinn_proto::{
+    ConnectionHandle, DatagramEvent, Endpoint, EndpointConfig, ServerConfig, Transmit,
+};
+use socket2::{Domain, Protocol, Socket, Type};
+
+use super::Shared;
+use crate::h3;
+use crate::metrics::{H3Event, WorkerMetrics};
+
+/// The largest datagram read.
+const MAX_DATAGRAM: usize = 64 * 1024;
+/// Datagrams read per wakeup: past it the worker turns to its other sockets and comes back
+/// at once (a poll with no wait), so a flood of datagrams cannot starve TCP.
+const MAX_DATAGRAMS_PER_TURN: usize = 64;
+/// Receive errors in a row (ICMP reports, EINTR) before the read stops for this turn.
+const MAX_ERRORS_IN_A_ROW: usize = 16;
+
+struct Slot {
+    conn: quinn_proto::Connection,
+    h3: h3::Conn,
+    timeout: Option<Instant>,
+    /// The time of this connection's entry in `Quic::timers` (its earliest); other entries
+    /// for it are stale.
+    queued: Option<Instant>,
+    /// Counted in `Shared::h3_live`: not closed yet.
+    live: bool,
+    /// Counted in `Quic::handshaking`.
+    handshaking: bool,
+}
+
+/// One worker's QUIC endpoint and connections.
+pub(super) struct Quic {
+    pub(super) socket: UdpSocket,
+    endpoint: Endpoint,
+    config: Arc<ServerConfig>,
+    /// By quinn's connection handle, a small index it reuses.
+    conns: Vec<Option<Box<Slot>>>,
+    open: usize,
+    /// Connections of this worker still in their handshake.
+    handshaking: usize,
+    rx: Vec<u8>,
+    tx: Vec<u8>,
+    scratch: h3::Scratch,
+    /// Connection timers, earliest first; an entry is checked against its slot's current
+    /// timeout when it comes up, so a changed timer costs no search.
+    timers: BinaryHeap<Reverse<(Instant, usize)>>,
+    stopping: bool,
+    /// The socket may hold more datagrams: read again next turn without waiting.
+    more: bool,
+    /// Connections a batch of datagrams reached, driven once after it.
+    touched: Vec<ConnectionHandle>,
+}
+
+/// What the worker lends the QUIC side.
+pub(super) struct Ctx<'a> {
+    pub(super) responder: &'a mut crate::responder::Responder,
+    pub(super) metrics: &'a WorkerMetrics,
+    pub(super) limits: &'a crate::config::Limits,
+    pub(super) shared: &'a Shared,
+    pub(super) max_connections: usize,
+}
+
+/// Binds a UDP socket that shares `addr` with the other workers'.
+pub(super) fn bind_udp(addr: SocketAddr) -> io::Result<std::net::UdpSocket> {
+    let socket = Socket::new(Domain::for_address(addr), Type::DGRAM, Some(Protocol::UDP))?;
+    socket.set_reuse_port(true)?;
+    socket.set_nonblocking(true)?;
+    socket.bind(&addr.into())?;
+    Ok(socket.into())
+}
+
+impl Quic {
+    pub(super) fn new(
+        socket: std::net::UdpSocket,
+        config: Arc<ServerConfig>,
+        endpoint: Arc<EndpointConfig>,
+    ) -> Self {
+        let endpoint = Endpoint::new(endpoint, Some(Arc::clone(&config)), true, None);
+        Quic {
+            socket: UdpSocket::from_std(socket),
+            endpoint,
+            config,
+            conns: Vec::new(),
+            open: 0,
+            handshaking: 0,
+            rx: vec![0; MAX_DATAGRAM],
+            tx: Vec::with_capacity(1500),
+            scratch: h3::Scratch::new(),
+            timers: BinaryHeap::new(),
+            stopping: false,
+            more: false,
+            touched: Vec::new(),
+        }
+    }
+
+    /// When the next connection timer is due.
+    pub(super) fn next_timeout(&self) -> Option<Instant> {
+        self.timers.peek().map(|Reverse((t, _))| *t)
+    }
+
+    /// Whether the socket may still hold datagrams (the last read stopped at its budget):
+    /// the worker then polls without waiting and calls [`Quic::readable`] again.
+    pub(super) fn more(&self) -> bool {
+        self.more
+    }
+
+    /// Reads up to [`MAX_DATAGRAMS_PER_TURN`] datagrams (the socket is edge-triggered:
+    /// [`Quic::more`] says whether to come back) and handles what they brought, driving
+    /// each connection they reached once.
+    pub(super) fn readable(&mut self, cx: &mut Ctx<'_>) {
+        self.more = false;
+        let mut errors = 0;
+        let mut read = 0;
+        self.touched.clear();
+        loop {
+            if read == MAX_DATAGRAMS_PER_TURN || errors == MAX_ERRORS_IN_A_ROW {
+                self.more = true;
+                break;
+            }
+            let (n, from) = match self.socket.recv_from(&mut self.rx) {
+                Ok(r) => r,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                // Each error (EINTR, an ICMP report) is taken off the socket by the call.
+                Err(_) => {
+                    errors += 1;
+                    continue;
+                }
+            };
+            errors = 0;
+            read += 1;
+            let now = Instant::now();
+            let data = BytesMut::from(&self.rx[..n]);
+            self.tx.clear();
+            match self
+                .endpoint
+                .handle(now, from, None, None, data, &mut self.tx)
+            {
+                Some(DatagramEvent::NewConnection(incoming)) => self.admit(incoming, now, cx),
+                Some(DatagramEvent::ConnectionEvent(h, ev)) => {
+                    if let Some(Some(slot)) = self.conns.get_mut(h.0) {
+                        slot.conn.handle_event(ev);
+                        if !self.touched.contains(&h) {
+                            self.touched.push(h);
+                        }
+                    }
+                }
+                Some(DatagramEvent::Response(t)) => send(&self.socket, &self.tx, &t),
+                None => {}
+            }
+        }
+        let now = Instant::now();
+        let mut touched = std::mem::take(&mut self.touched);
+        for &h in &touched {
+            self.drive(h, now, cx);
+        }
+        touched.clear();
+        self.touched = touched;
+    }
+
+    fn admit(&mut self, incoming: quinn_proto::Incoming, now: Instant, cx: &mut Ctx<'_>) {
+        // Spoofed Initials would hold --max-connections (shared with TCP) for the idle
+        // timeout: handshakes are capped at a quarter of this worker's share, and past half
+        // of that an unvalidated address is asked to prove itself with a Retry first.
+        let share = cx.max_connections / cx.shared.wakers.len().max(1);
+        let cap = (share / 4).max(2);
+        if self.handshaking >= cap / 2
+            && !incoming.remote_address_validated()
+            && incoming.may_retry()
+        {
+            self.tx.clear();
+            match self.endpoint.retry(incoming, &mut self.tx) {
+                Ok(t) => send(&self.socket, &self.tx, &t),
+                Err(e) => self.endpoint.ignore(e.into_incoming()),
+            }
+            return;
+        }
+        let full = cx.shared.open.fetch_add(1, Ordering::Relaxed) >= cx.max_connections;
+        if full || self.stopping || self.handshaking >= cap {
+            cx.shared.open.fetch_sub(1, Ordering::Relaxed);
+            cx.metrics.h3(H3Event::Refused);
+            let t = self.endpoint.refuse(incoming, &mut self.tx);
+            send(&self.socket, &self.tx, &t);
+            return;
+        }
+        match self
+            .endpoint
+            .accept(incoming, now, &mut self.tx, Some(Arc::clone(&self.config)))
+        {
+            Ok((h, conn)) => {
+                cx.metrics.h3(H3Event::Connection);
+                if self.conns.len() <= h.0 {
+                    self.conns.resize_with(h.0 + 1, || None);
+                }
+                self.conns[h.0] = Some(Box::new(Slot {
+                    conn,
+                    h3: h3::Conn::new(),
+                    timeout: None,
+                    queued: None,
+                    live: true,
+                    handshaking: true,
+                }));
+                self.handshaking += 1;
+                cx.shared.h3_live.fetch_add(1, Ordering::Relaxed);
+                self.open += 1;
+                cx.metrics.set_h3_open(self.open);
+                self.drive(h, now, cx);
+            }
+            Err(e) => {
+                cx.shared.open.fetch_sub(1, Ordering::Relaxed);
+                if let Some(t) = e.response {
+                    send(&self.socket, &self.tx, &t);
+                }
+            }
+        }
+    }
+
+    /// Runs every connection timer that is due.
+    pub(super) fn timers(&mut self, cx: &mut Ctx<'_>) {
+        let now = Instant::now();
+        while let Some(&Reverse((at, i))) = self.timers.peek() {
+            if at > now {
+                break;
+            }
+            self.timers.pop();
+            let Some(Some(slot)) = self.conns.get_mut(i) else {
+                continue;
+            };
+            if slot.queued != Some(at) {
+                continue;
+            }
+            slot.queued = None;
+            match slot.timeout {
+                Some(t) if t <= now => {
+                    slot.conn.handle_timeout(now);
+                    self.drive(ConnectionHandle(i), now, cx);
+                }
+                Some(t) => {
+                    slot.queued = Some(t);
+                    self.timers.push(Reverse((t, i)));
+                }
+                None => {}
+            }
+        }
+    }
+
+    /// Sends GOAWAY on every connection; new ones are refused from now on.
+    pub(super) fn begin_shutdown(&mut self, cx: &mut Ctx<'_>) {
+        self.stopping = true;
+        let now = Instant::now();
+        for i in 0..self.conns.len() {
+            let Some(slot) = &mut self.conns[i] else {
+                continue;
+            };
+            {
+                let mut hcx = h3_ctx(cx, &mut self.scratch, now);
+                slot.h3.goaway(&mut slot.conn, &mut hcx);
+            }
+            self.drive(ConnectionHandle(i), now, cx);
+        }
+    }
+
+    /// Whether a stopping worker's own connections are done: every one closed by us and its
+    /// CONNECTION_CLOSE sent (its draining period is not waited for). The worker also waits
+    /// for the other workers' (`Shared::h3_live`) before it drops its socket.
+    pub(super) fn done(&self) -> bool {
+        self.conns
+            .iter()
+            .flatten()
+            .all(|s| s.h3.closed() || s.conn.is_closed())
+    }
+
+    /// Handles a connection's events, sends what it has, and drops it once drained.
+    fn drive(&mut self, h: ConnectionHandle, now: Instant, cx: &mut Ctx<'_>) {
+        let Some(Some(slot)) = self.conns.get_mut(h.0) else {
+            return;
+        };
+        let mut hcx = h3_ctx(cx, &mut self.scratch, now);
+        slot.h3.drive(&mut slot.conn, &mut hcx);
+        while let Some(ev) = slot.conn.poll_endpoint_events() {
+            if let Some(back) = self.endpoint.handle_event(h, ev) {
+                slot.conn.handle_event(back);
+            }
+        }
+        loop {
+            self.tx.clear();
+            let Some(t) = slot.conn.poll_transmit(now, 1, &mut self.tx) else {
+                break;
+            };
+            send(&self.socket, &self.tx, &t);
+        }
+        if slot.live && (slot.h3.closed() || slot.conn.is_closed()) {
+            slot.live = false;
+            let was = cx.shared.h3_live.fetch_sub(1, Ordering::Relaxed);
+            if was == 1 && self.stopping {
+                // The last one anywhere: the workers waiting on it may go now.
+                for w in &cx.shared.wakers {
+                    let _ = w.wake();
+                }
+            }
+        }
+        if slot.handshaking && (!slot.conn.is_handshaking() || slot.conn.is_closed()) {
+            slot.handshaking = false;
+            self.handshaking -= 1;
+        }
+        slot.timeout = slot.conn.poll_timeout();
+        if let Some(t) = slot.timeout {
+            // A later timer waits for the queued entry, which re-queues it when it comes up.
+            if slot.queued.is_none_or(|q| t < q) {
+                slot.queued = Some(t);
+                self.timers.push(Reverse((t, h.0)));
+            }
+        }
+        if slot.conn.is_drained() {
+            self.conns[h.0] = None;
+            self.open -= 1;
+            cx.shared.open.fetch_sub(1, Ordering::Relaxed);
+            cx.metrics.set_h3_open(self.open);
+        }
+    }
+
+    /// Closes every connection still open (the shutdown deadline) with H3_NO_ERROR and sends
+    /// the CONNECTION_CLOSE, so clients learn of it now rather than at their idle timeout;
+    /// then forgets them all (a stopped worker): the shared counts go back.
+    pub(super) fn release(&mut self, cx: &mut Ctx<'_>) {
+        let now = Instant::now();
+        for slot in self.conns.iter_mut().flatten() {
+            if !slot.conn.is_closed() {
+                let c = quinn_proto::VarInt::from_u64(h3wire::error::H3_NO_ERROR).unwrap();
+                slot.conn.close(now, c, bytes::Bytes::new());
+            }
+            loop {
+                self.tx.clear();
+                let Some(t) = slot.conn.poll_transmit(now, 1, &mut self.tx) else {
+                    break;
+                };
+                send(&self.socket, &self.tx, &t);
+            }
+        }
+        cx.shared.open.fetch_sub(self.open, Ordering::Relaxed);
+        let live = self.conns.iter().flatten().filter(|s| s.live).count();
+        cx.shared.h3_live.fetch_sub(live, Ordering::Relaxed);
+        self.open = 0;
+        self.conns.clear();
+        self.timers.clear();
+        self.handshaking = 0;
+        cx.metrics.set_h3_open(0);
+    }
+}
+
+fn h3_ctx<'a>(
+    cx: &'a mut Ctx<'_>,
+    scratch: &'a mut h3::Scratch,
+    now: Instant,
+) -> h3::conn::Ctx<'a> {
+    h3::conn::Ctx {
+        responder: cx.responder,
+        scratch,
+        metrics: cx.metrics,
+        limits: cx.limits,
+        now,
+    }
+}
+
+fn send(socket: &UdpSocket, buf: &[u8], t: &Transmit) {
+    // A datagram the socket cannot take now is lost, and QUIC sends it again.
+    let _ = socket.send_to(&buf[..t.size], t.destination);
+}
