@@ -105,6 +105,18 @@ impl GoH3 {
 }
 
 impl GoH3 {
+    /// The server's certificate, for `--cacert`.
+    pub(super) fn cert(&self) -> &str {
+        self.cert.to_str().unwrap()
+    }
+
+    /// A `--urls` file of `paths`.
+    pub(super) fn urls(&self, paths: &[&str]) -> String {
+        let urls = self.dir.0.join("urls");
+        std::fs::write(&urls, paths.join("\n") + "\n").unwrap();
+        urls.to_str().unwrap().to_owned()
+    }
+
     /// The application error codes the server saw connections closed with ("0x105"),
     /// once `want` of them came or 10 s passed (the server writes them as it learns them).
     pub(super) fn closes(&self, want: usize) -> Vec<String> {

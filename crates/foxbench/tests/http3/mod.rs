@@ -567,3 +567,34 @@ fn a_connection_we_close_on_an_error_sends_its_close_to_the_server() {
     let closes = go.closes(2);
     assert!(closes.iter().any(|c| c == "0x105"), "{closes:?}");
 }
+
+/// HTTP/3 samples no send stamp (a datagram is many requests' frames): the report said
+/// "the kernel gave no send stamps" on every default run, blaming the kernel.
+#[test]
+fn an_h3_run_says_send_stamps_are_off_rather_than_blaming_the_kernel() {
+    let Some(go) = GoH3::start() else { return };
+    let urls = go.urls(&["/status/200"]);
+    let base = format!("https://127.0.0.1:{}/", go.addr.port());
+    let out = run(&[
+        "load",
+        "--http3",
+        "--cacert",
+        go.cert(),
+        "--urls",
+        &urls,
+        "-n",
+        "4",
+        "-c",
+        "1",
+        &base,
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("Send stamps:   off"),
+        "{}",
+        text.lines()
+            .filter(|l| l.contains("Send stamps"))
+            .collect::<String>()
+    );
+}
