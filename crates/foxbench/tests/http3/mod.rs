@@ -598,3 +598,14 @@ fn an_h3_run_says_send_stamps_are_off_rather_than_blaming_the_kernel() {
             .collect::<String>()
     );
 }
+
+/// quinn raises no Readable for the frame that opens a stream: a second control stream
+/// sent whole (type, SETTINGS, FIN in one write) was never read, so never refused.
+#[test]
+fn a_server_streams_opening_frame_is_read() {
+    let Some(go) = GoH3::start() else { return };
+    go.load(&["/status/200", "/control2"], &["-n", "2", "-c", "1"]);
+    // The preflight's connection closes with H3_NO_ERROR (0x100), the run's with 0x103.
+    let closes = go.closes(2);
+    assert!(closes.iter().any(|c| c == "0x103"), "{closes:?}");
+}

@@ -15,6 +15,8 @@
 //	               the others as /status/200
 //	/badframe      a SETTINGS frame on the request stream, which no client may take
 //	               (H3_FRAME_UNEXPECTED, a connection error)
+//	/control2      200, after opening a second control stream whose type, SETTINGS and
+//	               FIN go in one write (H3_STREAM_CREATION_ERROR, once it is read)
 //	/goaway/MS     200 at once; MS milliseconds later the connection's server shuts down
 //	               gracefully (GOAWAY), answering what it already took; the listener
 //	               goes on serving new connections
@@ -62,7 +64,7 @@ func main() {
 			return
 		}
 		srv := &http3.Server{}
-		srv.Handler = handler(srv)
+		srv.Handler = handler(srv, qc)
 		go srv.ServeQUICConn(qc)
 		go logClose(qc, os.Args[3])
 	}
@@ -85,7 +87,7 @@ func logClose(qc *quic.Conn, path string) {
 }
 
 // The paths above, for the connection `srv` serves.
-func handler(srv *http3.Server) http.Handler {
+func handler(srv *http3.Server, qc *quic.Conn) http.Handler {
 	var once, rejected sync.Once
 	mux := http.NewServeMux()
 	echo := func(w http.ResponseWriter, n string) {
@@ -134,6 +136,14 @@ func handler(srv *http3.Server) http.Handler {
 		str := w.(http3.HTTPStreamer).HTTPStream().QUICStream()
 		str.Write([]byte{0x04, 0x00})
 		str.Close()
+	})
+	mux.HandleFunc("/control2", func(w http.ResponseWriter, r *http.Request) {
+		if str, err := qc.OpenUniStream(); err == nil {
+			str.Write([]byte{0x00, 0x04, 0x00})
+			str.Close()
+		}
+		w.Header().Set("content-length", "0")
+		w.WriteHeader(200)
 	})
 	mux.HandleFunc("/goaway/", func(w http.ResponseWriter, r *http.Request) {
 		ms, _ := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/goaway/"))
