@@ -67,10 +67,21 @@ pub(crate) fn close(
     now: Instant,
     code: u64,
     buf: &mut Vec<u8>,
-    mut send: impl FnMut(&[u8]),
+    send: impl FnMut(&[u8]),
 ) -> usize {
     let code = quinn_proto::VarInt::from_u64(code).unwrap_or(quinn_proto::VarInt::MAX);
     conn.close(now, code, bytes::Bytes::new());
+    flush(conn, now, buf, send)
+}
+
+/// Hands each datagram `conn` has to send to `send` at once (after a close: its
+/// CONNECTION_CLOSE). Returns how many went.
+pub(crate) fn flush(
+    conn: &mut quinn_proto::Connection,
+    now: Instant,
+    buf: &mut Vec<u8>,
+    mut send: impl FnMut(&[u8]),
+) -> usize {
     let mut sent = 0;
     buf.clear();
     while let Some(t) = conn.poll_transmit(now, 1, buf) {

@@ -378,6 +378,13 @@ pub fn run_with_intervals(
         true => plan.kernel_stamps,
         false => KernelStamps::Off,
     };
+    // HTTP/3 stamps receives only: a QUIC datagram carries many requests' frames, so its
+    // send stamp is no one request's departure, and none is sampled; the report then says
+    // send stamps were off rather than that the kernel gave none.
+    let kernel_stamps = match (&plan.protocol, kernel_stamps) {
+        (Protocol::Http3(_), KernelStamps::ReceiveAndSend) => KernelStamps::Receive,
+        (_, k) => k,
+    };
     let (tx, rx) = mpsc::channel();
     let epoch = Instant::now();
     let mut handles = Vec::with_capacity(threads);

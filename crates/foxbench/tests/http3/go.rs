@@ -38,7 +38,7 @@ impl GoH3 {
             .arg(&bin)
             .arg(".")
             .current_dir(src)
-            .env("GOFLAGS", "-mod=mod")
+            .env("GOFLAGS", "-mod=readonly")
             .env("GOTOOLCHAIN", "local")
             .output()
             .expect("run go build");
@@ -50,6 +50,7 @@ impl GoH3 {
         let mut child = Command::new(&bin)
             .arg(&cert)
             .arg(&key)
+            .arg(dir.0.join("closes"))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -100,6 +101,38 @@ impl GoH3 {
             String::from_utf8_lossy(&out.stderr)
         );
         result(&out.stdout)
+    }
+}
+
+impl GoH3 {
+    /// The server's certificate, for `--cacert`.
+    pub(super) fn cert(&self) -> &str {
+        self.cert.to_str().unwrap()
+    }
+
+    /// A `--urls` file of `paths`.
+    pub(super) fn urls(&self, paths: &[&str]) -> String {
+        let urls = self.dir.0.join("urls");
+        std::fs::write(&urls, paths.join("\n") + "\n").unwrap();
+        urls.to_str().unwrap().to_owned()
+    }
+
+    /// The application error codes the server saw connections closed with ("0x105"),
+    /// once `want` of them came or 10 s passed (the server writes them as it learns them).
+    pub(super) fn closes(&self, want: usize) -> Vec<String> {
+        let path = self.dir.0.join("closes");
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        loop {
+            let got: Vec<String> = std::fs::read_to_string(&path)
+                .unwrap_or_default()
+                .lines()
+                .filter_map(|l| l.strip_prefix("closed ").map(str::to_owned))
+                .collect();
+            if got.len() >= want || std::time::Instant::now() > deadline {
+                return got;
+            }
+            std::thread::yield_now();
+        }
     }
 }
 

@@ -26,7 +26,8 @@ pub(super) struct Pending {
     pub(super) sent_ns: u64,
     /// Its row in the request table.
     pub(super) shape: u32,
-    /// Its protocol's tag for it: HTTP/2's stream ID; 0 under HTTP/1.1.
+    /// Its protocol's tag for it: HTTP/2's stream ID; HTTP/3's tag counted at issue (no
+    /// stream index: its stream is noted apart); 0 under HTTP/1.1.
     pub(super) stream: u32,
     /// Times it was sent again after the server left it unprocessed (HTTP/2's GOAWAY or
     /// REFUSED_STREAM).

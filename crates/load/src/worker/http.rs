@@ -43,10 +43,10 @@
 //!   connect keeps and the first write after the handshake sends;
 //! - return the request's tag from `issue` at once: the worker stores it in
 //!   [`Pending::stream`] and matches responses by it. The implementation assigns it then,
-//!   and must open the request's stream later under that same tag: HTTP/2 picks the next
-//!   odd stream ID itself, and HTTP/3 would number its requests in issue order and open
-//!   their bidirectional streams in that order once the connection can (quinn numbers a
-//!   client's streams the same way), so the n-th request issued is stream index n;
+//!   and must match the request's response to that same tag: HTTP/2 picks the next odd
+//!   stream ID itself; HTTP/3 counts tags at issue (wrapping at 2^32) and notes, for each
+//!   request it puts on a stream, the stream it got, since a request that expires queued
+//!   never gets one and the tag is then no stream index;
 //! - queue what cannot go yet: an HTTP/3 `Conn` holds the issued requests until the
 //!   handshake ends (there is no `quinn_proto::Connection` to open a stream on before
 //!   [`Http::connect`], and no stream credit before the server's transport parameters)
@@ -91,9 +91,8 @@
 //!   `wake_at` get the connection `&mut`);
 //! - [`Http::issue`]: once the connection is up, open a bidirectional stream and write the
 //!   request on it; before, queue it (see "Requests issued before the connection is up"
-//!   above). Its tag ([`Pending::stream`]) is the stream's index (its ID / 4: a client's
-//!   bidirectional streams are 0, 4, 8...), counted at issue, which fits a `u32` far past
-//!   any server's stream credit;
+//!   above). Its tag ([`Pending::stream`]) is counted at issue and only tells requests
+//!   apart; the response is read from the stream the request went out on;
 //! - timers: `TIMED = true`, [`Http::wake_at`] returns `poll_timeout()` in the worker's
 //!   clock, and the worker calls [`Http::wake`] (`handle_timeout`, then `poll_transmit`)
 //!   when it is due: the worker keeps one deadline per slot (`Wakes`, worker/wakes.rs,

@@ -30,13 +30,15 @@ use quinn_proto::{
 use stats::reason::{At, Cause, Kind, Reason};
 
 use super::http::{Cx, Http, Next, Requests, Sent, Setup};
-use super::{Config, Failure, Pending, Recorder};
+use super::{Config, Failure, Recorder};
 use crate::protocol_counts::ProtocolCounts;
 use crate::{cause, stamps};
 
+mod goaway;
 mod response;
 mod uni;
 
+use goaway::{apply_goaway, requeue, take};
 use response::{read_response, Rx};
 use uni::Uni;
 
@@ -54,6 +56,9 @@ pub(in crate::worker) struct Http3 {
     client: Option<ClientConfig>,
     server_name: String,
     streams: usize,
+    /// `--no-keepalive`'s opposite: false, a connection carries one request and closes
+    /// once it is answered, as a local GOAWAY would.
+    keepalive: bool,
     /// The worker's clock's zero, to turn its nanoseconds into quinn's `Instant`s.
     epoch: Instant,
     /// The datagram being sent.
@@ -93,6 +98,8 @@ pub(in crate::worker) struct Conn {
     uni: Vec<Uni>,
     /// The server's GOAWAY: the first request stream it will not process.
     goaway: Option<u64>,
+    /// A request was issued on this connection (under `--no-keepalive`, its only one).
+    issued: bool,
     /// Why the connection ended, once it has.
     lost: Option<Failure>,
 }
@@ -112,6 +119,7 @@ impl Http3 {
             client,
             server_name,
             streams,
+            keepalive: cfg.keepalive,
             epoch: cfg.epoch,
             tx: Vec::with_capacity(crate::h3::MAX_DATAGRAM),
             control,
@@ -221,9 +229,14 @@ impl Http3 {
                     let f = lost(&reason, c.up, cx);
                     c.lost.get_or_insert(f);
                 }
+                // quinn raises no Readable for the frame that opened a stream: it is read
+                // here, or a type and payload sent whole (SETTINGS and GOAWAY at once,
+                // a second control stream) would never be.
                 Event::Stream(StreamEvent::Opened { dir: Dir::Uni }) => {
                     while let Some(id) = conn.streams().accept(Dir::Uni) {
                         c.uni.push(Uni::new(id));
+                        let at = self.instant(now);
+                        read_uni(conn, &mut c.uni, &mut c.goaway, &mut c.lost, id, at);
                     }
                 }
                 Event::Stream(StreamEvent::Readable { id }) => match id.dir() {
@@ -232,24 +245,8 @@ impl Http3 {
                     Dir::Bi if ours(id) => c.readable.push(id),
                     Dir::Bi => {}
                     Dir::Uni => {
-                        if let Some(i) = c.uni.iter().position(|u| u.id == id) {
-                            let kinds = uni::kinds(&c.uni);
-                            let read = c.uni[i].read(conn, &mut c.goaway, kinds);
-                            if read == Ok(uni::Keep::No) {
-                                c.uni.swap_remove(i);
-                            }
-                            if let Err(code) = read {
-                                conn.close(
-                                    self.instant(now),
-                                    VarInt::from_u32(code as u32),
-                                    bytes::Bytes::new(),
-                                );
-                                c.lost.get_or_insert(Reason::new(
-                                    Kind::Protocol,
-                                    Cause::H3Sent(code as u32),
-                                ));
-                            }
-                        }
+                        let at = self.instant(now);
+                        read_uni(conn, &mut c.uni, &mut c.goaway, &mut c.lost, id, at);
                     }
                 },
                 Event::Stream(StreamEvent::Writable { id }) => {
@@ -262,14 +259,46 @@ impl Http3 {
                 Event::DatagramReceived | Event::DatagramsUnblocked => {}
             }
         }
-        if c.up && c.lost.is_none() {
+        // After a GOAWAY no new stream opens: what is queued goes again elsewhere.
+        if c.up && c.lost.is_none() && c.goaway.is_none() {
             open_queued(c, &cx.cfg.table.h3);
         }
         if let Some(reqs) = reqs {
-            responses(c, reqs, cx.rec, now);
+            responses(c, reqs, cx.rec, self.instant(now), now);
             apply_goaway(c, reqs, cx.rec);
         }
     }
+}
+
+/// Reads the server's unidirectional stream `id`, if it is one kept; an error closes the
+/// connection with its code (noted in `lost`).
+fn read_uni(
+    conn: &mut Connection,
+    unis: &mut Vec<Uni>,
+    goaway: &mut Option<u64>,
+    lost: &mut Option<Failure>,
+    id: StreamId,
+    at: Instant,
+) {
+    let Some(i) = unis.iter().position(|u| u.id == id) else {
+        return;
+    };
+    let kinds = uni::kinds(unis);
+    let read = unis[i].read(conn, goaway, kinds);
+    if read == Ok(uni::Keep::No) {
+        unis.swap_remove(i);
+    }
+    if let Err(code) = read {
+        close_with(conn, lost, code, at);
+    }
+}
+
+/// Closes the connection with HTTP/3's `code`, a connection error of ours (RFC 9114 8).
+fn close_with(conn: &mut Connection, lost: &mut Option<Failure>, code: u64, at: Instant) {
+    let code32 = u32::try_from(code).unwrap_or(u32::MAX);
+    let var = VarInt::from_u64(code).unwrap_or(VarInt::MAX);
+    conn.close(at, var, bytes::Bytes::new());
+    lost.get_or_insert(Reason::new(Kind::Protocol, Cause::H3Sent(code32)));
 }
 
 /// Hands the connection's events for the endpoint to it, and its answers back; notes the
@@ -330,8 +359,10 @@ fn write_request(conn: &mut Connection, id: StreamId, rx: &mut Rx, shapes: &[Vec
     }
 }
 
-/// Reads each request stream that has something, recording the responses that end.
-fn responses(c: &mut Conn, reqs: &mut Requests, rec: &mut Recorder, now: u64) {
+/// Reads each request stream that has something, recording the responses that end. A
+/// frame error on a request stream is a connection error (RFC 9114 7.1): the connection
+/// closes with its code.
+fn responses(c: &mut Conn, reqs: &mut Requests, rec: &mut Recorder, at: Instant, now: u64) {
     let Some((_, conn)) = c.quic.as_mut() else {
         return;
     };
@@ -344,6 +375,13 @@ fn responses(c: &mut Conn, reqs: &mut Requests, rec: &mut Recorder, now: u64) {
             continue;
         };
         let rx = c.rx.swap_remove(i);
+        if let Err(Reason {
+            cause: Cause::H3Sent(code),
+            ..
+        }) = outcome
+        {
+            close_with(conn, &mut c.lost, u64::from(code), at);
+        }
         let Some(req) = take(&mut reqs.inflight, rx.tag) else {
             continue;
         };
@@ -358,55 +396,6 @@ fn responses(c: &mut Conn, reqs: &mut Requests, rec: &mut Recorder, now: u64) {
             }
             Err(f) => rec.failed(f, 1),
         }
-    }
-}
-
-/// A request the server left unprocessed: queued to go again (counted as a retry when it
-/// is issued again), or failed for `failure` once it has gone too often.
-fn requeue(p: Pending, requeue: &mut Vec<Pending>, rec: &mut Recorder, failure: Failure) {
-    if p.retries >= MAX_RETRIES {
-        rec.failed(failure, 1);
-        return;
-    }
-    requeue.push(Pending {
-        retries: p.retries + 1,
-        ..p
-    });
-}
-
-/// Removes the request carried by stream `tag` from `inflight`, keeping the others in order.
-fn take(inflight: &mut VecDeque<Pending>, tag: u32) -> Option<Pending> {
-    let i = inflight.iter().position(|p| p.stream == tag)?;
-    inflight.remove(i)
-}
-
-/// The server's GOAWAY: the requests on streams at or above its ID (never processed) and
-/// those not yet on a stream go again on the next connection; those below end as usual.
-fn apply_goaway(c: &mut Conn, reqs: &mut Requests, rec: &mut Recorder) {
-    let Some(first) = c.goaway else {
-        return;
-    };
-    let Requests {
-        inflight,
-        requeue: again,
-        ..
-    } = reqs;
-    let unprocessed = |c: &Conn, tag: u32| match c.rx.iter().find(|r| r.tag == tag) {
-        Some(r) => u64::from(r.id) >= first,
-        None => true, // still queued: never sent
-    };
-    let mut i = 0;
-    while i < inflight.len() {
-        let tag = inflight[i].stream;
-        if !unprocessed(c, tag) {
-            i += 1;
-            continue;
-        }
-        let Some(p) = inflight.remove(i) else { break };
-        c.queue.retain(|(t, _)| *t != tag);
-        c.rx.retain(|r| r.tag != tag);
-        let gone = Reason::new(Kind::Protocol, Cause::H3Received(h3err::H3_NO_ERROR as u32));
-        requeue(p, again, rec, gone);
     }
 }
 
@@ -464,6 +453,7 @@ impl Http for Http3 {
             readable: Vec::with_capacity(self.streams),
             uni: Vec::with_capacity(crate::h3::MAX_SERVER_UNI as usize),
             goaway: None,
+            issued: false,
             lost: None,
         }
     }
@@ -562,14 +552,17 @@ impl Http for Http3 {
         }
     }
 
-    /// 1 until the handshake is done, then `--streams`, none after a GOAWAY. Requests past
-    /// the server's stream credit wait in the queue for its MAX_STREAMS.
+    /// 1 until the handshake is done, then `--streams`, none after a GOAWAY, nor under
+    /// `--no-keepalive` once a request was issued. Requests past the server's stream credit
+    /// wait in the queue for its MAX_STREAMS.
     #[inline]
     fn room(&self, c: &mut Conn) -> usize {
-        match (c.up, c.goaway) {
-            (_, Some(_)) => 0,
-            (false, None) => 1,
-            (true, None) => self.streams,
+        if self.ending(c) {
+            return 0;
+        }
+        match c.up {
+            false => 1,
+            true => self.streams,
         }
     }
 
@@ -579,8 +572,9 @@ impl Http for Http3 {
             self.retries += 1;
         }
         let tag = c.next_tag.next();
+        c.issued = true;
         c.queue.push_back((tag, shape));
-        if c.up && c.lost.is_none() {
+        if c.up && c.lost.is_none() && c.goaway.is_none() {
             open_queued(c, &cx.cfg.table.h3);
         }
         tag
@@ -638,7 +632,7 @@ impl Http for Http3 {
                 .failed(Reason::new(Kind::Timeout, Cause::Timeout(at)), 1);
             expired = true;
         }
-        if c.goaway.is_some() && reqs.inflight.is_empty() {
+        if self.ending(c) && reqs.inflight.is_empty() {
             return Next::Close(spent());
         }
         if !expired {
@@ -680,22 +674,27 @@ impl Http for Http3 {
     }
 
     /// Says goodbye (CONNECTION_CLOSE, H3_NO_ERROR) if the connection is still up, and lets
-    /// the endpoint forget it.
+    /// the endpoint forget it. A connection we already closed on an error (its code set
+    /// by [`close_with`]) has its CONNECTION_CLOSE sent here: the loop returned before
+    /// sending it.
     fn close(&mut self, c: &mut Conn) {
         if let Some((handle, mut conn)) = c.quic.take() {
+            let sock = c.socket.as_ref();
+            let send = |d: &[u8]| {
+                if let Some(sock) = sock {
+                    let _ = sock.send(d);
+                }
+            };
             if !conn.is_closed() {
-                let sock = c.socket.as_ref();
                 crate::h3::close(
                     &mut conn,
                     Instant::now(),
                     h3err::H3_NO_ERROR,
                     &mut self.tx,
-                    |d| {
-                        if let Some(sock) = sock {
-                            let _ = sock.send(d);
-                        }
-                    },
+                    send,
                 );
+            } else if !conn.is_drained() {
+                crate::h3::flush(&mut conn, Instant::now(), &mut self.tx, send);
             }
             while let Some(ev) = conn.poll_endpoint_events() {
                 if ev.is_drained() {
@@ -716,6 +715,7 @@ impl Http for Http3 {
         c.readable.clear();
         c.uni.clear();
         c.goaway = None;
+        c.issued = false;
         c.lost = None;
         c.answered_ns = None;
     }
@@ -741,10 +741,16 @@ impl Http3 {
         if let Some(f) = c.lost {
             return Next::Fail(f);
         }
-        if c.goaway.is_some() && reqs.inflight.is_empty() {
+        if self.ending(c) && reqs.inflight.is_empty() {
             return Next::Close(spent());
         }
         Next::Refill
+    }
+
+    /// The connection takes no new request and closes once those in flight end: the
+    /// server sent a GOAWAY, or under `--no-keepalive` its one request was issued.
+    fn ending(&self, c: &Conn) -> bool {
+        c.goaway.is_some() || (!self.keepalive && c.issued)
     }
 }
 

@@ -260,6 +260,7 @@ fn plan_key(r: &LoadReport) -> Vec<(Text, String)> {
         (named(Setting::Requests), format!("{:?}", s.plan_requests)),
         (named(Setting::Duration), format!("{:?}", c.duration_s)),
         (named(Setting::Pipeline), c.pipeline.to_string()),
+        (named(Setting::Streams), format!("{:?}", c.streams)),
         (plain("keep-alive"), c.keepalive.to_string()),
         (named(Setting::Timeout), c.timeout_s.to_string()),
         (named(Setting::Interval), c.interval_s.to_string()),
@@ -446,6 +447,14 @@ pub fn merge(sources: &[Source], opts: Options) -> Result<LoadReport, MergeError
 
     let mut m = first.clone();
     m.http2 = crate::http2::Http2Report::merge(by_shard.values().map(|s| s.report.http2.as_ref()));
+    // Every shard's retries, not the first's.
+    m.http3 = by_shard
+        .values()
+        .filter_map(|s| s.report.http3.as_ref())
+        .fold(None, |a: Option<crate::Http3Report>, h| {
+            let retries = a.map_or(0, |a| a.retries).saturating_add(h.retries);
+            Some(crate::Http3Report { retries })
+        });
     // Saturating: real counts never come near u64::MAX, crafted ones must not panic.
     let sum = |f: &dyn Fn(&LoadReport) -> u64| {
         by_shard

@@ -514,3 +514,29 @@ fn agents_on_either_clock_merge_their_kernel_latencies() {
         Some("not measured by every part merged")
     );
 }
+
+/// HTTP/3's retries were the first shard's alone.
+#[test]
+fn http3_retries_are_summed_over_shards() {
+    let mut s = shards(&[1000; 9], 3);
+    for (i, src) in s.iter_mut().enumerate() {
+        src.report.config.streams = Some(8);
+        src.report.http3 = Some(crate::Http3Report {
+            retries: i as u64 + 1,
+        });
+    }
+    let m = merge(&s, Options::default()).unwrap();
+    assert_eq!(m.http3, Some(crate::Http3Report { retries: 6 }));
+}
+
+/// Shards with different `--streams` were merged as one plan.
+#[test]
+fn shards_of_different_streams_are_different_plans() {
+    let mut s = shards(&[1000; 9], 3);
+    for src in s.iter_mut() {
+        src.report.config.streams = Some(8);
+    }
+    s[1].report.config.streams = Some(4);
+    let e = merge(&s, Options::default()).unwrap_err();
+    assert_eq!(e.text().settings(), [Setting::Streams], "{e}");
+}

@@ -1,14 +1,22 @@
 // A quic-go HTTP/3 server for foxbench's tests: it misbehaves on request, by path.
 //
-//	go build -o server . && ./server CERT KEY
+//	go build -o server . && ./server CERT KEY CLOSES
 //
 // prints the UDP address it listens on (port 0, the kernel's pick), then serves until
-// killed. Paths:
+// killed. Each connection the client closes with an application error code adds a line
+// "closed 0xCODE" to the file CLOSES. Paths:
 //
 //	/echo/N        200, the body "N": a request's own answer, to match it to its request
 //	/status/CODE   CODE at once, no body
 //	/slow/MS/N     waits MS milliseconds, then as /echo/N
 //	/reset         resets the request stream (H3_INTERNAL_ERROR, quic-go's abort)
+//	/reject        the first such request on a connection is reset and stopped with
+//	               H3_REQUEST_REJECTED (unprocessed: the client may send it again);
+//	               the others as /status/200
+//	/badframe      a SETTINGS frame on the request stream, which no client may take
+//	               (H3_FRAME_UNEXPECTED, a connection error)
+//	/control2      200, after opening a second control stream whose type, SETTINGS and
+//	               FIN go in one write (H3_STREAM_CREATION_ERROR, once it is read)
 //	/goaway/MS     200 at once; MS milliseconds later the connection's server shuts down
 //	               gracefully (GOAWAY), answering what it already took; the listener
 //	               goes on serving new connections
@@ -17,6 +25,7 @@ package main
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -55,14 +64,31 @@ func main() {
 			return
 		}
 		srv := &http3.Server{}
-		srv.Handler = handler(srv)
+		srv.Handler = handler(srv, qc)
 		go srv.ServeQUICConn(qc)
+		go logClose(qc, os.Args[3])
 	}
 }
 
+// Appends "closed 0xCODE" to the file at `path` once the client closed `qc` with an
+// application error.
+func logClose(qc *quic.Conn, path string) {
+	<-qc.Context().Done()
+	var ae *quic.ApplicationError
+	if !errors.As(context.Cause(qc.Context()), &ae) || !ae.Remote {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "closed 0x%x\n", uint64(ae.ErrorCode))
+}
+
 // The paths above, for the connection `srv` serves.
-func handler(srv *http3.Server) http.Handler {
-	var once sync.Once
+func handler(srv *http3.Server, qc *quic.Conn) http.Handler {
+	var once, rejected sync.Once
 	mux := http.NewServeMux()
 	echo := func(w http.ResponseWriter, n string) {
 		w.Header().Set("content-length", strconv.Itoa(len(n)))
@@ -93,6 +119,31 @@ func handler(srv *http3.Server) http.Handler {
 	})
 	mux.HandleFunc("/reset", func(w http.ResponseWriter, r *http.Request) {
 		panic(http.ErrAbortHandler)
+	})
+	mux.HandleFunc("/reject", func(w http.ResponseWriter, r *http.Request) {
+		reject := false
+		rejected.Do(func() { reject = true })
+		if reject {
+			str := w.(http3.HTTPStreamer).HTTPStream()
+			str.CancelRead(quic.StreamErrorCode(0x10b))
+			str.CancelWrite(quic.StreamErrorCode(0x10b))
+			return
+		}
+		w.Header().Set("content-length", "0")
+		w.WriteHeader(200)
+	})
+	mux.HandleFunc("/badframe", func(w http.ResponseWriter, r *http.Request) {
+		str := w.(http3.HTTPStreamer).HTTPStream().QUICStream()
+		str.Write([]byte{0x04, 0x00})
+		str.Close()
+	})
+	mux.HandleFunc("/control2", func(w http.ResponseWriter, r *http.Request) {
+		if str, err := qc.OpenUniStream(); err == nil {
+			str.Write([]byte{0x00, 0x04, 0x00})
+			str.Close()
+		}
+		w.Header().Set("content-length", "0")
+		w.WriteHeader(200)
 	})
 	mux.HandleFunc("/goaway/", func(w http.ResponseWriter, r *http.Request) {
 		ms, _ := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/goaway/"))

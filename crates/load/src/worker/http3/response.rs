@@ -146,6 +146,8 @@ fn walk(rx: &mut Rx, b: &[u8]) -> Result<usize, Failure> {
                 at += head.header_len;
                 rx.skip = head.len;
             }
+            // We sent no MAX_PUSH_ID: no push id is valid (RFC 9114 7.2.5).
+            frame::Kind::PushPromise => return Err(broke(h3err::H3_ID_ERROR)),
             _ => return Err(broke(h3err::H3_FRAME_UNEXPECTED)),
         }
     }

@@ -1,3 +1,4 @@
+use super::super::Pending;
 use super::response::feed;
 use super::*;
 use h3wire::qpack;
@@ -94,6 +95,7 @@ fn conn() -> Conn {
         readable: Vec::new(),
         uni: Vec::new(),
         goaway: None,
+        issued: false,
         lost: None,
     }
 }

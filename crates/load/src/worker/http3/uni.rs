@@ -84,12 +84,8 @@ impl Uni {
                         break;
                     }
                 }
-                // The control stream is critical: it may not end or be reset (RFC 9114 6.2.1).
                 Ok(None) | Err(ReadError::Reset(_)) => {
-                    out = match self.kind {
-                        Some(UniStream::Control) => Err(h3err::H3_CLOSED_CRITICAL_STREAM),
-                        _ => Ok(Keep::No),
-                    };
+                    out = self.ended();
                     break;
                 }
                 Err(ReadError::Blocked) => break,
@@ -101,6 +97,17 @@ impl Uni {
             let _ = conn.recv_stream(self.id).stop(code);
         }
         out
+    }
+
+    /// The stream ended or was reset: the control and QPACK streams are critical, they may
+    /// not (RFC 9114 6.2.1, RFC 9204 4.2); another is forgotten.
+    fn ended(&self) -> Result<Keep, u64> {
+        match self.kind {
+            Some(UniStream::Control | UniStream::QpackEncoder | UniStream::QpackDecoder) => {
+                Err(h3err::H3_CLOSED_CRITICAL_STREAM)
+            }
+            _ => Ok(Keep::No),
+        }
     }
 
     /// Takes in the bytes pending, as far as they are whole.

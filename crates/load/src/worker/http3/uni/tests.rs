@@ -22,6 +22,7 @@ fn a_goaway_may_lower_its_id_but_not_raise_it() {
     u.pending = control_with(&[16, 8]);
     assert_eq!(u.take(&mut goaway, [false; 3]), Ok(()));
     assert_eq!(goaway, Some(8));
+    let mut goaway = None;
     let mut u = uni(0);
     u.pending = control_with(&[8, 16]);
     assert_eq!(
@@ -55,4 +56,29 @@ fn an_unknown_stream_type_is_known_as_such_once_its_type_came() {
     assert_eq!(u.take(&mut None, [false; 3]), Ok(()));
     assert!(matches!(u.kind, Some(UniStream::Unknown(_))));
     assert!(u.pending.is_empty());
+}
+
+/// Only the control stream's end was an error: an ended QPACK stream was dropped.
+#[test]
+fn a_qpack_stream_that_ends_is_a_closed_critical_stream() {
+    for kind in [
+        UniStream::QpackEncoder,
+        UniStream::QpackDecoder,
+        UniStream::Control,
+    ] {
+        let u = Uni {
+            kind: Some(kind),
+            ..uni(0)
+        };
+        assert_eq!(
+            u.ended(),
+            Err(h3err::H3_CLOSED_CRITICAL_STREAM),
+            "{kind:?} ended"
+        );
+    }
+    let u = Uni {
+        kind: Some(UniStream::Unknown(0x21)),
+        ..uni(0)
+    };
+    assert_eq!(u.ended(), Ok(Keep::No));
 }
