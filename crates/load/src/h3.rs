@@ -17,15 +17,7 @@ use crate::setup::SetupError;
 use crate::tls::{self, Alpn, Connector};
 use crate::{Plan, RequestSpec, Target, TargetError};
 
-/// Header fields HTTP/3 forbids (RFC 9114 4.2); Host becomes `:authority`.
-const CONNECTION_SPECIFIC: [&str; 6] = [
-    "connection",
-    "keep-alive",
-    "proxy-connection",
-    "transfer-encoding",
-    "upgrade",
-    "te",
-];
+use crate::h2::request::CONNECTION_SPECIFIC;
 
 /// The largest datagram read or written: QUIC's packets stay below 1500 bytes on any path
 /// quinn probes, and a GRO batch is not asked for.
@@ -263,8 +255,8 @@ fn no_answer(addr: SocketAddr, timeout: Duration) -> SetupError {
     }
 }
 
-/// The handshake ended with the server's choice of ALPN: `h3` or nothing else.
-fn check_alpn(conn: &quinn_proto::Connection, addr: SocketAddr) -> Result<(), SetupError> {
+/// True once the handshake ended with the server choosing `h3` by ALPN.
+pub(crate) fn chose_h3(conn: &quinn_proto::Connection) -> bool {
     let alpn = conn
         .crypto_session()
         .handshake_data()
@@ -273,9 +265,14 @@ fn check_alpn(conn: &quinn_proto::Connection, addr: SocketAddr) -> Result<(), Se
                 .ok()
         })
         .and_then(|d| d.protocol);
-    match alpn.as_deref() {
-        Some(b"h3") => Ok(()),
-        _ => Err(SetupError::NoHttp3 {
+    alpn.as_deref() == Some(b"h3")
+}
+
+/// The handshake ended with the server's choice of ALPN: `h3` or nothing else.
+fn check_alpn(conn: &quinn_proto::Connection, addr: SocketAddr) -> Result<(), SetupError> {
+    match chose_h3(conn) {
+        true => Ok(()),
+        false => Err(SetupError::NoHttp3 {
             addr,
             reason: Text::plain("it did not select h3 by ALPN: enable HTTP/3 on the server, or ")
                 .drop(Setting::Http3),

@@ -429,14 +429,28 @@ fn tcp_mem(m: &Machine, d: &Demand) -> Finding {
 
 /// The finding of a thread check when no server threads were asked about.
 fn not_asked(check: &'static str, observed: Option<u64>) -> Finding {
+    shown_only(
+        check,
+        observed,
+        "for a server with a thread per connection: give ",
+        Setting::ServerThreads,
+    )
+}
+
+/// A check that needs nothing unless `setting` is given: the figure, and how to ask.
+fn shown_only(
+    check: &'static str,
+    observed: Option<u64>,
+    when: &'static str,
+    setting: Setting,
+) -> Finding {
     Finding {
         check,
         observed: observed.map_or("unreadable".into(), |v| v.to_string()),
         needed: "-".into(),
         severity: Severity::Ok,
         fix: None,
-        note: Text::plain("for a server with a thread per connection: give ")
-            .name(Setting::ServerThreads),
+        note: Text::plain(when).name(setting),
     }
 }
 
@@ -530,23 +544,11 @@ fn max_map_count(m: &Machine, d: &Demand) -> Finding {
     )
 }
 
-/// The finding of a UDP buffer check when the run does not speak HTTP/3.
-fn udp_not_asked(check: &'static str, observed: Option<u64>) -> Finding {
-    Finding {
-        check,
-        observed: observed.map_or("unreadable".into(), |v| v.to_string()),
-        needed: "-".into(),
-        severity: Severity::Ok,
-        fix: None,
-        note: Text::plain("for a run over UDP: give ").name(Setting::Http3),
-    }
-}
-
 /// A UDP socket buffer cap against what an HTTP/3 connection's socket asks for: the kernel
 /// caps the ask silently, and a burst past the buffer is dropped.
 fn udp_buffer(check: &'static str, observed: Option<u64>, d: &Demand, what: &str) -> Finding {
     if !d.udp {
-        return udp_not_asked(check, observed);
+        return shown_only(check, observed, "for a run over UDP: give ", Setting::Http3);
     }
     let need = crate::UDP_BUFFER_BYTES as u64;
     let Some(v) = observed else {

@@ -36,8 +36,9 @@ pub(crate) struct RequestShape {
     pub head: bool,
 }
 
-/// Header fields that HTTP/2 forbids (RFC 9113 8.2.2); Host becomes `:authority`.
-const CONNECTION_SPECIFIC: [&str; 6] = [
+/// Header fields that HTTP/2 forbids (RFC 9113 8.2.2), and HTTP/3 likewise (RFC 9114
+/// 4.2); Host becomes `:authority`.
+pub(crate) const CONNECTION_SPECIFIC: [&str; 6] = [
     "connection",
     "keep-alive",
     "proxy-connection",

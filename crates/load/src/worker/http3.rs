@@ -538,17 +538,9 @@ impl Http for Http3 {
         let Some((_, conn)) = c.quic.as_ref() else {
             return Ok(());
         };
-        let alpn = conn
-            .crypto_session()
-            .handshake_data()
-            .and_then(|d| {
-                d.downcast::<quinn_proto::crypto::rustls::HandshakeData>()
-                    .ok()
-            })
-            .and_then(|d| d.protocol);
-        match alpn.as_deref() {
-            Some(b"h3") => Ok(()),
-            _ => Err(Reason::new(Kind::Protocol, Cause::NoH3)),
+        match crate::h3::chose_h3(conn) {
+            true => Ok(()),
+            false => Err(Reason::new(Kind::Protocol, Cause::NoH3)),
         }
     }
 
