@@ -270,6 +270,16 @@ fn table() -> Vec<(Text, &'static str, Option<&'static str>)> {
             Some("127.0.0.1:8443 does not speak HTTP/2: it answered HTTP/1: drop the scenario's http2 = true from the suite"),
         ),
         (
+            SetupError::NoHttp3 {
+                addr: addr(),
+                reason: Text::plain("it did not select h3 by ALPN: enable HTTP/3 on the server, or ")
+                    .drop(Setting::Http3),
+            }
+            .text(),
+            "127.0.0.1:8443 does not speak HTTP/3: it did not select h3 by ALPN: enable HTTP/3 on the server, or drop --http3",
+            Some("127.0.0.1:8443 does not speak HTTP/3: it did not select h3 by ALPN: enable HTTP/3 on the server, or unset the HTTP/3 setting"),
+        ),
+        (
             PlanError::PipelineWithHttp2.text(),
             "--pipeline has no meaning under HTTP/2: streams multiplex requests instead (--streams)",
             Some("the scenario's pipeline has no meaning under HTTP/2: streams multiplex requests instead (the level's streams)"),
