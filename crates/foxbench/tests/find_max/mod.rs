@@ -219,6 +219,11 @@ fn finds_a_known_capacity_within_5_percent_and_its_budget() {
     );
 }
 
+/// p90 over 4 s windows, not p99 over 2 s: a fresh-clone CI run stalled ~0.5 s in the
+/// first window (p99 490 ms at a quarter of the capacity, 4-5 ms in every later window),
+/// which failed the start rate, held every rate above it as failed (the search is
+/// monotone by design) and found 197 req/s. A stall of 0.5 s delays fewer than a tenth of
+/// a 4 s window's requests by more than 150 ms.
 #[test]
 fn a_noisy_server_keeps_the_search_monotone() {
     let s = Capped::start(K, true);
@@ -226,20 +231,21 @@ fn a_noisy_server_keeps_the_search_monotone() {
         &s.url(),
         &[
             "--find-max",
-            "p99<150ms,errors<=0%",
+            "p90<150ms,errors<=0%",
             "--start-rate",
             "100",
             "--window",
-            "2s",
+            "4s",
             "--max-time",
-            "40s",
+            "80s",
         ],
     );
     assert_eq!(code, Some(0), "{c}");
     assert_monotone(&c);
     let found = c["rate_per_sec"].as_f64().unwrap();
-    // A 2 s window fails once its queue passes 150 ms after the bucket's 100 ms: at 12.5%
-    // over the capacity.
+    // A 4 s window fails once its queue's p90 (near the window's end, as the queue grows
+    // all window long) passes 150 ms after the bucket's 100 ms: within 15% over the
+    // capacity.
     assert!((0.5 * K..=1.15 * K).contains(&found), "{found}: {c:#}");
     // Both clauses were judged on every window.
     for w in c["windows"].as_array().unwrap() {
