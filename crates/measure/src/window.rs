@@ -31,11 +31,14 @@ impl Edge {
     /// of work, so that the figure is current while they live), then the TCP and UDP
     /// counters.
     pub fn now(beside: Beside) -> Edge {
+        let own = probe::own_usage();
+        let beside = beside.map(|f| f());
+        let (tcp, udp) = probe::net_counters();
         Edge {
-            own: probe::own_usage(),
-            beside: beside.map(|f| f()),
-            tcp: probe::tcp_counters().ok(),
-            udp: probe::udp_counters().ok(),
+            own,
+            beside,
+            tcp,
+            udp,
         }
     }
 

@@ -51,7 +51,7 @@ mod udp;
 mod waits;
 
 pub use cpu::{system, CpuShare, CpuTicks, SystemStat};
-pub use netstat::{counter_pairs, parse_tcp_counters, tcp_counters, TcpCounters};
+pub use netstat::{counter_pairs, net_counters, parse_tcp_counters, tcp_counters, TcpCounters};
 pub use placement::{CpuList, Server};
 pub use sockets::{
     tcp_sockets, LinkSeries, LinkWindow, Tally, TcpInfo, TcpSocket, TCP_DELACK_MAX_US,

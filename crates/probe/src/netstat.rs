@@ -123,6 +123,18 @@ pub fn parse_tcp_counters(netstat: &str, snmp: &str) -> TcpCounters {
     TcpCounters::from_pairs(&pairs)
 }
 
+/// Reads the TCP and UDP counters of this process's network namespace, `/proc/net/snmp`
+/// (which holds both) read once; `None` for what could not be read.
+pub fn net_counters() -> (Option<TcpCounters>, Option<crate::UdpCounters>) {
+    let Ok(snmp) = std::fs::read_to_string("/proc/net/snmp") else {
+        return (None, None);
+    };
+    let tcp = std::fs::read_to_string("/proc/net/netstat")
+        .ok()
+        .map(|netstat| parse_tcp_counters(&netstat, &snmp));
+    (tcp, Some(crate::udp::udp_counters_from(&snmp)))
+}
+
 /// Reads the TCP counters of this process's network namespace.
 pub fn tcp_counters() -> Result<TcpCounters, ProbeError> {
     let read = |path: &str| {

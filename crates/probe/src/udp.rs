@@ -84,9 +84,14 @@ pub fn parse_udp_counters(snmp: &str, snmp6: &str) -> UdpCounters {
 pub fn udp_counters() -> Result<UdpCounters, ProbeError> {
     let snmp = std::fs::read_to_string("/proc/net/snmp")
         .map_err(|e| ProbeError::Proc(format!("/proc/net/snmp: {e}")))?;
+    Ok(udp_counters_from(&snmp))
+}
+
+/// The UDP counters from `snmp`'s text, already read, and `/proc/net/snmp6`.
+pub(crate) fn udp_counters_from(snmp: &str) -> UdpCounters {
     // Absent with IPv6 disabled: no IPv6 datagrams to count.
     let snmp6 = std::fs::read_to_string("/proc/net/snmp6").unwrap_or_default();
-    Ok(parse_udp_counters(&snmp, &snmp6))
+    parse_udp_counters(snmp, &snmp6)
 }
 
 #[cfg(test)]
