@@ -152,9 +152,12 @@ impl Schedule {
         let want = match &self.rate {
             None => room,
             Some(rate) => {
-                let due = rate.due_by(now_ns);
+                let due = rate.due_by(self.within_run(now_ns));
                 if due <= self.issued {
-                    return if self.exhausted() {
+                    // Nothing more falls due within a timed run: the next is at or after
+                    // its end.
+                    let past_end = self.end_ns.is_some_and(|e| rate.due_ns(self.issued) >= e);
+                    return if self.exhausted() || past_end {
                         Grant::Never
                     } else {
                         Grant::Later
@@ -202,6 +205,14 @@ impl Schedule {
         self.end_ns
     }
 
+    /// `now_ns`, or the last instant of a timed run that is past: a request due at or
+    /// after the end falls outside the run, so a worker that comes round late (preempted,
+    /// or busy with other connections) neither sends it nor counts it unsent.
+    fn within_run(&self, now_ns: u64) -> u64 {
+        self.end_ns
+            .map_or(now_ns, |end| now_ns.min(end.saturating_sub(1)))
+    }
+
     /// True once the run should stop issuing: stopped, or past its end.
     pub fn ended(&mut self, now_ns: u64) -> bool {
         if self.end_ns.is_some_and(|e| now_ns >= e) {
@@ -225,7 +236,9 @@ impl Schedule {
         let Some(rate) = &self.rate else {
             return 0;
         };
-        let mut unsent = rate.due_by(now_ns).saturating_sub(self.issued);
+        let mut unsent = rate
+            .due_by(self.within_run(now_ns))
+            .saturating_sub(self.issued);
         if let Some(budget) = &self.budget {
             // Under -n, only requests the budget still held were ever going to be sent.
             unsent = unsent.min(self.credit + budget.remaining());

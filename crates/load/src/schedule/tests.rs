@@ -5,7 +5,8 @@ fn open(rate: f64, worker: usize, threads: usize) -> Schedule {
         Arrival::Open {
             rate: Rate::constant(rate),
         },
-        Stop::Duration(Duration::from_secs(10)),
+        // Long enough for every instant the tests ask of it (7 req/s: 143 s).
+        Stop::Duration(Duration::from_secs(1000)),
         None,
         Shard::WHOLE,
         worker,
@@ -138,6 +139,31 @@ fn open_model_grants_only_what_is_due_and_counts_the_rest_unsent() {
     assert_eq!(s.unsent(9_500_000), 6, "due by 9.5 ms: 10; granted: 4");
     s.stop();
     assert_eq!(s.grant(4, 10_000_000), Grant::Never);
+}
+
+#[test]
+fn a_worker_late_past_the_end_sends_nothing_due_after_it() {
+    // 400 req/s over 500 ms: the instants 0, 2.5, ..., 497.5 ms (200). A worker that first
+    // comes round at 600 ms is granted those, not the 40 due after the end.
+    let mut s = Schedule::new(
+        Arrival::Open {
+            rate: Rate::constant(400.0),
+        },
+        Stop::Duration(Duration::from_millis(500)),
+        None,
+        Shard::WHOLE,
+        0,
+        1,
+    );
+    assert_eq!(
+        s.unsent(600_000_000),
+        200,
+        "unsent: only what fell due in the run"
+    );
+    assert_eq!(s.grant(1000, 600_000_000), Grant::Now { n: 200, first: 0 });
+    assert_eq!(s.unsent(600_000_000), 0);
+    // And nothing is left to wait for: the next instant is past the end.
+    assert_eq!(s.grant(1000, 600_000_000), Grant::Never);
 }
 
 #[test]

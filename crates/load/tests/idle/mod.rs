@@ -55,7 +55,8 @@ fn a_spinning_open_model_sends_on_its_schedule() {
     };
     p.stop = Stop::Duration(Duration::from_millis(500));
     let r = run(&p);
-    // 200 due over the run; a loaded machine may leave a few unsent at the end.
-    assert!((180..=201).contains(&r.counts.sent), "{:?}", r.counts);
+    // 200 due over the run, none after its end (a worker late past the end once sent
+    // 202); a loaded machine may leave a few unsent at the end.
+    assert!((180..=200).contains(&r.counts.sent), "{:?}", r.counts);
     assert!(r.spin > Duration::ZERO);
 }
