@@ -1,8 +1,8 @@
 //! HTTP/3 outside the worker's loop: each request shape encoded once as the bytes of its
-//! stream ([`requests`]), and the blocking QUIC handshake of the preflight ([`preflight`]),
-//! which turns a server that does not answer QUIC, does not speak h3, or presents a
-//! certificate that does not verify into one line before the run. The worker's side is
-//! `worker/http3.rs`.
+//! stream ([`requests`]), a response's frames read for its status ([`response`], sans
+//! I/O), and the blocking QUIC handshake of the preflight ([`preflight`]), which turns a
+//! server that does not answer QUIC, does not speak h3, or presents a certificate that does
+//! not verify into one line before the run. The worker's side is `worker/http3.rs`.
 
 use std::io;
 use std::net::{SocketAddr, UdpSocket};
