@@ -6,9 +6,15 @@
 //! streams, so a field section is static references and literals, and a peer's encoder
 //! stream may carry nothing but a capacity of 0.
 //!
-//! It owns no state and does no I/O: no connection or stream state machine (which frame may
-//! come when, a DATA frame before HEADERS, a second SETTINGS), no QUIC transport (each side
-//! drives its own), no dynamic table. It depends on no other crate of the workspace but
+//! It owns the frame walker ([`walk`]), the one reader of a stream's frames across reads
+//! that the avatar server's request and control streams and the load client's response
+//! and control streams all use: a frame split anywhere is held until whole (up to the
+//! caller's limit), DATA is handed through, unknown types are skipped.
+//!
+//! It owns no other state and does no I/O: no connection or stream state machine (which
+//! frame may come when, a DATA frame before HEADERS, a second SETTINGS: each caller tells
+//! the walker, frame by frame), no QUIC transport (each side drives its own), no dynamic
+//! table. It depends on no other crate of the workspace but
 //! `h2wire`, whose Huffman code, prefix integers and string literals QPACK shares with
 //! HPACK (RFC 9204 4.1.1, 4.1.2).
 
@@ -19,3 +25,4 @@ pub mod error;
 pub mod frame;
 pub mod qpack;
 pub mod varint;
+pub mod walk;

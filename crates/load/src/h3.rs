@@ -1,8 +1,8 @@
 //! HTTP/3 outside the worker's loop: each request shape encoded once as the bytes of its
-//! stream ([`requests`]), and the blocking QUIC handshake of the preflight ([`preflight`]),
-//! which turns a server that does not answer QUIC, does not speak h3, or presents a
-//! certificate that does not verify into one line before the run. The worker's side is
-//! `worker/http3.rs`.
+//! stream ([`requests`]), a response's frames read for its status ([`response`], sans
+//! I/O), and the blocking QUIC handshake of the preflight ([`preflight`]), which turns a
+//! server that does not answer QUIC, does not speak h3, or presents a certificate that does
+//! not verify into one line before the run. The worker's side is `worker/http3.rs`.
 
 use std::io;
 use std::net::{SocketAddr, UdpSocket};
@@ -49,6 +49,10 @@ pub(crate) const MAX_SERVER_UNI: u32 = 8;
 /// caps it at `net.core.rmem_max` silently, which the run's UDP counters then show
 /// (`RcvbufErrors`) and the report words with this figure.
 pub const UDP_BUFFER_BYTES: usize = 1 << 20;
+
+/// The largest field section a response may send us (SETTINGS_MAX_FIELD_SECTION_SIZE), and
+/// the largest HEADERS frame we hold.
+pub(crate) const MAX_FIELD_SECTION: u64 = 64 * 1024;
 
 /// Closes `conn` with HTTP/3's `code` and hands each datagram that carries the
 /// CONNECTION_CLOSE to `send` at once, so that the server learns of it before the socket
@@ -328,6 +332,8 @@ fn lost(
     };
     SetupError::Tls { addr, message }
 }
+
+pub(crate) mod response;
 
 #[cfg(test)]
 mod tests;

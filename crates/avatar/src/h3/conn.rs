@@ -8,14 +8,15 @@ use std::time::Instant;
 
 use bytes::Bytes;
 use h3wire::error as h3err;
-use h3wire::frame::{self, stream_type, Kind, Settings, UniStream};
+use h3wire::frame::{self, stream_type, Header, Kind, Settings, UniStream};
 use h3wire::qpack;
 use h3wire::qpack::stream::{check_decoder_stream, check_encoder_stream};
+use h3wire::walk::{Frame as WalkFrame, Take, WalkError, Walker};
 use quinn_proto::{
     Connection, Dir, Event, ReadError, SendStream, StreamEvent, StreamId, VarInt, WriteError,
 };
 
-use super::request::{self, End, Rx, Step};
+use super::request::{self, End, Rx};
 use crate::config::Limits;
 use crate::h2::hpack::Fields;
 use crate::h2::request as checked;
@@ -42,6 +43,11 @@ pub struct Scratch {
 }
 
 impl Scratch {
+    /// The last request head's answer [`feed`] wrote: the responder's HTTP/1.1 response.
+    pub fn answer(&self) -> &[u8] {
+        &self.resp
+    }
+
     /// Empty buffers, with room for a typical request.
     pub fn new() -> Self {
         Scratch {
@@ -72,9 +78,10 @@ pub struct Ctx<'a> {
 struct Uni {
     id: StreamId,
     kind: Option<UniStream>,
-    /// A frame or instruction split across reads.
+    /// The bytes not yet taken: the stream type, or a QPACK instruction split across reads.
     pending: Vec<u8>,
-    skip: u64,
+    /// The control stream's frames.
+    walker: Walker,
 }
 
 #[derive(Debug)]
@@ -263,7 +270,7 @@ impl Conn {
                     id,
                     kind: None,
                     pending: Vec::new(),
-                    skip: 0,
+                    walker: Walker::new(MAX_CONTROL_FRAME),
                 });
                 cx.metrics.h3_uni_streams(self.uni.len());
                 self.read(conn, id, cx)?;
@@ -281,7 +288,7 @@ impl Conn {
             // quinn's credit bounds these at --h2-max-streams.
             self.reqs.push(Req {
                 id,
-                rx: Rx::default(),
+                rx: Rx::new(section_limit(cx.limits)),
                 read_done: false,
                 unsent: Vec::new(),
                 parked: false,
@@ -302,7 +309,6 @@ impl Conn {
             return Ok(());
         };
         let peer = conn.remote_address();
-        let limit = 2 * cx.limits.max_header_list_bytes as u64;
         let req = &mut self.reqs[i];
         if req.read_done {
             return Ok(());
@@ -327,7 +333,7 @@ impl Conn {
         loop {
             match chunks.next(usize::MAX) {
                 Ok(Some(chunk)) => {
-                    match feed(req, &chunk.bytes, limit, peer, cx) {
+                    match feed(&mut req.rx, &chunk.bytes, Some(peer), cx) {
                         Ok(Some(m)) => {
                             answer = true;
                             malformed = m;
@@ -516,52 +522,33 @@ impl Conn {
 }
 
 /// Takes a request stream's new bytes: `Some(malformed)` once the head was answered
-/// (into `cx.scratch.resp`), `None` while it is not whole.
-fn feed(
-    req: &mut Req,
+/// (into the scratch's [`Scratch::answer`]), `None` while it is not whole. `Err`: the
+/// HTTP/3 error code to close the connection with. The fuzz harness's entry too.
+pub fn feed(
+    rx: &mut Rx,
     data: &[u8],
-    limit: u64,
-    peer: SocketAddr,
+    peer: Option<SocketAddr>,
     cx: &mut Ctx<'_>,
 ) -> Result<Option<bool>, u64> {
     let mut out = None;
-    let mut joined = std::mem::take(&mut req.rx.pending);
-    let b: &[u8] = if joined.is_empty() {
-        data
-    } else {
-        joined.extend_from_slice(data);
-        &joined
-    };
-    let mut at = 0;
-    loop {
-        let (used, step) = req.rx.walk(&b[at..], limit)?;
-        match step {
-            Step::More => {
-                at += used;
-                break;
-            }
-            Step::Headers { at: s, len } => {
-                let section = &b[at + s..at + s + len];
-                let (malformed, length) = answer(section, peer, cx)?;
-                req.rx.content_length = length;
-                out = Some(malformed);
-                at += used;
-            }
+    let mut b = data;
+    while let Some(frame) = rx.walk(&mut b)? {
+        if let WalkFrame::Whole(_, section) = frame {
+            let (malformed, length) = answer(section, peer, cx)?;
+            rx.content_length = length;
+            out = Some(malformed);
         }
-    }
-    let rest = b.len() - at;
-    if joined.is_empty() {
-        req.rx.pending.extend_from_slice(&data[at..]);
-    } else {
-        joined.drain(..b.len() - rest);
-        req.rx.pending = joined;
     }
     Ok(out)
 }
 
 /// Decodes, checks and answers a request head into `cx.scratch.resp`; returns whether it
 /// was malformed (then nothing is answered) and its `content-length`.
-fn answer(section: &[u8], peer: SocketAddr, cx: &mut Ctx<'_>) -> Result<(bool, Option<u64>), u64> {
+fn answer(
+    section: &[u8],
+    peer: Option<SocketAddr>,
+    cx: &mut Ctx<'_>,
+) -> Result<(bool, Option<u64>), u64> {
     let s = &mut *cx.scratch;
     request::decode(&mut s.decoder, section, &mut s.fields, cx.limits)?;
     let c = checked::check(&s.fields, cx.limits);
@@ -579,8 +566,15 @@ fn answer(section: &[u8], peer: SocketAddr, cx: &mut Ctx<'_>) -> Result<(bool, O
         other => other,
     };
     s.resp.clear();
-    checked::answer(&c, cx.responder, &mut s.resp, Some(peer));
+    checked::answer(&c, cx.responder, &mut s.resp, peer);
     Ok((false, length))
+}
+
+/// The longest HEADERS frame a request stream may send, as HTTP/2's header block: twice
+/// the field section limit. A head past the limit but under this is answered 431; past
+/// it, the connection is closed with H3_EXCESSIVE_LOAD.
+pub fn section_limit(limits: &Limits) -> u64 {
+    2 * limits.max_header_list_bytes as u64
 }
 
 /// Reads a unidirectional stream's pending bytes. `Ok(false)`: refuse the stream.
@@ -631,42 +625,31 @@ fn take_uni(u: &mut Uni, peer: &mut Peer) -> Result<bool, u64> {
 }
 
 /// The client's control stream: SETTINGS first, then GOAWAY, MAX_PUSH_ID, CANCEL_PUSH and
-/// unknown frames; anything else is H3_FRAME_UNEXPECTED.
+/// unknown frames; anything else is H3_FRAME_UNEXPECTED. Takes all of `u.pending`: a frame
+/// split across reads is held by the walker.
 fn control_frames(u: &mut Uni, settings_seen: &mut bool) -> Result<(), u64> {
-    let mut at = 0;
-    let b = &u.pending;
-    loop {
-        if u.skip > 0 {
-            let n = u.skip.min((b.len() - at) as u64);
-            at += n as usize;
-            u.skip -= n;
-            if u.skip > 0 {
-                break;
-            }
-        }
-        let head = match frame::parse_header(&b[at..], MAX_CONTROL_FRAME) {
-            Ok(Some(h)) => h,
-            Ok(None) => break,
-            Err(e) => return Err(e.code()),
-        };
-        if !*settings_seen && head.kind != Kind::Settings {
+    let mut b = &u.pending[..];
+    let take = |head: &Header, seen: bool| {
+        if !seen && head.kind != Kind::Settings {
             return Err(h3err::H3_MISSING_SETTINGS);
         }
-        if !head.kind.allowed_on(frame::Stream::Control)
-            || (*settings_seen && head.kind == Kind::Settings)
-        {
+        if !head.kind.allowed_on(frame::Stream::Control) || (seen && head.kind == Kind::Settings) {
             return Err(h3err::H3_FRAME_UNEXPECTED);
         }
-        if matches!(head.kind, Kind::Unknown(_)) {
-            at += head.header_len;
-            u.skip = head.len;
+        Ok(match head.kind {
+            Kind::Unknown(_) => Take::Skip,
+            _ => Take::Whole,
+        })
+    };
+    while let Some(frame) = u
+        .walker
+        .next(&mut b, |head| take(head, *settings_seen))
+        .map_err(WalkError::code)?
+    {
+        // Nothing is streamed.
+        let WalkFrame::Whole(head, payload) = frame else {
             continue;
-        }
-        let end = at + head.header_len + head.len as usize;
-        if b.len() < end {
-            break;
-        }
-        let payload = &b[at + head.header_len..end];
+        };
         match head.kind {
             Kind::Settings => {
                 // Checked, not kept: our responses need no dynamic table, whatever the
@@ -678,9 +661,8 @@ fn control_frames(u: &mut Uni, settings_seen: &mut bool) -> Result<(), u64> {
                 frame::parse_id(payload).map_err(|e| e.code())?;
             }
         }
-        at = end;
     }
-    u.pending.drain(..at);
+    u.pending.clear();
     Ok(())
 }
 

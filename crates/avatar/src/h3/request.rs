@@ -6,37 +6,22 @@
 use h3wire::error as h3err;
 use h3wire::frame::{self, Kind};
 use h3wire::qpack::{self, QpackError};
+use h3wire::walk::{Frame as WalkFrame, Take, WalkError, Walker};
 
 use crate::config::Limits;
 use crate::h2::hpack::Fields;
 use crate::h2::response;
 
-/// What the frames of a request stream's bytes gave.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Step {
-    /// Nothing whole yet, or only frames passed over.
-    More,
-    /// The request's field section, `payload` bytes at `at` in the bytes walked.
-    Headers {
-        /// Where the section starts.
-        at: usize,
-        /// Its length.
-        len: usize,
-    },
-}
-
 /// A request stream's reading state, kept between reads.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Rx {
-    /// The start of a frame split across reads.
-    pub pending: Vec<u8>,
-    /// Payload bytes still to pass over (DATA, trailers, unknown frames).
-    pub skip: u64,
+    /// The stream's frames: a frame split across reads is held here.
+    pub walker: Walker,
     /// The request's HEADERS came.
     pub headers_done: bool,
     /// Its trailers (a second HEADERS) came: no frame of the message may follow.
     pub trailers_done: bool,
-    /// Body bytes (DATA payloads) so far.
+    /// Body bytes (DATA payloads) so far, counted as each DATA frame's header comes.
     pub body_bytes: u64,
     /// The request's `content-length`, which its DATA must add up to (RFC 9114 4.1.2).
     pub content_length: Option<u64>,
@@ -54,9 +39,21 @@ pub enum End {
 }
 
 impl Rx {
+    /// A request stream's state before its first byte; a HEADERS frame longer than
+    /// `section_limit` is H3_EXCESSIVE_LOAD.
+    pub fn new(section_limit: u64) -> Self {
+        Rx {
+            walker: Walker::new(section_limit),
+            headers_done: false,
+            trailers_done: false,
+            body_bytes: 0,
+            content_length: None,
+        }
+    }
+
     /// What the stream's FIN, after every byte was walked, makes of the request.
     pub fn at_fin(&self) -> End {
-        if !self.pending.is_empty() || self.skip > 0 {
+        if !self.walker.between_frames() {
             End::Truncated
         } else if !self.headers_done {
             End::Incomplete
@@ -71,54 +68,47 @@ impl Rx {
         self.content_length
             .is_some_and(|cl| self.body_bytes > cl || (ended && self.body_bytes != cl))
     }
-}
 
-impl Rx {
-    /// Walks the frames in `b` until the request's HEADERS: returns how many bytes were used
-    /// and what they gave. The rest (the start of a frame) is for the caller to keep.
-    /// `Err`: the HTTP/3 error code to close the connection with.
-    pub fn walk(&mut self, b: &[u8], section_limit: u64) -> Result<(usize, Step), u64> {
-        let mut at = 0;
-        loop {
-            if self.skip > 0 {
-                let n = self.skip.min((b.len() - at) as u64);
-                at += n as usize;
-                self.skip -= n;
-                if self.skip > 0 {
-                    return Ok((at, Step::More));
+    /// Walks the frames in `b`, advancing it, to the request's HEADERS, handed over whole
+    /// (its field section), or `None` once `b` is used up. DATA, trailers and unknown
+    /// frames are passed over. `Err`: the HTTP/3 error code to close the connection with.
+    pub fn walk<'r, 'b: 'r>(&'r mut self, b: &mut &'b [u8]) -> Result<Option<WalkFrame<'r>>, u64> {
+        let Rx {
+            walker,
+            headers_done,
+            trailers_done,
+            body_bytes,
+            ..
+        } = self;
+        let frame = walker
+            .next(b, |head| {
+                if !head.kind.allowed_on(frame::Stream::Request) || head.kind == Kind::PushPromise {
+                    // A client never sends PUSH_PROMISE (RFC 9114 7.2.5).
+                    return Err(h3err::H3_FRAME_UNEXPECTED);
                 }
-            }
-            let head = match frame::parse_header(&b[at..], section_limit) {
-                Ok(Some(h)) => h,
-                Ok(None) => return Ok((at, Step::More)),
-                Err(e) => return Err(e.code()),
-            };
-            if !head.kind.allowed_on(frame::Stream::Request) || head.kind == Kind::PushPromise {
-                // A client never sends PUSH_PROMISE (RFC 9114 7.2.5).
-                return Err(h3err::H3_FRAME_UNEXPECTED);
-            }
-            match head.kind {
-                Kind::Headers if !self.headers_done => {
-                    let len = head.len as usize;
-                    let start = at + head.header_len;
-                    if b.len() - start < len {
-                        return Ok((at, Step::More));
+                Ok(match head.kind {
+                    Kind::Headers if !*headers_done => Take::Whole,
+                    Kind::Data if !*headers_done || *trailers_done => {
+                        return Err(h3err::H3_FRAME_UNEXPECTED)
                     }
-                    self.headers_done = true;
-                    return Ok((start + len, Step::Headers { at: start, len }));
-                }
-                Kind::Data if !self.headers_done || self.trailers_done => {
-                    return Err(h3err::H3_FRAME_UNEXPECTED)
-                }
-                // Trailers end the message (RFC 9114 4.1).
-                Kind::Headers if self.trailers_done => return Err(h3err::H3_FRAME_UNEXPECTED),
-                Kind::Headers => self.trailers_done = true,
-                Kind::Data => self.body_bytes = self.body_bytes.saturating_add(head.len),
-                _ => {}
-            }
-            at += head.header_len;
-            self.skip = head.len;
+                    // Trailers end the message (RFC 9114 4.1).
+                    Kind::Headers if *trailers_done => return Err(h3err::H3_FRAME_UNEXPECTED),
+                    Kind::Headers => {
+                        *trailers_done = true;
+                        Take::Skip
+                    }
+                    Kind::Data => {
+                        *body_bytes = body_bytes.saturating_add(head.len);
+                        Take::Skip
+                    }
+                    _ => Take::Skip,
+                })
+            })
+            .map_err(WalkError::code)?;
+        if let Some(WalkFrame::Whole(..)) = frame {
+            *headers_done = true;
         }
+        Ok(frame)
     }
 }
 

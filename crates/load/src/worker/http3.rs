@@ -31,6 +31,7 @@ use stats::reason::{At, Cause, Kind, Reason};
 
 use super::http::{Cx, Http, Next, Requests, Sent, Setup};
 use super::{Config, Failure, Recorder};
+use crate::h3::MAX_FIELD_SECTION;
 use crate::protocol_counts::ProtocolCounts;
 use crate::{cause, stamps};
 
@@ -41,10 +42,6 @@ mod uni;
 use goaway::{apply_goaway, requeue, take};
 use response::{read_response, Rx};
 use uni::Uni;
-
-/// The largest field section a response may send us (SETTINGS_MAX_FIELD_SECTION_SIZE), and
-/// the largest HEADERS frame we hold.
-const MAX_FIELD_SECTION: u64 = 64 * 1024;
 
 /// Times a request is sent again after a GOAWAY before it fails.
 const MAX_RETRIES: u8 = 3;
@@ -330,15 +327,7 @@ fn open_queued(c: &mut Conn, shapes: &[Vec<u8>]) {
             return; // no credit: StreamEvent::Available brings us back
         };
         c.queue.pop_front();
-        let mut rx = Rx {
-            id,
-            tag,
-            shape,
-            unsent: shapes[shape as usize].len(),
-            pending: Vec::new(),
-            skip: 0,
-            status: None,
-        };
+        let mut rx = Rx::new(id, tag, shape, shapes[shape as usize].len());
         write_request(conn, id, &mut rx, shapes);
         c.rx.push(rx);
     }
@@ -610,7 +599,7 @@ impl Http for Http3 {
             let mut at = At::BeforeResponse;
             if let Some(i) = c.rx.iter().position(|r| r.tag == tag) {
                 let rx = c.rx.swap_remove(i);
-                if rx.status.is_some() {
+                if rx.response.status().is_some() {
                     at = At::MidBody;
                 }
                 if let Some((_, conn)) = c.quic.as_mut() {

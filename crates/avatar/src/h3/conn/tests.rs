@@ -5,7 +5,7 @@ fn uni(kind: u64, bytes: &[u8]) -> (Uni, Result<bool, u64>, bool) {
         id: StreamId::new(quinn_proto::Side::Client, Dir::Uni, 0),
         kind: None,
         pending: Vec::new(),
-        skip: 0,
+        walker: Walker::new(MAX_CONTROL_FRAME),
     };
     let mut peer = Peer::default();
     frame::put_stream_type(&mut u.pending, kind);
@@ -60,14 +60,17 @@ fn control_frames_split_at_every_byte_are_taken_whole() {
             id: StreamId::new(quinn_proto::Side::Client, Dir::Uni, 0),
             kind: Some(UniStream::Control),
             pending: Vec::new(),
-            skip: 0,
+            walker: Walker::new(MAX_CONTROL_FRAME),
         };
         let mut seen = false;
         for part in [&b[..cut], &b[cut..]] {
             u.pending.extend_from_slice(part);
             control_frames(&mut u, &mut seen).unwrap();
         }
-        assert!(seen && u.pending.is_empty() && u.skip == 0, "cut at {cut}");
+        assert!(
+            seen && u.pending.is_empty() && u.walker.between_frames(),
+            "cut at {cut}"
+        );
     }
 }
 
@@ -104,7 +107,7 @@ fn a_second_qpack_stream_of_a_kind_is_a_stream_creation_error() {
                 id: StreamId::new(quinn_proto::Side::Client, Dir::Uni, n),
                 kind: None,
                 pending: Vec::new(),
-                skip: 0,
+                walker: Walker::new(MAX_CONTROL_FRAME),
             };
             frame::put_stream_type(&mut u.pending, kind);
             assert_eq!(take_uni(&mut u, &mut peer), want, "stream type {kind:#x}");

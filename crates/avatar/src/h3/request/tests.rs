@@ -91,6 +91,18 @@ fn a_head_past_the_field_section_limit_is_a_431() {
     ));
 }
 
+/// Walks `b`, one read, to its end: the field sections handed over.
+fn walk_all(rx: &mut Rx, b: &[u8]) -> Result<Vec<Vec<u8>>, u64> {
+    let mut b = b;
+    let mut sections = Vec::new();
+    while let Some(frame) = rx.walk(&mut b)? {
+        if let WalkFrame::Whole(_, section) = frame {
+            sections.push(section.to_vec());
+        }
+    }
+    Ok(sections)
+}
+
 #[test]
 fn headers_split_at_every_byte_come_out_whole() {
     let mut bytes = Vec::new();
@@ -102,30 +114,12 @@ fn headers_split_at_every_byte_come_out_whole() {
     frame::put_data_header(&mut bytes, 4);
     bytes.extend_from_slice(b"body");
     for cut in 0..bytes.len() {
-        let mut rx = Rx::default();
-        let mut pending: Vec<u8> = Vec::new();
-        let mut got = None;
-        for part in [&bytes[..cut], &bytes[cut..]] {
-            pending.extend_from_slice(part);
-            let mut at = 0;
-            loop {
-                let (used, step) = rx.walk(&pending[at..], 1024).unwrap();
-                match step {
-                    Step::Headers { at: s, len } => {
-                        got = Some(pending[at + s..at + s + len].to_vec());
-                        at += used;
-                    }
-                    Step::More => {
-                        at += used;
-                        break;
-                    }
-                }
-            }
-            pending.drain(..at);
-        }
-        assert_eq!(got.as_deref(), Some(&section[..]), "cut at {cut}");
+        let mut rx = Rx::new(1024);
+        let mut got = walk_all(&mut rx, &bytes[..cut]).unwrap();
+        got.extend(walk_all(&mut rx, &bytes[cut..]).unwrap());
+        assert_eq!(got, std::slice::from_ref(&section), "cut at {cut}");
         assert_eq!(rx.body_bytes, 4, "cut at {cut}");
-        assert!(pending.is_empty() && rx.skip == 0, "cut at {cut}");
+        assert!(rx.walker.between_frames(), "cut at {cut}");
     }
 }
 
@@ -135,7 +129,7 @@ fn data_before_headers_is_frame_unexpected() {
     frame::put_data_header(&mut b, 1);
     b.push(0);
     assert_eq!(
-        Rx::default().walk(&b, 1024),
+        walk_all(&mut Rx::new(1024), &b),
         Err(h3err::H3_FRAME_UNEXPECTED)
     );
 }
@@ -144,7 +138,14 @@ fn data_before_headers_is_frame_unexpected() {
 fn an_encoded_head_past_twice_the_limit_is_excessive_load() {
     let mut b = Vec::new();
     frame::put_header(&mut b, frame::kind::HEADERS, 5000);
-    assert_eq!(Rx::default().walk(&b, 4096), Err(h3err::H3_EXCESSIVE_LOAD));
+    let limits = Limits {
+        max_header_list_bytes: 2048,
+        ..Limits::default()
+    };
+    assert_eq!(
+        walk_all(&mut Rx::new(super::super::conn::section_limit(&limits)), &b),
+        Err(h3err::H3_EXCESSIVE_LOAD)
+    );
 }
 
 #[test]
@@ -187,7 +188,7 @@ fn a_body_breaks_its_content_length_past_it_or_short_of_it_at_the_end() {
     let rx = |cl: Option<u64>, body: u64| Rx {
         content_length: cl,
         body_bytes: body,
-        ..Rx::default()
+        ..Rx::new(1024)
     };
     for (cl, body, ended, broken) in [
         (None, 10, true, false),
@@ -236,16 +237,8 @@ fn a_clean_end_inside_a_frame_is_a_frame_error_and_before_headers_incomplete() {
         ),
     ];
     for (what, bytes, want) in cases {
-        let mut rx = Rx::default();
-        let mut at = 0;
-        loop {
-            let (used, step) = rx.walk(&bytes[at..], 1 << 16).unwrap();
-            at += used;
-            if step == Step::More {
-                break;
-            }
-        }
-        rx.pending.extend_from_slice(&bytes[at..]);
+        let mut rx = Rx::new(1 << 16);
+        walk_all(&mut rx, &bytes).unwrap();
         assert_eq!(rx.at_fin(), want, "{what}");
     }
 }
@@ -259,17 +252,8 @@ fn headers_or_data_after_trailers_are_frame_unexpected() {
     data.push(b'x');
     for (what, after) in [("HEADERS", &headers), ("DATA", &data)] {
         let b = [&headers[..], &data[..], &headers[..], &after[..]].concat();
-        let mut rx = Rx::default();
-        let mut at = 0;
-        let got = loop {
-            match rx.walk(&b[at..], 1 << 16) {
-                Ok((used, Step::Headers { .. })) => at += used,
-                Ok((_, Step::More)) => break Ok(()),
-                Err(c) => break Err(c),
-            }
-        };
         assert_eq!(
-            got,
+            walk_all(&mut Rx::new(1 << 16), &b),
             Err(h3err::H3_FRAME_UNEXPECTED),
             "{what} after trailers"
         );

@@ -1,12 +1,12 @@
-//! A request stream's response as the client reads it: HEADERS (its `:status`; 1xx passed
-//! over; trailers read and dropped), DATA and unknown frames passed over, complete at the
-//! stream's FIN; a frame split across reads is kept until it is whole.
+//! A request stream's response as the client reads it from quinn, framed by
+//! [`Response`], complete at the stream's FIN.
 
-use h3wire::{error as h3err, frame, qpack};
+use h3wire::error as h3err;
 use quinn_proto::{Connection, StreamId, VarInt};
 use stats::reason::{At, Cause, Kind, Reason};
 
-use super::{Failure, MAX_FIELD_SECTION};
+use super::Failure;
+use crate::h3::response::Response;
 
 /// A request stream's response, as it is read.
 pub(super) struct Rx {
@@ -17,11 +17,21 @@ pub(super) struct Rx {
     pub(super) shape: u32,
     /// Bytes of the request not yet taken by the stream (its flow control).
     pub(super) unsent: usize,
-    /// The start of a frame split across reads.
-    pub(super) pending: Vec<u8>,
-    /// Payload bytes to pass over (DATA, unknown frames).
-    pub(super) skip: u64,
-    pub(super) status: Option<u16>,
+    /// The response's frames, read so far.
+    pub(super) response: Response,
+}
+
+impl Rx {
+    /// A response's reading state, before its first byte.
+    pub(super) fn new(id: StreamId, tag: u32, shape: u32, unsent: usize) -> Self {
+        Rx {
+            id,
+            tag,
+            shape,
+            unsent,
+            response: Response::new(),
+        }
+    }
 }
 
 /// Reads what a request stream has: `None` while its response goes on, else its status or
@@ -45,17 +55,13 @@ pub(super) fn read_response(
     loop {
         match chunks.next(usize::MAX) {
             Ok(Some(chunk)) => {
-                if let Err(f) = feed(rx, &chunk.bytes) {
+                if let Err(f) = rx.response.feed(&chunk.bytes) {
                     out = Some(Err(f));
                     break;
                 }
             }
             Ok(None) => {
-                out = Some(match rx.status {
-                    Some(s) if rx.pending.is_empty() && rx.skip == 0 => Ok(s),
-                    Some(_) => Err(Reason::new(Kind::Read, Cause::Closed(At::MidBody))),
-                    None => Err(Reason::new(Kind::Read, Cause::Closed(At::BeforeResponse))),
-                });
+                out = Some(rx.response.at_fin());
                 break;
             }
             Err(quinn_proto::ReadError::Blocked) => break,
@@ -74,81 +80,4 @@ pub(super) fn read_response(
             .stop(VarInt::from_u32(h3err::H3_REQUEST_CANCELLED as u32));
     }
     out
-}
-
-/// Frames a response's bytes: HEADERS (its `:status`; 1xx ones are passed over; trailers
-/// are read and dropped), DATA and unknown frames passed over.
-pub(super) fn feed(rx: &mut Rx, data: &[u8]) -> Result<(), Failure> {
-    if rx.pending.is_empty() {
-        let used = walk(rx, data)?;
-        rx.pending.extend_from_slice(&data[used..]);
-    } else {
-        let mut joined = std::mem::take(&mut rx.pending);
-        joined.extend_from_slice(data);
-        let used = walk(rx, &joined)?;
-        joined.drain(..used);
-        rx.pending = joined;
-    }
-    Ok(())
-}
-
-/// Walks the frames of `b`; returns how many bytes it used, the rest the start of a frame.
-fn walk(rx: &mut Rx, b: &[u8]) -> Result<usize, Failure> {
-    let broke = |code: u64| Reason::new(Kind::Protocol, Cause::H3Sent(code as u32));
-    let mut at = 0;
-    loop {
-        if rx.skip > 0 {
-            let n = rx.skip.min((b.len() - at) as u64);
-            at += n as usize;
-            rx.skip -= n;
-            if rx.skip > 0 {
-                return Ok(at);
-            }
-        }
-        let head = match frame::parse_header(&b[at..], MAX_FIELD_SECTION) {
-            Ok(Some(h)) => h,
-            Ok(None) => return Ok(at),
-            Err(e) => return Err(broke(e.code())),
-        };
-        match head.kind {
-            frame::Kind::Data => {
-                if rx.status.is_none() {
-                    return Err(Reason::new(
-                        Kind::Protocol,
-                        Cause::Malformed(stats::reason::Malformed::FrameOrder),
-                    ));
-                }
-                at += head.header_len;
-                rx.skip = head.len;
-            }
-            frame::Kind::Headers => {
-                let end = at + head.header_len + head.len as usize;
-                if end > b.len() {
-                    return Ok(at);
-                }
-                let section = &b[at + head.header_len..end];
-                let h = qpack::head(section, MAX_FIELD_SECTION).map_err(|e| broke(e.code()))?;
-                if rx.status.is_none() {
-                    match h.status {
-                        Some(s) if (100..200).contains(&s) => {}
-                        Some(s) if (200..1000).contains(&s) => rx.status = Some(s),
-                        _ => {
-                            return Err(Reason::new(
-                                Kind::Protocol,
-                                Cause::Malformed(stats::reason::Malformed::Status),
-                            ))
-                        }
-                    }
-                }
-                at = end;
-            }
-            frame::Kind::Unknown(_) => {
-                at += head.header_len;
-                rx.skip = head.len;
-            }
-            // We sent no MAX_PUSH_ID: no push id is valid (RFC 9114 7.2.5).
-            frame::Kind::PushPromise => return Err(broke(h3err::H3_ID_ERROR)),
-            _ => return Err(broke(h3err::H3_FRAME_UNEXPECTED)),
-        }
-    }
 }

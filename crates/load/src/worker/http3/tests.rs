@@ -1,73 +1,5 @@
 use super::super::Pending;
-use super::response::feed;
 use super::*;
-use h3wire::qpack;
-
-fn rx() -> Rx {
-    Rx {
-        id: StreamId::new(Side::Client, Dir::Bi, 0),
-        tag: 0,
-        shape: 0,
-        unsent: 0,
-        pending: Vec::new(),
-        skip: 0,
-        status: None,
-    }
-}
-
-fn headers(status: u16) -> Vec<u8> {
-    let mut section = Vec::new();
-    qpack::encode_response(&mut section, status, &[("content-length", "2")]);
-    let mut out = Vec::new();
-    frame::put_headers(&mut out, &section);
-    out
-}
-
-fn response(status: u16, body: &[u8]) -> Vec<u8> {
-    let mut out = headers(status);
-    frame::put_data_header(&mut out, body.len() as u64);
-    out.extend_from_slice(body);
-    out
-}
-
-#[test]
-fn a_response_split_at_every_byte_frames_the_same() {
-    let mut bytes = headers(103);
-    bytes.extend(response(200, b"ok"));
-    // An unknown frame between them is passed over.
-    frame::put_header(&mut bytes, 0x21, 3);
-    bytes.extend_from_slice(b"abc");
-    for split in 0..=bytes.len() {
-        let mut r = rx();
-        feed(&mut r, &bytes[..split]).expect("a good response");
-        feed(&mut r, &bytes[split..]).expect("a good response");
-        assert_eq!(r.status, Some(200), "split at {split}");
-        assert!(r.pending.is_empty() && r.skip == 0, "split at {split}");
-    }
-}
-
-#[test]
-fn data_before_headers_is_malformed() {
-    let mut bytes = Vec::new();
-    frame::put_data_header(&mut bytes, 2);
-    bytes.extend_from_slice(b"ok");
-    let f = feed(&mut rx(), &bytes).expect_err("DATA first");
-    assert_eq!(f.kind, Kind::Protocol);
-}
-
-#[test]
-fn a_settings_frame_on_a_request_stream_is_unexpected() {
-    let mut bytes = response(200, b"");
-    frame::Settings::default().put(&mut bytes);
-    let f = feed(&mut rx(), &bytes).expect_err("SETTINGS on a request stream");
-    assert_eq!(
-        f,
-        Reason::new(
-            Kind::Protocol,
-            Cause::H3Sent(h3err::H3_FRAME_UNEXPECTED as u32)
-        )
-    );
-}
 
 #[test]
 fn a_crypto_error_is_a_tls_alert() {
@@ -101,11 +33,7 @@ fn conn() -> Conn {
 }
 
 fn on_stream(tag: u32, index: u64) -> Rx {
-    Rx {
-        id: StreamId::new(Side::Client, Dir::Bi, index),
-        tag,
-        ..rx()
-    }
+    Rx::new(StreamId::new(Side::Client, Dir::Bi, index), tag, 0, 0)
 }
 
 fn pending(tag: u32) -> Pending {

@@ -7,8 +7,9 @@
 //! streams kept are the three critical ones and those whose type has not come yet.
 
 use h3wire::error as h3err;
-use h3wire::frame::{self, Kind, Settings, UniStream};
+use h3wire::frame::{self, Header, Kind, Settings, UniStream};
 use h3wire::qpack::stream::{check_decoder_stream, check_encoder_stream};
+use h3wire::walk::{Frame, Take, WalkError, Walker};
 use quinn_proto::{Connection, ReadError, StreamId};
 
 /// The largest control frame held whole (SETTINGS, GOAWAY).
@@ -38,10 +39,11 @@ pub(super) struct Uni {
     pub(super) id: StreamId,
     /// Its type, once its first bytes came.
     kind: Option<UniStream>,
-    /// Bytes not yet taken: a frame or instruction split across reads.
+    /// Bytes not yet taken: the stream type, or a QPACK instruction split across reads (a
+    /// control frame split across reads is held by `walker`).
     pending: Vec<u8>,
-    /// Payload bytes of an unknown frame to pass over.
-    skip: u64,
+    /// The control stream's frames.
+    walker: Walker,
     /// The control stream's SETTINGS came.
     settings: Option<Settings>,
 }
@@ -52,7 +54,7 @@ impl Uni {
             id,
             kind: None,
             pending: Vec::new(),
-            skip: 0,
+            walker: Walker::new(MAX_CONTROL_FRAME),
             settings: None,
         }
     }
@@ -154,60 +156,56 @@ impl Uni {
         }
     }
 
-    /// The control stream's frames: SETTINGS first and once, GOAWAY, others skipped.
+    /// The control stream's frames: SETTINGS first and once, GOAWAY, others skipped. Takes
+    /// all of `pending`: a frame split across reads is held by the walker.
     fn control(&mut self, goaway: &mut Option<u64>) -> Result<(), u64> {
-        let mut at = 0;
-        let result = loop {
-            if self.skip > 0 {
-                let n = self.skip.min((self.pending.len() - at) as u64);
-                at += n as usize;
-                self.skip -= n;
-                if self.skip > 0 {
-                    break Ok(());
-                }
-            }
-            let head = match frame::parse_header(&self.pending[at..], MAX_CONTROL_FRAME) {
-                Ok(Some(h)) => h,
-                Ok(None) => break Ok(()),
-                Err(e) => break Err(e.code()),
-            };
-            if self.settings.is_none() && head.kind != Kind::Settings {
-                break Err(h3err::H3_MISSING_SETTINGS);
-            }
-            if !head.kind.allowed_on(frame::Stream::Control) {
-                break Err(h3err::H3_FRAME_UNEXPECTED);
-            }
-            if !head.kind.buffered() {
-                at += head.header_len;
-                self.skip = head.len;
+        let Uni {
+            pending,
+            walker,
+            settings,
+            ..
+        } = self;
+        let mut b = &pending[..];
+        while let Some(frame) = walker
+            .next(&mut b, |head| take_control(head, settings.is_some()))
+            .map_err(WalkError::code)?
+        {
+            // Nothing is streamed.
+            let Frame::Whole(head, payload) = frame else {
                 continue;
-            }
-            let end = at + head.header_len + head.len as usize;
-            if end > self.pending.len() {
-                break Ok(());
-            }
-            let payload = &self.pending[at + head.header_len..end];
+            };
             match head.kind {
-                Kind::Settings if self.settings.is_some() => break Err(h3err::H3_FRAME_UNEXPECTED),
-                Kind::Settings => match Settings::parse(payload) {
-                    Ok(s) => self.settings = Some(s),
-                    Err(e) => break Err(e.code()),
-                },
-                Kind::Goaway => match frame::parse_id(payload) {
+                Kind::Settings if settings.is_some() => return Err(h3err::H3_FRAME_UNEXPECTED),
+                Kind::Settings => *settings = Some(Settings::parse(payload).map_err(|e| e.code())?),
+                Kind::Goaway => match frame::parse_id(payload).map_err(|e| e.code())? {
                     // A later GOAWAY may only lower the id (RFC 9114 5.2).
-                    Ok(id) if goaway.is_some_and(|g| id > g) => break Err(h3err::H3_ID_ERROR),
-                    Ok(id) if id % 4 != 0 => break Err(h3err::H3_ID_ERROR),
-                    Ok(id) => *goaway = Some(id),
-                    Err(e) => break Err(e.code()),
+                    id if goaway.is_some_and(|g| id > g) => return Err(h3err::H3_ID_ERROR),
+                    id if id % 4 != 0 => return Err(h3err::H3_ID_ERROR),
+                    id => *goaway = Some(id),
                 },
                 // CANCEL_PUSH and MAX_PUSH_ID: no pushes here, nothing to do.
                 _ => {}
             }
-            at = end;
-        };
-        self.pending.drain(..at);
-        result
+        }
+        pending.clear();
+        Ok(())
     }
+}
+
+/// What the control stream does with a frame, from its header and whether SETTINGS came:
+/// SETTINGS first, then the control frames whole, unknown frames passed over.
+fn take_control(head: &Header, settings_seen: bool) -> Result<Take, u64> {
+    if !settings_seen && head.kind != Kind::Settings {
+        return Err(h3err::H3_MISSING_SETTINGS);
+    }
+    if !head.kind.allowed_on(frame::Stream::Control) {
+        return Err(h3err::H3_FRAME_UNEXPECTED);
+    }
+    Ok(if head.kind.buffered() {
+        Take::Whole
+    } else {
+        Take::Skip
+    })
 }
 
 #[cfg(test)]
