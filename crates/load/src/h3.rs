@@ -29,12 +29,15 @@ pub struct H3Counts {
     /// Requests sent again: left unprocessed by a GOAWAY, or rejected by the server
     /// (H3_REQUEST_REJECTED), each counted as it goes again.
     pub retries: u64,
+    /// QUIC's own figures: datagrams, system calls, losses, frames, the paths at the end.
+    pub quic: crate::QuicCounts,
 }
 
 impl H3Counts {
     /// Adds `other` into `self`.
     pub fn merge(&mut self, other: &H3Counts) {
         self.retries += other.retries;
+        self.quic.merge(&other.quic);
     }
 }
 

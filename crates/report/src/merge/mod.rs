@@ -447,13 +447,17 @@ pub fn merge(sources: &[Source], opts: Options) -> Result<LoadReport, MergeError
 
     let mut m = first.clone();
     m.http2 = crate::http2::Http2Report::merge(by_shard.values().map(|s| s.report.http2.as_ref()));
-    // Every shard's retries, not the first's.
+    // Every shard's retries, not the first's; QUIC's figures below, once the requests
+    // they are divided by are summed.
     m.http3 = by_shard
         .values()
         .filter_map(|s| s.report.http3.as_ref())
         .fold(None, |a: Option<crate::Http3Report>, h| {
             let retries = a.map_or(0, |a| a.retries).saturating_add(h.retries);
-            Some(crate::Http3Report { retries })
+            Some(crate::Http3Report {
+                retries,
+                quic: None,
+            })
         });
     // Saturating: real counts never come near u64::MAX, crafted ones must not panic.
     let sum = |f: &dyn Fn(&LoadReport) -> u64| {
@@ -470,6 +474,14 @@ pub fn merge(sources: &[Source], opts: Options) -> Result<LoadReport, MergeError
         in_flight: sum(&|r| r.requests.in_flight),
         unsent: sum(&|r| r.requests.unsent),
     };
+    if let Some(h3) = m.http3.as_mut() {
+        h3.quic = crate::QuicReport::merge(
+            by_shard
+                .values()
+                .filter_map(|s| s.report.http3.as_ref()?.quic.as_ref()),
+            m.requests.completed,
+        );
+    }
     m.errors = crate::Errors {
         connect: sum(&|r| r.errors.connect),
         connect_refused: sum(&|r| r.errors.connect_refused),

@@ -1,0 +1,227 @@
+//! QUIC's own figures in an `--http3` run's result (`http3.quic`): against caddy directly,
+//! and through a relay that drops datagrams, where QUIC must see losses and recover them.
+
+use std::collections::HashMap;
+use std::net::{SocketAddr, UdpSocket};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::super::{result, run};
+use super::Caddy;
+
+/// `foxbench load --http3 -n N -c 4 --streams 8` at `url`, its JSON result checked.
+fn load(url: &str, ca: &str, requests: u64) -> Value {
+    let n = requests.to_string();
+    let out = run(&[
+        "load",
+        "--http3",
+        "-n",
+        &n,
+        "-c",
+        "4",
+        "--streams",
+        "8",
+        "--cacert",
+        ca,
+        "--json",
+        "-",
+        url,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // `result` checks the schema and sent = ok + failed_status + errors + in_flight.
+    result(&out.stdout)
+}
+
+#[track_caller]
+fn num(v: &Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
+}
+
+/// The connections open when a `-n` run ends are closed by the run's end, not by a
+/// failure: their QUIC statistics must still be counted (with keep-alive and no error,
+/// no connection closes before), and their paths noted.
+#[test]
+fn connections_open_at_the_end_count_their_quic_figures() {
+    let Some(caddy) = Caddy::start() else { return };
+    let v = load(&caddy.url(), caddy.ca(), 1000);
+    assert_eq!(v["requests"]["ok"], 1000, "{}", v["requests"]);
+    let q = &v["http3"]["quic"];
+    let p = &q["per_request"];
+    assert_eq!(
+        p["requests"], 1000,
+        "divided by the requests completed: {q}"
+    );
+    for k in [
+        "datagrams_sent",
+        "datagrams_received",
+        "bytes_sent",
+        "bytes_received",
+    ] {
+        assert!(num(&p[k]) > 0.0, "{k}: {q}");
+    }
+    assert!(num(&p["send_calls"]) > 0.0, "{q}");
+    assert!(
+        num(&p["receive_calls"]) >= num(&p["datagrams_received"]),
+        "{q}"
+    );
+    // One datagram per send call: no GSO yet (no send refused on an idle loopback).
+    assert!(num(&q["datagrams_per_send_call"]) <= 1.0, "{q}");
+    assert!(num(&q["datagrams_per_send_call"]) > 0.9, "{q}");
+    // The worker's bytes are the throughput's over UDP, both ways.
+    assert!(
+        q["bytes_sent"].as_u64() >= v["throughput"]["bytes_written"].as_u64(),
+        "{v}"
+    );
+    assert_eq!(q["bytes_received"], v["throughput"]["bytes_read"], "{v}");
+    let opened = &v["connections"]["opened"];
+    assert_eq!(*opened, 4);
+    assert_eq!(
+        q["connections"], *opened,
+        "every connection's stats, once: {q}"
+    );
+    assert!(q["packets_sent"].as_u64().unwrap() > 0, "{q}");
+    assert!(
+        q["frames_received"]["stream"].as_u64().unwrap() >= 1000,
+        "{q}"
+    );
+    // Every QUIC handshake counted as a full TLS one, none resumed: resumption is off.
+    let tls = &v["tls"];
+    assert_eq!(tls["handshakes_full"], *opened, "{tls}");
+    assert_eq!(tls["handshakes_resumed"], 0, "{tls}");
+    assert_eq!(tls["resumption"], false, "{tls}");
+    assert_eq!(q["handshakes_failed"], 0, "{q}");
+    let end = &q["at_end"];
+    assert_eq!(end["connections"], *opened, "{q}");
+    let rtt = &end["rtt_us"];
+    assert!(num(&rtt["min"]) > 0.0, "{rtt}");
+    assert!(num(&rtt["max"]) < 1e6, "{rtt}");
+    assert!(num(&end["cwnd_bytes"]["median"]) > 0.0, "{end}");
+}
+
+/// A loss on the path was invisible in the report. Through a relay that drops every
+/// 10th datagram each way, QUIC declares packets lost, sends their frames again, and every
+/// request still ends in exactly one outcome.
+#[test]
+fn datagrams_dropped_on_the_path_show_as_lost_packets() {
+    let Some(caddy) = Caddy::start() else { return };
+    let relay = LossyRelay::start(caddy.addr);
+    let url = format!("https://127.0.0.1:{}/", relay.addr.port());
+    let v = load(&url, caddy.ca(), 400);
+    let dropped = relay.stop();
+    assert!(dropped > 0, "the relay dropped nothing");
+    assert!(
+        v["requests"]["ok"].as_u64().unwrap() > 0,
+        "{}",
+        v["requests"]
+    );
+    let q = &v["http3"]["quic"];
+    assert!(q["packets_lost"].as_u64().unwrap() > 0, "{q}");
+    assert!(q["bytes_lost"].as_u64().unwrap() > 0, "{q}");
+    assert!(num(&q["loss_percent"]) > 0.0, "{q}");
+}
+
+/// The datagrams of a flow passed before drops start: the QUIC handshake's.
+const HANDSHAKE_DATAGRAMS: u64 = 10;
+
+/// Every 10th datagram after those, each way, is dropped.
+fn dropped(n: u64) -> bool {
+    n > HANDSHAKE_DATAGRAMS && n.is_multiple_of(10)
+}
+
+/// A UDP relay on loopback to `server`: each client address (one per QUIC connection)
+/// gets its own upstream socket; datagrams are dropped as [`dropped`] says, counted per
+/// flow and direction.
+struct LossyRelay {
+    addr: SocketAddr,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<u64>>,
+}
+
+/// One client's flow: its upstream socket and its datagrams each way.
+struct Flow {
+    up: UdpSocket,
+    to_server: u64,
+    to_client: u64,
+}
+
+impl LossyRelay {
+    fn start(server: SocketAddr) -> LossyRelay {
+        let front = UdpSocket::bind("127.0.0.1:0").unwrap();
+        // The loop waits on the front socket this long at most, then reads the upstream
+        // ones: the answers' extra delay, not a sleep.
+        front
+            .set_read_timeout(Some(Duration::from_millis(1)))
+            .unwrap();
+        let addr = front.local_addr().unwrap();
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let thread = std::thread::spawn(move || relay(&front, server, &flag));
+        LossyRelay {
+            addr,
+            stop,
+            thread: Some(thread),
+        }
+    }
+
+    /// Stops the relay and returns the datagrams it dropped.
+    fn stop(mut self) -> u64 {
+        self.stop.store(true, Ordering::Relaxed);
+        self.thread.take().unwrap().join().unwrap()
+    }
+}
+
+impl Drop for LossyRelay {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn relay(front: &UdpSocket, server: SocketAddr, stop: &AtomicBool) -> u64 {
+    let mut flows: HashMap<SocketAddr, Flow> = HashMap::new();
+    let mut buf = vec![0u8; 65_535];
+    let mut drops = 0;
+    while !stop.load(Ordering::Relaxed) {
+        if let Ok((n, from)) = front.recv_from(&mut buf) {
+            let flow = flows.entry(from).or_insert_with(|| {
+                let up = UdpSocket::bind("127.0.0.1:0").unwrap();
+                up.connect(server).unwrap();
+                up.set_nonblocking(true).unwrap();
+                Flow {
+                    up,
+                    to_server: 0,
+                    to_client: 0,
+                }
+            });
+            flow.to_server += 1;
+            match dropped(flow.to_server) {
+                true => drops += 1,
+                false => {
+                    let _ = flow.up.send(&buf[..n]);
+                }
+            }
+        }
+        for (client, flow) in &mut flows {
+            while let Ok(n) = flow.up.recv(&mut buf) {
+                flow.to_client += 1;
+                match dropped(flow.to_client) {
+                    true => drops += 1,
+                    false => {
+                        let _ = front.send_to(&buf[..n], client);
+                    }
+                }
+            }
+        }
+    }
+    drops
+}
