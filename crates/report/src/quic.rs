@@ -107,7 +107,7 @@ pub struct QuicFrames {
     pub reset_stream: u64,
     /// STOP_SENDING.
     pub stop_sending: u64,
-    /// CONNECTION_CLOSE.
+    /// CONNECTION_CLOSE: received only; `quinn-proto` 0.11 does not count those it sends.
     pub connection_close: u64,
 }
 

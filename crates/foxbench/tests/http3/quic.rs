@@ -112,7 +112,7 @@ fn connections_open_at_the_end_count_their_quic_figures() {
 #[test]
 fn datagrams_dropped_on_the_path_show_as_lost_packets() {
     let Some(caddy) = Caddy::start() else { return };
-    let relay = LossyRelay::start(caddy.addr);
+    let relay = LossyRelay::start(caddy.addr, every_tenth_after_the_handshake);
     let url = format!("https://127.0.0.1:{}/", relay.addr.port());
     let v = load(&url, caddy.ca(), 400);
     let dropped = relay.stop();
@@ -128,17 +128,66 @@ fn datagrams_dropped_on_the_path_show_as_lost_packets() {
     assert!(num(&q["loss_percent"]) > 0.0, "{q}");
 }
 
+/// A QUIC connection that never finished its handshake was counted nowhere but in the
+/// connect errors. Through a relay that lets the preflight through and nothing after,
+/// every connection of the run fails its handshake, each counted once.
+#[test]
+fn a_handshake_that_never_ends_is_a_failed_handshake() {
+    let Some(caddy) = Caddy::start() else { return };
+    let relay = LossyRelay::start(caddy.addr, all_after_the_preflight);
+    let url = format!("https://127.0.0.1:{}/", relay.addr.port());
+    let out = run(&[
+        "load",
+        "--http3",
+        "-n",
+        "4",
+        "-c",
+        "2",
+        // Long enough for the preflight's handshake on a loaded machine.
+        "--connect-timeout",
+        "1s",
+        "--cacert",
+        caddy.ca(),
+        "--json",
+        "-",
+        &url,
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.stdout.is_empty(), "{:?}: {stderr}", out.status);
+    let v = result(&out.stdout);
+    relay.stop();
+    assert_eq!(v["requests"]["ok"], 0, "{}", v["requests"]);
+    let failed = v["errors"]["connect_timeout"].as_u64().unwrap();
+    assert!(failed > 0, "{}", v["errors"]);
+    let q = &v["http3"]["quic"];
+    // Each connect that timed out carried one request (one until the handshake ends).
+    assert_eq!(q["handshakes_failed"].as_u64(), Some(failed), "{q}");
+    assert_eq!(v["tls"]["handshakes_full"], 0, "{}", v["tls"]);
+    assert_eq!(
+        q["at_end"],
+        Value::Null,
+        "no connection was up at the end: {q}"
+    );
+}
+
 /// The datagrams of a flow passed before drops start: the QUIC handshake's.
 const HANDSHAKE_DATAGRAMS: u64 = 10;
 
-/// Every 10th datagram after those, each way, is dropped.
-fn dropped(n: u64) -> bool {
+/// Every 10th datagram after those, each way, is dropped (`n` counts a flow's datagrams
+/// in one direction; `flow` numbers the flows from 0, the preflight's).
+fn every_tenth_after_the_handshake(_flow: usize, n: u64) -> bool {
     n > HANDSHAKE_DATAGRAMS && n.is_multiple_of(10)
 }
 
+/// Every datagram of every flow but the first (the preflight's) is dropped: the run's
+/// handshakes never end.
+fn all_after_the_preflight(flow: usize, _n: u64) -> bool {
+    flow > 0
+}
+
 /// A UDP relay on loopback to `server`: each client address (one per QUIC connection)
-/// gets its own upstream socket; datagrams are dropped as [`dropped`] says, counted per
-/// flow and direction.
+/// gets its own upstream socket; a datagram is dropped when `rule(flow, n)` says so, `n`
+/// counted per flow and direction.
 struct LossyRelay {
     addr: SocketAddr,
     stop: Arc<AtomicBool>,
@@ -148,12 +197,13 @@ struct LossyRelay {
 /// One client's flow: its upstream socket and its datagrams each way.
 struct Flow {
     up: UdpSocket,
+    index: usize,
     to_server: u64,
     to_client: u64,
 }
 
 impl LossyRelay {
-    fn start(server: SocketAddr) -> LossyRelay {
+    fn start(server: SocketAddr, rule: fn(usize, u64) -> bool) -> LossyRelay {
         let front = UdpSocket::bind("127.0.0.1:0").unwrap();
         // The loop waits on the front socket this long at most, then reads the upstream
         // ones: the answers' extra delay, not a sleep.
@@ -163,7 +213,7 @@ impl LossyRelay {
         let addr = front.local_addr().unwrap();
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
-        let thread = std::thread::spawn(move || relay(&front, server, &flag));
+        let thread = std::thread::spawn(move || relay(&front, server, rule, &flag));
         LossyRelay {
             addr,
             stop,
@@ -187,24 +237,31 @@ impl Drop for LossyRelay {
     }
 }
 
-fn relay(front: &UdpSocket, server: SocketAddr, stop: &AtomicBool) -> u64 {
+fn relay(
+    front: &UdpSocket,
+    server: SocketAddr,
+    rule: fn(usize, u64) -> bool,
+    stop: &AtomicBool,
+) -> u64 {
     let mut flows: HashMap<SocketAddr, Flow> = HashMap::new();
     let mut buf = vec![0u8; 65_535];
     let mut drops = 0;
     while !stop.load(Ordering::Relaxed) {
         if let Ok((n, from)) = front.recv_from(&mut buf) {
+            let index = flows.len();
             let flow = flows.entry(from).or_insert_with(|| {
                 let up = UdpSocket::bind("127.0.0.1:0").unwrap();
                 up.connect(server).unwrap();
                 up.set_nonblocking(true).unwrap();
                 Flow {
                     up,
+                    index,
                     to_server: 0,
                     to_client: 0,
                 }
             });
             flow.to_server += 1;
-            match dropped(flow.to_server) {
+            match rule(flow.index, flow.to_server) {
                 true => drops += 1,
                 false => {
                     let _ = flow.up.send(&buf[..n]);
@@ -214,7 +271,7 @@ fn relay(front: &UdpSocket, server: SocketAddr, stop: &AtomicBool) -> u64 {
         for (client, flow) in &mut flows {
             while let Ok(n) = flow.up.recv(&mut buf) {
                 flow.to_client += 1;
-                match dropped(flow.to_client) {
+                match rule(flow.index, flow.to_client) {
                     true => drops += 1,
                     false => {
                         let _ = front.send_to(&buf[..n], client);
