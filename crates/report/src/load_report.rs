@@ -322,6 +322,31 @@ pub struct Http3Report {
 }
 
 impl Http3Report {
+    /// Several shards' sections as one run's: retries summed, QUIC's figures merged with
+    /// their ratios recomputed for `completed` (the merged requests completed). QUIC's
+    /// figures are left out unless every shard has them: a shard written before them would
+    /// leave its requests in `completed` and its datagrams out of the sums. `None` when no
+    /// shard has an HTTP/3 section.
+    pub fn merge<'a>(
+        parts: impl Iterator<Item = &'a Http3Report>,
+        completed: u64,
+    ) -> Option<Http3Report> {
+        let parts: Vec<&Http3Report> = parts.collect();
+        if parts.is_empty() {
+            return None;
+        }
+        let quic = match parts.iter().all(|p| p.quic.is_some()) {
+            true => {
+                crate::QuicReport::merge(parts.iter().filter_map(|p| p.quic.as_ref()), completed)
+            }
+            false => None,
+        };
+        Some(Http3Report {
+            retries: parts.iter().fold(0u64, |a, p| a.saturating_add(p.retries)),
+            quic,
+        })
+    }
+
     /// Its lines of the text report; `tls` holds the QUIC handshakes completed.
     pub fn write_text(&self, o: &mut String, tls: Option<&TlsReport>) {
         use std::fmt::Write as _;

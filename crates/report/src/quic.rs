@@ -153,6 +153,11 @@ pub struct PathsAtEnd {
     pub rtt_us: Spread,
     /// Their congestion windows, bytes.
     pub cwnd_bytes: Spread,
+    /// Merged from several shards' paths: each median is the largest of theirs, an upper
+    /// bound. Absent (false) for one run's, exact, and in results written before
+    /// 2026-11-29.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub median_upper_bound: bool,
 }
 
 /// The least, the median and the largest of a figure across connections. Merged from
@@ -202,6 +207,7 @@ impl PathsAtEnd {
             connections: rtt.len() as u64,
             rtt_us: Spread::of(&mut rtt)?,
             cwnd_bytes: Spread::of(&mut cwnd)?,
+            median_upper_bound: false,
         })
     }
 }
@@ -266,6 +272,7 @@ impl QuicReport {
                     connections: x.connections.saturating_add(y.connections),
                     rtt_us: x.rtt_us.merge(&y.rtt_us),
                     cwnd_bytes: x.cwnd_bytes.merge(&y.cwnd_bytes),
+                    median_upper_bound: true,
                 }),
                 (x, y) => x.or_else(|| y.clone()),
             };
@@ -306,9 +313,14 @@ impl QuicReport {
             self.packets_lost, self.packets_sent, self.congestion_events
         );
         if let Some(e) = &self.at_end {
+            // A merged median is the largest shard's: an upper bound, said so.
+            let median = match e.median_upper_bound {
+                true => "median ≤",
+                false => "median",
+            };
             let _ = write!(
                 second,
-                "; at the end ({} connections) RTT {} median (min {}, max {}), cwnd {} median (max {})",
+                "; at the end ({} connections) RTT {median} {} (min {}, max {}), cwnd {median} {} (max {})",
                 e.connections,
                 human_us(e.rtt_us.median),
                 human_us(e.rtt_us.min),

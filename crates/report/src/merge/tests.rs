@@ -608,3 +608,23 @@ fn shards_of_different_streams_are_different_plans() {
     let e = merge(&s, Options::default()).unwrap_err();
     assert_eq!(e.text().settings(), [Setting::Streams], "{e}");
 }
+
+/// An old shard (HTTP/3 but no QUIC figures) merged with new ones left its requests in the
+/// divisor and its datagrams out of the sums: per request figures read low. Without every
+/// shard's figures there are none.
+#[test]
+fn a_shard_without_quic_figures_leaves_them_out_of_the_merge() {
+    let mut s = shards(&[1000; 9], 3);
+    for (i, src) in s.iter_mut().enumerate() {
+        src.report.config.streams = Some(8);
+        let n = src.report.requests.completed;
+        src.report.http3 = Some(crate::Http3Report {
+            retries: 1,
+            quic: (i > 0).then(|| quic(n, 2, 100)),
+        });
+    }
+    let m = merge(&s, Options::default()).unwrap();
+    let h3 = m.http3.expect("every shard's HTTP/3 section");
+    assert_eq!(h3.retries, 3);
+    assert_eq!(h3.quic, None, "partial sums over all shards' requests");
+}

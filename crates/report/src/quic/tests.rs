@@ -108,7 +108,8 @@ fn the_text_says_the_figures_per_request_and_the_handshakes_failed() {
         second.starts_with("5 of 200 packets lost (2.50%), 2 congestion events"),
         "{second}"
     );
-    assert!(second.contains("RTT 100.0µs median"), "{second}");
+    assert!(second.contains("RTT median 100.0µs (min"), "{second}");
+    assert!(!second.contains("≤"), "one run's median is exact: {second}");
     assert!(second.ends_with("0 handshakes, 1 failed"), "{second}");
 }
 
@@ -150,4 +151,32 @@ fn a_result_written_before_quics_figures_still_reads() {
     let h: crate::Http3Report = serde_json::from_str(r#"{"retries": 3}"#).unwrap();
     assert_eq!(h.retries, 3);
     assert_eq!(h.quic, None);
+}
+
+/// A merged median (the largest shard's) was printed as if exact: it reads "median ≤" in
+/// the text and on the page, and the JSON says so.
+#[test]
+fn a_merged_median_reads_as_an_upper_bound() {
+    let mut a = report();
+    a.derive(100);
+    let one = QuicReport::merge([&a].into_iter(), 100).unwrap();
+    assert!(
+        !one.at_end.as_ref().unwrap().median_upper_bound,
+        "one shard's is exact"
+    );
+    let m = QuicReport::merge([&a, &a].into_iter(), 200).unwrap();
+    let [_, second] = m.lines(None);
+    assert!(second.contains("RTT median ≤ 100.0µs (min"), "{second}");
+    assert!(second.contains("cwnd median ≤ 13.7 KiB"), "{second}");
+    let mut r = crate::tests::sample();
+    r.http3 = Some(crate::Http3Report {
+        retries: 0,
+        quic: Some(m.clone()),
+    });
+    let html = crate::load_html::to_html(&r);
+    assert!(html.contains("RTT median ≤ 100.0µs"), "{html}");
+    let json = serde_json::to_value(&m).unwrap();
+    assert_eq!(json["at_end"]["median_upper_bound"], true, "{json}");
+    let single = serde_json::to_value(&a).unwrap();
+    assert_eq!(single["at_end"].get("median_upper_bound"), None, "{single}");
 }
