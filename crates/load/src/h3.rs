@@ -141,7 +141,11 @@ fn request(target: &Target, spec: &RequestSpec) -> Result<Vec<u8>, TargetError> 
 pub(crate) fn preflight(plan: &Plan) -> Result<(), SetupError> {
     let target = &plan.target;
     let addr = target.addr;
-    let connector = Connector::new(&target.host, &plan.tls, Alpn::H3)?;
+    let tls = tls::TlsOptions {
+        resume: plan.tls_resumption(),
+        ..plan.tls.clone()
+    };
+    let connector = Connector::new(&target.host, &tls, Alpn::H3)?;
     let client = connector.quic().map_err(|e| SetupError::Tls {
         addr,
         message: e.into(),

@@ -299,7 +299,7 @@ pub(super) trait Http: Sized {
     fn close(&mut self, c: &mut Self::Conn);
 
     /// Closes a connection (open, being set up, or closed already) because the run ended:
-    /// what it was then is no failure. HTTP/3 notes the path of each connection open.
+    /// what it was then is no failure.
     fn end(&mut self, c: &mut Self::Conn) {
         self.close(c);
     }

@@ -87,8 +87,11 @@ pub(in crate::worker) struct Conn {
     /// The endpoint has forgotten the connection (it said Drained): its handle may be
     /// another's now.
     drained: bool,
-    /// The handshake is done.
+    /// The handshake is done (quinn said Connected).
     up: bool,
+    /// The handshake was counted as a full TLS one ([`Http::up`], after `up`): a
+    /// connection lost in the poll that brought Connected is not, and fails its handshake.
+    handshake_counted: bool,
     /// When the connect started, and when the server first answered.
     started_ns: u64,
     answered_ns: Option<u64>,
@@ -468,6 +471,7 @@ impl Http for Http3 {
             quic: None,
             drained: false,
             up: false,
+            handshake_counted: false,
             started_ns: 0,
             answered_ns: None,
             next_tag: Tag::default(),
@@ -518,6 +522,7 @@ impl Http for Http3 {
         c.quic = Some((handle, conn));
         c.drained = false;
         c.up = false;
+        c.handshake_counted = false;
         c.started_ns = now;
         c.answered_ns = None;
         c.goaway = None;
@@ -545,6 +550,7 @@ impl Http for Http3 {
     fn up(&mut self, c: &mut Conn, cx: &mut Cx, now: u64) -> u64 {
         let answered = c.answered_ns.unwrap_or(now);
         cx.rec.counts.handshakes_full += 1;
+        c.handshake_counted = true;
         cx.rec
             .handshake_full
             .record_ns(now.saturating_sub(answered));
@@ -698,9 +704,10 @@ impl Http for Http3 {
     }
 
     /// The run's end: a connection up has its path noted (RTT, window) before it closes;
-    /// one still in its handshake was cut short, no failed handshake.
+    /// one still in its handshake was cut short, no failed handshake; one lost before the
+    /// end is no path then.
     fn end(&mut self, c: &mut Conn) {
-        if let (Some((_, conn)), true) = (c.quic.as_ref(), c.up) {
+        if let (Some((_, conn)), true) = (c.quic.as_ref(), c.open_at_end()) {
             self.quic.note_end(&conn.stats());
         }
         self.shut(c, true);

@@ -37,7 +37,7 @@ impl Http3 {
                 crate::h3::flush(&mut conn, Instant::now(), &mut self.tx, send);
             }
             self.quic.add_connection(&conn.stats());
-            if !c.up && !run_ended {
+            if c.handshake_failed(run_ended) {
                 self.quic.handshakes_failed += 1;
             }
             while let Some(ev) = conn.poll_endpoint_events() {
@@ -53,6 +53,7 @@ impl Http3 {
         c.socket = None;
         c.drained = false;
         c.up = false;
+        c.handshake_counted = false;
         c.next_tag = Tag::default();
         c.queue.clear();
         c.rx.clear();
@@ -62,5 +63,19 @@ impl Http3 {
         c.issued = false;
         c.lost = None;
         c.answered_ns = None;
+    }
+}
+
+impl Conn {
+    /// Closing it is a failed handshake: its handshake was never counted done, unless the
+    /// run's end cut short a handshake still going (one lost already failed).
+    pub(super) fn handshake_failed(&self, run_ended: bool) -> bool {
+        let cut_short = run_ended && self.lost.is_none();
+        !self.handshake_counted && !cut_short
+    }
+
+    /// Up and not lost when the run ended: its path then is noted.
+    pub(super) fn open_at_end(&self) -> bool {
+        self.up && self.lost.is_none()
     }
 }
