@@ -237,7 +237,7 @@ fn scheduled(rate: &load::Rate, stop: Stop, shard: load::Shard, elapsed: Duratio
 
 /// The HTTP/3 section of a load result from the engine's counts: its retries, and QUIC's
 /// figures, those per request divided by the `completed` requests.
-pub fn http3_report(h: &load::H3Counts, completed: u64) -> report::Http3Report {
+fn http3_report(h: &load::H3Counts, completed: u64) -> report::Http3Report {
     let q = &h.quic;
     let frames = |f: &load::QuicFrames| report::quic::QuicFrames {
         acks: f.acks,
