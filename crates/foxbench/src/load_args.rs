@@ -180,7 +180,8 @@ pub struct LoadArgs {
     #[arg(long = "key", value_name = "FILE", requires = "cert")]
     pub key: Option<PathBuf>,
 
-    /// https: resume TLS sessions on reconnect (tickets or session IDs).
+    /// https: resume TLS sessions on reconnect (tickets or session IDs). No effect over
+    /// --http3: every QUIC handshake is full (the report's `tls.resumption` says false).
     #[arg(long = "tls-resume", value_enum, default_value = "on")]
     pub tls_resume: OnOff,
 

@@ -29,12 +29,15 @@ pub struct H3Counts {
     /// Requests sent again: left unprocessed by a GOAWAY, or rejected by the server
     /// (H3_REQUEST_REJECTED), each counted as it goes again.
     pub retries: u64,
+    /// QUIC's own figures: datagrams, system calls, losses, frames, the paths at the end.
+    pub quic: crate::QuicCounts,
 }
 
 impl H3Counts {
     /// Adds `other` into `self`.
     pub fn merge(&mut self, other: &H3Counts) {
         self.retries += other.retries;
+        self.quic.merge(&other.quic);
     }
 }
 
@@ -142,7 +145,11 @@ fn request(target: &Target, spec: &RequestSpec) -> Result<Vec<u8>, TargetError> 
 pub(crate) fn preflight(plan: &Plan) -> Result<(), SetupError> {
     let target = &plan.target;
     let addr = target.addr;
-    let connector = Connector::new(&target.host, &plan.tls, Alpn::H3)?;
+    let tls = tls::TlsOptions {
+        resume: plan.tls_resumption(),
+        ..plan.tls.clone()
+    };
+    let connector = Connector::new(&target.host, &tls, Alpn::H3)?;
     let client = connector.quic().map_err(|e| SetupError::Tls {
         addr,
         message: e.into(),

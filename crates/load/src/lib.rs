@@ -53,6 +53,7 @@ mod interval;
 pub mod os_limits;
 mod plan;
 mod protocol_counts;
+mod quic_counts;
 mod rate;
 mod response;
 mod schedule;
@@ -85,6 +86,7 @@ pub use plan::{
     Stop, COALESCE_BATCH, COALESCE_LATENCY_SHARE, COALESCE_LIMIT, COALESCE_MAX, COALESCE_MIN,
     MAX_PIPELINE,
 };
+pub use quic_counts::{PathAtEnd, QuicCounts, QuicFrames};
 pub use rate::{Rate, RateError, Stage};
 pub use response::{parse_head, Chunked, Framer, Framing, Head, ParseError, Step, MAX_HEAD};
 pub use setup::{
@@ -189,7 +191,7 @@ pub struct RunResult {
     /// HTTP/2's counts (streams, retries, resets and GOAWAYs by code, header bytes);
     /// `None` under HTTP/1.1.
     pub h2: Option<H2Counts>,
-    /// HTTP/3's counts (retries); `None` under HTTP/1.1 and HTTP/2.
+    /// HTTP/3's counts (retries, QUIC's figures); `None` under HTTP/1.1 and HTTP/2.
     pub h3: Option<H3Counts>,
     /// Wall time from the start of the workers to the end of the last one.
     pub elapsed: Duration,
@@ -361,7 +363,10 @@ pub fn run_with_intervals(
         Scheme::Http => None,
         Scheme::Https => Some(tls::Connector::new(
             &plan.target.host,
-            &plan.tls,
+            &TlsOptions {
+                resume: plan.tls_resumption(),
+                ..plan.tls.clone()
+            },
             match plan.protocol {
                 Protocol::Http1 => tls::Alpn::Http1,
                 Protocol::Http2(_) => tls::Alpn::H2,

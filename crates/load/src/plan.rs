@@ -162,6 +162,15 @@ pub enum Protocol {
     Http3(H3Options),
 }
 
+impl Protocol {
+    /// Whether its TLS handshakes may resume a session (`--tls-resume`): not HTTP/3's, since
+    /// `quinn-proto` does not say whether a QUIC handshake resumed, and each is counted as
+    /// full.
+    pub fn resumes_tls(&self) -> bool {
+        !matches!(self, Protocol::Http3(_))
+    }
+}
+
 /// HTTP/3's settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct H3Options {
@@ -491,6 +500,13 @@ impl std::fmt::Display for PlanError {
 impl std::error::Error for PlanError {}
 
 impl Plan {
+    /// Whether TLS sessions are resumed on reconnect: `--tls-resume`, where the protocol
+    /// allows it ([`Protocol::resumes_tls`]). The engine's TLS configuration and the
+    /// report's `tls.resumption` both take it from here.
+    pub fn tls_resumption(&self) -> bool {
+        self.tls.resume && self.protocol.resumes_tls()
+    }
+
     /// A closed-model keep-alive plan with the defaults of `foxbench load`: a GET of the
     /// target's URL.
     pub fn new(target: Target) -> Self {

@@ -174,7 +174,7 @@ pub fn load_report(
         alpn: r.tls.as_ref().and_then(|t| t.alpn.as_deref()),
         verify: &verify,
         insecure: plan.tls.verify == Verify::Insecure,
-        resumption: plan.tls.resume,
+        resumption: plan.tls_resumption(),
         full: &r.handshake_full,
         resumed: &r.handshake_resumed,
         client_certificate: match (r.client_cert_asked, plan.tls.client.is_some()) {
@@ -212,9 +212,7 @@ pub fn load_report(
     let tls = plan.target.scheme == load::Scheme::Https;
     report.protocol = Some(rules::protocol_name(&plan.protocol, tls).into());
     report.http2 = http2_report(r, plan.protocol);
-    report.http3 =
-        r.h3.as_ref()
-            .map(|h| report::Http3Report { retries: h.retries });
+    report.http3 = r.h3.as_ref().map(|h| http3_report(h, r.counts.completed()));
     let links: Vec<TcpLink> = (window.link.as_ref())
         .and_then(|l| tcp_link(None, l))
         .into_iter()
@@ -234,6 +232,51 @@ fn scheduled(rate: &load::Rate, stop: Stop, shard: load::Shard, elapsed: Duratio
     match stop {
         Stop::Requests(n) => shard.share(due).min(n),
         Stop::Duration(d) => shard.share(due.min(rate.due_by(d.as_nanos() as f64).ceil() as u64)),
+    }
+}
+
+/// The HTTP/3 section of a load result from the engine's counts: its retries, and QUIC's
+/// figures, those per request divided by the `completed` requests.
+fn http3_report(h: &load::H3Counts, completed: u64) -> report::Http3Report {
+    let q = &h.quic;
+    let frames = |f: &load::QuicFrames| report::quic::QuicFrames {
+        acks: f.acks,
+        crypto: f.crypto,
+        stream: f.stream,
+        ping: f.ping,
+        max_data: f.max_data,
+        max_stream_data: f.max_stream_data,
+        max_streams_bidi: f.max_streams_bidi,
+        streams_blocked_bidi: f.streams_blocked_bidi,
+        reset_stream: f.reset_stream,
+        stop_sending: f.stop_sending,
+        connection_close: f.connection_close,
+    };
+    let mut quic = report::QuicReport {
+        datagrams_sent: q.datagrams_sent,
+        datagrams_received: q.datagrams_received,
+        send_calls: q.send_calls,
+        receive_calls: q.receive_calls,
+        bytes_sent: q.bytes_sent,
+        bytes_received: q.bytes_received,
+        per_request: None,
+        datagrams_per_send_call: None,
+        datagrams_per_receive_call: None,
+        connections: q.connections,
+        handshakes_failed: q.handshakes_failed,
+        packets_sent: q.packets_sent,
+        packets_lost: q.packets_lost,
+        bytes_lost: q.bytes_lost,
+        loss_percent: None,
+        congestion_events: q.congestion_events,
+        frames_sent: frames(&q.frames_sent),
+        frames_received: frames(&q.frames_received),
+        at_end: report::quic::PathsAtEnd::of(q.at_end.iter().map(|p| (p.rtt_ns, p.cwnd_bytes))),
+    };
+    quic.derive(completed);
+    report::Http3Report {
+        retries: h.retries,
+        quic: Some(quic),
     }
 }
 

@@ -87,6 +87,29 @@ pub struct AgentRow {
     pub interrupted: bool,
 }
 
+impl AgentRow {
+    /// Shard `shard`'s row, from its result `r` read from `source`; `t0` is the earliest
+    /// agent's start (Unix ns).
+    pub(crate) fn of(shard: u64, source: &str, r: &crate::LoadReport, t0: u64) -> AgentRow {
+        let start = r.start.as_ref();
+        AgentRow {
+            shard,
+            source: source.to_string(),
+            started: start.map_or_else(String::new, |s| s.started.clone()),
+            start_offset_ms: start.map_or(0.0, |s| (s.started_unix_ns - t0) as f64 / 1e6),
+            elapsed_s: r.elapsed_s,
+            connections: r.config.connections,
+            sent: r.requests.sent,
+            ok: r.requests.ok,
+            failed: r.requests.failed_status + r.requests.errors,
+            errors: r.errors.clone(),
+            cpu_percent: r.client.cpu_percent,
+            saturated: r.client.saturated,
+            interrupted: r.interrupted,
+        }
+    }
+}
+
 impl Agents {
     /// The text report's lines about the agents.
     pub fn write_text(&self, o: &mut String) {

@@ -172,7 +172,14 @@ fn figures(out: &mut String, r: &LoadReport) {
                     .map(|line| ("send stamps", line)),
             )
     });
-    for (k, v) in rows.into_iter().chain(coalescing).chain(delay) {
+    // HTTP/3's QUIC figures, as the text report words them.
+    let quic = r
+        .http3
+        .iter()
+        .filter_map(|h| h.quic.as_ref())
+        .flat_map(|q| q.lines(r.tls.as_ref()))
+        .map(|line| ("QUIC", line));
+    for (k, v) in rows.into_iter().chain(coalescing).chain(delay).chain(quic) {
         let _ = writeln!(out, "<dt>{}</dt><dd>{}</dd>", esc(k), esc(&v));
     }
     out.push_str("</dl>\n</section>\n");

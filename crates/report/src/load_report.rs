@@ -72,7 +72,7 @@ pub struct LoadReport {
     /// `--http2`: streams, retries, resets and GOAWAYs, header bytes; absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub http2: Option<http2::Http2Report>,
-    /// `--http3`: its retries; absent otherwise.
+    /// `--http3`: its retries and QUIC's figures; absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub http3: Option<Http3Report>,
     /// TLS: what was negotiated and the handshakes; absent for http:// runs.
@@ -310,18 +310,50 @@ pub struct TargetInfo {
 }
 
 /// The HTTP/3 section of a load report.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Http3Report {
     /// Requests sent again: left unprocessed by a GOAWAY, or rejected
     /// (H3_REQUEST_REJECTED).
     pub retries: u64,
+    /// QUIC's own figures: datagrams, system calls and bytes per request, losses, the
+    /// paths at the end, failed handshakes. Absent in results written before 2026-11-29.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quic: Option<crate::quic::QuicReport>,
 }
 
 impl Http3Report {
-    /// Its line of the text report.
-    pub fn write_text(&self, o: &mut String) {
+    /// Several shards' sections as one run's: retries summed, QUIC's figures merged with
+    /// their ratios recomputed for `completed` (the merged requests completed). QUIC's
+    /// figures are left out unless every shard has them: a shard written before them would
+    /// leave its requests in `completed` and its datagrams out of the sums. `None` when no
+    /// shard has an HTTP/3 section.
+    pub fn merge<'a>(
+        parts: impl Iterator<Item = &'a Http3Report>,
+        completed: u64,
+    ) -> Option<Http3Report> {
+        let parts: Vec<&Http3Report> = parts.collect();
+        if parts.is_empty() {
+            return None;
+        }
+        let quic = match parts.iter().all(|p| p.quic.is_some()) {
+            true => {
+                crate::QuicReport::merge(parts.iter().filter_map(|p| p.quic.as_ref()), completed)
+            }
+            false => None,
+        };
+        Some(Http3Report {
+            retries: parts.iter().fold(0u64, |a, p| a.saturating_add(p.retries)),
+            quic,
+        })
+    }
+
+    /// Its lines of the text report; `tls` holds the QUIC handshakes completed.
+    pub fn write_text(&self, o: &mut String, tls: Option<&TlsReport>) {
         use std::fmt::Write as _;
         let _ = writeln!(o, "HTTP/3:        {} retries", self.retries);
+        if let Some(q) = &self.quic {
+            q.write_text(o, tls);
+        }
     }
 }
 

@@ -316,7 +316,7 @@ impl LoadReport {
             h2.write_text(&mut o, self.protocol.as_deref().unwrap_or("h2"));
         }
         if let Some(h3) = &self.http3 {
-            h3.write_text(&mut o);
+            h3.write_text(&mut o, self.tls.as_ref());
         }
         if let Some(open) = &self.open {
             open.write_text(&mut o);

@@ -11,6 +11,7 @@ use super::support::tls::{openssl_self_signed, TempDir};
 use super::{result, run, usage_error};
 
 mod go;
+mod quic;
 
 use go::{reason, GoH3};
 

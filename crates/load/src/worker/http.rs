@@ -298,6 +298,12 @@ pub(super) trait Http: Sized {
     /// Closes the connection and forgets its state, keeping its buffers.
     fn close(&mut self, c: &mut Self::Conn);
 
+    /// Closes a connection (open, being set up, or closed already) because the run ended:
+    /// what it was then is no failure.
+    fn end(&mut self, c: &mut Self::Conn) {
+        self.close(c);
+    }
+
     /// Fills in its own counts (its field of [`ProtocolCounts`]) for the worker's result.
     fn report(self, counts: &mut ProtocolCounts);
 }

@@ -8,6 +8,13 @@
 //! stamp, as TCP's reads do): no GSO or GRO yet. `quinn-proto` takes each datagram as its
 //! own `BytesMut`, one allocation per datagram received.
 //!
+//! QUIC's figures ([`crate::QuicCounts`]): the datagrams, their bytes and the system calls
+//! are counted here at each `send` and `recvmsg`, not taken from quinn's `udp_tx`/`udp_rx`:
+//! quinn counts a datagram the socket refused as sent, and one `ios` per datagram handed
+//! to it, not the `recvmsg` that found nothing. Losses, congestion and frames are quinn's
+//! (`Connection::stats()`), added as each connection closes ([`Http::close`]), the run's
+//! end included ([`Http::end`], which also notes the path's RTT and window then).
+//!
 //! The connection's own streams: our control stream (SETTINGS: a QPACK table of 0, no
 //! blocked streams) and the server's control stream (SETTINGS, GOAWAY), QPACK encoder
 //! stream (checked: a capacity of 0 only) and decoder stream (Stream Cancellations only)
@@ -25,7 +32,7 @@ use mio::net::UdpSocket;
 use mio::{Interest, Token};
 use quinn_proto::{
     ClientConfig, Connection, ConnectionError, ConnectionHandle, DatagramEvent, Dir, Endpoint,
-    EndpointConfig, EndpointEvent, Event, Side, StreamEvent, StreamId, VarInt,
+    EndpointConfig, Event, Side, StreamEvent, StreamId, VarInt,
 };
 use stats::reason::{At, Cause, Kind, Reason};
 
@@ -35,6 +42,7 @@ use crate::h3::MAX_FIELD_SECTION;
 use crate::protocol_counts::ProtocolCounts;
 use crate::{cause, stamps};
 
+mod close;
 mod goaway;
 mod response;
 mod uni;
@@ -65,6 +73,8 @@ pub(in crate::worker) struct Http3 {
     /// Requests sent again: left unprocessed by a GOAWAY or rejected
     /// (H3_REQUEST_REJECTED).
     retries: u64,
+    /// QUIC's figures, this worker's.
+    quic: crate::QuicCounts,
 }
 
 /// One HTTP/3 connection.
@@ -74,8 +84,11 @@ pub(in crate::worker) struct Conn {
     /// The endpoint has forgotten the connection (it said Drained): its handle may be
     /// another's now.
     drained: bool,
-    /// The handshake is done.
+    /// The handshake is done (quinn said Connected).
     up: bool,
+    /// The handshake was counted as a full TLS one ([`Http::up`], after `up`): a
+    /// connection lost in the poll that brought Connected is not, and fails its handshake.
+    handshake_counted: bool,
     /// When the connect started, and when the server first answered.
     started_ns: u64,
     answered_ns: Option<u64>,
@@ -121,6 +134,7 @@ impl Http3 {
             tx: Vec::with_capacity(crate::h3::MAX_DATAGRAM),
             control,
             retries: 0,
+            quic: crate::QuicCounts::default(),
         }
     }
 
@@ -136,8 +150,13 @@ impl Http3 {
             return Ok(());
         };
         while let Some(t) = conn.poll_transmit(now, 1, &mut self.tx) {
+            self.quic.send_calls += 1;
             match sock.send(&self.tx[..t.size]) {
-                Ok(n) => rec.counts.bytes_written += n as u64,
+                Ok(n) => {
+                    rec.counts.bytes_written += n as u64;
+                    self.quic.datagrams_sent += 1;
+                    self.quic.bytes_sent += n as u64;
+                }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => {
@@ -162,6 +181,7 @@ impl Http3 {
             let Some(sock) = c.socket.as_ref() else {
                 return;
             };
+            self.quic.receive_calls += 1;
             let got = match stamps::receive(sock.as_raw_fd(), cx.rbuf, cx.cmsg) {
                 Ok(got) => got,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return,
@@ -180,6 +200,8 @@ impl Http3 {
                 }
             };
             cx.rec.counts.bytes_read += got.n as u64;
+            self.quic.datagrams_received += 1;
+            self.quic.bytes_received += got.n as u64;
             cx.rec.arrived(got.stamp_ns, now);
             c.answered_ns
                 .get_or_insert_with(|| super::now_ns(self.epoch));
@@ -197,7 +219,11 @@ impl Http3 {
                     conn.handle_event(ev)
                 }
                 Some(DatagramEvent::Response(t)) => {
-                    let _ = sock.send(&self.tx[..t.size]);
+                    self.quic.send_calls += 1;
+                    if let Ok(n) = sock.send(&self.tx[..t.size]) {
+                        self.quic.datagrams_sent += 1;
+                        self.quic.bytes_sent += n as u64;
+                    }
                 }
                 _ => {}
             }
@@ -434,6 +460,7 @@ impl Http for Http3 {
             quic: None,
             drained: false,
             up: false,
+            handshake_counted: false,
             started_ns: 0,
             answered_ns: None,
             next_tag: Tag::default(),
@@ -484,6 +511,7 @@ impl Http for Http3 {
         c.quic = Some((handle, conn));
         c.drained = false;
         c.up = false;
+        c.handshake_counted = false;
         c.started_ns = now;
         c.answered_ns = None;
         c.goaway = None;
@@ -511,6 +539,7 @@ impl Http for Http3 {
     fn up(&mut self, c: &mut Conn, cx: &mut Cx, now: u64) -> u64 {
         let answered = c.answered_ns.unwrap_or(now);
         cx.rec.counts.handshakes_full += 1;
+        c.handshake_counted = true;
         cx.rec
             .handshake_full
             .record_ns(now.saturating_sub(answered));
@@ -657,54 +686,27 @@ impl Http for Http3 {
     /// Says goodbye (CONNECTION_CLOSE, H3_NO_ERROR) if the connection is still up, and lets
     /// the endpoint forget it. A connection we already closed on an error (its code set
     /// by [`close_with`]) has its CONNECTION_CLOSE sent here: the loop returned before
-    /// sending it.
+    /// sending it. Its QUIC statistics are added then, after its last datagram; one that
+    /// never came up is a failed handshake.
     fn close(&mut self, c: &mut Conn) {
-        if let Some((handle, mut conn)) = c.quic.take() {
-            let sock = c.socket.as_ref();
-            let send = |d: &[u8]| {
-                if let Some(sock) = sock {
-                    let _ = sock.send(d);
-                }
-            };
-            if !conn.is_closed() {
-                crate::h3::close(
-                    &mut conn,
-                    Instant::now(),
-                    h3err::H3_NO_ERROR,
-                    &mut self.tx,
-                    send,
-                );
-            } else if !conn.is_drained() {
-                crate::h3::flush(&mut conn, Instant::now(), &mut self.tx, send);
-            }
-            while let Some(ev) = conn.poll_endpoint_events() {
-                if ev.is_drained() {
-                    c.drained = true;
-                }
-                let _ = self.endpoint.handle_event(handle, ev);
-            }
-            if !c.drained {
-                let _ = self.endpoint.handle_event(handle, EndpointEvent::drained());
-            }
-        }
-        c.socket = None;
-        c.drained = false;
-        c.up = false;
-        c.next_tag = Tag::default();
-        c.queue.clear();
-        c.rx.clear();
-        c.readable.clear();
-        c.uni.clear();
-        c.goaway = None;
-        c.issued = false;
-        c.lost = None;
-        c.answered_ns = None;
+        self.shut(c, false);
     }
 
-    /// Its retries; QUIC's own counts are still to come.
+    /// The run's end: a connection up has its path noted (RTT, window) before it closes;
+    /// one still in its handshake was cut short, no failed handshake; one lost before the
+    /// end is no path then.
+    fn end(&mut self, c: &mut Conn) {
+        if let (Some((_, conn)), true) = (c.quic.as_ref(), c.open_at_end()) {
+            self.quic.note_end(&conn.stats());
+        }
+        self.shut(c, true);
+    }
+
+    /// Its retries and QUIC's figures.
     fn report(self, counts: &mut ProtocolCounts) {
         counts.h3 = Some(crate::H3Counts {
             retries: self.retries,
+            quic: self.quic,
         });
     }
 }

@@ -469,7 +469,7 @@ impl<P: Http> Worker<P> {
             self.rec.counts.in_flight += (reqs.inflight.len() + reqs.requeue.len()) as u64;
             reqs.inflight.clear();
             reqs.requeue.clear();
-            self.http.close(&mut slot.conn);
+            self.http.end(&mut slot.conn);
         }
         self.open = 0;
         let now = now_ns(self.cfg.epoch);

@@ -142,3 +142,90 @@ fn a_spinning_client_at_full_cpu_is_not_client_bound_and_its_work_leaves_the_spi
     assert!(busy.saturated);
     assert_eq!(busy.work_us_per_request, busy.cpu_us_per_request);
 }
+
+/// Every QUIC count, each a distinct value, lands in its own field of the report: a field
+/// copied into another's place (two frame types swapped) would show here.
+#[test]
+fn every_quic_count_reaches_its_own_report_field() {
+    let frames = |b: u64| load::QuicFrames {
+        acks: b + 1,
+        crypto: b + 2,
+        stream: b + 3,
+        ping: b + 4,
+        max_data: b + 5,
+        max_stream_data: b + 6,
+        max_streams_bidi: b + 7,
+        streams_blocked_bidi: b + 8,
+        reset_stream: b + 9,
+        stop_sending: b + 10,
+        connection_close: b + 11,
+    };
+    let h = load::H3Counts {
+        retries: 99,
+        quic: load::QuicCounts {
+            send_calls: 1,
+            datagrams_sent: 2,
+            bytes_sent: 3,
+            receive_calls: 4,
+            datagrams_received: 5,
+            bytes_received: 6,
+            connections: 7,
+            handshakes_failed: 8,
+            packets_sent: 9,
+            packets_lost: 10,
+            bytes_lost: 11,
+            congestion_events: 12,
+            frames_sent: frames(100),
+            frames_received: frames(200),
+            at_end: vec![load::PathAtEnd {
+                rtt_ns: 13_000,
+                cwnd_bytes: 14,
+            }],
+        },
+    };
+    let r = super::http3_report(&h, 2);
+    assert_eq!(r.retries, 99);
+    let q = r.quic.expect("QUIC's figures");
+    assert_eq!(
+        [
+            q.send_calls,
+            q.datagrams_sent,
+            q.bytes_sent,
+            q.receive_calls,
+            q.datagrams_received,
+            q.bytes_received,
+            q.connections,
+            q.handshakes_failed,
+            q.packets_sent,
+            q.packets_lost,
+            q.bytes_lost,
+            q.congestion_events,
+        ],
+        [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]
+    );
+    for (f, b) in [(&q.frames_sent, 100), (&q.frames_received, 200)] {
+        assert_eq!(
+            [
+                f.acks,
+                f.crypto,
+                f.stream,
+                f.ping,
+                f.max_data,
+                f.max_stream_data,
+                f.max_streams_bidi,
+                f.streams_blocked_bidi,
+                f.reset_stream,
+                f.stop_sending,
+                f.connection_close,
+            ],
+            std::array::from_fn(|i| b + 1 + i as u64),
+            "frames from {b}"
+        );
+    }
+    let e = q.at_end.expect("a path at the end");
+    assert_eq!(
+        (e.connections, e.rtt_us.median, e.cwnd_bytes.median),
+        (1, 13.0, 14.0)
+    );
+    assert_eq!(q.per_request.map(|p| p.requests), Some(2));
+}

@@ -447,14 +447,6 @@ pub fn merge(sources: &[Source], opts: Options) -> Result<LoadReport, MergeError
 
     let mut m = first.clone();
     m.http2 = crate::http2::Http2Report::merge(by_shard.values().map(|s| s.report.http2.as_ref()));
-    // Every shard's retries, not the first's.
-    m.http3 = by_shard
-        .values()
-        .filter_map(|s| s.report.http3.as_ref())
-        .fold(None, |a: Option<crate::Http3Report>, h| {
-            let retries = a.map_or(0, |a| a.retries).saturating_add(h.retries);
-            Some(crate::Http3Report { retries })
-        });
     // Saturating: real counts never come near u64::MAX, crafted ones must not panic.
     let sum = |f: &dyn Fn(&LoadReport) -> u64| {
         by_shard
@@ -470,6 +462,11 @@ pub fn merge(sources: &[Source], opts: Options) -> Result<LoadReport, MergeError
         in_flight: sum(&|r| r.requests.in_flight),
         unsent: sum(&|r| r.requests.unsent),
     };
+    // Every shard's, not the first's; QUIC's per request over the merged requests.
+    m.http3 = crate::Http3Report::merge(
+        by_shard.values().filter_map(|s| s.report.http3.as_ref()),
+        m.requests.completed,
+    );
     m.errors = crate::Errors {
         connect: sum(&|r| r.errors.connect),
         connect_refused: sum(&|r| r.errors.connect_refused),
@@ -622,7 +619,10 @@ pub fn merge(sources: &[Source], opts: Options) -> Result<LoadReport, MergeError
 
     // The client: the agents' CPU added; the share is the busiest agent's, since one
     // saturated agent is what limits a figure.
-    let rows = agent_rows(&by_shard, t0);
+    let rows = by_shard
+        .iter()
+        .map(|(&shard, s)| AgentRow::of(shard, &s.name, &s.report, t0))
+        .collect::<Vec<_>>();
     let busiest = rows.iter().map(|a| a.cpu_percent).fold(0.0, f64::max);
     // A figure per request over all the agents: each agent's weighted by its responses;
     // absent when an agent with responses did not record it. An agent without responses
@@ -703,31 +703,6 @@ pub fn merge(sources: &[Source], opts: Options) -> Result<LoadReport, MergeError
     m.shard = None;
     m.slo = None;
     Ok(m)
-}
-
-fn agent_rows(by_shard: &BTreeMap<u64, &Source>, t0: u64) -> Vec<AgentRow> {
-    by_shard
-        .iter()
-        .map(|(&shard, s)| {
-            let r = &s.report;
-            let start = r.start.as_ref();
-            AgentRow {
-                shard,
-                source: s.name.clone(),
-                started: start.map_or_else(String::new, |s| s.started.clone()),
-                start_offset_ms: start.map_or(0.0, |s| (s.started_unix_ns - t0) as f64 / 1e6),
-                elapsed_s: r.elapsed_s,
-                connections: r.config.connections,
-                sent: r.requests.sent,
-                ok: r.requests.ok,
-                failed: r.requests.failed_status + r.requests.errors,
-                errors: r.errors.clone(),
-                cpu_percent: r.client.cpu_percent,
-                saturated: r.client.saturated,
-                interrupted: r.interrupted,
-            }
-        })
-        .collect()
 }
 
 /// The agents' series on one wall-clock grid: an agent's row that began at

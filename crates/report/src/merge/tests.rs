@@ -523,10 +523,78 @@ fn http3_retries_are_summed_over_shards() {
         src.report.config.streams = Some(8);
         src.report.http3 = Some(crate::Http3Report {
             retries: i as u64 + 1,
+            quic: None,
         });
     }
     let m = merge(&s, Options::default()).unwrap();
-    assert_eq!(m.http3, Some(crate::Http3Report { retries: 6 }));
+    assert_eq!(
+        m.http3,
+        Some(crate::Http3Report {
+            retries: 6,
+            quic: None
+        })
+    );
+}
+
+/// A shard's QUIC figures as a run writes them: `per` datagrams and 400 bytes each way
+/// per request, one lost packet, one connection open at the end with an RTT of `rtt_us`.
+fn quic(requests: u64, per: u64, rtt_us: u64) -> crate::QuicReport {
+    let mut q: crate::QuicReport = serde_json::from_value(serde_json::json!({
+        "datagrams_sent": requests * per, "datagrams_received": requests * per,
+        "send_calls": requests * per, "receive_calls": 2 * requests * per,
+        "bytes_sent": requests * 400, "bytes_received": requests * 400,
+        "per_request": null, "datagrams_per_send_call": null, "datagrams_per_receive_call": null,
+        "connections": 2, "handshakes_failed": 0, "packets_sent": requests * per,
+        "packets_lost": 1, "bytes_lost": 1200, "loss_percent": null, "congestion_events": 1,
+        "frames_sent": { "acks": 1, "crypto": 2, "stream": requests, "ping": 0, "max_data": 0,
+            "max_stream_data": 0, "max_streams_bidi": 0, "streams_blocked_bidi": 0,
+            "reset_stream": 0, "stop_sending": 0, "connection_close": 0 },
+        "frames_received": { "acks": requests, "crypto": 3, "stream": requests, "ping": 0,
+            "max_data": 0, "max_stream_data": 0, "max_streams_bidi": 1,
+            "streams_blocked_bidi": 0, "reset_stream": 0, "stop_sending": 0,
+            "connection_close": 0 },
+        "at_end": { "connections": 1,
+            "rtt_us": { "min": rtt_us, "median": rtt_us, "max": rtt_us },
+            "cwnd_bytes": { "min": 12000.0, "median": 12000.0, "max": 12000.0 } }
+    }))
+    .unwrap();
+    q.derive(requests);
+    q
+}
+
+/// Shards' QUIC figures merge to the sums, with the ratios recomputed over the merged
+/// requests and the RTT at the end the largest of the shards'.
+#[test]
+fn quic_figures_are_summed_over_shards_and_their_ratios_recomputed() {
+    let mut s = shards(&[1000; 9], 3);
+    for (i, src) in s.iter_mut().enumerate() {
+        src.report.config.streams = Some(8);
+        let n = src.report.requests.completed;
+        src.report.http3 = Some(crate::Http3Report {
+            retries: 0,
+            // 2 datagrams per request on shards 0 and 2, 5 on shard 1.
+            quic: Some(quic(n, if i == 1 { 5 } else { 2 }, 100 * (i as u64 + 1))),
+        });
+    }
+    let m = merge(&s, Options::default()).unwrap();
+    let q = m.http3.unwrap().quic.expect("every shard's QUIC figures");
+    assert_eq!(q.datagrams_sent, 3 * 2 + 3 * 5 + 3 * 2);
+    assert_eq!(q.bytes_sent, 9 * 400);
+    assert_eq!(q.packets_lost, 3);
+    assert_eq!(q.connections, 6);
+    assert_eq!(q.frames_received.acks, 9);
+    let p = q.per_request.expect("requests completed");
+    assert_eq!(p.requests, 9, "the merged requests");
+    assert_eq!(p.datagrams_sent, 27.0 / 9.0, "recomputed, not a shard's");
+    assert_eq!(p.bytes_received, 400.0);
+    assert_eq!(q.datagrams_per_send_call, Some(1.0));
+    assert_eq!(q.loss_percent, Some(100.0 * 3.0 / 27.0));
+    let e = q.at_end.expect("paths at the end");
+    assert_eq!(e.connections, 3);
+    assert_eq!(
+        (e.rtt_us.min, e.rtt_us.median, e.rtt_us.max),
+        (100.0, 300.0, 300.0)
+    );
 }
 
 /// Shards with different `--streams` were merged as one plan.
@@ -539,4 +607,24 @@ fn shards_of_different_streams_are_different_plans() {
     s[1].report.config.streams = Some(4);
     let e = merge(&s, Options::default()).unwrap_err();
     assert_eq!(e.text().settings(), [Setting::Streams], "{e}");
+}
+
+/// An old shard (HTTP/3 but no QUIC figures) merged with new ones left its requests in the
+/// divisor and its datagrams out of the sums: per request figures read low. Without every
+/// shard's figures there are none.
+#[test]
+fn a_shard_without_quic_figures_leaves_them_out_of_the_merge() {
+    let mut s = shards(&[1000; 9], 3);
+    for (i, src) in s.iter_mut().enumerate() {
+        src.report.config.streams = Some(8);
+        let n = src.report.requests.completed;
+        src.report.http3 = Some(crate::Http3Report {
+            retries: 1,
+            quic: (i > 0).then(|| quic(n, 2, 100)),
+        });
+    }
+    let m = merge(&s, Options::default()).unwrap();
+    let h3 = m.http3.expect("every shard's HTTP/3 section");
+    assert_eq!(h3.retries, 3);
+    assert_eq!(h3.quic, None, "partial sums over all shards' requests");
 }

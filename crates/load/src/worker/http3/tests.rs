@@ -19,6 +19,7 @@ fn conn() -> Conn {
         quic: None,
         drained: false,
         up: true,
+        handshake_counted: true,
         started_ns: 0,
         answered_ns: None,
         next_tag: Tag::default(),
@@ -74,4 +75,28 @@ fn a_goaway_judges_a_request_by_its_stream_not_its_tag() {
 fn a_server_opened_bidirectional_stream_is_no_request() {
     assert!(!ours(StreamId::new(Side::Server, Dir::Bi, 0)));
     assert!(ours(StreamId::new(Side::Client, Dir::Bi, 0)));
+}
+
+/// quinn's Connected and ConnectionLost in one poll: `up` set, the handshake never counted
+/// as a full TLS one (`setup` returned Failed first), and it was counted nowhere.
+#[test]
+fn connected_and_lost_in_one_poll_is_a_failed_handshake() {
+    let mut c = conn();
+    c.handshake_counted = false;
+    c.lost = Some(spent());
+    assert!(c.handshake_failed(false));
+    assert!(c.handshake_failed(true), "lost before the run's end");
+    c.lost = None;
+    assert!(!c.handshake_failed(true), "cut short by the run's end");
+    c.handshake_counted = true;
+    assert!(!c.handshake_failed(false), "a full handshake");
+}
+
+/// A connection already lost when the run ended was noted as open at the end.
+#[test]
+fn a_connection_lost_before_the_end_is_not_open_at_it() {
+    let mut c = conn();
+    assert!(c.open_at_end());
+    c.lost = Some(spent());
+    assert!(!c.open_at_end());
 }
