@@ -66,6 +66,7 @@ mod target;
 mod template;
 mod tls;
 mod transport;
+mod udp;
 mod urls;
 mod worker;
 

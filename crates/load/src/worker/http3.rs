@@ -32,7 +32,7 @@ use stats::reason::{At, Cause, Kind, Reason};
 use super::http::{Cx, Http, Next, Requests, Sent, Setup};
 use super::{Config, Failure, Recorder};
 use crate::protocol_counts::ProtocolCounts;
-use crate::{cause, stamps};
+use crate::{cause, stamps, udp};
 
 mod goaway;
 mod response;
@@ -61,8 +61,10 @@ pub(in crate::worker) struct Http3 {
     keepalive: bool,
     /// The worker's clock's zero, to turn its nanoseconds into quinn's `Instant`s.
     epoch: Instant,
-    /// The datagram being sent.
+    /// The datagrams being sent: up to [`udp::MAX_SEGMENTS`] of one size, for one GSO send.
     tx: Vec<u8>,
+    /// Whether sends carry many datagrams (GSO): on until the kernel refuses one.
+    gso: bool,
     /// Our control stream's whole content: its type and SETTINGS.
     control: Vec<u8>,
     /// Requests sent again: left unprocessed by a GOAWAY or rejected
@@ -121,7 +123,8 @@ impl Http3 {
             streams,
             keepalive: cfg.keepalive,
             epoch: cfg.epoch,
-            tx: Vec::with_capacity(crate::h3::MAX_DATAGRAM),
+            tx: Vec::with_capacity(udp::MAX_SEGMENTS * crate::h3::MAX_DATAGRAM),
+            gso: true,
             control,
             retries: 0,
         }
@@ -131,15 +134,31 @@ impl Http3 {
         self.epoch + Duration::from_nanos(now)
     }
 
-    /// Sends what the connection has to send, a datagram per `send`. A datagram the
-    /// socket refuses (full) is dropped: QUIC's loss recovery sends it again.
+    /// Sends what the connection has to send: up to [`udp::MAX_SEGMENTS`] datagrams a
+    /// `sendmsg` (GSO), or one a `send` once the kernel has refused GSO. A send the socket
+    /// refuses (full) is dropped: QUIC's loss recovery sends it again.
     fn flush(&mut self, c: &mut Conn, rec: &mut Recorder, now: u64) -> Result<(), Failure> {
         let now = self.instant(now);
         let (Some(sock), Some((handle, conn))) = (c.socket.as_ref(), c.quic.as_mut()) else {
             return Ok(());
         };
-        while let Some(t) = conn.poll_transmit(now, 1, &mut self.tx) {
-            match sock.send(&self.tx[..t.size]) {
+        let max = if self.gso { udp::MAX_SEGMENTS } else { 1 };
+        while let Some(t) = conn.poll_transmit(now, max, &mut self.tx) {
+            let buf = &self.tx[..t.size];
+            let sent = match t.segment_size {
+                Some(segment) if self.gso && segment < t.size => {
+                    match udp::send_segments(sock, buf, segment) {
+                        Err(e) if udp::gso_refused(&e) => {
+                            // This route cannot segment: one datagram a send from now on.
+                            self.gso = false;
+                            buf.chunks(segment).map(|d| sock.send(d)).sum()
+                        }
+                        sent => sent,
+                    }
+                }
+                _ => sock.send(buf),
+            };
+            match sent {
                 Ok(n) => rec.counts.bytes_written += n as u64,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -189,22 +208,28 @@ impl Http3 {
             let Some((handle, conn)) = c.quic.as_mut() else {
                 return;
             };
-            let data = bytes::BytesMut::from(&cx.rbuf[..got.n]);
+            // One allocation for the read, however many datagrams GRO put in it: each is
+            // a view of it (quinn keeps stream data as such views).
+            let mut data = bytes::BytesMut::from(&cx.rbuf[..got.n]);
+            let stride = got.segment.unwrap_or(got.n).max(1);
             let at = self.instant(now);
             let addr: SocketAddr = cx.cfg.addr;
-            match self
-                .endpoint
-                .handle(at, addr, None, None, data, &mut self.tx)
-            {
-                Some(DatagramEvent::ConnectionEvent(h, ev)) if h == *handle => {
-                    conn.handle_event(ev)
+            while !data.is_empty() {
+                let datagram = data.split_to(stride.min(data.len()));
+                match self
+                    .endpoint
+                    .handle(at, addr, None, None, datagram, &mut self.tx)
+                {
+                    Some(DatagramEvent::ConnectionEvent(h, ev)) if h == *handle => {
+                        conn.handle_event(ev)
+                    }
+                    Some(DatagramEvent::Response(t)) => {
+                        let _ = sock.send(&self.tx[..t.size]);
+                    }
+                    _ => {}
                 }
-                Some(DatagramEvent::Response(t)) => {
-                    let _ = sock.send(&self.tx[..t.size]);
-                }
-                _ => {}
+                self.tx.clear();
             }
-            self.tx.clear();
             self.events(c, reqs.as_deref_mut(), cx, now);
         }
     }
@@ -487,6 +512,8 @@ impl Http for Http3 {
         if cfg.kernel_stamps.receive() {
             let _ = stamps::enable(&sock, false);
         }
+        // Best effort: without it a read is one datagram, as before.
+        udp::enable_gro(&sock);
         let (handle, conn) = self
             .endpoint
             .connect(self.instant(now), client, cfg.addr, &self.server_name)
