@@ -63,8 +63,8 @@ pub(in crate::worker) struct Http3 {
     epoch: Instant,
     /// The datagrams being sent: up to [`udp::MAX_SEGMENTS`] of one size, for one GSO send.
     tx: Vec<u8>,
-    /// Whether sends carry many datagrams (GSO): on until the kernel refuses one.
-    gso: bool,
+    /// GSO while the kernel takes it, one datagram a send after.
+    batcher: udp::Batcher,
     /// Our control stream's whole content: its type and SETTINGS.
     control: Vec<u8>,
     /// Requests sent again: left unprocessed by a GOAWAY or rejected
@@ -123,8 +123,9 @@ impl Http3 {
             streams,
             keepalive: cfg.keepalive,
             epoch: cfg.epoch,
-            tx: Vec::with_capacity(udp::MAX_SEGMENTS * crate::h3::MAX_DATAGRAM),
-            gso: true,
+            // quinn's packets stay under 1,500 bytes (it reserves more itself if need be).
+            tx: Vec::with_capacity(udp::MAX_SEGMENTS * 1500),
+            batcher: udp::Batcher::default(),
             control,
             retries: 0,
         }
@@ -142,22 +143,13 @@ impl Http3 {
         let (Some(sock), Some((handle, conn))) = (c.socket.as_ref(), c.quic.as_mut()) else {
             return Ok(());
         };
-        let max = if self.gso { udp::MAX_SEGMENTS } else { 1 };
-        while let Some(t) = conn.poll_transmit(now, max, &mut self.tx) {
-            let buf = &self.tx[..t.size];
-            let sent = match t.segment_size {
-                Some(segment) if self.gso && segment < t.size => {
-                    match udp::send_segments(sock, buf, segment) {
-                        Err(e) if udp::gso_refused(&e) => {
-                            // This route cannot segment: one datagram a send from now on.
-                            self.gso = false;
-                            buf.chunks(segment).map(|d| sock.send(d)).sum()
-                        }
-                        sent => sent,
-                    }
-                }
-                _ => sock.send(buf),
-            };
+        while let Some(t) = conn.poll_transmit(now, self.batcher.max_datagrams(), &mut self.tx) {
+            let sent = self.batcher.send(
+                &self.tx[..t.size],
+                t.segment_size,
+                |buf, segment| udp::send_segments(sock, buf, segment),
+                |datagram| sock.send(datagram),
+            );
             match sent {
                 Ok(n) => rec.counts.bytes_written += n as u64,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
