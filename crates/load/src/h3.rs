@@ -20,7 +20,7 @@ use crate::{Plan, RequestSpec, Target, TargetError};
 use crate::h2::request::CONNECTION_SPECIFIC;
 
 /// The largest datagram read or written: QUIC's packets stay below 1500 bytes on any path
-/// quinn probes, and a GRO batch is not asked for.
+/// quinn probes; a GRO read of many is at most this too (the kernel's cap).
 pub(crate) const MAX_DATAGRAM: usize = 65_535;
 
 /// HTTP/3's own counts for a run.

@@ -67,6 +67,7 @@ mod target;
 mod template;
 mod tls;
 mod transport;
+mod udp;
 mod urls;
 mod worker;
 

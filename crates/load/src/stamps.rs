@@ -212,9 +212,9 @@ impl Warm {
     }
 }
 
-/// Room for one `SCM_TIMESTAMPING` control message, and for the extended error beside it
-/// on the error queue ([`drain_sends`]), made once and reused for every read (one per
-/// worker), so that a stamped read allocates nothing.
+/// Room for one `SCM_TIMESTAMPING` control message, GRO's segment size beside it (UDP), and
+/// the extended error beside it on the error queue ([`drain_sends`]), made once and reused
+/// for every read (one per worker), so that a stamped read allocates nothing.
 pub(crate) struct ControlBuf(Vec<u8>);
 
 impl ControlBuf {
@@ -222,7 +222,8 @@ impl ControlBuf {
         Self(cmsg_space!(
             Timestamps,
             libc::sock_extended_err,
-            libc::sockaddr_in6
+            libc::sockaddr_in6,
+            libc::c_int
         ))
     }
 }
@@ -245,6 +246,10 @@ impl std::fmt::Debug for ControlBuf {
 pub(crate) struct Stamped {
     pub n: usize,
     pub stamp_ns: Option<i64>,
+    /// UDP with GRO on ([`crate::udp::enable_gro`]): the size of each datagram the kernel
+    /// coalesced into this read (the last may be shorter); `None` for one datagram, and
+    /// always over TCP.
+    pub segment: Option<usize>,
 }
 
 /// Reads into `buf` with `recvmsg`, taking the kernel's receive stamp.
@@ -258,20 +263,28 @@ pub(crate) fn receive(fd: RawFd, buf: &mut [u8], cmsg: &mut ControlBuf) -> io::R
     let msg = recvmsg::<()>(fd, &mut iov, Some(&mut cmsg.0), MsgFlags::empty())
         .map_err(io::Error::from)?;
     let mut stamp_ns = None;
+    let mut segment = None;
     if let Ok(cmsgs) = msg.cmsgs() {
         for c in cmsgs {
-            if let ControlMessageOwned::ScmTimestampsns(Timestamps { system, .. }) = c {
-                let ns = system.tv_sec() * 1_000_000_000 + system.tv_nsec();
-                // A zero stamp is the kernel saying it has none (e.g. no RX flag).
-                if ns > 0 {
-                    stamp_ns = Some(ns);
+            match c {
+                ControlMessageOwned::ScmTimestampsns(Timestamps { system, .. }) => {
+                    let ns = system.tv_sec() * 1_000_000_000 + system.tv_nsec();
+                    // A zero stamp is the kernel saying it has none (e.g. no RX flag).
+                    if ns > 0 {
+                        stamp_ns = Some(ns);
+                    }
                 }
+                ControlMessageOwned::UdpGroSegments(size) => {
+                    segment = usize::try_from(size).ok().filter(|&s| s > 0);
+                }
+                _ => {}
             }
         }
     }
     Ok(Stamped {
         n: msg.bytes,
         stamp_ns,
+        segment,
     })
 }
 

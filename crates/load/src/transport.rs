@@ -283,6 +283,7 @@ impl Transport {
                     None => stamps::Stamped {
                         n: io::Read::read(stream, buf)?,
                         stamp_ns: None,
+                        segment: None,
                     },
                 };
                 match got.n {

@@ -91,8 +91,7 @@ impl Connector {
             .map_err(|e| format!("the TLS configuration cannot carry QUIC: {e}"))?;
         let mut config = quinn_proto::ClientConfig::new(Arc::new(crypto));
         let mut transport = quinn_proto::TransportConfig::default();
-        // Datagrams go out one per send: no GSO yet.
-        transport.enable_segmentation_offload(false);
+        // GSO stays on (quinn's default): up to `udp::MAX_SEGMENTS` datagrams a send.
         // A server may not open a bidirectional stream to a client (RFC 9114 6.1).
         transport.max_concurrent_bidi_streams(0u32.into());
         // The server's unidirectional streams we keep: its control stream and QPACK encoder

@@ -40,7 +40,7 @@ use super::http::{Cx, Http, Next, Requests, Sent, Setup};
 use super::{Config, Failure, Recorder};
 use crate::h3::MAX_FIELD_SECTION;
 use crate::protocol_counts::ProtocolCounts;
-use crate::{cause, stamps};
+use crate::{cause, stamps, udp};
 
 mod close;
 mod goaway;
@@ -66,8 +66,10 @@ pub(in crate::worker) struct Http3 {
     keepalive: bool,
     /// The worker's clock's zero, to turn its nanoseconds into quinn's `Instant`s.
     epoch: Instant,
-    /// The datagram being sent.
+    /// The datagrams being sent: up to [`udp::MAX_SEGMENTS`] of one size, for one GSO send.
     tx: Vec<u8>,
+    /// GSO while the kernel takes it, one datagram a send after.
+    batcher: udp::Batcher,
     /// Our control stream's whole content: its type and SETTINGS.
     control: Vec<u8>,
     /// Requests sent again: left unprocessed by a GOAWAY or rejected
@@ -131,7 +133,9 @@ impl Http3 {
             streams,
             keepalive: cfg.keepalive,
             epoch: cfg.epoch,
-            tx: Vec::with_capacity(crate::h3::MAX_DATAGRAM),
+            // quinn's packets stay under 1,500 bytes (it reserves more itself if need be).
+            tx: Vec::with_capacity(udp::MAX_SEGMENTS * 1500),
+            batcher: udp::Batcher::default(),
             control,
             retries: 0,
             quic: crate::QuicCounts::default(),
@@ -142,19 +146,34 @@ impl Http3 {
         self.epoch + Duration::from_nanos(now)
     }
 
-    /// Sends what the connection has to send, a datagram per `send`. A datagram the
-    /// socket refuses (full) is dropped: QUIC's loss recovery sends it again.
+    /// Sends what the connection has to send: up to [`udp::MAX_SEGMENTS`] datagrams a
+    /// `sendmsg` (GSO), or one a `send` once the kernel has refused GSO. A send the socket
+    /// refuses (full) is dropped: QUIC's loss recovery sends it again.
     fn flush(&mut self, c: &mut Conn, rec: &mut Recorder, now: u64) -> Result<(), Failure> {
         let now = self.instant(now);
         let (Some(sock), Some((handle, conn))) = (c.socket.as_ref(), c.quic.as_mut()) else {
             return Ok(());
         };
-        while let Some(t) = conn.poll_transmit(now, 1, &mut self.tx) {
-            self.quic.send_calls += 1;
-            match sock.send(&self.tx[..t.size]) {
+        while let Some(t) = conn.poll_transmit(now, self.batcher.max_datagrams(), &mut self.tx) {
+            // System calls, one or many for a transmit (one by one after a GSO refusal).
+            let calls = std::cell::Cell::new(0u64);
+            let sent = self.batcher.send(
+                &self.tx[..t.size],
+                t.segment_size,
+                |buf, segment| {
+                    calls.set(calls.get() + 1);
+                    udp::send_segments(sock, buf, segment)
+                },
+                |datagram| {
+                    calls.set(calls.get() + 1);
+                    sock.send(datagram)
+                },
+            );
+            self.quic.send_calls += calls.get();
+            match sent {
                 Ok(n) => {
                     rec.counts.bytes_written += n as u64;
-                    self.quic.datagrams_sent += 1;
+                    self.quic.datagrams_sent += udp::datagrams(n, t.segment_size) as u64;
                     self.quic.bytes_sent += n as u64;
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
@@ -200,7 +219,7 @@ impl Http3 {
                 }
             };
             cx.rec.counts.bytes_read += got.n as u64;
-            self.quic.datagrams_received += 1;
+            self.quic.datagrams_received += udp::datagrams(got.n, got.segment) as u64;
             self.quic.bytes_received += got.n as u64;
             cx.rec.arrived(got.stamp_ns, now);
             c.answered_ns
@@ -208,26 +227,32 @@ impl Http3 {
             let Some((handle, conn)) = c.quic.as_mut() else {
                 return;
             };
-            let data = bytes::BytesMut::from(&cx.rbuf[..got.n]);
+            // One allocation for the read, however many datagrams GRO put in it: each is
+            // a view of it (quinn keeps stream data as such views).
+            let mut data = bytes::BytesMut::from(&cx.rbuf[..got.n]);
+            let stride = got.segment.unwrap_or(got.n).max(1);
             let at = self.instant(now);
             let addr: SocketAddr = cx.cfg.addr;
-            match self
-                .endpoint
-                .handle(at, addr, None, None, data, &mut self.tx)
-            {
-                Some(DatagramEvent::ConnectionEvent(h, ev)) if h == *handle => {
-                    conn.handle_event(ev)
-                }
-                Some(DatagramEvent::Response(t)) => {
-                    self.quic.send_calls += 1;
-                    if let Ok(n) = sock.send(&self.tx[..t.size]) {
-                        self.quic.datagrams_sent += 1;
-                        self.quic.bytes_sent += n as u64;
+            while !data.is_empty() {
+                let datagram = data.split_to(stride.min(data.len()));
+                match self
+                    .endpoint
+                    .handle(at, addr, None, None, datagram, &mut self.tx)
+                {
+                    Some(DatagramEvent::ConnectionEvent(h, ev)) if h == *handle => {
+                        conn.handle_event(ev)
                     }
+                    Some(DatagramEvent::Response(t)) => {
+                        self.quic.send_calls += 1;
+                        if let Ok(n) = sock.send(&self.tx[..t.size]) {
+                            self.quic.datagrams_sent += 1;
+                            self.quic.bytes_sent += n as u64;
+                        }
+                    }
+                    _ => {}
                 }
-                _ => {}
+                self.tx.clear();
             }
-            self.tx.clear();
             self.events(c, reqs.as_deref_mut(), cx, now);
         }
     }
@@ -503,6 +528,8 @@ impl Http for Http3 {
         if cfg.kernel_stamps.receive() {
             let _ = stamps::enable(&sock, false);
         }
+        // Best effort: without it a read is one datagram, as before.
+        udp::enable_gro(&sock);
         let (handle, conn) = self
             .endpoint
             .connect(self.instant(now), client, cfg.addr, &self.server_name)

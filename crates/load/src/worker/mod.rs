@@ -72,6 +72,9 @@ const TICK: Duration = Duration::from_millis(10);
 
 /// Size of the worker's read buffer, shared by all its connections.
 const READ_BUF: usize = 64 * 1024;
+// A GRO read of many datagrams is at most 65,535 bytes: it must fit whole, or the
+// datagrams past the buffer would be cut off unseen.
+const _: () = assert!(READ_BUF >= u16::MAX as usize);
 
 /// Connections opened at the start between two looks at the stop switch and the clock.
 const OPEN_BATCH: usize = 64;
