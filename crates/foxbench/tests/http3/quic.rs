@@ -37,6 +37,27 @@ fn num(v: &Value) -> f64 {
     v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
 }
 
+/// A request body of many datagrams goes out in GSO batches: more than one datagram per
+/// send call (quinn's segmentation offload was once left off, and every transmit was one).
+#[test]
+fn a_body_of_many_datagrams_goes_out_in_gso_batches() {
+    let Some(caddy) = Caddy::start() else { return };
+    let body = "x".repeat(30_000);
+    let v = load(
+        &caddy.url(),
+        caddy.ca(),
+        40,
+        &["--streams", "1", "-m", "POST", "-b", &body],
+    );
+    assert_eq!(v["requests"]["ok"], 40, "{}", v["requests"]);
+    let q = &v["http3"]["quic"];
+    assert!(
+        num(&q["datagrams_per_send_call"]) > 1.5,
+        "30 KB a request, about 25 datagrams, went out one a send: {q}"
+    );
+    assert!(num(&q["per_request"]["bytes_sent"]) > 30_000.0, "{q}");
+}
+
 /// The connections open when a `-n` run ends are closed by the run's end, not by a
 /// failure: their QUIC statistics must still be counted (with keep-alive and no error,
 /// no connection closes before), and their paths noted.
@@ -60,12 +81,9 @@ fn connections_open_at_the_end_count_their_quic_figures() {
         assert!(num(&p[k]) > 0.0, "{k}: {q}");
     }
     assert!(num(&p["send_calls"]) > 0.0, "{q}");
-    assert!(
-        num(&p["receive_calls"]) >= num(&p["datagrams_received"]),
-        "{q}"
-    );
-    // One datagram per send call: no GSO yet (no send refused on an idle loopback).
-    assert!(num(&q["datagrams_per_send_call"]) <= 1.0, "{q}");
+    // A GRO read may hold many datagrams: receive calls are at least one per read.
+    assert!(num(&p["receive_calls"]) > 0.0, "{q}");
+    // At least one datagram per send call (GSO batches make it more), none refused.
     assert!(num(&q["datagrams_per_send_call"]) > 0.9, "{q}");
     // The worker's bytes are the throughput's over UDP, both ways.
     assert!(
