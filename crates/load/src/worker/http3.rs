@@ -11,7 +11,7 @@
 //! The connection's own streams: our control stream (SETTINGS: a QPACK table of 0, no
 //! blocked streams) and the server's control stream (SETTINGS, GOAWAY), QPACK encoder
 //! stream (checked: a capacity of 0 only) and decoder stream (Stream Cancellations only)
-//! are in [`uni`].
+//! are in [`crate::h3::uni`], shared with the blocking client.
 
 use std::collections::VecDeque;
 use std::io;
@@ -36,11 +36,10 @@ use crate::{cause, stamps};
 
 mod goaway;
 mod response;
-mod uni;
 
+use crate::h3::uni::{self, Uni};
 use goaway::{apply_goaway, requeue, take};
 use response::{read_response, Rx};
-use uni::Uni;
 
 /// The largest field section a response may send us (SETTINGS_MAX_FIELD_SECTION_SIZE), and
 /// the largest HEADERS frame we hold.
