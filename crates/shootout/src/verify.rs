@@ -1,9 +1,9 @@
 //! Checks a target's answers before any load: status, headers, body (a pattern, well-formed
 //! XML with a given root, text echoing the request's random parts), every image, and
 //! keep-alive, over the blocking [`Session`] (plain or TLS, HTTP/1.1 or HTTP/2, framed as
-//! the load engine frames; see [`crate::client`]). A scenario that runs HTTP/2 levels is
-//! verified over HTTP/2 too ([`with_http2`]); over HTTP/2, keep-alive is many streams on
-//! one connection.
+//! the load engine frames; see [`crate::client`]). A scenario that runs HTTP/2 or HTTP/3
+//! levels is verified over that protocol too ([`with_protocol`]); over HTTP/2 and HTTP/3,
+//! keep-alive is many streams on one connection.
 //!
 //! A scenario whose path has random parts (`/{hex:6}.svg`) gets a concrete path per
 //! request, filled from a generator with a fixed seed, so a run verifies the same paths.
@@ -15,7 +15,7 @@ use report::shootout::Verification;
 
 use crate::check::{CheckKind, Checks};
 use crate::judge::{judge, Requests, VERIFY_SEED};
-use crate::suite::Scenario;
+use crate::suite::{Multiplexed, Scenario};
 
 pub use crate::client::{Client, Endpoint, Response, Session};
 
@@ -178,27 +178,53 @@ pub fn verify(at: &Endpoint, s: &Scenario, images: u32, timeout: Duration) -> Ve
         images_expected: s.all_images.then_some(u64::from(images)),
         keepalive,
         http2: None,
+        http3: None,
     }
 }
 
-/// A scenario that speaks only HTTP/2 (`http2 = true`), verified over HTTP/2: its result
-/// is the scenario's.
-pub fn over_http2_only(mut v: Verification) -> Verification {
-    v.http2 = Some(v.passed);
+/// Whether the target answered right over `m`, as recorded; `None` when not checked.
+pub fn passed_over(v: &Verification, m: Multiplexed) -> Option<bool> {
+    match m {
+        Multiplexed::Http2 => v.http2,
+        Multiplexed::Http3 => v.http3,
+    }
+}
+
+fn record_over(v: &mut Verification, m: Multiplexed, passed: bool) {
+    match m {
+        Multiplexed::Http2 => v.http2 = Some(passed),
+        Multiplexed::Http3 => v.http3 = Some(passed),
+    }
+}
+
+/// The check that records the answers over `m`.
+fn check_of(m: Multiplexed) -> CheckKind {
+    match m {
+        Multiplexed::Http2 => CheckKind::Http2,
+        Multiplexed::Http3 => CheckKind::Http3,
+    }
+}
+
+/// A scenario that speaks only `m` (`http2 = true`, `http3 = true`), verified over it: its
+/// result is the scenario's.
+pub fn over_only(m: Multiplexed, mut v: Verification) -> Verification {
+    let passed = v.passed;
+    record_over(&mut v, m, passed);
     v
 }
 
-/// A scenario verified over HTTP/1.1 (`v`) that also runs HTTP/2 levels, verified over
-/// HTTP/2 (`h2`): the HTTP/1.1 answers decide whether the scenario passes, and the HTTP/2
-/// ones, recorded as the check `http/2` (its detail the first failure), whether its HTTP/2
-/// levels are measured.
-pub fn with_http2(mut v: Verification, h2: &Verification) -> Verification {
-    v.http2 = Some(h2.passed);
+/// A scenario verified over its own protocol (`v`) that also runs levels of `m`, verified
+/// over `m` (`other`): `v`'s answers decide whether the scenario passes, and `other`'s,
+/// recorded as the check `http/2` or `http/3` (its detail the first failure), whether its
+/// levels of `m` are measured.
+pub fn with_protocol(m: Multiplexed, mut v: Verification, other: &Verification) -> Verification {
+    record_over(&mut v, m, other.passed);
     v.checks.push(report::shootout::Check {
-        name: CheckKind::Http2.name().into(),
-        passed: h2.passed,
-        detail: (!h2.passed).then(|| {
-            h2.checks
+        name: check_of(m).name().into(),
+        passed: other.passed,
+        detail: (!other.passed).then(|| {
+            other
+                .checks
                 .iter()
                 .find(|c| !c.passed)
                 .and_then(|c| c.detail.clone())
@@ -206,6 +232,16 @@ pub fn with_http2(mut v: Verification, h2: &Verification) -> Verification {
         }),
     });
     v
+}
+
+/// [`over_only`] for HTTP/2.
+pub fn over_http2_only(v: Verification) -> Verification {
+    over_only(Multiplexed::Http2, v)
+}
+
+/// [`with_protocol`] for HTTP/2.
+pub fn with_http2(v: Verification, h2: &Verification) -> Verification {
+    with_protocol(Multiplexed::Http2, v, h2)
 }
 
 #[cfg(test)]

@@ -28,14 +28,13 @@ pub fn suite_key(setting: Setting) -> Option<SuiteKey> {
         // The shootout's connect timeout is its response timeout.
         Setting::Timeout | Setting::ConnectTimeout => key("plan", &[("timeout", "\"10s\"")]),
         Setting::Http2 => key("scenario", &[("http2", "true")]),
+        Setting::Http3 => key("scenario", &[("http3", "true")]),
         Setting::Coalesce => key("scenario", &[("coalesce", "\"auto\"")]),
         Setting::Idle => key("scenario", &[("idle", "\"auto\"")]),
         Setting::CaFile => key("scenario", &[("cacert", "\"FILE\"")]),
         Setting::Insecure => key("scenario", &[("insecure", "true")]),
         Setting::ClientCert => key("scenario", &[("cert", "\"FILE\""), ("key", "\"FILE\"")]),
-        // No suite runs HTTP/3 yet.
-        Setting::Http3
-        | Setting::Threads
+        Setting::Threads
         | Setting::Window
         | Setting::ConnectionWindow
         | Setting::Interval

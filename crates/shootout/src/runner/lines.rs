@@ -17,13 +17,21 @@ pub(super) fn build_line(info: &report::shootout::BuildInfo) -> String {
 /// One scenario's verification in a few words: ok, or the checks that failed.
 pub(super) fn verdict(v: &Verification) -> String {
     if v.passed {
-        let h2 = v
-            .checks
-            .iter()
-            .find(|c| !c.passed && c.name == crate::check::CheckKind::Http2.name())
-            .and_then(|c| c.detail.as_deref());
-        match (v.keepalive, h2) {
-            (_, Some(why)) => format!("ok over HTTP/1.1, but {why}: HTTP/2 levels excluded"),
+        use crate::check::CheckKind;
+        // The first protocol whose check failed, with why.
+        let other = [(CheckKind::Http2, "HTTP/2"), (CheckKind::Http3, "HTTP/3")]
+            .into_iter()
+            .find_map(|(kind, name)| {
+                let c = v
+                    .checks
+                    .iter()
+                    .find(|c| !c.passed && c.name == kind.name())?;
+                Some((name, c.detail.as_deref().unwrap_or("failed")))
+            });
+        match (v.keepalive, other) {
+            (_, Some((name, why))) => {
+                format!("ok over HTTP/1.1, but {why}: {name} levels excluded")
+            }
             (Some(false), None) => {
                 "ok, but it closes every connection: keep-alive levels excluded".to_string()
             }

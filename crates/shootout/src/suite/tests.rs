@@ -435,7 +435,7 @@ fn http2_levels_run_where_named_or_for_http2_scenarios() {
         named(&[("c10", h2(1)), ("h2-10x10", h2(10)), ("h2-new", h2(1))])
     );
     let levels = || s.plan.levels.iter();
-    assert!(!s.scenarios[0].runs_http2(levels().filter(|l| l.http2.is_none())));
+    assert!(!s.scenarios[0].runs_http2(levels().filter(|l| l.protocol.is_none())));
     assert!(s.scenarios[1].runs_http2(levels()));
 }
 
@@ -619,5 +619,78 @@ fn a_scenario_idles_as_it_says_and_auto_by_default() {
         let e = Suite::parse(&text, "s.toml").unwrap_err().to_string();
         assert!(e.contains("idle") && e.contains(needle), "{extra}: {e}");
         assert!(!e.contains('\n'), "{e}");
+    }
+}
+
+/// HTTP/3 levels are modelled as HTTP/2's: `http3 = true` with `streams` (1 by default),
+/// run only where named or for an `http3 = true` scenario, each level its own protocol.
+#[test]
+fn http3_levels_run_where_named_with_one_stream_by_default() {
+    let text = GOOD
+        .replace(
+            "{ name = \"ab\", connections = 10, requests = 1000, keepalive = false }",
+            "{ name = \"h2-10x10\", connections = 10, http2 = true, streams = 10 }, { name = \"h3-10x10\", connections = 10, http3 = true, streams = 10 }, { name = \"h3-10x1\", connections = 10, http3 = true }",
+        )
+        .replace(
+            "[[target]]",
+            "[[scenario]]\nname = \"named\"\nscheme = \"https\"\ninsecure = true\nlevels = [\"c10\", \"h2-10x10\", \"h3-10x10\"]\n[scenario.expect]\nstatus = 302\n\n[[scenario]]\nname = \"all-h3\"\nscheme = \"https\"\ninsecure = true\nhttp3 = true\n[scenario.expect]\nstatus = 302\n\n[[target]]",
+        );
+    let s = Suite::parse(&text, "s.toml").unwrap();
+    let t = &s.targets[0];
+    let runs = |sc: usize| -> Vec<(String, HttpVersion)> {
+        let sc = &s.scenarios[sc];
+        s.levels_for(sc, t)
+            .iter()
+            .map(|l| (l.name.clone(), sc.version(l)))
+            .collect()
+    };
+    let named = |v: &[(&str, HttpVersion)]| -> Vec<(String, HttpVersion)> {
+        v.iter().map(|(n, h)| (n.to_string(), *h)).collect()
+    };
+    let (h2, h3) = (
+        |streams| HttpVersion::Http2 { streams },
+        |streams| HttpVersion::Http3 { streams },
+    );
+    // No filter: HTTP/1.1 only; named: each level its protocol.
+    assert_eq!(runs(0), named(&[("c10", HttpVersion::Http1)]));
+    assert_eq!(
+        runs(1),
+        named(&[
+            ("c10", HttpVersion::Http1),
+            ("h2-10x10", h2(10)),
+            ("h3-10x10", h3(10))
+        ])
+    );
+    // An http3 scenario: every ordinary level over h3 (one stream), and the h3 levels, not
+    // the h2 one.
+    assert_eq!(
+        runs(2),
+        named(&[("c10", h3(1)), ("h3-10x10", h3(10)), ("h3-10x1", h3(1))])
+    );
+    let over = |sc: usize, m| {
+        let sc = &s.scenarios[sc];
+        sc.runs(m, s.levels_for(sc, t).into_iter())
+    };
+    assert!(over(1, Multiplexed::Http3) && over(1, Multiplexed::Http2));
+    assert!(!over(0, Multiplexed::Http3));
+    assert!(over(2, Multiplexed::Http3) && !over(2, Multiplexed::Http2));
+}
+
+/// The committed suites written before HTTP/3 parse as before: every h2 level is HTTP/2
+/// with its streams, none is HTTP/3.
+#[test]
+fn suites_written_before_http3_parse_unchanged() {
+    for path in ["avatar.toml", "avatar-h2.toml", "production.toml"] {
+        let file = format!("{}/../../suites/{path}", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&file).unwrap();
+        let s = Suite::parse(&text, &file).unwrap();
+        for l in &s.plan.levels {
+            let want = l.name.starts_with("h2-").then_some(Multiplexed::Http2);
+            assert_eq!(l.protocol.map(|p| p.version), want, "{path} {}", l.name);
+        }
+        assert!(s
+            .scenarios
+            .iter()
+            .all(|sc| sc.protocol != Some(Multiplexed::Http3)));
     }
 }

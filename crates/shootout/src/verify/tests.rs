@@ -449,7 +449,7 @@ start = "nghttpd {port}"
         .scenarios[0]
         .clone();
     let h2 = Endpoint {
-        http2: true,
+        version: Some(crate::suite::Multiplexed::Http2),
         name: "nghttpd".into(),
         ..Endpoint::plain(addr)
     };
