@@ -136,7 +136,12 @@ fn request(target: &Target, spec: &RequestSpec) -> Result<Vec<u8>, TargetError> 
 /// Initial within the connect timeout, closes the port (ICMP), picks no `h3`, or presents a
 /// certificate that does not verify stops the run with one line, worded as over TCP.
 pub(crate) fn preflight(plan: &Plan) -> Result<(), SetupError> {
-    let mut quic = Quic::handshake(&plan.target, &plan.tls, plan.connect_timeout, plan.timeout)?;
+    let mut quic = Quic::handshake(
+        &plan.target,
+        &plan.tls,
+        (plan.connect_timeout, plan.timeout),
+        Closed::Refuses,
+    )?;
     quic.close(h3wire::error::H3_NO_ERROR);
     Ok(())
 }
@@ -153,6 +158,17 @@ pub(crate) struct Quic {
     rbuf: Vec<u8>,
 }
 
+/// What the handshake does when the server's UDP port is closed (ICMP port unreachable).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Closed {
+    /// Fails at once: the preflight, before a run, of a server that should be up.
+    Refuses,
+    /// Goes on until the connect timeout, QUIC sending its Initial again as it does when
+    /// unanswered: a server just started may bind its TCP port before its UDP one (the
+    /// shootout's verification, right after the TCP readiness check).
+    WaitsForIt,
+}
+
 /// What [`Quic::turn`] saw.
 pub(crate) enum Turn {
     /// A datagram came and was handed to QUIC.
@@ -164,12 +180,13 @@ pub(crate) enum Turn {
 impl Quic {
     /// Connects to `target` with `tls` and completes the handshake: QUIC's Initial must be
     /// answered within `connect_timeout`, the handshake done within `timeout` more, and
-    /// the server must select `h3`. Each failure is the preflight's one line.
+    /// the server must select `h3`; a closed UDP port as `closed` says. Each failure is
+    /// the preflight's one line.
     pub(crate) fn handshake(
         target: &Target,
         tls: &crate::TlsOptions,
-        connect_timeout: Duration,
-        timeout: Duration,
+        (connect_timeout, timeout): (Duration, Duration),
+        closed: Closed,
     ) -> Result<Quic, SetupError> {
         let addr = target.addr;
         let connector = Connector::new(&target.host, tls, Alpn::H3)?;
@@ -201,6 +218,17 @@ impl Quic {
         let answer_by = start + connect_timeout;
         let done_by = answer_by + timeout;
         let mut answered = false;
+        let mut refused = false;
+        let port_closed = || {
+            SetupError::NoHttp3 {
+            addr,
+            reason: Text::plain(format!(
+                "nothing listens on UDP port {} (ICMP port unreachable): enable HTTP/3 on the server (caddy: `protocols h1 h2 h3`), or ",
+                addr.port()
+            ))
+            .drop(Setting::Http3),
+        }
+        };
         loop {
             quic.flush();
             while let Some(ev) = quic.conn.poll() {
@@ -221,6 +249,7 @@ impl Quic {
             let limit = if answered { done_by } else { answer_by };
             if Instant::now() >= limit {
                 return Err(match answered {
+                    false if refused => port_closed(),
                     false => no_answer(addr, connect_timeout),
                     true => SetupError::Tls {
                         addr,
@@ -231,16 +260,10 @@ impl Quic {
             match quic.turn(limit) {
                 Ok(Turn::Datagram) => answered = true,
                 Ok(Turn::Quiet) => {}
-                Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
-                    return Err(SetupError::NoHttp3 {
-                        addr,
-                        reason: Text::plain(format!(
-                            "nothing listens on UDP port {} (ICMP port unreachable): enable HTTP/3 on the server (caddy: `protocols h1 h2 h3`), or ",
-                            addr.port()
-                        ))
-                        .drop(Setting::Http3),
-                    })
-                }
+                Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => match closed {
+                    Closed::Refuses => return Err(port_closed()),
+                    Closed::WaitsForIt => refused = true,
+                },
                 Err(e) => return Err(connect_err(e)),
             }
         }

@@ -1,8 +1,11 @@
 //! `load::H3Client`, the blocking HTTP/3 client the shootout verifies with, against caddy:
 //! whole responses (status, fields, body) over one connection, a certificate checked as
-//! over TCP, and a UDP port where nothing answers named as no HTTP/3.
+//! over TCP, a UDP port where nothing answers named as no HTTP/3, and one that opens late
+//! waited for.
 
-use std::net::UdpSocket;
+use std::net::{SocketAddr, UdpSocket};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use load::{H3Client, H3Error, RequestSpec, Target, TlsOptions, Verify};
@@ -78,4 +81,91 @@ fn h3_client_names_a_silent_udp_port_as_no_http3() {
         "{:?}",
         start.elapsed()
     );
+}
+
+/// The kernel's count of UDP datagrams that came to a closed port (`NoPorts`).
+fn udp_no_ports() -> u64 {
+    let snmp = std::fs::read_to_string("/proc/net/snmp").unwrap();
+    let mut udp = snmp.lines().filter(|l| l.starts_with("Udp:"));
+    let (names, values) = (udp.next().unwrap(), udp.next().unwrap());
+    let at = names
+        .split_whitespace()
+        .position(|n| n == "NoPorts")
+        .unwrap();
+    values.split_whitespace().nth(at).unwrap().parse().unwrap()
+}
+
+/// Relays datagrams between a client on `front` and the server `back` is connected to,
+/// until `stop`.
+fn relay(front: UdpSocket, back: UdpSocket, stop: Arc<AtomicBool>) {
+    let client: Arc<Mutex<Option<SocketAddr>>> = Arc::default();
+    let tick = Some(Duration::from_millis(20));
+    front.set_read_timeout(tick).unwrap();
+    back.set_read_timeout(tick).unwrap();
+    let (front2, back2, client2, stop2) = (
+        front.try_clone().unwrap(),
+        back.try_clone().unwrap(),
+        client.clone(),
+        stop.clone(),
+    );
+    std::thread::spawn(move || {
+        let mut buf = vec![0u8; 65_535];
+        while !stop2.load(Ordering::Relaxed) {
+            if let Ok(n) = back2.recv(&mut buf) {
+                if let Some(c) = *client2.lock().unwrap() {
+                    let _ = front2.send_to(&buf[..n], c);
+                }
+            }
+        }
+    });
+    std::thread::spawn(move || {
+        let mut buf = vec![0u8; 65_535];
+        while !stop.load(Ordering::Relaxed) {
+            if let Ok((n, from)) = front.recv_from(&mut buf) {
+                *client.lock().unwrap() = Some(from);
+                let _ = back.send(&buf[..n]);
+            }
+        }
+    });
+}
+
+/// A server that binds its UDP port after its TCP one (the shootout verifies right after
+/// its TCP readiness check) was refused at the first ICMP port unreachable: the client
+/// waits for the port within its timeout, QUIC sending its Initial again.
+#[test]
+fn h3_client_waits_for_a_udp_port_that_opens_within_its_timeout() {
+    let Some(caddy) = Caddy::start() else { return };
+    // Closed now: bound and freed (another test may take it meanwhile: then the relay's
+    // bind fails, loudly).
+    let port = UdpSocket::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let before = udp_no_ports();
+    let target = Target::parse(&format!("https://127.0.0.1:{port}/")).unwrap();
+    let tls = TlsOptions {
+        verify: Verify::CaFile(caddy.cert.clone()),
+        ..TlsOptions::default()
+    };
+    let client = std::thread::spawn(move || {
+        let mut c = H3Client::connect(&target, &tls, Duration::from_secs(10))?;
+        c.send(&get("/"))
+    });
+    // Once a datagram met a closed port (the client's Initial, or another test's), the
+    // port opens: a relay to caddy.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while udp_no_ports() == before {
+        assert!(Instant::now() < deadline, "no datagram met a closed port");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let front = UdpSocket::bind(("127.0.0.1", port)).expect("the freed port");
+    let back = UdpSocket::bind("127.0.0.1:0").unwrap();
+    back.connect(caddy.addr).unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    relay(front, back, stop.clone());
+    let r = client.join().unwrap();
+    stop.store(true, Ordering::Relaxed);
+    let r = r.unwrap();
+    assert_eq!((r.status, r.body.as_slice()), (200, &b"ok"[..]), "{r:?}");
 }

@@ -16,7 +16,7 @@ use h3wire::{error as h3err, frame, qpack};
 use quinn_proto::{Dir, Event, ReadError, StreamEvent, StreamId};
 
 use super::uni::{self, Keep, Uni};
-use super::{Quic, Turn};
+use super::{Closed, Quic, Turn};
 use crate::{RequestSpec, SetupError, Target, Text, TlsOptions};
 
 /// The largest field section a response may send (as the worker's).
@@ -63,13 +63,16 @@ pub struct H3Client {
 
 impl H3Client {
     /// Connects to `target` (an `https://` one: QUIC always runs TLS) with `tls`, `timeout`
-    /// bounding the wait for QUIC's first answer, the handshake, and each response.
+    /// bounding the wait for QUIC's first answer, the handshake, and each response. A UDP
+    /// port still closed (a server that binds it after its TCP port) is waited for until
+    /// `timeout`, QUIC sending its Initial again meanwhile.
     pub fn connect(
         target: &Target,
         tls: &TlsOptions,
         timeout: Duration,
     ) -> Result<H3Client, H3Error> {
-        let mut quic = Quic::handshake(target, tls, timeout, timeout).map_err(|e| match e {
+        let quic = Quic::handshake(target, tls, (timeout, timeout), Closed::WaitsForIt);
+        let mut quic = quic.map_err(|e| match e {
             SetupError::NoHttp3 { reason, .. } => H3Error::NotHttp3(reason),
             other => H3Error::Failed(other.text()),
         })?;
