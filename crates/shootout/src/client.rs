@@ -107,12 +107,24 @@ impl Session {
     /// HTTP/2 or HTTP/3 when asked to gets `target NAME does not speak HTTP/2 (MODE):
     /// REASON`.
     pub fn open(at: &Endpoint, timeout: Duration) -> Result<Session, String> {
+        Session::connect(at, timeout).map_err(|u| u.line)
+    }
+
+    /// [`Session::open`], telling a target that does not speak HTTP/3 at all
+    /// ([`Unreached::no_http3`]) from one that failed otherwise.
+    pub fn connect(at: &Endpoint, timeout: Duration) -> Result<Session, Unreached> {
+        let failed = |line| Unreached {
+            line,
+            no_http3: false,
+        };
         let Some(version) = at.version else {
-            return Client::open(at, timeout).map(Session::Http1);
+            return Client::open(at, timeout)
+                .map(Session::Http1)
+                .map_err(failed);
         };
         let scheme = if at.tls.is_some() { "https" } else { "http" };
-        let target =
-            load::Target::parse(&format!("{scheme}://{}/", at.addr)).map_err(|e| e.to_string())?;
+        let target = load::Target::parse(&format!("{scheme}://{}/", at.addr))
+            .map_err(|e| failed(e.to_string()))?;
         let tls = at.tls.clone().unwrap_or_default();
         let boxed = Box::new(at.clone());
         match version {
@@ -121,13 +133,16 @@ impl Session {
                     client: Box::new(c),
                     at: boxed,
                 })
-                .map_err(|e| h2_error(at, e)),
+                .map_err(|e| failed(h2_error(at, e))),
             Multiplexed::Http3 => load::H3Client::connect(&target, &tls, timeout)
                 .map(|c| Session::Http3 {
                     client: Box::new(c),
                     at: boxed,
                 })
-                .map_err(|e| h3_error(at, e)),
+                .map_err(|e| Unreached {
+                    no_http3: matches!(e, load::H3Error::NotHttp3(_)),
+                    line: h3_error(at, e),
+                }),
         }
     }
 
@@ -171,6 +186,15 @@ impl Session {
             }
         }
     }
+}
+
+/// Why a [`Session`] did not open.
+#[derive(Debug)]
+pub struct Unreached {
+    /// What went wrong, in one line.
+    pub line: String,
+    /// True when the target does not speak HTTP/3 at all (nothing answered h3 over QUIC).
+    pub no_http3: bool,
 }
 
 /// An HTTP/2 client's error as verification words it: a target that does not speak

@@ -46,7 +46,15 @@ pub fn verify(at: &Endpoint, s: &Scenario, images: u32, timeout: Duration) -> Ve
     let mut requests = Requests::of(s, VERIFY_SEED);
     // 1. One request on its own connection, with Connection: close.
     let req = requests.next_request();
-    let first = Session::open(at, timeout)
+    // A target that does not speak HTTP/3 at all is recorded under the check `http/3`, not
+    // as a wrong answer, so that a scenario over HTTP/3 alone only loses its HTTP/3 cells
+    // ([`over_only`]).
+    let mut no_http3 = false;
+    let first = Session::connect(at, timeout)
+        .map_err(|u| {
+            no_http3 = u.no_http3;
+            u.line
+        })
         .and_then(|mut c| c.send(&s.method, &req.path, &req.headers, true));
     let ok = match &first {
         Ok(r) => checks.record(
@@ -55,6 +63,7 @@ pub fn verify(at: &Endpoint, s: &Scenario, images: u32, timeout: Duration) -> Ve
                 seen.extend(i);
             }),
         ),
+        Err(e) if no_http3 => checks.record(CheckKind::Http3, Err(e.clone())),
         Err(e) => checks.record(CheckKind::Response, Err(e.clone())),
     };
     if ok {
@@ -169,7 +178,7 @@ pub fn verify(at: &Endpoint, s: &Scenario, images: u32, timeout: Duration) -> Ve
     }
     // Keep-alive is reported on its own (`keepalive`): a target that closes connections
     // answers correctly, and only the keep-alive levels are excluded.
-    let passed = checks.answers_ok();
+    let passed = checks.answers_ok() && !no_http3;
     Verification {
         scenario: s.name.clone(),
         passed,
@@ -182,34 +191,41 @@ pub fn verify(at: &Endpoint, s: &Scenario, images: u32, timeout: Duration) -> Ve
     }
 }
 
-/// Whether the target answered right over `m`, as recorded; `None` when not checked.
-pub fn passed_over(v: &Verification, m: Multiplexed) -> Option<bool> {
-    match m {
-        Multiplexed::Http2 => v.http2,
-        Multiplexed::Http3 => v.http3,
+impl Multiplexed {
+    /// Whether the target answered right over it, as `v` records; `None` when not checked.
+    pub fn passed_over(self, v: &Verification) -> Option<bool> {
+        match self {
+            Multiplexed::Http2 => v.http2,
+            Multiplexed::Http3 => v.http3,
+        }
     }
-}
 
-fn record_over(v: &mut Verification, m: Multiplexed, passed: bool) {
-    match m {
-        Multiplexed::Http2 => v.http2 = Some(passed),
-        Multiplexed::Http3 => v.http3 = Some(passed),
+    fn record_over(self, v: &mut Verification, passed: bool) {
+        match self {
+            Multiplexed::Http2 => v.http2 = Some(passed),
+            Multiplexed::Http3 => v.http3 = Some(passed),
+        }
     }
-}
 
-/// The check that records the answers over `m`.
-fn check_of(m: Multiplexed) -> CheckKind {
-    match m {
-        Multiplexed::Http2 => CheckKind::Http2,
-        Multiplexed::Http3 => CheckKind::Http3,
+    /// The check that records the answers over it.
+    pub fn check(self) -> CheckKind {
+        match self {
+            Multiplexed::Http2 => CheckKind::Http2,
+            Multiplexed::Http3 => CheckKind::Http3,
+        }
     }
 }
 
 /// A scenario that speaks only `m` (`http2 = true`, `http3 = true`), verified over it: its
-/// result is the scenario's.
+/// result is the scenario's. A target that does not speak HTTP/3 at all (its check `http/3`
+/// failed: see [`verify`]) answered nothing wrong: the scenario passes and only its HTTP/3
+/// cells are excluded, with the reason.
 pub fn over_only(m: Multiplexed, mut v: Verification) -> Verification {
+    let name = m.check().name();
+    let not_spoken = v.checks.iter().any(|c| !c.passed && c.name == name);
     let passed = v.passed;
-    record_over(&mut v, m, passed);
+    m.record_over(&mut v, passed);
+    v.passed |= not_spoken;
     v
 }
 
@@ -218,11 +234,12 @@ pub fn over_only(m: Multiplexed, mut v: Verification) -> Verification {
 /// recorded as the check `http/2` or `http/3` (its detail the first failure), whether its
 /// levels of `m` are measured.
 pub fn with_protocol(m: Multiplexed, mut v: Verification, other: &Verification) -> Verification {
-    record_over(&mut v, m, other.passed);
+    let passed = other.passed;
+    m.record_over(&mut v, passed);
     v.checks.push(report::shootout::Check {
-        name: check_of(m).name().into(),
-        passed: other.passed,
-        detail: (!other.passed).then(|| {
+        name: m.check().name().into(),
+        passed,
+        detail: (!passed).then(|| {
             other
                 .checks
                 .iter()
@@ -232,16 +249,6 @@ pub fn with_protocol(m: Multiplexed, mut v: Verification, other: &Verification) 
         }),
     });
     v
-}
-
-/// [`over_only`] for HTTP/2.
-pub fn over_http2_only(v: Verification) -> Verification {
-    over_only(Multiplexed::Http2, v)
-}
-
-/// [`with_protocol`] for HTTP/2.
-pub fn with_http2(v: Verification, h2: &Verification) -> Verification {
-    with_protocol(Multiplexed::Http2, v, h2)
 }
 
 #[cfg(test)]

@@ -56,7 +56,7 @@ impl<'a> Ctx<'a> {
                         v = verify::with_protocol(m, v, &run(Some(m)));
                     }
                 }
-                obs.line(&format!("  verify {}: {}", s.name, verdict(&v)));
+                obs.line(&format!("  verify {}: {}", s.name, verdict(&v, s.protocol)));
                 v
             })
             .collect()
@@ -199,21 +199,15 @@ pub(super) fn excluded(
     interrupted: bool,
 ) -> Option<(CellStatus, String)> {
     let excluded = |why: &str| Some((CellStatus::Excluded, why.to_string()));
-    let over = version.filter(|m| verify::passed_over(v, *m) != Some(true));
-    if let Some(m) = over {
-        let name = m.name();
-        let why = v
-            .checks
-            .iter()
-            .find(|c| !c.passed)
-            .and_then(|c| c.detail.as_deref())
-            .map(|d| format!(" ({d})"))
-            .unwrap_or_default();
-        excluded(&format!(
-            "verification over {name} failed{why}: this {name} level is not measured"
-        ))
-    } else if !v.passed {
+    let over = version.filter(|m| m.passed_over(v) != Some(true));
+    if !v.passed {
         excluded("verification failed: not measured")
+    } else if let Some(m) = over {
+        let name = m.name();
+        excluded(&format!(
+            "verification over {name} failed{}: this {name} level is not measured",
+            exclusion_detail(v, m)
+        ))
     } else if keepalive && v.keepalive == Some(false) {
         excluded("excluded: the target closes connections after each response (verified), so keep-alive levels do not apply")
     } else if let Some(why) = by_suite {
@@ -226,6 +220,22 @@ pub(super) fn excluded(
     } else {
         None
     }
+}
+
+/// Why `v` failed over `m`, as ` (DETAIL)`, for an HTTP/3 exclusion: the detail of the
+/// check named for HTTP/3. An HTTP/2 exclusion says no more than it did before HTTP/3 came,
+/// so results of existing suites read as they did.
+fn exclusion_detail(v: &Verification, m: Multiplexed) -> String {
+    if m == Multiplexed::Http2 {
+        return String::new();
+    }
+    let name = m.check().name();
+    v.checks
+        .iter()
+        .find(|c| !c.passed && c.name == name)
+        .and_then(|c| c.detail.as_deref())
+        .map(|d| format!(" ({d})"))
+        .unwrap_or_default()
 }
 
 /// The limits of `machine` short for `connections`. Without keep-alive foxbench lets the

@@ -60,7 +60,7 @@ fn verdicts() {
         ),
     ];
     for (v, want) in cases {
-        assert_eq!(verdict(&v), want);
+        assert_eq!(verdict(&v, None), want);
     }
 }
 
@@ -160,5 +160,97 @@ fn an_http3_cell_of_a_target_without_http3_is_excluded_with_the_reason() {
     assert_eq!(
         why,
         format!("verification over HTTP/3 failed ({reason}): this HTTP/3 level is not measured")
+    );
+}
+
+/// An `http2 = true` scenario answered wrong records what it did before HTTP/3 came: its
+/// cells' message is the wrong answer's, not the protocol's.
+#[test]
+fn a_wrong_answer_over_http2_only_is_excluded_as_a_wrong_answer() {
+    let v = Verification {
+        http2: Some(false),
+        ..verification(false, None, vec![check("response", false)])
+    };
+    assert_eq!(
+        excluded(&v, (true, Some(Multiplexed::Http2)), None, false),
+        Some((
+            CellStatus::Excluded,
+            "verification failed: not measured".into()
+        ))
+    );
+}
+
+/// An HTTP/2 level of a scenario answered right over HTTP/1.1 but not over HTTP/2 records
+/// what it did before HTTP/3 came, word for word.
+#[test]
+fn an_http2_exclusion_reads_as_before_http3() {
+    let v = Verification {
+        http2: Some(false),
+        ..verification(true, Some(true), vec![check("http/2", false)])
+    };
+    assert_eq!(
+        excluded(&v, (true, Some(Multiplexed::Http2)), None, false),
+        Some((
+            CellStatus::Excluded,
+            "verification over HTTP/2 failed: this HTTP/2 level is not measured".into()
+        ))
+    );
+}
+
+/// An HTTP/3 exclusion takes its detail from the check `http/3`, not from the first
+/// failure (here a keep-alive note).
+#[test]
+fn an_http3_exclusion_names_the_http3_check_not_the_first_failure() {
+    let v = Verification {
+        http3: Some(false),
+        ..verification(
+            true,
+            Some(true),
+            vec![check("keep-alive", false), check("http/3", false)],
+        )
+    };
+    let (_, why) = excluded(&v, (true, Some(Multiplexed::Http3)), None, false).unwrap();
+    assert_eq!(
+        why,
+        "verification over HTTP/3 failed (http/3 broke): this HTTP/3 level is not measured"
+    );
+}
+
+/// Every protocol a scenario was verified over is named with its own result, over the
+/// protocol the scenario speaks itself.
+#[test]
+fn a_verdict_names_every_protocol_over_the_scenarios_own() {
+    let both = Verification {
+        http2: Some(false),
+        http3: Some(false),
+        ..verification(
+            true,
+            Some(true),
+            vec![check("http/2", false), check("http/3", false)],
+        )
+    };
+    assert_eq!(
+        verdict(&both, None),
+        "ok over HTTP/1.1, but http/2 broke: HTTP/2 levels excluded; \
+         http/3 broke: HTTP/3 levels excluded"
+    );
+    // `http2 = true` with HTTP/3 levels: ok over HTTP/2, not HTTP/1.1.
+    let h2_only = Verification {
+        http2: Some(true),
+        http3: Some(false),
+        ..verification(true, Some(true), vec![check("http/3", false)])
+    };
+    assert_eq!(
+        verdict(&h2_only, Some(Multiplexed::Http2)),
+        "ok over HTTP/2, but http/3 broke: HTTP/3 levels excluded"
+    );
+    // `http3 = true` on a target without HTTP/3: nothing was ok.
+    let h3_only = Verification {
+        http3: Some(false),
+        ..verification(true, None, vec![check("http/3", false)])
+    };
+    assert_eq!(
+        verdict(&h3_only, Some(Multiplexed::Http3)),
+        "http/3 broke: HTTP/3 levels excluded"
     );
 }

@@ -359,11 +359,6 @@ impl Scenario {
     pub fn runs<'a>(&self, m: Multiplexed, mut levels: impl Iterator<Item = &'a Level>) -> bool {
         levels.any(|l| self.version(l).multiplexed() == Some(m))
     }
-
-    /// Whether any level of `levels` speaks HTTP/2 for this scenario.
-    pub fn runs_http2<'a>(&self, levels: impl Iterator<Item = &'a Level>) -> bool {
-        self.runs(Multiplexed::Http2, levels)
-    }
 }
 
 /// A request header of a scenario: its name and value, random parts (`{hex:16}`) included.

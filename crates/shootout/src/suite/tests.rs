@@ -435,8 +435,11 @@ fn http2_levels_run_where_named_or_for_http2_scenarios() {
         named(&[("c10", h2(1)), ("h2-10x10", h2(10)), ("h2-new", h2(1))])
     );
     let levels = || s.plan.levels.iter();
-    assert!(!s.scenarios[0].runs_http2(levels().filter(|l| l.protocol.is_none())));
-    assert!(s.scenarios[1].runs_http2(levels()));
+    assert!(!s.scenarios[0].runs(
+        Multiplexed::Http2,
+        levels().filter(|l| l.protocol.is_none())
+    ));
+    assert!(s.scenarios[1].runs(Multiplexed::Http2, levels()));
 }
 
 /// The production suite's h2 levels run on nginx-tls-avatar and nginx-tls-static only, in
