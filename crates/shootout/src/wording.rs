@@ -49,6 +49,15 @@ pub fn suite_key(setting: Setting) -> Option<SuiteKey> {
     }
 }
 
+/// How to drop a setting a suite asks for in more than one place, where its key alone
+/// would not do: HTTP/3 comes from a scenario's `http3 = true` or a level of its `levels`.
+fn drop_words(setting: Setting) -> Option<&'static str> {
+    match setting {
+        Setting::Http3 => Some("drop http3 = true, or the HTTP/3 level from levels"),
+        _ => None,
+    }
+}
+
 /// Settings worded as suite keys: `the scenario's cacert`, `set the scenario's cacert =
 /// "FILE" or insecure = true in the suite`.
 #[derive(Debug, Clone, Copy)]
@@ -90,6 +99,9 @@ impl Wording for SuiteKeys {
     }
 
     fn drop(&self, setting: Setting) -> String {
+        if let Some(words) = drop_words(setting) {
+            return words.into();
+        }
         match suite_key(setting) {
             Some(k) => {
                 let pairs: Vec<_> = k

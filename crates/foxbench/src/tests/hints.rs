@@ -19,7 +19,7 @@ fn table() -> Vec<(Cause, &'static str, &'static str)> {
         (
             Cause::NoH3,
             "enable HTTP/3 on the server, or drop --http3",
-            "enable HTTP/3 on the server, or drop the scenario's http3 = true from the suite",
+            "enable HTTP/3 on the server, or drop http3 = true, or the HTTP/3 level from levels",
         ),
         (
             Cause::Timeout(At::Connect),
