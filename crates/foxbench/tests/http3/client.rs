@@ -154,11 +154,11 @@ fn h3_client_waits_for_a_udp_port_that_opens_within_its_timeout() {
     });
     // Once a datagram met a closed port (the client's Initial, or another test's), the
     // port opens: a relay to caddy.
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while udp_no_ports() == before {
-        assert!(Instant::now() < deadline, "no datagram met a closed port");
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    testkit::wait_until(
+        Duration::from_secs(10),
+        "a datagram at a closed port",
+        || udp_no_ports() != before,
+    );
     let front = UdpSocket::bind(("127.0.0.1", port)).expect("the freed port");
     let back = UdpSocket::bind("127.0.0.1:0").unwrap();
     back.connect(caddy.addr).unwrap();
