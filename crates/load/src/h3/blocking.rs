@@ -111,6 +111,21 @@ impl H3Client {
             }
             self.wait(end, "no stream credit from the server")?;
         };
+        let out = self.exchange(id, &bytes, end);
+        if out.is_err() {
+            self.abandon(id);
+        }
+        out
+    }
+
+    /// Writes `bytes` on stream `id` and reads its response whole, until `end`.
+    fn exchange(
+        &mut self,
+        id: StreamId,
+        bytes: &[u8],
+        end: Instant,
+    ) -> Result<H3Response, H3Error> {
+        let failed = |m: String| H3Error::Failed(m.into());
         let mut written = 0;
         let mut stream = Vec::new();
         loop {
@@ -140,6 +155,16 @@ impl H3Client {
             }
             self.wait(end, "no complete response")?;
         }
+    }
+
+    /// Gives up stream `id` after an error (a write refused, the size cap, a reset, the
+    /// timeout): its receive side stopped and its send side reset with
+    /// H3_REQUEST_CANCELLED, sent at once, so the server does not go on with it.
+    fn abandon(&mut self, id: StreamId) {
+        let code = quinn_proto::VarInt::from_u32(h3err::H3_REQUEST_CANCELLED as u32);
+        let _ = self.quic.conn.recv_stream(id).stop(code);
+        let _ = self.quic.conn.send_stream(id).reset(code);
+        self.quic.flush();
     }
 
     /// Reads what stream `id` has into `into`; true at its FIN.
