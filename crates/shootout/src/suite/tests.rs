@@ -679,21 +679,76 @@ fn http3_levels_run_where_named_with_one_stream_by_default() {
     assert!(over(2, Multiplexed::Http3) && !over(2, Multiplexed::Http2));
 }
 
-/// The committed suites written before HTTP/3 parse as before: every h2 level is HTTP/2
-/// with its streams, none is HTTP/3.
+/// The committed suites written before HTTP/3 (every `suites/*.toml` but avatar-h3's) parse
+/// as before: each scenario runs, on each target, the levels it did, each at the version
+/// the keys written before HTTP/3 give it (a level's `http2` and `streams`, then the
+/// scenario's `http2`), read from the file itself; none is HTTP/3.
 #[test]
 fn suites_written_before_http3_parse_unchanged() {
-    for path in ["avatar.toml", "avatar-h2.toml", "production.toml"] {
-        let file = format!("{}/../../suites/{path}", env!("CARGO_MANIFEST_DIR"));
-        let text = std::fs::read_to_string(&file).unwrap();
-        let s = Suite::parse(&text, &file).unwrap();
-        for l in &s.plan.levels {
-            let want = l.name.starts_with("h2-").then_some(Multiplexed::Http2);
-            assert_eq!(l.protocol.map(|p| p.version), want, "{path} {}", l.name);
+    let dir = format!("{}/../../suites", env!("CARGO_MANIFEST_DIR"));
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .filter(|p| !p.ends_with("avatar-h3.toml"))
+        .collect();
+    paths.sort();
+    assert!(paths.len() >= 5, "{paths:?}");
+    for path in paths {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let s = Suite::parse(&text, &path.display().to_string()).unwrap();
+        let raw: toml::Value = toml::from_str(&text).unwrap();
+        let flag =
+            |t: &toml::Value, key: &str| t.get(key).and_then(toml::Value::as_bool) == Some(true);
+        // A suite without `[plan] levels` runs the default ones, none of them HTTP/2.
+        let none = Vec::new();
+        let raw_levels = raw
+            .get("plan")
+            .and_then(|p| p.get("levels"))
+            .and_then(toml::Value::as_array)
+            .unwrap_or(&none);
+        let raw_level = |name: &str| {
+            raw_levels
+                .iter()
+                .find(|l| l.get("name").and_then(toml::Value::as_str) == Some(name))
+        };
+        let raw_scenarios = raw["scenario"].as_array().unwrap();
+        let old_version = |sc: usize, level: &str| {
+            let l = raw_level(level);
+            let streams = l
+                .and_then(|l| l.get("streams"))
+                .and_then(toml::Value::as_integer)
+                .unwrap_or(1) as u32;
+            let h2 = l.is_some_and(|l| flag(l, "http2"));
+            match (h2, flag(&raw_scenarios[sc], "http2")) {
+                (true, _) => HttpVersion::Http2 { streams },
+                (false, true) => HttpVersion::Http2 { streams: 1 },
+                (false, false) => HttpVersion::Http1,
+            }
+        };
+        for (i, sc) in s.scenarios.iter().enumerate() {
+            for t in &s.targets {
+                for l in s.levels_for(sc, t) {
+                    assert_eq!(
+                        sc.version(l),
+                        old_version(i, &l.name),
+                        "{} {} {} {}",
+                        path.display(),
+                        sc.name,
+                        t.name,
+                        l.name
+                    );
+                }
+                // An HTTP/2 level runs where a scenario asks HTTP/2 or names it, as before.
+                for l in &s.plan.levels {
+                    let h2 = raw_level(&l.name).is_some_and(|rl| flag(rl, "http2"));
+                    if h2 && !flag(&raw_scenarios[i], "http2") {
+                        let named = sc.levels.as_ref().is_some_and(|n| n.contains(&l.name));
+                        let runs = s.levels_for(sc, t).iter().any(|x| x.name == l.name);
+                        assert!(!runs || named, "{} {} {}", path.display(), sc.name, l.name);
+                    }
+                }
+            }
         }
-        assert!(s
-            .scenarios
-            .iter()
-            .all(|sc| sc.protocol != Some(Multiplexed::Http3)));
     }
 }
