@@ -17,6 +17,10 @@ use crate::setup::SetupError;
 use crate::tls::{self, Alpn, Connector};
 use crate::{Plan, RequestSpec, Target, TargetError};
 
+/// The largest field section a response may send us (SETTINGS_MAX_FIELD_SECTION_SIZE), and
+/// the largest HEADERS frame we hold: the worker's and the blocking client's.
+pub(crate) const MAX_FIELD_SECTION: u64 = 64 * 1024;
+
 use crate::h2::request::CONNECTION_SPECIFIC;
 
 /// The largest datagram read or written: QUIC's packets stay below 1500 bytes on any path
@@ -140,7 +144,7 @@ pub(crate) fn preflight(plan: &Plan) -> Result<(), SetupError> {
         &plan.target,
         &plan.tls,
         (plan.connect_timeout, plan.timeout),
-        Closed::Refuses,
+        ClosedPort::Refuses,
     )?;
     quic.close(h3wire::error::H3_NO_ERROR);
     Ok(())
@@ -160,7 +164,7 @@ pub(crate) struct Quic {
 
 /// What the handshake does when the server's UDP port is closed (ICMP port unreachable).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Closed {
+pub(crate) enum ClosedPort {
     /// Fails at once: the preflight, before a run, of a server that should be up.
     Refuses,
     /// Goes on until the connect timeout, QUIC sending its Initial again as it does when
@@ -186,7 +190,7 @@ impl Quic {
         target: &Target,
         tls: &crate::TlsOptions,
         (connect_timeout, timeout): (Duration, Duration),
-        closed: Closed,
+        closed: ClosedPort,
     ) -> Result<Quic, SetupError> {
         let addr = target.addr;
         let connector = Connector::new(&target.host, tls, Alpn::H3)?;
@@ -219,15 +223,14 @@ impl Quic {
         let done_by = answer_by + timeout;
         let mut answered = false;
         let mut refused = false;
-        let port_closed = || {
-            SetupError::NoHttp3 {
+        let port_closed = || SetupError::NoHttp3 {
             addr,
             reason: Text::plain(format!(
-                "nothing listens on UDP port {} (ICMP port unreachable): enable HTTP/3 on the server (caddy: `protocols h1 h2 h3`), or ",
+                "nothing listens on UDP port {} (ICMP port unreachable): enable HTTP/3 on the \
+                 server (caddy: `protocols h1 h2 h3`), or ",
                 addr.port()
             ))
             .drop(Setting::Http3),
-        }
         };
         loop {
             quic.flush();
@@ -261,8 +264,8 @@ impl Quic {
                 Ok(Turn::Datagram) => answered = true,
                 Ok(Turn::Quiet) => {}
                 Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => match closed {
-                    Closed::Refuses => return Err(port_closed()),
-                    Closed::WaitsForIt => refused = true,
+                    ClosedPort::Refuses => return Err(port_closed()),
+                    ClosedPort::WaitsForIt => refused = true,
                 },
                 Err(e) => return Err(connect_err(e)),
             }

@@ -16,11 +16,8 @@ use h3wire::{error as h3err, frame, qpack};
 use quinn_proto::{Dir, Event, ReadError, StreamEvent, StreamId};
 
 use super::uni::{self, Keep, Uni};
-use super::{Closed, Quic, Turn};
+use super::{ClosedPort, Quic, Turn, MAX_FIELD_SECTION};
 use crate::{RequestSpec, SetupError, Target, Text, TlsOptions};
-
-/// The largest field section a response may send (as the worker's).
-const MAX_FIELD_SECTION: u64 = 64 * 1024;
 
 /// The largest response kept, bytes: verification reads redirects and small images.
 const MAX_RESPONSE: usize = 16 << 20;
@@ -71,7 +68,7 @@ impl H3Client {
         tls: &TlsOptions,
         timeout: Duration,
     ) -> Result<H3Client, H3Error> {
-        let quic = Quic::handshake(target, tls, (timeout, timeout), Closed::WaitsForIt);
+        let quic = Quic::handshake(target, tls, (timeout, timeout), ClosedPort::WaitsForIt);
         let mut quic = quic.map_err(|e| match e {
             SetupError::NoHttp3 { reason, .. } => H3Error::NotHttp3(reason),
             other => H3Error::Failed(other.text()),

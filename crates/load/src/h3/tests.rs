@@ -121,12 +121,12 @@ fn a_closed_udp_port_is_waited_for_by_the_client_and_refused_at_once_by_the_pref
         (r.err(), start.elapsed())
     };
     let wait = Duration::from_millis(300);
-    let (err, took) = run(Closed::WaitsForIt, wait);
+    let (err, took) = run(ClosedPort::WaitsForIt, wait);
     assert!(matches!(err, Some(SetupError::NoHttp3 { .. })), "{err:?}");
     assert!(took >= wait, "gave up after {took:?}, before {wait:?}");
     // A longer timeout here, for a loaded machine: refused means before it, not at 300 ms.
     let wait = Duration::from_secs(3);
-    let (err, took) = run(Closed::Refuses, wait);
+    let (err, took) = run(ClosedPort::Refuses, wait);
     assert!(matches!(err, Some(SetupError::NoHttp3 { .. })), "{err:?}");
     assert!(took < wait, "refused only after {took:?}");
 }

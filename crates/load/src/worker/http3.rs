@@ -38,12 +38,9 @@ mod goaway;
 mod response;
 
 use crate::h3::uni::{self, Uni};
+use crate::h3::MAX_FIELD_SECTION;
 use goaway::{apply_goaway, requeue, take};
 use response::{read_response, Rx};
-
-/// The largest field section a response may send us (SETTINGS_MAX_FIELD_SECTION_SIZE), and
-/// the largest HEADERS frame we hold.
-const MAX_FIELD_SECTION: u64 = 64 * 1024;
 
 /// Times a request is sent again after a GOAWAY before it fails.
 const MAX_RETRIES: u8 = 3;
