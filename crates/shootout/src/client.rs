@@ -212,11 +212,12 @@ fn h2_error(at: &Endpoint, e: load::H2Error) -> String {
 }
 
 /// An HTTP/3 client's error as verification words it: `target NAME does not speak HTTP/3
-/// (REASON)` for a target that does not, which the runner then skips the HTTP/3 cells of.
+/// (MODE): REASON`, as HTTP/2's, for a target that does not, which the runner then skips
+/// the HTTP/3 cells of.
 fn h3_error(at: &Endpoint, e: load::H3Error) -> String {
     match e {
         load::H3Error::NotHttp3(reason) => format!(
-            "target {} does not speak HTTP/3 ({}: {})",
+            "target {} does not speak HTTP/3 ({}): {}",
             at.name,
             at.mode(),
             reason.worded(&SuiteKeys)

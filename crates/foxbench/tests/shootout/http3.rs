@@ -154,7 +154,7 @@ fn an_h3_level_is_verified_and_measured_over_h3_and_a_server_without_it_keeps_it
     );
     let why = skipped["message"].as_str().unwrap();
     assert!(
-        why.contains("target nginx-tls-static does not speak HTTP/3 (h3 over QUIC: ")
+        why.contains("target nginx-tls-static does not speak HTTP/3 (h3 over QUIC): ")
             && !why.contains('\n')
             && !why.contains("--http3"),
         "{why}"

@@ -191,7 +191,7 @@ pub(super) fn answers(verified: &[Verification]) -> Result<(), Option<Check>> {
 /// version)` is how the cell connects (`version`: HTTP/2 or HTTP/3, `None` for HTTP/1.1);
 /// `by_suite` is the reason the target's `excluded_levels` gives for this level, if it
 /// names it. A cell of a protocol the target failed verification over says why (`target
-/// NAME does not speak HTTP/3 (...)`), and only that protocol's cells are skipped.
+/// NAME does not speak HTTP/3 (MODE): REASON`), and only that protocol's cells are skipped.
 pub(super) fn excluded(
     v: &Verification,
     (keepalive, version): (bool, Option<Multiplexed>),

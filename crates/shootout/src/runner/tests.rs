@@ -142,7 +142,7 @@ fn cells_are_excluded_for_wrong_answers_closed_connections_http1_only_the_suite_
 /// own line, so the report tells a missing UDP listener from a wrong answer.
 #[test]
 fn an_http3_cell_of_a_target_without_http3_is_excluded_with_the_reason() {
-    let reason = "target caddy does not speak HTTP/3 (h3 over QUIC: nothing answered)";
+    let reason = "target caddy does not speak HTTP/3 (h3 over QUIC): nothing answered";
     let v = Verification {
         http3: Some(false),
         ..verification(
