@@ -17,6 +17,10 @@ use crate::setup::SetupError;
 use crate::tls::{self, Alpn, Connector};
 use crate::{Plan, RequestSpec, Target, TargetError};
 
+/// The largest field section a response may send us (SETTINGS_MAX_FIELD_SECTION_SIZE), and
+/// the largest HEADERS frame we hold: the worker's and the blocking client's.
+pub(crate) const MAX_FIELD_SECTION: u64 = 64 * 1024;
+
 use crate::h2::request::CONNECTION_SPECIFIC;
 
 /// The largest datagram read or written: QUIC's packets stay below 1500 bytes on any path
@@ -143,113 +147,211 @@ fn request(target: &Target, spec: &RequestSpec) -> Result<Vec<u8>, TargetError> 
 /// Initial within the connect timeout, closes the port (ICMP), picks no `h3`, or presents a
 /// certificate that does not verify stops the run with one line, worded as over TCP.
 pub(crate) fn preflight(plan: &Plan) -> Result<(), SetupError> {
-    let target = &plan.target;
-    let addr = target.addr;
     let tls = tls::TlsOptions {
         resume: plan.tls_resumption(),
         ..plan.tls.clone()
     };
-    let connector = Connector::new(&target.host, &tls, Alpn::H3)?;
-    let client = connector.quic().map_err(|e| SetupError::Tls {
-        addr,
-        message: e.into(),
-    })?;
-    let connect_err = |reason: io::Error| SetupError::Connect { addr, reason };
-    let bind: SocketAddr = match addr {
-        SocketAddr::V4(_) => "0.0.0.0:0".parse().expect("a literal address"),
-        SocketAddr::V6(_) => "[::]:0".parse().expect("a literal address"),
-    };
-    let sock = UdpSocket::bind(bind).map_err(connect_err)?;
-    sock.connect(addr).map_err(connect_err)?;
-    let mut endpoint = Endpoint::new(Arc::new(EndpointConfig::default()), None, false, None);
-    let start = Instant::now();
-    let (handle, mut conn) = endpoint
-        .connect(start, client, addr, &connector.server_name())
-        .map_err(|e| connect_err(io::Error::other(e.to_string())))?;
-    let answer_by = start + plan.connect_timeout;
-    let done_by = answer_by + plan.timeout;
-    let mut answered = false;
-    let mut buf = Vec::with_capacity(MAX_DATAGRAM);
-    let mut rbuf = vec![0u8; MAX_DATAGRAM];
-    loop {
-        let now = Instant::now();
-        while let Some(t) = conn.poll_transmit(now, 1, &mut buf) {
-            let _ = sock.send(&buf[..t.size]);
-            buf.clear();
-        }
-        while let Some(ev) = conn.poll_endpoint_events() {
-            if let Some(ev) = endpoint.handle_event(handle, ev) {
-                conn.handle_event(ev);
-            }
-        }
-        while let Some(ev) = conn.poll() {
-            match ev {
-                Event::Connected => {
-                    let checked = check_alpn(&conn, addr);
-                    close(
-                        &mut conn,
-                        Instant::now(),
-                        h3wire::error::H3_NO_ERROR,
-                        &mut buf,
-                        |d| {
-                            let _ = sock.send(d);
-                        },
-                    );
-                    return checked;
-                }
-                Event::ConnectionLost { reason } => {
-                    return Err(lost(&reason, &connector, target, plan.timeout))
-                }
-                _ => {}
-            }
-        }
-        let limit = if answered { done_by } else { answer_by };
-        if now >= limit {
-            return Err(match answered {
-                false => no_answer(addr, plan.connect_timeout),
-                true => SetupError::Tls {
-                    addr,
-                    message: crate::setup::handshake_timed_out(plan.timeout),
-                },
-            });
-        }
-        let wake = conn.poll_timeout().map_or(limit, |t| t.min(limit));
-        let _ = sock.set_read_timeout(Some(
-            wake.saturating_duration_since(now)
-                .max(Duration::from_millis(1)),
-        ));
-        match sock.recv(&mut rbuf) {
-            Ok(n) => {
-                answered = true;
-                let data = bytes::BytesMut::from(&rbuf[..n]);
-                match endpoint.handle(Instant::now(), addr, None, None, data, &mut buf) {
-                    Some(DatagramEvent::ConnectionEvent(_, ev)) => conn.handle_event(ev),
-                    Some(DatagramEvent::Response(t)) => {
-                        let _ = sock.send(&buf[..t.size]);
+    let mut quic = Quic::handshake(
+        &plan.target,
+        &tls,
+        (plan.connect_timeout, plan.timeout),
+        ClosedPort::Refuses,
+    )?;
+    quic.close(h3wire::error::H3_NO_ERROR);
+    Ok(())
+}
+
+/// One blocking QUIC connection that has chosen `h3`: the preflight's, and the blocking
+/// client's ([`blocking::H3Client`]). Its socket is connected to the server.
+pub(crate) struct Quic {
+    sock: UdpSocket,
+    endpoint: Endpoint,
+    handle: quinn_proto::ConnectionHandle,
+    pub(crate) conn: quinn_proto::Connection,
+    addr: SocketAddr,
+    buf: Vec<u8>,
+    rbuf: Vec<u8>,
+}
+
+/// What the handshake does when the server's UDP port is closed (ICMP port unreachable).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ClosedPort {
+    /// Fails at once: the preflight, before a run, of a server that should be up.
+    Refuses,
+    /// Goes on until the connect timeout, QUIC sending its Initial again as it does when
+    /// unanswered: a server just started may bind its TCP port before its UDP one (the
+    /// shootout's verification, right after the TCP readiness check).
+    WaitsForIt,
+}
+
+/// What [`Quic::turn`] saw.
+pub(crate) enum Turn {
+    /// A datagram came and was handed to QUIC.
+    Datagram,
+    /// Nothing came before the deadline or QUIC's next timer (which was met).
+    Quiet,
+}
+
+impl Quic {
+    /// Connects to `target` with `tls` and completes the handshake: QUIC's Initial must be
+    /// answered within `connect_timeout`, the handshake done within `timeout` more, and
+    /// the server must select `h3`; a closed UDP port as `closed` says. Each failure is
+    /// the preflight's one line.
+    pub(crate) fn handshake(
+        target: &Target,
+        tls: &crate::TlsOptions,
+        (connect_timeout, timeout): (Duration, Duration),
+        closed: ClosedPort,
+    ) -> Result<Quic, SetupError> {
+        let addr = target.addr;
+        let connector = Connector::new(&target.host, tls, Alpn::H3)?;
+        let client = connector.quic().map_err(|e| SetupError::Tls {
+            addr,
+            message: e.into(),
+        })?;
+        let connect_err = |reason: io::Error| SetupError::Connect { addr, reason };
+        let bind: SocketAddr = match addr {
+            SocketAddr::V4(_) => "0.0.0.0:0".parse().expect("a literal address"),
+            SocketAddr::V6(_) => "[::]:0".parse().expect("a literal address"),
+        };
+        let sock = UdpSocket::bind(bind).map_err(connect_err)?;
+        sock.connect(addr).map_err(connect_err)?;
+        let mut endpoint = Endpoint::new(Arc::new(EndpointConfig::default()), None, false, None);
+        let start = Instant::now();
+        let (handle, conn) = endpoint
+            .connect(start, client, addr, &connector.server_name())
+            .map_err(|e| connect_err(io::Error::other(e.to_string())))?;
+        let mut quic = Quic {
+            sock,
+            endpoint,
+            handle,
+            conn,
+            addr,
+            buf: Vec::with_capacity(MAX_DATAGRAM),
+            rbuf: vec![0u8; MAX_DATAGRAM],
+        };
+        let answer_by = start + connect_timeout;
+        let done_by = answer_by + timeout;
+        let mut answered = false;
+        let mut refused = false;
+        let port_closed = || SetupError::NoHttp3 {
+            addr,
+            reason: Text::plain(format!(
+                "nothing listens on UDP port {} (ICMP port unreachable): enable HTTP/3 on the \
+                 server (caddy: `protocols h1 h2 h3`), or ",
+                addr.port()
+            ))
+            .drop(Setting::Http3),
+        };
+        loop {
+            quic.flush();
+            while let Some(ev) = quic.conn.poll() {
+                match ev {
+                    Event::Connected => match check_alpn(&quic.conn, addr) {
+                        Ok(()) => return Ok(quic),
+                        Err(e) => {
+                            quic.close(h3wire::error::H3_NO_ERROR);
+                            return Err(e);
+                        }
+                    },
+                    Event::ConnectionLost { reason } => {
+                        return Err(lost(&reason, &connector, target, timeout))
                     }
                     _ => {}
                 }
-                buf.clear();
             }
-            Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
-                return Err(SetupError::NoHttp3 {
-                    addr,
-                    reason: format!("nothing listens on UDP port {} (ICMP port unreachable): enable HTTP/3 on the server (caddy: `protocols h1 h2 h3`), or drop --http3", addr.port()).into(),
-                })
+            let limit = if answered { done_by } else { answer_by };
+            if Instant::now() >= limit {
+                return Err(match answered {
+                    false if refused => port_closed(),
+                    false => no_answer(addr, connect_timeout),
+                    true => SetupError::Tls {
+                        addr,
+                        message: crate::setup::handshake_timed_out(timeout),
+                    },
+                });
+            }
+            match quic.turn(limit) {
+                Ok(Turn::Datagram) => answered = true,
+                Ok(Turn::Quiet) => {}
+                Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => match closed {
+                    ClosedPort::Refuses => return Err(port_closed()),
+                    ClosedPort::WaitsForIt => refused = true,
+                },
+                Err(e) => return Err(connect_err(e)),
+            }
+        }
+    }
+
+    /// Sends what the connection has to send and passes its endpoint events on.
+    pub(crate) fn flush(&mut self) {
+        let now = Instant::now();
+        let sock = &self.sock;
+        flush(&mut self.conn, now, &mut self.buf, |d| {
+            let _ = sock.send(d);
+        });
+        while let Some(ev) = self.conn.poll_endpoint_events() {
+            if let Some(ev) = self.endpoint.handle_event(self.handle, ev) {
+                self.conn.handle_event(ev);
+            }
+        }
+    }
+
+    /// Waits for one datagram until `limit` or QUIC's next timer, whichever is first, and
+    /// hands it to QUIC; a timer that came due is met. An error is the socket's (ICMP port
+    /// unreachable: `ConnectionRefused`).
+    pub(crate) fn turn(&mut self, limit: Instant) -> io::Result<Turn> {
+        let now = Instant::now();
+        let wake = self.conn.poll_timeout().map_or(limit, |t| t.min(limit));
+        let _ = self.sock.set_read_timeout(Some(
+            wake.saturating_duration_since(now)
+                .max(Duration::from_millis(1)),
+        ));
+        match self.sock.recv(&mut self.rbuf) {
+            Ok(n) => {
+                let data = bytes::BytesMut::from(&self.rbuf[..n]);
+                self.buf.clear();
+                match self.endpoint.handle(
+                    Instant::now(),
+                    self.addr,
+                    None,
+                    None,
+                    data,
+                    &mut self.buf,
+                ) {
+                    Some(DatagramEvent::ConnectionEvent(_, ev)) => self.conn.handle_event(ev),
+                    Some(DatagramEvent::Response(t)) => {
+                        let _ = self.sock.send(&self.buf[..t.size]);
+                    }
+                    _ => {}
+                }
+                self.buf.clear();
+                Ok(Turn::Datagram)
             }
             Err(e)
                 if matches!(
                     e.kind(),
-                    io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut | io::ErrorKind::Interrupted
+                    io::ErrorKind::WouldBlock
+                        | io::ErrorKind::TimedOut
+                        | io::ErrorKind::Interrupted
                 ) =>
             {
                 let now = Instant::now();
-                if conn.poll_timeout().is_some_and(|t| t <= now) {
-                    conn.handle_timeout(now);
+                if self.conn.poll_timeout().is_some_and(|t| t <= now) {
+                    self.conn.handle_timeout(now);
                 }
+                Ok(Turn::Quiet)
             }
-            Err(e) => return Err(connect_err(e)),
+            Err(e) => Err(e),
         }
+    }
+
+    /// Closes the connection with HTTP/3's `code`, its CONNECTION_CLOSE sent at once.
+    pub(crate) fn close(&mut self, code: u64) {
+        let sock = &self.sock;
+        close(&mut self.conn, Instant::now(), code, &mut self.buf, |d| {
+            let _ = sock.send(d);
+        });
     }
 }
 
@@ -340,7 +442,9 @@ fn lost(
     SetupError::Tls { addr, message }
 }
 
+pub mod blocking;
 pub(crate) mod response;
+pub(crate) mod uni;
 
 #[cfg(test)]
 mod tests;

@@ -78,6 +78,7 @@ use std::time::{Duration, Instant};
 pub use control::{Control, Snapshot};
 pub use h2::blocking::{H2Client, H2Error, H2Response};
 pub use h2::{H2Counts, H2Options};
+pub use h3::blocking::{H3Client, H3Error, H3Response};
 #[doc(hidden)]
 pub use h3::response::fuzz_feed as fuzz_h3_response;
 pub use h3::{H3Counts, UDP_BUFFER_BYTES};

@@ -59,8 +59,8 @@ pub struct Level {
     pub requests: Option<u64>,
     /// TLS session resumption turned off.
     pub no_tls_resumption: bool,
-    /// HTTP/2: the streams per connection.
-    pub http2_streams: Option<u32>,
+    /// HTTP/2 or HTTP/3 (its name, `HTTP/2`): the streams per connection.
+    pub streams: Option<(&'static str, u32)>,
 }
 
 /// A scenario: one request shape.
@@ -74,8 +74,8 @@ pub struct Scenario {
     pub path: String,
     /// Over https: how the certificate is checked.
     pub https: Option<String>,
-    /// HTTP/2 at every level it runs.
-    pub http2: bool,
+    /// HTTP/2 or HTTP/3 (its name) at every level it runs.
+    pub every_level: Option<&'static str>,
     /// The levels it runs at, when not all.
     pub levels: Option<Vec<String>>,
     /// The targets it runs against, when not all.
@@ -139,8 +139,8 @@ impl Listing {
                 "level {:<8} {:>6} connections{}{}{}{}",
                 l.name,
                 l.connections,
-                l.http2_streams
-                    .map(|n| format!(", HTTP/2 × {n} streams"))
+                l.streams
+                    .map(|(v, n)| format!(", {v} × {n} streams"))
                     .unwrap_or_default(),
                 l.rate
                     .as_ref()
@@ -163,11 +163,9 @@ impl Listing {
                 s.name,
                 s.method,
                 s.path,
-                if s.http2 {
-                    ", HTTP/2 at every level"
-                } else {
-                    ""
-                },
+                s.every_level
+                    .map(|v| format!(", {v} at every level"))
+                    .unwrap_or_default(),
                 s.https
                     .as_ref()
                     .map(|t| format!(", https ({t})"))

@@ -17,6 +17,8 @@ pub enum CheckKind {
     AllImages,
     /// The same answers over HTTP/2, for a scenario that also runs HTTP/2 levels.
     Http2,
+    /// The same answers over HTTP/3, for a scenario that also runs HTTP/3 levels.
+    Http3,
 }
 
 impl CheckKind {
@@ -27,14 +29,18 @@ impl CheckKind {
             CheckKind::KeepAlive => "keep-alive",
             CheckKind::AllImages => "all images",
             CheckKind::Http2 => "http/2",
+            CheckKind::Http3 => "http/3",
         }
     }
 
-    /// Whether failing it means the answers are wrong. Keep-alive and HTTP/2 are
+    /// Whether failing it means the answers are wrong. Keep-alive, HTTP/2 and HTTP/3 are
     /// reported apart: a target that closes every connection, or speaks only HTTP/1.1,
-    /// answers correctly, and only its keep-alive or HTTP/2 levels are excluded.
+    /// answers correctly, and only its keep-alive, HTTP/2 or HTTP/3 levels are excluded.
     pub fn judges_answers(self) -> bool {
-        !matches!(self, CheckKind::KeepAlive | CheckKind::Http2)
+        !matches!(
+            self,
+            CheckKind::KeepAlive | CheckKind::Http2 | CheckKind::Http3
+        )
     }
 }
 

@@ -1,8 +1,8 @@
 //! The blocking HTTP/1.1 client verification and readiness use: one connection, plain or
 //! TLS, whole responses read with a deadline. Correctness, not speed, matters here.
-//! [`Session`] speaks HTTP/2 instead when the endpoint asks for it, through the load
-//! engine's own blocking HTTP/2 client ([`load::H2Client`]): h2 by ALPN over TLS, h2c with
-//! prior knowledge, one stream per request.
+//! [`Session`] speaks HTTP/2 or HTTP/3 instead when the endpoint asks for it, through the
+//! load engine's own blocking clients: [`load::H2Client`] (h2 by ALPN over TLS, h2c with
+//! prior knowledge) and [`load::H3Client`] (h3 over QUIC), one stream per request.
 //!
 //! A TLS endpoint speaks TLS through the load engine's own blocking client
 //! ([`load::connect_blocking`]), with the scenario's certificate check; its errors name the
@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use load::{Framer, Framing, Head, ParseError, Step};
 
+use crate::suite::Multiplexed;
 use crate::wording::SuiteKeys;
 
 /// One parsed response.
@@ -52,8 +53,9 @@ pub struct Endpoint {
     pub addr: SocketAddr,
     /// The TLS settings; `None` for plain HTTP.
     pub tls: Option<load::TlsOptions>,
-    /// Speak HTTP/2: h2 by ALPN over TLS, h2c with prior knowledge over plain TCP.
-    pub http2: bool,
+    /// Speak HTTP/2 (h2 by ALPN over TLS, h2c with prior knowledge over plain TCP) or
+    /// HTTP/3 (h3 over QUIC, on the same port number over UDP); `None`: HTTP/1.1.
+    pub version: Option<Multiplexed>,
     /// The target's name, for messages.
     pub name: String,
 }
@@ -64,17 +66,17 @@ impl Endpoint {
         Endpoint {
             addr,
             tls: None,
-            http2: false,
+            version: None,
             name: addr.to_string(),
         }
     }
 
-    /// How HTTP/2 is reached here, for messages.
-    fn http2_mode(&self) -> &'static str {
-        if self.tls.is_some() {
-            "h2 by ALPN over TLS"
-        } else {
-            "h2c prior knowledge"
+    /// How the multiplexed version is reached here, for messages.
+    fn mode(&self) -> &'static str {
+        match (self.version, self.tls.is_some()) {
+            (Some(Multiplexed::Http3), _) => "h3 over QUIC",
+            (_, true) => "h2 by ALPN over TLS",
+            (_, false) => "h2c prior knowledge",
         }
     }
 }
@@ -91,30 +93,62 @@ pub enum Session {
         /// The target's name and how it was reached, for messages.
         at: Box<Endpoint>,
     },
+    /// HTTP/3 (h3).
+    Http3 {
+        /// The connection.
+        client: Box<load::H3Client>,
+        /// The target's name and how it was reached, for messages.
+        at: Box<Endpoint>,
+    },
 }
 
 impl Session {
     /// Connects to `at` as it says; the error is one line. A target that does not speak
-    /// HTTP/2 when asked to gets `target NAME does not speak HTTP/2 (MODE): REASON`.
+    /// HTTP/2 or HTTP/3 when asked to gets `target NAME does not speak HTTP/2 (MODE):
+    /// REASON`.
     pub fn open(at: &Endpoint, timeout: Duration) -> Result<Session, String> {
-        if !at.http2 {
-            return Client::open(at, timeout).map(Session::Http1);
-        }
+        Session::connect(at, timeout).map_err(|u| u.line)
+    }
+
+    /// [`Session::open`], telling a target that does not speak HTTP/3 at all
+    /// ([`Unreached::no_http3`]) from one that failed otherwise.
+    pub fn connect(at: &Endpoint, timeout: Duration) -> Result<Session, Unreached> {
+        let failed = |line| Unreached {
+            line,
+            no_http3: false,
+        };
+        let Some(version) = at.version else {
+            return Client::open(at, timeout)
+                .map(Session::Http1)
+                .map_err(failed);
+        };
         let scheme = if at.tls.is_some() { "https" } else { "http" };
-        let target =
-            load::Target::parse(&format!("{scheme}://{}/", at.addr)).map_err(|e| e.to_string())?;
+        let target = load::Target::parse(&format!("{scheme}://{}/", at.addr))
+            .map_err(|e| failed(e.to_string()))?;
         let tls = at.tls.clone().unwrap_or_default();
-        load::H2Client::connect(&target, &tls, timeout)
-            .map(|c| Session::Http2 {
-                client: Box::new(c),
-                at: Box::new(at.clone()),
-            })
-            .map_err(|e| h2_error(at, e))
+        let boxed = Box::new(at.clone());
+        match version {
+            Multiplexed::Http2 => load::H2Client::connect(&target, &tls, timeout)
+                .map(|c| Session::Http2 {
+                    client: Box::new(c),
+                    at: boxed,
+                })
+                .map_err(|e| failed(h2_error(at, e))),
+            Multiplexed::Http3 => load::H3Client::connect(&target, &tls, timeout)
+                .map(|c| Session::Http3 {
+                    client: Box::new(c),
+                    at: boxed,
+                })
+                .map_err(|e| Unreached {
+                    no_http3: matches!(e, load::H3Error::NotHttp3(_)),
+                    line: h3_error(at, e),
+                }),
+        }
     }
 
     /// Sends one request and reads its response whole. Over HTTP/1.1, `close` adds
-    /// `Connection: close`; over HTTP/2 a stream ends with its response, and `close` in
-    /// the response means the server sent GOAWAY.
+    /// `Connection: close`; over HTTP/2 and HTTP/3 a stream ends with its response, and
+    /// `close` in the response means the server sent GOAWAY.
     pub fn send(
         &mut self,
         method: &str,
@@ -122,18 +156,27 @@ impl Session {
         headers: &[(String, String)],
         close: bool,
     ) -> Result<Response, String> {
+        let spec = || load::RequestSpec {
+            method: method.into(),
+            path: path.into(),
+            headers: std::iter::once(("User-Agent".to_string(), "foxbench-verify".into()))
+                .chain(headers.iter().cloned())
+                .collect(),
+            ..load::RequestSpec::default()
+        };
         match self {
             Session::Http1(c) => c.send(method, path, headers, close),
             Session::Http2 { client, at } => {
-                let spec = load::RequestSpec {
-                    method: method.into(),
-                    path: path.into(),
-                    headers: std::iter::once(("User-Agent".to_string(), "foxbench-verify".into()))
-                        .chain(headers.iter().cloned())
-                        .collect(),
-                    ..load::RequestSpec::default()
-                };
-                let r = client.send(&spec).map_err(|e| h2_error(at, e))?;
+                let r = client.send(&spec()).map_err(|e| h2_error(at, e))?;
+                Ok(Response {
+                    status: r.status,
+                    headers: r.headers,
+                    body: r.body,
+                    close: r.goaway,
+                })
+            }
+            Session::Http3 { client, at } => {
+                let r = client.send(&spec()).map_err(|e| h3_error(at, e))?;
                 Ok(Response {
                     status: r.status,
                     headers: r.headers,
@@ -145,6 +188,15 @@ impl Session {
     }
 }
 
+/// Why a [`Session`] did not open.
+#[derive(Debug)]
+pub struct Unreached {
+    /// What went wrong, in one line.
+    pub line: String,
+    /// True when the target does not speak HTTP/3 at all (nothing answered h3 over QUIC).
+    pub no_http3: bool,
+}
+
 /// An HTTP/2 client's error as verification words it: a target that does not speak
 /// HTTP/2 is named, with how it was asked.
 fn h2_error(at: &Endpoint, e: load::H2Error) -> String {
@@ -152,10 +204,25 @@ fn h2_error(at: &Endpoint, e: load::H2Error) -> String {
         load::H2Error::NotHttp2(reason) => format!(
             "target {} does not speak HTTP/2 ({}): {}",
             at.name,
-            at.http2_mode(),
+            at.mode(),
             reason.worded(&SuiteKeys)
         ),
         load::H2Error::Failed(m) => m.worded(&SuiteKeys),
+    }
+}
+
+/// An HTTP/3 client's error as verification words it: `target NAME does not speak HTTP/3
+/// (MODE): REASON`, as HTTP/2's, for a target that does not, which the runner then skips
+/// the HTTP/3 cells of.
+fn h3_error(at: &Endpoint, e: load::H3Error) -> String {
+    match e {
+        load::H3Error::NotHttp3(reason) => format!(
+            "target {} does not speak HTTP/3 ({}): {}",
+            at.name,
+            at.mode(),
+            reason.worded(&SuiteKeys)
+        ),
+        load::H3Error::Failed(m) => m.worded(&SuiteKeys),
     }
 }
 

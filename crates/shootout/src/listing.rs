@@ -14,7 +14,7 @@ use report::listing::{Level, Listing as TextListing, Scenario, Service, Services
 
 use crate::cache;
 use crate::lifecycle::{cache_entry, Setup};
-use crate::suite::{fill, service_vars, Ready, Suite, TargetSpec, SERVICE_PREFIX};
+use crate::suite::{fill, service_vars, Multiplexed, Ready, Suite, TargetSpec, SERVICE_PREFIX};
 
 /// The suite as listed: where it is, what was filled, and every target and service.
 #[derive(Debug, Serialize)]
@@ -48,6 +48,8 @@ pub struct ListedScenario {
     pub tls: bool,
     /// Every level speaks HTTP/2 to it (`http2 = true`): h2c without `tls`, h2 with it.
     pub http2: bool,
+    /// Every level speaks HTTP/3 to it (`http3 = true`).
+    pub http3: bool,
 }
 
 /// One target (or parameter row) or service, its commands filled.
@@ -89,6 +91,8 @@ pub struct Listed {
     /// One of those scenarios speaks HTTP/2 to it at one of its levels (as the shootout
     /// verifies and loads it).
     pub http2: bool,
+    /// One of those scenarios speaks HTTP/3 to it at one of its levels.
+    pub http3: bool,
     /// The build cache's entry holding its finished build (what the shootout fills `{out}`
     /// with), if the cache has one; `null` until a shootout has built it.
     pub built: Option<PathBuf>,
@@ -123,10 +127,12 @@ pub fn listing(suite: &Suite, root: &Path, cache: &Path, values: &[(String, Stri
             .iter()
             .filter(|s| s.applies_to(spec))
             .collect();
-        let http2 = mine
-            .iter()
-            .any(|s| s.runs_http2(suite.levels_for(s, spec).into_iter()));
-        (mine.iter().map(|s| s.name.clone()).collect(), http2)
+        let runs = |m| {
+            mine.iter()
+                .any(|s| s.runs(m, suite.levels_for(s, spec).into_iter()))
+        };
+        let names = mine.iter().map(|s| s.name.clone()).collect();
+        (names, runs(Multiplexed::Http2), runs(Multiplexed::Http3))
     };
     Listing {
         suite: suite.name.clone(),
@@ -139,17 +145,19 @@ pub fn listing(suite: &Suite, root: &Path, cache: &Path, values: &[(String, Stri
                 method: s.method.clone(),
                 path: s.path.clone(),
                 tls: s.tls.is_some(),
-                http2: s.http2,
+                http2: s.protocol == Some(Multiplexed::Http2),
+                http3: s.protocol == Some(Multiplexed::Http3),
             })
             .collect(),
         targets: suite
             .targets
             .iter()
             .map(|t| {
-                let (scenarios, http2) = implemented(t);
+                let (scenarios, http2, http3) = implemented(t);
                 Listed {
                     scenarios,
                     http2,
+                    http3,
                     ..entry(t)
                 }
             })
@@ -224,6 +232,7 @@ fn listed(
         uses: spec.uses.clone(),
         scenarios: Vec::new(),
         http2: false,
+        http3: false,
         built: built(spec, root, cache),
     }
 }
@@ -269,7 +278,7 @@ pub fn text_listing(suite: &Suite, source: &str, root: &Path) -> TextListing {
                 rate: l.rate.as_ref().map(|r| r.text.clone()),
                 requests: l.requests,
                 no_tls_resumption: l.tls_resume == Some(false),
-                http2_streams: l.http2.map(|h| h.streams),
+                streams: l.protocol.map(|p| (p.version.name(), p.streams)),
             })
             .collect(),
         scenarios: suite
@@ -280,7 +289,7 @@ pub fn text_listing(suite: &Suite, source: &str, root: &Path) -> TextListing {
                 method: s.method.clone(),
                 path: s.path.clone(),
                 https: s.tls.as_ref().map(|t| cert_words(&t.cert)),
-                http2: s.http2,
+                every_level: s.protocol.map(Multiplexed::name),
                 levels: s.levels.clone(),
                 targets: s.targets.clone(),
             })

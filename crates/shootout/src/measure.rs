@@ -34,7 +34,7 @@ pub struct Task<'a> {
     /// For a TLS scenario, the engine's settings: the certificate check with the target's
     /// paths filled in, and the level's resumption.
     pub tls: Option<load::TlsOptions>,
-    /// HTTP/1.1, or HTTP/2 with its streams: the level's, else the scenario's.
+    /// HTTP/1.1, or HTTP/2 or HTTP/3 with its streams: the level's, else the scenario's.
     pub version: HttpVersion,
 }
 
@@ -60,8 +60,8 @@ impl<'a> Task<'a> {
         }
     }
 
-    /// The engine's protocol: HTTP/2 with the level's streams and the engine's default
-    /// windows, or HTTP/1.1.
+    /// The engine's protocol: HTTP/2 or HTTP/3 with the level's streams and the engine's
+    /// defaults, or HTTP/1.1.
     pub fn protocol(&self) -> load::Protocol {
         match self.version {
             HttpVersion::Http1 => load::Protocol::Http1,
@@ -69,6 +69,7 @@ impl<'a> Task<'a> {
                 streams,
                 ..load::H2Options::default()
             }),
+            HttpVersion::Http3 { streams } => load::Protocol::Http3(load::H3Options { streams }),
         }
     }
 
@@ -97,10 +98,7 @@ impl<'a> Task<'a> {
             pipeline: self.pipeline() as u64,
             tls_resume: self.tls.as_ref().map(|t| t.resume),
             protocol: self.protocol_name().into(),
-            streams: match self.version {
-                HttpVersion::Http1 => None,
-                HttpVersion::Http2 { streams } => Some(u64::from(streams)),
-            },
+            streams: self.version.streams().map(u64::from),
             idle: None,
             status: CellStatus::Excluded,
             message: None,

@@ -1,9 +1,9 @@
 //! Checks a target's answers before any load: status, headers, body (a pattern, well-formed
 //! XML with a given root, text echoing the request's random parts), every image, and
 //! keep-alive, over the blocking [`Session`] (plain or TLS, HTTP/1.1 or HTTP/2, framed as
-//! the load engine frames; see [`crate::client`]). A scenario that runs HTTP/2 levels is
-//! verified over HTTP/2 too ([`with_http2`]); over HTTP/2, keep-alive is many streams on
-//! one connection.
+//! the load engine frames; see [`crate::client`]). A scenario that runs HTTP/2 or HTTP/3
+//! levels is verified over that protocol too ([`with_protocol`]); over HTTP/2 and HTTP/3,
+//! keep-alive is many streams on one connection.
 //!
 //! A scenario whose path has random parts (`/{hex:6}.svg`) gets a concrete path per
 //! request, filled from a generator with a fixed seed, so a run verifies the same paths.
@@ -15,7 +15,7 @@ use report::shootout::Verification;
 
 use crate::check::{CheckKind, Checks};
 use crate::judge::{judge, Requests, VERIFY_SEED};
-use crate::suite::Scenario;
+use crate::suite::{Multiplexed, Scenario};
 
 pub use crate::client::{Client, Endpoint, Response, Session};
 
@@ -46,7 +46,15 @@ pub fn verify(at: &Endpoint, s: &Scenario, images: u32, timeout: Duration) -> Ve
     let mut requests = Requests::of(s, VERIFY_SEED);
     // 1. One request on its own connection, with Connection: close.
     let req = requests.next_request();
-    let first = Session::open(at, timeout)
+    // A target that does not speak HTTP/3 at all is recorded under the check `http/3`, not
+    // as a wrong answer, so that a scenario over HTTP/3 alone only loses its HTTP/3 cells
+    // ([`over_only`]).
+    let mut no_http3 = false;
+    let first = Session::connect(at, timeout)
+        .map_err(|u| {
+            no_http3 = u.no_http3;
+            u.line
+        })
         .and_then(|mut c| c.send(&s.method, &req.path, &req.headers, true));
     let ok = match &first {
         Ok(r) => checks.record(
@@ -55,6 +63,7 @@ pub fn verify(at: &Endpoint, s: &Scenario, images: u32, timeout: Duration) -> Ve
                 seen.extend(i);
             }),
         ),
+        Err(e) if no_http3 => checks.record(CheckKind::Http3, Err(e.clone())),
         Err(e) => checks.record(CheckKind::Response, Err(e.clone())),
     };
     if ok {
@@ -169,7 +178,7 @@ pub fn verify(at: &Endpoint, s: &Scenario, images: u32, timeout: Duration) -> Ve
     }
     // Keep-alive is reported on its own (`keepalive`): a target that closes connections
     // answers correctly, and only the keep-alive levels are excluded.
-    let passed = checks.answers_ok();
+    let passed = checks.answers_ok() && !no_http3;
     Verification {
         scenario: s.name.clone(),
         passed,
@@ -178,27 +187,61 @@ pub fn verify(at: &Endpoint, s: &Scenario, images: u32, timeout: Duration) -> Ve
         images_expected: s.all_images.then_some(u64::from(images)),
         keepalive,
         http2: None,
+        http3: None,
     }
 }
 
-/// A scenario that speaks only HTTP/2 (`http2 = true`), verified over HTTP/2: its result
-/// is the scenario's.
-pub fn over_http2_only(mut v: Verification) -> Verification {
-    v.http2 = Some(v.passed);
+impl Multiplexed {
+    /// Whether the target answered right over it, as `v` records; `None` when not checked.
+    pub fn passed_over(self, v: &Verification) -> Option<bool> {
+        match self {
+            Multiplexed::Http2 => v.http2,
+            Multiplexed::Http3 => v.http3,
+        }
+    }
+
+    fn record_over(self, v: &mut Verification, passed: bool) {
+        match self {
+            Multiplexed::Http2 => v.http2 = Some(passed),
+            Multiplexed::Http3 => v.http3 = Some(passed),
+        }
+    }
+
+    /// The check that records the answers over it.
+    pub fn check(self) -> CheckKind {
+        match self {
+            Multiplexed::Http2 => CheckKind::Http2,
+            Multiplexed::Http3 => CheckKind::Http3,
+        }
+    }
+}
+
+/// A scenario that speaks only `m` (`http2 = true`, `http3 = true`), verified over it: its
+/// result is the scenario's. A target that does not speak HTTP/3 at all (its check `http/3`
+/// failed: see [`verify`]) answered nothing wrong: the scenario passes and only its HTTP/3
+/// cells are excluded, with the reason.
+pub fn over_only(m: Multiplexed, mut v: Verification) -> Verification {
+    let name = m.check().name();
+    let not_spoken = v.checks.iter().any(|c| !c.passed && c.name == name);
+    let passed = v.passed;
+    m.record_over(&mut v, passed);
+    v.passed |= not_spoken;
     v
 }
 
-/// A scenario verified over HTTP/1.1 (`v`) that also runs HTTP/2 levels, verified over
-/// HTTP/2 (`h2`): the HTTP/1.1 answers decide whether the scenario passes, and the HTTP/2
-/// ones, recorded as the check `http/2` (its detail the first failure), whether its HTTP/2
-/// levels are measured.
-pub fn with_http2(mut v: Verification, h2: &Verification) -> Verification {
-    v.http2 = Some(h2.passed);
+/// A scenario verified over its own protocol (`v`) that also runs levels of `m`, verified
+/// over `m` (`other`): `v`'s answers decide whether the scenario passes, and `other`'s,
+/// recorded as the check `http/2` or `http/3` (its detail the first failure), whether its
+/// levels of `m` are measured.
+pub fn with_protocol(m: Multiplexed, mut v: Verification, other: &Verification) -> Verification {
+    let passed = other.passed;
+    m.record_over(&mut v, passed);
     v.checks.push(report::shootout::Check {
-        name: CheckKind::Http2.name().into(),
-        passed: h2.passed,
-        detail: (!h2.passed).then(|| {
-            h2.checks
+        name: m.check().name().into(),
+        passed,
+        detail: (!passed).then(|| {
+            other
+                .checks
                 .iter()
                 .find(|c| !c.passed)
                 .and_then(|c| c.detail.clone())

@@ -28,14 +28,13 @@ pub fn suite_key(setting: Setting) -> Option<SuiteKey> {
         // The shootout's connect timeout is its response timeout.
         Setting::Timeout | Setting::ConnectTimeout => key("plan", &[("timeout", "\"10s\"")]),
         Setting::Http2 => key("scenario", &[("http2", "true")]),
+        Setting::Http3 => key("scenario", &[("http3", "true")]),
         Setting::Coalesce => key("scenario", &[("coalesce", "\"auto\"")]),
         Setting::Idle => key("scenario", &[("idle", "\"auto\"")]),
         Setting::CaFile => key("scenario", &[("cacert", "\"FILE\"")]),
         Setting::Insecure => key("scenario", &[("insecure", "true")]),
         Setting::ClientCert => key("scenario", &[("cert", "\"FILE\""), ("key", "\"FILE\"")]),
-        // No suite runs HTTP/3 yet.
-        Setting::Http3
-        | Setting::Threads
+        Setting::Threads
         | Setting::Window
         | Setting::ConnectionWindow
         | Setting::Interval
@@ -47,6 +46,15 @@ pub fn suite_key(setting: Setting) -> Option<SuiteKey> {
         | Setting::ServerThreads
         | Setting::Alpha
         | Setting::SameMachine => None,
+    }
+}
+
+/// How to drop a setting a suite asks for in more than one place, where its key alone
+/// would not do: HTTP/3 comes from a scenario's `http3 = true` or a level of its `levels`.
+fn drop_words(setting: Setting) -> Option<&'static str> {
+    match setting {
+        Setting::Http3 => Some("drop http3 = true, or the HTTP/3 level from levels"),
+        _ => None,
     }
 }
 
@@ -91,6 +99,9 @@ impl Wording for SuiteKeys {
     }
 
     fn drop(&self, setting: Setting) -> String {
+        if let Some(words) = drop_words(setting) {
+            return words.into();
+        }
         match suite_key(setting) {
             Some(k) => {
                 let pairs: Vec<_> = k

@@ -16,11 +16,10 @@ fn table() -> Vec<(Cause, &'static str, &'static str)> {
             "enable HTTP/2 on the server, or drop --http2",
             "enable HTTP/2 on the server, or drop the scenario's http2 = true from the suite",
         ),
-        // No suite runs HTTP/3 yet: a diagnosis words it as the plan's setting.
         (
             Cause::NoH3,
             "enable HTTP/3 on the server, or drop --http3",
-            "enable HTTP/3 on the server, or unset the HTTP/3 setting",
+            "enable HTTP/3 on the server, or drop http3 = true, or the HTTP/3 level from levels",
         ),
         (
             Cause::Timeout(At::Connect),

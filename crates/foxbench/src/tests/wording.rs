@@ -277,7 +277,7 @@ fn table() -> Vec<(Text, &'static str, Option<&'static str>)> {
             }
             .text(),
             "127.0.0.1:8443 does not speak HTTP/3: it did not select h3 by ALPN: enable HTTP/3 on the server, or drop --http3",
-            Some("127.0.0.1:8443 does not speak HTTP/3: it did not select h3 by ALPN: enable HTTP/3 on the server, or unset the HTTP/3 setting"),
+            Some("127.0.0.1:8443 does not speak HTTP/3: it did not select h3 by ALPN: enable HTTP/3 on the server, or drop http3 = true, or the HTTP/3 level from levels"),
         ),
         (
             PlanError::PipelineWithHttp2.text(),

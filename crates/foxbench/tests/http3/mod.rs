@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use super::support::tls::{openssl_self_signed, TempDir};
 use super::{result, run, usage_error};
 
+mod client;
 mod go;
 mod quic;
 

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 mod capacity;
 mod http2;
+mod http3;
 mod pool;
 mod postgres;
 mod production;

@@ -102,3 +102,31 @@ fn closing_a_connection_hands_its_connection_close_to_the_socket() {
         "left unsent"
     );
 }
+
+/// A UDP port closed (ICMP port unreachable) is waited for until the connect timeout by
+/// the blocking client (a server may bind UDP after TCP), and refused at once by the
+/// preflight: deterministic, on a port nothing opens.
+#[test]
+fn a_closed_udp_port_is_waited_for_by_the_client_and_refused_at_once_by_the_preflight() {
+    let port = std::net::UdpSocket::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let target = Target::parse(&format!("https://127.0.0.1:{port}/")).unwrap();
+    let tls = crate::TlsOptions::default();
+    let run = |closed, wait| {
+        let start = Instant::now();
+        let r = Quic::handshake(&target, &tls, (wait, wait), closed);
+        (r.err(), start.elapsed())
+    };
+    let wait = Duration::from_millis(300);
+    let (err, took) = run(ClosedPort::WaitsForIt, wait);
+    assert!(matches!(err, Some(SetupError::NoHttp3 { .. })), "{err:?}");
+    assert!(took >= wait, "gave up after {took:?}, before {wait:?}");
+    // A longer timeout here, for a loaded machine: refused means before it, not at 300 ms.
+    let wait = Duration::from_secs(3);
+    let (err, took) = run(ClosedPort::Refuses, wait);
+    assert!(matches!(err, Some(SetupError::NoHttp3 { .. })), "{err:?}");
+    assert!(took < wait, "refused only after {took:?}");
+}

@@ -18,7 +18,7 @@
 //! The connection's own streams: our control stream (SETTINGS: a QPACK table of 0, no
 //! blocked streams) and the server's control stream (SETTINGS, GOAWAY), QPACK encoder
 //! stream (checked: a capacity of 0 only) and decoder stream (Stream Cancellations only)
-//! are in [`uni`].
+//! are in [`crate::h3::uni`], shared with the blocking client.
 
 use std::collections::VecDeque;
 use std::io;
@@ -45,11 +45,10 @@ use crate::{cause, stamps, udp};
 mod close;
 mod goaway;
 mod response;
-mod uni;
 
+use crate::h3::uni::{self, Uni};
 use goaway::{apply_goaway, requeue, take};
 use response::{read_response, Rx};
-use uni::Uni;
 
 /// Times a request is sent again after a GOAWAY before it fails.
 const MAX_RETRIES: u8 = 3;

@@ -19,12 +19,13 @@ pub struct Cell {
     /// For a TLS scenario, whether sessions were resumed on reconnect; `None` = plain HTTP.
     #[serde(default)]
     pub tls_resume: Option<bool>,
-    /// The protocol spoken: `http/1.1`, `h2` (HTTP/2 by ALPN over TLS) or `h2c` (HTTP/2
-    /// with prior knowledge over plain TCP); `http/1.1` in results written before HTTP/2.
+    /// The protocol spoken: `http/1.1`, `h2` (HTTP/2 by ALPN over TLS), `h2c` (HTTP/2
+    /// with prior knowledge over plain TCP) or `h3` (HTTP/3 over QUIC, since 2026-11-29);
+    /// `http/1.1` in results written before HTTP/2.
     #[serde(default = "http1")]
     pub protocol: String,
-    /// HTTP/2 streams in flight per connection (the level's `streams`); `None` for
-    /// HTTP/1.1.
+    /// HTTP/2 or HTTP/3 streams in flight per connection (the level's `streams`); `None`
+    /// for HTTP/1.1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub streams: Option<u64>,
     /// What foxbench's workers did when nothing was ready, and why: `spin (foxbench on
@@ -103,7 +104,7 @@ fn http1() -> String {
 impl Cell {
     /// Whether the cell spoke HTTP/2 (`h2` or `h2c`).
     pub fn is_http2(&self) -> bool {
-        self.protocol != "http/1.1"
+        matches!(self.protocol.as_str(), "h2" | "h2c")
     }
 }
 

@@ -166,6 +166,11 @@ pub struct LevelInfo {
     /// absent for a level of the scenario's protocol.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub http2_streams: Option<u64>,
+    /// HTTP/3 streams per connection for an HTTP/3 level (`http3 = true`, `streams`);
+    /// absent for a level of the scenario's protocol, and in results written before
+    /// 2026-11-29.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http3_streams: Option<u64>,
 }
 
 /// What happened to one target (or one row of a target's parameters).
@@ -312,6 +317,11 @@ pub struct Verification {
     /// only when true.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub http2: Option<bool>,
+    /// Whether the target answered right over HTTP/3 (h3); `None` when the scenario runs
+    /// no HTTP/3 level here, and in results written before 2026-11-29. Its HTTP/3 cells are
+    /// measured only when true.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http3: Option<bool>,
 }
 
 /// One verification check.

@@ -21,7 +21,7 @@ struct Pair<'a> {
 fn http1_of<'a>(t: &'a TargetResult, h2: &Cell) -> Option<(&'a Cell, &'a CellSummary)> {
     // A capacity search or a pipelined cell measures something else: never the pair.
     let alike = |c: &&'a Cell| {
-        !c.is_http2()
+        c.protocol == "http/1.1"
             && c.connections == h2.connections
             && c.keepalive == h2.keepalive
             && c.tls_resume == h2.tls_resume

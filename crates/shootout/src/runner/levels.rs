@@ -13,7 +13,7 @@ use crate::lifecycle::Running;
 use crate::measure::Task;
 use crate::meter::{Dumps, Meter};
 use crate::services::Services;
-use crate::suite::{Scenario, TargetSpec};
+use crate::suite::{Multiplexed, Scenario, TargetSpec};
 use crate::summary;
 use crate::tiers;
 use crate::verify;
@@ -21,8 +21,10 @@ use crate::watch::{column, now_of, CellAt, CellNow};
 
 impl<'a> Ctx<'a> {
     /// Verifies every scenario the target implements before any load: over HTTP/1.1,
-    /// and over HTTP/2 too when the scenario runs HTTP/2 levels here (only over HTTP/2 when
-    /// all of them are).
+    /// and over HTTP/2 or HTTP/3 too when the scenario runs levels of it here (only over
+    /// that protocol when all of them are). The verification comes before any cell, so an
+    /// HTTP/3 cell's UDP side has answered a QUIC handshake (within the plan's timeout)
+    /// before it is measured: the readiness check waits for the TCP side only.
     pub(super) fn verify(
         &self,
         running: &Running,
@@ -35,21 +37,26 @@ impl<'a> Ctx<'a> {
         scenarios
             .iter()
             .map(|s| {
-                let endpoint = |http2| verify::Endpoint {
+                let endpoint = |version| verify::Endpoint {
                     addr: running.addr,
                     tls: s.tls.as_ref().map(|t| t.options(out, dir, true)),
-                    http2,
+                    version,
                     name: spec.name.clone(),
                 };
-                let run =
-                    |http2| verify::verify(&endpoint(http2), s, suite.images, suite.plan.timeout);
-                let levels = suite.levels_for(s, spec);
-                let v = match (s.http2, s.runs_http2(levels.into_iter())) {
-                    (true, _) => verify::over_http2_only(run(true)),
-                    (false, true) => verify::with_http2(run(false), &run(true)),
-                    (false, false) => run(false),
+                let run = |version| {
+                    verify::verify(&endpoint(version), s, suite.images, suite.plan.timeout)
                 };
-                obs.line(&format!("  verify {}: {}", s.name, verdict(&v)));
+                let levels = suite.levels_for(s, spec);
+                let mut v = match s.protocol {
+                    Some(m) => verify::over_only(m, run(Some(m))),
+                    None => run(None),
+                };
+                for m in [Multiplexed::Http2, Multiplexed::Http3] {
+                    if s.protocol != Some(m) && s.runs(m, levels.iter().copied()) {
+                        v = verify::with_protocol(m, v, &run(Some(m)));
+                    }
+                }
+                obs.line(&format!("  verify {}: {}", s.name, verdict(&v, s.protocol)));
                 v
             })
             .collect()
@@ -96,10 +103,10 @@ impl<'a> Ctx<'a> {
             for level in self.suite.levels_for(s, spec) {
                 let task = Task::new(s, level, warmup_max, paths);
                 let mut cell = task.cell();
-                let http2 = task.version != crate::suite::HttpVersion::Http1;
+                let version = task.version.multiplexed();
                 let by_suite = spec.excluded_levels.get(&level.name).map(String::as_str);
                 if let Some((status, why)) =
-                    excluded(v, (task.keepalive, http2), by_suite, self.interrupted())
+                    excluded(v, (task.keepalive, version), by_suite, self.interrupted())
                 {
                     // The verification's and Ctrl-C's exclusions have their lines already.
                     if by_suite.is_some_and(|b| why.ends_with(b)) {
@@ -180,20 +187,27 @@ pub(super) fn answers(verified: &[Verification]) -> Result<(), Option<Check>> {
         .cloned())
 }
 
-/// Why a cell is not measured, if it is not: its status and message. `(keepalive, http2)`
-/// is how the cell connects; `by_suite` is the reason the target's `excluded_levels` gives
-/// for this level, if it names it.
+/// Why a cell is not measured, if it is not: its status and message. `(keepalive,
+/// version)` is how the cell connects (`version`: HTTP/2 or HTTP/3, `None` for HTTP/1.1);
+/// `by_suite` is the reason the target's `excluded_levels` gives for this level, if it
+/// names it. A cell of a protocol the target failed verification over says why (`target
+/// NAME does not speak HTTP/3 (MODE): REASON`), and only that protocol's cells are skipped.
 pub(super) fn excluded(
     v: &Verification,
-    (keepalive, http2): (bool, bool),
+    (keepalive, version): (bool, Option<Multiplexed>),
     by_suite: Option<&str>,
     interrupted: bool,
 ) -> Option<(CellStatus, String)> {
     let excluded = |why: &str| Some((CellStatus::Excluded, why.to_string()));
+    let over = version.filter(|m| m.passed_over(v) != Some(true));
     if !v.passed {
         excluded("verification failed: not measured")
-    } else if http2 && v.http2 != Some(true) {
-        excluded("verification over HTTP/2 failed: this HTTP/2 level is not measured")
+    } else if let Some(m) = over {
+        let name = m.name();
+        excluded(&format!(
+            "verification over {name} failed{}: this {name} level is not measured",
+            exclusion_detail(v, m)
+        ))
     } else if keepalive && v.keepalive == Some(false) {
         excluded("excluded: the target closes connections after each response (verified), so keep-alive levels do not apply")
     } else if let Some(why) = by_suite {
@@ -206,6 +220,22 @@ pub(super) fn excluded(
     } else {
         None
     }
+}
+
+/// Why `v` failed over `m`, as ` (DETAIL)`, for an HTTP/3 exclusion: the detail of the
+/// check named for HTTP/3. An HTTP/2 exclusion says no more than it did before HTTP/3 came,
+/// so results of existing suites read as they did.
+fn exclusion_detail(v: &Verification, m: Multiplexed) -> String {
+    if m == Multiplexed::Http2 {
+        return String::new();
+    }
+    let name = m.check().name();
+    v.checks
+        .iter()
+        .find(|c| !c.passed && c.name == name)
+        .and_then(|c| c.detail.as_deref())
+        .map(|d| format!(" ({d})"))
+        .unwrap_or_default()
 }
 
 /// The limits of `machine` short for `connections`. Without keep-alive foxbench lets the

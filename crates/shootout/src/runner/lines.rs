@@ -3,6 +3,8 @@
 
 use report::shootout::{Cell, Verification};
 
+use crate::suite::Multiplexed;
+
 pub(super) fn build_line(info: &report::shootout::BuildInfo) -> String {
     format!(
         "  build: {}",
@@ -14,17 +16,36 @@ pub(super) fn build_line(info: &report::shootout::BuildInfo) -> String {
     )
 }
 
-/// One scenario's verification in a few words: ok, or the checks that failed.
-pub(super) fn verdict(v: &Verification) -> String {
+/// One scenario's verification in a few words: ok, or the checks that failed. `base` is
+/// the protocol the scenario speaks itself (`http2 = true`, `http3 = true`; `None`:
+/// HTTP/1.1); every other protocol it was verified over that failed is named, with why.
+pub(super) fn verdict(v: &Verification, base: Option<Multiplexed>) -> String {
     if v.passed {
-        let h2 = v
-            .checks
+        let failed: Vec<(Multiplexed, &str)> = [Multiplexed::Http2, Multiplexed::Http3]
+            .into_iter()
+            .filter(|m| m.passed_over(v) == Some(false))
+            .map(|m| {
+                let why = v
+                    .checks
+                    .iter()
+                    .find(|c| !c.passed && c.name == m.check().name())
+                    .and_then(|c| c.detail.as_deref())
+                    .unwrap_or("failed");
+                (m, why)
+            })
+            .collect();
+        let excluded = failed
             .iter()
-            .find(|c| !c.passed && c.name == crate::check::CheckKind::Http2.name())
-            .and_then(|c| c.detail.as_deref());
-        match (v.keepalive, h2) {
-            (_, Some(why)) => format!("ok over HTTP/1.1, but {why}: HTTP/2 levels excluded"),
-            (Some(false), None) => {
+            .map(|(m, why)| format!("{why}: {} levels excluded", m.name()))
+            .collect::<Vec<_>>()
+            .join("; ");
+        let base_failed = base.is_some_and(|b| failed.iter().any(|(m, _)| *m == b));
+        let base_name = base.map_or("HTTP/1.1", Multiplexed::name);
+        match (v.keepalive, failed.is_empty()) {
+            // A target that does not speak the scenario's own protocol answered nothing.
+            _ if base_failed => excluded,
+            (_, false) => format!("ok over {base_name}, but {excluded}"),
+            (Some(false), true) => {
                 "ok, but it closes every connection: keep-alive levels excluded".to_string()
             }
             _ => "ok".to_string(),

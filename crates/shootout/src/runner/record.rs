@@ -7,7 +7,7 @@ use report::shootout::{LevelInfo, Outcome, Param, PlanInfo, Protocol, TargetResu
 
 use super::Options;
 use crate::cache;
-use crate::suite::{Level, Suite, TargetSpec};
+use crate::suite::{Level, Multiplexed, Suite, TargetSpec};
 
 fn level_info(l: &Level, plan: &crate::suite::Plan) -> LevelInfo {
     LevelInfo {
@@ -25,7 +25,14 @@ fn level_info(l: &Level, plan: &crate::suite::Plan) -> LevelInfo {
             .as_ref()
             .map(|c| crate::capacity::info(c, l.max_duration)),
         rate: l.rate.as_ref().map(|r| r.text.clone()),
-        http2_streams: l.http2.map(|h| u64::from(h.streams)),
+        http2_streams: l
+            .protocol
+            .filter(|p| p.version == Multiplexed::Http2)
+            .map(|p| u64::from(p.streams)),
+        http3_streams: l
+            .protocol
+            .filter(|p| p.version == Multiplexed::Http3)
+            .map(|p| u64::from(p.streams)),
     }
 }
 

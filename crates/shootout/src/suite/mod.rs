@@ -155,15 +155,53 @@ pub struct Level {
     pub capacity: Option<measure::search::Capacity>,
     /// The open model's schedule (`rate`); `None` = the closed model.
     pub rate: Option<LevelRate>,
-    /// HTTP/2 at this level (`http2 = true`, `streams = N`); `None` = the scenario's
-    /// protocol. An HTTP/2 level runs only for the scenarios that name it in their
-    /// `levels`, or that set `http2 = true` themselves ([`Suite::levels_for`]).
-    pub http2: Option<LevelHttp2>,
+    /// HTTP/2 or HTTP/3 at this level (`http2 = true` or `http3 = true`, `streams = N`);
+    /// `None` = the scenario's protocol. Such a level runs only for the scenarios that name
+    /// it in their `levels`, or that speak its protocol themselves ([`Suite::levels_for`]).
+    pub protocol: Option<LevelProtocol>,
 }
 
-/// A level's HTTP/2 settings.
+/// A multiplexed HTTP version, as a level or a scenario asks for it (`http2 = true`,
+/// `http3 = true`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LevelHttp2 {
+pub enum Multiplexed {
+    /// HTTP/2: h2 by ALPN over TLS, h2c with prior knowledge over plain TCP.
+    Http2,
+    /// HTTP/3: h3 over QUIC, which always runs TLS.
+    Http3,
+}
+
+impl Multiplexed {
+    /// The suite key that asks for it.
+    pub fn key(self) -> &'static str {
+        match self {
+            Multiplexed::Http2 => "http2",
+            Multiplexed::Http3 => "http3",
+        }
+    }
+
+    /// Its name in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Multiplexed::Http2 => "HTTP/2",
+            Multiplexed::Http3 => "HTTP/3",
+        }
+    }
+
+    /// The version with `streams` in flight per connection.
+    pub fn with(self, streams: u32) -> HttpVersion {
+        match self {
+            Multiplexed::Http2 => HttpVersion::Http2 { streams },
+            Multiplexed::Http3 => HttpVersion::Http3 { streams },
+        }
+    }
+}
+
+/// A level's protocol: HTTP/2 or HTTP/3, and its streams.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LevelProtocol {
+    /// Which one (`http2 = true` or `http3 = true`).
+    pub version: Multiplexed,
     /// Streams kept in flight on each connection (`streams`, h2load's `-m`); 1 by default.
     pub streams: u32,
 }
@@ -178,6 +216,30 @@ pub enum HttpVersion {
         /// Streams in flight per connection.
         streams: u32,
     },
+    /// HTTP/3: h3 over QUIC.
+    Http3 {
+        /// Streams in flight per connection.
+        streams: u32,
+    },
+}
+
+impl HttpVersion {
+    /// The multiplexed version it is, if it is one.
+    pub fn multiplexed(self) -> Option<Multiplexed> {
+        match self {
+            HttpVersion::Http1 => None,
+            HttpVersion::Http2 { .. } => Some(Multiplexed::Http2),
+            HttpVersion::Http3 { .. } => Some(Multiplexed::Http3),
+        }
+    }
+
+    /// Streams in flight per connection; `None` for HTTP/1.1.
+    pub fn streams(self) -> Option<u32> {
+        match self {
+            HttpVersion::Http1 => None,
+            HttpVersion::Http2 { streams } | HttpVersion::Http3 { streams } => Some(streams),
+        }
+    }
 }
 
 /// An open-model level's request rate (`rate = 400` or `rate = "100..1000/10s"`, as
@@ -207,7 +269,7 @@ fn timed_level(c: usize) -> Level {
         tls_resume: None,
         capacity: None,
         rate: None,
-        http2: None,
+        protocol: None,
     }
 }
 
@@ -268,9 +330,10 @@ pub struct Scenario {
     pub levels: Option<Vec<String>>,
     /// TLS (`scheme = "https"`) and how the certificate is checked; `None` = plain HTTP.
     pub tls: Option<ScenarioTls>,
-    /// Every level of this scenario speaks HTTP/2 (`http2 = true`), with the level's
-    /// streams (1 unless the level sets `streams`).
-    pub http2: bool,
+    /// Every level of this scenario speaks HTTP/2 (`http2 = true`) or HTTP/3 (`http3 =
+    /// true`), with the level's streams (1 unless the level sets `streams`); `None` =
+    /// HTTP/1.1 unless a level says otherwise.
+    pub protocol: Option<Multiplexed>,
 }
 
 impl Scenario {
@@ -281,20 +344,20 @@ impl Scenario {
             .is_none_or(|names| names.contains(&target.base))
     }
 
-    /// The HTTP version this scenario speaks at `level`: the level's HTTP/2, else the
+    /// The HTTP version this scenario speaks at `level`: the level's protocol, else the
     /// scenario's.
     pub fn version(&self, level: &Level) -> HttpVersion {
-        match (level.http2, self.http2) {
-            (Some(h), _) => HttpVersion::Http2 { streams: h.streams },
-            (None, true) => HttpVersion::Http2 { streams: 1 },
-            (None, false) => HttpVersion::Http1,
+        match (level.protocol, self.protocol) {
+            (Some(p), _) => p.version.with(p.streams),
+            (None, Some(m)) => m.with(1),
+            (None, None) => HttpVersion::Http1,
         }
     }
 
-    /// Whether any level of the suite's `levels` speaks HTTP/2 for this scenario: its
-    /// answers are then verified over HTTP/2 too.
-    pub fn runs_http2<'a>(&self, mut levels: impl Iterator<Item = &'a Level>) -> bool {
-        levels.any(|l| matches!(self.version(l), HttpVersion::Http2 { .. }))
+    /// Whether any level of the suite's `levels` speaks `m` for this scenario: its answers
+    /// are then verified over `m` too.
+    pub fn runs<'a>(&self, m: Multiplexed, mut levels: impl Iterator<Item = &'a Level>) -> bool {
+        levels.any(|l| self.version(l).multiplexed() == Some(m))
     }
 }
 
@@ -553,9 +616,10 @@ impl Suite {
     /// the target's `levels` leave out. Capacity levels are opt-in: one runs only when the
     /// scenario's or the target's `levels` names it and the other's does not leave it out.
     /// A `levels` list that names only capacity levels leaves no ordinary level out.
-    /// HTTP/2 levels are opt-in as well, by the scenario alone: one runs only where the
-    /// scenario's `levels` names it or the scenario sets `http2 = true`, so a scenario
-    /// without a `levels` filter never loads an HTTP/1-only target over HTTP/2.
+    /// HTTP/2 and HTTP/3 levels are opt-in as well, by the scenario alone: one runs only
+    /// where the scenario's `levels` names it or the scenario speaks its protocol (`http2 =
+    /// true`, `http3 = true`), so a scenario without a `levels` filter never loads an
+    /// HTTP/1-only target over HTTP/2 or HTTP/3.
     pub fn levels_for(&self, scenario: &Scenario, target: &TargetSpec) -> Vec<&Level> {
         // Names of no ordinary level here: capacity levels, or [quick]'s / [plan]'s own.
         let not_ordinary = |name: &String| {
@@ -581,7 +645,8 @@ impl Suite {
                 s_keeps
                     && t_keeps
                     && (l.capacity.is_none() || s_named || t_named)
-                    && (l.http2.is_none() || scenario.http2 || s_named)
+                    && l.protocol
+                        .is_none_or(|p| scenario.protocol == Some(p.version) || s_named)
             })
             .collect()
     }

@@ -12,7 +12,8 @@ use serde::Deserialize;
 use super::params::{Params, PARAM_PREFIX};
 use super::services::SERVICE_PREFIX;
 use super::{
-    parse_cpus, timed_level, Level, LevelHttp2, LevelRate, Ready, LEVEL_MAX_DURATION, PLACEHOLDERS,
+    parse_cpus, timed_level, Level, LevelProtocol, LevelRate, Multiplexed, Ready,
+    LEVEL_MAX_DURATION, PLACEHOLDERS,
 };
 
 #[derive(Deserialize)]
@@ -83,6 +84,8 @@ pub(super) struct RawScenario {
     pub(super) pipeline: usize,
     #[serde(default)]
     pub(super) http2: bool,
+    #[serde(default)]
+    pub(super) http3: bool,
     /// The closed model's wait before sleeping (`load::Coalesce`): "auto", "off" or a
     /// duration such as "50us".
     pub(super) coalesce: Option<String>,
@@ -353,6 +356,7 @@ impl<'de> Deserialize<'de> for Level {
                 let mut start_rate = None;
                 let mut rate = None;
                 let mut http2 = None;
+                let mut http3 = None;
                 let mut streams = None;
                 while let Some(key) = map.next_key::<String>()? {
                     match key.as_str() {
@@ -368,6 +372,7 @@ impl<'de> Deserialize<'de> for Level {
                         "start_rate" => start_rate = Some(map.next_value::<f64>()?),
                         "rate" => rate = Some(map.next_value::<RateText>()?.0),
                         "http2" => http2 = Some(map.next_value::<bool>()?),
+                        "http3" => http3 = Some(map.next_value::<bool>()?),
                         "streams" => streams = Some(map.next_value::<u32>()?),
                         other => {
                             return Err(de::Error::unknown_field(
@@ -385,6 +390,7 @@ impl<'de> Deserialize<'de> for Level {
                                     "start_rate",
                                     "rate",
                                     "http2",
+                                    "http3",
                                     "streams",
                                 ],
                             ))
@@ -425,9 +431,10 @@ impl<'de> Deserialize<'de> for Level {
                         "a capacity level searches for its own rates: drop rate, or capacity",
                     ));
                 }
-                let http2 = level_http2(http2, streams, keepalive)?;
+                let name = name.unwrap_or_else(|| format!("c{connections}"));
+                let protocol = level_protocol(&name, (http2, http3), streams, keepalive)?;
                 Ok(Level {
-                    name: name.unwrap_or_else(|| format!("c{connections}")),
+                    name,
                     connections: connections as usize,
                     requests,
                     max_duration,
@@ -436,7 +443,7 @@ impl<'de> Deserialize<'de> for Level {
                     tls_resume,
                     capacity,
                     rate,
-                    http2,
+                    protocol,
                 })
             }
         }
@@ -444,22 +451,33 @@ impl<'de> Deserialize<'de> for Level {
     }
 }
 
-/// A level's `http2` and `streams`, checked as `foxbench load` checks `--http2` and
-/// `--streams`: streams only under HTTP/2, within the engine's range, and more than one
-/// only with keep-alive.
-fn level_http2<E: de::Error>(
-    http2: Option<bool>,
+/// A level's `http2`, `http3` and `streams`, checked as `foxbench load` checks `--http2`,
+/// `--http3` and `--streams`: one protocol at most, streams only under HTTP/2 or HTTP/3,
+/// within the engine's range, and more than one only with keep-alive. `name` is the
+/// level's, for the message.
+fn level_protocol<E: de::Error>(
+    name: &str,
+    (http2, http3): (Option<bool>, Option<bool>),
     streams: Option<u32>,
     keepalive: Option<bool>,
-) -> Result<Option<LevelHttp2>, E> {
-    if http2 != Some(true) {
-        return match streams {
-            Some(_) => Err(E::custom(
-                "streams belong to an HTTP/2 level: add http2 = true, or drop streams (HTTP/1.1 pipelines with the scenario's pipeline)",
-            )),
-            None => Ok(None),
-        };
-    }
+) -> Result<Option<LevelProtocol>, E> {
+    let version = match (http2 == Some(true), http3 == Some(true)) {
+        (true, true) => {
+            return Err(E::custom(format!(
+                "level {name:?} sets both http2 and http3: a level speaks one protocol; drop one, and add a level for the other"
+            )))
+        }
+        (true, false) => Multiplexed::Http2,
+        (false, true) => Multiplexed::Http3,
+        (false, false) => {
+            return match streams {
+                Some(_) => Err(E::custom(
+                    "streams belong to an HTTP/2 or HTTP/3 level: add http2 = true or http3 = true, or drop streams (HTTP/1.1 pipelines with the scenario's pipeline)",
+                )),
+                None => Ok(None),
+            };
+        }
+    };
     let streams = streams.unwrap_or(1);
     if streams == 0 || streams as usize > load::MAX_PIPELINE {
         return Err(E::custom(format!(
@@ -472,7 +490,7 @@ fn level_http2<E: de::Error>(
             "streams = {streams} with keepalive = false: a new connection per request carries one stream; set streams = 1 or drop keepalive = false"
         )));
     }
-    Ok(Some(LevelHttp2 { streams }))
+    Ok(Some(LevelProtocol { version, streams }))
 }
 
 /// A capacity level's search, checked: the objective in `--slo`'s syntax, a window that

@@ -5,7 +5,9 @@ use regex::Regex;
 
 use super::raw::{one_line, HeaderPattern, RawScenario};
 use super::validate::{line_key, LevelNames, Source};
-use super::{Echo, Level, RequestHeader, Scenario, ScenarioTls, SuiteError, TargetSpec};
+use super::{
+    Echo, Level, Multiplexed, RequestHeader, Scenario, ScenarioTls, SuiteError, TargetSpec,
+};
 
 pub(super) fn scenarios(
     raw: Vec<RawScenario>,
@@ -163,8 +165,19 @@ pub(super) fn scenarios(
         if let Some(names) = &s.levels {
             levels.check(names).map_err(|m| err("levels", m))?;
         }
-        http2(
-            (s.http2, s.pipeline, s.keepalive, s.levels.as_deref()),
+        let protocol = match (s.http2, s.http3) {
+            (true, true) => {
+                return Err(err(
+                    "http3",
+                    "http2 and http3 both set: a scenario speaks one protocol at every level; drop one, and name levels of the other in levels".into(),
+                ))
+            }
+            (true, false) => Some(Multiplexed::Http2),
+            (false, true) => Some(Multiplexed::Http3),
+            (false, false) => None,
+        };
+        multiplexed(
+            (protocol, s.pipeline, s.keepalive, s.levels.as_deref()),
             levels,
         )
         .map_err(|(k, m)| err(k, m))?;
@@ -189,6 +202,9 @@ pub(super) fn scenarios(
         let tls = ScenarioTls::read(s.scheme.as_deref(), s.insecure, s.cacert.map(|c| c.0))
             .and_then(|tls| ScenarioTls::with_client(tls, client))
             .map_err(|(key, m)| err(key, m))?;
+        if tls.is_none() {
+            http3_without_tls(protocol, s.levels.as_deref(), levels).map_err(|(k, m)| err(k, m))?;
+        }
         scenarios.push(Scenario {
             name: s.name,
             method: s.method,
@@ -207,7 +223,7 @@ pub(super) fn scenarios(
             targets: s.targets,
             levels: s.levels,
             tls,
-            http2: s.http2,
+            protocol,
             coalesce,
             idle,
         });
@@ -215,25 +231,56 @@ pub(super) fn scenarios(
     Ok(scenarios)
 }
 
-/// A scenario's HTTP/2 levels checked against its own keys, as `foxbench load` refuses
-/// `--pipeline` under `--http2` and `--streams` above 1 without keep-alive: the key at
-/// fault, and the problem naming the level.
-/// `scenario` is its `http2`, `pipeline`, `keepalive` and `levels`.
-fn http2(
-    (all_http2, pipeline, keepalive, names): (bool, usize, bool, Option<&[String]>),
+/// A plain-HTTP scenario that would speak HTTP/3 (`http3 = true`, or an HTTP/3 level in
+/// its `levels`): refused, as QUIC always runs TLS. The key at fault, and the problem.
+fn http3_without_tls(
+    protocol: Option<Multiplexed>,
+    names: Option<&[String]>,
+    levels: &LevelNames,
+) -> Result<(), (&'static str, String)> {
+    const FIX: &str = "HTTP/3 runs over QUIC, which always runs TLS: set scheme = \"https\" (with cacert or insecure), or drop";
+    if protocol == Some(Multiplexed::Http3) {
+        return Err(("http3", format!("http3 = true without TLS: {FIX} http3")));
+    }
+    let named = |l: &&Level| names.is_some_and(|n| n.contains(&l.name));
+    match levels
+        .all()
+        .filter(named)
+        .find(|l| l.protocol.is_some_and(|p| p.version == Multiplexed::Http3))
+    {
+        Some(l) => Err((
+            "levels",
+            format!(
+                "HTTP/3 level {:?} in a scenario without TLS: {FIX} the level from levels",
+                l.name
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// A scenario's HTTP/2 and HTTP/3 levels checked against its own keys, as `foxbench load`
+/// refuses `--pipeline` under `--http2` or `--http3` and `--streams` above 1 without
+/// keep-alive: the key at fault, and the problem naming the level.
+/// `scenario` is its protocol, `pipeline`, `keepalive` and `levels`.
+fn multiplexed(
+    (all, pipeline, keepalive, names): (Option<Multiplexed>, usize, bool, Option<&[String]>),
     levels: &LevelNames,
 ) -> Result<(), (&'static str, String)> {
     let named = |l: &Level| names.is_some_and(|n| n.contains(&l.name));
-    for l in levels
-        .all()
-        .filter(|l| all_http2 || (l.http2.is_some() && named(l)))
-    {
-        let streams = l.http2.map_or(1, |h| h.streams);
+    for l in levels.all() {
+        let version = match (l.protocol, all) {
+            (Some(p), _) if named(l) || all == Some(p.version) => p.version,
+            (None, Some(m)) => m,
+            _ => continue,
+        };
+        let name = version.name();
+        let streams = l.protocol.map_or(1, |h| h.streams);
         if pipeline > 1 {
             return Err((
                 "pipeline",
                 format!(
-                    "pipeline = {} at HTTP/2 level {:?}: pipelining has no meaning under HTTP/2, where streams multiplex requests; drop pipeline, or set the level's streams",
+                    "pipeline = {} at {name} level {:?}: pipelining has no meaning under {name}, where streams multiplex requests; drop pipeline, or set the level's streams",
                     pipeline, l.name
                 ),
             ));
@@ -242,7 +289,7 @@ fn http2(
             return Err((
                 "keepalive",
                 format!(
-                    "keepalive = false at HTTP/2 level {:?} with streams = {streams}: a new connection per request carries one stream; drop keepalive = false, or set the level's streams = 1",
+                    "keepalive = false at {name} level {:?} with streams = {streams}: a new connection per request carries one stream; drop keepalive = false, or set the level's streams = 1",
                     l.name
                 ),
             ));

@@ -435,8 +435,11 @@ fn http2_levels_run_where_named_or_for_http2_scenarios() {
         named(&[("c10", h2(1)), ("h2-10x10", h2(10)), ("h2-new", h2(1))])
     );
     let levels = || s.plan.levels.iter();
-    assert!(!s.scenarios[0].runs_http2(levels().filter(|l| l.http2.is_none())));
-    assert!(s.scenarios[1].runs_http2(levels()));
+    assert!(!s.scenarios[0].runs(
+        Multiplexed::Http2,
+        levels().filter(|l| l.protocol.is_none())
+    ));
+    assert!(s.scenarios[1].runs(Multiplexed::Http2, levels()));
 }
 
 /// The production suite's h2 levels run on nginx-tls-avatar and nginx-tls-static only, in
@@ -619,5 +622,133 @@ fn a_scenario_idles_as_it_says_and_auto_by_default() {
         let e = Suite::parse(&text, "s.toml").unwrap_err().to_string();
         assert!(e.contains("idle") && e.contains(needle), "{extra}: {e}");
         assert!(!e.contains('\n'), "{e}");
+    }
+}
+
+/// HTTP/3 levels are modelled as HTTP/2's: `http3 = true` with `streams` (1 by default),
+/// run only where named or for an `http3 = true` scenario, each level its own protocol.
+#[test]
+fn http3_levels_run_where_named_with_one_stream_by_default() {
+    let text = GOOD
+        .replace(
+            "{ name = \"ab\", connections = 10, requests = 1000, keepalive = false }",
+            "{ name = \"h2-10x10\", connections = 10, http2 = true, streams = 10 }, { name = \"h3-10x10\", connections = 10, http3 = true, streams = 10 }, { name = \"h3-10x1\", connections = 10, http3 = true }",
+        )
+        .replace(
+            "[[target]]",
+            "[[scenario]]\nname = \"named\"\nscheme = \"https\"\ninsecure = true\nlevels = [\"c10\", \"h2-10x10\", \"h3-10x10\"]\n[scenario.expect]\nstatus = 302\n\n[[scenario]]\nname = \"all-h3\"\nscheme = \"https\"\ninsecure = true\nhttp3 = true\n[scenario.expect]\nstatus = 302\n\n[[target]]",
+        );
+    let s = Suite::parse(&text, "s.toml").unwrap();
+    let t = &s.targets[0];
+    let runs = |sc: usize| -> Vec<(String, HttpVersion)> {
+        let sc = &s.scenarios[sc];
+        s.levels_for(sc, t)
+            .iter()
+            .map(|l| (l.name.clone(), sc.version(l)))
+            .collect()
+    };
+    let named = |v: &[(&str, HttpVersion)]| -> Vec<(String, HttpVersion)> {
+        v.iter().map(|(n, h)| (n.to_string(), *h)).collect()
+    };
+    let (h2, h3) = (
+        |streams| HttpVersion::Http2 { streams },
+        |streams| HttpVersion::Http3 { streams },
+    );
+    // No filter: HTTP/1.1 only; named: each level its protocol.
+    assert_eq!(runs(0), named(&[("c10", HttpVersion::Http1)]));
+    assert_eq!(
+        runs(1),
+        named(&[
+            ("c10", HttpVersion::Http1),
+            ("h2-10x10", h2(10)),
+            ("h3-10x10", h3(10))
+        ])
+    );
+    // An http3 scenario: every ordinary level over h3 (one stream), and the h3 levels, not
+    // the h2 one.
+    assert_eq!(
+        runs(2),
+        named(&[("c10", h3(1)), ("h3-10x10", h3(10)), ("h3-10x1", h3(1))])
+    );
+    let over = |sc: usize, m| {
+        let sc = &s.scenarios[sc];
+        sc.runs(m, s.levels_for(sc, t).into_iter())
+    };
+    assert!(over(1, Multiplexed::Http3) && over(1, Multiplexed::Http2));
+    assert!(!over(0, Multiplexed::Http3));
+    assert!(over(2, Multiplexed::Http3) && !over(2, Multiplexed::Http2));
+}
+
+/// The committed suites written before HTTP/3 (every `suites/*.toml` but avatar-h3's) parse
+/// as before: each scenario runs, on each target, the levels it did, each at the version
+/// the keys written before HTTP/3 give it (a level's `http2` and `streams`, then the
+/// scenario's `http2`), read from the file itself; none is HTTP/3.
+#[test]
+fn suites_written_before_http3_parse_unchanged() {
+    let dir = format!("{}/../../suites", env!("CARGO_MANIFEST_DIR"));
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .filter(|p| !p.ends_with("avatar-h3.toml"))
+        .collect();
+    paths.sort();
+    assert!(paths.len() >= 5, "{paths:?}");
+    for path in paths {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let s = Suite::parse(&text, &path.display().to_string()).unwrap();
+        let raw: toml::Value = toml::from_str(&text).unwrap();
+        let flag =
+            |t: &toml::Value, key: &str| t.get(key).and_then(toml::Value::as_bool) == Some(true);
+        // A suite without `[plan] levels` runs the default ones, none of them HTTP/2.
+        let none = Vec::new();
+        let raw_levels = raw
+            .get("plan")
+            .and_then(|p| p.get("levels"))
+            .and_then(toml::Value::as_array)
+            .unwrap_or(&none);
+        let raw_level = |name: &str| {
+            raw_levels
+                .iter()
+                .find(|l| l.get("name").and_then(toml::Value::as_str) == Some(name))
+        };
+        let raw_scenarios = raw["scenario"].as_array().unwrap();
+        let old_version = |sc: usize, level: &str| {
+            let l = raw_level(level);
+            let streams = l
+                .and_then(|l| l.get("streams"))
+                .and_then(toml::Value::as_integer)
+                .unwrap_or(1) as u32;
+            let h2 = l.is_some_and(|l| flag(l, "http2"));
+            match (h2, flag(&raw_scenarios[sc], "http2")) {
+                (true, _) => HttpVersion::Http2 { streams },
+                (false, true) => HttpVersion::Http2 { streams: 1 },
+                (false, false) => HttpVersion::Http1,
+            }
+        };
+        for (i, sc) in s.scenarios.iter().enumerate() {
+            for t in &s.targets {
+                for l in s.levels_for(sc, t) {
+                    assert_eq!(
+                        sc.version(l),
+                        old_version(i, &l.name),
+                        "{} {} {} {}",
+                        path.display(),
+                        sc.name,
+                        t.name,
+                        l.name
+                    );
+                }
+                // An HTTP/2 level runs where a scenario asks HTTP/2 or names it, as before.
+                for l in &s.plan.levels {
+                    let h2 = raw_level(&l.name).is_some_and(|rl| flag(rl, "http2"));
+                    if h2 && !flag(&raw_scenarios[i], "http2") {
+                        let named = sc.levels.as_ref().is_some_and(|n| n.contains(&l.name));
+                        let runs = s.levels_for(sc, t).iter().any(|x| x.name == l.name);
+                        assert!(!runs || named, "{} {} {}", path.display(), sc.name, l.name);
+                    }
+                }
+            }
+        }
     }
 }

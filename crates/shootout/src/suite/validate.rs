@@ -92,7 +92,7 @@ pub(super) fn suite(raw: RawSuite, text: &str, source: &str) -> Result<Suite, Su
     let services = services::services(raw.services, &src)?;
     let targets = targets(raw.targets, &src, &levels, &services)?;
     let scenarios = scenarios(raw.scenarios, &src, &levels, &targets)?;
-    unused_http2_level(&plan, quick.as_ref(), &scenarios, &src)?;
+    unused_multiplexed_level(&plan, quick.as_ref(), &scenarios, &src)?;
     for (i, name) in names.iter().enumerate() {
         if !scenarios
             .iter()
@@ -427,9 +427,9 @@ fn targets(
     Ok(targets)
 }
 
-/// Refuses an HTTP/2 level that no scenario runs: one runs only for scenarios that name it
-/// in `levels` or set `http2 = true` ([`Suite::levels_for`]).
-fn unused_http2_level(
+/// Refuses an HTTP/2 or HTTP/3 level that no scenario runs: one runs only for scenarios
+/// that name it in `levels` or speak its protocol ([`Suite::levels_for`]).
+fn unused_multiplexed_level(
     plan: &Plan,
     quick: Option<&PlanOverrides>,
     scenarios: &[Scenario],
@@ -441,14 +441,18 @@ fn unused_http2_level(
     ];
     for (table, levels) in lists {
         for (i, l) in levels.into_iter().flatten().enumerate() {
-            let runs =
-                |s: &Scenario| s.http2 || s.levels.as_ref().is_some_and(|n| n.contains(&l.name));
-            if l.http2.is_some() && !scenarios.iter().any(runs) {
+            let Some(p) = l.protocol else { continue };
+            let runs = |s: &Scenario| {
+                s.protocol == Some(p.version)
+                    || s.levels.as_ref().is_some_and(|n| n.contains(&l.name))
+            };
+            if !scenarios.iter().any(runs) {
+                let (name, key) = (p.version.name(), p.version.key());
                 return Err(src.key(
                     line_of_level(src.text, table, &l.name),
                     &format!("{table}.levels[{i}]"),
                     format!(
-                        "HTTP/2 level {:?} runs for no scenario: name it in the levels of the scenarios whose targets speak HTTP/2, or set http2 = true on one",
+                        "{name} level {:?} runs for no scenario: name it in the levels of the scenarios whose targets speak {name}, or set {key} = true on one",
                         l.name
                     ),
                 ));

@@ -449,7 +449,7 @@ start = "nghttpd {port}"
         .scenarios[0]
         .clone();
     let h2 = Endpoint {
-        http2: true,
+        version: Some(crate::suite::Multiplexed::Http2),
         name: "nghttpd".into(),
         ..Endpoint::plain(addr)
     };
@@ -465,4 +465,54 @@ start = "nghttpd {port}"
         "20 streams on one connection: {v:?}"
     );
     assert!(!h1.passed, "nghttpd speaks no HTTP/1.1: {h1:?}");
+}
+
+/// A target whose scenarios all set `http3 = true` and that has no HTTP/3 (its UDP port
+/// closed) is not failed as a whole: the scenario passes, and its HTTP/3 cells are
+/// excluded with the reason.
+#[test]
+fn an_http3_only_scenario_of_a_target_without_http3_is_excluded_not_failed() {
+    let udp = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let addr = udp.local_addr().unwrap();
+    drop(udp);
+    let text = r#"
+name = "h3"
+[[scenario]]
+name = "plain"
+path = "/"
+http3 = true
+scheme = "https"
+insecure = true
+[scenario.expect]
+status = 200
+[[target]]
+name = "caddy"
+language = "Go"
+dir = "x"
+start = "caddy {port}"
+"#;
+    let s = crate::suite::Suite::parse(text, "t.toml")
+        .unwrap()
+        .scenarios[0]
+        .clone();
+    let at = Endpoint {
+        tls: Some(load::TlsOptions::default()),
+        version: Some(Multiplexed::Http3),
+        name: "caddy".into(),
+        ..Endpoint::plain(addr)
+    };
+    let v = over_only(
+        Multiplexed::Http3,
+        verify(&at, &s, 1, Duration::from_millis(300)),
+    );
+    assert!(v.passed, "{v:?}");
+    assert_eq!(v.http3, Some(false), "{v:?}");
+    let c = v.checks.iter().find(|c| !c.passed).expect("a failed check");
+    assert_eq!(c.name, "http/3", "{v:?}");
+    assert!(
+        c.detail
+            .as_deref()
+            .is_some_and(|d| d.starts_with("target caddy does not speak HTTP/3")),
+        "{v:?}"
+    );
 }

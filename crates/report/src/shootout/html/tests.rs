@@ -90,6 +90,7 @@ fn level(name: &str, connections: u64) -> LevelInfo {
         capacity: None,
         rate: None,
         http2_streams: None,
+        http3_streams: None,
     }
 }
 
@@ -409,6 +410,7 @@ fn hostile_text_is_escaped() {
         images_expected: None,
         keepalive: None,
         http2: None,
+        http3: None,
     });
     for c in &mut r.targets[0].cells {
         c.message = Some(evil.into());

@@ -69,3 +69,43 @@ fn an_h2_cell_stands_beside_the_http1_cell_of_its_connections() {
     assert!(html.contains("<h3>HTTP/2 against HTTP/1.1</h3>"));
     assert!(html.contains("h2-10x10 (h2c, 10 streams)"));
 }
+
+/// An h3 cell is no HTTP/2 cell: it gets no row in the HTTP/2 table (which would call it
+/// h2), and is never the HTTP/1.1 cell an h2 cell is set beside.
+#[test]
+fn an_h3_cell_is_neither_an_h2_row_nor_the_http1_pair() {
+    let mut r = old_results();
+    let t = r
+        .targets
+        .iter_mut()
+        .find(|t| t.cells.iter().any(|c| c.summary.is_some()))
+        .unwrap();
+    let base = t
+        .cells
+        .iter()
+        .find(|c| c.summary.is_some())
+        .unwrap()
+        .clone();
+    let mut h3 = base.clone();
+    h3.scenario = "redirect-h3".into();
+    h3.level = "h3-10x10".into();
+    h3.protocol = "h3".into();
+    h3.streams = Some(10);
+    let mut h2 = h3.clone();
+    h2.scenario = "redirect-h2".into();
+    h2.level = "h2-10x10".into();
+    h2.protocol = "h2".into();
+    // An h3 cell beside a measured HTTP/1.1 cell of its connections: no HTTP/2 table.
+    t.cells = vec![base, h3.clone()];
+    let md = to_markdown(&r);
+    assert!(!md.contains("HTTP/2 against"), "{md}");
+    // An h2 cell beside only an h3 cell: the h3 cell is no HTTP/1.1 pair, so no row.
+    let t = r
+        .targets
+        .iter_mut()
+        .find(|t| !t.cells.is_empty() && t.cells[0].summary.is_some())
+        .unwrap();
+    t.cells = vec![h3, h2];
+    let md = to_markdown(&r);
+    assert!(!md.contains("HTTP/2 against"), "{md}");
+}

@@ -176,7 +176,7 @@ fn each_mistake_has_its_kind_and_exact_line() {
         ("connections = 10, requests", "connections = 0, requests", Key, "s.toml:6: key `plan.levels[1]`: connections must be at least 1"),
         ("connections = 10, requests = 1000", "connections = 10, requests = 0", Key, "s.toml:6: key `plan.levels[1]`: requests must be at least 1"),
         ("keepalive = false }", "keepalive = false, repeats = 0 }", Key, "s.toml:6: key `plan.levels[1]`: repeats must be at least 1"),
-        ("keepalive = false }", "keepalive = false, colour = 1 }", Key, "s.toml:6: key `plan.levels[1]`: unknown field `colour`, expected one of `name`, `connections`, `requests`, `max_duration`, `keepalive`, `repeats`, `tls_resume`, `capacity`, `window`, `start_rate`, `rate`, `http2`, `streams`"),
+        ("keepalive = false }", "keepalive = false, colour = 1 }", Key, "s.toml:6: key `plan.levels[1]`: unknown field `colour`, expected one of `name`, `connections`, `requests`, `max_duration`, `keepalive`, `repeats`, `tls_resume`, `capacity`, `window`, `start_rate`, `rate`, `http2`, `http3`, `streams`"),
         ("{ name = \"ab\", connections = 10,", "{ name = \"ab\",", Key, "s.toml:6: key `plan.levels[1]`: missing field `connections`"),
         ("levels = [10,", "levels = [0,", Key, "s.toml:6: key `plan.levels[0]`: 0 connections: use 1 to 1000000"),
         ("levels = [10,", "levels = [\"x\",", Key, "s.toml:6: key `plan.levels[0]`: invalid type: string \"x\", expected a number of connections, or a table like { name = \"ab\", connections = 10, requests = 100000, keepalive = false }"),
@@ -404,7 +404,7 @@ fn http2_mistakes_name_the_level_the_key_and_the_line() {
         (
             "{ name = \"s4\", connections = 10, streams = 4 }",
             "",
-            "s.toml:6: key `plan.levels[1]`: streams belong to an HTTP/2 level: add http2 = true, or drop streams (HTTP/1.1 pipelines with the scenario's pipeline)",
+            "s.toml:6: key `plan.levels[1]`: streams belong to an HTTP/2 or HTTP/3 level: add http2 = true or http3 = true, or drop streams (HTTP/1.1 pipelines with the scenario's pipeline)",
         ),
         (
             "{ name = \"h\", connections = 10, http2 = true, streams = 0 }",
@@ -463,5 +463,53 @@ fn http2_mistakes_name_the_level_the_key_and_the_line() {
         "[[target]]",
         "[[scenario]]\nname = \"h2s\"\nlevels = [\"h2\"]\n[scenario.expect]\nstatus = 302\n\n[[target]]",
     );
+    Suite::parse(&fine, "s.toml").unwrap();
+}
+
+/// Each HTTP/3 mistake in a suite: one line naming the file, the line, the key and the
+/// level or scenario at fault, with the fix.
+#[test]
+fn http3_mistakes_name_the_level_the_key_and_the_line() {
+    let h3 = "{ name = \"h3\", connections = 10, http3 = true, streams = 10 }";
+    let https = "\nscheme = \"https\"\ninsecure = true";
+    let cases: &[(&str, String, &str)] = &[
+        (
+            "{ name = \"both\", connections = 10, http2 = true, http3 = true }",
+            String::new(),
+            "s.toml:6: key `plan.levels[1]`: level \"both\" sets both http2 and http3: a level speaks one protocol; drop one, and add a level for the other",
+        ),
+        (
+            h3,
+            String::new(),
+            "s.toml:6: key `plan.levels[1]`: HTTP/3 level \"h3\" runs for no scenario: name it in the levels of the scenarios whose targets speak HTTP/3, or set http3 = true on one",
+        ),
+        (
+            h3,
+            "\nhttp3 = true".into(),
+            "s.toml:11: key `scenario[0].http3`: http3 = true without TLS: HTTP/3 runs over QUIC, which always runs TLS: set scheme = \"https\" (with cacert or insecure), or drop http3",
+        ),
+        (
+            h3,
+            "\nlevels = [\"c10\", \"h3\"]".into(),
+            "s.toml:11: key `scenario[0].levels`: HTTP/3 level \"h3\" in a scenario without TLS: HTTP/3 runs over QUIC, which always runs TLS: set scheme = \"https\" (with cacert or insecure), or drop the level from levels",
+        ),
+        (
+            h3,
+            format!("{https}\nhttp2 = true\nhttp3 = true"),
+            "s.toml:14: key `scenario[0].http3`: http2 and http3 both set: a scenario speaks one protocol at every level; drop one, and name levels of the other in levels",
+        ),
+        (
+            h3,
+            format!("{https}\nlevels = [\"c10\", \"h3\"]\npipeline = 4"),
+            "s.toml:14: key `scenario[0].pipeline`: pipeline = 4 at HTTP/3 level \"h3\": pipelining has no meaning under HTTP/3, where streams multiplex requests; drop pipeline, or set the level's streams",
+        ),
+    ];
+    for (level, extra, want) in cases {
+        let text = with_h2(level, extra);
+        let e = Suite::parse(&text, "s.toml").expect_err(want).to_string();
+        assert_eq!(&e, want, "{level} {extra}");
+    }
+    // Over TLS the same scenario and level are fine.
+    let fine = with_h2(h3, &format!("{https}\nlevels = [\"c10\", \"h3\"]"));
     Suite::parse(&fine, "s.toml").unwrap();
 }

@@ -18,6 +18,7 @@ fn info(
         capacity: None,
         rate: None,
         http2_streams: None,
+        http3_streams: None,
     }
 }
 

@@ -17,7 +17,7 @@ const MAX_CONTROL_FRAME: u64 = 16 * 1024;
 
 /// Whether a stream is still to be read after [`Uni::read`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Keep {
+pub(crate) enum Keep {
     Yes,
     /// Its type is unknown (it was stopped), or it ended: forget it.
     No,
@@ -25,7 +25,7 @@ pub(super) enum Keep {
 
 /// The critical types among `uni`'s streams, as [`Uni::read`] takes them: control, QPACK
 /// encoder, QPACK decoder.
-pub(super) fn kinds(uni: &[Uni]) -> [bool; 3] {
+pub(crate) fn kinds(uni: &[Uni]) -> [bool; 3] {
     let has = |k: UniStream| uni.iter().any(|u| u.kind == Some(k));
     [
         has(UniStream::Control),
@@ -35,8 +35,8 @@ pub(super) fn kinds(uni: &[Uni]) -> [bool; 3] {
 }
 
 /// One of the server's unidirectional streams.
-pub(super) struct Uni {
-    pub(super) id: StreamId,
+pub(crate) struct Uni {
+    pub(crate) id: StreamId,
     /// Its type, once its first bytes came.
     kind: Option<UniStream>,
     /// Bytes not yet taken: the stream type, or a QPACK instruction split across reads (a
@@ -49,7 +49,7 @@ pub(super) struct Uni {
 }
 
 impl Uni {
-    pub(super) fn new(id: StreamId) -> Self {
+    pub(crate) fn new(id: StreamId) -> Self {
         Self {
             id,
             kind: None,
@@ -62,7 +62,7 @@ impl Uni {
     /// Reads what the stream has; `others`: the critical types the connection's other
     /// streams have ([`kinds`]). `Err`: the HTTP/3 or QPACK error code to close the
     /// connection with. A GOAWAY's id goes to `goaway`.
-    pub(super) fn read(
+    pub(crate) fn read(
         &mut self,
         conn: &mut Connection,
         goaway: &mut Option<u64>,
