@@ -102,9 +102,11 @@ fn http1() -> String {
 }
 
 impl Cell {
-    /// Whether the cell spoke HTTP/2 (`h2` or `h2c`).
+    /// Whether the cell spoke HTTP/2: `h2`, or its cleartext name, which the engine's
+    /// rules alone spell (`measure::rules`); both begin `h2`, and no other protocol does
+    /// (`http/1.1`, `h3`).
     pub fn is_http2(&self) -> bool {
-        matches!(self.protocol.as_str(), "h2" | "h2c")
+        self.protocol.starts_with("h2")
     }
 }
 
