@@ -57,7 +57,6 @@ pub(crate) const MAX_SERVER_UNI: u32 = 8;
 /// (`RcvbufErrors`) and the report words with this figure.
 pub const UDP_BUFFER_BYTES: usize = 1 << 20;
 
-
 /// Closes `conn` with HTTP/3's `code` and hands each datagram that carries the
 /// CONNECTION_CLOSE to `send` at once, so that the server learns of it before the socket
 /// goes (dropped unsent, the server would hold the connection until its idle timeout).
