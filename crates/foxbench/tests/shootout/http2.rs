@@ -234,7 +234,10 @@ fn an_h2_level_is_verified_and_measured_over_h2_and_an_http1_server_is_not() {
 
     // The report sets h2 beside HTTP/1.1 at the same connections.
     let md = std::fs::read_to_string(out.join("run/summary.md")).unwrap();
-    assert!(md.contains("### HTTP/2 against HTTP/1.1"), "{md}");
+    assert!(
+        md.contains("### HTTP/2 and HTTP/3 against HTTP/1.1"),
+        "{md}"
+    );
     let row = md
         .lines()
         .find(|l| l.starts_with("| nginx-tls-static | image | h2-4x4 (h2, 4 streams) |"))

@@ -128,6 +128,14 @@ fn an_h3_level_is_verified_and_measured_over_h3_and_a_server_without_it_keeps_it
             "{r}"
         );
     }
+    // The report sets the h3 cell beside caddy's HTTP/1.1 and h2 cells of its connections
+    // (and its streams): three protocols on one server.
+    let md = std::fs::read_to_string(out.join("run/summary.md")).unwrap();
+    let row = md
+        .lines()
+        .find(|l| l.starts_with("| caddy | redirect | h3-4x4 (h3, 4 streams) | c4 |"))
+        .unwrap_or_else(|| panic!("no h3 row beside c4:\n{md}"));
+    assert!(row.contains("× (h2-4x4 (h2, 4 streams)) |"), "{row}");
     let levels = v["protocol"]["plan"]["levels"].as_array().unwrap();
     let h3 = levels.iter().find(|l| l["name"] == "h3-4x4").unwrap();
     assert_eq!(

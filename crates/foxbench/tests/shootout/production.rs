@@ -155,7 +155,10 @@ fn quick_production_suite_measures_the_tls_path() {
         .unwrap_or_else(|| panic!("no ab-full row for nginx-tls-avatar:\n{md}"));
     assert!(row.contains("nginx ") && row.contains(" µs"), "{row}");
     // h2 beside HTTP/1.1 on the same proxy, nginx's and avatar's CPU apart.
-    assert!(md.contains("### HTTP/2 against HTTP/1.1"), "{md}");
+    assert!(
+        md.contains("### HTTP/2 and HTTP/3 against HTTP/1.1"),
+        "{md}"
+    );
     let row = md
         .lines()
         .find(|l| {

@@ -627,13 +627,13 @@ fn production_table(out: &mut String, r: &ShootoutResults, rows: &[&TargetResult
     );
 }
 
-/// HTTP/2 against HTTP/1.1 on the same target ([`super::versions`]).
+/// HTTP/2 and HTTP/3 against HTTP/1.1 on the same target ([`super::versions`]).
 fn versions_table(out: &mut String, rows: &[&TargetResult]) {
-    let table = super::versions::rows(rows);
+    let table = super::versions::table(rows);
     if table.is_empty() {
         return;
     }
-    out.push_str("### HTTP/2 against HTTP/1.1\n\n");
+    let _ = writeln!(out, "### {}\n", super::versions::TITLE);
     let _ = writeln!(out, "| {} |", super::versions::HEADERS.join(" | "));
     let align: Vec<&str> = super::versions::NUMERIC
         .iter()

@@ -197,15 +197,19 @@ pub(super) fn production(out: &mut String, r: &ShootoutResults, rows: &[&TargetR
     );
 }
 
-/// HTTP/2 against HTTP/1.1 on the same target ([`crate::shootout::versions`]).
+/// HTTP/2 and HTTP/3 against HTTP/1.1 on the same target ([`crate::shootout::versions`]).
 pub(super) fn versions(out: &mut String, rows: &[&TargetResult]) {
-    use crate::shootout::versions::{HEADERS, NOTE, NUMERIC};
-    let table = crate::shootout::versions::rows(rows);
+    use crate::shootout::versions::{HEADERS, NOTE, NUMERIC, TITLE};
+    let table = crate::shootout::versions::table(rows);
     if table.is_empty() {
         return;
     }
     let class = |i: usize| if NUMERIC[i] { " class=\"n\"" } else { "" };
-    out.push_str("<h3>HTTP/2 against HTTP/1.1</h3>\n<div class=\"scroll\"><table>\n<thead><tr>");
+    let _ = write!(
+        out,
+        "<h3>{}</h3>\n<div class=\"scroll\"><table>\n<thead><tr>",
+        esc(TITLE)
+    );
     for (i, h) in HEADERS.iter().enumerate() {
         let _ = write!(out, "<th{}>{}</th>", class(i), esc(h));
     }
