@@ -52,6 +52,27 @@ class Run(contract.Run):
         return ctx
 
 
+def free_port_tcp_and_udp():
+    """A loopback port number free on TCP and on UDP (harness.free_port checks TCP only)."""
+    for _ in range(50):
+        port = harness.free_port()
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as u:
+            try:
+                u.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        return port
+    raise harness.SetupError("no loopback port number free on both TCP and UDP in 50 tries")
+
+
+def start(run):
+    """An instance with N images on a port number free on TCP and UDP, ready on TCP."""
+    srv = contract.Server(run, N, port=free_port_tcp_and_udp())
+    ok = srv.wait_ready()
+    run.report(ok, f"starts and listens on 127.0.0.1:{srv.port} (TCP)", srv.log_text())
+    return srv if ok else None
+
+
 def https(srv):
     return http.client.HTTPSConnection("127.0.0.1", srv.port, timeout=5, context=srv.run.tls())
 
@@ -248,7 +269,7 @@ def main(argv=None):
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(130))
     try:
         if run.build():
-            srv = run.start(N, name="starts and listens on 127.0.0.1:{port} (TCP)")
+            srv = start(run)
             if srv:
                 checks(run, srv)
             run.check("bad arguments: one line and exit status 2", bad_arguments, run)
