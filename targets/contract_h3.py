@@ -29,7 +29,7 @@ import tempfile
 
 import contract
 import harness
-from harness import need
+from harness import Failed, need
 
 SUITE = os.path.join(harness.REPO, "suites", "avatar-h3.toml")
 N = 5
@@ -141,6 +141,8 @@ def tls_garbage(srv):
     for data in cases:  # plaintext on the TLS port: not a handshake
         try:
             buf = contract.exchange(srv.port, data)
+        except TimeoutError:
+            raise Failed(f"no answer and no close within 5 s to plaintext {data[:20]!r}")
         except OSError:
             continue  # closed before all of it was sent: a reset is an answer to garbage
         need(b" 302 " not in buf, f"plaintext {data[:20]!r} got a 302")
@@ -152,6 +154,8 @@ def tls_garbage(srv):
                     s.shutdown(socket.SHUT_WR)
                     while s.recv(65536):
                         pass
+                except TimeoutError:
+                    raise Failed(f"no answer and no close within 5 s to {data[:20]!r} inside TLS")
                 except (OSError, ssl.SSLError):
                     pass  # a reset or an alert is an answer to garbage
     for _ in range(20):  # a ClientHello's first bytes, then a reset

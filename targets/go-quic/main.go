@@ -1,4 +1,4 @@
-// Avatar redirector over HTTP/3 on quic-go's http3, beside net/http over TLS
+// Command server is the avatar redirector over HTTP/3 on quic-go's http3, beside net/http over TLS
 // on TCP (HTTP/1.1 and h2), one port number for both: every request gets a
 // 302 to one of N fox avatars picked at random.
 //
@@ -10,7 +10,6 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"log"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -107,11 +106,13 @@ func main() {
 	// quic-go's defaults throughout (QUICConfig nil): 100 streams per
 	// connection, 0-RTT allowed, GSO and ECN where the kernel has them.
 	h3 := &http3.Server{Handler: http.HandlerFunc(redirect), TLSConfig: tlsConf}
+	// As http3.ListenAndServeTLS does (SetQUICHeaders), the TCP side advertises
+	// h3 on the same port; made once, so the first responses carry it too, before
+	// the h3 goroutine has registered its listener.
+	altSvc := []string{fmt.Sprintf(`h3=":%d"; ma=2592000`, ln.Addr().(*net.TCPAddr).Port)}
 	srv := &http.Server{
-		// As http3.ListenAndServeTLS does: the TCP side advertises h3 on the
-		// same port (Alt-Svc). SetQUICHeaders fails only before h3 serves.
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			_ = h3.SetQUICHeaders(w.Header())
+			w.Header()["Alt-Svc"] = altSvc
 			redirect(w, r)
 		}),
 		ReadHeaderTimeout: 10 * time.Second, // against slowloris; a benchmark never hits it
@@ -119,12 +120,14 @@ func main() {
 	}
 	go func() {
 		if err := h3.Serve(udp); !errors.Is(err, http.ErrServerClosed) {
-			log.Fatal(err)
+			fmt.Fprintf(os.Stderr, "go-quic: serving h3: %v\n", err)
+			os.Exit(1)
 		}
 	}()
 	go func() {
 		if err := srv.ServeTLS(ln, "", ""); !errors.Is(err, http.ErrServerClosed) {
-			log.Fatal(err)
+			fmt.Fprintf(os.Stderr, "go-quic: serving TCP: %v\n", err)
+			os.Exit(1)
 		}
 	}()
 	fmt.Fprintln(os.Stderr, "listening on", ln.Addr(), "(TCP: HTTP/1.1 and h2 over TLS; UDP: h3)")
@@ -132,15 +135,16 @@ func main() {
 	// SIGTERM: both stop accepting and let in-flight requests finish (h3 sends
 	// GOAWAY); after 500 ms whatever is left is closed (h3: CONNECTION_CLOSE).
 	<-ctx.Done()
-	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	stop() // a second signal kills at once
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		if srv.Shutdown(ctx) != nil {
+		if srv.Shutdown(shutdownCtx) != nil {
 			srv.Close()
 		}
 	})
-	wg.Go(func() { _ = h3.Shutdown(ctx) })
+	wg.Go(func() { _ = h3.Shutdown(shutdownCtx) })
 	wg.Wait()
 	udp.Close()
 }
