@@ -1,15 +1,66 @@
-#!/bin/sh
-# caddy (Debian's) serving the avatar challenge's redirect over TLS on one loopback port
-# number: HTTP/1.1 and h2 on TCP, h3 on UDP. It answers every request with a 302 to
-# https://avatar.example/Renard-1.png (caddy has no random number to pick an image with).
-# The certificate is OUT/tls/{cert,key}.pem, made by targets/nginx-tls/cert.sh; caddy's
-# own state (HOME, XDG dirs) stays under OUT.
+#!/bin/bash
+# caddy (Debian's, quic-go inside) on one loopback port number over TLS: HTTP/1.1 and h2 on
+# TCP, h3 on UDP.
 #
-#   run.sh OUT PORT
+#   run.sh OUT PORT redirect N
+#       the avatar challenge's redirect: a 302 to https://avatar.example/Renard-{n}.png,
+#       n uniform in 1..N, drawn by caddy's templates (Sprig's randInt)
+#   run.sh OUT PORT static
+#       the production path's image: OUT/srv/images/ (targets/nginx-tls/image.py)
+#   run.sh OUT PORT proxy APP [ARG...]
+#       the production path's proxy: APP started on a free loopback port (the word APP_PORT
+#       in its arguments becomes that port), caddy terminating TLS in front of it and
+#       passing every request on over kept-alive connections (reverse_proxy's default)
+#
+# The certificate is OUT/tls/{cert,key}.pem (targets/nginx-tls/cert.sh); caddy's own state
+# (HOME, XDG dirs) stays under OUT. Both processes run as children of this script, which
+# stops both when either exits or it is signalled (SIGTERM, as foxbench stops a target).
+# bash, for `wait -n`: the script waits without waking, so it costs no CPU while measured.
 set -eu
-if [ $# -ne 2 ]; then echo "usage: run.sh OUT PORT" >&2; exit 2; fi
-out=$(cd "$1" && pwd)
-port=$2
+
+usage() {
+    echo "usage: run.sh OUT PORT redirect N | run.sh OUT PORT static | run.sh OUT PORT proxy APP [ARG...]" >&2
+    exit 2
+}
+[ $# -ge 3 ] || usage
+out=$1 port=$2 mode=$3
+shift 3
+case $port in '' | *[!0-9]*) echo "run.sh: bad PORT: $port" >&2; exit 2 ;; esac
+case $mode in
+redirect)
+    [ $# -eq 1 ] || usage
+    case $1 in '' | *[!0-9]* | 0) echo "run.sh: bad N (images): $1" >&2; exit 2 ;; esac
+    ;;
+static) [ $# -eq 0 ] || usage ;;
+proxy) [ $# -ge 1 ] || usage ;;
+*) usage ;;
+esac
+command -v caddy >/dev/null || { echo "run.sh: caddy not found: apt-get install caddy" >&2; exit 127; }
+out=$(cd "$out" && pwd)
+for f in "$out/tls/cert.pem" "$out/tls/key.pem"; do
+    [ -r "$f" ] || { echo "run.sh: $f is missing: run targets/nginx-tls/cert.sh OUT first" >&2; exit 2; }
+done
+
+app_port=
+case $mode in
+redirect)
+    # A template per response: caddy has no other random number. The body is empty; the
+    # header is set while the template runs, before the response is written.
+    site="templates
+	respond \`{{.RespHeader.Set \"Location\" (printf \"https://avatar.example/Renard-%d.png\" (add1 (randInt 0 $1)))}}\` 302"
+    ;;
+static)
+    [ -r "$out/srv/images" ] || { echo "run.sh: $out/srv/images is missing: run targets/nginx-tls/image.py OUT first" >&2; exit 2; }
+    site="root * $out/srv
+	file_server"
+    ;;
+proxy)
+    # A free loopback port for the app, chosen the way foxbench chooses the target's.
+    app_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    site="reverse_proxy 127.0.0.1:$app_port"
+    ;;
+esac
+
 mkdir -p "$out/caddy"
 # `bind 127.0.0.1`: with no SNI (an IP address), caddy picks the certificate by the local
 # address, which its QUIC listener on [::] reports as `::`, and none matches.
@@ -24,8 +75,59 @@ cat >"$out/caddy/Caddyfile" <<CONF
 https://127.0.0.1:$port {
 	bind 127.0.0.1
 	tls $out/tls/cert.pem $out/tls/key.pem
-	redir https://avatar.example/Renard-1.png 302
+	$site
 }
 CONF
 export HOME="$out/caddy" XDG_DATA_HOME="$out/caddy/data" XDG_CONFIG_HOME="$out/caddy/config"
-exec caddy run --adapter caddyfile --config "$out/caddy/Caddyfile"
+
+# Whether something accepts on 127.0.0.1:$1 (python3: a shell cannot connect portably).
+accepts() {
+    python3 -c 'import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 0.2).close()' "$1" 2>/dev/null
+}
+
+set +e
+stop= app= caddy_pid=
+stop_all() {
+    # shellcheck disable=SC2086
+    kill -TERM $app $caddy_pid 2>/dev/null
+}
+trap 'stop=1; stop_all' TERM INT HUP
+
+if [ "$mode" = proxy ]; then
+    cmd=$1
+    shift
+    args=()
+    for a in "$@"; do
+        [ "$a" = APP_PORT ] && a=$app_port
+        args+=("$a")
+    done
+    "$cmd" "${args[@]}" &
+    app=$!
+    # Serve only once the app accepts: until then caddy would answer 502.
+    i=0
+    until accepts "$app_port"; do
+        i=$((i + 1))
+        if [ -n "$stop" ] || ! kill -0 "$app" 2>/dev/null || [ "$i" -gt 600 ]; then
+            echo "run.sh: $cmd is not listening on 127.0.0.1:$app_port (exited, or 60 s passed)" >&2
+            stop_all
+            wait "$app"
+            exit 1
+        fi
+        sleep 0.1
+    done
+    echo "app $cmd on 127.0.0.1:$app_port"
+fi
+caddy run --adapter caddyfile --config "$out/caddy/Caddyfile" &
+caddy_pid=$!
+echo "listening on https://127.0.0.1:$port"
+
+# Either process exiting ends the service. `wait -n` blocks without polling; a trapped
+# signal ends it early too.
+wait -n
+stop_all
+status=0
+if [ -n "$app" ]; then wait "$app"; status=$?; fi
+wait "$caddy_pid"; caddy_status=$?
+[ -n "$stop" ] && exit 0
+[ "$status" -ne 0 ] && exit "$status"
+exit "$caddy_status"

@@ -1,8 +1,9 @@
 //! `suites/production.toml` end to end in quick mode (nginx terminating TLS in front of
-//! avatar and java-httpserver, nginx serving an image, avatar direct), and verification
+//! avatar and java-httpserver, nginx serving an image, avatar direct; caddy in front of
+//! avatar and serving the image, over HTTP/1.1, h2 and h3), and verification
 //! over TLS failing cleanly against a certificate the scenario does not trust. Each test
-//! is skipped, with one line, on a machine without nginx or openssl (scripts/test installs
-//! both).
+//! is skipped, with one line, on a machine without nginx, caddy or openssl (scripts/test
+//! installs them).
 
 use super::*;
 
@@ -11,23 +12,27 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// Whether nginx and openssl are installed; false after a loud skip naming the missing one
+/// Whether nginx, caddy and openssl are installed; false after a loud skip naming the missing one
 /// (a failure under `FOXBENCH_REQUIRE`, as in CI).
 fn tools() -> bool {
-    [("nginx", "nginx-light"), ("openssl", "openssl")]
-        .into_iter()
-        .all(|(cmd, package)| {
-            let candidates = ["/usr/sbin", "/usr/bin", "/usr/local/sbin", "/usr/local/bin"]
-                .map(|d| format!("{d}/{cmd}"));
-            let candidates = candidates.each_ref().map(String::as_str);
-            testkit::require(cmd, &candidates, &format!("apt-get install {package}")).is_some()
-        })
+    [
+        ("nginx", "nginx-light"),
+        ("caddy", "caddy"),
+        ("openssl", "openssl"),
+    ]
+    .into_iter()
+    .all(|(cmd, package)| {
+        let candidates = ["/usr/sbin", "/usr/bin", "/usr/local/sbin", "/usr/local/bin"]
+            .map(|d| format!("{d}/{cmd}"));
+        let candidates = candidates.each_ref().map(String::as_str);
+        testkit::require(cmd, &candidates, &format!("apt-get install {package}")).is_some()
+    })
 }
 
-/// The process behind nginx in a proxied target.
+/// The process behind the proxy in a proxied target.
 fn app_of(target: &str) -> Option<&'static str> {
     match target {
-        "nginx-tls-avatar" => Some("avatar"),
+        "nginx-tls-avatar" | "caddy-tls-avatar" => Some("avatar"),
         "nginx-tls-java" => Some("java"),
         _ => None,
     }
@@ -57,17 +62,27 @@ fn quick_production_suite_measures_the_tls_path() {
         "nginx-tls-java",
         "nginx-tls-static",
         "avatar",
+        "caddy-tls-avatar",
+        "caddy-tls-static",
     ] {
         let t = target(&v, name);
         assert_eq!(t["outcome"], "measured", "{name}: {}\n{err}", t["message"]);
-        // HTTP/2 on the two nginx targets that run h2 levels, on the same listener.
-        let h2 = matches!(name, "nginx-tls-avatar" | "nginx-tls-static");
+        // The proxy (or server) in front: nginx, or caddy with HTTP/3 on UDP beside it.
+        let caddy = name.starts_with("caddy");
+        let proxy = if caddy { "caddy" } else { "nginx" };
+        // HTTP/2 on the targets that run h2 levels, on the same listener.
+        let h2 = caddy || matches!(name, "nginx-tls-avatar" | "nginx-tls-static");
         for ver in t["verify"].as_array().unwrap() {
             assert_eq!(ver["passed"], true, "{name}: {ver}");
             assert_eq!(ver["keepalive"], true, "{name}: {ver}");
             assert_eq!(ver["http2"].as_bool(), h2.then_some(true), "{name}: {ver}");
+            assert_eq!(
+                ver["http3"].as_bool(),
+                caddy.then_some(true),
+                "{name}: {ver}"
+            );
         }
-        let tls = name.starts_with("nginx-tls");
+        let tls = name.starts_with("nginx-tls") || caddy;
         let mut app_us = 0.0;
         let levels: Vec<&str> = t["cells"]
             .as_array()
@@ -76,6 +91,7 @@ fn quick_production_suite_measures_the_tls_path() {
             .map(|c| c["level"].as_str().unwrap())
             .collect();
         let want: &[&str] = match (tls, h2) {
+            _ if caddy => &["c10", "h2-10x10", "h3-10x10"],
             (true, true) => &["c10", "ab", "ab-full", "h2-10x10", "h2-new"],
             (true, false) => &["c10", "ab", "ab-full"],
             _ => &["c10", "ab"],
@@ -96,13 +112,12 @@ fn quick_production_suite_measures_the_tls_path() {
                 continue;
             }
             assert_eq!(c["tls_resume"], level != "ab-full", "{name} {level}");
-            let h2_cell = level.starts_with("h2-");
             assert_eq!(
                 (c["protocol"].as_str(), r["http2"]["alpn"].as_str()),
-                if h2_cell {
-                    (Some("h2"), Some("h2"))
-                } else {
-                    (Some("http/1.1"), None)
+                match level.get(..3) {
+                    Some("h2-") => (Some("h2"), Some("h2")),
+                    Some("h3-") => (Some("h3"), None),
+                    _ => (Some("http/1.1"), None),
                 },
                 "{name} {level}"
             );
@@ -115,7 +130,9 @@ fn quick_production_suite_measures_the_tls_path() {
             );
             match level {
                 // Kept alive: a handshake per connection, not per request.
-                "c10" | "h2-10x10" => assert!(opened <= 20 && completed > opened, "{name}: {r}"),
+                "c10" | "h2-10x10" | "h3-10x10" => {
+                    assert!(opened <= 20 && completed > opened, "{name}: {r}")
+                }
                 // A new connection per request, resumed after the first few (over h2 too:
                 // each an ALPN h2 handshake).
                 "ab" | "h2-new" => assert!(resumed > full && opened >= completed, "{name}: {r}"),
@@ -135,7 +152,7 @@ fn quick_production_suite_measures_the_tls_path() {
                     .find(|p| p["name"] == proc)
                     .map(|p| p["cpu_us_per_request"].as_f64().unwrap())
             };
-            assert!(cost("nginx").unwrap_or(0.0) > 0.0, "{name} {level}: {s}");
+            assert!(cost(proxy).unwrap_or(0.0) > 0.0, "{name} {level}: {s}");
             if let Some(app) = app_of(name) {
                 app_us += cost(app).unwrap_or_else(|| panic!("{name} {level}: no {app}: {s}"));
             }
@@ -166,6 +183,17 @@ fn quick_production_suite_measures_the_tls_path() {
         })
         .unwrap_or_else(|| panic!("no h2-10x10 row for nginx-tls-avatar:\n{md}"));
     assert!(row.contains("nginx ") && row.contains("avatar "), "{row}");
+    // caddy's three protocols on one proxy: h3 beside HTTP/1.1 and beside h2.
+    let row = md
+        .lines()
+        .find(|l| {
+            l.starts_with("| caddy-tls-avatar | redirect-tls | h3-10x10 (h3, 10 streams) | c10 |")
+        })
+        .unwrap_or_else(|| panic!("no h3-10x10 row for caddy-tls-avatar:\n{md}"));
+    assert!(
+        row.contains("caddy ") && row.contains("avatar ") && row.contains("× (h2-10x10) |"),
+        "{row}"
+    );
     // The progress lines say it as the report does.
     assert!(
         err.contains("TLS handshakes ") && err.contains("/s full"),
@@ -278,6 +306,8 @@ fn list_shows_the_tls_scenarios_and_levels() {
         "nginx-tls-java",
         "nginx-tls-static",
         "avatar",
+        "caddy-tls-avatar",
+        "caddy-tls-static",
     ] {
         line(&format!("target {t} "));
     }

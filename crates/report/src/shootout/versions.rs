@@ -178,7 +178,11 @@ pub(crate) fn table(targets: &[&TargetResult]) -> Vec<[String; 14]> {
                 r.http2
                     .and_then(|(c2, s2)| {
                         let ratio = s.server_cpu_us_per_request? / s2.server_cpu_us_per_request?;
-                        Some(format!("{ratio:.2}× ({})", level(c2, c)))
+                        Some(if c2.scenario == c.scenario {
+                            format!("{ratio:.2}× ({})", c2.level)
+                        } else {
+                            format!("{ratio:.2}× ({}, {})", c2.level, c2.scenario)
+                        })
                     })
                     .unwrap_or_else(dash),
                 bytes_compact(s.rss_peak_bytes),
