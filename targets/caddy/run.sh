@@ -13,9 +13,9 @@
 #       passing every request on over kept-alive connections (reverse_proxy's default)
 #
 # The certificate is OUT/tls/{cert,key}.pem (targets/nginx-tls/cert.sh); caddy's own state
-# (HOME, XDG dirs) stays under OUT. Both processes run as children of this script, which
-# stops both when either exits or it is signalled (SIGTERM, as foxbench stops a target).
-# bash, for `wait -n`: the script waits without waking, so it costs no CPU while measured.
+# (HOME, XDG dirs) stays under OUT. Both processes run as children of this script
+# (targets/supervise.sh), which stops both when either exits or it is signalled (SIGTERM,
+# as foxbench stops a target).
 set -eu
 
 usage() {
@@ -80,54 +80,9 @@ https://127.0.0.1:$port {
 CONF
 export HOME="$out/caddy" XDG_DATA_HOME="$out/caddy/data" XDG_CONFIG_HOME="$out/caddy/config"
 
-# Whether something accepts on 127.0.0.1:$1 (python3: a shell cannot connect portably).
-accepts() {
-    python3 -c 'import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 0.2).close()' "$1" 2>/dev/null
-}
-
-set +e
-stop= app= caddy_pid=
-stop_all() {
-    # shellcheck disable=SC2086
-    kill -TERM $app $caddy_pid 2>/dev/null
-}
-trap 'stop=1; stop_all' TERM INT HUP
-
-if [ "$mode" = proxy ]; then
-    cmd=$1
-    shift
-    args=()
-    for a in "$@"; do
-        [ "$a" = APP_PORT ] && a=$app_port
-        args+=("$a")
-    done
-    "$cmd" "${args[@]}" &
-    app=$!
-    # Serve only once the app accepts: until then caddy would answer 502.
-    i=0
-    until accepts "$app_port"; do
-        i=$((i + 1))
-        if [ -n "$stop" ] || ! kill -0 "$app" 2>/dev/null || [ "$i" -gt 600 ]; then
-            echo "run.sh: $cmd is not listening on 127.0.0.1:$app_port (exited, or 60 s passed)" >&2
-            stop_all
-            wait "$app"
-            exit 1
-        fi
-        sleep 0.1
-    done
-    echo "app $cmd on 127.0.0.1:$app_port"
-fi
-caddy run --adapter caddyfile --config "$out/caddy/Caddyfile" &
-caddy_pid=$!
-echo "listening on https://127.0.0.1:$port"
-
-# Either process exiting ends the service. `wait -n` blocks without polling; a trapped
-# signal ends it early too.
-wait -n
-stop_all
-status=0
-if [ -n "$app" ]; then wait "$app"; status=$?; fi
-wait "$caddy_pid"; caddy_status=$?
-[ -n "$stop" ] && exit 0
-[ "$status" -ne 0 ] && exit "$status"
-exit "$caddy_status"
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../supervise.sh
+. "$here/../supervise.sh"
+# The app's command line in proxy mode (redirect's N is in the Caddyfile already).
+[ "$mode" = proxy ] || set --
+supervise "$port" caddy run --adapter caddyfile --config "$out/caddy/Caddyfile" -- "$@"

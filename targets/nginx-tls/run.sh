@@ -11,9 +11,8 @@
 #     -t   write the config and check it with `nginx -t` instead of serving
 #
 # Needs OUT/tls/{cert,key}.pem (cert.sh) and, for static, OUT/srv (image.py). Both
-# processes run in the foreground as children of this script, which stops both when either
-# exits or it is signalled (SIGTERM, as foxbench stops a target): nothing is left behind.
-# bash, for `wait -n`: the script waits without waking, so it costs no CPU while measured.
+# processes run as children of this script (targets/supervise.sh), which stops both when
+# either exits or it is signalled (SIGTERM, as foxbench stops a target).
 set -eu
 
 check=
@@ -108,55 +107,7 @@ if [ -n "$check" ]; then
     exec "$nginx" -t -q -p "$prefix/" -e stderr -c "$conf"
 fi
 
-# Whether something accepts on 127.0.0.1:$1 (python3: a shell cannot connect portably).
-accepts() {
-    python3 -c 'import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 0.2).close()' "$1" 2>/dev/null
-}
-
-set +e
-stop= app= nginx_pid=
-stop_all() {
-    # shellcheck disable=SC2086
-    kill -TERM $app $nginx_pid 2>/dev/null
-}
-trap 'stop=1; stop_all' TERM INT HUP
-
-if [ "$mode" = proxy ]; then
-    cmd=$1
-    shift
-    args=()
-    for a in "$@"; do
-        [ "$a" = APP_PORT ] && a=$app_port
-        args+=("$a")
-    done
-    "$cmd" "${args[@]}" &
-    app=$!
-    # Serve only once the app accepts: until then nginx would answer 502.
-    i=0
-    until accepts "$app_port"; do
-        i=$((i + 1))
-        if [ -n "$stop" ] || ! kill -0 "$app" 2>/dev/null || [ "$i" -gt 600 ]; then
-            echo "run.sh: $cmd is not listening on 127.0.0.1:$app_port (exited, or 60 s passed)" >&2
-            stop_all
-            wait "$app"
-            exit 1
-        fi
-        sleep 0.1
-    done
-    echo "app $cmd on 127.0.0.1:$app_port"
-fi
-"$nginx" -p "$prefix/" -e stderr -c "$conf" -g 'daemon off;' &
-nginx_pid=$!
-echo "listening on https://127.0.0.1:$port"
-
-# Either process exiting ends the service. `wait -n` blocks without polling (a polling loop
-# would fork a `sleep` every second and put its CPU into this tree during the measurement);
-# a trapped signal ends it early too.
-wait -n
-stop_all
-status=0
-if [ -n "$app" ]; then wait "$app"; status=$?; fi
-wait "$nginx_pid"; nginx_status=$?
-[ -n "$stop" ] && exit 0
-[ "$status" -ne 0 ] && exit "$status"
-exit "$nginx_status"
+# shellcheck source=../supervise.sh
+. "$here/../supervise.sh"
+# The app's command line in proxy mode; nothing else is left in "$@".
+supervise "$port" "$nginx" -p "$prefix/" -e stderr -c "$conf" -g 'daemon off;' -- "$@"
