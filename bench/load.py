@@ -58,14 +58,17 @@ SCENARIOS = {
                                 servers=["nginx-tls"]),
     # HTTP/2 (h2: streams per connection) against nginx with `listen ... http2`, over TLS
     # (ALPN) and h2c (prior knowledge). The baseline is h2load, nghttp2's own client.
+    # caddy runs them too, beside its h3 below: QUIC's cost against TCP + TLS, same server.
     "h2-c10-m1": dict(c=10, keepalive=True, pipeline=1, h2=1, desc="HTTP/2, c=10, 1 stream",
-                      servers=["nginx-h2", "nginx-h2c"], tools=["foxbench", "h2load", "oha"]),
+                      servers=["nginx-h2", "nginx-h2c", "caddy"],
+                      tools=["foxbench", "h2load", "oha"]),
     "h2-c10-m10": dict(c=10, keepalive=True, pipeline=1, h2=10, desc="HTTP/2, c=10, 10 streams",
-                       servers=["nginx-h2", "nginx-h2c", "avatar-h2c"],
+                       servers=["nginx-h2", "nginx-h2c", "avatar-h2c", "caddy"],
                        tools=["foxbench", "h2load", "oha"]),
     "h2-c100-m10": dict(c=100, keepalive=True, pipeline=1, h2=10,
                         desc="HTTP/2, c=100, 10 streams",
-                        servers=["nginx-h2", "nginx-h2c"], tools=["foxbench", "h2load", "oha"]),
+                        servers=["nginx-h2", "nginx-h2c", "caddy"],
+                        tools=["foxbench", "h2load", "oha"]),
     # The same at one fixed rate, below every tool's and nginx's capacity: each tool paces
     # its requests (foxbench -R, h2load --rps per connection, oha -q). The closed scenarios
     # above compare a client that outruns nginx (and is woken per response or two) with
@@ -80,7 +83,17 @@ SCENARIOS = {
                              servers=["nginx-h2", "nginx-h2c"],
                              tools=["foxbench", "h2load", "oha"]),
 }
-BASELINE = {"h2-c10-m1": "h2load", "h2-c10-m10": "h2load", "h2-c100-m10": "h2load",
+# HTTP/3 (h3: streams per connection) over QUIC against caddy (Debian's, quic-go inside) and
+# targets/go-quic (quic-go's http3), each serving h3 on UDP beside TLS on TCP. The peer is
+# oha built with its http3 feature (h3 + quinn): `cargo install oha --locked --features
+# http3`; h2load 1.52 (Debian's) has no HTTP/3.
+for _c, _m in [(10, 1), (10, 10), (100, 10)]:
+    SCENARIOS[f"h3-c{_c}-m{_m}"] = dict(
+        c=_c, keepalive=True, pipeline=1, h3=_m,
+        desc=f"HTTP/3, c={_c}, {_m} stream{'s' if _m > 1 else ''}",
+        servers=["caddy", "go-quic"], tools=["foxbench", "oha"])
+BASELINE = {"h3-c10-m1": "oha", "h3-c10-m10": "oha", "h3-c100-m10": "oha",
+            "h2-c10-m1": "h2load", "h2-c10-m10": "h2load", "h2-c100-m10": "h2load",
             "h2-c100-m10-r60k": "h2load",
             "noka-c10": "ab", "pipe16-c10": "wrk", "tls-noka-full-c10": "ab",
             "tls-noka-resume-c10": "oha"}  # default: wrk
@@ -295,6 +308,8 @@ class Oha(Tool):
                 self.json_flag = ["-j"]
             self.has_no_tui = "--no-tui" in h
             self.has_worker_threads = "--worker-threads" in h
+            # Built with the http3 feature: its --http-version help names 3.
+            self.has_http3 = re.search(r"--http-version[^\n]*\n?[^\n]*\b3\b", h) is not None
         return self.path
 
     def version(self):
@@ -321,6 +336,10 @@ class Oha(Tool):
             if url.startswith("http://"):
                 raise Skip("oha speaks h2 only over TLS (no prior-knowledge h2c)")
             cmd += ["--http2", "-p", str(sc["h2"])]
+        if sc.get("h3"):
+            if not self.has_http3:
+                raise Skip("this oha was built without HTTP/3: cargo install oha --locked --features http3")
+            cmd += ["--http-version", "3", "-p", str(sc["h3"])]
         if sc.get("rate"):
             cmd += ["-q", str(sc["rate"])]
         return cmd + [url]
@@ -382,6 +401,8 @@ class Foxbench(Tool):
             cmd.append("--no-keepalive")
         if sc.get("h2"):
             cmd += ["--http2", "--streams", str(sc["h2"])]
+        if sc.get("h3"):
+            cmd += ["--http3", "--streams", str(sc["h3"])]
         if sc.get("rate"):
             cmd += ["-R", str(sc["rate"])]
         if sc.get("tls") or url.startswith("https"):
@@ -419,6 +440,10 @@ class Foxbench(Tool):
                                 handshakes_full=tls.get("handshakes_full"),
                                 handshakes_resumed=tls.get("handshakes_resumed"),
                                 tls_version=tls.get("version"),
+                                # --http3: QUIC's own figures (datagrams and system calls
+                                # per request, GSO's datagrams per send, losses).
+                                quic=(j.get("http3") or {}).get("quic"),
+                                udp=j.get("udp"),
                                 error_kinds={k: v for k, v in all_errors.items() if v}))
 
 
@@ -571,9 +596,11 @@ class Server:
         self.port = free_port()
         self.cmd = None
 
+    TLS = ("nginx-tls", "nginx-h2", "caddy", "go-quic")
+
     @property
     def url(self):
-        scheme = "https" if self.name in ("nginx-tls", "nginx-h2") else "http"
+        scheme = "https" if self.name in self.TLS else "http"
         return f"{scheme}://127.0.0.1:{self.port}/"
 
     def start(self):
@@ -599,6 +626,26 @@ class Server:
             nginx = shutil.which("nginx") or "/usr/sbin/nginx"
             self.cmd = [nginx, "-p", prefix, "-e", "stderr", "-c", conf_path, "-g", "daemon off;"]
             self.proc = spawn(self.cmd, SERVER_CPU, log, log)
+        elif self.name in ("caddy", "go-quic"):
+            # HTTP/1.1 and h2 over TLS on TCP, h3 over QUIC on UDP, one port number, with a
+            # private CA's certificate (targets/nginx-tls/cert.sh); the targets' own
+            # scripts, as the shootout runs them: targets/caddy (a 302 to one of 21 images,
+            # drawn by its templates) and targets/go-quic (quic-go's http3).
+            out = os.path.join(self.tmp, self.name)
+            os.makedirs(out, exist_ok=True)
+            subprocess.run(["sh", os.path.join(ROOT, "targets/nginx-tls/cert.sh"), out],
+                           check=True, capture_output=True)
+            if self.name == "caddy":
+                self.cmd = ["bash", os.path.join(ROOT, "targets/caddy/run.sh"), out,
+                            str(self.port), "redirect", "21"]
+            else:
+                binary = os.path.join(out, "server")
+                subprocess.run(["go", "build", "-o", binary, "."], check=True,
+                               cwd=os.path.join(ROOT, "targets/go-quic"),
+                               env=dict(os.environ, GOTOOLCHAIN="local"))
+                self.cmd = [binary, str(self.port), "21", os.path.join(out, "tls/cert.pem"),
+                            os.path.join(out, "tls/key.pem")]
+            self.proc = spawn(self.cmd, SERVER_CPU, log, log)
         elif self.name == "avatar-h2c":
             # avatar, the project's own server: HTTP/1.1 and h2c (prior knowledge) on one port,
             # one worker. A server that outruns the clients: their own cost shows.
@@ -609,7 +656,7 @@ class Server:
             self.proc = spawn(self.cmd, SERVER_CPU, log, log)
         else:
             raise SystemExit(f"unknown server {self.name!r}: expected c-epoll, nginx, nginx-tls, "
-                             "nginx-h2, nginx-h2c or avatar-h2c")
+                             "nginx-h2, nginx-h2c, avatar-h2c, caddy or go-quic")
         deadline = time.monotonic() + 10
         while True:
             if self.proc.poll() is not None:
@@ -626,7 +673,7 @@ class Server:
                     time.sleep(0.05)
                     continue
             try:
-                resp = http_get(self.port, tls=self.name in ("nginx-tls", "nginx-h2"))
+                resp = http_get(self.port, tls=self.name in self.TLS)
                 break
             except OSError:
                 if time.monotonic() > deadline:
@@ -900,6 +947,11 @@ def setup_md(args, tools, results, argv, nofile):
               "`return 302 https://avatar.example/Renard-1.png;`, keepalive_requests 1e9; "
               "its 302 carries a 138-byte HTML body), run as "
               "`nginx -p TMP -e stderr -c TMP/nginx.conf -g 'daemon off;'`",
+              f"- caddy ({sh('caddy version 2>/dev/null').split(' ')[0] or 'n/a'}): "
+              "`targets/caddy/run.sh OUT PORT redirect 21` (HTTP/1.1 and h2 over TLS on TCP, h3 on "
+              "UDP, one port; a 302 to one of 21 images by its templates)",
+              f"- go-quic ({sh('go version 2>/dev/null') or 'n/a'}, quic-go per targets/go-quic/go.mod): "
+              "`targets/go-quic/server PORT 21 CERT KEY` (quic-go's http3 beside net/http over TLS)",
               "", "## Commands (first round of each)", ""]
     for block in results.values():
         seen = set()
