@@ -67,7 +67,6 @@ mod target;
 mod template;
 mod tls;
 mod transport;
-mod udp;
 mod urls;
 mod worker;
 

@@ -246,7 +246,7 @@ impl std::fmt::Debug for ControlBuf {
 pub(crate) struct Stamped {
     pub n: usize,
     pub stamp_ns: Option<i64>,
-    /// UDP with GRO on ([`crate::udp::enable_gro`]): the size of each datagram the kernel
+    /// UDP with GRO on ([`udp::enable_gro`]): the size of each datagram the kernel
     /// coalesced into this read (the last may be shorter); `None` for one datagram, and
     /// always over TCP.
     pub segment: Option<usize>,

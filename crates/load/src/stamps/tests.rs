@@ -226,3 +226,38 @@ fn draining_an_empty_error_queue_reads_nothing() {
     let read = drain_sends(c.as_raw_fd(), &mut ControlBuf::new(), |_| n += 1).unwrap();
     assert_eq!((read, n), (0, 0));
 }
+
+#[test]
+fn a_gro_read_says_its_segment_size_and_holds_every_datagram() {
+    // The reader with a deadline, so that a lost datagram fails the test, not hangs it.
+    let b = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    b.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    // Linux has had UDP_GRO since 5.0: a kernel without it fails here rather than skip.
+    assert!(udp::enable_gro(&b), "this kernel has no UDP_GRO");
+    let a = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    a.connect(b.local_addr().unwrap()).unwrap();
+    let buf: Vec<u8> = (0..3000u32).map(|i| (i % 251) as u8).collect();
+    udp::send_segments(&a, &buf, 1200, None).unwrap();
+    let mut rbuf = vec![0u8; 64 * 1024];
+    let mut cmsg = ControlBuf::new();
+    let mut seen = Vec::new();
+    let mut reads = 0;
+    // Loopback usually coalesces all three into one read; however many reads it takes,
+    // each says how to cut it, and cutting gives back the datagrams as sent.
+    while seen.len() < buf.len() && reads < 3 {
+        let got = receive(b.as_raw_fd(), &mut rbuf, &mut cmsg).unwrap();
+        reads += 1;
+        let stride = got.segment.unwrap_or(got.n);
+        assert!(
+            stride == 1200 || got.n <= 1200,
+            "a read of {} cut at {stride}",
+            got.n
+        );
+        seen.extend_from_slice(&rbuf[..got.n]);
+    }
+    assert_eq!(seen, buf);
+    assert!(
+        reads < 3,
+        "three datagrams sent back to back were never coalesced"
+    );
+}

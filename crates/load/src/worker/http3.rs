@@ -4,9 +4,10 @@
 //! shape ([`crate::h3::requests`]) and written whole, the stream finished after it; the
 //! response framed from its stream (HEADERS, then DATA) and complete at the stream's FIN.
 //!
-//! Datagrams go out one per `send` and come in one per `recvmsg` (with the kernel's receive
-//! stamp, as TCP's reads do): no GSO or GRO yet. `quinn-proto` takes each datagram as its
-//! own `BytesMut`, one allocation per datagram received.
+//! Datagrams go out up to [`udp::MAX_SEGMENTS`] a `sendmsg` (GSO, through the `udp` crate's
+//! [`udp::Batcher`]) and come in through `recvmsg` with GRO on (with the kernel's receive
+//! stamp, as TCP's reads do), each read one allocation that [`udp::segments`] cuts into the
+//! datagrams `quinn-proto` takes.
 //!
 //! QUIC's figures ([`crate::QuicCounts`]): the datagrams, their bytes and the system calls
 //! are counted here at each `send` and `recvmsg`, not taken from quinn's `udp_tx`/`udp_rx`:
@@ -40,7 +41,7 @@ use super::http::{Cx, Http, Next, Requests, Sent, Setup};
 use super::{Config, Failure, Recorder};
 use crate::h3::MAX_FIELD_SECTION;
 use crate::protocol_counts::ProtocolCounts;
-use crate::{cause, stamps, udp};
+use crate::{cause, stamps};
 
 mod close;
 mod goaway;
@@ -155,21 +156,11 @@ impl Http3 {
         };
         while let Some(t) = conn.poll_transmit(now, self.batcher.max_datagrams(), &mut self.tx) {
             // System calls, one or many for a transmit (one by one after a GSO refusal).
-            let calls = std::cell::Cell::new(0u64);
-            let sent = self.batcher.send(
-                &self.tx[..t.size],
-                t.segment_size,
-                |buf, segment| {
-                    calls.set(calls.get() + 1);
-                    udp::send_segments(sock, buf, segment)
-                },
-                |datagram| {
-                    calls.set(calls.get() + 1);
-                    sock.send(datagram)
-                },
-            );
-            self.quic.send_calls += calls.get();
-            match sent {
+            let sent = self
+                .batcher
+                .send_on(sock, &self.tx[..t.size], t.segment_size, None);
+            self.quic.send_calls += sent.calls;
+            match sent.bytes {
                 Ok(n) => {
                     rec.counts.bytes_written += n as u64;
                     self.quic.datagrams_sent += udp::datagrams(n, t.segment_size) as u64;
@@ -228,12 +219,10 @@ impl Http3 {
             };
             // One allocation for the read, however many datagrams GRO put in it: each is
             // a view of it (quinn keeps stream data as such views).
-            let mut data = bytes::BytesMut::from(&cx.rbuf[..got.n]);
-            let stride = got.segment.unwrap_or(got.n).max(1);
+            let data = bytes::BytesMut::from(&cx.rbuf[..got.n]);
             let at = self.instant(now);
             let addr: SocketAddr = cx.cfg.addr;
-            while !data.is_empty() {
-                let datagram = data.split_to(stride.min(data.len()));
+            for datagram in udp::segments(data, got.segment) {
                 match self
                     .endpoint
                     .handle(at, addr, None, None, datagram, &mut self.tx)
