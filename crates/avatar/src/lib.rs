@@ -6,7 +6,8 @@
 //! access log's writer ([`access_log`]). HTTP/2 (h2c) is [`h2`], sans I/O, answered by the
 //! same responder, as is HTTP/3 ([`h3`], QUIC by `quinn-proto`). It depends on no other crate
 //! of the workspace but `h2wire` and `h3wire` (HTTP/2's and HTTP/3's wire formats, shared
-//! with the load engine's client), and nothing here
+//! with the load engine's client) and `udp` (GSO sends and GRO reads, shared likewise), and
+//! nothing here
 //! touches a file or a socket except [`images`], [`site`] (at start), [`server`] and
 //! [`access_log`] (stdout).
 

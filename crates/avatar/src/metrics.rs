@@ -264,6 +264,51 @@ impl H3Event {
     }
 }
 
+/// HTTP/3's UDP traffic, counted at each system call: what GSO and GRO save shows as
+/// datagrams per call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum H3Udp {
+    /// Datagrams the socket took (a GSO send counts each it carried).
+    DatagramsSent,
+    /// `sendmsg`/`sendto` calls, whether the socket took them or not.
+    SendCalls,
+    /// Datagrams read (a GRO read counts each it held).
+    DatagramsReceived,
+    /// `recvmsg` calls, the one that found the socket empty included.
+    ReceiveCalls,
+}
+
+impl H3Udp {
+    const ALL: [H3Udp; 4] = [
+        H3Udp::DatagramsSent,
+        H3Udp::SendCalls,
+        H3Udp::DatagramsReceived,
+        H3Udp::ReceiveCalls,
+    ];
+
+    /// Its series: the family, then the label.
+    fn series(self) -> (&'static str, &'static str) {
+        match self {
+            H3Udp::DatagramsSent => (H3_DATAGRAMS, "direction=\"sent\""),
+            H3Udp::DatagramsReceived => (H3_DATAGRAMS, "direction=\"received\""),
+            H3Udp::SendCalls => (H3_UDP_CALLS, "call=\"send\""),
+            H3Udp::ReceiveCalls => (H3_UDP_CALLS, "call=\"receive\""),
+        }
+    }
+}
+
+const H3_DATAGRAMS: &str = "avatar_h3_datagrams_total";
+const H3_UDP_CALLS: &str = "avatar_h3_udp_calls_total";
+
+/// The families [`H3Udp`]'s series belong to, with their help.
+const H3_UDP_FAMILIES: [(&str, &str); 2] = [
+    (H3_DATAGRAMS, "HTTP/3's UDP datagrams, by direction."),
+    (
+        H3_UDP_CALLS,
+        "System calls that sent or read HTTP/3's datagrams, by call: a GSO send or a GRO read carries many datagrams.",
+    ),
+];
+
 /// Slots for HTTP/3 connection error codes: H3_* (0x100..=0x110), QPACK_* (0x200..=0x202),
 /// and one for any other.
 const H3_ERRORS: usize = 17 + 3 + 1;
@@ -285,6 +330,7 @@ fn h3_slot_code(slot: usize) -> Option<u64> {
 }
 
 const H3_EVENTS: usize = H3Event::ALL.len();
+const H3_UDP: usize = H3Udp::ALL.len();
 const H2_EVENTS: usize = H2Event::ALL.len();
 const ROUTES: usize = Route::ALL.len();
 const STATUSES: usize = Status::ALL.len();
@@ -300,6 +346,7 @@ pub struct WorkerMetrics {
     h2: [AtomicU64; H2_EVENTS],
     h3: [AtomicU64; H3_EVENTS],
     h3_errors: [AtomicU64; H3_ERRORS],
+    h3_udp: [AtomicU64; H3_UDP],
     h3_open: AtomicU64,
     h3_streams_peak: AtomicU64,
     h3_uni_peak: AtomicU64,
@@ -343,6 +390,13 @@ impl WorkerMetrics {
     #[inline]
     pub fn h3(&self, event: H3Event) {
         bump(&self.h3[event as usize]);
+    }
+
+    /// Adds `n` to HTTP/3's UDP count of `kind`.
+    #[inline]
+    pub fn h3_udp(&self, kind: H3Udp, n: u64) {
+        let c = &self.h3_udp[kind as usize];
+        c.store(c.load(Relaxed).wrapping_add(n), Relaxed);
     }
 
     /// Counts an HTTP/3 connection closed by us with error `code`.
@@ -435,6 +489,11 @@ impl Metrics {
     /// Total HTTP/3 events of `event`'s kind, over all workers.
     pub fn h3_events(&self, event: H3Event) -> u64 {
         self.sum(|w| &w.h3[event as usize])
+    }
+
+    /// Total HTTP/3 UDP count of `kind`, over all workers.
+    pub fn h3_udp(&self, kind: H3Udp) -> u64 {
+        self.sum(|w| &w.h3_udp[kind as usize])
     }
 
     /// Total HTTP/3 connections closed by us with error `code`, over all workers.
@@ -546,6 +605,16 @@ impl Metrics {
                 out,
                 "avatar_h3_connection_errors_total{{code=\"{name}\"}} {n}"
             )?;
+        }
+        for (family, help) in H3_UDP_FAMILIES {
+            writeln!(out, "# HELP {family} {help}")?;
+            writeln!(out, "# TYPE {family} counter")?;
+            for kind in H3Udp::ALL {
+                let (of, label) = kind.series();
+                if of == family {
+                    writeln!(out, "{family}{{{label}}} {}", self.h3_udp(kind))?;
+                }
+            }
         }
         let gauges: [(&str, &str, &str, u64); 8] = [
             (

@@ -20,3 +20,26 @@ fn render_sums_workers_and_lists_series() {
     assert!(text.contains("avatar_connections_open 7\n"));
     assert!(!text.contains("status=\"431\""));
 }
+
+#[test]
+fn h3_udp_counts_sum_workers_under_their_two_families() {
+    let m = Metrics::new(2);
+    m.worker(0).h3_udp(H3Udp::DatagramsSent, 10);
+    m.worker(1).h3_udp(H3Udp::DatagramsSent, 3);
+    m.worker(0).h3_udp(H3Udp::SendCalls, 2);
+    m.worker(1).h3_udp(H3Udp::ReceiveCalls, 5);
+    assert_eq!(m.h3_udp(H3Udp::DatagramsSent), 13);
+    let mut out = Vec::new();
+    m.render(&mut out);
+    let text = String::from_utf8(out).unwrap();
+    for line in [
+        "# TYPE avatar_h3_datagrams_total counter\n",
+        "avatar_h3_datagrams_total{direction=\"sent\"} 13\n",
+        "avatar_h3_datagrams_total{direction=\"received\"} 0\n",
+        "# TYPE avatar_h3_udp_calls_total counter\n",
+        "avatar_h3_udp_calls_total{call=\"send\"} 2\n",
+        "avatar_h3_udp_calls_total{call=\"receive\"} 5\n",
+    ] {
+        assert!(text.contains(line), "no {line:?} in:\n{text}");
+    }
+}

@@ -2,8 +2,14 @@
 //! workers', so the kernel keeps a flow on one worker), a `quinn_proto::Endpoint`, and the
 //! connections it accepted, each with its [`h3::Conn`]; driven from the worker's mio loop.
 //!
-//! Datagrams go in and out one `recv_from`/`send_to` at a time (no GSO/GRO yet). A datagram
-//! the socket cannot take at once is dropped: QUIC's loss recovery sends it again.
+//! Datagrams go out in batches: a connection's transmit is up to [`udp::MAX_SEGMENTS`]
+//! datagrams of one size, sent in one `sendmsg` that the kernel cuts apart (GSO), or one
+//! datagram a `sendto` for the rest of the worker's life once the route refuses GSO
+//! ([`udp::Batcher`]). They come in with GRO on: one `recvmsg` returns the datagrams of a
+//! flow that arrived back to back, copied once into a `BytesMut` that [`udp::segments`] cuts
+//! into views, one per datagram handed to the endpoint. A batch the socket cannot take at
+//! once is dropped whole: QUIC's loss recovery sends it again. `/metrics` counts the
+//! datagrams and the system calls both ways.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -22,13 +28,18 @@ use socket2::{Domain, Protocol, Socket, Type};
 
 use super::Shared;
 use crate::h3;
-use crate::metrics::{H3Event, WorkerMetrics};
+use crate::metrics::{H3Event, H3Udp, WorkerMetrics};
 
-/// The largest datagram read.
-const MAX_DATAGRAM: usize = 64 * 1024;
-/// Datagrams read per wakeup: past it the worker turns to its other sockets and comes back
-/// at once (a poll with no wait), so a flood of datagrams cannot starve TCP.
+/// The largest read: one datagram, or with GRO the datagrams coalesced into one read, which
+/// the kernel keeps under 64 KiB.
+const MAX_READ: usize = 64 * 1024;
+/// Datagrams read per wakeup, counted as datagrams (a GRO read holds up to 64), and an empty
+/// datagram as one: past it the worker turns to its other sockets and comes back at once (a
+/// poll with no wait), so a flood of datagrams cannot starve TCP. The read that crosses it
+/// is handled whole, so a turn takes at most this many plus one read's.
 const MAX_DATAGRAMS_PER_TURN: usize = 64;
+/// The bytes of one transmit: quinn's datagrams stay under 1,500 bytes.
+const MAX_TRANSMIT: usize = udp::MAX_SEGMENTS * 1500;
 /// Receive errors in a row (ICMP reports, EINTR) before the read stops for this turn.
 const MAX_ERRORS_IN_A_ROW: usize = 16;
 
@@ -56,7 +67,9 @@ pub(super) struct Quic {
     /// Connections of this worker still in their handshake.
     handshaking: usize,
     rx: Vec<u8>,
-    tx: Vec<u8>,
+    /// GRO's control message, for every read.
+    cmsg: udp::ControlBuf,
+    out: Out,
     scratch: h3::Scratch,
     /// Connection timers, earliest first; an entry is checked against its slot's current
     /// timeout when it comes up, so a changed timer costs no search.
@@ -93,6 +106,8 @@ impl Quic {
         endpoint: Arc<EndpointConfig>,
     ) -> Self {
         let endpoint = Endpoint::new(endpoint, Some(Arc::clone(&config)), true, None);
+        // Best effort: a kernel without GRO (before Linux 5.0) reads one datagram a call.
+        udp::enable_gro(&socket);
         Quic {
             socket: UdpSocket::from_std(socket),
             endpoint,
@@ -100,8 +115,9 @@ impl Quic {
             conns: Vec::new(),
             open: 0,
             handshaking: 0,
-            rx: vec![0; MAX_DATAGRAM],
-            tx: Vec::with_capacity(1500),
+            rx: vec![0; MAX_READ],
+            cmsg: udp::ControlBuf::new(),
+            out: Out::new(),
             scratch: h3::Scratch::new(),
             timers: BinaryHeap::new(),
             stopping: false,
@@ -127,15 +143,16 @@ impl Quic {
     pub(super) fn readable(&mut self, cx: &mut Ctx<'_>) {
         self.more = false;
         let mut errors = 0;
-        let mut read = 0;
+        let mut datagrams = 0;
         self.touched.clear();
         loop {
-            if read == MAX_DATAGRAMS_PER_TURN || errors == MAX_ERRORS_IN_A_ROW {
+            if datagrams >= MAX_DATAGRAMS_PER_TURN || errors == MAX_ERRORS_IN_A_ROW {
                 self.more = true;
                 break;
             }
-            let (n, from) = match self.socket.recv_from(&mut self.rx) {
-                Ok(r) => r,
+            cx.metrics.h3_udp(H3Udp::ReceiveCalls, 1);
+            let got = match udp::receive(&self.socket, &mut self.rx, &mut self.cmsg) {
+                Ok(got) => got,
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
                 // Each error (EINTR, an ICMP report) is taken off the socket by the call.
                 Err(_) => {
@@ -144,25 +161,35 @@ impl Quic {
                 }
             };
             errors = 0;
-            read += 1;
+            let n = udp::datagrams(got.n, got.segment);
+            datagrams += n.max(1);
+            cx.metrics.h3_udp(H3Udp::DatagramsReceived, n as u64);
+            // An IPv4 or IPv6 socket always says who sent.
+            let Some(from) = got.from else {
+                continue;
+            };
             let now = Instant::now();
-            let data = BytesMut::from(&self.rx[..n]);
-            self.tx.clear();
-            match self
-                .endpoint
-                .handle(now, from, None, None, data, &mut self.tx)
-            {
-                Some(DatagramEvent::NewConnection(incoming)) => self.admit(incoming, now, cx),
-                Some(DatagramEvent::ConnectionEvent(h, ev)) => {
-                    if let Some(Some(slot)) = self.conns.get_mut(h.0) {
-                        slot.conn.handle_event(ev);
-                        if !self.touched.contains(&h) {
-                            self.touched.push(h);
+            // One allocation for the read, however many datagrams GRO put in it: each is a
+            // view of it (quinn keeps stream data as such views).
+            let data = BytesMut::from(&self.rx[..got.n]);
+            for datagram in udp::segments(data, got.segment) {
+                self.out.tx.clear();
+                match self
+                    .endpoint
+                    .handle(now, from, None, None, datagram, &mut self.out.tx)
+                {
+                    Some(DatagramEvent::NewConnection(incoming)) => self.admit(incoming, now, cx),
+                    Some(DatagramEvent::ConnectionEvent(h, ev)) => {
+                        if let Some(Some(slot)) = self.conns.get_mut(h.0) {
+                            slot.conn.handle_event(ev);
+                            if !self.touched.contains(&h) {
+                                self.touched.push(h);
+                            }
                         }
                     }
+                    Some(DatagramEvent::Response(t)) => self.out.send(&self.socket, cx.metrics, &t),
+                    None => {}
                 }
-                Some(DatagramEvent::Response(t)) => send(&self.socket, &self.tx, &t),
-                None => {}
             }
         }
         let now = Instant::now();
@@ -184,9 +211,9 @@ impl Quic {
             && !incoming.remote_address_validated()
             && incoming.may_retry()
         {
-            self.tx.clear();
-            match self.endpoint.retry(incoming, &mut self.tx) {
-                Ok(t) => send(&self.socket, &self.tx, &t),
+            self.out.tx.clear();
+            match self.endpoint.retry(incoming, &mut self.out.tx) {
+                Ok(t) => self.out.send(&self.socket, cx.metrics, &t),
                 Err(e) => self.endpoint.ignore(e.into_incoming()),
             }
             return;
@@ -195,14 +222,16 @@ impl Quic {
         if full || self.stopping || self.handshaking >= cap {
             cx.shared.open.fetch_sub(1, Ordering::Relaxed);
             cx.metrics.h3(H3Event::Refused);
-            let t = self.endpoint.refuse(incoming, &mut self.tx);
-            send(&self.socket, &self.tx, &t);
+            let t = self.endpoint.refuse(incoming, &mut self.out.tx);
+            self.out.send(&self.socket, cx.metrics, &t);
             return;
         }
-        match self
-            .endpoint
-            .accept(incoming, now, &mut self.tx, Some(Arc::clone(&self.config)))
-        {
+        match self.endpoint.accept(
+            incoming,
+            now,
+            &mut self.out.tx,
+            Some(Arc::clone(&self.config)),
+        ) {
             Ok((h, conn)) => {
                 cx.metrics.h3(H3Event::Connection);
                 if self.conns.len() <= h.0 {
@@ -225,7 +254,7 @@ impl Quic {
             Err(e) => {
                 cx.shared.open.fetch_sub(1, Ordering::Relaxed);
                 if let Some(t) = e.response {
-                    send(&self.socket, &self.tx, &t);
+                    self.out.send(&self.socket, cx.metrics, &t);
                 }
             }
         }
@@ -298,13 +327,8 @@ impl Quic {
                 slot.conn.handle_event(back);
             }
         }
-        loop {
-            self.tx.clear();
-            let Some(t) = slot.conn.poll_transmit(now, 1, &mut self.tx) else {
-                break;
-            };
-            send(&self.socket, &self.tx, &t);
-        }
+        self.out
+            .flush(&self.socket, cx.metrics, &mut slot.conn, now);
         if slot.live && (slot.h3.closed() || slot.conn.is_closed()) {
             slot.live = false;
             let was = cx.shared.h3_live.fetch_sub(1, Ordering::Relaxed);
@@ -345,13 +369,8 @@ impl Quic {
                 let c = quinn_proto::VarInt::from_u64(h3wire::error::H3_NO_ERROR).unwrap();
                 slot.conn.close(now, c, bytes::Bytes::new());
             }
-            loop {
-                self.tx.clear();
-                let Some(t) = slot.conn.poll_transmit(now, 1, &mut self.tx) else {
-                    break;
-                };
-                send(&self.socket, &self.tx, &t);
-            }
+            self.out
+                .flush(&self.socket, cx.metrics, &mut slot.conn, now);
         }
         cx.shared.open.fetch_sub(self.open, Ordering::Relaxed);
         let live = self.conns.iter().flatten().filter(|s| s.live).count();
@@ -378,7 +397,55 @@ fn h3_ctx<'a>(
     }
 }
 
-fn send(socket: &UdpSocket, buf: &[u8], t: &Transmit) {
-    // A datagram the socket cannot take now is lost, and QUIC sends it again.
-    let _ = socket.send_to(&buf[..t.size], t.destination);
+/// A worker's sending side: its transmit buffer and its GSO state.
+struct Out {
+    /// One transmit: up to [`udp::MAX_SEGMENTS`] datagrams of one size.
+    tx: Vec<u8>,
+    /// GSO while the kernel takes it, one datagram a send after.
+    batcher: udp::Batcher,
 }
+
+impl Out {
+    fn new() -> Self {
+        Out {
+            tx: Vec::with_capacity(MAX_TRANSMIT),
+            batcher: udp::Batcher::default(),
+        }
+    }
+
+    /// Sends everything `conn` has to send, up to the batcher's datagrams a transmit.
+    fn flush(
+        &mut self,
+        socket: &UdpSocket,
+        metrics: &WorkerMetrics,
+        conn: &mut quinn_proto::Connection,
+        now: Instant,
+    ) {
+        loop {
+            self.tx.clear();
+            let max = self.batcher.max_datagrams();
+            let Some(t) = conn.poll_transmit(now, max, &mut self.tx) else {
+                break;
+            };
+            self.send(socket, metrics, &t);
+        }
+    }
+
+    /// Sends the transmit `t` in `self.tx`: its datagrams in one GSO send, or one by one
+    /// once the route has refused GSO. A batch the socket cannot take now is lost, and
+    /// QUIC sends it again.
+    fn send(&mut self, socket: &UdpSocket, metrics: &WorkerMetrics, t: &Transmit) {
+        let buf = &self.tx[..t.size];
+        let sent = self
+            .batcher
+            .send_on(socket, buf, t.segment_size, Some(t.destination));
+        metrics.h3_udp(H3Udp::SendCalls, sent.calls);
+        if let Ok(n) = sent.bytes {
+            let datagrams = udp::datagrams(n, t.segment_size) as u64;
+            metrics.h3_udp(H3Udp::DatagramsSent, datagrams);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

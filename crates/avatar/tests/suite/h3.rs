@@ -374,15 +374,24 @@ fn with_big_file(args: &[&str]) -> Option<(H3Avatar, TempDir)> {
     Some((H3Avatar::start(&full)?, dir))
 }
 
+/// `count` downloads at once of the big file by the quic-go client, from an avatar with one
+/// worker, each checked whole: the avatar, its files, and the client's output (its
+/// `/metrics` last).
+#[track_caller]
+fn big_downloads(go: &PathBuf, count: &str) -> Option<(H3Avatar, TempDir, String)> {
+    let (server, dir) = with_big_file(&["--workers", "1"])?;
+    let size = BIG_BYTES.to_string();
+    let out = run_ok(&mut server.go_client(go, "big", &["/images/big.bin", count, &size]));
+    assert!(out.starts_with("go h3 big ok"), "{out}");
+    Some((server, dir, out))
+}
+
 #[test]
 fn a_write_cut_short_by_flow_control_is_retried_until_the_stream_is_blocked() {
     let Some(go) = require_go() else { return };
-    let Some((server, _dir)) = with_big_file(&["--workers", "1"]) else {
+    let Some((_server, _dir, out)) = big_downloads(&go, "4") else {
         return;
     };
-    let size = BIG_BYTES.to_string();
-    let out = run_ok(&mut server.go_client(&go, "big", &["/images/big.bin", "4", &size]));
-    assert!(out.starts_with("go h3 big ok"), "{out}");
     assert_eq!(
         sample(&out, "avatar_h3_events_total{kind=\"stream_resets\"}"),
         0
@@ -470,5 +479,32 @@ fn held_response_bytes_are_capped_per_connection_by_leaving_new_requests_unread(
     assert!(
         held > 0 && held <= (1 << 20) + BIG_BYTES as u64 + 4096,
         "{held} response bytes held on one connection"
+    );
+}
+
+#[test]
+fn a_large_response_goes_out_several_datagrams_a_send_call() {
+    let Some(go) = require_go() else { return };
+    let Some((server, _dir, _)) = big_downloads(&go, "2") else {
+        return;
+    };
+    let metric = |series: &str| server.avatar.metric(series);
+    let sent = metric("avatar_h3_datagrams_total{direction=\"sent\"}");
+    let calls = metric("avatar_h3_udp_calls_total{call=\"send\"}");
+    assert!(
+        sent >= 2 * BIG_BYTES as u64 / 1500,
+        "{sent} datagrams sent for two bodies of {BIG_BYTES} bytes"
+    );
+    // With GSO a transmit is up to 10 datagrams in one sendmsg; one a call without it.
+    assert!(
+        sent >= 2 * calls,
+        "{sent} datagrams in {calls} send calls: GSO did not batch them"
+    );
+    // The client's datagrams (its ACKs) were read, and counted by call as well.
+    let received = metric("avatar_h3_datagrams_total{direction=\"received\"}");
+    let reads = metric("avatar_h3_udp_calls_total{call=\"receive\"}");
+    assert!(
+        received > 0 && reads > 0,
+        "{received} datagrams in {reads} reads"
     );
 }
