@@ -49,13 +49,11 @@ impl H3Counts {
 /// `tls::quic`): its three critical ones and room for unknown ones, which are stopped.
 pub(crate) const MAX_SERVER_UNI: u32 = 8;
 
-/// The receive and send buffer each HTTP/3 connection's UDP socket asks for, bytes. The
-/// kernel's default (`net.core.rmem_default`, 208 KiB) holds about 150 full datagrams: a
-/// burst of responses past it is dropped, and QUIC pays for each drop with a loss
-/// detection. 1 MiB holds a window of 100 streams' small responses with room; the kernel
-/// caps it at `net.core.rmem_max` silently, which the run's UDP counters then show
-/// (`RcvbufErrors`) and the report words with this figure.
-pub const UDP_BUFFER_BYTES: usize = 1 << 20;
+/// The receive and send buffer each HTTP/3 connection's UDP socket asks for, bytes
+/// ([`udp::BUFFER_BYTES`], which says why 1 MiB). The kernel caps it at `net.core.rmem_max`
+/// silently, which the run's UDP counters then show (`RcvbufErrors`) and the report words
+/// with this figure.
+pub const UDP_BUFFER_BYTES: usize = udp::BUFFER_BYTES;
 
 /// Closes `conn` with HTTP/3's `code` and hands each datagram that carries the
 /// CONNECTION_CLOSE to `send` at once, so that the server learns of it before the socket

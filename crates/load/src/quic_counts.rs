@@ -13,7 +13,7 @@ pub struct QuicCounts {
     /// `send` system calls on the connections' UDP sockets, those the socket refused
     /// (full) included.
     pub send_calls: u64,
-    /// Datagrams the sockets took (one per `send` call today: no GSO).
+    /// Datagrams the sockets took (up to `udp::MAX_SEGMENTS` a `send` call with GSO).
     pub datagrams_sent: u64,
     /// Their UDP payload bytes.
     pub bytes_sent: u64,

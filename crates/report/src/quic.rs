@@ -32,8 +32,9 @@ pub struct QuicReport {
     /// The above divided by the requests completed (`requests.completed`, ok and failure
     /// statuses); absent when none completed.
     pub per_request: Option<QuicPerRequest>,
-    /// Datagrams per `send` call: GSO's segments per send. 1.0 while each send carries one
-    /// datagram (no GSO), below it when a full socket refused some; absent with no send.
+    /// Datagrams per `send` call: GSO's segments per send, up to 10. 1.0 when each send
+    /// carried one datagram (small transmits, or GSO refused by the route), below it when a
+    /// full socket refused some; absent with no send.
     pub datagrams_per_send_call: Option<f64>,
     /// Datagrams per `recvmsg` call: GRO's, and how many reads found nothing; absent
     /// with no receive call.

@@ -4,8 +4,9 @@
 //!
 //! This crate owns the socket options (`UDP_SEGMENT`, `UDP_GRO`), the send of a batch
 //! ([`send_segments`], to a connected socket or to an address), the choice between a batch
-//! and one datagram a send ([`Batcher`], which turns GSO off for good at the kernel's first
-//! refusal), a GRO read with its source address ([`receive`]), and the cutting of a read
+//! and one datagram a send ([`Batcher`], which turns GSO off for good once the kernel refused
+//! a batch whose datagrams it then took one by one), the socket buffers a QUIC socket asks
+//! for ([`BUFFER_BYTES`]), a GRO read with its source address ([`receive`]), and the cutting of a read
 //! into datagrams ([`segments`], [`datagrams`]). It names no QUIC type and keeps no
 //! connection: the load engine (a client, one connected socket per connection, its reads
 //! taking the kernel's receive stamp beside GRO's size) and avatar (a server, one unconnected
@@ -33,6 +34,12 @@ use nix::sys::socket::{
 /// `MAX_TRANSMIT_SEGMENTS`), well under the kernel's `UDP_MAX_SEGMENTS` (64).
 pub const MAX_SEGMENTS: usize = 10;
 
+/// The receive and send buffer a QUIC socket asks for, bytes. The kernel's default
+/// (`net.core.rmem_default`, 208 KiB) holds about 150 full datagrams: a burst past it is
+/// dropped, and QUIC pays for each drop with a loss detection. 1 MiB holds a window of 100
+/// streams' small responses with room; the kernel caps it at `net.core.rmem_max` silently.
+pub const BUFFER_BYTES: usize = 1 << 20;
+
 /// Turns GRO on for `socket`; false when the kernel cannot (before Linux 5.0), and reads
 /// then return one datagram each, as without it.
 pub fn enable_gro(socket: &impl AsFd) -> bool {
@@ -43,8 +50,10 @@ pub fn enable_gro(socket: &impl AsFd) -> bool {
 /// `sendmsg`: the kernel cuts it apart (GSO). `to` is the destination of an unconnected
 /// socket; `None` on a connected one.
 ///
-/// `EIO` means the route's device cannot segment (no checksum offload): [`Batcher`] then
-/// turns GSO off and sends one datagram at a time ([`gso_refused`]).
+/// `EIO` (the route's device cannot segment: no checksum offload), `EINVAL` (this batch or
+/// its destination: a route MTU under segment plus headers, port 0, too many segments) and
+/// `ENOPROTOOPT` (a kernel without `UDP_SEGMENT`) are refusals ([`gso_refused`]): [`Batcher`]
+/// then sends the datagrams one at a time.
 pub fn send_segments(
     socket: &impl AsRawFd,
     buf: &[u8],
@@ -90,17 +99,26 @@ pub struct Sent {
     pub calls: u64,
 }
 
-/// How a worker sends QUIC's transmits: many datagrams a `sendmsg` while the kernel takes
-/// GSO, one a `send` from the first refusal on (for the whole worker: every connection of
-/// it goes the same route).
+/// How QUIC's transmits go out: many datagrams a `sendmsg` while the kernel takes GSO, one a
+/// `send` once it has refused a batch whose datagrams it then took one by one. A refusal
+/// that the one-datagram sends share (a destination that takes nothing: port 0, an
+/// unreachable route) says nothing about GSO, and leaves it on.
+///
+/// Keep one per destination (a connection) where one socket sends to many: `EIO` and
+/// `EINVAL` can belong to one route. Only `ENOPROTOOPT` ([`Batcher::kernel_lacks_gso`]) says
+/// the whole socket cannot.
 #[derive(Debug)]
 pub struct Batcher {
     gso: bool,
+    no_kernel_gso: bool,
 }
 
 impl Default for Batcher {
     fn default() -> Self {
-        Self { gso: true }
+        Self {
+            gso: true,
+            no_kernel_gso: false,
+        }
     }
 }
 
@@ -112,6 +130,17 @@ impl Batcher {
         } else {
             1
         }
+    }
+
+    /// Whether this batcher has given GSO up.
+    pub fn gave_up(&self) -> bool {
+        !self.gso
+    }
+
+    /// Whether GSO was given up on `ENOPROTOOPT`: the kernel has no `UDP_SEGMENT`, so no
+    /// destination of this socket will take a batch.
+    pub fn kernel_lacks_gso(&self) -> bool {
+        self.no_kernel_gso
     }
 
     /// Sends one transmit on `socket` (to `to`, or with `None` to a connected socket's
@@ -144,10 +173,10 @@ impl Batcher {
 
     /// Sends one transmit, `buf` cut every `segment` bytes (QUIC's `segment_size`; `None`:
     /// one datagram): through `batch` (a GSO send) while GSO holds, else through `one`
-    /// datagram at a time. A refusal turns GSO off and the transmit goes one by one. One
-    /// by one, a send that fails after others went out ends the transmit with what went
-    /// out (the rest is lost, and QUIC sends it again); only a failure before any is an
-    /// error.
+    /// datagram at a time. A refusal sends the transmit one by one, and turns GSO off if
+    /// the first datagram then goes out. One by one, a send that fails after others went
+    /// out ends the transmit with what went out (the rest is lost, and QUIC sends it
+    /// again); only a failure before any is an error.
     pub fn send(
         &mut self,
         buf: &[u8],
@@ -158,9 +187,10 @@ impl Batcher {
         let Some(segment) = segment.filter(|&s| s > 0 && s < buf.len()) else {
             return one(buf);
         };
+        let mut refusal = None;
         if self.gso {
             match batch(buf, segment) {
-                Err(e) if gso_refused(&e) => self.gso = false,
+                Err(e) if gso_refused(&e) => refusal = e.raw_os_error(),
                 sent => return sent,
             }
         }
@@ -171,14 +201,20 @@ impl Batcher {
                 Err(e) if sent == 0 => return Err(e),
                 Err(_) => break,
             }
+            if let Some(errno) = refusal.take() {
+                // The datagram went where the batch did not: the batch was refused.
+                self.gso = false;
+                self.no_kernel_gso = errno == libc::ENOPROTOOPT;
+            }
         }
         Ok(sent)
     }
 }
 
 /// Whether a GSO send's error says the kernel or the device cannot segment, rather than
-/// that this one send failed: `EIO` (no checksum offload on the route), `EINVAL` or
-/// `ENOPROTOOPT` (a kernel without `UDP_SEGMENT`).
+/// that this one send failed: `EIO` (no checksum offload on the route), `EINVAL` (this
+/// batch or its destination: a route MTU under segment plus headers, port 0, too many
+/// segments) or `ENOPROTOOPT` (a kernel without `UDP_SEGMENT`).
 pub fn gso_refused(e: &io::Error) -> bool {
     matches!(
         e.raw_os_error().map(Errno::from_raw),
@@ -230,6 +266,11 @@ pub struct Received {
     /// With GRO on ([`enable_gro`]): the size of each datagram the kernel coalesced into
     /// this read (the last may be shorter); `None` for one datagram.
     pub segment: Option<usize>,
+    /// The read did not fit the buffer (`MSG_TRUNC`) or its control message did not
+    /// (`MSG_CTRUNC`): `n` then keeps only the whole datagrams read (a GRO read cut short
+    /// at a segment boundary), or is 0 (one datagram cut short, or a read whose segment
+    /// size was lost, is dropped).
+    pub truncated: bool,
 }
 
 /// Room for GRO's control message, made once per socket's reader and reused for every read.
@@ -250,7 +291,9 @@ impl Default for ControlBuf {
 }
 
 /// Reads one datagram, or with GRO on the datagrams of one flow that arrived back to back,
-/// into `buf`, with the sender's address and the size to cut them at ([`segments`]).
+/// into `buf`, with the sender's address and the size to cut them at ([`segments`]). A
+/// read the buffer cannot hold is cut to its whole datagrams, or dropped
+/// ([`Received::truncated`]): a buffer of `u16::MAX` bytes holds any.
 ///
 /// Hand-written on the hot path rather than `recv_from`: one `recvmsg` costs what the
 /// `recvfrom` it replaces did, and it is the only way to GRO's size.
@@ -277,10 +320,20 @@ pub fn receive(
         }
     }
     let from = msg.address.and_then(|a| socket_addr(&a));
+    let mut n = msg.bytes;
+    let truncated = msg
+        .flags
+        .intersects(MsgFlags::MSG_TRUNC | MsgFlags::MSG_CTRUNC);
+    if msg.flags.contains(MsgFlags::MSG_CTRUNC) {
+        n = 0;
+    } else if msg.flags.contains(MsgFlags::MSG_TRUNC) {
+        n = segment.map_or(0, |s| n - n % s);
+    }
     Ok(Received {
-        n: msg.bytes,
+        n,
         from,
         segment,
+        truncated,
     })
 }
 

@@ -244,13 +244,13 @@ fn a_read_without_a_segment_size_is_one_datagram() {
 
 #[test]
 fn a_batch_the_kernel_refuses_goes_one_datagram_a_send_to_its_address() {
-    // More segments than the kernel's UDP_MAX_SEGMENTS (64, 128 since Linux 6.9): a real
-    // refusal (EINVAL), as a route without checksum offload refuses with EIO.
+    // Far more segments than the kernel's UDP_MAX_SEGMENTS (64, 128 since Linux 6.9): a
+    // real refusal (EINVAL), as a route without checksum offload refuses with EIO.
     let r = UdpSocket::bind("127.0.0.1:0").unwrap();
     r.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     let to = r.local_addr().unwrap();
     let s = UdpSocket::bind("127.0.0.1:0").unwrap();
-    let buf: Vec<u8> = (0..2000u32).map(|i| (i / 10) as u8).collect();
+    let buf: Vec<u8> = (0..10_000u32).map(|i| (i / 10) as u8).collect();
     let e = send_segments(&s, &buf, 10, Some(to)).unwrap_err();
     assert!(gso_refused(&e), "{e}");
     let mut b = Batcher::default();
@@ -267,21 +267,95 @@ fn a_batch_the_kernel_refuses_goes_one_datagram_a_send_to_its_address() {
         |d| {
             calls.set(calls.get() + 1);
             let n = s.send_to(d, to)?;
-            // Each read at once, so that 200 small datagrams never fill the reader's buffer.
+            // Each read at once, so that 1,000 small datagrams never fill the reader's buffer.
             let m = r.recv(&mut rbuf)?;
             got.push(rbuf[..m].to_vec());
             Ok(n)
         },
     );
-    assert_eq!(sent.unwrap(), 2000);
+    assert_eq!(sent.unwrap(), 10_000);
     assert_eq!(
         calls.get(),
-        1 + 200,
+        1 + 1000,
         "the refused batch, then one send a datagram"
     );
     assert_eq!(b.max_datagrams(), 1, "GSO is off from the refusal on");
-    assert_eq!(got.len(), 200);
+    assert_eq!(got.len(), 1000);
     for (i, d) in got.iter().enumerate() {
         assert_eq!(d, &[i as u8; 10], "datagram {i}");
     }
+}
+
+#[test]
+fn a_destination_that_refuses_every_send_leaves_gso_on_for_the_others() {
+    // Port 0 refuses a batch with EINVAL, and each datagram alone too: nothing says the
+    // route cannot segment.
+    let r = UdpSocket::bind("127.0.0.1:0").unwrap();
+    r.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let s = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let mut b = Batcher::default();
+    let nowhere: SocketAddr = "127.0.0.1:0".parse().unwrap();
+    let sent = b.send_on(&s, &[7u8; 3000], Some(1200), Some(nowhere));
+    let e = sent.bytes.unwrap_err();
+    assert_eq!(e.raw_os_error(), Some(libc::EINVAL), "{e}");
+    assert_eq!(sent.calls, 2, "the batch, then its first datagram alone");
+    assert!(!b.gave_up());
+    assert_eq!(b.max_datagrams(), MAX_SEGMENTS);
+    // The same batcher still batches to a destination that takes it.
+    let to = r.local_addr().unwrap();
+    let sent = b.send_on(&s, &[7u8; 3000], Some(1200), Some(to));
+    assert_eq!(sent.bytes.unwrap(), 3000);
+    assert_eq!(sent.calls, 1);
+}
+
+#[test]
+fn only_enoprotoopt_says_the_kernel_lacks_gso() {
+    for (errno, lacks) in [
+        (libc::EIO, false),
+        (libc::EINVAL, false),
+        (libc::ENOPROTOOPT, true),
+    ] {
+        let mut b = Batcher::default();
+        let sent = b.send(
+            &[0u8; 20],
+            Some(10),
+            |_, _| Err(io::Error::from_raw_os_error(errno)),
+            |d| Ok(d.len()),
+        );
+        assert_eq!(sent.unwrap(), 20);
+        assert!(b.gave_up(), "errno {errno}");
+        assert_eq!(b.kernel_lacks_gso(), lacks, "errno {errno}");
+    }
+}
+
+#[test]
+fn a_gro_read_cut_short_by_its_buffer_keeps_its_whole_datagrams_and_says_so() {
+    let r = UdpSocket::bind("127.0.0.1:0").unwrap();
+    r.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    assert!(enable_gro(&r), "this kernel has no UDP_GRO");
+    let s = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let buf: Vec<u8> = (0..3600u32).map(|i| (i / 1200) as u8).collect();
+    let to = r.local_addr().unwrap();
+    assert_eq!(send_segments(&s, &buf, 1200, Some(to)).unwrap(), 3600);
+    let mut rbuf = vec![0u8; 3000];
+    let mut cmsg = ControlBuf::new();
+    let read = receive(&r, &mut rbuf, &mut cmsg).unwrap();
+    assert_eq!(read.segment, Some(1200), "loopback coalesced the GSO send");
+    assert!(read.truncated);
+    assert_eq!(read.n, 2400);
+    let data = BytesMut::from(&rbuf[..read.n]);
+    let got: Vec<_> = segments(data, read.segment).collect();
+    assert_eq!(got, [&buf[..1200], &buf[1200..2400]]);
+}
+
+#[test]
+fn one_datagram_cut_short_by_its_buffer_is_dropped() {
+    let r = UdpSocket::bind("127.0.0.1:0").unwrap();
+    r.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let s = UdpSocket::bind("127.0.0.1:0").unwrap();
+    s.send_to(&[1u8; 100], r.local_addr().unwrap()).unwrap();
+    let mut rbuf = vec![0u8; 60];
+    let read = receive(&r, &mut rbuf, &mut ControlBuf::new()).unwrap();
+    assert!(read.truncated);
+    assert_eq!(read.n, 0);
 }
