@@ -276,36 +276,54 @@ pub enum H3Udp {
     DatagramsReceived,
     /// `recvmsg` calls, the one that found the socket empty included.
     ReceiveCalls,
+    /// Datagrams QUIC handed over that the socket did not take (full, or refused): QUIC's
+    /// loss recovery sends them again.
+    DatagramsDropped,
+    /// Connections (or a worker, on `ENOPROTOOPT`) that gave GSO up after the kernel
+    /// refused a batch it then took one datagram at a time.
+    GsoRefused,
 }
 
 impl H3Udp {
-    const ALL: [H3Udp; 4] = [
+    const ALL: [H3Udp; 6] = [
         H3Udp::DatagramsSent,
         H3Udp::SendCalls,
         H3Udp::DatagramsReceived,
         H3Udp::ReceiveCalls,
+        H3Udp::DatagramsDropped,
+        H3Udp::GsoRefused,
     ];
 
-    /// Its series: the family, then the label.
+    /// Its series: the family, then the labels (none: empty).
     fn series(self) -> (&'static str, &'static str) {
         match self {
-            H3Udp::DatagramsSent => (H3_DATAGRAMS, "direction=\"sent\""),
-            H3Udp::DatagramsReceived => (H3_DATAGRAMS, "direction=\"received\""),
-            H3Udp::SendCalls => (H3_UDP_CALLS, "call=\"send\""),
-            H3Udp::ReceiveCalls => (H3_UDP_CALLS, "call=\"receive\""),
+            H3Udp::DatagramsSent => (H3_DATAGRAMS, "{direction=\"sent\"}"),
+            H3Udp::DatagramsReceived => (H3_DATAGRAMS, "{direction=\"received\"}"),
+            H3Udp::DatagramsDropped => (H3_DATAGRAMS, "{direction=\"dropped\"}"),
+            H3Udp::SendCalls => (H3_UDP_CALLS, "{direction=\"sent\"}"),
+            H3Udp::ReceiveCalls => (H3_UDP_CALLS, "{direction=\"received\"}"),
+            H3Udp::GsoRefused => (H3_GSO_REFUSED, ""),
         }
     }
 }
 
 const H3_DATAGRAMS: &str = "avatar_h3_datagrams_total";
 const H3_UDP_CALLS: &str = "avatar_h3_udp_calls_total";
+const H3_GSO_REFUSED: &str = "avatar_h3_gso_refused_total";
 
 /// The families [`H3Udp`]'s series belong to, with their help.
-const H3_UDP_FAMILIES: [(&str, &str); 2] = [
-    (H3_DATAGRAMS, "HTTP/3's UDP datagrams, by direction."),
+const H3_UDP_FAMILIES: [(&str, &str); 3] = [
+    (
+        H3_DATAGRAMS,
+        "HTTP/3's UDP datagrams, by direction: sent, received, or dropped (the socket did not take them).",
+    ),
     (
         H3_UDP_CALLS,
-        "System calls that sent or read HTTP/3's datagrams, by call: a GSO send or a GRO read carries many datagrams.",
+        "System calls that sent or read HTTP/3's datagrams, by direction: a GSO send or a GRO read carries many datagrams.",
+    ),
+    (
+        H3_GSO_REFUSED,
+        "HTTP/3 connections (or workers, on ENOPROTOOPT) that gave GSO up after the kernel refused a batch (EIO, EINVAL, ENOPROTOOPT) and took its datagrams one at a time.",
     ),
 ];
 
@@ -612,7 +630,7 @@ impl Metrics {
             for kind in H3Udp::ALL {
                 let (of, label) = kind.series();
                 if of == family {
-                    writeln!(out, "{family}{{{label}}} {}", self.h3_udp(kind))?;
+                    writeln!(out, "{family}{label} {}", self.h3_udp(kind))?;
                 }
             }
         }

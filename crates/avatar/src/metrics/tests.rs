@@ -22,7 +22,7 @@ fn render_sums_workers_and_lists_series() {
 }
 
 #[test]
-fn h3_udp_counts_sum_workers_under_their_two_families() {
+fn h3_udp_counts_sum_workers_under_their_families() {
     let m = Metrics::new(2);
     m.worker(0).h3_udp(H3Udp::DatagramsSent, 10);
     m.worker(1).h3_udp(H3Udp::DatagramsSent, 3);
@@ -36,9 +36,12 @@ fn h3_udp_counts_sum_workers_under_their_two_families() {
         "# TYPE avatar_h3_datagrams_total counter\n",
         "avatar_h3_datagrams_total{direction=\"sent\"} 13\n",
         "avatar_h3_datagrams_total{direction=\"received\"} 0\n",
+        "avatar_h3_datagrams_total{direction=\"dropped\"} 0\n",
         "# TYPE avatar_h3_udp_calls_total counter\n",
-        "avatar_h3_udp_calls_total{call=\"send\"} 2\n",
-        "avatar_h3_udp_calls_total{call=\"receive\"} 5\n",
+        "avatar_h3_udp_calls_total{direction=\"sent\"} 2\n",
+        "avatar_h3_udp_calls_total{direction=\"received\"} 5\n",
+        "# TYPE avatar_h3_gso_refused_total counter\n",
+        "avatar_h3_gso_refused_total 0\n",
     ] {
         assert!(text.contains(line), "no {line:?} in:\n{text}");
     }

@@ -238,10 +238,11 @@ impl Server {
             worker.log = access_log.as_ref().map(AccessLog::sender);
             if let (Some(udp), Some((_, tls, endpoint))) = (udp, &self.h3) {
                 let mut q = quic::Quic::new(udp, Arc::clone(tls), Arc::clone(endpoint));
-                worker
-                    .poll
-                    .registry()
-                    .register(&mut q.socket, UDP, Interest::READABLE)?;
+                worker.poll.registry().register(
+                    &mut q.socket,
+                    UDP,
+                    Interest::READABLE | Interest::WRITABLE,
+                )?;
                 worker.quic = Some(q);
             }
             let thread = std::thread::Builder::new()
@@ -406,9 +407,16 @@ impl Worker {
                 match event.token() {
                     LISTENER => self.accept_all(),
                     WAKER => {}
+                    // Writable: room again after a send found the socket full.
+                    UDP if event.is_writable() && !event.is_readable() => {
+                        self.with_quic(quic::Quic::writable);
+                    }
                     UDP => {
                         udp_read = true;
                         self.with_quic(quic::Quic::readable);
+                        if event.is_writable() {
+                            self.with_quic(quic::Quic::writable);
+                        }
                     }
                     // A FIN that came with the data raises no new edge: pass it on.
                     Token(t) => {

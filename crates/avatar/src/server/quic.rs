@@ -3,13 +3,20 @@
 //! connections it accepted, each with its [`h3::Conn`]; driven from the worker's mio loop.
 //!
 //! Datagrams go out in batches: a connection's transmit is up to [`udp::MAX_SEGMENTS`]
-//! datagrams of one size, sent in one `sendmsg` that the kernel cuts apart (GSO), or one
-//! datagram a `sendto` for the rest of the worker's life once the route refuses GSO
-//! ([`udp::Batcher`]). They come in with GRO on: one `recvmsg` returns the datagrams of a
-//! flow that arrived back to back, copied once into a `BytesMut` that [`udp::segments`] cuts
-//! into views, one per datagram handed to the endpoint. A batch the socket cannot take at
-//! once is dropped whole: QUIC's loss recovery sends it again. `/metrics` counts the
-//! datagrams and the system calls both ways.
+//! datagrams of one size, sent in one `sendmsg` that the kernel cuts apart (GSO). A
+//! connection whose batch the kernel refuses (`EIO`: no checksum offload on its route;
+//! `EINVAL`: its route's MTU, its destination) but whose datagrams it then takes one by
+//! one sends one datagram a `sendmsg` from then on ([`udp::Batcher`], one per connection);
+//! only `ENOPROTOOPT` (a kernel without `UDP_SEGMENT`) turns GSO off for the whole worker.
+//! They come in with GRO on: one `recvmsg` returns the datagrams of a flow that arrived back
+//! to back, copied once into a `BytesMut` that [`udp::segments`] cuts into views, one per
+//! datagram handed to the endpoint. A batch the socket cannot take at once is dropped whole
+//! (QUIC's loss recovery sends it again), and the worker stops sending until the socket is
+//! writable again. `/metrics` counts the datagrams (sent, received, dropped) and the
+//! system calls both ways, and the connections that gave GSO up.
+//!
+//! ECN is not sent: the transmit's ECN codepoint is dropped today. Its control message
+//! (`IP_TOS`/`IPV6_TCLASS`) would go in the same `sendmsg` as `UDP_SEGMENT`.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -33,6 +40,9 @@ use crate::metrics::{H3Event, H3Udp, WorkerMetrics};
 /// The largest read: one datagram, or with GRO the datagrams coalesced into one read, which
 /// the kernel keeps under 64 KiB.
 const MAX_READ: usize = 64 * 1024;
+// A read the buffer cannot hold is cut short (`MSG_TRUNC`): no datagram or GRO read is
+// larger than a UDP length field.
+const _: () = assert!(MAX_READ >= u16::MAX as usize);
 /// Datagrams read per wakeup, counted as datagrams (a GRO read holds up to 64), and an empty
 /// datagram as one: past it the worker turns to its other sockets and comes back at once (a
 /// poll with no wait), so a flood of datagrams cannot starve TCP. The read that crosses it
@@ -54,6 +64,8 @@ struct Slot {
     live: bool,
     /// Counted in `Quic::handshaking`.
     handshaking: bool,
+    /// This connection's GSO: on until its route refuses a batch it takes one by one.
+    batcher: udp::Batcher,
 }
 
 /// One worker's QUIC endpoint and connections.
@@ -95,6 +107,9 @@ pub(super) fn bind_udp(addr: SocketAddr) -> io::Result<std::net::UdpSocket> {
     let socket = Socket::new(Domain::for_address(addr), Type::DGRAM, Some(Protocol::UDP))?;
     socket.set_reuse_port(true)?;
     socket.set_nonblocking(true)?;
+    // The kernel caps both at net.core.{r,w}mem_max, silently.
+    socket.set_send_buffer_size(udp::BUFFER_BYTES)?;
+    socket.set_recv_buffer_size(udp::BUFFER_BYTES)?;
     socket.bind(&addr.into())?;
     Ok(socket.into())
 }
@@ -161,11 +176,13 @@ impl Quic {
                 }
             };
             errors = 0;
-            let n = udp::datagrams(got.n, got.segment);
-            datagrams += n.max(1);
+            // An empty datagram counts as one, here and in the turn's budget.
+            let n = udp::datagrams(got.n, got.segment).max(1);
+            datagrams += n;
             cx.metrics.h3_udp(H3Udp::DatagramsReceived, n as u64);
-            // An IPv4 or IPv6 socket always says who sent.
-            let Some(from) = got.from else {
+            // An IPv4 or IPv6 socket always says who sent. Port 0 cannot be answered (a
+            // send to it is EINVAL): such a datagram is forged, and QUIC never sees it.
+            let Some(from) = got.from.filter(|a| a.port() != 0) else {
                 continue;
             };
             let now = Instant::now();
@@ -187,7 +204,9 @@ impl Quic {
                             }
                         }
                     }
-                    Some(DatagramEvent::Response(t)) => self.out.send(&self.socket, cx.metrics, &t),
+                    Some(DatagramEvent::Response(t)) => {
+                        self.out.respond(&self.socket, cx.metrics, &t)
+                    }
                     None => {}
                 }
             }
@@ -213,7 +232,7 @@ impl Quic {
         {
             self.out.tx.clear();
             match self.endpoint.retry(incoming, &mut self.out.tx) {
-                Ok(t) => self.out.send(&self.socket, cx.metrics, &t),
+                Ok(t) => self.out.respond(&self.socket, cx.metrics, &t),
                 Err(e) => self.endpoint.ignore(e.into_incoming()),
             }
             return;
@@ -223,7 +242,7 @@ impl Quic {
             cx.shared.open.fetch_sub(1, Ordering::Relaxed);
             cx.metrics.h3(H3Event::Refused);
             let t = self.endpoint.refuse(incoming, &mut self.out.tx);
-            self.out.send(&self.socket, cx.metrics, &t);
+            self.out.respond(&self.socket, cx.metrics, &t);
             return;
         }
         match self.endpoint.accept(
@@ -244,6 +263,7 @@ impl Quic {
                     queued: None,
                     live: true,
                     handshaking: true,
+                    batcher: udp::Batcher::default(),
                 }));
                 self.handshaking += 1;
                 cx.shared.h3_live.fetch_add(1, Ordering::Relaxed);
@@ -254,8 +274,23 @@ impl Quic {
             Err(e) => {
                 cx.shared.open.fetch_sub(1, Ordering::Relaxed);
                 if let Some(t) = e.response {
-                    self.out.send(&self.socket, cx.metrics, &t);
+                    self.out.respond(&self.socket, cx.metrics, &t);
                 }
+            }
+        }
+    }
+
+    /// The socket has room again: if a send found it full, every connection sends what it
+    /// held back since.
+    pub(super) fn writable(&mut self, cx: &mut Ctx<'_>) {
+        if !self.out.blocked {
+            return;
+        }
+        self.out.blocked = false;
+        let now = Instant::now();
+        for i in 0..self.conns.len() {
+            if self.conns[i].is_some() {
+                self.drive(ConnectionHandle(i), now, cx);
             }
         }
     }
@@ -327,8 +362,7 @@ impl Quic {
                 slot.conn.handle_event(back);
             }
         }
-        self.out
-            .flush(&self.socket, cx.metrics, &mut slot.conn, now);
+        self.out.flush(&self.socket, cx.metrics, slot, now);
         if slot.live && (slot.h3.closed() || slot.conn.is_closed()) {
             slot.live = false;
             let was = cx.shared.h3_live.fetch_sub(1, Ordering::Relaxed);
@@ -364,13 +398,14 @@ impl Quic {
     /// then forgets them all (a stopped worker): the shared counts go back.
     pub(super) fn release(&mut self, cx: &mut Ctx<'_>) {
         let now = Instant::now();
+        // The last sends of this worker: tried even if the socket was full a moment ago.
+        self.out.blocked = false;
         for slot in self.conns.iter_mut().flatten() {
             if !slot.conn.is_closed() {
                 let c = quinn_proto::VarInt::from_u64(h3wire::error::H3_NO_ERROR).unwrap();
                 slot.conn.close(now, c, bytes::Bytes::new());
             }
-            self.out
-                .flush(&self.socket, cx.metrics, &mut slot.conn, now);
+            self.out.flush(&self.socket, cx.metrics, slot, now);
         }
         cx.shared.open.fetch_sub(self.open, Ordering::Relaxed);
         let live = self.conns.iter().flatten().filter(|s| s.live).count();
@@ -401,8 +436,15 @@ fn h3_ctx<'a>(
 struct Out {
     /// One transmit: up to [`udp::MAX_SEGMENTS`] datagrams of one size.
     tx: Vec<u8>,
-    /// GSO while the kernel takes it, one datagram a send after.
+    /// The endpoint's own answers (Retry, refusals, version negotiation): one datagram
+    /// each, to addresses that are no connection.
     batcher: udp::Batcher,
+    /// False once the kernel said it has no `UDP_SEGMENT` (`ENOPROTOOPT`): no connection
+    /// of this worker asks for batches then.
+    gso: bool,
+    /// A send found the socket full: nothing more is sent until it is writable again
+    /// ([`Quic::writable`]); the connections keep what they have to send till then.
+    blocked: bool,
 }
 
 impl Out {
@@ -410,40 +452,77 @@ impl Out {
         Out {
             tx: Vec::with_capacity(MAX_TRANSMIT),
             batcher: udp::Batcher::default(),
+            gso: true,
+            blocked: false,
         }
     }
 
-    /// Sends everything `conn` has to send, up to the batcher's datagrams a transmit.
+    /// Sends what `slot`'s connection has to send, up to its batcher's datagrams a
+    /// transmit, until the socket is full.
     fn flush(
         &mut self,
         socket: &UdpSocket,
         metrics: &WorkerMetrics,
-        conn: &mut quinn_proto::Connection,
+        slot: &mut Slot,
         now: Instant,
     ) {
-        loop {
+        while !self.blocked {
             self.tx.clear();
-            let max = self.batcher.max_datagrams();
-            let Some(t) = conn.poll_transmit(now, max, &mut self.tx) else {
+            let max = if self.gso {
+                slot.batcher.max_datagrams()
+            } else {
+                1
+            };
+            let Some(t) = slot.conn.poll_transmit(now, max, &mut self.tx) else {
                 break;
             };
-            self.send(socket, metrics, &t);
+            self.send(socket, metrics, &mut slot.batcher, &t);
         }
     }
 
+    /// Sends the endpoint's own transmit `t` in `self.tx`.
+    fn respond(&mut self, socket: &UdpSocket, metrics: &WorkerMetrics, t: &Transmit) {
+        let mut batcher = std::mem::take(&mut self.batcher);
+        self.send(socket, metrics, &mut batcher, t);
+        self.batcher = batcher;
+    }
+
     /// Sends the transmit `t` in `self.tx`: its datagrams in one GSO send, or one by one
-    /// once the route has refused GSO. A batch the socket cannot take now is lost, and
-    /// QUIC sends it again.
-    fn send(&mut self, socket: &UdpSocket, metrics: &WorkerMetrics, t: &Transmit) {
+    /// once `batcher`'s route has refused GSO. A batch the socket cannot take now is lost
+    /// (QUIC sends it again), and marks the worker blocked.
+    fn send(
+        &mut self,
+        socket: &UdpSocket,
+        metrics: &WorkerMetrics,
+        batcher: &mut udp::Batcher,
+        t: &Transmit,
+    ) {
         let buf = &self.tx[..t.size];
-        let sent = self
-            .batcher
-            .send_on(socket, buf, t.segment_size, Some(t.destination));
+        let had_gso = !batcher.gave_up();
+        let sent = batcher.send_on(socket, buf, t.segment_size, Some(t.destination));
         metrics.h3_udp(H3Udp::SendCalls, sent.calls);
-        if let Ok(n) = sent.bytes {
-            let datagrams = udp::datagrams(n, t.segment_size) as u64;
-            metrics.h3_udp(H3Udp::DatagramsSent, datagrams);
+        if had_gso && batcher.gave_up() {
+            metrics.h3_udp(H3Udp::GsoRefused, 1);
+            if batcher.kernel_lacks_gso() {
+                self.gso = false;
+            }
         }
+        self.settle(metrics, t, &sent.bytes);
+    }
+
+    /// Counts what became of transmit `t`, `sent` as the socket said: the datagrams it
+    /// took and those it did not; a full socket (`WouldBlock`) blocks the worker's sends.
+    fn settle(&mut self, metrics: &WorkerMetrics, t: &Transmit, sent: &io::Result<usize>) {
+        let all = udp::datagrams(t.size, t.segment_size) as u64;
+        let went = match sent {
+            Ok(n) => udp::datagrams(*n, t.segment_size) as u64,
+            Err(e) => {
+                self.blocked |= e.kind() == io::ErrorKind::WouldBlock;
+                0
+            }
+        };
+        metrics.h3_udp(H3Udp::DatagramsSent, went);
+        metrics.h3_udp(H3Udp::DatagramsDropped, all - went);
     }
 }
 

@@ -490,7 +490,7 @@ fn a_large_response_goes_out_several_datagrams_a_send_call() {
     };
     let metric = |series: &str| server.avatar.metric(series);
     let sent = metric("avatar_h3_datagrams_total{direction=\"sent\"}");
-    let calls = metric("avatar_h3_udp_calls_total{call=\"send\"}");
+    let calls = metric("avatar_h3_udp_calls_total{direction=\"sent\"}");
     assert!(
         sent >= 2 * BIG_BYTES as u64 / 1500,
         "{sent} datagrams sent for two bodies of {BIG_BYTES} bytes"
@@ -502,9 +502,50 @@ fn a_large_response_goes_out_several_datagrams_a_send_call() {
     );
     // The client's datagrams (its ACKs) were read, and counted by call as well.
     let received = metric("avatar_h3_datagrams_total{direction=\"received\"}");
-    let reads = metric("avatar_h3_udp_calls_total{call=\"receive\"}");
+    let reads = metric("avatar_h3_udp_calls_total{direction=\"received\"}");
     assert!(
         received > 0 && reads > 0,
         "{received} datagrams in {reads} reads"
     );
+}
+
+#[test]
+fn three_datagrams_sent_in_one_gso_send_are_read_in_one_gro_read() {
+    let Some(server) = H3Avatar::start(&["--workers", "1"]) else {
+        return;
+    };
+    let metric = |series: &str| server.avatar.metric(series);
+    let received = "avatar_h3_datagrams_total{direction=\"received\"}";
+    let reads = "avatar_h3_udp_calls_total{direction=\"received\"}";
+    let (before, reads_before) = (metric(received), metric(reads));
+    // Junk to QUIC (it drops it, or answers with a stateless reset): only the reading counts.
+    let client = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let sent = udp::send_segments(&client, &[0x5a; 3600], 1200, Some(server.h3)).unwrap();
+    assert_eq!(sent, 3600);
+    testkit::wait_until(IO_TIMEOUT, "avatar to read the three datagrams", || {
+        metric(received) >= before + 3
+    });
+    assert_eq!(metric(received), before + 3);
+    // One read that holds all three, and the one that finds the socket empty; three reads
+    // (and more) without GRO.
+    let calls = metric(reads) - reads_before;
+    assert!(
+        calls <= 2,
+        "{calls} receive calls for one GSO send of 3 datagrams"
+    );
+}
+
+#[test]
+fn an_empty_datagram_is_counted_as_one_received() {
+    let Some(server) = H3Avatar::start(&["--workers", "1"]) else {
+        return;
+    };
+    let received = "avatar_h3_datagrams_total{direction=\"received\"}";
+    let before = server.avatar.metric(received);
+    let client = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    assert_eq!(client.send_to(&[], server.h3).unwrap(), 0);
+    testkit::wait_until(IO_TIMEOUT, "avatar to count the empty datagram", || {
+        server.avatar.metric(received) > before
+    });
+    assert_eq!(server.avatar.metric(received), before + 1);
 }
