@@ -442,47 +442,69 @@ fn http2_levels_run_where_named_or_for_http2_scenarios() {
     assert!(s.scenarios[1].runs(Multiplexed::Http2, levels()));
 }
 
-/// The production suite's h2 levels run on nginx-tls-avatar and nginx-tls-static only, in
-/// the full run and in --quick; the other targets keep their HTTP/1.1 levels.
+/// The production suite's h2 levels run on nginx-tls-avatar and nginx-tls-static and on
+/// the two caddy targets, and its h3 levels on the caddy targets alone (nginx 1.22 has no
+/// QUIC), in the full run and in --quick; the other targets keep their HTTP/1.1 levels.
 #[test]
-fn the_production_suite_runs_h2_on_the_two_nginx_targets_only() {
+fn the_production_suite_runs_h2_on_nginx_and_caddy_and_h3_on_caddy_only() {
     let text = include_str!("../../../../suites/production.toml");
     let full = Suite::parse(text, "suites/production.toml").unwrap();
     let mut quick = full.clone();
     quick.make_quick();
-    let h2_cells = |s: &Suite| -> Vec<(String, String, u32)> {
+    // Each target's multiplexed levels and their streams, h2 or h3 as asked, sorted.
+    let cells = |s: &Suite, h3: bool| -> Vec<(String, String, u32)> {
         let mut v = Vec::new();
         for sc in &s.scenarios {
             for t in s.targets.iter().filter(|t| sc.applies_to(t)) {
                 for l in s.levels_for(sc, t) {
-                    if let HttpVersion::Http2 { streams } = sc.version(l) {
-                        v.push((t.name.clone(), l.name.clone(), streams));
+                    match (sc.version(l), h3) {
+                        (HttpVersion::Http2 { streams }, false)
+                        | (HttpVersion::Http3 { streams }, true) => {
+                            v.push((t.name.clone(), l.name.clone(), streams))
+                        }
+                        _ => {}
                     }
                 }
             }
         }
+        v.sort();
         v
     };
-    let want = |levels: &[(&str, u32)]| -> Vec<(String, String, u32)> {
-        ["nginx-tls-avatar", "nginx-tls-static"]
+    let want = |targets: &[&str], levels: &[(&str, u32)]| -> Vec<(String, String, u32)> {
+        let mut v: Vec<_> = targets
             .iter()
             .flat_map(|t| {
                 levels
                     .iter()
                     .map(|(l, n)| (t.to_string(), l.to_string(), *n))
             })
-            .collect()
+            .collect();
+        v.sort();
+        v
     };
-    assert_eq!(
-        h2_cells(&full),
-        want(&[
+    let nginx = ["nginx-tls-avatar", "nginx-tls-static"];
+    let caddy = ["caddy-tls-avatar", "caddy-tls-static"];
+    let mut h2 = want(
+        &nginx,
+        &[
             ("h2-10x10", 10),
             ("h2-100x10", 10),
             ("h2-1000x1", 1),
-            ("h2-new", 1)
-        ])
+            ("h2-new", 1),
+        ],
     );
-    assert_eq!(h2_cells(&quick), want(&[("h2-10x10", 10), ("h2-new", 1)]));
+    h2.extend(want(&caddy, &[("h2-10x10", 10), ("h2-100x10", 10)]));
+    h2.sort();
+    assert_eq!(cells(&full, false), h2);
+    let mut h2 = want(&nginx, &[("h2-10x10", 10), ("h2-new", 1)]);
+    h2.extend(want(&caddy, &[("h2-10x10", 10)]));
+    h2.sort();
+    assert_eq!(cells(&quick, false), h2);
+    assert_eq!(
+        cells(&full, true),
+        want(&caddy, &[("h3-10x10", 10), ("h3-100x10", 10)])
+    );
+    assert_eq!(cells(&quick, true), want(&caddy, &[("h3-10x10", 10)]));
     let new = full
         .plan
         .levels
@@ -681,8 +703,9 @@ fn http3_levels_run_where_named_with_one_stream_by_default() {
 
 /// The committed suites written before HTTP/3 (every `suites/*.toml` but avatar-h3's) parse
 /// as before: each scenario runs, on each target, the levels it did, each at the version
-/// the keys written before HTTP/3 give it (a level's `http2` and `streams`, then the
-/// scenario's `http2`), read from the file itself; none is HTTP/3.
+/// its keys give it (a level's `http2` or `http3` and `streams`, then the scenario's
+/// `http2`), read from the file itself; HTTP/3 only where a level says `http3` (the
+/// production suite's caddy levels, added since).
 #[test]
 fn suites_written_before_http3_parse_unchanged() {
     let dir = format!("{}/../../suites", env!("CARGO_MANIFEST_DIR"));
@@ -720,6 +743,9 @@ fn suites_written_before_http3_parse_unchanged() {
                 .and_then(toml::Value::as_integer)
                 .unwrap_or(1) as u32;
             let h2 = l.is_some_and(|l| flag(l, "http2"));
+            if l.is_some_and(|l| flag(l, "http3")) {
+                return HttpVersion::Http3 { streams };
+            }
             match (h2, flag(&raw_scenarios[sc], "http2")) {
                 (true, _) => HttpVersion::Http2 { streams },
                 (false, true) => HttpVersion::Http2 { streams: 1 },
